@@ -1,0 +1,175 @@
+import { Send } from "lucide-react";
+import { useRef, useState, type FormEvent } from "react";
+import {
+  HONEYPOT_FIELD,
+  contactFieldErrors,
+  contactMessageSchema,
+  type ContactField,
+  type ContactFieldErrors,
+} from "~/contact/contact-schema";
+import { apiRequest } from "~/lib/api-client";
+import { cn } from "~/lib/cn";
+import { Button } from "./ui/button";
+import { Spinner } from "./ui/spinner";
+import { toast } from "./ui/use-toast";
+
+/** What the no-JavaScript form post answers (see routes/contact.tsx). */
+export type ContactActionResult =
+  | { status: "sent" }
+  | { status: "invalid"; errors: ContactFieldErrors; values: Record<string, string> }
+  | { status: "failed"; values: Record<string, string> };
+
+export const CONTACT_SENT = {
+  title: "Message Sent",
+  description: "Thank you for your message! We will get back to you soon.",
+} as const;
+export const CONTACT_FAILED = {
+  title: "Error",
+  description: "Failed to send message. Please try again or call directly.",
+} as const;
+
+const FIELDS: { name: ContactField; label: string; type: string; autoComplete: string; required: boolean }[] = [
+  { name: "name", label: "Name", type: "text", autoComplete: "name", required: true },
+  { name: "email", label: "Email", type: "email", autoComplete: "email", required: true },
+  { name: "phone", label: "Phone (optional)", type: "tel", autoComplete: "tel", required: false },
+];
+
+const inputClasses = (invalid: boolean) =>
+  cn(
+    "mt-1 block w-full rounded-md border bg-white px-3 py-2.5 text-base text-stone-900 shadow-sm",
+    "focus:border-brand-600 focus:ring-2 focus:ring-brand-600/30 focus:outline-none",
+    invalid ? "border-red-700" : "border-stone-400",
+  );
+
+function FieldError({ id, message }: { id: string; message?: string }) {
+  return message ? (
+    <p id={id} className="mt-1 text-sm font-medium text-red-700">
+      {message}
+    </p>
+  ) : null;
+}
+
+/**
+ * The enquiry form. With JavaScript it validates in place and posts JSON to
+ * /api/contact; without, it posts to the /contact route, which answers with
+ * the same messages.
+ */
+export function ContactForm({ serverResult }: { serverResult?: ContactActionResult }) {
+  const formRef = useRef<HTMLFormElement>(null);
+  const [errors, setErrors] = useState<ContactFieldErrors>(
+    serverResult?.status === "invalid" ? serverResult.errors : {},
+  );
+  const [submitting, setSubmitting] = useState(false);
+  const defaults = serverResult && serverResult.status !== "sent" ? serverResult.values : {};
+
+  async function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const values = Object.fromEntries(new FormData(form)) as Record<string, string>;
+    const parsed = contactMessageSchema.safeParse(values);
+    if (!parsed.success) {
+      const fieldErrors = contactFieldErrors(parsed.error);
+      setErrors(fieldErrors);
+      const firstInvalid = (["name", "email", "phone", "message"] as const).find((f) => fieldErrors[f]);
+      if (firstInvalid) form.querySelector<HTMLElement>(`[name="${firstInvalid}"]`)?.focus();
+      return;
+    }
+    setErrors({});
+    setSubmitting(true);
+    try {
+      await apiRequest("POST", "/api/contact", {
+        name: values.name,
+        email: values.email,
+        phone: values.phone,
+        message: values.message,
+        [HONEYPOT_FIELD]: values[HONEYPOT_FIELD],
+      });
+      toast({ ...CONTACT_SENT });
+      form.reset();
+    } catch {
+      // The form keeps what was typed, so nothing is lost.
+      toast({ ...CONTACT_FAILED, variant: "destructive" });
+    } finally {
+      setSubmitting(false);
+    }
+  }
+
+  return (
+    <form
+      ref={formRef}
+      method="post"
+      action="/contact"
+      noValidate
+      onSubmit={handleSubmit}
+      aria-labelledby="contact-form-title"
+      className="space-y-5"
+    >
+      {serverResult?.status === "sent" ? (
+        <div role="status" className="rounded-md border border-green-700 bg-green-50 p-4 text-green-900">
+          <p className="font-semibold">{CONTACT_SENT.title}</p>
+          <p>{CONTACT_SENT.description}</p>
+        </div>
+      ) : null}
+      {serverResult?.status === "failed" ? (
+        <div role="alert" className="rounded-md border border-red-700 bg-red-50 p-4 text-red-900">
+          <p className="font-semibold">{CONTACT_FAILED.title}</p>
+          <p>{CONTACT_FAILED.description}</p>
+        </div>
+      ) : null}
+
+      <div className="grid gap-5 sm:grid-cols-2">
+        {FIELDS.map((field) => {
+          const id = `contact-${field.name}`;
+          const error = errors[field.name];
+          return (
+            <div key={field.name} className={field.name === "phone" ? "sm:col-span-2" : undefined}>
+              <label htmlFor={id} className="block text-sm font-semibold text-stone-800">
+                {field.label}
+              </label>
+              <input
+                id={id}
+                name={field.name}
+                type={field.type}
+                autoComplete={field.autoComplete}
+                required={field.required}
+                defaultValue={defaults[field.name] ?? ""}
+                aria-invalid={error ? true : undefined}
+                aria-describedby={error ? `${id}-error` : undefined}
+                className={inputClasses(Boolean(error))}
+              />
+              <FieldError id={`${id}-error`} message={error} />
+            </div>
+          );
+        })}
+      </div>
+
+      <div>
+        <label htmlFor="contact-message" className="block text-sm font-semibold text-stone-800">
+          Message
+        </label>
+        <textarea
+          id="contact-message"
+          name="message"
+          rows={4}
+          required
+          defaultValue={defaults.message ?? ""}
+          aria-invalid={errors.message ? true : undefined}
+          aria-describedby={errors.message ? "contact-message-error" : undefined}
+          className={inputClasses(Boolean(errors.message))}
+        />
+        <FieldError id="contact-message-error" message={errors.message} />
+      </div>
+
+      {/* Honeypot: people never see it; bots that fill it in are quietly ignored. */}
+      <div className="hidden">
+        <label htmlFor="contact-website">Leave this field empty</label>
+        <input id="contact-website" name={HONEYPOT_FIELD} type="text" tabIndex={-1} autoComplete="off" />
+      </div>
+
+      <Button type="submit" size="lg" disabled={submitting} className="w-full sm:w-auto">
+        {submitting ? <Spinner className="h-5 w-5" /> : <Send aria-hidden="true" className="h-5 w-5" />}
+        {submitting ? "Sending..." : "Send Message"}
+      </Button>
+    </form>
+  );
+}

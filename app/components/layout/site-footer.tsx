@@ -1,0 +1,69 @@
+import { Mail, MapPin, Phone } from "lucide-react";
+import { Link } from "react-router";
+import type { ContentMap } from "~/content/sections";
+import { identity, splitLines, telHref } from "~/identity";
+
+export type FooterContent = ContentMap<
+  "footer.description" | "contact.phone" | "contact.email" | "contact.address"
+>;
+
+const SERVICE_LINKS = [
+  { label: "Traditional Stonework", to: "/stonework" },
+  { label: "Veneer Installation", to: "/stonework" },
+  { label: "Retaining Walls", to: "/landscaping" },
+  { label: "Deck Construction", to: "/landscaping" },
+  { label: "Garden Tune-ups", to: "/landscaping" },
+] as const;
+
+export function SiteFooter({ content }: { content: FooterContent }) {
+  return (
+    <footer className="bg-stone-900 text-stone-300">
+      <div className="mx-auto grid max-w-7xl gap-10 px-4 py-12 sm:px-6 md:grid-cols-3 lg:px-8">
+        <div>
+          <p className="font-display text-lg font-bold text-white">{identity.businessName}</p>
+          <p className="mt-3 text-sm leading-6 whitespace-pre-line">{content["footer.description"]}</p>
+        </div>
+
+        <div>
+          <h2 className="text-sm font-semibold tracking-wide text-white uppercase">Services</h2>
+          <ul className="mt-3 space-y-2 text-sm">
+            {SERVICE_LINKS.map((service) => (
+              <li key={service.label}>
+                <Link to={service.to} className="hover:text-white hover:underline">
+                  {service.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </div>
+
+        <div>
+          <h2 className="text-sm font-semibold tracking-wide text-white uppercase">Contact</h2>
+          <ul className="mt-3 space-y-3 text-sm">
+            <li className="flex items-start gap-2">
+              <Phone aria-hidden="true" className="mt-0.5 h-4 w-4 shrink-0" />
+              <a href={telHref(content["contact.phone"])} className="hover:text-white hover:underline">
+                {content["contact.phone"]}
+              </a>
+            </li>
+            <li className="flex items-start gap-2">
+              <Mail aria-hidden="true" className="mt-0.5 h-4 w-4 shrink-0" />
+              <a href={`mailto:${content["contact.email"]}`} className="break-all hover:text-white hover:underline">
+                {content["contact.email"]}
+              </a>
+            </li>
+            <li className="flex items-start gap-2">
+              <MapPin aria-hidden="true" className="mt-0.5 h-4 w-4 shrink-0" />
+              <address className="not-italic">{splitLines(content["contact.address"]).join(", ")}</address>
+            </li>
+          </ul>
+        </div>
+      </div>
+      <div className="border-t border-stone-800">
+        <p className="mx-auto max-w-7xl px-4 py-6 text-xs text-stone-400 sm:px-6 lg:px-8">
+          © {identity.copyrightYear} {identity.companyName}. All rights reserved.
+        </p>
+      </div>
+    </footer>
+  );
+}

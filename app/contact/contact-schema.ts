@@ -1,0 +1,62 @@
+import { z } from "zod";
+
+/** Spec §9. */
+export const MESSAGE_MIN_LENGTH = 10;
+
+/**
+ * The contact message, validated by the form in the browser, by the no-JS
+ * form action and by POST /api/contact: one schema, three callers.
+ */
+export const contactMessageSchema = z.object({
+  name: z
+    .string({ error: "Name is required" })
+    .trim()
+    .min(1, "Name is required")
+    .max(200, "Name must be at most 200 characters"),
+  email: z
+    .string({ error: "Valid email is required" })
+    .trim()
+    .max(320, "Email must be at most 320 characters")
+    .pipe(z.email({ error: "Valid email is required" })),
+  phone: z
+    .string({ error: "Phone must be text" })
+    .trim()
+    .max(50, "Phone must be at most 50 characters")
+    .nullish()
+    // Phone is optional: an empty field means none.
+    .transform((phone) => phone || undefined),
+  message: z
+    .string({ error: `Message must be at least ${MESSAGE_MIN_LENGTH} characters` })
+    .trim()
+    .min(MESSAGE_MIN_LENGTH, `Message must be at least ${MESSAGE_MIN_LENGTH} characters`)
+    .max(5000, "Message must be at most 5000 characters"),
+});
+
+export type ContactMessage = z.infer<typeof contactMessageSchema>;
+export type ContactField = keyof ContactMessage;
+export type ContactFieldErrors = Partial<Record<ContactField, string>>;
+
+/** Name of the honeypot field: hidden from people, tempting to bots. */
+export const HONEYPOT_FIELD = "website";
+
+/** First message per field, in the shape the form and the API share. */
+export function contactFieldErrors(error: z.ZodError): ContactFieldErrors {
+  const errors: ContactFieldErrors = {};
+  for (const issue of error.issues) {
+    const field = issue.path[0];
+    if (typeof field === "string" && field in contactMessageSchema.shape && !errors[field as ContactField]) {
+      errors[field as ContactField] = issue.message;
+    }
+  }
+  return errors;
+}
+
+/** A submission as the admin reads it. */
+export type ContactSubmission = {
+  id: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  message: string;
+  submittedAt: string;
+};

@@ -1,0 +1,189 @@
+import { randomUUID } from "node:crypto";
+import { nowIso } from "~/db/database.server";
+import type { GalleryImageRow } from "~/db/schema";
+import { variantKeyFromPublicPath, type ProcessedImage } from "~/images/image-pipeline.server";
+import type { AppServices } from "~/services.server";
+import type { GalleryImage, GalleryResult, GalleryType, ImageVariants } from "./gallery";
+
+export function toGalleryImage(row: GalleryImageRow): GalleryImage {
+  return {
+    id: row.id,
+    imagePath: row.image_path,
+    caption: row.caption,
+    galleryType: row.gallery_type as GalleryType,
+    sortOrder: row.sort_order,
+    width: row.width,
+    height: row.height,
+    placeholder: row.placeholder,
+    variants: JSON.parse(row.variants) as ImageVariants,
+  };
+}
+
+/** A gallery's images in display order. */
+export async function listGalleryImages(
+  { db }: Pick<AppServices, "db">,
+  galleryType: GalleryType,
+  options: { limit?: number } = {},
+): Promise<GalleryImage[]> {
+  let query = db
+    .selectFrom("gallery_images")
+    .selectAll()
+    .where("gallery_type", "=", galleryType)
+    .orderBy("sort_order", "asc")
+    .orderBy("created_at", "asc");
+  if (options.limit) query = query.limit(options.limit);
+  const rows = await query.execute();
+  return rows.map(toGalleryImage);
+}
+
+/** For pages: a failed read becomes the gallery's error state, logged, never a crashed page. */
+export async function loadGallery(
+  services: Pick<AppServices, "db" | "logger">,
+  galleryType: GalleryType,
+  options: { limit?: number } = {},
+): Promise<GalleryResult> {
+  try {
+    return { status: "ok", images: await listGalleryImages(services, galleryType, options) };
+  } catch (error) {
+    services.logger.error({ err: error, galleryType }, "reading a gallery failed");
+    return { status: "error" };
+  }
+}
+
+export type NewGalleryImageInput = {
+  galleryType: GalleryType;
+  caption: string;
+  sortOrder: number;
+  processed: ProcessedImage;
+  originalKey: string | null;
+};
+
+/** Stores a processed image's record; imagePath is its JPEG fallback variant. */
+export async function createGalleryImage(
+  services: Pick<AppServices, "db" | "publicContentChanged">,
+  input: NewGalleryImageInput,
+): Promise<GalleryImage> {
+  const now = nowIso();
+  const row: GalleryImageRow = {
+    id: randomUUID(),
+    gallery_type: input.galleryType,
+    caption: input.caption,
+    sort_order: input.sortOrder,
+    image_path: input.processed.variants.jpeg.path,
+    width: input.processed.width,
+    height: input.processed.height,
+    placeholder: input.processed.placeholder,
+    variants: JSON.stringify(input.processed.variants),
+    original_key: input.originalKey,
+    created_at: now,
+    updated_at: now,
+  };
+  await services.db.insertInto("gallery_images").values(row).execute();
+  services.publicContentChanged();
+  return toGalleryImage(row);
+}
+
+/** The updated image, or null when there is no such image. */
+export async function updateGalleryImageCaption(
+  services: Pick<AppServices, "db" | "publicContentChanged">,
+  id: string,
+  caption: string,
+): Promise<GalleryImage | null> {
+  const result = await services.db
+    .updateTable("gallery_images")
+    .set({ caption, updated_at: nowIso() })
+    .where("id", "=", id)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return null;
+  services.publicContentChanged();
+  const row = await services.db.selectFrom("gallery_images").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+  return toGalleryImage(row);
+}
+
+export class GalleryOrderMismatchError extends Error {
+  override name = "GalleryOrderMismatchError";
+}
+
+/**
+ * Sets a gallery's order in one transaction. The ids must be exactly the
+ * gallery's ids, checked inside the transaction, so two concurrent reorders
+ * each see a consistent gallery and sort orders stay 0..n-1 with no gaps.
+ */
+export async function reorderGallery(
+  services: Pick<AppServices, "db" | "publicContentChanged">,
+  galleryType: GalleryType,
+  imageIds: string[],
+): Promise<GalleryImage[]> {
+  const images = await services.db.transaction().execute(async (trx) => {
+    const current = await trx
+      .selectFrom("gallery_images")
+      .select("id")
+      .where("gallery_type", "=", galleryType)
+      .execute();
+    const currentIds = new Set(current.map((r) => r.id));
+    const requested = new Set(imageIds);
+    if (
+      requested.size !== imageIds.length ||
+      requested.size !== currentIds.size ||
+      !imageIds.every((id) => currentIds.has(id))
+    ) {
+      throw new GalleryOrderMismatchError(
+        "imageIds must list every image of the gallery exactly once",
+      );
+    }
+    const now = nowIso();
+    for (const [index, id] of imageIds.entries()) {
+      await trx
+        .updateTable("gallery_images")
+        .set({ sort_order: index, updated_at: now })
+        .where("id", "=", id)
+        .where("gallery_type", "=", galleryType)
+        .execute();
+    }
+    const rows = await trx
+      .selectFrom("gallery_images")
+      .selectAll()
+      .where("gallery_type", "=", galleryType)
+      .orderBy("sort_order", "asc")
+      .execute();
+    return rows.map(toGalleryImage);
+  });
+  services.publicContentChanged();
+  return images;
+}
+
+/** Every storage key that belongs to an image: its variants and its private original. */
+export function storageKeysOf(image: GalleryImageRow): string[] {
+  const variants = JSON.parse(image.variants) as ImageVariants;
+  const keys = [...variants.avif, ...variants.webp, variants.jpeg]
+    .map((variant) => variantKeyFromPublicPath(variant.path))
+    .filter((key): key is string => key !== null);
+  if (image.original_key) keys.push(image.original_key);
+  return [...new Set(keys)];
+}
+
+/** Deletes the record, then every file of the image. False when there is no such image. */
+export async function deleteGalleryImage(
+  services: Pick<AppServices, "db" | "storage" | "logger" | "publicContentChanged">,
+  id: string,
+): Promise<boolean> {
+  const row = await services.db.selectFrom("gallery_images").selectAll().where("id", "=", id).executeTakeFirst();
+  if (!row) return false;
+  await services.db.deleteFrom("gallery_images").where("id", "=", id).execute();
+  services.publicContentChanged();
+  // Variant names are content-addressed: another image may share one (the same photo twice).
+  const stillUsed = new Set(
+    (await services.db.selectFrom("gallery_images").select(["variants", "original_key"]).execute()).flatMap((r) =>
+      storageKeysOf({ ...row, variants: r.variants, original_key: r.original_key }),
+    ),
+  );
+  for (const key of storageKeysOf(row)) {
+    if (stillUsed.has(key)) continue;
+    try {
+      await services.storage.delete(key);
+    } catch (error) {
+      services.logger.warn({ err: error, key }, "could not delete an image file");
+    }
+  }
+  return true;
+}

@@ -1,0 +1,46 @@
+import { z } from "zod";
+
+/** The four galleries and their titles in the admin (spec §2). */
+export const GALLERY_TYPES = ["traditional", "veneer", "landscaping", "homepage"] as const;
+export type GalleryType = (typeof GALLERY_TYPES)[number];
+export const galleryTypeSchema = z.enum(GALLERY_TYPES, {
+  error: `galleryType must be one of: ${GALLERY_TYPES.join(", ")}`,
+});
+
+export const GALLERY_TITLES: Record<GalleryType, string> = {
+  traditional: "Traditional Stonework",
+  veneer: "Veneer Stonework",
+  landscaping: "Hard Landscaping",
+  homepage: "Homepage Hero Images",
+};
+
+export function isGalleryType(value: string): value is GalleryType {
+  return (GALLERY_TYPES as readonly string[]).includes(value);
+}
+
+export type ImageVariant = { width: number; height: number; path: string; bytes: number };
+export type ImageVariants = { avif: ImageVariant[]; webp: ImageVariant[]; jpeg: ImageVariant };
+
+/** A gallery image as the API and the pages see it. */
+export type GalleryImage = {
+  id: string;
+  imagePath: string;
+  caption: string;
+  galleryType: GalleryType;
+  sortOrder: number;
+  width: number;
+  height: number;
+  /** Tiny blurred data: URL shown while the real image loads. */
+  placeholder: string;
+  variants: ImageVariants;
+};
+
+/** A gallery read for a page: a failed read is a state, not a crash. */
+export type GalleryResult = { status: "ok"; images: GalleryImage[] } | { status: "error" };
+
+/** Alt text: the caption, or the gallery type plus the item number (spec §2). */
+export function galleryImageAlt(image: Pick<GalleryImage, "caption">, galleryType: GalleryType, index: number) {
+  return image.caption.trim() || `${galleryType} ${index + 1}`;
+}
+
+export const MAX_CAPTION_LENGTH = 500;

@@ -1,0 +1,42 @@
+/**
+ * The business behind the site. This is the one place its identity lives:
+ * another trade business changes these values (and the content) and nothing else.
+ * Phone, e-mail and address here are the built-in defaults of the editable
+ * contact_info content (see content/sections.ts).
+ */
+export const identity = {
+  businessName: "Cornerstone Stonemasonry",
+  companyName: "Cornerstone Stonemasonry Ltd",
+  ownerName: "Mark Brennan",
+  ownerFirstName: "Mark",
+  phone: "027 555 0184",
+  email: "mark@cornerstonestonemasonry.co.nz",
+  address: "14 Breakwater Road\nMoturoa\nNew Plymouth 4310",
+  city: "New Plymouth",
+  region: "Taranaki",
+  countryCode: "NZ",
+  yearsExperience: "20+",
+  trade: "stonemasonry and hard landscaping",
+  copyrightYear: 2025,
+} as const;
+
+/** "027 555 0184" → "tel:0275550184" (spaces stripped, as dialers expect). */
+export function telHref(phone: string): string {
+  return `tel:${phone.replace(/\s+/g, "")}`;
+}
+
+/** Multi-line text → its non-empty lines. */
+export function splitLines(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+}
+
+/** Blank-line separated text → paragraphs. */
+export function splitParagraphs(text: string): string[] {
+  return text
+    .split(/\r?\n\s*\r?\n/)
+    .map((paragraph) => paragraph.trim())
+    .filter(Boolean);
+}

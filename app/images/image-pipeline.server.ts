@@ -1,0 +1,188 @@
+import { createHash } from "node:crypto";
+import { Readable } from "node:stream";
+import sharp from "sharp";
+import type { ObjectStorage } from "../storage/storage.server";
+
+/** Widths of the responsive AVIF/WebP variants (never upscaled). */
+export const VARIANT_WIDTHS = [480, 960, 1600, 2400] as const;
+/** The single JPEG fallback is at most this wide. */
+export const JPEG_FALLBACK_MAX_WIDTH = 1600;
+/** Public URL prefix the server maps onto `variants/` keys. */
+export const MEDIA_URL_PREFIX = "/media/";
+
+export type ImageVariant = { width: number; height: number; path: string; bytes: number };
+export type ImageVariants = { avif: ImageVariant[]; webp: ImageVariant[]; jpeg: ImageVariant };
+export type ProcessedImage = {
+  /** Upright (EXIF-orientation applied) size of the original. */
+  width: number;
+  height: number;
+  /** `data:image/webp;base64,…`, a tiny blurred preview (well under 1 KB). */
+  placeholder: string;
+  variants: ImageVariants;
+  /** Every `variants/` key written, for clean-up when the image is deleted. */
+  storageKeys: string[];
+};
+
+export class ImageNotFoundError extends Error {
+  override name = "ImageNotFoundError";
+}
+
+// Encoder settings, tuned with scripts/bench-image-pipeline.ts on 2 cores.
+const AVIF_OPTIONS = { quality: 52, effort: 2, chromaSubsampling: "4:2:0" } as const;
+const WEBP_OPTIONS = { quality: 78, effort: 4 } as const;
+const JPEG_OPTIONS = { quality: 78, mozjpeg: true, progressive: true } as const;
+const PLACEHOLDER_WIDTH = 16;
+// Two encodes at once keeps both cores busy (each libvips/aom encode is mostly
+// single-threaded here) without stacking up encoder buffers.
+const ENCODE_CONCURRENCY = Number(process.env.ENC ?? 2);
+const JPEG_BACKGROUND = "#ffffff";
+
+type Format = "avif" | "webp" | "jpeg";
+const EXTENSIONS: Record<Format, string> = { avif: "avif", webp: "webp", jpeg: "jpg" };
+
+/**
+ * VARIANT_WIDTHS that fit within the upright width; an image narrower than
+ * the smallest step gets one variant at its own width. No in-between "own
+ * width" variant otherwise: the next step down is close enough.
+ */
+export function variantWidthsFor(uprightWidth: number): number[] {
+  const widths = VARIANT_WIDTHS.filter((width) => width <= uprightWidth);
+  return widths.length > 0 ? widths : [uprightWidth];
+}
+
+/** '/media/<20 hex>.<avif|webp|jpg>' -> 'variants/<same>'; null for anything else. */
+export function variantKeyFromPublicPath(publicPath: string): string | null {
+  const match = /^\/media\/([0-9a-f]{20}\.(?:avif|webp|jpg))$/.exec(publicPath);
+  return match ? `variants/${match[1]}` : null;
+}
+
+/** Runs tasks with at most `limit` in flight; results keep the tasks' order. */
+async function runLimited<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = new Array<T>(tasks.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < tasks.length) {
+      const index = next++;
+      results[index] = await tasks[index]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, lane));
+  return results;
+}
+
+// One image at a time per process: a 24 MP decode is the memory peak, and on
+// 2 cores running two at once would only make both slower.
+let queueTail: Promise<unknown> = Promise.resolve();
+function serialize<T>(task: () => Promise<T>): Promise<T> {
+  const run = queueTail.then(task, task);
+  queueTail = run.catch(() => undefined);
+  return run;
+}
+
+async function readObject(storage: ObjectStorage, key: string): Promise<Buffer> {
+  const object = await storage.read(key);
+  if (!object) throw new ImageNotFoundError(`No stored object at ${key}`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of object.stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+type Encoded = { format: Format; width: number; height: number; data: Buffer };
+
+/**
+ * Decodes the original once (orientation applied, sRGB, shrunk on load to the
+ * largest width needed), derives every variant from that raw buffer, and
+ * writes them content-addressed under `variants/`. Output carries no EXIF,
+ * GPS, XMP or ICC: sharp strips metadata unless told to keep it.
+ */
+export function processImage(storage: ObjectStorage, originalKey: string): Promise<ProcessedImage> {
+  return serialize(() => runPipeline(storage, originalKey));
+}
+
+async function runPipeline(storage: ObjectStorage, originalKey: string): Promise<ProcessedImage> {
+  let input: Buffer | null = await readObject(storage, originalKey);
+  if (process.env.NOCACHE) sharp.cache(false);
+  const metadata = await sharp(input).metadata();
+  const uprightWidth = metadata.autoOrient.width;
+  const uprightHeight = metadata.autoOrient.height;
+
+  const widths = variantWidthsFor(uprightWidth);
+  const jpegWidth = Math.min(JPEG_FALLBACK_MAX_WIDTH, uprightWidth);
+  const decodeWidth = Math.max(jpegWidth, ...widths);
+
+  let decoder = sharp(input).rotate();
+  if (decodeWidth < uprightWidth) decoder = decoder.resize({ width: decodeWidth });
+  const { data, info } = await decoder
+    .toColourspace("srgb")
+    .raw({ depth: "uchar" })
+    .toBuffer({ resolveWithObject: true });
+  input = null; // let the compressed original go before the encodes run
+
+  const raw = { raw: { width: info.width, height: info.height, channels: info.channels } };
+  const at = (width: number) => {
+    const image = sharp(data, raw);
+    return width < info.width ? image.resize({ width }) : image;
+  };
+  const encode = (format: Format, width: number, image: sharp.Sharp) => async (): Promise<Encoded> => {
+    const out = await image.toBuffer({ resolveWithObject: true });
+    return { format, width: out.info.width, height: out.info.height, data: out.data };
+  };
+
+  // Slowest first (the largest AVIF is ~40% of the work) so the two lanes
+  // finish together; the small encodes fill in behind.
+  const jobs: (() => Promise<Encoded>)[] = [];
+  for (const width of [...widths].reverse()) {
+    jobs.push(encode("avif", width, at(width).avif(AVIF_OPTIONS)));
+    jobs.push(encode("webp", width, at(width).webp(WEBP_OPTIONS)));
+  }
+  jobs.splice(
+    Math.min(3, jobs.length),
+    0,
+    encode("jpeg", jpegWidth, at(jpegWidth).flatten({ background: JPEG_BACKGROUND }).jpeg(JPEG_OPTIONS)),
+  );
+  const placeholderJob = async () => {
+    const image = at(PLACEHOLDER_WIDTH).blur(0.6).webp({ quality: 40, effort: 6 });
+    return image.toBuffer();
+  };
+  const [encoded, placeholder] = await Promise.all([
+    runLimited(jobs, ENCODE_CONCURRENCY),
+    placeholderJob(),
+  ]);
+  if (process.env.DBG) console.error('after encodes', Math.round(process.memoryUsage.rss()/2**20));
+
+  // Write only once everything encoded, so a failed encode leaves nothing behind.
+  const written = new Map<string, ImageVariant>();
+  const variants: { avif: ImageVariant[]; webp: ImageVariant[]; jpeg: ImageVariant[] } = {
+    avif: [],
+    webp: [],
+    jpeg: [],
+  };
+  for (const item of encoded) {
+    const hash = createHash("sha256").update(item.data).digest("hex").slice(0, 20);
+    const file = `${hash}.${EXTENSIONS[item.format]}`;
+    let variant = written.get(file);
+    if (!variant) {
+      await storage.write(`variants/${file}`, Readable.from([item.data]));
+      variant = {
+        width: item.width,
+        height: item.height,
+        path: `${MEDIA_URL_PREFIX}${file}`,
+        bytes: item.data.length,
+      };
+      written.set(file, variant);
+    }
+    variants[item.format].push(variant);
+  }
+  variants.avif.sort((a, b) => a.width - b.width);
+  variants.webp.sort((a, b) => a.width - b.width);
+  const jpeg = variants.jpeg[0];
+  if (!jpeg) throw new Error("JPEG fallback was not produced");
+
+  return {
+    width: uprightWidth,
+    height: uprightHeight,
+    placeholder: `data:image/webp;base64,${placeholder.toString("base64")}`,
+    variants: { avif: variants.avif, webp: variants.webp, jpeg },
+    storageKeys: [...written.keys()].map((file) => `variants/${file}`),
+  };
+}

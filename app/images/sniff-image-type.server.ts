@@ -1,0 +1,49 @@
+export type SniffedImageType = "image/jpeg" | "image/png" | "image/webp" | "image/avif" | "image/gif";
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+function ascii(head: Buffer, start: number, length: number): string {
+  return head.toString("latin1", start, start + length);
+}
+
+/**
+ * Judges an upload only by its magic number (never by file name or the
+ * client's Content-Type), from the first bytes of the file (32 is enough).
+ */
+export function sniffImageType(head: Buffer): SniffedImageType | null {
+  if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) {
+    return "image/jpeg";
+  }
+  if (head.length >= 8 && head.subarray(0, 8).equals(PNG_SIGNATURE)) return "image/png";
+  if (head.length >= 6 && (ascii(head, 0, 6) === "GIF87a" || ascii(head, 0, 6) === "GIF89a")) {
+    return "image/gif";
+  }
+  if (head.length >= 12 && ascii(head, 0, 4) === "RIFF" && ascii(head, 8, 4) === "WEBP") {
+    return "image/webp";
+  }
+  if (isAvif(head)) return "image/avif";
+  return null;
+}
+
+const AVIF_BRANDS = new Set(["avif", "avis"]);
+const GENERIC_HEIF_BRANDS = new Set(["mif1", "msf1"]);
+
+/**
+ * ISO-BMFF: [size:u32][“ftyp”][major brand][minor version][compatible brands…].
+ * AVIF if the major brand is avif/avis, or a generic HEIF brand (mif1/msf1)
+ * listing avif/avis among the compatible brands we can see.
+ */
+function isAvif(head: Buffer): boolean {
+  if (head.length < 16 || ascii(head, 4, 4) !== "ftyp") return false;
+  const boxSize = head.readUInt32BE(0);
+  if (boxSize < 16) return false;
+  const major = ascii(head, 8, 4);
+  if (AVIF_BRANDS.has(major)) return true;
+  if (!GENERIC_HEIF_BRANDS.has(major)) return false;
+  // Only brands inside the ftyp box and inside the bytes we were given.
+  const end = Math.min(boxSize, head.length);
+  for (let offset = 16; offset + 4 <= end; offset += 4) {
+    if (AVIF_BRANDS.has(ascii(head, offset, 4))) return true;
+  }
+  return false;
+}

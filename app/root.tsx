@@ -1,0 +1,93 @@
+import * as TooltipPrimitive from "@radix-ui/react-tooltip";
+import type { ReactNode } from "react";
+import {
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  isRouteErrorResponse,
+  useRouteLoaderData,
+} from "react-router";
+import type { Route } from "./+types/root";
+import "./app.css";
+import { SiteFooter } from "./components/layout/site-footer";
+import { SiteHeader } from "./components/layout/site-header";
+import { useNonce } from "./components/nonce-provider";
+import { Toaster } from "./components/ui/toaster";
+import { readContent } from "./content/content.server";
+import { LAYOUT_KEYS, defaultContentMap } from "./content/sections";
+
+export async function loader({ context }: Route.LoaderArgs) {
+  return { layout: await readContent(context.services, LAYOUT_KEYS) };
+}
+
+export function Layout({ children }: { children: ReactNode }) {
+  const nonce = useNonce();
+  return (
+    <html lang="en-NZ">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="theme-color" content="#1c1917" />
+        <Meta />
+        <Links />
+      </head>
+      <body className="flex min-h-screen flex-col">
+        {children}
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  );
+}
+
+function Shell({ children }: { children: ReactNode }) {
+  const data = useRouteLoaderData<typeof loader>("root");
+  return (
+    // Spec §9: tooltips open after 700 ms, and 300 ms skips the delay between them.
+    <TooltipPrimitive.Provider delayDuration={700} skipDelayDuration={300}>
+      <a
+        href="#main-content"
+        className="sr-only z-50 rounded-md bg-white px-4 py-2 font-semibold text-stone-900 focus:not-sr-only focus:fixed focus:top-2 focus:left-2"
+      >
+        Skip to main content
+      </a>
+      <SiteHeader />
+      <main id="main-content" tabIndex={-1} className="flex-1 focus:outline-none">
+        {children}
+      </main>
+      <SiteFooter content={data?.layout ?? defaultContentMap(LAYOUT_KEYS)} />
+      <Toaster />
+    </TooltipPrimitive.Provider>
+  );
+}
+
+export default function App() {
+  return (
+    <Shell>
+      <Outlet />
+    </Shell>
+  );
+}
+
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  const notFound = isRouteErrorResponse(error) && error.status === 404;
+  const title = notFound ? "404 Page Not Found" : "Something went wrong";
+  return (
+    <Shell>
+      <title>{title}</title>
+      <div className="mx-auto max-w-3xl px-4 py-24 text-center">
+        <h1 className="font-display text-3xl font-bold">{title}</h1>
+        <p className="mt-4 text-stone-700">
+          {notFound
+            ? "Sorry, we couldn't find that page."
+            : "Sorry, this page could not be shown right now. Please try again in a moment."}
+        </p>
+        <a href="/" className="mt-8 inline-block font-semibold text-brand-700 underline">
+          Back to the home page
+        </a>
+      </div>
+    </Shell>
+  );
+}

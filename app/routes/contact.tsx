@@ -1,0 +1,119 @@
+import { Mail, MapPin, Phone, User } from "lucide-react";
+import { data } from "react-router";
+import { ContactForm, type ContactActionResult } from "~/components/contact-form";
+import { PageHeader, Paragraphs } from "~/components/page-header";
+import { submitEnquiry } from "~/contact/submissions.server";
+import { readContent } from "~/content/content.server";
+import { sectionKeysInGroup } from "~/content/sections";
+import { identity, splitLines, telHref } from "~/identity";
+import type { Route } from "./+types/contact";
+
+export async function loader({ context }: Route.LoaderArgs) {
+  return {
+    content: await readContent(context.services, [
+      ...sectionKeysInGroup("contact"),
+      ...sectionKeysInGroup("contact_info"),
+    ]),
+  };
+}
+
+/** The form's no-JavaScript path: same schema, honeypot and limit as POST /api/contact. */
+export async function action({ request, context }: Route.ActionArgs) {
+  const form = await request.formData();
+  const values: Record<string, string> = {};
+  for (const [key, value] of form) if (typeof value === "string") values[key] = value;
+  const outcome = await submitEnquiry(context.services, values, context.clientIp);
+  const kept = { name: values.name ?? "", email: values.email ?? "", phone: values.phone ?? "", message: values.message ?? "" };
+  switch (outcome.status) {
+    case "stored":
+    case "trapped":
+      return { status: "sent" } satisfies ContactActionResult;
+    case "invalid":
+      return data({ status: "invalid", errors: outcome.errors, values: kept } satisfies ContactActionResult, {
+        status: 400,
+      });
+    case "rate-limited":
+      return data({ status: "failed", values: kept } satisfies ContactActionResult, {
+        status: 429,
+        headers: { "Retry-After": String(outcome.retryAfterSeconds) },
+      });
+  }
+}
+
+export function meta({ data }: Route.MetaArgs) {
+  const name = data?.content["contact.name"] ?? identity.ownerName;
+  return [
+    { title: `About ${name} | ${identity.businessName}, ${identity.city}` },
+    { name: "description", content: data?.content["about.subtitle"] ?? "" },
+  ];
+}
+
+export default function Contact({ loaderData, actionData }: Route.ComponentProps) {
+  const { content } = loaderData;
+  const phone = content["contact.phone"];
+  const email = content["contact.email"];
+  return (
+    <>
+      <PageHeader title={`About ${content["contact.name"]}`}>
+        <p>{content["about.subtitle"]}</p>
+      </PageHeader>
+
+      <div className="mx-auto grid max-w-7xl gap-10 px-4 py-14 sm:px-6 lg:grid-cols-3 lg:px-8">
+        <section aria-labelledby="experience-title" className="lg:col-span-2">
+          <h2 id="experience-title" className="font-display text-3xl font-bold">
+            Experience &amp; Expertise
+          </h2>
+          <div className="mt-5 space-y-4 text-lg leading-8 text-stone-700">
+            <Paragraphs text={content["about.bio"]} />
+          </div>
+        </section>
+
+        <section aria-labelledby="get-in-touch-title" className="h-fit rounded-xl bg-white p-6 shadow-sm ring-1 ring-stone-200">
+          <h2 id="get-in-touch-title" className="font-display text-2xl font-bold">
+            Get In Touch
+          </h2>
+          <ul className="mt-5 space-y-4 text-stone-800">
+            <li className="flex items-start gap-3">
+              <User aria-hidden="true" className="mt-0.5 h-5 w-5 shrink-0 text-brand-700" />
+              <span>{content["contact.name"]}</span>
+            </li>
+            <li className="flex items-start gap-3">
+              <Phone aria-hidden="true" className="mt-0.5 h-5 w-5 shrink-0 text-brand-700" />
+              <a href={telHref(phone)} className="font-medium text-brand-700 underline-offset-2 hover:underline">
+                {phone}
+              </a>
+            </li>
+            <li className="flex items-start gap-3">
+              <Mail aria-hidden="true" className="mt-0.5 h-5 w-5 shrink-0 text-brand-700" />
+              <a href={`mailto:${email}`} className="font-medium break-all text-brand-700 underline-offset-2 hover:underline">
+                {email}
+              </a>
+            </li>
+            <li className="flex items-start gap-3">
+              <MapPin aria-hidden="true" className="mt-0.5 h-5 w-5 shrink-0 text-brand-700" />
+              <address className="not-italic">
+                {splitLines(content["contact.address"]).map((line, i) => (
+                  <span key={i} className="block">
+                    {line}
+                  </span>
+                ))}
+              </address>
+            </li>
+          </ul>
+        </section>
+      </div>
+
+      <section aria-labelledby="contact-form-title" className="bg-white">
+        <div className="mx-auto max-w-3xl px-4 py-14 sm:px-6 lg:px-8">
+          <h2 id="contact-form-title" className="font-display text-3xl font-bold">
+            Send a Message
+          </h2>
+          <p className="mt-3 mb-8 text-stone-700">
+            Tell us a little about your project and we will get back to you, usually within a couple of working days.
+          </p>
+          <ContactForm key={actionData?.status === "sent" ? "sent" : "form"} serverResult={actionData} />
+        </div>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,53 @@
+import { CallToAction } from "~/components/call-to-action";
+import { DeferredGallery } from "~/components/deferred-gallery";
+import { PageHeader, Paragraphs } from "~/components/page-header";
+import { readContent } from "~/content/content.server";
+import { sectionKeysInGroup } from "~/content/sections";
+import { loadGallery } from "~/galleries/galleries.server";
+import { identity } from "~/identity";
+import type { Route } from "./+types/landscaping";
+
+export async function loader({ context }: Route.LoaderArgs) {
+  const { services } = context;
+  return {
+    content: await readContent(services, [...sectionKeysInGroup("landscaping"), "contact.phone"]),
+    landscaping: loadGallery(services, "landscaping"),
+  };
+}
+
+export function meta({ data }: Route.MetaArgs) {
+  return [
+    { title: `Hard Landscaping in ${identity.city} | ${identity.businessName}` },
+    { name: "description", content: data?.content["landscaping.intro"] ?? "" },
+  ];
+}
+
+export default function Landscaping({ loaderData }: Route.ComponentProps) {
+  const { content, landscaping } = loaderData;
+  return (
+    <>
+      <PageHeader title="Hard Landscaping">
+        <div className="space-y-3">
+          <Paragraphs text={content["landscaping.intro"]} />
+        </div>
+      </PageHeader>
+
+      <section aria-labelledby="projects-title" className="mx-auto max-w-7xl px-4 py-14 sm:px-6 lg:px-8">
+        <h2 id="projects-title" className="font-display text-3xl font-bold">
+          Recent Projects
+        </h2>
+        <div className="mt-4 mb-8 max-w-3xl space-y-3 text-lg text-stone-700">
+          <Paragraphs text={content["landscaping.gallery.description"]} />
+        </div>
+        <DeferredGallery galleryType="landscaping" result={landscaping} />
+      </section>
+
+      <CallToAction
+        title={content["landscaping.cta.title"]}
+        text={content["landscaping.cta.text"]}
+        phone={content["contact.phone"]}
+        showMessageButton
+      />
+    </>
+  );
+}

@@ -1,0 +1,64 @@
+import { CallToAction } from "~/components/call-to-action";
+import { DeferredGallery } from "~/components/deferred-gallery";
+import { PageHeader, Paragraphs } from "~/components/page-header";
+import { readContent } from "~/content/content.server";
+import { sectionKeysInGroup } from "~/content/sections";
+import { loadGallery } from "~/galleries/galleries.server";
+import { identity } from "~/identity";
+import type { Route } from "./+types/stonework";
+
+export async function loader({ context }: Route.LoaderArgs) {
+  const { services } = context;
+  return {
+    content: await readContent(services, [...sectionKeysInGroup("stonework"), "contact.phone"]),
+    // Not awaited: a client-side visit shows the placeholders while these stream in.
+    traditional: loadGallery(services, "traditional"),
+    veneer: loadGallery(services, "veneer"),
+  };
+}
+
+export function meta({ data }: Route.MetaArgs) {
+  return [
+    { title: `Stonemasonry in ${identity.city} | ${identity.businessName}` },
+    { name: "description", content: data?.content["stonework.intro"] ?? "" },
+  ];
+}
+
+export default function Stonework({ loaderData }: Route.ComponentProps) {
+  const { content, traditional, veneer } = loaderData;
+  return (
+    <>
+      <PageHeader title="Professional Stonemasonry">
+        <div className="space-y-3">
+          <Paragraphs text={content["stonework.intro"]} />
+        </div>
+      </PageHeader>
+
+      <section aria-labelledby="traditional-title" className="mx-auto max-w-7xl px-4 py-14 sm:px-6 lg:px-8">
+        <h2 id="traditional-title" className="font-display text-3xl font-bold">
+          Traditional Stonework
+        </h2>
+        <div className="mt-4 mb-8 max-w-3xl space-y-3 text-lg text-stone-700">
+          <Paragraphs text={content["stonework.traditional.description"]} />
+        </div>
+        <DeferredGallery galleryType="traditional" result={traditional} />
+      </section>
+
+      <section aria-labelledby="veneer-title" className="mx-auto max-w-7xl px-4 py-14 sm:px-6 lg:px-8">
+        <h2 id="veneer-title" className="font-display text-3xl font-bold">
+          Modern Veneer Stonework
+        </h2>
+        <div className="mt-4 mb-8 max-w-3xl space-y-3 text-lg text-stone-700">
+          <Paragraphs text={content["stonework.veneer.description"]} />
+        </div>
+        <DeferredGallery galleryType="veneer" result={veneer} />
+      </section>
+
+      <CallToAction
+        title={content["stonework.cta.title"]}
+        text={content["stonework.cta.text"]}
+        phone={content["contact.phone"]}
+      />
+    </>
+  );
+}

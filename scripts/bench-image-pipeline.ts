@@ -1,0 +1,125 @@
+/**
+ * Benchmarks processImage on a camera-sized photo.
+ *
+ *   npx tsx scripts/bench-image-pipeline.ts              # generates a 6000x4000 ~20 MB JPEG
+ *   npx tsx scripts/bench-image-pipeline.ts photo.jpg    # or uses your own file
+ *
+ * Processing runs in a fresh child process so generating the test image does
+ * not count towards the measured peak RSS.
+ */
+import { spawnSync } from "node:child_process";
+import { createReadStream } from "node:fs";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import sharp from "sharp";
+import { processImage } from "../app/images/image-pipeline.server";
+import { createLocalStorage } from "../app/storage/storage.server";
+
+const WIDTH = 6000;
+const HEIGHT = 4000;
+
+/** Smooth colour blobs plus per-pixel noise: photo-like detail that JPEG can't squash. */
+async function generatePhotoLikeJpeg(file: string): Promise<void> {
+  let seed = 0x9e3779b9;
+  const random = () => {
+    seed ^= seed << 13;
+    seed >>>= 0;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    seed >>>= 0;
+    return seed;
+  };
+  const coarse = Buffer.alloc(60 * 40 * 3);
+  for (let i = 0; i < coarse.length; i++) coarse[i] = random() & 255;
+  const pixels = await sharp(coarse, { raw: { width: 60, height: 40, channels: 3 } })
+    .resize(WIDTH, HEIGHT, { kernel: "cubic" })
+    .raw()
+    .toBuffer();
+  const amplitude = 40;
+  for (let i = 0; i < pixels.length; i++) {
+    const r = random();
+    const noise = (((r & 255) + ((r >>> 8) & 255) - 255) * amplitude) / 255;
+    pixels[i] = Math.max(0, Math.min(255, (pixels[i] ?? 0) + noise));
+  }
+  const jpeg = await sharp(pixels, { raw: { width: WIDTH, height: HEIGHT, channels: 3 } })
+    .jpeg({ quality: 98 })
+    .toBuffer();
+  await writeFile(file, jpeg);
+}
+
+async function runBenchmark(inputFile: string): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "cornerstone-bench-"));
+  try {
+    const storage = createLocalStorage({ rootDir: dir, signingSecret: "b".repeat(32) });
+    const { bytes: inputBytes } = await storage.write("originals/bench", createReadStream(inputFile));
+    const baselineRssMB = process.memoryUsage.rss() / 2 ** 20;
+
+    let peakRss = process.memoryUsage.rss();
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    }, 20);
+    const started = performance.now();
+    const result = await processImage(storage, "originals/bench");
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+
+    const variants = [
+      ...result.variants.avif.map((v) => ({ format: "avif", ...v })),
+      ...result.variants.webp.map((v) => ({ format: "webp", ...v })),
+      { format: "jpeg", ...result.variants.jpeg },
+    ];
+    console.log(
+      JSON.stringify(
+        {
+          inputBytes,
+          inputMB: Number((inputBytes / 1e6).toFixed(1)),
+          upright: { width: result.width, height: result.height },
+          seconds: Number(seconds.toFixed(2)),
+          peakRssMB: Math.round(peakRss / 2 ** 20),
+          // maxRSS is in KiB and covers the whole process lifetime.
+          maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
+          baselineRssMB: Math.round(baselineRssMB),
+          placeholderBytes: result.placeholder.length,
+          sharp: { concurrency: sharp.concurrency(), threadpool: process.env.UV_THREADPOOL_SIZE ?? "4" },
+          variants,
+        },
+        null,
+        2,
+      ),
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const [first, second] = process.argv.slice(2);
+  if (first === "--child" && second) {
+    await runBenchmark(second);
+    return;
+  }
+  let inputFile = first;
+  let tempDir: string | undefined;
+  try {
+    if (!inputFile) {
+      tempDir = await mkdtemp(path.join(os.tmpdir(), "cornerstone-bench-input-"));
+      inputFile = path.join(tempDir, "photo.jpg");
+      await generatePhotoLikeJpeg(inputFile);
+      console.error(`generated ${WIDTH}x${HEIGHT} JPEG, ${((await stat(inputFile)).size / 1e6).toFixed(1)} MB`);
+    }
+    // execArgv carries tsx's loader flags into the child.
+    const child = spawnSync(
+      process.execPath,
+      [...process.execArgv, fileURLToPath(import.meta.url), "--child", inputFile],
+      { stdio: "inherit" },
+    );
+    process.exitCode = child.status ?? 1;
+  } finally {
+    if (tempDir) await rm(tempDir, { recursive: true, force: true });
+  }
+}
+
+await main();

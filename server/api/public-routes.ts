@@ -1,0 +1,52 @@
+import { Router } from "express";
+import { submitEnquiry } from "~/contact/submissions.server";
+import { getContentEntry } from "~/content/content.server";
+import { isSectionKey } from "~/content/sections";
+import { listGalleryImages } from "~/galleries/galleries.server";
+import { GALLERY_TYPES, isGalleryType } from "~/galleries/gallery";
+import type { AppServices } from "~/services.server";
+import { HttpError, badRequest, notFound } from "../http-error";
+import { jsonObjectBody } from "./validation";
+
+/** The public part of the API (spec §7): content, galleries and the contact form. */
+export function publicRoutes(services: AppServices): Router {
+  const router = Router();
+
+  router.get("/content/:key", async (req, res) => {
+    const key = req.params.key;
+    if (!isSectionKey(key)) throw notFound(`Unknown content key: ${key}`);
+    res.json(await getContentEntry(services, key));
+  });
+
+  router.get("/galleries/:galleryType", async (req, res) => {
+    const galleryType = req.params.galleryType;
+    if (!isGalleryType(galleryType)) {
+      throw badRequest(`Unknown gallery type "${galleryType}". Use one of: ${GALLERY_TYPES.join(", ")}`);
+    }
+    res.json(await listGalleryImages(services, galleryType));
+  });
+
+  router.post("/contact", async (req, res) => {
+    const outcome = await submitEnquiry(services, jsonObjectBody(req), req.ip ?? "unknown");
+    switch (outcome.status) {
+      case "invalid":
+        throw new HttpError(400, Object.values(outcome.errors)[0] ?? "Invalid enquiry", { errors: outcome.errors });
+      case "rate-limited":
+        throw new HttpError(
+          429,
+          "Too many messages from this address. Please try again later or call directly.",
+          undefined,
+          { "Retry-After": String(outcome.retryAfterSeconds) },
+        );
+      case "trapped":
+        // Looks like success to the bot; nothing is stored.
+        res.status(201).json({ message: "Message received" });
+        return;
+      case "stored":
+        res.status(201).json({ message: "Message received", id: outcome.submission.id });
+        return;
+    }
+  });
+
+  return router;
+}

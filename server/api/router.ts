@@ -1,0 +1,64 @@
+import express, { Router, type ErrorRequestHandler } from "express";
+import type { AppServices } from "~/services.server";
+import { HttpError } from "../http-error";
+import { publicRoutes } from "./public-routes";
+
+/** Spec/issue: JSON bodies are at most 64 KB. */
+export const JSON_BODY_LIMIT_BYTES = 64 * 1024;
+
+/** The JSON API, mounted at /api. Every error answers JSON `{ message }`. */
+export function createApiRouter(services: AppServices): Router {
+  const api = Router();
+  api.use((_req, res, next) => {
+    res.set("Cache-Control", "no-store");
+    next();
+  });
+  api.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, strict: true }));
+
+  api.use(publicRoutes(services));
+
+  api.use((req, _res, next) => next(new HttpError(404, `No API route for ${req.method} ${req.baseUrl}${req.path}`)));
+  api.use(apiErrorHandler(services));
+  return api;
+}
+
+type BodyParserError = Error & { type?: string; status?: number };
+
+/** Maps every failure to a JSON `{ message }` with the right status; never a stack trace. */
+export function apiErrorHandler(services: AppServices): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    let status = 500;
+    let body: Record<string, unknown> = { message: "Something went wrong on our side. Please try again." };
+    if (error instanceof HttpError) {
+      status = error.status;
+      body = { message: error.message, ...error.details };
+      if (error.headers) res.set(error.headers);
+    } else {
+      const parserError = error as BodyParserError;
+      switch (parserError?.type) {
+        case "entity.parse.failed":
+          status = 400;
+          body = { message: "The request body is not valid JSON" };
+          break;
+        case "entity.too.large":
+          // The issue asks for a 400 on any limit; see docs/decisions/0004.
+          status = 400;
+          body = { message: `The request body is too large (at most ${JSON_BODY_LIMIT_BYTES / 1024} KB)` };
+          break;
+        case "encoding.unsupported":
+        case "charset.unsupported":
+          status = 415;
+          body = { message: "Unsupported body encoding; send UTF-8 JSON" };
+          break;
+        case "request.aborted":
+          status = 400;
+          body = { message: "The request was aborted" };
+          break;
+        default:
+          services.logger.error({ err: error, method: req.method, path: req.path }, "API request failed");
+      }
+    }
+    if (res.headersSent) return;
+    res.status(status).json(body);
+  };
+}

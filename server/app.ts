@@ -1,0 +1,83 @@
+import path from "node:path";
+import compression from "compression";
+import express, { type ErrorRequestHandler, type RequestHandler } from "express";
+import { pingDatabase } from "~/db/database.server";
+import type { AppServices } from "~/services.server";
+import { createApiRouter } from "./api/router";
+import { HttpError } from "./http-error";
+import { requestLogger } from "./middleware/request-logger";
+import { assignNonce, hstsOverHttps, permissionsPolicy, securityHeaders } from "./middleware/security-headers";
+import { reactRouterHandler, type ReactRouterBuild } from "./react-router-handler";
+
+export type CreateAppOptions = {
+  /** The React Router build; without it the app serves only the API (API tests). */
+  reactRouter?: { build: ReactRouterBuild; mode: "production" | "development" };
+  /** build/client: hashed assets and public files. */
+  clientAssetsDir?: string;
+  /** Vite's middleware in development. */
+  devMiddleware?: RequestHandler;
+};
+
+/**
+ * The whole HTTP application: security headers, compression, the JSON API at
+ * /api, static assets, and every other request handed to React Router.
+ */
+export function createApp(services: AppServices, options: CreateAppOptions = {}) {
+  const development = options.reactRouter?.mode === "development";
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", services.env.TRUST_PROXY);
+  app.set("etag", false);
+
+  app.use(requestLogger(services.logger));
+  app.use(assignNonce);
+  app.use(securityHeaders({ development }));
+  app.use(hstsOverHttps);
+  app.use(permissionsPolicy);
+  app.use(compression());
+
+  app.get("/healthz", async (_req, res) => {
+    try {
+      await pingDatabase(services.db);
+      res.set("Cache-Control", "no-store").json({ status: "ok" });
+    } catch (error) {
+      services.logger.error({ err: error }, "health check: database unreadable");
+      res.status(503).set("Cache-Control", "no-store").json({ message: "Database unavailable" });
+    }
+  });
+
+  app.use("/api", createApiRouter(services));
+
+  if (options.devMiddleware) app.use(options.devMiddleware);
+  if (options.clientAssetsDir) {
+    // Fingerprinted file names: safe to cache forever.
+    app.use(
+      "/assets",
+      express.static(path.join(options.clientAssetsDir, "assets"), { immutable: true, maxAge: "1y", index: false }),
+    );
+    app.use(express.static(options.clientAssetsDir, { maxAge: "1h", index: false }));
+  }
+
+  if (options.reactRouter) {
+    app.use(reactRouterHandler({ ...options.reactRouter, services }));
+  }
+
+  app.use(pageErrorHandler(services));
+  return app;
+}
+
+/** Last resort outside /api: a plain page, never a stack trace. */
+function pageErrorHandler(services: AppServices): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const status = error instanceof HttpError ? error.status : 500;
+    if (status >= 500) services.logger.error({ err: error, method: req.method, path: req.path }, "request failed");
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res
+      .status(status)
+      .type("text/plain")
+      .send(status === 413 ? "Request body too large" : "Something went wrong. Please try again.");
+  };
+}

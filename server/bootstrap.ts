@@ -1,0 +1,25 @@
+import path from "node:path";
+import { migrateToLatest, openDatabase } from "~/db/database.server";
+import type { Env } from "~/env.server";
+import type { Logger } from "~/lib/logger.server";
+import { loadOrCreateSecret } from "~/lib/secrets.server";
+import { createServices, type AppServices } from "~/services.server";
+import { createLocalStorage } from "~/storage/storage.server";
+
+/**
+ * Opens the data directory (database, migrations, storage) and builds the
+ * services. Shared by the server, the npm scripts and the tests.
+ */
+export async function openServices(
+  env: Env,
+  logger: Logger,
+  options: { onPublicContentChanged?: () => void } = {},
+): Promise<AppServices> {
+  const db = openDatabase(env.DATA_DIR);
+  await migrateToLatest(db);
+  const storage = createLocalStorage({
+    rootDir: path.join(env.DATA_DIR, "uploads"),
+    signingSecret: loadOrCreateSecret(env.DATA_DIR, "upload-signing", env.UPLOAD_SIGNING_SECRET),
+  });
+  return createServices({ env, db, logger, storage, onPublicContentChanged: options.onPublicContentChanged });
+}

@@ -1,0 +1,79 @@
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
+import type { Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express";
+import { createRequestHandler, type ServerBuild } from "react-router";
+import type { AppServices } from "~/services.server";
+import { HttpError } from "./http-error";
+
+/** Form posts to pages (the no-JS contact form) are small; refuse anything bigger. */
+const PAGE_BODY_LIMIT_BYTES = 64 * 1024;
+
+function limitBytes(limit: number) {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > limit) callback(new HttpError(413, "Request body too large"));
+      else callback(null, chunk);
+    },
+  });
+}
+
+/** Express request → Fetch API Request, as React Router expects. */
+function toFetchRequest(req: ExpressRequest, res: ExpressResponse): Request {
+  const url = new URL(req.originalUrl, `${req.protocol}://${req.get("host") ?? "localhost"}`);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.set(name, value);
+  }
+  const controller = new AbortController();
+  res.on("close", () => controller.abort());
+
+  const init: RequestInit & { duplex?: "half" } = { method: req.method, headers, signal: controller.signal };
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    const declared = Number(req.get("content-length") ?? 0);
+    if (declared > PAGE_BODY_LIMIT_BYTES) throw new HttpError(413, "Request body too large");
+    init.body = Readable.toWeb(req.pipe(limitBytes(PAGE_BODY_LIMIT_BYTES))) as ReadableStream;
+    init.duplex = "half";
+  }
+  return new Request(url, init);
+}
+
+/** Fetch API Response → the Express response, streaming the body. */
+async function sendFetchResponse(res: ExpressResponse, response: Response): Promise<void> {
+  res.status(response.status);
+  for (const [name, value] of response.headers) {
+    if (name === "set-cookie") continue;
+    res.setHeader(name, value);
+  }
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length) res.setHeader("Set-Cookie", cookies);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  await pipeline(Readable.fromWeb(response.body as NodeReadableStream), res);
+}
+
+export type ReactRouterBuild = ServerBuild | (() => Promise<ServerBuild>);
+
+/** Hands a request to React Router, with the app's services in the load context. */
+export function reactRouterHandler(options: {
+  build: ReactRouterBuild;
+  mode: "production" | "development";
+  services: AppServices;
+}): RequestHandler {
+  const handle = createRequestHandler(options.build, options.mode);
+  return async (req, res) => {
+    const response = await handle(toFetchRequest(req, res), {
+      services: options.services,
+      cspNonce: res.locals.cspNonce as string,
+      clientIp: req.ip ?? "unknown",
+    });
+    await sendFetchResponse(res, response);
+  };
+}

@@ -1,0 +1,71 @@
+import type { Server } from "node:http";
+import type { RequestHandler } from "express";
+import { InvalidEnvironmentError, parseEnv } from "~/env.server";
+import { createLogger } from "~/lib/logger.server";
+import { createApp } from "./app";
+import { openServices } from "./bootstrap";
+import type { ReactRouterBuild } from "./react-router-handler";
+
+/** On SIGTERM, requests in flight get this long to finish. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** Validates the environment, prepares the data directory, and serves until told to stop. */
+export async function startServer(options: {
+  build: ReactRouterBuild;
+  mode: "production" | "development";
+  clientAssetsDir?: string;
+  devMiddleware?: RequestHandler;
+}): Promise<Server> {
+  let env;
+  try {
+    env = parseEnv();
+  } catch (error) {
+    if (error instanceof InvalidEnvironmentError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  const logger = createLogger({ level: env.LOG_LEVEL });
+  const services = await openServices(env, logger);
+  const { db } = services;
+
+  const app = createApp(services, {
+    reactRouter: { build: options.build, mode: options.mode },
+    clientAssetsDir: options.clientAssetsDir,
+    devMiddleware: options.devMiddleware,
+  });
+
+  const server = app.listen(env.PORT, env.HOST);
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  }).catch((error: NodeJS.ErrnoException) => {
+    logger.fatal({ err: error }, `cannot listen on ${env.HOST}:${env.PORT}`);
+    process.exit(1);
+  });
+  logger.info({ url: env.SITE_URL, port: env.PORT, dataDir: env.DATA_DIR }, `serving on http://localhost:${env.PORT}`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: finishing requests in flight");
+    const force = setTimeout(() => {
+      logger.warn("requests still open after the grace period; closing them");
+      server.closeAllConnections();
+    }, SHUTDOWN_GRACE_MS - 1000);
+    force.unref();
+    server.close(async () => {
+      clearTimeout(force);
+      await db.destroy();
+      logger.info("stopped");
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+  return server;
+}

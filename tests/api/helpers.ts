@@ -1,0 +1,34 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import supertest from "supertest";
+import { parseEnv } from "~/env.server";
+import { createLogger } from "~/lib/logger.server";
+import { createApp } from "../../server/app";
+import { openServices } from "../../server/bootstrap";
+
+/**
+ * The real Express app (API only: no React Router build needed) over a real
+ * SQLite file in a fresh temporary directory.
+ */
+export async function createTestContext(envOverrides: Record<string, string> = {}) {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-api-"));
+  const env = parseEnv({ DATA_DIR: dataDir, LOG_LEVEL: "silent", NODE_ENV: "test", ...envOverrides });
+  const logger = createLogger({ level: env.LOG_LEVEL });
+  let publicChanges = 0;
+  const services = await openServices(env, logger, { onPublicContentChanged: () => (publicChanges += 1) });
+  const app = createApp(services);
+  return {
+    app,
+    services,
+    dataDir,
+    api: supertest(app),
+    publicChanges: () => publicChanges,
+    async close() {
+      await services.db.destroy();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type TestContext = Awaited<ReturnType<typeof createTestContext>>;

@@ -1,0 +1,86 @@
+import { test as base, expect, type Page } from "@playwright/test";
+import { seedGalleries, type SeedSpec } from "../support/seed";
+import { startTestServer, TEST_ADMIN, type TestServer } from "../support/test-server";
+
+export { expect, TEST_ADMIN };
+
+export type ServerSetup = {
+  /** Demo images to put in each gallery before the server starts. */
+  seed?: SeedSpec;
+  env?: Record<string, string>;
+  /** Tests with different names get different servers (a clean slate). */
+  name?: string;
+};
+
+type WorkerFixtures = { serverPool: { get(key: string, setup: ServerSetup): Promise<TestServer> } };
+type TestFixtures = { serverSetup: ServerSetup; server: TestServer; pageErrors: string[] };
+
+let ipCounter = 0;
+
+/**
+ * One production server per test file (and setup), started on demand in each
+ * worker with its own temporary data directory, so files never share state.
+ */
+export const test = base.extend<TestFixtures, WorkerFixtures>({
+  serverPool: [
+    async ({}, use) => {
+      let current: { key: string; server: TestServer } | null = null;
+      await use({
+        async get(key, setup) {
+          if (current?.key === key) return current.server;
+          await current?.server.stop();
+          current = null;
+          const server = await startTestServer({
+            env: setup.env,
+            prepare: setup.seed ? (dataDir) => seedGalleries(dataDir, setup.seed!) : undefined,
+          });
+          current = { key, server };
+          return server;
+        },
+      });
+      await current?.server.stop();
+    },
+    { scope: "worker" },
+  ],
+  serverSetup: [{}, { option: true }],
+  server: async ({ serverPool, serverSetup }, use, testInfo) => {
+    await use(await serverPool.get(`${testInfo.file}::${JSON.stringify(serverSetup)}`, serverSetup));
+  },
+  baseURL: async ({ server }, use) => use(server.url),
+  // Each test is its own visitor, so per-IP limits never leak between tests.
+  extraHTTPHeaders: async ({}, use, testInfo) => {
+    ipCounter += 1;
+    await use({ "x-forwarded-for": `10.${testInfo.workerIndex % 250}.${Math.floor(ipCounter / 250) % 250}.${(ipCounter % 250) + 1}` });
+  },
+  // Fail on uncaught page errors and hydration warnings.
+  pageErrors: [
+    async ({ page }, use) => {
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
+      page.on("console", (message) => {
+        if (message.type() !== "error") return;
+        const text = message.text();
+        // The browser reports every non-2xx fetch; tests provoke some on purpose.
+        if (/Failed to load resource/.test(text)) return;
+        errors.push(`console.error: ${text}`);
+      });
+      await use(errors);
+      expect(errors, "the page logged errors").toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+
+/** Signs in through the login form. */
+export async function signIn(page: Page) {
+  await page.goto("/admin");
+  await page.getByLabel("Username").fill(TEST_ADMIN.username);
+  await page.getByLabel("Password").fill(TEST_ADMIN.password);
+  await page.getByRole("button", { name: "Sign In" }).click();
+  await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
+}
+
+/** Whether the test runs in the phone project. */
+export function isPhone(testInfo: { project: { name: string } }) {
+  return testInfo.project.name === "phone";
+}

@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+export const TEST_ADMIN = { username: "owner", password: "correct horse battery staple" } as const;
+
+export type TestServer = {
+  url: string;
+  dataDir: string;
+  /** Everything the server printed, for assertions and failure reports. */
+  output(): string;
+  stop(): Promise<number | null>;
+};
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.unref();
+    probe.on("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUntilHealthy(url: string, child: ChildProcess, output: () => string) {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`Test server exited early:\n${output()}`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`Test server did not become healthy:\n${output()}`);
+}
+
+/**
+ * Starts the production build on a free port with a fresh temporary DATA_DIR.
+ * `prepare` runs against the empty data directory first (e.g. to seed images).
+ */
+export async function startTestServer(
+  options: { env?: Record<string, string>; prepare?: (dataDir: string) => Promise<void> } = {},
+): Promise<TestServer> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-e2e-"));
+  if (options.prepare) await options.prepare(dataDir);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let log = "";
+  const child = spawn(process.execPath, ["build/server/index.js"], {
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      SITE_URL: url,
+      ADMIN_USERNAME: TEST_ADMIN.username,
+      ADMIN_PASSWORD: TEST_ADMIN.password,
+      // Tests give each browser context its own client address via X-Forwarded-For.
+      TRUST_PROXY: "loopback",
+      LOG_LEVEL: "warn",
+      ...options.env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout!.on("data", (chunk) => (log += chunk));
+  child.stderr!.on("data", (chunk) => (log += chunk));
+  await waitUntilHealthy(url, child, () => log);
+  return {
+    url,
+    dataDir,
+    output: () => log,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      await fs.rm(dataDir, { recursive: true, force: true });
+      return child.exitCode;
+    },
+  };
+}
