@@ -21,4 +21,9 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Playwright fixtures use `use()` and empty patterns by design; they are not React hooks.
+    files: ["tests/e2e/**/*.ts"],
+    rules: { "react-hooks/rules-of-hooks": "off", "no-empty-pattern": "off" },
+  },
 );

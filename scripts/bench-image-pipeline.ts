@@ -61,8 +61,10 @@ async function runBenchmark(inputFile: string): Promise<void> {
       peakRss = Math.max(peakRss, process.memoryUsage.rss());
     }, 20);
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     const result = await processImage(storage, "originals/bench");
     const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
     clearInterval(sampler);
     peakRss = Math.max(peakRss, process.memoryUsage.rss());
 
@@ -78,6 +80,8 @@ async function runBenchmark(inputFile: string): Promise<void> {
           inputMB: Number((inputBytes / 1e6).toFixed(1)),
           upright: { width: result.width, height: result.height },
           seconds: Number(seconds.toFixed(2)),
+          // CPU time across all threads: if seconds varies but this doesn't, the machine was busy.
+          cpuSeconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(2)),
           peakRssMB: Math.round(peakRss / 2 ** 20),
           // maxRSS is in KiB and covers the whole process lifetime.
           maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024),

@@ -5,6 +5,7 @@ import { pingDatabase } from "~/db/database.server";
 import type { AppServices } from "~/services.server";
 import { createApiRouter } from "./api/router";
 import { HttpError } from "./http-error";
+import { mediaRouter } from "./media";
 import { requestLogger } from "./middleware/request-logger";
 import { assignNonce, hstsOverHttps, permissionsPolicy, securityHeaders } from "./middleware/security-headers";
 import { reactRouterHandler, type ReactRouterBuild } from "./react-router-handler";
@@ -47,6 +48,7 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
   });
 
   app.use("/api", createApiRouter(services));
+  app.use("/media", mediaRouter(services));
 
   if (options.devMiddleware) app.use(options.devMiddleware);
   if (options.clientAssetsDir) {

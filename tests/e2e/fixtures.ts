@@ -1,11 +1,11 @@
 import { test as base, expect, type Page } from "@playwright/test";
-import { seedGalleries, type SeedSpec } from "../support/seed";
+import { seedDataDir, type SeedSpec } from "../support/seed";
 import { startTestServer, TEST_ADMIN, type TestServer } from "../support/test-server";
 
 export { expect, TEST_ADMIN };
 
 export type ServerSetup = {
-  /** Demo images to put in each gallery before the server starts. */
+  /** Images and content to store before the server starts. */
   seed?: SeedSpec;
   env?: Record<string, string>;
   /** Tests with different names get different servers (a clean slate). */
@@ -24,7 +24,7 @@ let ipCounter = 0;
 export const test = base.extend<TestFixtures, WorkerFixtures>({
   serverPool: [
     async ({}, use) => {
-      let current: { key: string; server: TestServer } | null = null;
+      let current = null as { key: string; server: TestServer } | null;
       await use({
         async get(key, setup) {
           if (current?.key === key) return current.server;
@@ -32,7 +32,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
           current = null;
           const server = await startTestServer({
             env: setup.env,
-            prepare: setup.seed ? (dataDir) => seedGalleries(dataDir, setup.seed!) : undefined,
+            prepare: setup.seed ? (dataDir) => seedDataDir(dataDir, setup.seed!) : undefined,
           });
           current = { key, server };
           return server;
@@ -63,6 +63,13 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         // The browser reports every non-2xx fetch; tests provoke some on purpose.
         if (/Failed to load resource/.test(text)) return;
         errors.push(`console.error: ${text}`);
+      });
+      // Pages' own files (scripts, styles, images) must never fail to load.
+      page.on("response", (response) => {
+        const { pathname } = new URL(response.url());
+        if (response.status() >= 400 && /^\/(assets|media)\//.test(pathname)) {
+          errors.push(`${response.status()} for ${pathname}`);
+        }
       });
       await use(errors);
       expect(errors, "the page logged errors").toEqual([]);

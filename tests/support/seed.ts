@@ -1,18 +1,28 @@
+import { saveContent } from "~/content/content.server";
+import type { SectionKey } from "~/content/sections";
 import { parseEnv } from "~/env.server";
 import { seedDemoGallery } from "~/galleries/demo-images.server";
 import type { GalleryType } from "~/galleries/gallery";
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../../server/bootstrap";
 
-export type SeedSpec = Partial<Record<GalleryType, number>>;
+export type SeedSpec = {
+  /** Demo images per gallery (small, quick to process). */
+  galleries?: Partial<Record<GalleryType, number>>;
+  /** Stored text per content key. */
+  content?: Partial<Record<SectionKey, string>>;
+};
 
-/** Fills galleries in a data directory before its server starts (small images, quick to process). */
-export async function seedGalleries(dataDir: string, spec: SeedSpec): Promise<void> {
+/** Fills a data directory before its server starts. */
+export async function seedDataDir(dataDir: string, spec: SeedSpec): Promise<void> {
   const env = parseEnv({ DATA_DIR: dataDir, LOG_LEVEL: "silent" });
   const services = await openServices(env, createLogger({ level: "silent" }));
   try {
-    for (const [galleryType, count] of Object.entries(spec)) {
+    for (const [galleryType, count] of Object.entries(spec.galleries ?? {})) {
       if (count) await seedDemoGallery(services, galleryType as GalleryType, count, { width: 1200, height: 800 });
+    }
+    for (const [key, content] of Object.entries(spec.content ?? {})) {
+      await saveContent(services, key as SectionKey, content);
     }
   } finally {
     await services.db.destroy();

@@ -1,0 +1,42 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { InvalidEnvironmentError, getPublicEnv, parseEnv } from "./env.server";
+
+describe("parseEnv", () => {
+  it("has working defaults", () => {
+    const env = parseEnv({});
+    expect(env.PORT).toBe(3000);
+    expect(env.HOST).toBe("0.0.0.0");
+    expect(env.DATA_DIR).toBe(path.resolve("./data"));
+    expect(env.SITE_URL).toBe("http://localhost:3000");
+    expect(env.TRUST_PROXY).toBe(false);
+    expect(env.NODE_ENV).toBe("production");
+  });
+
+  it("reads and normalises values", () => {
+    const env = parseEnv({ PORT: "8080", SITE_URL: "https://stone.example.nz/", TRUST_PROXY: "1", DATA_DIR: "/tmp/x" });
+    expect(env.PORT).toBe(8080);
+    expect(env.SITE_URL).toBe("https://stone.example.nz");
+    expect(env.TRUST_PROXY).toBe(1);
+    expect(env.DATA_DIR).toBe("/tmp/x");
+    expect(parseEnv({ TRUST_PROXY: "loopback" }).TRUST_PROXY).toBe("loopback");
+    expect(parseEnv({ TRUST_PROXY: "true" }).TRUST_PROXY).toBe(true);
+  });
+
+  it.each([
+    [{ PORT: "eighty" }, /PORT/],
+    [{ PORT: "70000" }, /PORT must be between 1 and 65535/],
+    [{ SITE_URL: "not a url" }, /SITE_URL must be an absolute URL/],
+    [{ ADMIN_USERNAME: "boss" }, /ADMIN_PASSWORD/],
+    [{ ADMIN_PASSWORD: "short" }, /at least 8 characters/],
+    [{ LOG_LEVEL: "loud" }, /LOG_LEVEL/],
+  ])("refuses %o with a clear message", (source, message) => {
+    expect(() => parseEnv(source)).toThrow(InvalidEnvironmentError);
+    expect(() => parseEnv(source)).toThrow(message);
+  });
+
+  it("lets only the allow-list reach the browser", () => {
+    const env = parseEnv({ ADMIN_USERNAME: "boss", ADMIN_PASSWORD: "a-long-password", UPLOAD_SIGNING_SECRET: "s".repeat(40) });
+    expect(getPublicEnv(env)).toEqual({ SITE_URL: "http://localhost:3000" });
+  });
+});

@@ -1,0 +1,218 @@
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { text } from "node:stream/consumers";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  createLocalStorage,
+  InvalidStorageKeyError,
+  ObjectTooLargeError,
+  type ObjectStorage,
+} from "./storage.server";
+
+const SECRET = "s".repeat(32);
+
+let rootDir: string;
+let storage: ObjectStorage;
+
+beforeEach(async () => {
+  rootDir = await mkdtemp(path.join(os.tmpdir(), "cornerstone-storage-"));
+  storage = createLocalStorage({ rootDir, signingSecret: SECRET });
+});
+
+afterEach(async () => {
+  await rm(rootDir, { recursive: true, force: true });
+});
+
+/** Every file under rootDir, temp files included (directories are not files). */
+async function allFiles(): Promise<string[]> {
+  const entries = await readdir(rootDir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => !entry.isDirectory())
+    .map((entry) => path.relative(rootDir, path.join(entry.parentPath, entry.name)));
+}
+
+function chunks(count: number, size: number, fill = 0x61): Readable {
+  return Readable.from(Array.from({ length: count }, () => Buffer.alloc(size, fill)));
+}
+
+/** Emits some data, then fails like a client that disconnects mid-upload. */
+function abortingStream(): Readable {
+  let sent = 0;
+  return new Readable({
+    read() {
+      if (sent++ < 3) this.push(Buffer.alloc(1024, 0x62));
+      else this.destroy(new Error("client aborted"));
+    },
+  });
+}
+
+describe("local storage: objects", () => {
+  it("writes, reads, checks and deletes an object", async () => {
+    const parts = ["hello ", "stone", "masonry world, with a head longer than 32 bytes"];
+    const result = await storage.write("originals/abc-123", Readable.from(parts.map((p) => Buffer.from(p))));
+    const body = parts.join("");
+    expect(result.bytes).toBe(body.length);
+    expect(result.head.toString()).toBe(body.slice(0, 32));
+
+    expect(await storage.exists("originals/abc-123")).toBe(true);
+    const object = await storage.read("originals/abc-123");
+    expect(object).not.toBeNull();
+    expect(object!.bytes).toBe(body.length);
+    expect(await text(object!.stream)).toBe(body);
+
+    await storage.delete("originals/abc-123");
+    expect(await storage.exists("originals/abc-123")).toBe(false);
+    expect(await storage.read("originals/abc-123")).toBeNull();
+    // Idempotent.
+    await storage.delete("originals/abc-123");
+    expect(await allFiles()).toEqual([]);
+  });
+
+  it("returns a short head for a short object and accepts an empty one", async () => {
+    expect((await storage.write("variants/a.webp", Readable.from([Buffer.from("tiny")]))).head.toString()).toBe(
+      "tiny",
+    );
+    const empty = await storage.write("variants/empty", Readable.from([]));
+    expect(empty).toEqual({ bytes: 0, head: Buffer.alloc(0) });
+    const object = await storage.read("variants/empty");
+    expect(object!.bytes).toBe(0);
+    expect(await text(object!.stream)).toBe("");
+  });
+
+  it("replaces an existing object", async () => {
+    await storage.write("variants/x.avif", Readable.from([Buffer.from("first")]));
+    await storage.write("variants/x.avif", Readable.from([Buffer.from("second")]));
+    expect(await text((await storage.read("variants/x.avif"))!.stream)).toBe("second");
+    expect(await allFiles()).toEqual([path.join("variants", "x.avif")]);
+  });
+
+  it("accepts exactly maxBytes", async () => {
+    const result = await storage.write("originals/exact", chunks(5, 1000), { maxBytes: 5000 });
+    expect(result.bytes).toBe(5000);
+  });
+
+  it("rejects with ObjectTooLargeError past maxBytes and leaves no file behind", async () => {
+    const write = storage.write("originals/big", chunks(10, 1000), { maxBytes: 5000 });
+    await expect(write).rejects.toBeInstanceOf(ObjectTooLargeError);
+    expect(await allFiles()).toEqual([]);
+    expect(await storage.exists("originals/big")).toBe(false);
+  });
+
+  it("keeps the previous object when a replacement is too large", async () => {
+    await storage.write("originals/keep", Readable.from([Buffer.from("original")]));
+    await expect(storage.write("originals/keep", chunks(10, 1000), { maxBytes: 100 })).rejects.toBeInstanceOf(
+      ObjectTooLargeError,
+    );
+    expect(await text((await storage.read("originals/keep"))!.stream)).toBe("original");
+    expect(await allFiles()).toEqual([path.join("originals", "keep")]);
+  });
+
+  it("removes the temp file when the client stream fails mid-way", async () => {
+    await expect(storage.write("originals/aborted", abortingStream())).rejects.toThrow("client aborted");
+    expect(await allFiles()).toEqual([]);
+  });
+
+  it.each([
+    "../escape",
+    "originals/../../etc/passwd",
+    "a..b",
+    "/etc/passwd",
+    "originals\\evil",
+    "Originals/UPPER",
+    "originals//double",
+    "originals/",
+    "",
+    ".hidden",
+    "originals/.temp.tmp",
+    "originals/sp ace",
+    "originals/%2e%2e",
+    "originals/ünïcode",
+    "a/./b",
+  ])("rejects the bad key %j", async (key) => {
+    await expect(storage.write(key, Readable.from([Buffer.from("x")]))).rejects.toBeInstanceOf(
+      InvalidStorageKeyError,
+    );
+    await expect(storage.read(key)).rejects.toBeInstanceOf(InvalidStorageKeyError);
+    await expect(storage.exists(key)).rejects.toBeInstanceOf(InvalidStorageKeyError);
+    await expect(storage.delete(key)).rejects.toBeInstanceOf(InvalidStorageKeyError);
+    expect(await allFiles()).toEqual([]);
+  });
+
+  it("refuses a short signing secret", () => {
+    expect(() => createLocalStorage({ rootDir, signingSecret: "short" })).toThrow();
+  });
+});
+
+describe("local storage: signed upload targets", () => {
+  const objectId = "0f8fad5b-d9cb-469f-a165-70867728950e";
+  const now = new Date("2030-01-01T00:00:00Z");
+  const expiresAt = new Date(now.getTime() + 15 * 60_000);
+
+  function parse(uploadURL: string) {
+    const url = new URL(uploadURL, "http://localhost");
+    return {
+      pathname: url.pathname,
+      objectId: decodeURIComponent(url.pathname.split("/").pop()!),
+      expires: url.searchParams.get("expires")!,
+      signature: url.searchParams.get("signature")!,
+    };
+  }
+
+  it("makes a same-origin URL that verifies", () => {
+    const { uploadURL } = storage.createUploadTarget(objectId, expiresAt);
+    expect(uploadURL).toMatch(/^\/api\/uploads\/[a-z0-9-]+\?expires=\d+&signature=[0-9a-f]{64}$/);
+    const target = parse(uploadURL);
+    expect(target.pathname).toBe(`/api/uploads/${objectId}`);
+    expect(target.expires).toBe(String(expiresAt.getTime()));
+    expect(storage.verifyUploadTarget(target.objectId, target.expires, target.signature, now)).toBe("ok");
+  });
+
+  it("rejects a tampered signature, object id or expiry as invalid", () => {
+    const target = parse(storage.createUploadTarget(objectId, expiresAt).uploadURL);
+    const flipped = (target.signature[0] === "a" ? "b" : "a") + target.signature.slice(1);
+    expect(storage.verifyUploadTarget(objectId, target.expires, flipped, now)).toBe("invalid");
+    expect(storage.verifyUploadTarget("another-object", target.expires, target.signature, now)).toBe("invalid");
+    expect(
+      storage.verifyUploadTarget(objectId, String(Number(target.expires) + 60_000), target.signature, now),
+    ).toBe("invalid");
+  });
+
+  it("rejects malformed input as invalid", () => {
+    const target = parse(storage.createUploadTarget(objectId, expiresAt).uploadURL);
+    expect(storage.verifyUploadTarget(objectId, target.expires, target.signature.toUpperCase(), now)).toBe(
+      "invalid",
+    );
+    expect(storage.verifyUploadTarget(objectId, target.expires, target.signature.slice(2), now)).toBe("invalid");
+    expect(storage.verifyUploadTarget(objectId, target.expires, "", now)).toBe("invalid");
+    expect(storage.verifyUploadTarget(objectId, "soon", target.signature, now)).toBe("invalid");
+    expect(storage.verifyUploadTarget("../x", target.expires, target.signature, now)).toBe("invalid");
+  });
+
+  it("rejects a URL signed with another secret", () => {
+    const other = createLocalStorage({ rootDir, signingSecret: "t".repeat(32) });
+    const target = parse(other.createUploadTarget(objectId, expiresAt).uploadURL);
+    expect(storage.verifyUploadTarget(objectId, target.expires, target.signature, now)).toBe("invalid");
+  });
+
+  it("reports a genuine but past URL as expired", () => {
+    const target = parse(storage.createUploadTarget(objectId, expiresAt).uploadURL);
+    const later = new Date(expiresAt.getTime() + 1);
+    expect(storage.verifyUploadTarget(objectId, target.expires, target.signature, later)).toBe("expired");
+    // Exactly at the expiry instant it is still accepted.
+    expect(storage.verifyUploadTarget(objectId, target.expires, target.signature, expiresAt)).toBe("ok");
+  });
+
+  it("uses the current time by default", () => {
+    const past = parse(storage.createUploadTarget(objectId, new Date(Date.now() - 1000)).uploadURL);
+    expect(storage.verifyUploadTarget(objectId, past.expires, past.signature)).toBe("expired");
+    const future = parse(storage.createUploadTarget(objectId, new Date(Date.now() + 60_000)).uploadURL);
+    expect(storage.verifyUploadTarget(objectId, future.expires, future.signature)).toBe("ok");
+  });
+
+  it("refuses to sign an unsafe object id", () => {
+    expect(() => storage.createUploadTarget("../evil", expiresAt)).toThrow(InvalidStorageKeyError);
+    expect(() => storage.createUploadTarget("a/b", expiresAt)).toThrow(InvalidStorageKeyError);
+  });
+});

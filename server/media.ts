@@ -1,0 +1,37 @@
+import { Router } from "express";
+import { pipeline } from "node:stream/promises";
+import { variantKeyFromPublicPath } from "~/images/image-pipeline.server";
+import type { AppServices } from "~/services.server";
+
+const CONTENT_TYPES: Record<string, string> = { avif: "image/avif", webp: "image/webp", jpg: "image/jpeg" };
+
+/**
+ * Serves processed image variants at /media/<content hash>.<ext>. Only
+ * `variants/` keys are reachable: uploaded originals are never served.
+ */
+export function mediaRouter(services: AppServices): Router {
+  const router = Router();
+  router.get("/:file", async (req, res) => {
+    const key = variantKeyFromPublicPath(`/media/${req.params.file}`);
+    const object = key ? await services.storage.read(key) : null;
+    if (!key || !object) {
+      res.status(404).set("Cache-Control", "no-store").type("text/plain").send("Not found");
+      return;
+    }
+    const extension = key.slice(key.lastIndexOf(".") + 1);
+    res.set({
+      "Content-Type": CONTENT_TYPES[extension] ?? "application/octet-stream",
+      "Content-Length": String(object.bytes),
+      // Content-addressed names never change meaning: cache for a year.
+      "Cache-Control": "public, max-age=31536000, immutable",
+      "Cross-Origin-Resource-Policy": "same-origin",
+    });
+    if (req.method === "HEAD") {
+      object.stream.destroy();
+      res.end();
+      return;
+    }
+    await pipeline(object.stream, res);
+  });
+  return router;
+}

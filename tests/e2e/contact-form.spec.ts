@@ -1,0 +1,130 @@
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+
+const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
+
+async function fillValid(page: Page) {
+  await field(page, "Name").fill("Aroha Smith");
+  await field(page, "Email").fill("aroha@example.co.nz");
+  await field(page, "Phone (optional)").fill("021 123 4567");
+  await field(page, "Message").fill("We would like a quote for a 12 m basalt retaining wall.");
+}
+
+test.describe("contact form", () => {
+  test("has its fields, a 4-row message box and the send button", async ({ page }) => {
+    await page.goto("/contact");
+    await expect(field(page, "Name")).toBeVisible();
+    await expect(field(page, "Email")).toHaveAttribute("type", "email");
+    await expect(field(page, "Phone (optional)")).not.toHaveAttribute("required", "");
+    await expect(field(page, "Message")).toHaveAttribute("rows", "4");
+    await expect(page.getByRole("button", { name: "Send Message" })).toBeEnabled();
+  });
+
+  test("shows each validation message under its field, tied to the input", async ({ page }) => {
+    await page.goto("/contact");
+    await field(page, "Email").fill("not-an-email");
+    await field(page, "Message").fill("Too short");
+    await page.getByRole("button", { name: "Send Message" }).click();
+
+    for (const [label, message] of [
+      ["Name", "Name is required"],
+      ["Email", "Valid email is required"],
+      ["Message", "Message must be at least 10 characters"],
+    ] as const) {
+      const input = field(page, label);
+      await expect(input).toHaveAttribute("aria-invalid", "true");
+      await expect(input).toHaveAccessibleDescription(message);
+    }
+    await expect(field(page, "Phone (optional)")).not.toHaveAttribute("aria-invalid", "true");
+    await expect(field(page, "Name")).toBeFocused();
+  });
+
+  test("sends, shows 'Sending...' with the button disabled, then thanks and resets", async ({ page, server }) => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route("**/api/contact", async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto("/contact");
+    await fillValid(page);
+    await page.getByRole("button", { name: "Send Message" }).click();
+    const sending = page.getByRole("button", { name: "Sending..." });
+    await expect(sending).toBeDisabled();
+    release();
+
+    const region = page.getByRole("region", { name: "Notifications (F8)" });
+    await expect(region.getByText("Message Sent")).toBeVisible();
+    await expect(region.getByText("Thank you for your message! We will get back to you soon.")).toBeVisible();
+    await expect(page.getByRole("button", { name: "Send Message" })).toBeEnabled();
+    await expect(field(page, "Name")).toHaveValue("");
+    await expect(field(page, "Message")).toHaveValue("");
+
+    // It really was stored.
+    const { default: Database } = await import("better-sqlite3");
+    const db = new Database(`${server.dataDir}/site.db`, { readonly: true });
+    const rows = db.prepare("select name, phone, message from contact_submissions").all();
+    db.close();
+    expect(rows).toContainEqual({
+      name: "Aroha Smith",
+      phone: "021 123 4567",
+      message: "We would like a quote for a 12 m basalt retaining wall.",
+    });
+  });
+
+  test("on failure shows the error toast and keeps everything typed", async ({ page }) => {
+    await page.route("**/api/contact", (route) => route.fulfill({ status: 503, body: "Service Unavailable" }));
+    await page.goto("/contact");
+    await fillValid(page);
+    await page.getByRole("button", { name: "Send Message" }).click();
+    const region = page.getByRole("region", { name: "Notifications (F8)" });
+    await expect(region.getByText("Error", { exact: true })).toBeVisible();
+    await expect(region.getByText("Failed to send message. Please try again or call directly.")).toBeVisible();
+    await expect(field(page, "Name")).toHaveValue("Aroha Smith");
+    await expect(field(page, "Email")).toHaveValue("aroha@example.co.nz");
+    await expect(field(page, "Phone (optional)")).toHaveValue("021 123 4567");
+    await expect(field(page, "Message")).toHaveValue("We would like a quote for a 12 m basalt retaining wall.");
+  });
+});
+
+test.describe("with JavaScript disabled", () => {
+  test.use({ javaScriptEnabled: false });
+
+  test("every public page is fully readable", async ({ page }) => {
+    const pages = [
+      ["/", "Stonemasonry & Hard Landscaping in Taranaki"],
+      ["/stonework", "Professional Stonemasonry"],
+      ["/landscaping", "Hard Landscaping"],
+      ["/contact", "About Mark Brennan"],
+    ] as const;
+    for (const [path, heading] of pages) {
+      await page.goto(path);
+      await expect(page.getByRole("heading", { level: 1 })).toHaveText(heading);
+      await expect(page.getByRole("contentinfo")).toContainText("© 2025");
+      // The menu button needs JavaScript; the links are shown instead.
+      await expect(page.getByRole("link", { name: "Stonework", exact: true }).first()).toBeVisible();
+    }
+  });
+
+  test("the contact form validates on the server with the same messages", async ({ page }) => {
+    await page.goto("/contact");
+    await field(page, "Email").fill("nope");
+    await field(page, "Message").fill("short");
+    await page.getByRole("button", { name: "Send Message" }).click();
+    await expect(page).toHaveURL(/\/contact$/);
+    await expect(page.getByText("Name is required")).toBeVisible();
+    await expect(page.getByText("Valid email is required")).toBeVisible();
+    await expect(page.getByText("Message must be at least 10 characters")).toBeVisible();
+    await expect(field(page, "Email")).toHaveValue("nope");
+    await expect(field(page, "Email")).toHaveAttribute("aria-invalid", "true");
+  });
+
+  test("the contact form sends and shows a success message", async ({ page }) => {
+    await page.goto("/contact");
+    await fillValid(page);
+    await page.getByRole("button", { name: "Send Message" }).click();
+    const status = page.getByRole("status").filter({ hasText: "Message Sent" });
+    await expect(status).toContainText("Thank you for your message! We will get back to you soon.");
+    await expect(field(page, "Name")).toHaveValue("");
+  });
+});

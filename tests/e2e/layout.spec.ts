@@ -1,0 +1,105 @@
+import { expect, isPhone, test } from "./fixtures";
+
+const NAV = [
+  ["Home", "/"],
+  ["Stonework", "/stonework"],
+  ["Hard Landscaping", "/landscaping"],
+  ["Contact", "/contact"],
+] as const;
+
+test.describe("shared layout", () => {
+  test("the sticky header shows the business name linking home and highlights the current page", async ({ page }, testInfo) => {
+    await page.goto("/stonework");
+    const header = page.getByRole("banner");
+    await expect(header).toHaveCSS("position", "sticky");
+    await expect(header.getByRole("link", { name: "Cornerstone Stonemasonry" })).toHaveAttribute("href", "/");
+
+    if (isPhone(testInfo)) {
+      // Below md the links live behind the menu button.
+      await expect(header.getByRole("navigation", { name: "Main" })).toBeHidden();
+      await header.getByRole("button", { name: "Open menu" }).click();
+    } else {
+      await expect(header.getByRole("button", { name: "Open menu" })).toBeHidden();
+    }
+    const nav = header.getByRole("navigation", { name: "Main" });
+    await expect(nav).toBeVisible();
+    for (const [label, href] of NAV) {
+      const link = nav.getByRole("link", { name: label, exact: true });
+      await expect(link).toHaveAttribute("href", href);
+      if (href === "/stonework") await expect(link).toHaveAttribute("aria-current", "page");
+      else await expect(link).not.toHaveAttribute("aria-current", "page");
+    }
+
+    await page.evaluate(() => window.scrollTo(0, 2000));
+    await expect(header).toBeInViewport();
+  });
+
+  test("the menu button toggles the dropdown on small screens, and choosing a link closes it", async ({ page }, testInfo) => {
+    await page.goto("/");
+    const button = page.getByRole("button", { name: /menu/i });
+    if (!isPhone(testInfo)) {
+      // At md and wider the links are always shown and the button is hidden.
+      await expect(button).toBeHidden();
+      await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+      return;
+    }
+    await expect(button).toHaveAttribute("aria-expanded", "false");
+    await button.click();
+    await expect(button).toHaveAttribute("aria-expanded", "true");
+    const menu = page.locator("#mobile-menu");
+    await expect(menu).toBeVisible();
+    await button.click();
+    await expect(button).toHaveAttribute("aria-expanded", "false");
+    await expect(menu).toBeHidden();
+
+    await button.click();
+    await menu.getByRole("link", { name: "Hard Landscaping" }).click();
+    await expect(page).toHaveURL(/\/landscaping$/);
+    await expect(menu).toBeHidden();
+    await expect(button).toHaveAttribute("aria-expanded", "false");
+  });
+
+  test("the footer has the description, services, contact links and copyright", async ({ page }) => {
+    await page.goto("/");
+    const footer = page.getByRole("contentinfo");
+    await expect(footer.getByText("Cornerstone Stonemasonry", { exact: true })).toBeVisible();
+    await expect(footer).toContainText("traditional stonework, stone veneer and hard landscaping in New Plymouth");
+
+    const services = [
+      ["Traditional Stonework", "/stonework"],
+      ["Veneer Installation", "/stonework"],
+      ["Retaining Walls", "/landscaping"],
+      ["Deck Construction", "/landscaping"],
+      ["Garden Tune-ups", "/landscaping"],
+    ];
+    for (const [label, href] of services) {
+      await expect(footer.getByRole("link", { name: label })).toHaveAttribute("href", href!);
+    }
+    await expect(footer.getByRole("link", { name: "027 555 0184" })).toHaveAttribute("href", "tel:0275550184");
+    await expect(footer.getByRole("link", { name: "mark@cornerstonestonemasonry.co.nz" })).toHaveAttribute(
+      "href",
+      "mailto:mark@cornerstonestonemasonry.co.nz",
+    );
+    await expect(footer.locator("address")).toHaveText("14 Breakwater Road, Moturoa, New Plymouth 4310");
+    await expect(footer).toContainText("© 2025 Cornerstone Stonemasonry Ltd");
+  });
+
+  test("a path outside the route table answers 404 with the 404 page inside the layout", async ({ page }) => {
+    const response = await page.goto("/no/such/page");
+    expect(response?.status()).toBe(404);
+    await expect(page.getByRole("heading", { level: 1, name: "404 Page Not Found" })).toBeVisible();
+    await expect(page).toHaveTitle("404 Page Not Found");
+    await expect(page.getByRole("banner")).toBeVisible();
+    await expect(page.getByRole("contentinfo")).toBeVisible();
+  });
+
+  test("a skip link moves keyboard users to the main content", async ({ page }) => {
+    await page.goto("/");
+    await page.keyboard.press("Tab");
+    const skip = page.getByRole("link", { name: "Skip to main content" });
+    await expect(skip).toBeFocused();
+    await expect(skip).toBeVisible();
+    await page.keyboard.press("Enter");
+    await expect(page.locator("#main-content")).toBeFocused();
+  });
+});
