@@ -2,10 +2,12 @@
  * Benchmarks processImage on a camera-sized photo.
  *
  *   npx tsx scripts/bench-image-pipeline.ts              # generates a 6000x4000 ~20 MB JPEG
+ *   npx tsx scripts/bench-image-pipeline.ts --portrait   # same, stored with EXIF orientation 6
  *   npx tsx scripts/bench-image-pipeline.ts photo.jpg    # or uses your own file
  *
  * Processing runs in a fresh child process so generating the test image does
- * not count towards the measured peak RSS.
+ * not count towards the measured peak RSS. The child inherits the environment,
+ * so malloc tuning (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_) can be compared.
  */
 import { spawnSync } from "node:child_process";
 import { createReadStream } from "node:fs";
@@ -21,7 +23,7 @@ const WIDTH = 6000;
 const HEIGHT = 4000;
 
 /** Smooth colour blobs plus per-pixel noise: photo-like detail that JPEG can't squash. */
-async function generatePhotoLikeJpeg(file: string): Promise<void> {
+async function generatePhotoLikeJpeg(file: string, portrait: boolean): Promise<void> {
   let seed = 0x9e3779b9;
   const random = () => {
     seed ^= seed << 13;
@@ -43,9 +45,10 @@ async function generatePhotoLikeJpeg(file: string): Promise<void> {
     const noise = (((r & 255) + ((r >>> 8) & 255) - 255) * amplitude) / 255;
     pixels[i] = Math.max(0, Math.min(255, (pixels[i] ?? 0) + noise));
   }
-  const jpeg = await sharp(pixels, { raw: { width: WIDTH, height: HEIGHT, channels: 3 } })
-    .jpeg({ quality: 98 })
-    .toBuffer();
+  let image = sharp(pixels, { raw: { width: WIDTH, height: HEIGHT, channels: 3 } });
+  // A phone held upright stores landscape pixels plus "rotate 90°" in EXIF.
+  if (portrait) image = image.withMetadata({ orientation: 6 });
+  const jpeg = await image.jpeg({ quality: 98 }).toBuffer();
   await writeFile(file, jpeg);
 }
 
@@ -87,7 +90,12 @@ async function runBenchmark(inputFile: string): Promise<void> {
           maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
           baselineRssMB: Math.round(baselineRssMB),
           placeholderBytes: result.placeholder.length,
-          sharp: { concurrency: sharp.concurrency(), threadpool: process.env.UV_THREADPOOL_SIZE ?? "4" },
+          environment: {
+            sharpConcurrency: sharp.concurrency(),
+            UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? null,
+            MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? null,
+            MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? null,
+          },
           variants,
         },
         null,
@@ -100,19 +108,21 @@ async function runBenchmark(inputFile: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const [first, second] = process.argv.slice(2);
-  if (first === "--child" && second) {
-    await runBenchmark(second);
+  const args = process.argv.slice(2);
+  if (args[0] === "--child" && args[1]) {
+    await runBenchmark(args[1]);
     return;
   }
-  let inputFile = first;
+  const portrait = args.includes("--portrait");
+  let inputFile = args.find((arg) => !arg.startsWith("--"));
   let tempDir: string | undefined;
   try {
     if (!inputFile) {
       tempDir = await mkdtemp(path.join(os.tmpdir(), "cornerstone-bench-input-"));
       inputFile = path.join(tempDir, "photo.jpg");
-      await generatePhotoLikeJpeg(inputFile);
-      console.error(`generated ${WIDTH}x${HEIGHT} JPEG, ${((await stat(inputFile)).size / 1e6).toFixed(1)} MB`);
+      await generatePhotoLikeJpeg(inputFile, portrait);
+      const megabytes = ((await stat(inputFile)).size / 1e6).toFixed(1);
+      console.error(`generated ${WIDTH}x${HEIGHT}${portrait ? " (orientation 6)" : ""} JPEG, ${megabytes} MB`);
     }
     // execArgv carries tsx's loader flags into the child.
     const child = spawnSync(

@@ -1,7 +1,9 @@
 import type { Server } from "node:http";
 import type { RequestHandler } from "express";
+import { ensureAdministrator, pruneExpiredSessions } from "~/auth/auth.server";
 import { InvalidEnvironmentError, parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
+import { pruneStaleUploads } from "~/uploads/uploads.server";
 import { createApp } from "./app";
 import { openServices } from "./bootstrap";
 import type { ReactRouterBuild } from "./react-router-handler";
@@ -30,6 +32,28 @@ export async function startServer(options: {
   const logger = createLogger({ level: env.LOG_LEVEL });
   const services = await openServices(env, logger);
   const { db } = services;
+
+  const admin = await ensureAdministrator(services, { username: env.ADMIN_USERNAME, password: env.ADMIN_PASSWORD });
+  if (admin.generatedPassword) {
+    // Shown once, on the console only: it is never logged or stored in clear.
+    process.stdout.write(
+      `\n  An administrator was created for the admin area (/admin):\n` +
+        `    username: ${admin.username}\n    password: ${admin.generatedPassword}\n` +
+        `  Keep it safe; change it any time with: npm run admin:password\n\n`,
+    );
+  } else if (admin.action !== "unchanged") {
+    logger.info({ username: admin.username }, `administrator ${admin.action} from ADMIN_USERNAME/ADMIN_PASSWORD`);
+  }
+  const housekeeping = async () => {
+    try {
+      await pruneExpiredSessions(services);
+      await pruneStaleUploads(services);
+    } catch (error) {
+      logger.warn({ err: error }, "housekeeping failed");
+    }
+  };
+  await housekeeping();
+  setInterval(housekeeping, 60 * 60 * 1000).unref();
 
   const app = createApp(services, {
     reactRouter: { build: options.build, mode: options.mode },

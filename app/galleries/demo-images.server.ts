@@ -102,7 +102,6 @@ export async function seedDemoGallery(
       await createGalleryImage(services, {
         galleryType,
         caption: DEMO_CAPTIONS[galleryType][(existing + i) % 4] ?? "",
-        sortOrder: existing + i,
         processed,
         originalKey,
       }),

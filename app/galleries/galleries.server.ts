@@ -53,12 +53,15 @@ export async function loadGallery(
 export type NewGalleryImageInput = {
   galleryType: GalleryType;
   caption: string;
-  sortOrder: number;
   processed: ProcessedImage;
   originalKey: string | null;
 };
 
-/** Stores a processed image's record; imagePath is its JPEG fallback variant. */
+/**
+ * Stores a processed image's record at the end of its gallery; imagePath is
+ * its JPEG fallback variant. The position is taken inside the transaction,
+ * so sort orders stay 0..n-1 even when uploads race.
+ */
 export async function createGalleryImage(
   services: Pick<AppServices, "db" | "publicContentChanged">,
   input: NewGalleryImageInput,
@@ -68,7 +71,7 @@ export async function createGalleryImage(
     id: randomUUID(),
     gallery_type: input.galleryType,
     caption: input.caption,
-    sort_order: input.sortOrder,
+    sort_order: 0,
     image_path: input.processed.variants.jpeg.path,
     width: input.processed.width,
     height: input.processed.height,
@@ -78,7 +81,15 @@ export async function createGalleryImage(
     created_at: now,
     updated_at: now,
   };
-  await services.db.insertInto("gallery_images").values(row).execute();
+  await services.db.transaction().execute(async (trx) => {
+    const { count } = await trx
+      .selectFrom("gallery_images")
+      .select((eb) => eb.fn.countAll<number>().as("count"))
+      .where("gallery_type", "=", input.galleryType)
+      .executeTakeFirstOrThrow();
+    row.sort_order = Number(count);
+    await trx.insertInto("gallery_images").values(row).execute();
+  });
   services.publicContentChanged();
   return toGalleryImage(row);
 }
@@ -162,22 +173,14 @@ export function storageKeysOf(image: GalleryImageRow): string[] {
   return [...new Set(keys)];
 }
 
-/** Deletes the record, then every file of the image. False when there is no such image. */
-export async function deleteGalleryImage(
-  services: Pick<AppServices, "db" | "storage" | "logger" | "publicContentChanged">,
-  id: string,
-): Promise<boolean> {
-  const row = await services.db.selectFrom("gallery_images").selectAll().where("id", "=", id).executeTakeFirst();
-  if (!row) return false;
-  await services.db.deleteFrom("gallery_images").where("id", "=", id).execute();
-  services.publicContentChanged();
-  // Variant names are content-addressed: another image may share one (the same photo twice).
-  const stillUsed = new Set(
-    (await services.db.selectFrom("gallery_images").select(["variants", "original_key"]).execute()).flatMap((r) =>
-      storageKeysOf({ ...row, variants: r.variants, original_key: r.original_key }),
-    ),
-  );
-  for (const key of storageKeysOf(row)) {
+/** Deletes files no image refers to any more (variant names are content-addressed, so two images may share one). */
+export async function deleteUnreferencedFiles(
+  services: Pick<AppServices, "db" | "storage" | "logger">,
+  keys: string[],
+): Promise<void> {
+  const rows = await services.db.selectFrom("gallery_images").selectAll().execute();
+  const stillUsed = new Set(rows.flatMap(storageKeysOf));
+  for (const key of keys) {
     if (stillUsed.has(key)) continue;
     try {
       await services.storage.delete(key);
@@ -185,5 +188,30 @@ export async function deleteGalleryImage(
       services.logger.warn({ err: error, key }, "could not delete an image file");
     }
   }
+}
+
+/**
+ * Deletes the record (closing the gap in its gallery's order, in the same
+ * transaction), then every file of the image. False when there is no such image.
+ */
+export async function deleteGalleryImage(
+  services: Pick<AppServices, "db" | "storage" | "logger" | "publicContentChanged">,
+  id: string,
+): Promise<boolean> {
+  const row = await services.db.transaction().execute(async (trx) => {
+    const found = await trx.selectFrom("gallery_images").selectAll().where("id", "=", id).executeTakeFirst();
+    if (!found) return null;
+    await trx.deleteFrom("gallery_images").where("id", "=", id).execute();
+    await trx
+      .updateTable("gallery_images")
+      .set((eb) => ({ sort_order: eb("sort_order", "-", 1) }))
+      .where("gallery_type", "=", found.gallery_type)
+      .where("sort_order", ">", found.sort_order)
+      .execute();
+    return found;
+  });
+  if (!row) return false;
+  services.publicContentChanged();
+  await deleteUnreferencedFiles(services, storageKeysOf(row));
   return true;
 }

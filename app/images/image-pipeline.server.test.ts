@@ -164,6 +164,14 @@ describe("processImage: sizes and colour", () => {
     expect((await sharp(jpeg).metadata()).hasAlpha).toBe(false);
   });
 
+  it("keeps the placeholder tiny for a very tall image", async () => {
+    await storeOriginal("originals/tall", await makeImage("png", { width: 120, height: 4000 }));
+    const result = await processImage(storage, "originals/tall");
+    expect(result.placeholder.length).toBeLessThan(1024);
+    const data = Buffer.from(result.placeholder.split(",")[1]!, "base64");
+    expect((await sharp(data).metadata()).height).toBeLessThanOrEqual(32);
+  });
+
   it("converts a Display P3 original to sRGB instead of passing P3 numbers through", async () => {
     // Pure red in P3 is stored as roughly (234, 51, 34); unconverted it would stay that way.
     await storeOriginal(

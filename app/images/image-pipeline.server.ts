@@ -35,7 +35,8 @@ sharp.cache(false);
 const AVIF_OPTIONS = { quality: 52, effort: 2, chromaSubsampling: "4:2:0" } as const;
 const WEBP_OPTIONS = { quality: 78, effort: 4 } as const;
 const JPEG_OPTIONS = { quality: 78, mozjpeg: true, progressive: true } as const;
-const PLACEHOLDER_WIDTH = 16;
+// Bounding box of the placeholder: tiny, since CSS stretches and blurs it anyway.
+const PLACEHOLDER_SIZE = 20;
 // Two encodes at once keeps both cores busy (each libvips/aom encode is mostly
 // single-threaded here) without stacking up encoder buffers.
 const ENCODE_CONCURRENCY = 2;
@@ -167,10 +168,13 @@ async function runPipeline(storage: ObjectStorage, originalKey: string): Promise
     0,
     encode("jpeg", jpegWidth, at(jpegWidth).flatten({ background: JPEG_BACKGROUND }).jpeg(JPEG_OPTIONS)),
   );
-  const placeholderJob = async () => {
-    const image = at(PLACEHOLDER_WIDTH).blur(0.6).webp({ quality: 40, effort: 6 });
-    return image.toBuffer();
-  };
+  // Bounded on both sides so even a very tall image stays well under 1 KB.
+  const placeholderJob = () =>
+    sharp(data, raw)
+      .resize({ width: PLACEHOLDER_SIZE, height: PLACEHOLDER_SIZE, fit: "inside", withoutEnlargement: true })
+      .blur(0.6)
+      .webp({ quality: 40, effort: 6 })
+      .toBuffer();
   const [encoded, placeholder] = await Promise.all([
     runLimited(jobs, ENCODE_CONCURRENCY),
     placeholderJob(),

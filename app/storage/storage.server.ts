@@ -15,13 +15,16 @@ export interface ObjectStorage {
    * leaves nothing behind, not even a temp file) once more than maxBytes
    * arrive. Writes to a temp file then renames atomically. Returns bytes
    * written and the first 32 bytes (for magic-number sniffing).
+   * On any failure body is destroyed (stream.pipeline), so pass an HTTP
+   * request through a PassThrough if you still want to answer on it, and
+   * forward the request's abort to that PassThrough or the write never ends.
    */
   write(
     key: string,
     body: NodeJS.ReadableStream | Readable,
     options?: { maxBytes?: number },
   ): Promise<{ bytes: number; head: Buffer }>;
-  /** Returns a readable stream, or null when missing. */
+  /** Returns a readable stream, or null when missing. Consume or destroy the stream: it holds a file handle. */
   read(key: string): Promise<{ stream: Readable; bytes: number } | null>;
   exists(key: string): Promise<boolean>;
   /** Idempotent: deleting a missing key is fine. */
@@ -42,8 +45,8 @@ export interface ObjectStorage {
 
 export class ObjectTooLargeError extends Error {
   override name = "ObjectTooLargeError";
-  constructor(readonly maxBytes: number) {
-    super(`Object exceeds the limit of ${maxBytes} bytes`);
+  constructor(readonly maxBytes?: number) {
+    super(maxBytes === undefined ? "Object is too large" : `Object exceeds the limit of ${maxBytes} bytes`);
   }
 }
 

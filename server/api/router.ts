@@ -1,7 +1,12 @@
 import express, { Router, type ErrorRequestHandler } from "express";
 import type { AppServices } from "~/services.server";
 import { HttpError } from "../http-error";
+import { rejectCrossSiteRequests } from "../middleware/cross-site";
+import { requireAdmin, resolveSession } from "../middleware/session";
+import { adminRoutes } from "./admin-routes";
+import { authRoutes } from "./auth-routes";
 import { publicRoutes } from "./public-routes";
+import { createUploadTarget, receiveUpload } from "./uploads";
 
 /** Spec/issue: JSON bodies are at most 64 KB. */
 export const JSON_BODY_LIMIT_BYTES = 64 * 1024;
@@ -13,9 +18,19 @@ export function createApiRouter(services: AppServices): Router {
     res.set("Cache-Control", "no-store");
     next();
   });
+  api.use(rejectCrossSiteRequests(services.env));
+  api.use(resolveSession(services));
+
+  // The direct upload streams its raw body: registered before the JSON parser.
+  api.put("/uploads/:objectId", requireAdmin, (req, res) => receiveUpload(services, req, res));
+
   api.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, strict: true }));
 
   api.use(publicRoutes(services));
+  api.use(authRoutes(services));
+  api.post("/objects/upload", requireAdmin, (req, res) => createUploadTarget(services, req, res));
+  // Everything under /admin, including routes added later, needs a signed-in administrator.
+  api.use("/admin", requireAdmin, adminRoutes(services));
 
   api.use((req, _res, next) => next(new HttpError(404, `No API route for ${req.method} ${req.baseUrl}${req.path}`)));
   api.use(apiErrorHandler(services));

@@ -32,3 +32,17 @@ export async function createTestContext(envOverrides: Record<string, string> = {
 }
 
 export type TestContext = Awaited<ReturnType<typeof createTestContext>>;
+
+export const ADMIN = { username: "owner", password: "a long test password" } as const;
+
+/** A test context with an administrator, plus a signed-in agent (keeps the session cookie). */
+export async function createAdminContext(envOverrides: Record<string, string> = {}) {
+  const ctx = await createTestContext({ ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ...envOverrides });
+  const { ensureAdministrator } = await import("~/auth/auth.server");
+  await ensureAdministrator(ctx.services, { username: ADMIN.username, password: ADMIN.password });
+  const agent = supertest.agent(ctx.app);
+  await agent.post("/api/login").send(ADMIN).expect(200);
+  return { ...ctx, admin: agent };
+}
+
+export type AdminContext = Awaited<ReturnType<typeof createAdminContext>>;

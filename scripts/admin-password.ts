@@ -1,0 +1,63 @@
+// npm run admin:password [-- --username NAME]
+// Sets the administrator's password: typed at a hidden prompt, or piped on stdin
+// (echo 'new password' | npm run admin:password). Signs out every session.
+import readline from "node:readline";
+import { Writable } from "node:stream";
+import { setAdministratorCredentials } from "~/auth/auth.server";
+import { parseEnv } from "~/env.server";
+import { createLogger } from "~/lib/logger.server";
+import { openServices } from "../server/bootstrap";
+
+const MIN_LENGTH = 8;
+
+async function readPiped(): Promise<string> {
+  let text = "";
+  for await (const chunk of process.stdin) text += chunk;
+  return text.split(/\r?\n/)[0] ?? "";
+}
+
+async function prompt(question: string): Promise<string> {
+  let muted = false;
+  const output = new Writable({
+    write(chunk, _encoding, callback) {
+      if (!muted) process.stdout.write(chunk);
+      callback();
+    },
+  });
+  const rl = readline.createInterface({ input: process.stdin, output, terminal: true });
+  const answer = new Promise<string>((resolve) => rl.question(question, resolve));
+  muted = true;
+  const value = await answer;
+  rl.close();
+  process.stdout.write("\n");
+  return value;
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const usernameIndex = args.indexOf("--username");
+  const username = usernameIndex >= 0 ? args[usernameIndex + 1] : undefined;
+
+  let password: string;
+  if (process.stdin.isTTY) {
+    password = await prompt("New admin password: ");
+    if ((await prompt("Repeat it: ")) !== password) throw new Error("The two passwords differ; nothing was changed.");
+  } else {
+    password = await readPiped();
+  }
+  if (password.length < MIN_LENGTH) throw new Error(`The password must be at least ${MIN_LENGTH} characters; nothing was changed.`);
+
+  const env = parseEnv();
+  const services = await openServices(env, createLogger({ level: "warn" }));
+  try {
+    await setAdministratorCredentials(services, { username, password });
+  } finally {
+    await services.db.destroy();
+  }
+  console.log(`The admin password was changed${username ? ` (username: ${username})` : ""}. All sessions were signed out.`);
+}
+
+main().catch((error: Error) => {
+  console.error(error.message);
+  process.exit(1);
+});

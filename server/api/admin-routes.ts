@@ -1,0 +1,61 @@
+import { Router } from "express";
+import { listSubmissions } from "~/contact/submissions.server";
+import { saveContent } from "~/content/content.server";
+import { contentUpdateSchema } from "~/content/content-schema";
+import { isSectionKey } from "~/content/sections";
+import {
+  GalleryOrderMismatchError,
+  deleteGalleryImage,
+  reorderGallery,
+  updateGalleryImageCaption,
+} from "~/galleries/galleries.server";
+import { captionUpdateSchema, reorderGallerySchema } from "~/galleries/gallery";
+import type { AppServices } from "~/services.server";
+import { HttpError, notFound } from "../http-error";
+import { addUploadedImage } from "./uploads";
+import { parseJsonBody } from "./validation";
+
+/** Everything under /api/admin; the router mounting it requires a signed-in administrator. */
+export function adminRoutes(services: AppServices): Router {
+  const router = Router();
+
+  router.put("/content/:sectionKey", async (req, res) => {
+    const key = req.params.sectionKey;
+    if (!isSectionKey(key)) throw notFound(`Unknown content section: ${key}`);
+    const { content } = parseJsonBody(req, contentUpdateSchema);
+    res.json(await saveContent(services, key, content));
+  });
+
+  router.get("/contact-submissions", async (_req, res) => {
+    res.json(await listSubmissions(services));
+  });
+
+  router.put("/gallery-images", async (req, res) => {
+    res.status(201).json(await addUploadedImage(services, req));
+  });
+
+  // Registered before "/gallery-images/:id" routes; different methods anyway.
+  router.put("/gallery-images/reorder", async (req, res) => {
+    const { galleryType, imageIds } = parseJsonBody(req, reorderGallerySchema);
+    try {
+      res.json(await reorderGallery(services, galleryType, imageIds));
+    } catch (error) {
+      if (error instanceof GalleryOrderMismatchError) throw new HttpError(400, error.message);
+      throw error;
+    }
+  });
+
+  router.patch("/gallery-images/:id", async (req, res) => {
+    const { caption } = parseJsonBody(req, captionUpdateSchema);
+    const image = await updateGalleryImageCaption(services, req.params.id, caption);
+    if (!image) throw notFound("No such image");
+    res.json(image);
+  });
+
+  router.delete("/gallery-images/:id", async (req, res) => {
+    if (!(await deleteGalleryImage(services, req.params.id))) throw notFound("No such image");
+    res.status(204).end();
+  });
+
+  return router;
+}

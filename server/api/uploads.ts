@@ -1,0 +1,135 @@
+import { PassThrough } from "node:stream";
+import type { Request, Response } from "express";
+import { createGalleryImage, deleteUnreferencedFiles } from "~/galleries/galleries.server";
+import { MAX_UPLOAD_BYTES, addGalleryImageSchema } from "~/galleries/gallery";
+import { processImage } from "~/images/image-pipeline.server";
+import { sniffImageType } from "~/images/sniff-image-type.server";
+import type { AppServices } from "~/services.server";
+import { ObjectTooLargeError } from "~/storage/storage.server";
+import {
+  claimCompletedUpload,
+  issueUploadTarget,
+  markFailed,
+  markReceived,
+  startReceiving,
+} from "~/uploads/uploads.server";
+import { HttpError, badRequest } from "../http-error";
+import { parseJsonBody } from "./validation";
+
+/** Uploads beyond the limit are read and thrown away up to this point, so the client sees the 413. */
+const DRAIN_LIMIT_BYTES = 3 * MAX_UPLOAD_BYTES;
+
+/** POST /api/objects/upload: a signed, single-use URL, valid 15 minutes. */
+export async function createUploadTarget(services: AppServices, _req: Request, res: Response) {
+  res.json(await issueUploadTarget(services));
+}
+
+/** Discards the rest of a refused body, then answers; gives up on endless bodies. */
+function answerAfterDraining(req: Request, res: Response, error: HttpError) {
+  let drained = 0;
+  const reply = () => {
+    if (!res.headersSent) res.status(error.status).set("Connection", "close").json({ message: error.message });
+  };
+  if (req.readableEnded) return reply();
+  req.on("data", (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_LIMIT_BYTES) {
+      reply();
+      req.destroy();
+    }
+  });
+  req.on("end", reply);
+  req.resume();
+}
+
+/**
+ * PUT /api/uploads/:objectId?expires&signature — the direct upload. Streams
+ * to storage (never the whole file in memory), judges the type by the
+ * file's own bytes, and leaves nothing behind when it refuses.
+ */
+export async function receiveUpload(services: AppServices, req: Request, res: Response) {
+  const objectId = String(req.params.objectId);
+  const verdict = services.storage.verifyUploadTarget(objectId, String(req.query.expires ?? ""), String(req.query.signature ?? ""));
+  if (verdict === "expired") throw new HttpError(403, "This upload link has expired");
+  if (verdict !== "ok") throw new HttpError(403, "This upload link is not valid");
+  if (!(await startReceiving(services, objectId))) throw new HttpError(403, "This upload link has already been used");
+
+  const key = `originals/${objectId}`;
+  const declared = Number(req.get("content-length") ?? 0);
+  if (declared > MAX_UPLOAD_BYTES) {
+    await markFailed(services, objectId);
+    return answerAfterDraining(req, res, new HttpError(413, "The file is too large. Maximum size is 20MB"));
+  }
+
+  // A pass-through, so a refusal stops the file without destroying the request we answer on.
+  const body = new PassThrough();
+  req.pipe(body);
+  let written: { bytes: number; head: Buffer };
+  try {
+    written = await services.storage.write(key, body, { maxBytes: MAX_UPLOAD_BYTES });
+  } catch (error) {
+    await markFailed(services, objectId);
+    req.unpipe(body);
+    if (error instanceof ObjectTooLargeError) {
+      return answerAfterDraining(req, res, new HttpError(413, "The file is too large. Maximum size is 20MB"));
+    }
+    if (req.destroyed || req.readableAborted) return; // The client went away.
+    throw error;
+  }
+
+  const type = sniffImageType(written.head);
+  if (!type) {
+    await services.storage.delete(key);
+    await markFailed(services, objectId);
+    throw new HttpError(415, "The file is not a supported image (JPEG, PNG, WebP, AVIF or GIF)");
+  }
+  await markReceived(services, objectId, type, written.bytes);
+  res.json({ message: "Upload complete" });
+}
+
+/** The upload id in an upload URL this server issued, or null (other host, other path, junk). */
+export function uploadIdFromUrl(imageURL: string, req: Request, siteUrl: string): string | null {
+  const ownOrigin = `${req.protocol}://${req.get("host")}`;
+  let url: URL;
+  try {
+    url = new URL(imageURL, ownOrigin);
+  } catch {
+    return null;
+  }
+  if (url.origin !== ownOrigin && url.origin !== new URL(siteUrl).origin) return null;
+  const match = /^\/api\/uploads\/([a-z0-9-]{1,128})$/.exec(url.pathname);
+  return match ? match[1]! : null;
+}
+
+/**
+ * PUT /api/admin/gallery-images: turns a completed upload into a gallery
+ * image. The server only ever reads its own storage; it never fetches a URL.
+ */
+export async function addUploadedImage(services: AppServices, req: Request) {
+  const input = parseJsonBody(req, addGalleryImageSchema);
+  const uploadId = uploadIdFromUrl(input.imageURL, req, services.env.SITE_URL);
+  if (!uploadId) throw badRequest("imageURL must be an upload URL issued by this site");
+  const originalKey = await claimCompletedUpload(services, uploadId);
+  if (!originalKey) throw badRequest("imageURL is not a completed upload (it may be unfinished or already used)");
+
+  let processed;
+  try {
+    processed = await processImage(services.storage, originalKey);
+  } catch (error) {
+    services.logger.warn({ err: error, uploadId }, "an uploaded image could not be processed");
+    await services.storage.delete(originalKey);
+    throw new HttpError(422, "The image could not be read. Please try a different file.");
+  }
+  try {
+    return await createGalleryImage(services, {
+      galleryType: input.galleryType,
+      caption: input.caption,
+      processed,
+      originalKey,
+    });
+  } catch (error) {
+    // No half-written image: remove the files of a record that was not stored.
+    await deleteUnreferencedFiles(services, [...processed.storageKeys, originalKey]);
+    throw error;
+  }
+}
