@@ -1,7 +1,10 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import sharp, { type OutputInfo, type Sharp } from "sharp";
-import type { ObjectStorage } from "../storage/storage.server";
+import type { ImageVariant, ImageVariants } from "~/galleries/gallery";
+import type { ObjectStorage } from "~/storage/storage.server";
+
+export type { ImageVariant, ImageVariants };
 
 /** Widths of the responsive AVIF/WebP variants (never upscaled). */
 export const VARIANT_WIDTHS = [480, 960, 1600, 2400] as const;
@@ -10,8 +13,6 @@ export const JPEG_FALLBACK_MAX_WIDTH = 1600;
 /** Public URL prefix the server maps onto `variants/` keys. */
 export const MEDIA_URL_PREFIX = "/media/";
 
-export type ImageVariant = { width: number; height: number; path: string; bytes: number };
-export type ImageVariants = { avif: ImageVariant[]; webp: ImageVariant[]; jpeg: ImageVariant };
 export type ProcessedImage = {
   /** Upright (EXIF-orientation applied) size of the original. */
   width: number;

@@ -64,6 +64,10 @@ export async function receiveUpload(services: AppServices, req: Request, res: Re
   // A pass-through, so a refusal stops the file without destroying the request we answer on.
   const body = new PassThrough();
   req.pipe(body);
+  // pipe() does not pass an aborted upload on; without this the write would wait forever.
+  req.once("close", () => {
+    if (!req.complete) body.destroy(new Error("The client aborted the upload"));
+  });
   let written: { bytes: number; head: Buffer };
   try {
     written = await services.storage.write(key, body, { maxBytes: MAX_UPLOAD_BYTES });

@@ -149,6 +149,42 @@ describe("PUT to the upload URL", () => {
     }
   });
 
+  it("leaves nothing behind when the client aborts mid-upload", async () => {
+    const server = ctx.app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const url = await newUploadUrl();
+      const login = await ctx.api.post("/api/login").send({ username: "owner", password: "a long test password" }).expect(200);
+      const cookie = ([] as string[]).concat(login.headers["set-cookie"] ?? [])[0]!.split(";")[0]!;
+      const controller = new AbortController();
+      let sent = 0;
+      const body = new ReadableStream({
+        async pull(c) {
+          sent += 1;
+          if (sent === 3) {
+            controller.abort();
+            return;
+          }
+          c.enqueue(new Uint8Array(512 * 1024).fill(0xff));
+          await new Promise((r) => setTimeout(r, 50));
+        },
+      });
+      await fetch(`http://127.0.0.1:${port}${url}`, {
+        method: "PUT",
+        headers: { "Content-Type": "image/jpeg", Cookie: cookie },
+        body,
+        duplex: "half",
+        signal: controller.signal,
+      } as RequestInit).catch(() => undefined);
+      await expect.poll(async () => (await ctx.services.db.selectFrom("uploads").select("status").executeTakeFirstOrThrow()).status).toBe("failed");
+      expect(await filesUnder("originals")).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it("accepts exactly 20,971,520 bytes", async () => {
     const url = await newUploadUrl();
     const jpeg = await makeImage("jpeg");
