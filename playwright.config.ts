@@ -42,6 +42,8 @@ export default defineConfig({
   projects: [
     {
       name: "phone",
+      // Server operations do not depend on the screen: run them once, on desktop.
+      testIgnore: /operations\.spec\.ts/,
       use: {
         viewport: { width: 375, height: 812 },
         isMobile: true,

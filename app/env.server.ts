@@ -5,10 +5,6 @@ import { z } from "zod";
  * Every setting comes from the environment and is validated here, once, at
  * start-up. Nothing else reads process.env.
  */
-const booleanish = z
-  .enum(["true", "false", "1", "0", "yes", "no"])
-  .transform((value) => ["true", "1", "yes"].includes(value));
-
 const envSchema = z
   .object({
     NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
@@ -34,8 +30,6 @@ const envSchema = z
     // Signs upload URLs; generated and kept in DATA_DIR when not given.
     UPLOAD_SIGNING_SECRET: z.string().min(32, "UPLOAD_SIGNING_SECRET must be at least 32 characters").optional(),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-    // Pretty one-line logs for people; JSON otherwise.
-    LOG_PRETTY: booleanish.default(false),
   })
   .refine((env) => !(env.ADMIN_USERNAME && !env.ADMIN_PASSWORD), {
     message: "ADMIN_USERNAME is set but ADMIN_PASSWORD is not: set both, or neither",

@@ -17,10 +17,38 @@ import { useNonce } from "./components/nonce-provider";
 import { Toaster } from "./components/ui/toaster";
 import { readContent } from "./content/content.server";
 import { LAYOUT_KEYS, defaultContentMap } from "./content/sections";
+import { getPublicEnv } from "./env.server";
+import { loadGallery } from "./galleries/galleries.server";
+import { businessJsonLd, jsonForScript, type SiteSeo } from "./lib/seo";
 
 export async function loader({ context }: Route.LoaderArgs) {
-  return { layout: await readContent(context.services, LAYOUT_KEYS) };
+  const { services } = context;
+  const [layout, hero] = await Promise.all([
+    readContent(services, LAYOUT_KEYS),
+    loadGallery(services, "homepage", { limit: 1 }),
+  ]);
+  const first = hero.status === "ok" ? hero.images[0] : undefined;
+  const seo: SiteSeo = {
+    siteUrl: getPublicEnv(services.env).SITE_URL,
+    contact: {
+      "contact.name": layout["contact.name"],
+      "contact.phone": layout["contact.phone"],
+      "contact.email": layout["contact.email"],
+      "contact.address": layout["contact.address"],
+    },
+    shareImage: first
+      ? { imagePath: first.imagePath, width: first.variants.jpeg.width, height: first.variants.jpeg.height, caption: first.caption }
+      : null,
+  };
+  return { layout, seo };
 }
+
+export const links: Route.LinksFunction = () => [
+  { rel: "icon", href: "/favicon.ico", sizes: "32x32" },
+  { rel: "icon", href: "/icon.svg", type: "image/svg+xml" },
+  { rel: "apple-touch-icon", href: "/apple-touch-icon.png" },
+  { rel: "manifest", href: "/manifest.webmanifest" },
+];
 
 export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce();
@@ -44,6 +72,7 @@ export function Layout({ children }: { children: ReactNode }) {
 
 function Shell({ children }: { children: ReactNode }) {
   const data = useRouteLoaderData<typeof loader>("root");
+  const nonce = useNonce();
   return (
     // Spec §9: tooltips open after 700 ms, and 300 ms skips the delay between them.
     <TooltipPrimitive.Provider delayDuration={700} skipDelayDuration={300}>
@@ -59,6 +88,14 @@ function Shell({ children }: { children: ReactNode }) {
       </main>
       <SiteFooter content={data?.layout ?? defaultContentMap(LAYOUT_KEYS)} />
       <Toaster />
+      {data?.seo ? (
+        <script
+          type="application/ld+json"
+          nonce={nonce}
+          // Built from the current contact details, so search engines always see the same as visitors.
+          dangerouslySetInnerHTML={{ __html: jsonForScript(businessJsonLd(data.seo)) }}
+        />
+      ) : null}
     </TooltipPrimitive.Provider>
   );
 }

@@ -6,7 +6,9 @@ import type { AppServices } from "~/services.server";
 import { createApiRouter } from "./api/router";
 import { HttpError } from "./http-error";
 import { mediaRouter } from "./media";
+import { findCachedPage, serveCachedPage } from "./middleware/page-cache";
 import { requestLogger } from "./middleware/request-logger";
+import type { PageCache } from "./page-cache";
 import { assignNonce, hstsOverHttps, permissionsPolicy, securityHeaders } from "./middleware/security-headers";
 import { reactRouterHandler, type ReactRouterBuild } from "./react-router-handler";
 
@@ -17,6 +19,8 @@ export type CreateAppOptions = {
   clientAssetsDir?: string;
   /** Vite's middleware in development. */
   devMiddleware?: RequestHandler;
+  /** Rendered public pages, kept until the next content or gallery write. */
+  pageCache?: PageCache;
 };
 
 /**
@@ -32,9 +36,11 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
 
   app.use(requestLogger(services.logger));
   app.use(assignNonce);
+  if (options.pageCache) app.use(findCachedPage(options.pageCache));
   app.use(securityHeaders({ development }));
   app.use(hstsOverHttps);
   app.use(permissionsPolicy);
+  app.use(serveCachedPage);
   app.use(compression());
 
   app.get("/healthz", async (_req, res) => {
@@ -45,6 +51,12 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
       services.logger.error({ err: error }, "health check: database unreadable");
       res.status(503).set("Cache-Control", "no-store").json({ message: "Database unavailable" });
     }
+  });
+
+  // The admin area stays out of shared caches and search engines, whatever the page sets.
+  app.use("/admin", (_req, res, next) => {
+    res.set({ "Cache-Control": "no-store", "X-Robots-Tag": "noindex, nofollow" });
+    next();
   });
 
   app.use("/api", createApiRouter(services));
@@ -61,7 +73,7 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
   }
 
   if (options.reactRouter) {
-    app.use(reactRouterHandler({ ...options.reactRouter, services }));
+    app.use(reactRouterHandler({ ...options.reactRouter, services, pageCache: options.pageCache }));
   }
 
   app.use(pageErrorHandler(services));

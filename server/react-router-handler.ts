@@ -5,6 +5,8 @@ import type { Request as ExpressRequest, RequestHandler, Response as ExpressResp
 import { createRequestHandler, type ServerBuild } from "react-router";
 import type { AppServices } from "~/services.server";
 import { HttpError } from "./http-error";
+import { sendCachedPage } from "./middleware/page-cache";
+import { cacheKeyFor, preparePage, type PageCache } from "./page-cache";
 
 /** Form posts to pages (the no-JS contact form) are small; refuse anything bigger. */
 const PAGE_BODY_LIMIT_BYTES = 64 * 1024;
@@ -61,19 +63,40 @@ async function sendFetchResponse(res: ExpressResponse, response: Response): Prom
 
 export type ReactRouterBuild = ServerBuild | (() => Promise<ServerBuild>);
 
+const UNCACHED_HEADERS = new Set(["set-cookie", "date", "content-length", "connection", "transfer-encoding"]);
+
+/** Renders a cacheable page fully, stores it when it is a plain 200, and sends it. */
+async function renderAndCache(req: ExpressRequest, res: ExpressResponse, response: Response, key: string, cache: PageCache, generation: number) {
+  if (response.status !== 200 || response.headers.has("set-cookie") || !response.body) {
+    await sendFetchResponse(res, response);
+    return;
+  }
+  const body = Buffer.from(await response.arrayBuffer());
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) if (!UNCACHED_HEADERS.has(name)) headers[name] = value;
+  const page = preparePage(headers, body);
+  cache.set(key, page, generation);
+  sendCachedPage(req, res, page);
+}
+
 /** Hands a request to React Router, with the app's services in the load context. */
 export function reactRouterHandler(options: {
   build: ReactRouterBuild;
   mode: "production" | "development";
   services: AppServices;
+  pageCache?: PageCache;
 }): RequestHandler {
   const handle = createRequestHandler(options.build, options.mode);
   return async (req, res) => {
+    const cache = options.pageCache;
+    const key = cache ? cacheKeyFor(req.method, req.originalUrl) : null;
+    const generation = cache?.generation ?? 0;
     const response = await handle(toFetchRequest(req, res), {
       services: options.services,
-      cspNonce: res.locals.cspNonce as string,
+      cspNonce: res.locals.cspNonce,
       clientIp: req.ip ?? "unknown",
     });
-    await sendFetchResponse(res, response);
+    if (cache && key) await renderAndCache(req, res, response, key, cache, generation);
+    else await sendFetchResponse(res, response);
   };
 }

@@ -6,6 +6,7 @@ import { createLogger } from "~/lib/logger.server";
 import { pruneStaleUploads } from "~/uploads/uploads.server";
 import { createApp } from "./app";
 import { openServices } from "./bootstrap";
+import { createPageCache } from "./page-cache";
 import type { ReactRouterBuild } from "./react-router-handler";
 
 /** On SIGTERM, requests in flight get this long to finish. */
@@ -30,7 +31,9 @@ export async function startServer(options: {
   }
 
   const logger = createLogger({ level: env.LOG_LEVEL });
-  const services = await openServices(env, logger);
+  // Development renders every page afresh, so edits to the code show at once.
+  const pageCache = options.mode === "production" ? createPageCache() : undefined;
+  const services = await openServices(env, logger, { onPublicContentChanged: () => pageCache?.clear() });
   const { db } = services;
 
   const admin = await ensureAdministrator(services, { username: env.ADMIN_USERNAME, password: env.ADMIN_PASSWORD });
@@ -59,6 +62,7 @@ export async function startServer(options: {
     reactRouter: { build: options.build, mode: options.mode },
     clientAssetsDir: options.clientAssetsDir,
     devMiddleware: options.devMiddleware,
+    pageCache,
   });
 
   const server = app.listen(env.PORT, env.HOST);
@@ -81,8 +85,12 @@ export async function startServer(options: {
       server.closeAllConnections();
     }, SHUTDOWN_GRACE_MS - 1000);
     force.unref();
+    // Keep-alive connections go as soon as their last response is out.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    sweep.unref();
     server.close(async () => {
       clearTimeout(force);
+      clearInterval(sweep);
       await db.destroy();
       logger.info("stopped");
       process.exit(0);

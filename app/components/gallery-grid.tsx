@@ -51,7 +51,10 @@ export function GalleryGrid({ galleryType, state }: { galleryType: GalleryType; 
           <figure className="overflow-hidden rounded-lg bg-white shadow-sm ring-1 ring-stone-200">
             <ResponsiveImage image={image} alt={galleryImageAlt(image, galleryType, index)} sizes={GRID_SIZES} />
             {image.caption.trim() ? (
-              <figcaption className="px-4 py-3 text-sm text-stone-700">{image.caption}</figcaption>
+              // The caption is already the image's alt text; screen readers should hear it once.
+              <figcaption aria-hidden="true" className="px-4 py-3 text-sm text-stone-700">
+                {image.caption}
+              </figcaption>
             ) : null}
           </figure>
         </li>

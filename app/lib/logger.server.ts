@@ -1,22 +1,18 @@
-import pino, { type Logger } from "pino";
+import pino, { type DestinationStream, type Logger } from "pino";
 
 export type { Logger };
 
-/** Structured logs. Secrets never reach them: see the redact list. */
-export function createLogger(options: { level: string; pretty?: boolean }): Logger {
-  return pino({
-    level: options.level,
-    base: undefined,
-    redact: {
-      paths: [
-        "password",
-        "*.password",
-        "req.headers.cookie",
-        "req.headers.authorization",
-        'res.headers["set-cookie"]',
-      ],
-      censor: "[redacted]",
+/** Structured JSON logs (pino). Secrets never reach them: nothing logs bodies, and these paths are redacted. */
+export function createLogger(options: { level: string; destination?: DestinationStream }): Logger {
+  return pino(
+    {
+      level: options.level,
+      base: undefined,
+      redact: {
+        paths: ["password", "*.password", "req.headers.cookie", "req.headers.authorization", 'res.headers["set-cookie"]'],
+        censor: "[redacted]",
+      },
     },
-    ...(options.pretty ? { transport: undefined } : {}),
-  });
+    options.destination,
+  );
 }

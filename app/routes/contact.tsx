@@ -6,6 +6,7 @@ import { submitEnquiry } from "~/contact/submissions.server";
 import { readContent } from "~/content/content.server";
 import { sectionKeysInGroup } from "~/content/sections";
 import { identity, splitLines, telHref } from "~/identity";
+import { pageMeta, siteSeoFrom } from "~/lib/seo";
 import type { Route } from "./+types/contact";
 
 export async function loader({ context }: Route.LoaderArgs) {
@@ -40,12 +41,14 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 }
 
-export function meta({ data }: Route.MetaArgs) {
+export function meta({ data, matches }: Route.MetaArgs) {
   const name = data?.content["contact.name"] ?? identity.ownerName;
-  return [
-    { title: `About ${name} | ${identity.businessName}, ${identity.city}` },
-    { name: "description", content: data?.content["about.subtitle"] ?? "" },
-  ];
+  return pageMeta({
+    title: `About ${name} & Contact | ${identity.businessName}`,
+    description: `${data?.content["about.subtitle"] ?? ""}. Call ${data?.content["contact.phone"] ?? identity.phone} or send a message for a free quote.`,
+    path: "/contact",
+    seo: siteSeoFrom(matches),
+  });
 }
 
 export default function Contact({ loaderData, actionData }: Route.ComponentProps) {

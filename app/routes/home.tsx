@@ -9,6 +9,7 @@ import { sectionKeysInGroup } from "~/content/sections";
 import { loadGallery } from "~/galleries/galleries.server";
 import type { GalleryImage } from "~/galleries/gallery";
 import { identity } from "~/identity";
+import { pageMeta, siteSeoFrom } from "~/lib/seo";
 import type { Route } from "./+types/home";
 
 export async function loader({ context }: Route.LoaderArgs) {
@@ -28,11 +29,13 @@ export async function loader({ context }: Route.LoaderArgs) {
   };
 }
 
-export function meta({ data }: Route.MetaArgs) {
-  return [
-    { title: `${identity.businessName} | Stonemason & Hard Landscaping, ${identity.city}` },
-    { name: "description", content: data?.content["hero.subtitle"] ?? "" },
-  ];
+export function meta({ data, matches }: Route.MetaArgs) {
+  return pageMeta({
+    title: `${identity.businessName} | Stonemason & Hard Landscaping in ${identity.city}`,
+    description: data?.content["hero.subtitle"] ?? "",
+    path: "/",
+    seo: siteSeoFrom(matches),
+  });
 }
 
 const CARD_SIZES = "(min-width: 1280px) 600px, (min-width: 768px) 46vw, 92vw";

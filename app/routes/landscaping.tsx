@@ -5,6 +5,7 @@ import { readContent } from "~/content/content.server";
 import { sectionKeysInGroup } from "~/content/sections";
 import { loadGallery } from "~/galleries/galleries.server";
 import { identity } from "~/identity";
+import { pageMeta, siteSeoFrom } from "~/lib/seo";
 import type { Route } from "./+types/landscaping";
 
 export async function loader({ context }: Route.LoaderArgs) {
@@ -15,11 +16,13 @@ export async function loader({ context }: Route.LoaderArgs) {
   };
 }
 
-export function meta({ data }: Route.MetaArgs) {
-  return [
-    { title: `Hard Landscaping in ${identity.city} | ${identity.businessName}` },
-    { name: "description", content: data?.content["landscaping.intro"] ?? "" },
-  ];
+export function meta({ data, matches }: Route.MetaArgs) {
+  return pageMeta({
+    title: `Hard Landscaping in ${identity.city} | ${identity.businessName}`,
+    description: data?.content["landscaping.intro"] ?? "",
+    path: "/landscaping",
+    seo: siteSeoFrom(matches),
+  });
 }
 
 export default function Landscaping({ loaderData }: Route.ComponentProps) {

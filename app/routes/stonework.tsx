@@ -5,6 +5,7 @@ import { readContent } from "~/content/content.server";
 import { sectionKeysInGroup } from "~/content/sections";
 import { loadGallery } from "~/galleries/galleries.server";
 import { identity } from "~/identity";
+import { pageMeta, siteSeoFrom } from "~/lib/seo";
 import type { Route } from "./+types/stonework";
 
 export async function loader({ context }: Route.LoaderArgs) {
@@ -17,11 +18,13 @@ export async function loader({ context }: Route.LoaderArgs) {
   };
 }
 
-export function meta({ data }: Route.MetaArgs) {
-  return [
-    { title: `Stonemasonry in ${identity.city} | ${identity.businessName}` },
-    { name: "description", content: data?.content["stonework.intro"] ?? "" },
-  ];
+export function meta({ data, matches }: Route.MetaArgs) {
+  return pageMeta({
+    title: `Stonemasonry in ${identity.city} & ${identity.region} | ${identity.businessName}`,
+    description: data?.content["stonework.intro"] ?? "",
+    path: "/stonework",
+    seo: siteSeoFrom(matches),
+  });
 }
 
 export default function Stonework({ loaderData }: Route.ComponentProps) {

@@ -154,3 +154,37 @@ describe("unknown API routes", () => {
     expect(res.body).toEqual({ message: "No API route for GET /api/nope" });
   });
 });
+
+describe("contact spam protection", () => {
+  const valid = { name: "Aroha Smith", email: "aroha@example.co.nz", message: "I need a retaining wall quote." };
+
+  it("answers a filled-in honeypot like a success and stores nothing", async () => {
+    const res = await ctx.api.post("/api/contact").send({ ...valid, website: "http://spam.example" }).expect(201);
+    expect(res.body.message).toBe("Message received");
+    expect(await ctx.services.db.selectFrom("contact_submissions").selectAll().execute()).toHaveLength(0);
+  });
+
+  it("allows 5 enquiries per address in 10 minutes, then 429 with Retry-After; every accepted one is stored", async () => {
+    for (let i = 0; i < 5; i++) await ctx.api.post("/api/contact").send({ ...valid, name: `Person ${i}` }).expect(201);
+    const res = await ctx.api.post("/api/contact").send(valid).expect(429);
+    expect(res.body.message).toMatch(/Too many messages/);
+    expect(Number(res.headers["retry-after"])).toBeGreaterThan(9 * 60);
+    const rows = await ctx.services.db.selectFrom("contact_submissions").select("name").execute();
+    expect(rows.map((r) => r.name).sort()).toEqual(["Person 0", "Person 1", "Person 2", "Person 3", "Person 4"]);
+  });
+
+  it("does not count invalid attempts against the limit", async () => {
+    for (let i = 0; i < 6; i++) await ctx.api.post("/api/contact").send({ ...valid, email: "bad" }).expect(400);
+    await ctx.api.post("/api/contact").send(valid).expect(201);
+  });
+});
+
+describe("health check", () => {
+  it("answers 200 when the database reads, 503 when it cannot", async () => {
+    const ok = await ctx.api.get("/healthz").expect(200);
+    expect(ok.body).toEqual({ status: "ok" });
+    await ctx.services.db.destroy();
+    const down = await ctx.api.get("/healthz").expect(503);
+    expect(down.body).toEqual({ message: "Database unavailable" });
+  });
+});

@@ -87,6 +87,45 @@ test.describe("contact form", () => {
   });
 });
 
+test.describe("spam protection", () => {
+  test("after 5 enquiries from one address the next is refused and the failure toast shows", async ({ page, request }) => {
+    for (let i = 0; i < 5; i++) {
+      const res = await request.post("/api/contact", {
+        data: { name: `Visitor ${i}`, email: "v@example.nz", message: "Quote for a stone wall please." },
+      });
+      expect(res.status()).toBe(201);
+    }
+    await page.goto("/contact");
+    await fillValid(page);
+    const answer = page.waitForResponse("**/api/contact");
+    await page.getByRole("button", { name: "Send Message" }).click();
+    expect((await answer).status()).toBe(429);
+    const region = page.getByRole("region", { name: "Notifications (F8)" });
+    await expect(region.getByText("Failed to send message. Please try again or call directly.")).toBeVisible();
+    await expect(field(page, "Name")).toHaveValue("Aroha Smith");
+  });
+
+  test("a bot that fills the hidden honeypot is thanked but nothing is stored", async ({ page, server }) => {
+    await page.goto("/contact");
+    await fillValid(page);
+    await field(page, "Name").fill("Honeypot Bot");
+    await page.locator('input[name="website"]').evaluate((input: HTMLInputElement) => (input.value = "http://spam.example"));
+    await page.getByRole("button", { name: "Send Message" }).click();
+    await expect(page.getByRole("region", { name: "Notifications (F8)" }).getByText("Message Sent")).toBeVisible();
+    const { default: Database } = await import("better-sqlite3");
+    const db = new Database(`${server.dataDir}/site.db`, { readonly: true });
+    const rows = db.prepare("select name from contact_submissions where name = 'Honeypot Bot'").all();
+    db.close();
+    expect(rows).toEqual([]);
+  });
+
+  test("the honeypot is hidden from people and screen readers", async ({ page }) => {
+    await page.goto("/contact");
+    await expect(page.locator('input[name="website"]')).toBeHidden();
+    await expect(page.getByLabel("Leave this field empty")).toBeHidden();
+  });
+});
+
 test.describe("with JavaScript disabled", () => {
   test.use({ javaScriptEnabled: false });
 
@@ -117,6 +156,17 @@ test.describe("with JavaScript disabled", () => {
     await expect(page.getByText("Message must be at least 10 characters")).toBeVisible();
     await expect(field(page, "Email")).toHaveValue("nope");
     await expect(field(page, "Email")).toHaveAttribute("aria-invalid", "true");
+  });
+
+  test("the contact form shows the failure message when the limit is reached", async ({ page, request }) => {
+    for (let i = 0; i < 5; i++) {
+      await request.post("/api/contact", { data: { name: `V${i}`, email: "v@example.nz", message: "Quote for a stone wall please." } });
+    }
+    await page.goto("/contact");
+    await fillValid(page);
+    await page.getByRole("button", { name: "Send Message" }).click();
+    await expect(page.getByRole("alert").filter({ hasText: "Failed to send message. Please try again or call directly." })).toBeVisible();
+    await expect(field(page, "Message")).toHaveValue("We would like a quote for a 12 m basalt retaining wall.");
   });
 
   test("the contact form sends and shows a success message", async ({ page }) => {

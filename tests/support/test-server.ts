@@ -11,6 +11,9 @@ export type TestServer = {
   dataDir: string;
   /** Everything the server printed, for assertions and failure reports. */
   output(): string;
+  /** Sends a signal without waiting; `exited` resolves with the exit code. */
+  signal(signal: NodeJS.Signals): void;
+  exited: Promise<number | null>;
   stop(): Promise<number | null>;
 };
 
@@ -70,6 +73,7 @@ export async function startTestServer(
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   child.stdout!.on("data", (chunk) => (log += chunk));
   child.stderr!.on("data", (chunk) => (log += chunk));
   await waitUntilHealthy(url, child, () => log);
@@ -77,14 +81,13 @@ export async function startTestServer(
     url,
     dataDir,
     output: () => log,
+    signal: (signal) => child.kill(signal),
+    exited,
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-        child.kill("SIGTERM");
-        await exited;
-      }
+      if (child.exitCode === null) child.kill("SIGTERM");
+      const code = await exited;
       await fs.rm(dataDir, { recursive: true, force: true });
-      return child.exitCode;
+      return code;
     },
   };
 }

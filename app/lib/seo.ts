@@ -1,0 +1,97 @@
+import type { MetaDescriptor } from "react-router";
+import type { ContentMap } from "~/content/sections";
+import type { GalleryImage } from "~/galleries/gallery";
+import { identity, splitLines } from "~/identity";
+
+/** What the root loader gives every page's meta: the site's address, contact details and share image. */
+export type SiteSeo = {
+  siteUrl: string;
+  contact: ContentMap<"contact.name" | "contact.phone" | "contact.email" | "contact.address">;
+  shareImage: Pick<GalleryImage, "imagePath" | "width" | "height" | "caption"> | null;
+};
+
+/** Meta descriptions read best under about 160 characters. */
+function summarise(text: string, max = 160): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (flat.length <= max) return flat;
+  const cut = flat.slice(0, max - 1);
+  return `${cut.slice(0, cut.lastIndexOf(" "))}…`;
+}
+
+/** Title, description, canonical URL, Open Graph and Twitter tags for a public page. */
+export function pageMeta(options: { title: string; description: string; path: string; seo: SiteSeo | undefined }): MetaDescriptor[] {
+  const { title, path, seo } = options;
+  const description = summarise(options.description);
+  const url = seo ? `${seo.siteUrl}${path === "/" ? "/" : path}` : path;
+  const tags: MetaDescriptor[] = [
+    { title },
+    { name: "description", content: description },
+    { tagName: "link", rel: "canonical", href: url },
+    { property: "og:type", content: "website" },
+    { property: "og:site_name", content: identity.businessName },
+    { property: "og:locale", content: "en_NZ" },
+    { property: "og:title", content: title },
+    { property: "og:description", content: description },
+    { property: "og:url", content: url },
+    { name: "twitter:card", content: seo?.shareImage ? "summary_large_image" : "summary" },
+    { name: "twitter:title", content: title },
+    { name: "twitter:description", content: description },
+  ];
+  const image = seo?.shareImage;
+  if (image && seo) {
+    const imageUrl = `${seo.siteUrl}${image.imagePath}`;
+    const alt = image.caption.trim() || `${identity.businessName}, ${identity.trade} in ${identity.region}`;
+    tags.push(
+      { property: "og:image", content: imageUrl },
+      { property: "og:image:width", content: String(image.width) },
+      { property: "og:image:height", content: String(image.height) },
+      { property: "og:image:alt", content: alt },
+      { name: "twitter:image", content: imageUrl },
+      { name: "twitter:image:alt", content: alt },
+    );
+  }
+  return tags;
+}
+
+/** The root route's SEO data from a meta function's matches. */
+export function siteSeoFrom(matches: ReadonlyArray<{ id: string; data?: unknown } | undefined>): SiteSeo | undefined {
+  const root = matches.find((match) => match?.id === "root")?.data as { seo?: SiteSeo } | undefined;
+  return root?.seo;
+}
+
+/** "1 Devon Street\nNew Plymouth 4310" → a schema.org PostalAddress. */
+export function postalAddress(address: string) {
+  const lines = splitLines(address);
+  const last = lines.at(-1) ?? identity.city;
+  const match = /^(.*?)[,\s]+(\d{4})$/.exec(last);
+  return {
+    "@type": "PostalAddress",
+    streetAddress: lines.slice(0, -1).join(", ") || undefined,
+    addressLocality: match ? match[1] : last,
+    postalCode: match ? match[2] : undefined,
+    addressRegion: identity.region,
+    addressCountry: identity.countryCode,
+  };
+}
+
+/** schema.org HomeAndConstructionBusiness, always built from the current contact details. */
+export function businessJsonLd(seo: SiteSeo) {
+  return {
+    "@context": "https://schema.org",
+    "@type": "HomeAndConstructionBusiness",
+    name: identity.businessName,
+    legalName: identity.companyName,
+    url: `${seo.siteUrl}/`,
+    telephone: seo.contact["contact.phone"],
+    email: seo.contact["contact.email"],
+    founder: { "@type": "Person", name: seo.contact["contact.name"] },
+    address: postalAddress(seo.contact["contact.address"]),
+    areaServed: { "@type": "AdministrativeArea", name: identity.region },
+    ...(seo.shareImage ? { image: `${seo.siteUrl}${seo.shareImage.imagePath}` } : {}),
+  };
+}
+
+/** JSON for a <script> element: "<" escaped so no text can close the element early. */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+}

@@ -1,0 +1,105 @@
+import type { APIResponse } from "@playwright/test";
+import { expect, test } from "./fixtures";
+
+function expectCommonHeaders(res: APIResponse, label: string) {
+  const headers = res.headers();
+  expect(headers["x-powered-by"], label).toBeUndefined();
+  expect(headers["x-content-type-options"], label).toBe("nosniff");
+  expect(headers["referrer-policy"], label).toBe("strict-origin-when-cross-origin");
+  expect(headers["permissions-policy"], label).toMatch(/camera=\(\)/);
+  expect(headers["permissions-policy"], label).toMatch(/geolocation=\(\)/);
+  expect(headers["x-frame-options"], label).toBe("SAMEORIGIN");
+  expect(headers["strict-transport-security"], `${label}: no HSTS over plain HTTP`).toBeUndefined();
+  const csp = headers["content-security-policy"] ?? "";
+  expect(csp, label).not.toBe("");
+  expect(headers["content-security-policy-report-only"], label).toBeUndefined();
+  const directives = Object.fromEntries(
+    csp.split(";").map((d) => d.trim()).filter(Boolean).map((d) => [d.split(/\s+/)[0], d.split(/\s+/).slice(1)]),
+  );
+  expect(directives["script-src"], label).toContain("'self'");
+  expect(directives["script-src"]!.some((s: string) => /^'nonce-[A-Za-z0-9+/=]{20,}'$/.test(s)), label).toBe(true);
+  expect(directives["script-src"], label).not.toContain("'unsafe-inline'");
+  expect(directives["script-src"], label).not.toContain("'unsafe-eval'");
+  expect(directives["frame-ancestors"], label).toEqual(["'none'"]);
+  expect(directives["object-src"], label).toEqual(["'none'"]);
+  expect(directives["base-uri"], label).toEqual(["'self'"]);
+  return directives;
+}
+
+function nonceOf(res: APIResponse) {
+  return /'nonce-([^']+)'/.exec(res.headers()["content-security-policy"] ?? "")?.[1];
+}
+
+test.describe("security headers", () => {
+  test("a public page: enforced CSP with a fresh nonce each time, even when served from the cache", async ({ request }) => {
+    const first = await request.get("/stonework");
+    const second = await request.get("/stonework");
+    expectCommonHeaders(first, "first render");
+    const cached = expectCommonHeaders(second, "cached");
+    expect(nonceOf(first)).not.toBe(nonceOf(second));
+    // The cached page's inline scripts are allowed by their hashes.
+    const html = await second.text();
+    const inline = [...html.matchAll(/<script\b(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].filter((m) => !/application\/ld\+json/.test(m[0]));
+    expect(inline.length).toBeGreaterThan(0);
+    const { createHash } = await import("node:crypto");
+    for (const match of inline) {
+      const hash = `'sha256-${createHash("sha256").update(match[1]!).digest("base64")}'`;
+      expect(cached["script-src"]).toContain(hash);
+    }
+    expect(second.headers()["x-powered-by"]).toBeUndefined();
+  });
+
+  test("scripts run under the CSP on first and cached renders (no violations)", async ({ page }) => {
+    const violations: string[] = [];
+    page.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
+    for (let i = 0; i < 2; i++) {
+      await page.goto("/contact");
+      await page.waitForFunction(() => "__reactRouterRouteModules" in window);
+      // Hydrated: client-side validation works.
+      await page.getByRole("button", { name: "Send Message" }).click();
+      await expect(page.getByText("Name is required")).toBeVisible();
+    }
+    expect(violations).toEqual([]);
+  });
+
+  test("the admin page: the same headers, no-store and noindex", async ({ request }) => {
+    const res = await request.get("/admin");
+    expectCommonHeaders(res, "admin");
+    expect(res.headers()["cache-control"]).toBe("no-store");
+    expect(await res.text()).toMatch(/<meta name="robots" content="noindex/);
+  });
+
+  test("an API response: the same headers and no-store", async ({ request }) => {
+    const res = await request.get("/api/content/hero.title");
+    expectCommonHeaders(res, "api");
+    expect(res.headers()["cache-control"]).toBe("no-store");
+    const admin = await request.get("/api/admin/contact-submissions");
+    expect(admin.status()).toBe(401);
+    expectCommonHeaders(admin, "admin api");
+    expect(admin.headers()["cache-control"]).toBe("no-store");
+  });
+
+  test("HSTS when the request came over HTTPS through the trusted proxy", async ({ request }) => {
+    for (const path of ["/", "/admin", "/api/content/hero.title"]) {
+      const res = await request.get(path, { headers: { "X-Forwarded-Proto": "https" } });
+      expect(res.headers()["strict-transport-security"], path).toMatch(/max-age=31536000/);
+    }
+  });
+
+  test("pages and assets are compressed; hashed assets are immutable", async ({ request }) => {
+    const page = await request.get("/", { headers: { "Accept-Encoding": "br, gzip" } });
+    expect(page.headers()["content-encoding"]).toBe("br");
+    const gz = await request.get("/landscaping", { headers: { "Accept-Encoding": "gzip" } });
+    expect(gz.headers()["content-encoding"]).toBe("gzip");
+    const html = await (await request.get("/")).text();
+    const script = /<link rel="modulepreload" href="(\/assets\/[^"]+\.js)"/.exec(html)![1]!;
+    const css = /<link[^>]*rel="stylesheet" href="(\/assets\/[^"]+\.css)"/.exec(html)![1]!;
+    for (const asset of [script, css]) {
+      const res = await request.get(asset, { headers: { "Accept-Encoding": "br, gzip" } });
+      expect(res.headers()["cache-control"], asset).toBe("public, max-age=31536000, immutable");
+      expect(["br", "gzip"], asset).toContain(res.headers()["content-encoding"]);
+    }
+  });
+});
