@@ -15,6 +15,51 @@ test.describe("operations", () => {
     }
   });
 
+  test("the first start creates admin with a random password printed once; later starts print nothing", async () => {
+    const fs = await import("node:fs/promises");
+    const os = await import("node:os");
+    const path = await import("node:path");
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-first-start-"));
+    const noAdminEnv = { ADMIN_USERNAME: "", ADMIN_PASSWORD: "", DATA_DIR: dataDir };
+    const first = await startTestServer({ env: noAdminEnv });
+    let password: string;
+    try {
+      const match = /username: admin\s+password: (\S+)/.exec(first.output());
+      expect(match, first.output()).not.toBeNull();
+      password = match![1]!;
+      expect(password.length).toBeGreaterThanOrEqual(20);
+      const login = await fetch(`${first.url}/api/login`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ username: "admin", password }),
+      });
+      expect(login.status).toBe(200);
+    } finally {
+      first.signal("SIGTERM");
+      await first.exited;
+    }
+    const second = await startTestServer({ env: noAdminEnv });
+    try {
+      expect(second.output()).not.toContain(password);
+      expect(second.output()).not.toMatch(/password:/);
+    } finally {
+      await second.stop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("an invalid setting stops start-up with a clear message", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const result = spawnSync(process.execPath, ["build/server/index.js"], {
+      env: { ...process.env, PORT: "not-a-port", SITE_URL: "nope" },
+      encoding: "utf8",
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("Invalid configuration");
+    expect(result.stderr).toContain("PORT");
+    expect(result.stderr).toContain("SITE_URL must be an absolute URL");
+  });
+
   test("on SIGTERM the server stops accepting, finishes requests in flight and exits within 10 s", async () => {
     const server = await startTestServer();
     try {
