@@ -1,4 +1,3 @@
-import * as TooltipPrimitive from "@radix-ui/react-tooltip";
 import type { ReactNode } from "react";
 import {
   Links,
@@ -74,8 +73,7 @@ function Shell({ children }: { children: ReactNode }) {
   const data = useRouteLoaderData<typeof loader>("root");
   const nonce = useNonce();
   return (
-    // Spec §9: tooltips open after 700 ms, and 300 ms skips the delay between them.
-    <TooltipPrimitive.Provider delayDuration={700} skipDelayDuration={300}>
+    <>
       <a
         href="#main-content"
         className="sr-only z-50 rounded-md bg-white px-4 py-2 font-semibold text-stone-900 focus:not-sr-only focus:fixed focus:top-2 focus:left-2"
@@ -96,7 +94,7 @@ function Shell({ children }: { children: ReactNode }) {
           dangerouslySetInnerHTML={{ __html: jsonForScript(businessJsonLd(data.seo)) }}
         />
       ) : null}
-    </TooltipPrimitive.Provider>
+    </>
   );
 }
 

@@ -44,7 +44,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   ],
   serverSetup: [{}, { option: true }],
   server: async ({ serverPool, serverSetup }, use, testInfo) => {
-    await use(await serverPool.get(`${testInfo.file}::${JSON.stringify(serverSetup)}`, serverSetup));
+    const key = `${testInfo.project.name}::${testInfo.file}::${JSON.stringify(serverSetup)}`;
+    await use(await serverPool.get(key, serverSetup));
   },
   baseURL: async ({ server }, use) => use(server.url),
   // Each test is its own visitor, so per-IP limits never leak between tests.
