@@ -1,12 +1,6 @@
 import { Send } from "lucide-react";
 import { useRef, useState, type FormEvent } from "react";
-import {
-  HONEYPOT_FIELD,
-  contactFieldErrors,
-  contactMessageSchema,
-  type ContactField,
-  type ContactFieldErrors,
-} from "~/contact/contact-schema";
+import { HONEYPOT_FIELD, type ContactField, type ContactFieldErrors } from "~/contact/contact-fields";
 import { apiRequest } from "~/lib/api-client";
 import { cn } from "~/lib/cn";
 import { Button } from "./ui/button";
@@ -49,6 +43,9 @@ function FieldError({ id, message }: { id: string; message?: string }) {
   ) : null;
 }
 
+// The shared schema (and zod with it) loads when the visitor starts on the form, not with the page.
+const loadSchema = () => import("~/contact/contact-schema");
+
 /**
  * The enquiry form. With JavaScript it validates in place and posts JSON to
  * /api/contact; without, it posts to the /contact route, which answers with
@@ -66,6 +63,7 @@ export function ContactForm({ serverResult }: { serverResult?: ContactActionResu
     event.preventDefault();
     const form = event.currentTarget;
     const values = Object.fromEntries(new FormData(form)) as Record<string, string>;
+    const { contactMessageSchema, contactFieldErrors } = await loadSchema();
     const parsed = contactMessageSchema.safeParse(values);
     if (!parsed.success) {
       const fieldErrors = contactFieldErrors(parsed.error);
@@ -101,6 +99,7 @@ export function ContactForm({ serverResult }: { serverResult?: ContactActionResu
       action="/contact"
       noValidate
       onSubmit={handleSubmit}
+      onFocus={() => void loadSchema()}
       aria-labelledby="contact-form-title"
       className="space-y-5"
     >

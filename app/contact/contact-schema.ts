@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { MESSAGE_MIN_LENGTH, type ContactField, type ContactFieldErrors } from "./contact-fields";
 
-/** Spec §9. */
-export const MESSAGE_MIN_LENGTH = 10;
+export { HONEYPOT_FIELD, MESSAGE_MIN_LENGTH, type ContactField, type ContactFieldErrors, type ContactSubmission } from "./contact-fields";
 
 /**
  * The contact message, validated by the form in the browser, by the no-JS
@@ -33,11 +33,6 @@ export const contactMessageSchema = z.object({
 });
 
 export type ContactMessage = z.infer<typeof contactMessageSchema>;
-export type ContactField = keyof ContactMessage;
-export type ContactFieldErrors = Partial<Record<ContactField, string>>;
-
-/** Name of the honeypot field: hidden from people, tempting to bots. */
-export const HONEYPOT_FIELD = "website";
 
 /** First message per field, in the shape the form and the API share. */
 export function contactFieldErrors(error: z.ZodError): ContactFieldErrors {
@@ -50,13 +45,3 @@ export function contactFieldErrors(error: z.ZodError): ContactFieldErrors {
   }
   return errors;
 }
-
-/** A submission as the admin reads it. */
-export type ContactSubmission = {
-  id: string;
-  name: string;
-  email: string;
-  phone: string | null;
-  message: string;
-  submittedAt: string;
-};
