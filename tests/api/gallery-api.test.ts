@@ -8,7 +8,7 @@ import { seedDemoGallery } from "~/galleries/demo-images.server";
 import { listGalleryImages } from "~/galleries/galleries.server";
 import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
 import { UPRIGHT_TOP_COLOUR, exifHasGps, isNear, makeImage, makeJpegWithExif, pixelAt } from "../fixtures/images";
-import { createAdminContext, type AdminContext } from "./helpers";
+import { ADMIN, createAdminContext, type AdminContext } from "./helpers";
 
 let ctx: AdminContext;
 beforeEach(async () => {
@@ -31,6 +31,30 @@ async function uploadAndAdd(body: Buffer, galleryType = "traditional", contentTy
   const url = await newUploadUrl();
   await putFile(url, body, contentType).expect(200);
   return ctx.admin.put("/api/admin/gallery-images").send({ imageURL: url, galleryType, caption: "", sortOrder: "0" });
+}
+
+/**
+ * Streams a body to an upload URL over a real socket (supertest cannot send a
+ * chunked body or abort half-way), signed in as the administrator.
+ */
+async function streamUpload(url: string, body: ReadableStream<Uint8Array>, signal?: AbortSignal): Promise<Response | undefined> {
+  const server = ctx.app.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const login = await ctx.api.post("/api/login").send(ADMIN).expect(200);
+    const cookie = ([] as string[]).concat(login.headers["set-cookie"] ?? [])[0]!.split(";")[0]!;
+    return await fetch(`http://127.0.0.1:${port}${url}`, {
+      method: "PUT",
+      headers: { "Content-Type": "image/jpeg", Cookie: cookie },
+      body,
+      duplex: "half",
+      signal,
+    } as RequestInit).catch(() => undefined);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 }
 
 async function filesUnder(dir: string): Promise<string[]> {
@@ -118,71 +142,40 @@ describe("PUT to the upload URL", () => {
   });
 
   it("answers 413 for an oversized body streamed without a Content-Length, leaving nothing", async () => {
-    const server = ctx.app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    try {
-      const { port } = server.address() as AddressInfo;
-      const url = await newUploadUrl();
-      const login = await ctx.api.post("/api/login").send({ username: "owner", password: "a long test password" }).expect(200);
-      const cookie = ([] as string[]).concat(login.headers["set-cookie"] ?? [])[0]!.split(";")[0]!;
-      const chunk = Buffer.alloc(1024 * 1024, 0xff);
-      chunk.set([0xff, 0xd8, 0xff, 0xe0], 0);
-      let sent = 0;
-      const body = new ReadableStream({
-        pull(controller) {
-          if (sent >= 22) return controller.close();
-          sent += 1;
-          controller.enqueue(new Uint8Array(chunk));
-        },
-      });
-      const res = await fetch(`http://127.0.0.1:${port}${url}`, {
-        method: "PUT",
-        headers: { "Content-Type": "image/jpeg", Cookie: cookie },
-        body,
-        duplex: "half",
-      } as RequestInit);
-      expect(res.status).toBe(413);
-      expect(await filesUnder("originals")).toEqual([]);
-    } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    const url = await newUploadUrl();
+    const chunk = Buffer.alloc(1024 * 1024, 0xff);
+    chunk.set([0xff, 0xd8, 0xff, 0xe0], 0);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 22) return controller.close();
+        sent += 1;
+        controller.enqueue(new Uint8Array(chunk));
+      },
+    });
+    const res = await streamUpload(url, body);
+    expect(res?.status).toBe(413);
+    expect(await filesUnder("originals")).toEqual([]);
   });
 
   it("leaves nothing behind when the client aborts mid-upload", async () => {
-    const server = ctx.app.listen(0, "127.0.0.1");
-    await new Promise((resolve) => server.once("listening", resolve));
-    try {
-      const { port } = server.address() as AddressInfo;
-      const url = await newUploadUrl();
-      const login = await ctx.api.post("/api/login").send({ username: "owner", password: "a long test password" }).expect(200);
-      const cookie = ([] as string[]).concat(login.headers["set-cookie"] ?? [])[0]!.split(";")[0]!;
-      const controller = new AbortController();
-      let sent = 0;
-      const body = new ReadableStream({
-        async pull(c) {
-          sent += 1;
-          if (sent === 3) {
-            controller.abort();
-            return;
-          }
-          c.enqueue(new Uint8Array(512 * 1024).fill(0xff));
-          await new Promise((r) => setTimeout(r, 50));
-        },
-      });
-      await fetch(`http://127.0.0.1:${port}${url}`, {
-        method: "PUT",
-        headers: { "Content-Type": "image/jpeg", Cookie: cookie },
-        body,
-        duplex: "half",
-        signal: controller.signal,
-      } as RequestInit).catch(() => undefined);
-      await expect.poll(async () => (await ctx.services.db.selectFrom("uploads").select("status").executeTakeFirstOrThrow()).status).toBe("failed");
-      expect(await filesUnder("originals")).toEqual([]);
-    } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    const url = await newUploadUrl();
+    const controller = new AbortController();
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(c) {
+        sent += 1;
+        if (sent === 3) {
+          controller.abort();
+          return;
+        }
+        c.enqueue(new Uint8Array(512 * 1024).fill(0xff));
+        await new Promise((r) => setTimeout(r, 50));
+      },
+    });
+    await streamUpload(url, body, controller.signal);
+    await expect.poll(async () => (await ctx.services.db.selectFrom("uploads").select("status").executeTakeFirstOrThrow()).status).toBe("failed");
+    expect(await filesUnder("originals")).toEqual([]);
   });
 
   it("accepts exactly 20,971,520 bytes", async () => {
