@@ -48,6 +48,8 @@ export function securityHeaders(options: { development: boolean }): RequestHandl
     strictTransportSecurity: false,
     crossOriginEmbedderPolicy: false,
     referrerPolicy: { policy: "strict-origin-when-cross-origin" },
+    // Matches frame-ancestors 'none' for browsers that only know the older header.
+    xFrameOptions: { action: "deny" },
   });
 }
 

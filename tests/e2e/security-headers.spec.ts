@@ -8,7 +8,7 @@ function expectCommonHeaders(res: APIResponse, label: string) {
   expect(headers["referrer-policy"], label).toBe("strict-origin-when-cross-origin");
   expect(headers["permissions-policy"], label).toMatch(/camera=\(\)/);
   expect(headers["permissions-policy"], label).toMatch(/geolocation=\(\)/);
-  expect(headers["x-frame-options"], label).toBe("SAMEORIGIN");
+  expect(headers["x-frame-options"], label).toBe("DENY");
   expect(headers["strict-transport-security"], `${label}: no HSTS over plain HTTP`).toBeUndefined();
   const csp = headers["content-security-policy"] ?? "";
   expect(csp, label).not.toBe("");
