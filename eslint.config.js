@@ -8,19 +8,24 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ["**/*.{ts,tsx}"],
+    files: ["**/*.{ts,tsx,mjs}"],
     languageOptions: { globals: { ...globals.browser, ...globals.node } },
     plugins: { "react-hooks": reactHooks },
     rules: {
       ...reactHooks.configs.recommended.rules,
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+      "no-restricted-imports": [
+        "error",
+        { paths: [{ name: "zod", message: "Import z from ~/lib/zod (configured to work under the CSP)." }] },
+      ],
       "no-restricted-syntax": [
         "error",
         { selector: "CallExpression[callee.property.name='only']", message: "No focused tests (.only)." },
       ],
     },
   },
+  { files: ["app/lib/zod.ts"], rules: { "no-restricted-imports": "off" } },
   {
     // Playwright fixtures use `use()` and empty patterns by design; they are not React hooks.
     files: ["tests/e2e/**/*.ts"],
