@@ -1,0 +1,191 @@
+import { useMutation } from "@tanstack/react-query";
+import { ExternalLink, FileText, Images, Inbox, LogOut } from "lucide-react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
+import type { CurrentUser } from "~/auth/login-schema";
+import { buttonClasses, Button } from "~/components/ui/button";
+import { Spinner } from "~/components/ui/spinner";
+import { toast } from "~/components/ui/use-toast";
+import { PAGE_GROUP_LABELS, PAGE_GROUPS } from "~/content/sections";
+import { GALLERY_TITLES, GALLERY_TYPES } from "~/galleries/gallery";
+import { apiRequest } from "~/lib/api-client";
+import { cardClasses, ViewHeading } from "./admin-ui";
+import { ContentEditor } from "./content-editor";
+import { GalleryManager } from "./gallery-manager";
+import { HANDLES_OWN_401, hardNavigate } from "./query-client";
+import { SubmissionsView } from "./submissions-view";
+import { DASHBOARD, openerIdFor, viewFromParam, viewToParam, type AdminView } from "./view";
+
+/** Keeps the view in the address (?view=…) so a reload comes back to it, without a navigation. */
+function mirrorViewInUrl(view: AdminView) {
+  const url = new URL(window.location.href);
+  const param = viewToParam(view);
+  if (param) url.searchParams.set("view", param);
+  else url.searchParams.delete("view");
+  if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url);
+}
+
+/** The signed-in admin: the dashboard, or one sub-view in its place (spec §4). */
+export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUser; navigate?: (url: string) => void }) {
+  const [view, setView] = useState<AdminView>(() =>
+    typeof window === "undefined" ? DASHBOARD : viewFromParam(new URLSearchParams(window.location.search).get("view")),
+  );
+  const [returnFocusTo, setReturnFocusTo] = useState<string | null>(null);
+
+  const open = (next: AdminView) => {
+    setView(next);
+    mirrorViewInUrl(next);
+    window.scrollTo({ top: 0 });
+  };
+  const back = () => {
+    setReturnFocusTo(openerIdFor(view));
+    open(DASHBOARD);
+  };
+
+  switch (view.kind) {
+    case "content":
+      return <ContentEditor key={view.group} group={view.group} onBack={back} />;
+    case "gallery":
+      return <GalleryManager key={view.galleryType} galleryType={view.galleryType} onBack={back} />;
+    case "submissions":
+      return <SubmissionsView onBack={back} />;
+    case "dashboard":
+      return <Dashboard user={user} onOpen={open} focusId={returnFocusTo} navigate={navigate} />;
+  }
+}
+
+function DashboardCard({
+  id,
+  title,
+  description,
+  icon,
+  children,
+}: {
+  id: string;
+  title: string;
+  description: string;
+  icon: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <section aria-labelledby={`${id}-title`} className={cardClasses}>
+      <div className="flex items-start gap-3">
+        <span className="inline-flex h-10 w-10 shrink-0 items-center justify-center rounded-lg bg-brand-50 text-brand-700">
+          {icon}
+        </span>
+        <div>
+          <h2 id={`${id}-title`} className="text-xl font-bold text-stone-900">
+            {title}
+          </h2>
+          <p className="mt-1 text-sm text-stone-700">{description}</p>
+        </div>
+      </div>
+      <div className="mt-5 grid gap-2">{children}</div>
+    </section>
+  );
+}
+
+const choiceClasses = buttonClasses("outline", "md", "w-full justify-start text-left");
+
+/** Spec §2 Admin dashboard. */
+function Dashboard({
+  user,
+  onOpen,
+  focusId,
+  navigate,
+}: {
+  user: CurrentUser;
+  onOpen: (view: AdminView) => void;
+  focusId: string | null;
+  navigate: (url: string) => void;
+}) {
+  const rootRef = useRef<HTMLDivElement>(null);
+  // Back from a sub-view: focus returns to the button that opened it.
+  useEffect(() => {
+    if (focusId) rootRef.current?.querySelector<HTMLElement>(`#${CSS.escape(focusId)}`)?.focus();
+  }, [focusId]);
+
+  const logout = useMutation({
+    meta: HANDLES_OWN_401,
+    mutationFn: () => apiRequest("POST", "/api/logout"),
+    onSuccess: () => navigate("/"),
+    onError: () => toast({ title: "Logout failed", description: "Please try again.", variant: "destructive" }),
+  });
+
+  return (
+    <div ref={rootRef} className="space-y-8">
+      <div className="flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
+        <div>
+          <ViewHeading>Website Management</ViewHeading>
+          <p className="mt-2 text-stone-700">
+            Signed in as <span className="font-semibold">{user.username}</span>
+          </p>
+        </div>
+        <div className="flex gap-2">
+          <a href="/" className={buttonClasses("outline", "md", "flex-1 sm:flex-none")}>
+            <ExternalLink aria-hidden="true" className="h-4 w-4" />
+            View Website
+          </a>
+          <Button
+            variant="secondary"
+            onClick={() => logout.mutate()}
+            disabled={logout.isPending || logout.isSuccess}
+            className="flex-1 sm:flex-none"
+          >
+            {logout.isPending ? <Spinner className="h-4 w-4" /> : <LogOut aria-hidden="true" className="h-4 w-4" />}
+            Logout
+          </Button>
+        </div>
+      </div>
+
+      <div className="grid gap-6 md:grid-cols-2 lg:grid-cols-3">
+        <DashboardCard
+          id="edit-text"
+          title="Edit Website Text"
+          description="Change the words on each page of the website."
+          icon={<FileText aria-hidden="true" className="h-5 w-5" />}
+        >
+          {PAGE_GROUPS.map((group) => {
+            const next: AdminView = { kind: "content", group };
+            return (
+              <button key={group} type="button" id={openerIdFor(next)!} className={choiceClasses} onClick={() => onOpen(next)}>
+                {PAGE_GROUP_LABELS[group]}
+              </button>
+            );
+          })}
+        </DashboardCard>
+
+        <DashboardCard
+          id="galleries"
+          title="Manage Photo Galleries"
+          description="Upload, caption, reorder and delete photos."
+          icon={<Images aria-hidden="true" className="h-5 w-5" />}
+        >
+          {GALLERY_TYPES.map((galleryType) => {
+            const next: AdminView = { kind: "gallery", galleryType };
+            return (
+              <button key={galleryType} type="button" id={openerIdFor(next)!} className={choiceClasses} onClick={() => onOpen(next)}>
+                {GALLERY_TITLES[galleryType]}
+              </button>
+            );
+          })}
+        </DashboardCard>
+
+        <DashboardCard
+          id="submissions"
+          title="Contact Form Submissions"
+          description="Read the messages sent through the contact form."
+          icon={<Inbox aria-hidden="true" className="h-5 w-5" />}
+        >
+          <button
+            type="button"
+            id={openerIdFor({ kind: "submissions" })!}
+            className={buttonClasses("primary", "md", "w-full")}
+            onClick={() => onOpen({ kind: "submissions" })}
+          >
+            View Submissions
+          </button>
+        </DashboardCard>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,82 @@
+import { ArrowLeft } from "lucide-react";
+import { useEffect, useRef, type ReactNode } from "react";
+import { Button } from "~/components/ui/button";
+import { cn } from "~/lib/cn";
+
+export const cardClasses = "rounded-xl bg-white p-5 shadow-sm ring-1 ring-stone-200 sm:p-6";
+
+export const fieldClasses = (invalid = false) =>
+  cn(
+    "mt-1 block w-full rounded-md border bg-white px-3 py-2.5 text-base text-stone-900 shadow-sm",
+    "focus:border-brand-600 focus:ring-2 focus:ring-brand-600/30 focus:outline-none",
+    "disabled:cursor-not-allowed disabled:bg-stone-100",
+    invalid ? "border-red-700" : "border-stone-400",
+  );
+
+/**
+ * A view's one h1. With `focusOnMount` it takes focus when the view opens, so
+ * keyboard and screen-reader users start at the top of the new view.
+ */
+export function ViewHeading({
+  children,
+  focusOnMount = false,
+  className,
+}: {
+  children: ReactNode;
+  focusOnMount?: boolean;
+  className?: string;
+}) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (focusOnMount) ref.current?.focus({ preventScroll: true });
+  }, [focusOnMount]);
+  return (
+    <h1
+      ref={ref}
+      tabIndex={-1}
+      className={cn("font-display text-3xl font-bold text-stone-900 focus:outline-none sm:text-4xl", className)}
+    >
+      {children}
+    </h1>
+  );
+}
+
+export function BackButton({ onClick, label = "Back to Dashboard" }: { onClick: () => void; label?: string }) {
+  return (
+    <Button variant="ghost" size="sm" onClick={onClick} className="-ml-3 text-stone-700">
+      <ArrowLeft aria-hidden="true" className="h-4 w-4" />
+      {label}
+    </Button>
+  );
+}
+
+/** The frame of every sub-view: a back button above its heading, then the content. */
+export function SubViewFrame({
+  title,
+  onBack,
+  actions,
+  intro,
+  children,
+}: {
+  title: ReactNode;
+  onBack: () => void;
+  actions?: ReactNode;
+  intro?: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <div className="space-y-6">
+      <div>
+        <BackButton onClick={onBack} />
+        <div className="mt-2 flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
+          <div>
+            <ViewHeading focusOnMount>{title}</ViewHeading>
+            {intro ? <div className="mt-2 text-stone-700">{intro}</div> : null}
+          </div>
+          {actions ? <div className="flex shrink-0 flex-wrap gap-2">{actions}</div> : null}
+        </div>
+      </div>
+      {children}
+    </div>
+  );
+}

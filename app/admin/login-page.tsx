@@ -1,0 +1,121 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { Lock } from "lucide-react";
+import { useState, type FormEvent } from "react";
+import { loginSchema, type CurrentUser } from "~/auth/login-schema";
+import { Button } from "~/components/ui/button";
+import { Spinner } from "~/components/ui/spinner";
+import { toast } from "~/components/ui/use-toast";
+import { ApiError, apiRequest } from "~/lib/api-client";
+import { cardClasses, fieldClasses, ViewHeading } from "./admin-ui";
+import { AUTH_USER_KEY, HANDLES_OWN_401, hardNavigate, serverMessage } from "./query-client";
+
+export const LOGIN_FAILED = {
+  title: "Login Failed",
+  description: "Invalid username or password. Please try again.",
+} as const;
+
+type Field = "username" | "password";
+type FieldErrors = Partial<Record<Field, string>>;
+
+const FIELDS: { name: Field; label: string; type: string; autoComplete: string }[] = [
+  { name: "username", label: "Username", type: "text", autoComplete: "username" },
+  { name: "password", label: "Password", type: "password", autoComplete: "current-password" },
+];
+
+/** Spec §2 Login page: validates in place, signs in, then reloads /admin. */
+export function LoginPage({ navigate = hardNavigate }: { navigate?: (url: string) => void }) {
+  const queryClient = useQueryClient();
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [redirecting, setRedirecting] = useState(false);
+
+  const login = useMutation({
+    meta: HANDLES_OWN_401,
+    mutationFn: async (input: { username: string; password: string }) =>
+      (await (await apiRequest("POST", "/api/login", input)).json()) as CurrentUser,
+    onSuccess: () => {
+      setRedirecting(true);
+      void queryClient.invalidateQueries({ queryKey: AUTH_USER_KEY });
+      navigate("/admin");
+    },
+    onError: (error) => {
+      // Too many attempts: the server says how to go on; anything else is the same message.
+      const throttled = error instanceof ApiError && error.status === 429;
+      toast({
+        title: LOGIN_FAILED.title,
+        description: throttled ? serverMessage(error, LOGIN_FAILED.description) : LOGIN_FAILED.description,
+        variant: "destructive",
+      });
+    },
+  });
+
+  function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const values = Object.fromEntries(new FormData(form)) as Record<string, string>;
+    const parsed = loginSchema.safeParse(values);
+    if (!parsed.success) {
+      const fieldErrors: FieldErrors = {};
+      for (const issue of parsed.error.issues) {
+        const field = issue.path[0];
+        if ((field === "username" || field === "password") && !fieldErrors[field]) fieldErrors[field] = issue.message;
+      }
+      setErrors(fieldErrors);
+      const firstInvalid = FIELDS.find((f) => fieldErrors[f.name]);
+      if (firstInvalid) form.querySelector<HTMLElement>(`[name="${firstInvalid.name}"]`)?.focus();
+      return;
+    }
+    setErrors({});
+    login.mutate(parsed.data);
+  }
+
+  const pending = login.isPending || redirecting;
+
+  return (
+    <div className="mx-auto flex max-w-md flex-col px-4 py-12 sm:py-20">
+      <div className={cardClasses}>
+        <div className="mb-6 flex flex-col items-center text-center">
+          <span className="mb-4 inline-flex h-12 w-12 items-center justify-center rounded-full bg-brand-50 text-brand-700">
+            <Lock aria-hidden="true" className="h-6 w-6" />
+          </span>
+          <ViewHeading>Admin Access</ViewHeading>
+          <p className="mt-2 text-stone-700">Sign in to manage your website content</p>
+        </div>
+        <form noValidate onSubmit={handleSubmit} className="space-y-5" aria-label="Sign in">
+          {FIELDS.map((field) => {
+            const id = `login-${field.name}`;
+            const error = errors[field.name];
+            return (
+              <div key={field.name}>
+                <label htmlFor={id} className="block text-sm font-semibold text-stone-800">
+                  {field.label}
+                </label>
+                <input
+                  id={id}
+                  name={field.name}
+                  type={field.type}
+                  autoComplete={field.autoComplete}
+                  autoCapitalize="none"
+                  autoCorrect="off"
+                  spellCheck={false}
+                  required
+                  aria-invalid={error ? true : undefined}
+                  aria-describedby={error ? `${id}-error` : undefined}
+                  className={fieldClasses(Boolean(error))}
+                />
+                {error ? (
+                  <p id={`${id}-error`} className="mt-1 text-sm font-medium text-red-700">
+                    {error}
+                  </p>
+                ) : null}
+              </div>
+            );
+          })}
+          <Button type="submit" size="lg" disabled={pending} className="w-full">
+            {pending ? <Spinner className="h-5 w-5" /> : null}
+            {pending ? "Signing In..." : "Sign In"}
+          </Button>
+        </form>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,104 @@
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { act, screen, waitFor } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { toast } from "~/components/ui/use-toast";
+import { apiRequest } from "~/lib/api-client";
+import { createAdminQueryClient, invalidateGalleries, serverMessage } from "./query-client";
+import { json, mockFetch, renderWithClient } from "./test-helpers";
+
+vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
+
+function TwoQueriesAndAMutation() {
+  const a = useQuery({ queryKey: ["/api/admin/contact-submissions"] });
+  const b = useQuery({ queryKey: ["/api/galleries/veneer"] });
+  const save = useMutation({ mutationFn: () => apiRequest("PUT", "/api/admin/content/hero.title", { content: "x" }) });
+  return (
+    <div>
+      <p>{a.isError && b.isError ? "both failed" : "waiting"}</p>
+      <button type="button" onClick={() => save.mutate()}>
+        save
+      </button>
+    </div>
+  );
+}
+
+describe("createAdminQueryClient", () => {
+  beforeEach(() => vi.mocked(toast).mockClear());
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+  });
+
+  it("has the spec's defaults: no retries, no refetch on focus, never stale", () => {
+    const client = createAdminQueryClient({ navigate: vi.fn() });
+    const { queries, mutations } = client.getDefaultOptions();
+    expect(queries?.retry).toBe(false);
+    expect(mutations?.retry).toBe(false);
+    expect(queries?.refetchOnWindowFocus).toBe(false);
+    expect(queries?.refetchInterval).toBe(false);
+    expect(queries?.staleTime).toBe(Infinity);
+  });
+
+  it("answers any 401 with one 'Unauthorized' toast and one reload of /admin 500 ms later", async () => {
+    const { calls } = mockFetch([
+      { method: "GET", path: /.*/, respond: () => json(401, { message: "Unauthorized" }) },
+      { method: "PUT", path: /.*/, respond: () => json(401, { message: "Unauthorized" }) },
+    ]);
+    const navigate = vi.fn();
+    renderWithClient(<TwoQueriesAndAMutation />, createAdminQueryClient({ navigate }));
+    expect(await screen.findByText("both failed")).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "save" }));
+    await waitFor(() => expect(calls.filter((c) => c.method === "PUT")).toHaveLength(1));
+    expect(toast).toHaveBeenCalledTimes(1);
+    expect(toast).toHaveBeenCalledWith({
+      title: "Unauthorized",
+      description: "You are logged out. Logging in again...",
+      variant: "destructive",
+    });
+    expect(navigate).not.toHaveBeenCalled();
+    await waitFor(() => expect(navigate).toHaveBeenCalledWith("/admin"), { timeout: 1500 });
+    await act(() => new Promise((r) => setTimeout(r, 600)));
+    expect(navigate).toHaveBeenCalledTimes(1);
+    // Queries are not retried.
+    expect(calls.filter((c) => c.url === "/api/galleries/veneer")).toHaveLength(1);
+  });
+
+  it("waits 500 ms before the reload", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    mockFetch([{ method: "GET", path: /.*/, respond: () => json(401, { message: "Unauthorized" }) }]);
+    const navigate = vi.fn();
+    const client = createAdminQueryClient({ navigate });
+    await client.fetchQuery({ queryKey: ["/api/admin/contact-submissions"] }).catch(() => undefined);
+    expect(toast).toHaveBeenCalledTimes(1);
+    vi.advanceTimersByTime(499);
+    expect(navigate).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(navigate).toHaveBeenCalledWith("/admin");
+  });
+
+  it("leaves other failures to the screens", async () => {
+    mockFetch([{ method: "GET", path: /.*/, respond: () => json(500, { message: "boom" }) }]);
+    const navigate = vi.fn();
+    const client = createAdminQueryClient({ navigate });
+    await client.fetchQuery({ queryKey: ["/api/galleries/traditional"] }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 550));
+    expect(toast).not.toHaveBeenCalled();
+    expect(navigate).not.toHaveBeenCalled();
+  });
+
+  it("marks every gallery list, and nothing else, for a refetch after a gallery write", async () => {
+    mockFetch([{ method: "GET", path: /.*/, respond: () => json(200, []) }]);
+    const client = createAdminQueryClient({ navigate: vi.fn() });
+    const keys = ["/api/galleries/traditional", "/api/galleries/veneer", "/api/content/hero.title"];
+    for (const key of keys) await client.fetchQuery({ queryKey: [key] });
+    await invalidateGalleries(client);
+    expect(keys.map((key) => client.getQueryState([key])?.isInvalidated)).toEqual([true, true, false]);
+  });
+
+  it("reads the server's message from an error", () => {
+    expect(serverMessage({ responseText: '{"message":"Nope"}' }, "fallback")).toBe("Nope");
+    expect(serverMessage({ responseText: "<html>" }, "fallback")).toBe("fallback");
+    expect(serverMessage(new Error("x"), "fallback")).toBe("fallback");
+  });
+});

@@ -1,0 +1,88 @@
+import { MutationCache, QueryCache, QueryClient, type QueryKey } from "@tanstack/react-query";
+import { toast } from "~/components/ui/use-toast";
+import { getJson, isUnauthorizedError } from "~/lib/api-client";
+
+/** Spec §4, §8: what a 401 anywhere in the admin shows, and how long before the reload. */
+export const UNAUTHORIZED_TOAST = {
+  title: "Unauthorized",
+  description: "You are logged out. Logging in again...",
+} as const;
+export const UNAUTHORIZED_REDIRECT_DELAY_MS = 500;
+
+/** Query keys are the URL paths they read. */
+export const AUTH_USER_KEY = ["/api/auth/user"] as const;
+export const SUBMISSIONS_KEY = ["/api/admin/contact-submissions"] as const;
+export const contentKey = (key: string) => [`/api/content/${key}`] as const;
+export const galleryKey = (type: string) => [`/api/galleries/${type}`] as const;
+
+/** Mutations that handle their own 401 (signing in and out) carry this meta. */
+export const HANDLES_OWN_401 = { handlesOwn401: true } as const;
+
+/** Goes to a URL with a full page load. */
+export function hardNavigate(url: string) {
+  window.location.href = url;
+}
+
+/** The default query function: GET the key's URL as JSON (a 401 throws). */
+async function getQueryKey({ queryKey }: { queryKey: QueryKey }) {
+  const [url] = queryKey;
+  if (typeof url !== "string") throw new Error(`Query key must start with a URL, got ${String(url)}`);
+  return getJson<unknown>(url);
+}
+
+/**
+ * One QueryClient per admin mount (spec §9): no retries, no refetch on
+ * focus, no polling, data never stale. Any query or mutation failing with
+ * 401 shows the 'Unauthorized' toast once and reloads /admin after 500 ms.
+ */
+export function createAdminQueryClient(options: { navigate?: (url: string) => void } = {}): QueryClient {
+  const navigate = options.navigate ?? hardNavigate;
+  let signingOut = false;
+  const onUnauthorized = (error: unknown) => {
+    if (signingOut || !isUnauthorizedError(error)) return;
+    signingOut = true;
+    toast({ ...UNAUTHORIZED_TOAST, variant: "destructive" });
+    setTimeout(() => navigate("/admin"), UNAUTHORIZED_REDIRECT_DELAY_MS);
+  };
+  return new QueryClient({
+    queryCache: new QueryCache({ onError: onUnauthorized }),
+    mutationCache: new MutationCache({
+      onError: (error, _variables, _context, mutation) => {
+        if (mutation.meta?.handlesOwn401) return;
+        onUnauthorized(error);
+      },
+    }),
+    defaultOptions: {
+      queries: {
+        queryFn: getQueryKey,
+        retry: false,
+        refetchOnWindowFocus: false,
+        refetchOnReconnect: false,
+        refetchInterval: false,
+        staleTime: Infinity,
+      },
+      mutations: { retry: false },
+    },
+  });
+}
+
+/** Refetches every gallery list (after any successful gallery write). */
+export function invalidateGalleries(queryClient: QueryClient) {
+  return queryClient.invalidateQueries({
+    predicate: (query) => typeof query.queryKey[0] === "string" && query.queryKey[0].startsWith("/api/galleries/"),
+  });
+}
+
+/** The server's `{message}` from an API error, or the fallback. */
+export function serverMessage(error: unknown, fallback: string): string {
+  const text = (error as { responseText?: unknown })?.responseText;
+  if (typeof text === "string" && text) {
+    try {
+      const parsed = JSON.parse(text) as { message?: unknown };
+      if (typeof parsed.message === "string" && parsed.message.trim()) return parsed.message;
+    } catch {
+      // Not JSON: fall through.
+    }
+  }
+  return fallback;
+}

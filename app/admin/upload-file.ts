@@ -1,0 +1,44 @@
+import { ApiError } from "~/lib/api-client";
+
+export const UPLOAD_FAILED_MESSAGE = "Failed to upload image";
+
+/**
+ * PUTs one file's raw bytes to an upload URL (spec §7: a direct single upload,
+ * no multipart), with the session cookie, reporting bytes sent as they go.
+ * Resolves on 2xx; a refusal rejects with an ApiError ("{status}: {text}"),
+ * a network failure or abort with an Error.
+ */
+export function uploadFile(
+  url: string,
+  file: File,
+  options: { onProgress?: (loadedBytes: number) => void; signal?: AbortSignal } = {},
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("PUT", url);
+    xhr.withCredentials = true;
+    xhr.setRequestHeader("Content-Type", file.type || "application/octet-stream");
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable || event.loaded) options.onProgress?.(Math.min(event.loaded, file.size));
+    };
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) {
+        options.onProgress?.(file.size);
+        resolve();
+      } else {
+        reject(new ApiError(xhr.status, typeof xhr.responseText === "string" ? xhr.responseText : "", xhr.statusText));
+      }
+    };
+    xhr.onerror = () => reject(new Error(UPLOAD_FAILED_MESSAGE));
+    xhr.ontimeout = () => reject(new Error(UPLOAD_FAILED_MESSAGE));
+    xhr.onabort = () => reject(new DOMException("The upload was cancelled", "AbortError"));
+    if (options.signal) {
+      if (options.signal.aborted) {
+        reject(new DOMException("The upload was cancelled", "AbortError"));
+        return;
+      }
+      options.signal.addEventListener("abort", () => xhr.abort(), { once: true });
+    }
+    xhr.send(file);
+  });
+}

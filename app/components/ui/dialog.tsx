@@ -1,0 +1,55 @@
+import * as DialogPrimitive from "@radix-ui/react-dialog";
+import { X } from "lucide-react";
+import type { ComponentPropsWithoutRef, ReactNode } from "react";
+import { cn } from "~/lib/cn";
+
+export const Dialog = DialogPrimitive.Root;
+export const DialogTrigger = DialogPrimitive.Trigger;
+export const DialogClose = DialogPrimitive.Close;
+
+type DialogContentProps = ComponentPropsWithoutRef<typeof DialogPrimitive.Content> & {
+  /** Whether the corner close button is disabled (e.g. while work is in progress). */
+  closeDisabled?: boolean;
+  children: ReactNode;
+};
+
+/**
+ * A modal dialog: a dimmed overlay, focus kept inside, Escape and the corner
+ * button close it. Full width on phones, a centred card from sm up.
+ */
+export function DialogContent({ className, children, closeDisabled, ...props }: DialogContentProps) {
+  return (
+    <DialogPrimitive.Portal>
+      <DialogPrimitive.Overlay className="fixed inset-0 z-50 bg-stone-950/60" />
+      <DialogPrimitive.Content
+        className={cn(
+          "fixed inset-x-0 bottom-0 z-50 flex max-h-[92dvh] flex-col overflow-y-auto rounded-t-2xl bg-white p-5 shadow-xl",
+          "sm:inset-auto sm:top-1/2 sm:left-1/2 sm:w-full sm:max-w-lg sm:-translate-x-1/2 sm:-translate-y-1/2 sm:rounded-xl sm:p-6",
+          "focus:outline-none",
+          className,
+        )}
+        {...props}
+      >
+        {children}
+        <DialogPrimitive.Close
+          aria-label="Close"
+          disabled={closeDisabled}
+          className="absolute top-3 right-3 inline-flex h-10 w-10 items-center justify-center rounded-md text-stone-600 hover:bg-stone-100 disabled:cursor-not-allowed disabled:opacity-50"
+        >
+          <X aria-hidden="true" className="h-5 w-5" />
+        </DialogPrimitive.Close>
+      </DialogPrimitive.Content>
+    </DialogPrimitive.Portal>
+  );
+}
+
+export function DialogTitle({ className, ...props }: ComponentPropsWithoutRef<typeof DialogPrimitive.Title>) {
+  return <DialogPrimitive.Title className={cn("pr-10 font-display text-2xl font-bold text-stone-900", className)} {...props} />;
+}
+
+export function DialogDescription({
+  className,
+  ...props
+}: ComponentPropsWithoutRef<typeof DialogPrimitive.Description>) {
+  return <DialogPrimitive.Description className={cn("mt-1 text-sm text-stone-600", className)} {...props} />;
+}

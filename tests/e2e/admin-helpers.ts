@@ -1,0 +1,129 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { APIRequestContext, Locator, Page } from "@playwright/test";
+import { makeImage } from "../fixtures/images";
+import { TEST_ADMIN, expect } from "./fixtures";
+
+/** Shared steps of the admin browser tests. */
+
+export const toastRegion = (page: Page) => page.getByRole("region", { name: "Notifications (F8)" });
+
+/** The toast on screen (only one shows at a time) with this title and description. */
+export async function expectToast(page: Page, title: string, description?: string | RegExp, variant?: "default" | "destructive") {
+  const toast = page.locator("[data-variant]").filter({ has: page.getByText(title, { exact: true }) });
+  await expect(toast).toBeVisible();
+  if (description !== undefined) await expect(toast).toContainText(description);
+  if (variant) await expect(toast).toHaveAttribute("data-variant", variant);
+  return toast;
+}
+
+/** Closes the toast on screen, so the next one can be told apart. */
+export async function closeToast(page: Page) {
+  const close = toastRegion(page).getByRole("button", { name: "Close notification" });
+  if (await close.count()) await close.first().click();
+  await expect(toastRegion(page).getByRole("listitem")).toHaveCount(0);
+}
+
+/** Waits until React has hydrated the page, so clicks reach their handlers. */
+export async function hydrated(page: Page) {
+  await page.waitForFunction(() => "__reactRouterRouteModules" in window);
+}
+
+/** Signs in over the API, sharing the cookie with the page. */
+export async function signInApi(request: APIRequestContext) {
+  const res = await request.post("/api/login", { data: TEST_ADMIN });
+  expect(res.status()).toBe(200);
+}
+
+/** Opens a dashboard button's view and waits for its heading. */
+export async function openView(page: Page, button: string, heading: string) {
+  await page.getByRole("button", { name: button, exact: true }).click();
+  await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
+}
+
+export async function backToDashboard(page: Page) {
+  await page.getByRole("button", { name: "Back to Dashboard" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Website Management" })).toBeVisible();
+}
+
+/** A section of the content editor, by its title. */
+export const editorSection = (page: Page, title: string) => page.getByRole("region", { name: title, exact: true });
+
+/** A JPEG as setInputFiles takes it. */
+export async function jpegFile(name: string, size: { width: number; height: number } = { width: 320, height: 240 }) {
+  return { name, mimeType: "image/jpeg", buffer: await makeImage("jpeg", size) };
+}
+
+export const uploadInput = (page: Page) => page.getByRole("dialog", { name: "Upload Images" }).locator('input[type="file"]');
+
+/** The gallery manager's cards, in display order. */
+export const imageCards = (page: Page) => page.getByRole("list", { name: /images$/ }).getByRole("listitem");
+
+/** The image ids of a gallery as the API lists them. */
+export async function galleryIds(request: APIRequestContext, type: string): Promise<string[]> {
+  const res = await request.get(`/api/galleries/${type}`);
+  expect(res.status()).toBe(200);
+  return ((await res.json()) as { id: string }[]).map((image) => image.id);
+}
+
+export async function galleryImages(request: APIRequestContext, type: string) {
+  const res = await request.get(`/api/galleries/${type}`);
+  expect(res.status()).toBe(200);
+  return (await res.json()) as { id: string; imagePath: string; caption: string }[];
+}
+
+/** The image files a public gallery shows, in order (streamed markup not yet placed is skipped). */
+export async function publicGallerySources(page: Page, type: string): Promise<string[]> {
+  return page
+    .locator(`main ul[data-gallery="${type}"] img`)
+    .evaluateAll((imgs) => imgs.filter((img) => !img.closest("[hidden]")).map((img) => img.getAttribute("src") ?? ""));
+}
+
+/** The ids of the manager's cards, in display order. */
+export async function cardIds(page: Page): Promise<string[]> {
+  return imageCards(page).evaluateAll((cards) => cards.map((card) => card.getAttribute("data-image-id") ?? ""));
+}
+
+/**
+ * Drags a card by its handle with the mouse, in small steps (dnd-kit starts
+ * after a few pixels), so that the card's centre ends on the target's centre.
+ * The grid is centred in the window first, away from the edges where
+ * dragging scrolls the page.
+ */
+export async function mouseDrag(page: Page, handle: Locator, card: Locator, target: Locator, onOver?: () => Promise<void>) {
+  await page.getByRole("list", { name: /images$/ }).evaluate((el) => el.scrollIntoView({ block: "center" }));
+  const h = (await handle.boundingBox())!;
+  const from = (await card.boundingBox())!;
+  const to = (await target.boundingBox())!;
+  const start = { x: h.x + h.width / 2, y: h.y + h.height / 2 };
+  const end = {
+    x: start.x + (to.x + to.width / 2 - (from.x + from.width / 2)),
+    y: start.y + (to.y + to.height / 2 - (from.y + from.height / 2)),
+  };
+  await page.mouse.move(start.x, start.y);
+  await page.mouse.down();
+  await page.mouse.move(start.x + 8, start.y + 8, { steps: 4 });
+  await page.mouse.move(end.x, end.y, { steps: 15 });
+  await onOver?.();
+  await page.mouse.up();
+}
+
+/** axe-core with the WCAG 2.x A and AA rules (2.2 included), as the public pages are checked. */
+export async function expectNoAxeViolations(page: Page, label: string) {
+  const results = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"])
+    .analyze();
+  const summary = results.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  expect(summary, label).toEqual([]);
+}
+
+/** One h1, first, and no skipped heading levels (visible headings and the footer's). */
+export async function expectOneH1AndOrderedHeadings(page: Page, label: string) {
+  const levels = await page.locator("h1, h2, h3, h4, h5, h6").evaluateAll((els) =>
+    els.filter((el) => (el as HTMLElement).offsetParent !== null || el.closest("footer")).map((el) => Number(el.tagName[1])),
+  );
+  expect(levels.filter((l) => l === 1), `${label}: one h1`).toHaveLength(1);
+  expect(levels[0], `${label}: h1 first`).toBe(1);
+  for (let i = 1; i < levels.length; i++) {
+    expect(levels[i]! - levels[i - 1]!, `${label}: no skipped heading level`).toBeLessThanOrEqual(1);
+  }
+}

@@ -1,0 +1,87 @@
+import type { Page } from "@playwright/test";
+import { formatSubmittedAt } from "~/admin/format-date";
+import { expectNoAxeViolations, expectOneH1AndOrderedHeadings, expectToast, openView, signInApi } from "./admin-helpers";
+import { expect, test } from "./fixtures";
+
+async function sendEnquiry(page: Page, values: { name: string; email: string; phone?: string; message: string }) {
+  await page.goto("/contact");
+  await page.waitForFunction(() => "__reactRouterRouteModules" in window);
+  await page.getByLabel("Name", { exact: true }).fill(values.name);
+  await page.getByLabel("Email", { exact: true }).fill(values.email);
+  if (values.phone) await page.getByLabel("Phone (optional)", { exact: true }).fill(values.phone);
+  await page.getByLabel("Message", { exact: true }).fill(values.message);
+  await page.getByRole("button", { name: "Send Message" }).click();
+  await expectToast(page, "Message Sent");
+}
+
+async function openSubmissions(page: Page) {
+  await signInApi(page.request);
+  await page.goto("/admin");
+  await openView(page, "View Submissions", "Contact Form Submissions");
+}
+
+test.describe("submissions when there are none", () => {
+  test.use({ serverSetup: { name: "no-submissions" } });
+
+  test("says 'Loading submissions...', then 'No contact submissions yet'", async ({ page }) => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route("**/api/admin/contact-submissions", async (route) => {
+      await held;
+      await route.continue();
+    });
+    await signInApi(page.request);
+    await page.goto("/admin");
+    await page.getByRole("button", { name: "View Submissions" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Contact Form Submissions" })).toBeVisible();
+    await expect(page.getByText("Loading submissions...")).toBeVisible();
+    release();
+    await expect(page.getByText("No contact submissions yet")).toBeVisible();
+    await expect(page.getByText("Loading submissions...")).toHaveCount(0);
+  });
+});
+
+test.describe("submissions sent through the contact form", () => {
+  test.use({ serverSetup: { name: "with-submissions" } });
+
+  test("are listed newest first with date, name, e-mail, phone and message", async ({ page }) => {
+    await sendEnquiry(page, {
+      name: "Tom Without Phone",
+      email: "tom@example.nz",
+      message: "Just the one line for a quote please.",
+    });
+    await sendEnquiry(page, {
+      name: "Aroha Smith",
+      email: "aroha@example.co.nz",
+      phone: "021 123 4567",
+      message: "Kia ora,\nWe need a basalt wall.\nAbout 12 metres long.",
+    });
+
+    await openSubmissions(page);
+    const entries = page.getByRole("list", { name: "Submissions, newest first" }).getByRole("listitem");
+    await expect(entries).toHaveCount(2);
+    const [newest, older] = [entries.nth(0), entries.nth(1)];
+
+    const stored = (await (await page.request.get("/api/admin/contact-submissions")).json()) as { submittedAt: string }[];
+    expect(stored).toHaveLength(2);
+    const time = newest.locator("time");
+    await expect(time).toHaveText(formatSubmittedAt(stored[0]!.submittedAt));
+    await expect(time).toHaveText(/^(January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}(st|nd|rd|th), \d{4} at \d{1,2}:\d{2} (AM|PM)$/);
+    await expect(time).toHaveAttribute("datetime", stored[0]!.submittedAt);
+
+    await expect(newest).toContainText("Aroha Smith");
+    await expect(newest.getByRole("link", { name: "aroha@example.co.nz" })).toHaveAttribute("href", "mailto:aroha@example.co.nz");
+    await expect(newest.getByRole("link", { name: "021 123 4567" })).toHaveAttribute("href", "tel:0211234567");
+    const message = newest.getByText("Kia ora,", { exact: false });
+    expect(await message.evaluate((el) => (el as HTMLElement).innerText)).toBe("Kia ora,\nWe need a basalt wall.\nAbout 12 metres long.");
+    expect(await message.evaluate((el) => getComputedStyle(el).whiteSpace)).toBe("pre-line");
+
+    await expect(older).toContainText("Tom Without Phone");
+    await expect(older.getByRole("link", { name: "tom@example.nz" })).toHaveAttribute("href", "mailto:tom@example.nz");
+    await expect(older.getByText("Phone", { exact: true })).toHaveCount(0);
+    await expect(older.locator('a[href^="tel:"]')).toHaveCount(0);
+
+    await expectOneH1AndOrderedHeadings(page, "submissions");
+    await expectNoAxeViolations(page, "submissions");
+  });
+});
