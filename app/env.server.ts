@@ -1,5 +1,5 @@
 import path from "node:path";
-import { z } from "zod";
+import { z } from "~/lib/zod";
 
 /**
  * Every setting comes from the environment and is validated here, once, at

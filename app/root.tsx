@@ -9,7 +9,9 @@ import {
   useRouteLoaderData,
 } from "react-router";
 import type { Route } from "./+types/root";
-import "./app.css";
+// Inlined, not linked: a stylesheet request would block first paint on a slow
+// phone connection while the scripts compete for it (docs/decisions/0011).
+import stylesheet from "./app.css?inline";
 import { SiteFooter } from "./components/layout/site-footer";
 import { SiteHeader } from "./components/layout/site-header";
 import { useNonce } from "./components/nonce-provider";
@@ -58,6 +60,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" content="#1c1917" />
         <Meta />
+        <style dangerouslySetInnerHTML={{ __html: stylesheet }} />
         <Links />
       </head>
       <body className="flex min-h-screen flex-col">

@@ -1,12 +1,13 @@
+import type { RequestListener } from "node:http";
 import path from "node:path";
 import compression from "compression";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import { pingDatabase } from "~/db/database.server";
 import type { AppServices } from "~/services.server";
 import { createApiRouter } from "./api/router";
+import { createCachedPageResponder } from "./cached-page-responder";
 import { HttpError } from "./http-error";
 import { mediaRouter } from "./media";
-import { findCachedPage, serveCachedPage } from "./middleware/page-cache";
 import { requestLogger } from "./middleware/request-logger";
 import type { PageCache } from "./page-cache";
 import { assignNonce, hstsOverHttps, permissionsPolicy, securityHeaders } from "./middleware/security-headers";
@@ -36,11 +37,9 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
 
   app.use(requestLogger(services.logger));
   app.use(assignNonce);
-  if (options.pageCache) app.use(findCachedPage(options.pageCache));
   app.use(securityHeaders({ development }));
   app.use(hstsOverHttps);
   app.use(permissionsPolicy);
-  app.use(serveCachedPage);
   app.use(compression());
 
   app.get("/healthz", async (_req, res) => {
@@ -78,6 +77,19 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
 
   app.use(pageErrorHandler(services));
   return app;
+}
+
+/**
+ * The HTTP server's request listener: cached public pages are answered
+ * before Express, everything else goes through the app.
+ */
+export function createRequestListener(services: AppServices, options: CreateAppOptions = {}): RequestListener {
+  const app = createApp(services, options);
+  if (!options.pageCache) return app;
+  const respondFromCache = createCachedPageResponder(app, options.pageCache, services.logger);
+  return (req, res) => {
+    if (!respondFromCache(req, res)) app(req, res);
+  };
 }
 
 /** Last resort outside /api: a plain page, never a stack trace. */

@@ -17,14 +17,22 @@ export function cacheKeyFor(method: string, url: string): string | null {
 }
 
 export type CachedPage = {
-  /** Response headers React Router set (Content-Type and the like). */
-  headers: Record<string, string>;
   body: Buffer;
   gzip: Buffer;
   brotli: Buffer;
   etag: string;
   /** CSP hash sources of the page's inline scripts, e.g. "sha256-…". */
   scriptHashes: string[];
+  /**
+   * Every header of the first response that is the same for every visitor:
+   * the security headers the middleware set, React Router's own, and the
+   * caching ones. Per-request headers (the CSP with its nonce, HSTS,
+   * Content-Length, Content-Encoding) are added when a copy is sent.
+   * Flat, as `writeHead` takes them: [name, value, name, value, …].
+   */
+  sharedHeaders: readonly string[];
+  /** The CSP around its nonce: `before + nonce + after`, with the script hashes in `after`. */
+  contentSecurityPolicy: { before: string; after: string } | null;
 };
 
 const INLINE_SCRIPT = /<script\b(?![^>]*\bsrc\s*=)[^>]*>([\s\S]*?)<\/script>/gi;
@@ -38,19 +46,76 @@ export function inlineScriptHashes(html: string): string[] {
   return [...hashes];
 }
 
-export function preparePage(headers: Record<string, string>, body: Buffer): CachedPage {
-  const isHtml = (headers["content-type"] ?? "").startsWith("text/html");
+/** Headers that belong to one response only, never to the cached copy. */
+const PER_RESPONSE_HEADERS = new Set([
+  "content-security-policy",
+  "strict-transport-security",
+  "set-cookie",
+  "date",
+  "content-length",
+  "content-encoding",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "etag",
+  "cache-control",
+  "vary",
+]);
+
+/**
+ * Prepares a rendered page for the cache.
+ * @param frameHeaders the headers the middleware set on the first response (security headers)
+ * @param routeHeaders the headers React Router's response carried (Content-Type and the like)
+ * @param cspNonce the nonce the first response's CSP carried, which later copies replace
+ */
+export function preparePage(input: {
+  frameHeaders: Record<string, string | number | readonly string[] | undefined>;
+  routeHeaders: Record<string, string>;
+  cspNonce: string;
+  body: Buffer;
+}): CachedPage {
+  const { body, cspNonce } = input;
+  const isHtml = (input.routeHeaders["content-type"] ?? "").startsWith("text/html");
+  const scriptHashes = isHtml ? inlineScriptHashes(body.toString("utf8")) : [];
+  const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+
+  const sharedHeaders: string[] = [];
+  for (const [name, value] of [...Object.entries(input.frameHeaders), ...Object.entries(input.routeHeaders)]) {
+    if (value === undefined || PER_RESPONSE_HEADERS.has(name.toLowerCase())) continue;
+    for (const item of Array.isArray(value) ? value : [String(value)]) sharedHeaders.push(name, item);
+  }
+  // Browsers revalidate every time (cheap with the ETag), so an edit shows at once.
+  sharedHeaders.push("Cache-Control", "no-cache", "ETag", etag, "Vary", "Accept-Encoding");
+
+  const csp = input.frameHeaders["content-security-policy"];
+  const nonceSource = `'nonce-${cspNonce}'`;
+  let contentSecurityPolicy: CachedPage["contentSecurityPolicy"] = null;
+  if (typeof csp === "string" && csp.includes(nonceSource)) {
+    const [before, after] = [csp.slice(0, csp.indexOf(nonceSource)), csp.slice(csp.indexOf(nonceSource) + nonceSource.length)];
+    // The cached page's inline scripts carry the first response's nonce; their hashes let them run.
+    const hashes = scriptHashes.map((hash) => ` '${hash}'`).join("");
+    contentSecurityPolicy = { before: `${before}'nonce-`, after: `'${hashes}${after}` };
+  }
+
   return {
-    headers,
     body,
     // Compressed once per content change, at the best ratio, instead of on every response.
     gzip: gzipSync(body, { level: 9 }),
     brotli: brotliCompressSync(body, {
       params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length },
     }),
-    etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`,
-    scriptHashes: isHtml ? inlineScriptHashes(body.toString("utf8")) : [],
+    etag,
+    scriptHashes,
+    sharedHeaders,
+    contentSecurityPolicy,
   };
+}
+
+/** The precompressed copy the client accepts: brotli, else gzip, else plain. */
+export function encodedBody(page: CachedPage, acceptEncoding: string | undefined): { encoding: "br" | "gzip" | null; body: Buffer } {
+  if (acceptEncoding && /\bbr\b/.test(acceptEncoding)) return { encoding: "br", body: page.brotli };
+  if (acceptEncoding && /\bgzip\b/.test(acceptEncoding)) return { encoding: "gzip", body: page.gzip };
+  return { encoding: null, body: page.body };
 }
 
 export type PageCache = {

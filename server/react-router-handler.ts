@@ -5,8 +5,7 @@ import type { Request as ExpressRequest, RequestHandler, Response as ExpressResp
 import { createRequestHandler, type ServerBuild } from "react-router";
 import type { AppServices } from "~/services.server";
 import { HttpError } from "./http-error";
-import { sendCachedPage } from "./middleware/page-cache";
-import { cacheKeyFor, preparePage, type PageCache } from "./page-cache";
+import { cacheKeyFor, encodedBody, preparePage, type CachedPage, type PageCache } from "./page-cache";
 
 /** Form posts to pages (the no-JS contact form) are small; refuse anything bigger. */
 const PAGE_BODY_LIMIT_BYTES = 64 * 1024;
@@ -63,8 +62,6 @@ async function sendFetchResponse(res: ExpressResponse, response: Response): Prom
 
 export type ReactRouterBuild = ServerBuild | (() => Promise<ServerBuild>);
 
-const UNCACHED_HEADERS = new Set(["set-cookie", "date", "content-length", "connection", "transfer-encoding"]);
-
 /** Renders a cacheable page fully, stores it when it is a plain 200, and sends it. */
 async function renderAndCache(req: ExpressRequest, res: ExpressResponse, response: Response, key: string, cache: PageCache, generation: number) {
   if (response.status !== 200 || response.headers.has("set-cookie") || !response.body) {
@@ -72,11 +69,29 @@ async function renderAndCache(req: ExpressRequest, res: ExpressResponse, respons
     return;
   }
   const body = Buffer.from(await response.arrayBuffer());
-  const headers: Record<string, string> = {};
-  for (const [name, value] of response.headers) if (!UNCACHED_HEADERS.has(name)) headers[name] = value;
-  const page = preparePage(headers, body);
+  const page = preparePage({
+    frameHeaders: res.getHeaders(),
+    routeHeaders: Object.fromEntries(response.headers),
+    cspNonce: res.locals.cspNonce,
+    body,
+  });
   cache.set(key, page, generation);
-  sendCachedPage(req, res, page);
+  sendRenderedPage(req, res, page);
+}
+
+/** The first copy, under this response's own CSP (its nonce is the one in the page). */
+function sendRenderedPage(req: ExpressRequest, res: ExpressResponse, page: CachedPage) {
+  for (let i = 0; i < page.sharedHeaders.length; i += 2) res.setHeader(page.sharedHeaders[i]!, page.sharedHeaders[i + 1]!);
+  if (req.get("if-none-match") === page.etag) {
+    res.status(304).end();
+    return;
+  }
+  const { encoding, body } = encodedBody(page, req.get("accept-encoding"));
+  if (encoding) res.setHeader("Content-Encoding", encoding);
+  res.setHeader("Content-Length", String(body.length));
+  res.status(200);
+  if (req.method === "HEAD") res.end();
+  else res.end(body);
 }
 
 /** Hands a request to React Router, with the app's services in the load context. */

@@ -1,10 +1,10 @@
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { RequestHandler } from "express";
 import { ensureAdministrator, pruneExpiredSessions } from "~/auth/auth.server";
 import { InvalidEnvironmentError, parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
 import { pruneStaleUploads } from "~/uploads/uploads.server";
-import { createApp } from "./app";
+import { createRequestListener } from "./app";
 import { openServices } from "./bootstrap";
 import { createPageCache } from "./page-cache";
 import type { ReactRouterBuild } from "./react-router-handler";
@@ -58,14 +58,14 @@ export async function startServer(options: {
   await housekeeping();
   setInterval(housekeeping, 60 * 60 * 1000).unref();
 
-  const app = createApp(services, {
+  const listener = createRequestListener(services, {
     reactRouter: { build: options.build, mode: options.mode },
     clientAssetsDir: options.clientAssetsDir,
     devMiddleware: options.devMiddleware,
     pageCache,
   });
 
-  const server = app.listen(env.PORT, env.HOST);
+  const server = createServer(listener).listen(env.PORT, env.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "~/lib/zod";
 
 /** The sign-in payload, checked by the login form and by POST /api/login (spec §5). */
 export const loginSchema = z.object({

@@ -24,10 +24,9 @@ export function nextHeroIndex(index: number, count: number): number {
 export function Hero({ images, title, subtitle }: { images: GalleryImage[]; title: string; subtitle: string }) {
   const [index, setIndex] = useState(0);
   const [loaded, setLoaded] = useState<ReadonlySet<number>>(() => new Set());
+  // Read by the rotation timer; updated in the load handler itself, so a tick
+  // right after a load already sees it.
   const loadedRef = useRef(loaded);
-  useEffect(() => {
-    loadedRef.current = loaded;
-  }, [loaded]);
   const [paused, setPaused] = useState(false);
   const reducedMotion = usePrefersReducedMotion();
   const canRotate = images.length > 1 && !reducedMotion;
@@ -50,7 +49,9 @@ export function Hero({ images, title, subtitle }: { images: GalleryImage[]; titl
   }
 
   const markLoaded = useCallback((i: number) => {
-    setLoaded((current) => (current.has(i) ? current : new Set(current).add(i)));
+    if (loadedRef.current.has(i)) return;
+    loadedRef.current = new Set(loadedRef.current).add(i);
+    setLoaded(loadedRef.current);
   }, []);
 
   useEffect(() => {

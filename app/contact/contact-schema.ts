@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "~/lib/zod";
 import { MESSAGE_MIN_LENGTH, type ContactField, type ContactFieldErrors } from "./contact-fields";
 
 export { HONEYPOT_FIELD, MESSAGE_MIN_LENGTH, type ContactField, type ContactFieldErrors, type ContactSubmission } from "./contact-fields";

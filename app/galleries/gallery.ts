@@ -1,11 +1,11 @@
-import { z } from "zod";
+/**
+ * Gallery facts shared by the pages, the admin and the server, without the
+ * validation library, so public pages do not load zod (schemas: ./gallery-schemas).
+ */
 
 /** The four galleries and their titles in the admin (spec §2). */
 export const GALLERY_TYPES = ["traditional", "veneer", "landscaping", "homepage"] as const;
 export type GalleryType = (typeof GALLERY_TYPES)[number];
-export const galleryTypeSchema = z.enum(GALLERY_TYPES, {
-  error: `galleryType must be one of: ${GALLERY_TYPES.join(", ")}`,
-});
 
 export const GALLERY_TITLES: Record<GalleryType, string> = {
   traditional: "Traditional Stonework",
@@ -47,30 +47,3 @@ export const MAX_CAPTION_LENGTH = 500;
 /** Spec §9: at most 10 files per upload, 20 MB (20971520 bytes) each. */
 export const MAX_UPLOAD_FILES = 10;
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
-
-const captionSchema = z
-  .string({ error: "caption must be a string" })
-  .max(MAX_CAPTION_LENGTH, `caption must be at most ${MAX_CAPTION_LENGTH} characters`);
-
-/** Body of PUT /api/admin/gallery-images: registers a finished upload. */
-export const addGalleryImageSchema = z.object({
-  imageURL: z.string({ error: "imageURL is required" }).min(1, "imageURL is required").max(2000),
-  galleryType: galleryTypeSchema,
-  caption: captionSchema.default(""),
-  // Spec §3: sent as a string equal to the current image count.
-  sortOrder: z
-    .union([z.string().regex(/^\d{1,6}$/, "sortOrder must be a whole number"), z.number().int().min(0).max(999_999)])
-    .transform(Number)
-    .optional(),
-});
-export type AddGalleryImage = z.input<typeof addGalleryImageSchema>;
-
-/** Body of PATCH /api/admin/gallery-images/:id. */
-export const captionUpdateSchema = z.object({ caption: captionSchema });
-
-/** Body of PUT /api/admin/gallery-images/reorder. */
-export const reorderGallerySchema = z.object({
-  galleryType: galleryTypeSchema,
-  imageIds: z.array(z.string().min(1).max(100), { error: "imageIds must be a list of image ids" }).max(1000),
-});
-export type ReorderGallery = z.infer<typeof reorderGallerySchema>;

@@ -9,7 +9,7 @@ import {
   reorderGallery,
   updateGalleryImageCaption,
 } from "~/galleries/galleries.server";
-import { captionUpdateSchema, reorderGallerySchema } from "~/galleries/gallery";
+import { captionUpdateSchema, reorderGallerySchema } from "~/galleries/gallery-schemas";
 import type { AppServices } from "~/services.server";
 import { HttpError, notFound } from "../http-error";
 import { addUploadedImage } from "./uploads";

@@ -1,7 +1,8 @@
 import { PassThrough } from "node:stream";
 import type { Request, Response } from "express";
 import { createGalleryImage, deleteUnreferencedFiles } from "~/galleries/galleries.server";
-import { MAX_UPLOAD_BYTES, addGalleryImageSchema } from "~/galleries/gallery";
+import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
+import { addGalleryImageSchema } from "~/galleries/gallery-schemas";
 import { processImage } from "~/images/image-pipeline.server";
 import { sniffImageType } from "~/images/sniff-image-type.server";
 import type { AppServices } from "~/services.server";

@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import type { z } from "zod";
+import type { z } from "~/lib/zod";
 import { HttpError } from "../http-error";
 
 /** The request's JSON object body, or a 400 when there is none. */

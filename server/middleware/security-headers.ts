@@ -2,20 +2,24 @@ import { randomBytes } from "node:crypto";
 import type { RequestHandler } from "express";
 import helmet from "helmet";
 
+export const createNonce = () => randomBytes(16).toString("base64");
+
 /** A fresh CSP nonce for every response, shared by the header and the page's scripts. */
 export const assignNonce: RequestHandler = (_req, res, next) => {
-  res.locals.cspNonce = randomBytes(16).toString("base64");
+  res.locals.cspNonce = createNonce();
   next();
 };
 
-type CspLocals = { cspNonce: string; scriptHashes?: string[] };
+export const STRICT_TRANSPORT_SECURITY = "max-age=31536000; includeSubDomains";
+
+type CspLocals = { cspNonce: string };
 // Helmet types the response as Node's; Express's locals are on it all the same.
 const localsOf = (res: unknown) => (res as { locals: CspLocals }).locals;
 
 /**
  * Helmet with an enforced Content-Security-Policy: scripts only from this
- * origin or carrying this response's nonce (or, for cached pages, the hash of
- * an inline script rendered into them).
+ * origin or carrying this response's nonce. (A cached page's copies add the
+ * hashes of its inline scripts: see server/page-cache.ts.)
  */
 export function securityHeaders(options: { development: boolean }): RequestHandler {
   return helmet({
@@ -28,7 +32,6 @@ export function securityHeaders(options: { development: boolean }): RequestHandl
             scriptSrc: [
               "'self'",
               (_req, res) => `'nonce-${localsOf(res).cspNonce}'`,
-              (_req, res) => (localsOf(res).scriptHashes ?? []).map((hash) => `'${hash}'`).join(" "),
             ],
             scriptSrcAttr: ["'none'"],
             // Inline style attributes carry image placeholders and Radix positions.
@@ -55,7 +58,7 @@ export function securityHeaders(options: { development: boolean }): RequestHandl
 
 /** HSTS when the request came over HTTPS (directly, or via a trusted proxy). */
 export const hstsOverHttps: RequestHandler = (req, res, next) => {
-  if (req.secure) res.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
+  if (req.secure) res.set("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY);
   next();
 };
 

@@ -10,7 +10,6 @@ declare module "express-serve-static-core" {
     user?: CurrentUser | null;
     sessionToken?: string;
     cspNonce: string;
-    scriptHashes?: string[];
   }
 }
 

@@ -85,7 +85,9 @@ test.describe("home page with gallery images and stored text", () => {
   });
 
   test("the hero rotates every 5000 ms through the homepage gallery and wraps", async ({ page }) => {
-    await page.clock.install();
+    // Time stands still until the test moves it, however slowly the images load.
+    await page.clock.install({ time: new Date("2026-01-01T09:00:00Z") });
+    await page.clock.pauseAt(new Date("2026-01-01T09:00:01Z"));
     await page.goto("/");
     const hero = page.locator("section[data-hero-index]");
     await expect(hero).toHaveAttribute("data-hero-index", "0");

@@ -49,6 +49,22 @@ test.describe("security headers", () => {
     expect(second.headers()["x-powered-by"]).toBeUndefined();
   });
 
+  test("a cached copy carries the same headers as a fresh render", async ({ request }) => {
+    // A query string always renders afresh; the bare path is served from the cache on its second request.
+    const fresh = await request.get("/landscaping?fresh=1");
+    await request.get("/landscaping");
+    const cached = await request.get("/landscaping");
+    expect(cached.headers()["etag"], "served from the cache").toBeTruthy();
+    const perResponse = new Set(["date", "etag", "cache-control", "vary", "content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive", "content-security-policy"]);
+    const shared = Object.entries(fresh.headers()).filter(([name]) => !perResponse.has(name));
+    expect(shared.length).toBeGreaterThan(8);
+    for (const [name, value] of shared) expect(cached.headers()[name], name).toBe(value);
+    const withoutScriptSources = (csp: string) => csp.replace(/ '(nonce|sha256)-[^']+'/g, "");
+    expect(withoutScriptSources(cached.headers()["content-security-policy"]!)).toBe(
+      withoutScriptSources(fresh.headers()["content-security-policy"]!),
+    );
+  });
+
   test("scripts run under the CSP on first and cached renders (no violations)", async ({ page }) => {
     const violations: string[] = [];
     page.on("console", (m) => {
@@ -94,12 +110,18 @@ test.describe("security headers", () => {
     const gz = await request.get("/landscaping", { headers: { "Accept-Encoding": "gzip" } });
     expect(gz.headers()["content-encoding"]).toBe("gzip");
     const html = await (await request.get("/")).text();
-    const script = /<link rel="modulepreload" href="(\/assets\/[^"]+\.js)"/.exec(html)![1]!;
-    const css = /<link[^>]*rel="stylesheet" href="(\/assets\/[^"]+\.css)"/.exec(html)![1]!;
-    for (const asset of [script, css]) {
+    const scripts = [...html.matchAll(/<link rel="modulepreload" href="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
+    expect(scripts.length).toBeGreaterThan(0);
+    // The stylesheet is inlined (docs/decisions/0011): no render-blocking request.
+    expect(html).not.toMatch(/<link[^>]*rel="stylesheet"/);
+    expect(html).toMatch(/<style>[^<]*\.min-h-screen\{/);
+    for (const asset of scripts) {
       const res = await request.get(asset, { headers: { "Accept-Encoding": "br, gzip" } });
       expect(res.headers()["cache-control"], asset).toBe("public, max-age=31536000, immutable");
-      expect(["br", "gzip"], asset).toContain(res.headers()["content-encoding"]);
+      // Files under 1 KB are not worth compressing.
+      if (Number(res.headers()["content-length"] ?? 2048) >= 1024 || res.headers()["transfer-encoding"]) {
+        expect(["br", "gzip"], asset).toContain(res.headers()["content-encoding"]);
+      }
     }
   });
 });

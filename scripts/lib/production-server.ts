@@ -1,0 +1,160 @@
+/**
+ * Shared by `npm run lighthouse` and `npm run bench`: makes sure a production
+ * build exists, seeds a temporary DATA_DIR with demo photos, and runs
+ * build/server/index.js on a free 127.0.0.1 port exactly as in production.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import fs from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseEnv } from "~/env.server";
+import { seedDemoGallery } from "~/galleries/demo-images.server";
+import type { GalleryType } from "~/galleries/gallery";
+import { createLogger } from "~/lib/logger.server";
+import { openServices } from "../../server/bootstrap";
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const SERVER_ENTRY = path.join(PROJECT_ROOT, "build/server/index.js");
+
+/** The demo galleries of `npm run seed:demo`: what a freshly set-up site shows. */
+export const DEMO_GALLERIES: Record<GalleryType, number> = { homepage: 3, traditional: 4, veneer: 4, landscaping: 4 };
+
+/** The malloc tuning `npm run serve` uses in production. */
+export const PRODUCTION_MALLOC_ENV = { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "131072" } as const;
+
+/** Runs `npm run build` when there is no production build yet (it never rebuilds an existing one). */
+export function ensureBuild(): void {
+  if (existsSync(SERVER_ENTRY)) return;
+  console.error("build/server/index.js is missing: running `npm run build` first…");
+  const result = spawnSync("npm", ["run", "build"], { cwd: PROJECT_ROOT, stdio: "inherit" });
+  if (result.status !== 0) throw new Error("npm run build failed");
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.unref();
+    probe.on("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export type SeededOriginals = Record<GalleryType, { count: number; bytes: number }>;
+
+async function originalsOnDisk(dataDir: string): Promise<Map<string, number>> {
+  const dir = path.join(dataDir, "uploads", "originals");
+  const sizes = new Map<string, number>();
+  if (!existsSync(dir)) return sizes;
+  for (const name of await fs.readdir(dir)) sizes.set(name, (await fs.stat(path.join(dir, name))).size);
+  return sizes;
+}
+
+/**
+ * Fills the demo galleries at the default camera-like size (1800×1200), as
+ * `npm run seed:demo` does, and returns the originals' bytes per gallery.
+ */
+export async function seedDemoData(dataDir: string): Promise<SeededOriginals> {
+  const env = parseEnv({ DATA_DIR: dataDir, LOG_LEVEL: "silent" });
+  const services = await openServices(env, createLogger({ level: "silent" }));
+  const originals = {} as SeededOriginals;
+  try {
+    for (const [galleryType, count] of Object.entries(DEMO_GALLERIES) as [GalleryType, number][]) {
+      const before = await originalsOnDisk(dataDir);
+      await seedDemoGallery(services, galleryType, count);
+      const added = [...(await originalsOnDisk(dataDir))].filter(([name]) => !before.has(name));
+      originals[galleryType] = { count: added.length, bytes: added.reduce((sum, [, bytes]) => sum + bytes, 0) };
+    }
+  } finally {
+    await services.db.destroy();
+  }
+  return originals;
+}
+
+export type ProductionServer = {
+  url: string;
+  port: number;
+  pid: number;
+  dataDir: string;
+  originals: SeededOriginals;
+  output(): string;
+  stop(): Promise<void>;
+};
+
+async function waitUntilHealthy(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`The server exited early:\n${output()}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`The server did not become healthy:\n${output()}`);
+}
+
+/** Seeds a fresh temporary DATA_DIR, then starts the production server on it. */
+export async function startProductionServer(options: { env?: Record<string, string> } = {}): Promise<ProductionServer> {
+  ensureBuild();
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-perf-"));
+  const started = Date.now();
+  const originals = await seedDemoData(dataDir);
+  console.error(`seeded demo galleries in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let log = "";
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
+    cwd: PROJECT_ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      SITE_URL: url,
+      LOG_LEVEL: "warn",
+      ...options.env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.stdout!.on("data", (chunk) => (log += chunk));
+  child.stderr!.on("data", (chunk) => (log += chunk));
+  try {
+    await waitUntilHealthy(url, child, () => log);
+  } catch (error) {
+    child.kill("SIGKILL");
+    await fs.rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    url,
+    port,
+    pid: child.pid!,
+    dataDir,
+    originals,
+    output: () => log,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Stops `server` on Ctrl-C too, so no temporary server or data directory is left behind. */
+export function stopOnInterrupt(stop: () => Promise<void>): void {
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      void stop().finally(() => process.exit(130));
+    });
+  }
+}

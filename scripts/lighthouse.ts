@@ -1,0 +1,307 @@
+/**
+ * npm run lighthouse
+ *
+ * Lighthouse 12 audits of every public page, mobile (the default config:
+ * Moto G Power-sized screen, simulated slow 4G and 4× CPU slowdown) and desktop,
+ * against the production build served with demo photos in a temporary DATA_DIR.
+ *
+ *   npm run build && npm run lighthouse      # the build is made first only if build/ is missing
+ *   CHROMIUM_PATH=/path/to/chrome npm run lighthouse
+ *
+ * Writes reports/lighthouse/<preset>-<page>.json (full Lighthouse reports) and
+ * reports/lighthouse/summary.json. Exits non-zero only when an audit cannot run;
+ * missed targets are printed, not fatal. Audits run one at a time: this is a
+ * 2-core machine and parallel runs would skew each other's timings.
+ */
+import fs from "node:fs/promises";
+import path from "node:path";
+import * as chromeLauncher from "chrome-launcher";
+import lighthouse, { type Config, type Result } from "lighthouse";
+import desktopConfig from "lighthouse/core/config/desktop-config.js";
+import { PROJECT_ROOT, startProductionServer, stopOnInterrupt } from "./lib/production-server";
+
+const ROUTES = ["/", "/stonework", "/landscaping", "/contact"] as const;
+const PRESETS: { name: "mobile" | "desktop"; config?: Config }[] = [
+  { name: "mobile" }, // Lighthouse's default config
+  { name: "desktop", config: desktopConfig },
+];
+const CATEGORIES = ["performance", "accessibility", "best-practices", "seo"] as const;
+const REPORT_DIR = path.join(PROJECT_ROOT, "reports", "lighthouse");
+
+const CHROME_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+const CHROME_FLAGS = [
+  "--headless=new",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  // Nothing but the local server resolves: no stray requests to the internet.
+  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+];
+
+/** The targets for every page on mobile (desktop is reported, not judged). */
+const MOBILE_TARGETS = {
+  performance: 95,
+  accessibility: 100,
+  "best-practices": 100,
+  seo: 100,
+  lcpSeconds: 1.5,
+  cls: 0,
+};
+
+/**
+ * Audits that cannot pass on this set-up, whatever the code does, and why.
+ * Printed next to a failure so nobody chases them.
+ */
+const ENVIRONMENT_LIMITS: Record<string, string> = {
+  "is-on-https":
+    "The audit server speaks plain HTTP on 127.0.0.1; HTTPS is the reverse proxy's job in production (HSTS is already sent over HTTPS).",
+  "redirects-http": "Needs an HTTPS deployment that redirects port 80; there is no TLS here.",
+  "uses-http2": "Node serves HTTP/1.1; HTTP/2 comes from the reverse proxy (e.g. Caddy or nginx) in production.",
+  "is-crawlable":
+    "Blocked from indexing (robots/X-Robots-Tag) — check whether the server treats a 127.0.0.1 SITE_URL as a non-production host.",
+  canonical: "The canonical URL comes from SITE_URL; here that is the temporary http://127.0.0.1:<port> address.",
+};
+
+type Scores = Record<(typeof CATEGORIES)[number], number | null>;
+
+type FailingAudit = {
+  id: string;
+  title: string;
+  score: number | null;
+  displayValue?: string;
+  /** For table audits such as inspector-issues: what each row names (issue type, URL). */
+  items?: string[];
+  environment?: string;
+};
+
+/** A short text per row of an audit's table (issue type and URLs, or the URL), to say what failed. */
+function describeItems(details: unknown): string[] | undefined {
+  const items = (details as { items?: unknown[] } | undefined)?.items;
+  if (!Array.isArray(items)) return undefined;
+  const texts = items.slice(0, 5).map((raw) => {
+    const item = raw as { issueType?: string; url?: string; source?: string; subItems?: { items?: { url?: string }[] } };
+    const urls = (item.subItems?.items ?? []).map((sub) => sub.url).filter(Boolean);
+    return [item.issueType, item.url, item.source, ...urls].filter(Boolean).join(" ");
+  });
+  return texts.filter(Boolean).length ? texts.filter(Boolean) : undefined;
+}
+
+type AuditSummary = {
+  route: string;
+  preset: string;
+  url: string;
+  report: string;
+  scores: Scores;
+  lcpSeconds: number | null;
+  tbtMs: number | null;
+  cls: number | null;
+  totalByteWeight: number | null;
+  /** Per category below 100: its weighted audits that did not score full marks. */
+  failing: Partial<Record<(typeof CATEGORIES)[number], FailingAudit[]>>;
+  runWarnings: string[];
+  /** How the page load was throttled, e.g. "simulated: 150 ms RTT, 1.6 Mbit/s, 4× CPU". */
+  throttling: string;
+};
+
+function describeThrottling(lhr: Result): string {
+  const { throttlingMethod, throttling } = lhr.configSettings;
+  if (throttlingMethod === "provided") return "none (provided)";
+  const mbit = (throttling.throughputKbps ?? 0) / 1024;
+  return `${throttlingMethod}: ${throttling.rttMs} ms RTT, ${mbit.toFixed(1)} Mbit/s, ${throttling.cpuSlowdownMultiplier}× CPU slowdown`;
+}
+
+function reportName(preset: string, route: string): string {
+  return `${preset}-${route === "/" ? "home" : route.slice(1).replaceAll("/", "-")}`;
+}
+
+function numeric(lhr: Result, auditId: string): number | null {
+  return lhr.audits[auditId]?.numericValue ?? null;
+}
+
+function summarize(lhr: Result, route: string, preset: string, report: string): AuditSummary {
+  const scores = {} as Scores;
+  const failing: AuditSummary["failing"] = {};
+  for (const id of CATEGORIES) {
+    const category = lhr.categories[id];
+    const score = category?.score == null ? null : Math.round(category.score * 100);
+    scores[id] = score;
+    if (!category || score === 100) continue;
+    failing[id] = category.auditRefs
+      .filter((ref) => ref.weight > 0)
+      .map((ref) => lhr.audits[ref.id])
+      .filter((audit): audit is NonNullable<typeof audit> => audit !== undefined && audit.score !== null && audit.score < 1)
+      .map((audit) => ({
+        id: audit.id,
+        title: audit.title,
+        score: audit.score,
+        displayValue: audit.displayValue,
+        items: audit.details?.type === "table" ? describeItems(audit.details) : undefined,
+        environment: ENVIRONMENT_LIMITS[audit.id],
+      }));
+  }
+  const lcp = numeric(lhr, "largest-contentful-paint");
+  return {
+    route,
+    preset,
+    url: lhr.finalDisplayedUrl,
+    report,
+    scores,
+    lcpSeconds: lcp === null ? null : Number((lcp / 1000).toFixed(2)),
+    tbtMs: numeric(lhr, "total-blocking-time"),
+    cls: numeric(lhr, "cumulative-layout-shift"),
+    totalByteWeight: numeric(lhr, "total-byte-weight"),
+    failing,
+    runWarnings: lhr.runWarnings,
+    throttling: describeThrottling(lhr),
+  };
+}
+
+/** One audit in a fresh Chromium, so no cache or storage carries over between pages. */
+async function audit(url: string, config: Config | undefined): Promise<{ lhr: Result; json: string }> {
+  const chrome = await chromeLauncher.launch({ chromePath: CHROME_PATH, chromeFlags: CHROME_FLAGS, logLevel: "error" });
+  try {
+    const result = await lighthouse(url, { port: chrome.port, output: "json", logLevel: "error" }, config);
+    if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
+    if (result.lhr.runtimeError) throw new Error(`${url}: ${result.lhr.runtimeError.code} ${result.lhr.runtimeError.message}`);
+    return { lhr: result.lhr, json: typeof result.report === "string" ? result.report : result.report.join("\n") };
+  } finally {
+    chrome.kill();
+  }
+}
+
+/** Lighthouse now and then loses a trace (NO_NAVSTART, NO_FCP…): try again before giving up. */
+async function auditWithRetries(url: string, config: Config | undefined, attempts = 3): Promise<{ lhr: Result; json: string }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await audit(url, config);
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      console.error(`  attempt ${attempt} failed (${error instanceof Error ? error.message : String(error)}); retrying`);
+    }
+  }
+}
+
+function missedTargets(row: AuditSummary): string[] {
+  const missed: string[] = [];
+  for (const id of CATEGORIES) {
+    const score = row.scores[id];
+    if (score === null || score < MOBILE_TARGETS[id]) missed.push(`${id} ${score ?? "n/a"} < ${MOBILE_TARGETS[id]}`);
+  }
+  if (row.lcpSeconds === null || row.lcpSeconds > MOBILE_TARGETS.lcpSeconds) {
+    missed.push(`LCP ${row.lcpSeconds ?? "n/a"} s > ${MOBILE_TARGETS.lcpSeconds} s`);
+  }
+  if (row.cls === null || row.cls > MOBILE_TARGETS.cls) missed.push(`CLS ${row.cls ?? "n/a"} > ${MOBILE_TARGETS.cls}`);
+  return missed;
+}
+
+function printTable(rows: AuditSummary[]): void {
+  const header = ["route", "preset", "Perf", "A11y", "BP", "SEO", "LCP s", "TBT ms", "CLS", "bytes"];
+  const lines = rows.map((row) => [
+    row.route,
+    row.preset,
+    ...CATEGORIES.map((id) => String(row.scores[id] ?? "n/a")),
+    row.lcpSeconds?.toFixed(2) ?? "n/a",
+    row.tbtMs === null ? "n/a" : String(Math.round(row.tbtMs)),
+    row.cls === null ? "n/a" : row.cls.toFixed(3),
+    row.totalByteWeight === null ? "n/a" : row.totalByteWeight.toLocaleString("en-US"),
+  ]);
+  const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => line[i]!.length)));
+  const format = (cells: string[]) => cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
+  console.log(`\n${format(header)}\n${widths.map((w) => "-".repeat(w)).join("  ")}`);
+  for (const line of lines) console.log(format(line));
+}
+
+function printFailures(rows: AuditSummary[]): void {
+  const withFailures = rows.filter((row) => Object.keys(row.failing).length > 0);
+  if (!withFailures.length) return;
+  console.log("\nAudits below full marks (categories under 100):");
+  for (const row of withFailures) {
+    for (const [category, audits] of Object.entries(row.failing)) {
+      console.log(`  ${row.preset} ${row.route} — ${category} ${row.scores[category as keyof Scores]}:`);
+      for (const audit of audits) {
+        const value = audit.displayValue ? ` (${audit.displayValue})` : "";
+        console.log(`    - ${audit.id}: ${audit.title}${value}, score ${audit.score}`);
+        for (const item of audit.items ?? []) console.log(`      · ${item}`);
+        if (audit.environment) console.log(`      not fixable here: ${audit.environment}`);
+      }
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  await fs.mkdir(REPORT_DIR, { recursive: true });
+  const server = await startProductionServer();
+  stopOnInterrupt(server.stop);
+  const rows: AuditSummary[] = [];
+  let lighthouseVersion = "";
+  try {
+    const chromeVersion = await chromeLauncher
+      .launch({ chromePath: CHROME_PATH, chromeFlags: CHROME_FLAGS, logLevel: "error" })
+      .then(async (chrome) => {
+        try {
+          const info = (await (await fetch(`http://127.0.0.1:${chrome.port}/json/version`)).json()) as { Browser?: string };
+          return info.Browser ?? "unknown";
+        } finally {
+          chrome.kill();
+        }
+      });
+    console.error(`server ${server.url}, ${chromeVersion} at ${CHROME_PATH}`);
+
+    for (const preset of PRESETS) {
+      for (const route of ROUTES) {
+        const url = `${server.url}${route}`;
+        const started = Date.now();
+        const { lhr, json } = await auditWithRetries(url, preset.config);
+        const file = path.join(REPORT_DIR, `${reportName(preset.name, route)}.json`);
+        await fs.writeFile(file, json);
+        lighthouseVersion = lhr.lighthouseVersion;
+        const row = summarize(lhr, route, preset.name, path.relative(PROJECT_ROOT, file));
+        rows.push(row);
+        console.error(`${preset.name} ${route}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      }
+    }
+
+    printTable(rows);
+    for (const preset of PRESETS) {
+      const row = rows.find((r) => r.preset === preset.name);
+      if (row) console.log(`${preset.name}: ${row.throttling} (Lighthouse's ${preset.name} preset; LCP/TBT are simulated from the trace)`);
+    }
+    printFailures(rows);
+
+    const misses = rows
+      .filter((row) => row.preset === "mobile")
+      .map((row) => ({ route: row.route, missed: missedTargets(row) }))
+      .filter((entry) => entry.missed.length > 0);
+    const targetsText = `Perf ≥ ${MOBILE_TARGETS.performance}, A11y/BP/SEO 100, LCP ≤ ${MOBILE_TARGETS.lcpSeconds} s, CLS ${MOBILE_TARGETS.cls}`;
+    if (misses.length) {
+      console.log(`\nMobile targets MISSED (${targetsText}):`);
+      for (const { route, missed } of misses) console.log(`  ${route}: ${missed.join("; ")}`);
+    } else {
+      console.log(`\nAll mobile targets met (${targetsText}).`);
+    }
+    const warnings = [...new Set(rows.flatMap((row) => row.runWarnings))];
+    if (warnings.length) console.log(`\nLighthouse run warnings:\n${warnings.map((w) => `  - ${w}`).join("\n")}`);
+
+    const summary = {
+      date: new Date().toISOString(),
+      lighthouseVersion,
+      chrome: chromeVersion,
+      targets: { mobile: MOBILE_TARGETS },
+      results: rows,
+      mobileMisses: misses,
+    };
+    await fs.writeFile(path.join(REPORT_DIR, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
+    console.log(`\nReports: ${path.relative(PROJECT_ROOT, REPORT_DIR)}/ (summary.json and one JSON per page and preset)`);
+  } finally {
+    await server.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exit(1);
+});

@@ -1,0 +1,60 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Express } from "express";
+import proxyAddress from "proxy-addr";
+import type { Logger } from "~/lib/logger.server";
+import { logRequest } from "./middleware/request-logger";
+import { createNonce, STRICT_TRANSPORT_SECURITY } from "./middleware/security-headers";
+import { cacheKeyFor, encodedBody, type CachedPage, type PageCache } from "./page-cache";
+
+/**
+ * Answers a request for a cached public page straight from memory, before
+ * Express: one lookup and one write of precomputed headers and precompressed
+ * bytes (see docs/decisions/0010). Returns false when the page is not cached,
+ * and the request then goes through the whole app, which renders and caches it.
+ */
+export function createCachedPageResponder(app: Express, pageCache: PageCache, logger: Logger) {
+  const logging = logger.isLevelEnabled("info");
+  const trustProxy = app.get("trust proxy fn") as (address: string, hop: number) => boolean;
+
+  return function respondFromCache(req: IncomingMessage, res: ServerResponse): boolean {
+    const key = cacheKeyFor(req.method ?? "", req.url ?? "");
+    const page = key ? pageCache.get(key) : undefined;
+    if (!page) return false;
+    const startedAt = logging ? process.hrtime.bigint() : 0n;
+    send(req, res, page, isSecure(req));
+    if (logging) {
+      logRequest(logger, { method: req.method!, url: req.url!, status: res.statusCode, startedAt, ip: proxyAddress(req, trustProxy) });
+    }
+    return true;
+  };
+
+  /** As Express's `req.secure`, honouring X-Forwarded-Proto only from a trusted proxy. */
+  function isSecure(req: IncomingMessage): boolean {
+    if ((req.socket as { encrypted?: boolean }).encrypted) return true;
+    const forwarded = req.headers["x-forwarded-proto"];
+    if (!forwarded || !trustProxy(req.socket.remoteAddress ?? "", 0)) return false;
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
+    return first === "https";
+  }
+}
+
+function send(req: IncomingMessage, res: ServerResponse, page: CachedPage, secure: boolean): void {
+  const headers = page.sharedHeaders.slice();
+  if (page.contentSecurityPolicy) {
+    const { before, after } = page.contentSecurityPolicy;
+    headers.push("Content-Security-Policy", before + createNonce() + after);
+  }
+  if (secure) headers.push("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY);
+
+  if (req.headers["if-none-match"] === page.etag) {
+    res.writeHead(304, headers);
+    res.end();
+    return;
+  }
+  const { encoding, body } = encodedBody(page, req.headers["accept-encoding"]);
+  if (encoding) headers.push("Content-Encoding", encoding);
+  headers.push("Content-Length", String(body.length));
+  res.writeHead(200, headers);
+  if (req.method === "HEAD") res.end();
+  else res.end(body);
+}
