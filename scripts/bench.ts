@@ -297,8 +297,8 @@ async function runWrk(url: string, target: Target, seconds: number, scriptDir: s
   return {
     tool: "wrk",
     requestsPerSecond: round(Number(number(/Requests\/sec:\s+([\d.]+)/)[1]), 0),
-    p50Ms: round(wrkMs(number(/^\s+50%\s+(\S+)$/m)[1]!)),
-    p99Ms: round(wrkMs(number(/^\s+99%\s+(\S+)$/m)[1]!)),
+    p50Ms: round(wrkMs(number(/^\s+50%\s+(\S+)\s*$/m)[1]!)),
+    p99Ms: round(wrkMs(number(/^\s+99%\s+(\S+)\s*$/m)[1]!)),
     requests,
     statuses,
     socketErrors: socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,

@@ -21,7 +21,7 @@ export function createCachedPageResponder(app: Express, pageCache: PageCache, lo
     const page = key ? pageCache.get(key) : undefined;
     if (!page) return false;
     const startedAt = logging ? process.hrtime.bigint() : 0n;
-    send(req, res, page, isSecure(req));
+    sendCachedCopy(req, res, page, cachedCopyHeaders(page, createNonce(), isSecure(req)));
     if (logging) {
       logRequest(logger, { method: req.method!, url: req.url!, status: res.statusCode, startedAt, ip: proxyAddress(req, trustProxy) });
     }
@@ -38,14 +38,19 @@ export function createCachedPageResponder(app: Express, pageCache: PageCache, lo
   }
 }
 
-function send(req: IncomingMessage, res: ServerResponse, page: CachedPage, secure: boolean): void {
+/** The headers of one copy of a cached page: the shared ones, a fresh CSP nonce, HSTS over HTTPS. */
+export function cachedCopyHeaders(page: CachedPage, nonce: string, secure: boolean): string[] {
   const headers = page.sharedHeaders.slice();
   if (page.contentSecurityPolicy) {
     const { before, after } = page.contentSecurityPolicy;
-    headers.push("Content-Security-Policy", before + createNonce() + after);
+    headers.push("Content-Security-Policy", before + nonce + after);
   }
   if (secure) headers.push("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY);
+  return headers;
+}
 
+/** Sends a copy of a cached page: 304 when the browser has it, else the encoding it accepts. */
+export function sendCachedCopy(req: IncomingMessage, res: ServerResponse, page: CachedPage, headers: string[]): void {
   if (req.headers["if-none-match"] === page.etag) {
     res.writeHead(304, headers);
     res.end();

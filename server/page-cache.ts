@@ -123,12 +123,20 @@ export type PageCache = {
   /** The current generation; pass it back to `set` so a render that a write overtook is dropped. */
   readonly generation: number;
   set(key: string, page: CachedPage, renderedAtGeneration: number): void;
+  /**
+   * The render of `key` already under way, if any: requests that miss the
+   * cache together wait for one render instead of each rendering the page.
+   */
+  inFlight(key: string): Promise<CachedPage | undefined> | undefined;
+  /** Marks a render of `key` as under way until `render` settles. */
+  track(key: string, render: Promise<CachedPage | undefined>): void;
   clear(): void;
   readonly size: number;
 };
 
 export function createPageCache(): PageCache {
   const pages = new Map<string, CachedPage>();
+  const renders = new Map<string, Promise<CachedPage | undefined>>();
   // Bumped by every write: a render that started before it must not be stored.
   let generation = 0;
   return {
@@ -139,9 +147,19 @@ export function createPageCache(): PageCache {
     set(key, page, renderedAtGeneration) {
       if (renderedAtGeneration === generation) pages.set(key, page);
     },
+    inFlight: (key) => renders.get(key),
+    track(key, render) {
+      renders.set(key, render);
+      const forget = () => {
+        if (renders.get(key) === render) renders.delete(key);
+      };
+      render.then(forget, forget);
+    },
     clear() {
       generation += 1;
       pages.clear();
+      // Renders under way read the old content: nobody should wait for them now.
+      renders.clear();
     },
     get size() {
       return pages.size;

@@ -4,8 +4,9 @@ import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import type { Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express";
 import { createRequestHandler, type ServerBuild } from "react-router";
 import type { AppServices } from "~/services.server";
+import { cachedCopyHeaders, sendCachedCopy } from "./cached-page-responder";
 import { HttpError } from "./http-error";
-import { cacheKeyFor, encodedBody, preparePage, type CachedPage, type PageCache } from "./page-cache";
+import { cacheKeyFor, preparePage, type CachedPage, type PageCache } from "./page-cache";
 
 /** Form posts to pages (the no-JS contact form) are small; refuse anything bigger. */
 const PAGE_BODY_LIMIT_BYTES = 64 * 1024;
@@ -62,11 +63,18 @@ async function sendFetchResponse(res: ExpressResponse, response: Response): Prom
 
 export type ReactRouterBuild = ServerBuild | (() => Promise<ServerBuild>);
 
-/** Renders a cacheable page fully, stores it when it is a plain 200, and sends it. */
-async function renderAndCache(req: ExpressRequest, res: ExpressResponse, response: Response, key: string, cache: PageCache, generation: number) {
+/** Stores a rendered page when it is a plain 200, and sends it. Returns what it stored. */
+async function renderAndCache(
+  req: ExpressRequest,
+  res: ExpressResponse,
+  response: Response,
+  key: string,
+  cache: PageCache,
+  generation: number,
+): Promise<CachedPage | undefined> {
   if (response.status !== 200 || response.headers.has("set-cookie") || !response.body) {
     await sendFetchResponse(res, response);
-    return;
+    return undefined;
   }
   const body = Buffer.from(await response.arrayBuffer());
   const page = preparePage({
@@ -77,21 +85,18 @@ async function renderAndCache(req: ExpressRequest, res: ExpressResponse, respons
   });
   cache.set(key, page, generation);
   sendRenderedPage(req, res, page);
+  return page;
 }
 
-/** The first copy, under this response's own CSP (its nonce is the one in the page). */
+/** The first copy goes under this response's own CSP: its nonce is the one in the page. */
 function sendRenderedPage(req: ExpressRequest, res: ExpressResponse, page: CachedPage) {
-  for (let i = 0; i < page.sharedHeaders.length; i += 2) res.setHeader(page.sharedHeaders[i]!, page.sharedHeaders[i + 1]!);
-  if (req.get("if-none-match") === page.etag) {
-    res.status(304).end();
-    return;
-  }
-  const { encoding, body } = encodedBody(page, req.get("accept-encoding"));
-  if (encoding) res.setHeader("Content-Encoding", encoding);
-  res.setHeader("Content-Length", String(body.length));
-  res.status(200);
-  if (req.method === "HEAD") res.end();
-  else res.end(body);
+  setHeaders(res, page.sharedHeaders);
+  sendCachedCopy(req, res, page, []);
+}
+
+/** Sets flat [name, value, …] headers one by one, replacing what the middleware set. */
+function setHeaders(res: ExpressResponse, headers: readonly string[]) {
+  for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i]!, headers[i + 1]!);
 }
 
 /** Hands a request to React Router, with the app's services in the load context. */
@@ -105,13 +110,35 @@ export function reactRouterHandler(options: {
   return async (req, res) => {
     const cache = options.pageCache;
     const key = cache ? cacheKeyFor(req.method, req.originalUrl) : null;
-    const generation = cache?.generation ?? 0;
-    const response = await handle(toFetchRequest(req, res), {
-      services: options.services,
-      cspNonce: res.locals.cspNonce,
-      clientIp: req.ip ?? "unknown",
-    });
-    if (cache && key) await renderAndCache(req, res, response, key, cache, generation);
-    else await sendFetchResponse(res, response);
+    const render = () =>
+      handle(toFetchRequest(req, res), {
+        services: options.services,
+        cspNonce: res.locals.cspNonce,
+        clientIp: req.ip ?? "unknown",
+      });
+    if (!cache || !key) {
+      await sendFetchResponse(res, await render());
+      return;
+    }
+
+    // Another request may have rendered this page since this one passed the cache, or be rendering it now.
+    const underWay = cache.inFlight(key);
+    const rendered = cache.get(key) ?? (underWay ? await underWay : undefined);
+    if (rendered) {
+      // Send that copy, under this response's nonce.
+      setHeaders(res, cachedCopyHeaders(rendered, res.locals.cspNonce, req.secure));
+      sendCachedCopy(req, res, rendered, []);
+      return;
+    }
+
+    const generation = cache.generation;
+    let settle!: (page: CachedPage | undefined) => void;
+    cache.track(key, new Promise((resolve) => (settle = resolve)));
+    try {
+      settle(await renderAndCache(req, res, await render(), key, cache, generation));
+    } catch (error) {
+      settle(undefined);
+      throw error;
+    }
   };
 }

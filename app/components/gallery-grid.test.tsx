@@ -37,6 +37,15 @@ describe("GalleryGrid", () => {
     expect(screen.getByText("No images available in this gallery.")).toBeInTheDocument();
   });
 
+  it("loads only the first image at once, with high priority, when the gallery leads the page", () => {
+    render(<GalleryGrid galleryType="landscaping" state={{ status: "ok", images: [image("a"), image("b")] }} eagerFirstImage />);
+    const [first, second] = screen.getAllByRole("img");
+    expect(first).toHaveAttribute("loading", "eager");
+    expect(first).toHaveAttribute("fetchpriority", "high");
+    expect(second).toHaveAttribute("loading", "lazy");
+    expect(second).not.toHaveAttribute("fetchpriority");
+  });
+
   it("shows lazy images with captions, alt text falling back to the gallery type and number", () => {
     render(
       <GalleryGrid

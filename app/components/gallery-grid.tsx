@@ -11,8 +11,20 @@ export type GalleryState = { status: "loading" } | GalleryResult;
 const GRID_SIZES = "(min-width: 1280px) 400px, (min-width: 1024px) 31vw, (min-width: 640px) 47vw, 92vw";
 const PLACEHOLDER_HEIGHTS = ["h-64", "h-48", "h-72", "h-56", "h-44", "h-60"];
 
-/** The public masonry gallery with its loading, error, empty and populated states. */
-export function GalleryGrid({ galleryType, state }: { galleryType: GalleryType; state: GalleryState }) {
+/**
+ * The public masonry gallery with its loading, error, empty and populated states.
+ * With `eagerFirstImage`, the first image loads at once with high priority: for a
+ * gallery that starts within a phone's first screen, where it is the largest paint.
+ */
+export function GalleryGrid({
+  galleryType,
+  state,
+  eagerFirstImage = false,
+}: {
+  galleryType: GalleryType;
+  state: GalleryState;
+  eagerFirstImage?: boolean;
+}) {
   if (state.status === "loading") {
     return (
       <div className="gallery-masonry columns-1 sm:columns-2 lg:columns-3" aria-busy="true" role="status" aria-label="Loading gallery">
@@ -49,7 +61,12 @@ export function GalleryGrid({ galleryType, state }: { galleryType: GalleryType; 
       {state.images.map((image, index) => (
         <li key={image.id} className="mb-4 break-inside-avoid">
           <figure className="overflow-hidden rounded-lg bg-white shadow-sm ring-1 ring-stone-200">
-            <ResponsiveImage image={image} alt={galleryImageAlt(image, galleryType, index)} sizes={GRID_SIZES} />
+            <ResponsiveImage
+              image={image}
+              alt={galleryImageAlt(image, galleryType, index)}
+              sizes={GRID_SIZES}
+              priority={eagerFirstImage && index === 0}
+            />
             {image.caption.trim() ? (
               // The caption is already the image's alt text; screen readers should hear it once.
               <figcaption aria-hidden="true" className="px-4 py-3 text-sm text-stone-700">

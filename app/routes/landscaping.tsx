@@ -42,7 +42,8 @@ export default function Landscaping({ loaderData }: Route.ComponentProps) {
         <div className="mt-4 mb-8 max-w-3xl space-y-3 text-lg text-stone-700">
           <Paragraphs text={content["landscaping.gallery.description"]} />
         </div>
-        <DeferredGallery galleryType="landscaping" result={landscaping} />
+        {/* On phones this gallery starts within the first screen: its first photo is the largest paint. */}
+        <DeferredGallery galleryType="landscaping" result={landscaping} eagerFirstImage />
       </section>
 
       <CallToAction

@@ -49,6 +49,26 @@ test.describe("security headers", () => {
     expect(second.headers()["x-powered-by"]).toBeUndefined();
   });
 
+  test("requests arriving together while a page renders all get the page, each under a CSP that runs its scripts", async ({ request }) => {
+    const responses = await Promise.all(Array.from({ length: 12 }, () => request.get("/")));
+    const bodies = new Set<string>();
+    const { createHash } = await import("node:crypto");
+    for (const res of responses) {
+      expect(res.status()).toBe(200);
+      const html = await res.text();
+      bodies.add(html);
+      const scriptSrc = expectCommonHeaders(res, "concurrent")["script-src"]!;
+      const pageNonce = /<script nonce="([^"]+)"/.exec(html)?.[1];
+      const inline = [...html.matchAll(/<script\b(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].filter((m) => !/application\/ld\+json/.test(m[0]));
+      for (const match of inline) {
+        const hash = `'sha256-${createHash("sha256").update(match[1]!).digest("base64")}'`;
+        expect(scriptSrc.includes(`'nonce-${pageNonce}'`) || scriptSrc.includes(hash)).toBe(true);
+      }
+    }
+    // One render served them all: the same bytes (nonce attributes included) every time.
+    expect(bodies.size).toBe(1);
+  });
+
   test("a cached copy carries the same headers as a fresh render", async ({ request }) => {
     // A query string always renders afresh; the bare path is served from the cache on its second request.
     const fresh = await request.get("/landscaping?fresh=1");
