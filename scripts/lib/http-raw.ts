@@ -10,6 +10,8 @@ export type RawResponse = {
   headers: http.IncomingHttpHeaders;
   /** Body bytes as sent (compressed, if the server compressed them). */
   wireBytes: number;
+  /** The body exactly as sent. */
+  wire: Buffer;
   /** Response head (status line and headers) bytes, approximately as sent. */
   headerBytes: number;
   /** The body, decoded if it was br/gzip/deflate. */
@@ -35,7 +37,7 @@ export function rawGet(url: string, headers: Record<string, string> = {}): Promi
         for (let i = 0; i < response.rawHeaders.length; i += 2) {
           headerBytes += `${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}\r\n`.length;
         }
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, wireBytes: wire.length, headerBytes, body });
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, wireBytes: wire.length, wire, headerBytes, body });
       });
     });
     request.on("error", reject);
