@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { useEffect, type ReactNode } from "react";
 import {
   Links,
   Meta,
@@ -75,6 +75,10 @@ export function Layout({ children }: { children: ReactNode }) {
 function Shell({ children }: { children: ReactNode }) {
   const data = useRouteLoaderData<typeof loader>("root");
   const nonce = useNonce();
+  useEffect(() => {
+    // Marks the moment clicks reach React's handlers (browser tests wait for it).
+    document.documentElement.dataset.hydrated = "true";
+  }, []);
   return (
     <>
       <a

@@ -8,6 +8,7 @@ import { createApiRouter } from "./api/router";
 import { createCachedPageResponder } from "./cached-page-responder";
 import { HttpError } from "./http-error";
 import { mediaRouter } from "./media";
+import { precompressedAssets } from "./precompressed-assets";
 import { requestLogger } from "./middleware/request-logger";
 import type { PageCache } from "./page-cache";
 import { assignNonce, hstsOverHttps, permissionsPolicy, securityHeaders } from "./middleware/security-headers";
@@ -58,12 +59,13 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
     next();
   });
 
-  app.use("/api", createApiRouter(services));
+  app.use("/api", createApiRouter(services, { pageCache: options.pageCache }));
   app.use("/media", mediaRouter(services));
 
   if (options.devMiddleware) app.use(options.devMiddleware);
   if (options.clientAssetsDir) {
     // Fingerprinted file names: safe to cache forever.
+    app.use("/assets", precompressedAssets(path.join(options.clientAssetsDir, "assets")));
     app.use(
       "/assets",
       express.static(path.join(options.clientAssetsDir, "assets"), { immutable: true, maxAge: "1y", index: false }),

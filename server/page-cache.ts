@@ -3,12 +3,14 @@ import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
 
 /** The public pages whose HTML (and client-navigation data) is cached. */
 export const CACHEABLE_PATHS = new Set(["/", "/stonework", "/landscaping", "/contact"]);
+/** The public API reads, cached the same way (their handlers store them). */
+const CACHEABLE_API_PATH = /^\/api\/(?:content\/[\w.-]{1,100}|galleries\/[a-z]{1,40})$/;
 
 export function cacheKeyFor(method: string, url: string): string | null {
   if (method !== "GET" && method !== "HEAD") return null;
   // Only the bare path: any query string (tracking tags, data revalidation) renders fresh.
   if (url.includes("?")) return null;
-  if (CACHEABLE_PATHS.has(url)) return url;
+  if (CACHEABLE_PATHS.has(url) || CACHEABLE_API_PATH.test(url)) return url;
   if (url.endsWith(".data")) {
     const page = url === "/_root.data" ? "/" : url.slice(0, -".data".length);
     if (CACHEABLE_PATHS.has(page)) return url;
@@ -73,6 +75,8 @@ export function preparePage(input: {
   routeHeaders: Record<string, string>;
   cspNonce: string;
   body: Buffer;
+  /** Pages: "no-cache" (browsers revalidate with the ETag, so an edit shows at once). The API: "no-store". */
+  cacheControl?: "no-cache" | "no-store";
 }): CachedPage {
   const { body, cspNonce } = input;
   const isHtml = (input.routeHeaders["content-type"] ?? "").startsWith("text/html");
@@ -84,8 +88,7 @@ export function preparePage(input: {
     if (value === undefined || PER_RESPONSE_HEADERS.has(name.toLowerCase())) continue;
     for (const item of Array.isArray(value) ? value : [String(value)]) sharedHeaders.push(name, item);
   }
-  // Browsers revalidate every time (cheap with the ETag), so an edit shows at once.
-  sharedHeaders.push("Cache-Control", "no-cache", "ETag", etag, "Vary", "Accept-Encoding");
+  sharedHeaders.push("Cache-Control", input.cacheControl ?? "no-cache", "ETag", etag, "Vary", "Accept-Encoding");
 
   const csp = input.frameHeaders["content-security-policy"];
   const nonceSource = `'nonce-${cspNonce}'`;

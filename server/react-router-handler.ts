@@ -5,8 +5,9 @@ import type { Request as ExpressRequest, RequestHandler, Response as ExpressResp
 import { createRequestHandler, type ServerBuild } from "react-router";
 import type { AppServices } from "~/services.server";
 import { cachedCopyHeaders, sendCachedCopy } from "./cached-page-responder";
+import { setHeaders, storeAndSend } from "./cached-response";
 import { HttpError } from "./http-error";
-import { cacheKeyFor, preparePage, type CachedPage, type PageCache } from "./page-cache";
+import { cacheKeyFor, type CachedPage, type PageCache } from "./page-cache";
 
 /** Form posts to pages (the no-JS contact form) are small; refuse anything bigger. */
 const PAGE_BODY_LIMIT_BYTES = 64 * 1024;
@@ -77,26 +78,7 @@ async function renderAndCache(
     return undefined;
   }
   const body = Buffer.from(await response.arrayBuffer());
-  const page = preparePage({
-    frameHeaders: res.getHeaders(),
-    routeHeaders: Object.fromEntries(response.headers),
-    cspNonce: res.locals.cspNonce,
-    body,
-  });
-  cache.set(key, page, generation);
-  sendRenderedPage(req, res, page);
-  return page;
-}
-
-/** The first copy goes under this response's own CSP: its nonce is the one in the page. */
-function sendRenderedPage(req: ExpressRequest, res: ExpressResponse, page: CachedPage) {
-  setHeaders(res, page.sharedHeaders);
-  sendCachedCopy(req, res, page, []);
-}
-
-/** Sets flat [name, value, …] headers one by one, replacing what the middleware set. */
-function setHeaders(res: ExpressResponse, headers: readonly string[]) {
-  for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i]!, headers[i + 1]!);
+  return storeAndSend(req, res, { cache, key, generation, routeHeaders: Object.fromEntries(response.headers), body });
 }
 
 /** Hands a request to React Router, with the app's services in the load context. */

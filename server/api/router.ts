@@ -1,6 +1,7 @@
 import express, { Router, type ErrorRequestHandler } from "express";
 import type { AppServices } from "~/services.server";
 import { HttpError } from "../http-error";
+import type { PageCache } from "../page-cache";
 import { rejectCrossSiteRequests } from "../middleware/cross-site";
 import { requireAdmin, resolveSession } from "../middleware/session";
 import { adminRoutes } from "./admin-routes";
@@ -12,7 +13,7 @@ import { createUploadTarget, receiveUpload } from "./uploads";
 export const JSON_BODY_LIMIT_BYTES = 64 * 1024;
 
 /** The JSON API, mounted at /api. Every error answers JSON `{ message }`. */
-export function createApiRouter(services: AppServices): Router {
+export function createApiRouter(services: AppServices, options: { pageCache?: PageCache } = {}): Router {
   const api = Router();
   api.use((_req, res, next) => {
     res.set("Cache-Control", "no-store");
@@ -26,7 +27,7 @@ export function createApiRouter(services: AppServices): Router {
 
   api.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, strict: true }));
 
-  api.use(publicRoutes(services));
+  api.use(publicRoutes(services, options.pageCache));
   api.use(authRoutes(services));
   api.post("/objects/upload", requireAdmin, (req, res) => createUploadTarget(services, req, res));
   // Everything under /admin, including routes added later, needs a signed-in administrator.

@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import { expect, test } from "./fixtures";
+import { expect, test, hydrated } from "./fixtures";
 
 /** axe-core with the WCAG 2.x A and AA rules (2.2 included). */
 export async function expectNoAxeViolations(page: Page, label: string) {
@@ -31,7 +31,7 @@ for (const setup of [{ name: "empty" }, { name: "populated", seed: { galleries: 
     for (const path of PAGES) {
       test(`${path} has no axe violations, landmarks and a logical heading order`, async ({ page }) => {
         await page.goto(path);
-        await page.waitForFunction(() => "__reactRouterRouteModules" in window);
+        await hydrated(page);
         await expect(page.getByRole("banner")).toHaveCount(1);
         await expect(page.getByRole("main")).toHaveCount(1);
         await expect(page.getByRole("contentinfo")).toHaveCount(1);
@@ -45,7 +45,7 @@ for (const setup of [{ name: "empty" }, { name: "populated", seed: { galleries: 
 test.describe("accessibility of states", () => {
   test("the open mobile menu and the contact form with errors have no violations", async ({ page }) => {
     await page.goto("/contact");
-    await page.waitForFunction(() => "__reactRouterRouteModules" in window);
+    await hydrated(page);
     const menu = page.getByRole("button", { name: "Open menu" });
     if (await menu.isVisible()) {
       await menu.click();
@@ -70,7 +70,7 @@ test.describe("accessibility of states", () => {
 
   test("everything interactive shows a visible focus ring", async ({ page }) => {
     await page.goto("/");
-    await page.waitForFunction(() => "__reactRouterRouteModules" in window);
+    await hydrated(page);
     for (let i = 0; i < 12; i++) {
       await page.keyboard.press("Tab");
       const outline = await page.evaluate(() => {

@@ -23,10 +23,7 @@ export async function closeToast(page: Page) {
   await expect(toastRegion(page).getByRole("listitem")).toHaveCount(0);
 }
 
-/** Waits until React has hydrated the page, so clicks reach their handlers. */
-export async function hydrated(page: Page) {
-  await page.waitForFunction(() => "__reactRouterRouteModules" in window);
-}
+export { hydrated } from "./fixtures";
 
 /** Signs in over the API, sharing the cookie with the page. */
 export async function signInApi(request: APIRequestContext) {

@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, test } from "./fixtures";
+import { expect, hydrated, test } from "./fixtures";
 
 const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
 
@@ -13,6 +13,7 @@ async function fillValid(page: Page) {
 test.describe("contact form", () => {
   test("has its fields, a 4-row message box and the send button", async ({ page }) => {
     await page.goto("/contact");
+    await hydrated(page);
     await expect(field(page, "Name")).toBeVisible();
     await expect(field(page, "Email")).toHaveAttribute("type", "email");
     await expect(field(page, "Phone (optional)")).not.toHaveAttribute("required", "");
@@ -22,6 +23,7 @@ test.describe("contact form", () => {
 
   test("shows each validation message under its field, tied to the input", async ({ page }) => {
     await page.goto("/contact");
+    await hydrated(page);
     await field(page, "Email").fill("not-an-email");
     await field(page, "Message").fill("Too short");
     await page.getByRole("button", { name: "Send Message" }).click();
@@ -47,6 +49,7 @@ test.describe("contact form", () => {
       await route.continue();
     });
     await page.goto("/contact");
+    await hydrated(page);
     await fillValid(page);
     await page.getByRole("button", { name: "Send Message" }).click();
     const sending = page.getByRole("button", { name: "Sending..." });
@@ -75,6 +78,7 @@ test.describe("contact form", () => {
   test("on failure shows the error toast and keeps everything typed", async ({ page }) => {
     await page.route("**/api/contact", (route) => route.fulfill({ status: 503, body: "Service Unavailable" }));
     await page.goto("/contact");
+    await hydrated(page);
     await fillValid(page);
     await page.getByRole("button", { name: "Send Message" }).click();
     const region = page.getByRole("region", { name: "Notifications (F8)" });
@@ -96,6 +100,7 @@ test.describe("spam protection", () => {
       expect(res.status()).toBe(201);
     }
     await page.goto("/contact");
+    await hydrated(page);
     await fillValid(page);
     const answer = page.waitForResponse("**/api/contact");
     await page.getByRole("button", { name: "Send Message" }).click();
@@ -107,6 +112,7 @@ test.describe("spam protection", () => {
 
   test("a bot that fills the hidden honeypot is thanked but nothing is stored", async ({ page, server }) => {
     await page.goto("/contact");
+    await hydrated(page);
     await fillValid(page);
     await field(page, "Name").fill("Honeypot Bot");
     await page.locator('input[name="website"]').evaluate((input: HTMLInputElement) => (input.value = "http://spam.example"));
@@ -121,6 +127,7 @@ test.describe("spam protection", () => {
 
   test("the honeypot is hidden from people and screen readers", async ({ page }) => {
     await page.goto("/contact");
+    await hydrated(page);
     await expect(page.locator('input[name="website"]')).toBeHidden();
     await expect(page.getByLabel("Leave this field empty")).toBeHidden();
   });

@@ -1,5 +1,5 @@
 import type { APIRequestContext } from "@playwright/test";
-import { TEST_ADMIN, expect, test } from "./fixtures";
+import { TEST_ADMIN, expect, test, hydrated } from "./fixtures";
 
 async function signInApi(request: APIRequestContext) {
   const res = await request.post("/api/login", { data: TEST_ADMIN });
@@ -15,7 +15,9 @@ test.describe("a content save is visible at once", () => {
   test("the server-rendered pages and the content API show new text straight after a save", async ({ request, page }) => {
     await signInApi(request);
     // Warm the page cache first, so a stale copy would be served if invalidation failed.
-    for (const path of ["/", "/stonework", "/contact"]) expect((await request.get(path)).status()).toBe(200);
+    for (const path of ["/", "/stonework", "/contact", "/api/content/hero.title", "/api/content/hero.title"]) {
+      expect((await request.get(path)).status()).toBe(200);
+    }
     expect(await (await request.get("/")).text()).toContain("Stonemasonry &amp; Hard Landscaping in Taranaki");
 
     await save(request, "hero.title", "Fresh headline after a save");
@@ -27,7 +29,7 @@ test.describe("a content save is visible at once", () => {
     await page.goto("/");
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Fresh headline after a save");
     // Client-side navigation data is fresh too.
-    await page.waitForFunction(() => "__reactRouterRouteModules" in window);
+    await hydrated(page);
     await save(request, "stonework.intro", "A fresh stonework intro.");
     await page.getByRole("contentinfo").getByRole("link", { name: "Veneer Installation" }).click();
     await expect(page.getByText("A fresh stonework intro.")).toBeVisible();
@@ -36,6 +38,7 @@ test.describe("a content save is visible at once", () => {
   test("a gallery write refreshes the cached pages too", async ({ request }) => {
     await signInApi(request);
     expect(await (await request.get("/stonework")).text()).toContain("No images available in this gallery.");
+    for (let i = 0; i < 2; i++) expect(await (await request.get("/api/galleries/traditional")).json()).toEqual([]);
     const { uploadURL } = await (await request.post("/api/objects/upload")).json();
     const { makeImage } = await import("../fixtures/images");
     const put = await request.put(uploadURL, { data: await makeImage("jpeg", { width: 600, height: 400 }), headers: { "Content-Type": "image/jpeg" } });
@@ -44,6 +47,8 @@ test.describe("a content save is visible at once", () => {
     expect(added.status()).toBe(201);
     const html = await (await request.get("/stonework")).text();
     expect(html).toContain((await added.json()).imagePath);
+    const listed = await (await request.get("/api/galleries/traditional")).json();
+    expect(listed.map((image: { id: string }) => image.id)).toEqual([(await added.json()).id]);
   });
 });
 
@@ -66,7 +71,7 @@ test.describe("content is plain text everywhere", () => {
     });
     for (const path of ["/", "/contact", "/stonework"]) {
       await page.goto(path);
-      await page.waitForFunction(() => "__reactRouterRouteModules" in window);
+      await hydrated(page);
       await expect(page.locator("main img[src='x'], footer img[src='x']")).toHaveCount(0);
     }
     await page.goto("/");

@@ -92,3 +92,8 @@ export async function signIn(page: Page) {
 export function isPhone(testInfo: { project: { name: string } }) {
   return testInfo.project.name === "phone";
 }
+
+/** Waits until React has hydrated the page (app/root.tsx marks it), so clicks reach their handlers. */
+export async function hydrated(page: Page) {
+  await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+}

@@ -1,4 +1,4 @@
-import { expect, test } from "./fixtures";
+import { expect, test, hydrated } from "./fixtures";
 
 test.describe("home page without images", () => {
   test("is server-rendered with the built-in text, and shows the gradient hero", async ({ page, request }) => {
@@ -112,8 +112,10 @@ test.describe("home page with gallery images and stored text", () => {
   });
 
   test("the slideshow can be paused", async ({ page }) => {
-    await page.clock.install();
+    await page.clock.install({ time: new Date("2026-01-01T09:00:00Z") });
+    await page.clock.pauseAt(new Date("2026-01-01T09:00:01Z"));
     await page.goto("/");
+    await hydrated(page);
     const hero = page.locator("section[data-hero-index]");
     await hero.getByRole("button", { name: "Pause slideshow" }).click();
     await page.clock.runFor(15_000);
@@ -123,8 +125,10 @@ test.describe("home page with gallery images and stored text", () => {
 
   test("the hero stays still for visitors who prefer reduced motion", async ({ page }) => {
     await page.emulateMedia({ reducedMotion: "reduce" });
-    await page.clock.install();
+    await page.clock.install({ time: new Date("2026-01-01T09:00:00Z") });
+    await page.clock.pauseAt(new Date("2026-01-01T09:00:01Z"));
     await page.goto("/");
+    await hydrated(page);
     const hero = page.locator("section[data-hero-index]");
     await page.clock.runFor(15_000);
     await expect(hero).toHaveAttribute("data-hero-index", "0");

@@ -1,4 +1,4 @@
-import { expect, test } from "./fixtures";
+import { expect, test, hydrated } from "./fixtures";
 
 test.describe("stonework and landscaping without images", () => {
   test("Stonework shows its sections, empty galleries and the call card", async ({ page }) => {
@@ -116,7 +116,7 @@ test.describe("pages with stored content and gallery images", () => {
   test("a client-side visit shows the gallery too", async ({ page }) => {
     await page.goto("/contact");
     // Wait for hydration so the click is a client-side navigation.
-    await page.waitForFunction(() => "__reactRouterRouteModules" in window);
+    await hydrated(page);
     const dataRequest = page.waitForRequest((r) => new URL(r.url()).pathname === "/landscaping.data");
     await page.getByRole("contentinfo").getByRole("link", { name: "Retaining Walls" }).click();
     await dataRequest;

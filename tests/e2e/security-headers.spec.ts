@@ -1,5 +1,5 @@
 import type { APIResponse } from "@playwright/test";
-import { expect, test } from "./fixtures";
+import { expect, test, hydrated } from "./fixtures";
 
 function expectCommonHeaders(res: APIResponse, label: string) {
   const headers = res.headers();
@@ -92,7 +92,7 @@ test.describe("security headers", () => {
     });
     for (let i = 0; i < 2; i++) {
       await page.goto("/contact");
-      await page.waitForFunction(() => "__reactRouterRouteModules" in window);
+      await hydrated(page);
       // Hydrated: client-side validation works.
       await page.getByRole("button", { name: "Send Message" }).click();
       await expect(page.getByText("Name is required")).toBeVisible();
@@ -135,6 +135,14 @@ test.describe("security headers", () => {
     // The stylesheet is inlined (docs/decisions/0011): no render-blocking request.
     expect(html).not.toMatch(/<link[^>]*rel="stylesheet"/);
     expect(html).toMatch(/<style>[^<]*\.min-h-screen\{/);
+    // The build's brotli copies are sent as they are (quality 11, not compressed per request).
+    const entry = scripts.find((s) => s.includes("entry.client"))!;
+    const { statSync } = await import("node:fs");
+    const stored = statSync(`build/client${entry}.br`).size;
+    const entryResponse = await request.get(entry, { headers: { "Accept-Encoding": "br" } });
+    expect(entryResponse.headers()["content-encoding"]).toBe("br");
+    expect(Number(entryResponse.headers()["content-length"])).toBe(stored);
+    expect(entryResponse.headers()["content-type"]).toMatch(/javascript/);
     for (const asset of scripts) {
       const res = await request.get(asset, { headers: { "Accept-Encoding": "br, gzip" } });
       expect(res.headers()["cache-control"], asset).toBe("public, max-age=31536000, immutable");

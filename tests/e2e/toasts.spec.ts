@@ -1,7 +1,9 @@
 import type { Page } from "@playwright/test";
-import { expect, test } from "./fixtures";
+import { expect, hydrated, test } from "./fixtures";
 
 async function sendEnquiry(page: Page, name = "Aroha Smith") {
+  // Before hydration the click would post the form without JavaScript (and show no toast).
+  await hydrated(page);
   await page.getByLabel("Name", { exact: true }).fill(name);
   await page.getByLabel("Email", { exact: true }).fill("aroha@example.co.nz");
   await page.getByLabel("Message", { exact: true }).fill("Could you quote a basalt garden wall?");
@@ -23,7 +25,9 @@ test.describe("toasts", () => {
   });
 
   test("disappear after 5000 ms", async ({ page }) => {
-    await page.clock.install();
+    // Time stands still until the test moves it, however slowly the page loads.
+    await page.clock.install({ time: new Date("2026-01-01T09:00:00Z") });
+    await page.clock.pauseAt(new Date("2026-01-01T09:00:01Z"));
     await page.goto("/contact");
     await sendEnquiry(page);
     const toast = page.getByRole("region", { name: "Notifications (F8)" }).getByText("Message Sent");
