@@ -77,8 +77,21 @@ async function renderAndCache(
     await sendFetchResponse(res, response);
     return undefined;
   }
-  const body = Buffer.from(await response.arrayBuffer());
-  return storeAndSend(req, res, { cache, key, generation, routeHeaders: Object.fromEntries(response.headers), body });
+  const routeHeaders = Object.fromEntries(response.headers);
+  let body = Buffer.from(await response.arrayBuffer());
+  if (routeHeaders["content-type"]?.startsWith("text/html")) body = Buffer.from(deprioritizeScripts(body.toString("utf8")));
+  return storeAndSend(req, res, { cache, key, generation, routeHeaders, body });
+}
+
+/**
+ * The public pages are readable before any script runs, so their scripts
+ * should not compete with the page's first paint and its largest image on a
+ * slow link: the module preloads React Router renders are fetched at low
+ * priority (docs/decisions/0013). Only the attribute is added, so hydration
+ * sees the same elements.
+ */
+export function deprioritizeScripts(html: string): string {
+  return html.replaceAll('<link rel="modulepreload" href=', '<link rel="modulepreload" fetchpriority="low" href=');
 }
 
 /** Hands a request to React Router, with the app's services in the load context. */

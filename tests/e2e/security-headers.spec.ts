@@ -130,8 +130,10 @@ test.describe("security headers", () => {
     const gz = await request.get("/landscaping", { headers: { "Accept-Encoding": "gzip" } });
     expect(gz.headers()["content-encoding"]).toBe("gzip");
     const html = await (await request.get("/")).text();
-    const scripts = [...html.matchAll(/<link rel="modulepreload" href="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
+    const scripts = [...html.matchAll(/<link rel="modulepreload"[^>]*href="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
     expect(scripts.length).toBeGreaterThan(0);
+    // Scripts wait behind the page and its images (docs/decisions/0013).
+    expect([...html.matchAll(/<link rel="modulepreload"[^>]*>/g)].every((m) => m[0].includes('fetchpriority="low"'))).toBe(true);
     // The stylesheet is inlined (docs/decisions/0011): no render-blocking request.
     expect(html).not.toMatch(/<link[^>]*rel="stylesheet"/);
     expect(html).toMatch(/<style>[^<]*\.min-h-screen\{/);
