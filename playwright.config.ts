@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import { defineConfig } from "@playwright/test";
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "./tests/support/chromium";
 
-/** Browser tests drive the system Chromium (Debian's package); nothing is downloaded. */
-export const chromiumPath = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+const chromiumPath = CHROMIUM_PATH;
 if (!fs.existsSync(chromiumPath)) {
   // Fail loudly: browser tests are never skipped silently.
   throw new Error(
@@ -27,16 +27,7 @@ export default defineConfig({
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: chromiumPath,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-      ],
+      args: CHROMIUM_FLAGS,
     },
   },
   projects: [

@@ -18,6 +18,7 @@ import path from "node:path";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse, { type Config, type Result } from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../tests/support/chromium";
 import { PROJECT_ROOT, startProductionServer, stopOnInterrupt } from "./lib/production-server";
 
 const ROUTES = ["/", "/stonework", "/landscaping", "/contact"] as const;
@@ -28,19 +29,8 @@ const PRESETS: { name: "mobile" | "desktop"; config?: Config }[] = [
 const CATEGORIES = ["performance", "accessibility", "best-practices", "seo"] as const;
 const REPORT_DIR = path.join(PROJECT_ROOT, "reports", "lighthouse");
 
-const CHROME_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-const CHROME_FLAGS = [
-  "--headless=new",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  // Nothing but the local server resolves: no stray requests to the internet.
-  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-];
+const CHROME_PATH = CHROMIUM_PATH;
+const CHROME_FLAGS = ["--headless=new", ...CHROMIUM_FLAGS];
 
 /** The targets for every page on mobile (desktop is reported, not judged). */
 const MOBILE_TARGETS = {

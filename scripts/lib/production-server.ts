@@ -3,10 +3,9 @@
  * build exists, seeds a temporary DATA_DIR with demo photos, and runs
  * build/server/index.js on a free 127.0.0.1 port exactly as in production.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,6 +14,7 @@ import { seedDemoGallery } from "~/galleries/demo-images.server";
 import type { GalleryType } from "~/galleries/gallery";
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../../server/bootstrap";
+import { freePort, waitUntilHealthy } from "../../tests/support/test-server";
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const SERVER_ENTRY = path.join(PROJECT_ROOT, "build/server/index.js");
@@ -33,17 +33,7 @@ export function ensureBuild(): void {
   if (result.status !== 0) throw new Error("npm run build failed");
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.unref();
-    probe.on("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export type SeededOriginals = Record<GalleryType, { count: number; bytes: number }>;
 
@@ -85,20 +75,6 @@ export type ProductionServer = {
   output(): string;
   stop(): Promise<void>;
 };
-
-async function waitUntilHealthy(url: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`The server exited early:\n${output()}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`The server did not become healthy:\n${output()}`);
-}
 
 /** Seeds a fresh temporary DATA_DIR, then starts the production server on it. */
 export async function startProductionServer(options: { env?: Record<string, string> } = {}): Promise<ProductionServer> {

@@ -29,10 +29,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function waitUntilHealthy(url: string, child: ChildProcess, output: () => string) {
+/** Polls /healthz until the server answers 200; fails with its output if it exits or takes 30 s. */
+export async function waitUntilHealthy(url: string, child: ChildProcess, output: () => string) {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`Test server exited early:\n${output()}`);
+    if (child.exitCode !== null) throw new Error(`The server exited early:\n${output()}`);
     try {
       const res = await fetch(`${url}/healthz`);
       if (res.ok) return;
@@ -41,7 +42,7 @@ async function waitUntilHealthy(url: string, child: ChildProcess, output: () => 
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`Test server did not become healthy:\n${output()}`);
+  throw new Error(`The server did not become healthy:\n${output()}`);
 }
 
 /**
