@@ -30,6 +30,10 @@ export default function handleRequest(
       </NonceProvider>,
       {
         nonce,
+        // Every Suspense boundary is complete when the page is sent (onAllReady): write each
+        // one in place. React would otherwise move large ones (a gallery) into a hidden block
+        // that only a script reveals, which leaves visitors without JavaScript with placeholders.
+        progressiveChunkSize: Number.POSITIVE_INFINITY,
         onAllReady() {
           settled = true;
           const body = new PassThrough();

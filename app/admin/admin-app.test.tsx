@@ -159,7 +159,27 @@ describe("AdminApp when signed in", () => {
     expect(screen.getByRole("button", { name: "View Submissions" })).toHaveFocus();
   });
 
-  it("starts on the view named in the address", async () => {
+  it("adds a history entry per view, so the browser's Back and Forward move between dashboard and view", async () => {
+    mockFetch([
+      { method: "GET", path: "/api/auth/user", respond: () => json(200, USER) },
+      { method: "GET", path: "/api/admin/contact-submissions", respond: () => json(200, []) },
+    ]);
+    render(<AdminApp navigate={vi.fn()} />);
+    await userEvent.click(await screen.findByRole("button", { name: "View Submissions" }));
+    await screen.findByRole("heading", { level: 1, name: "Contact Form Submissions" });
+    expect(window.location.search).toBe("?view=submissions");
+
+    act(() => window.history.back());
+    expect(await screen.findByRole("heading", { level: 1, name: "Website Management" })).toBeInTheDocument();
+    expect(window.location.search).toBe("");
+    await waitFor(() => expect(screen.getByRole("button", { name: "View Submissions" })).toHaveFocus());
+
+    act(() => window.history.forward());
+    expect(await screen.findByRole("heading", { level: 1, name: "Contact Form Submissions" })).toBeInTheDocument();
+    expect(window.location.search).toBe("?view=submissions");
+  });
+
+  it("starts on the view named in the address, and its Back button replaces the address with the dashboard", async () => {
     window.history.replaceState(null, "", "/admin?view=content:footer");
     mockFetch([
       { method: "GET", path: "/api/auth/user", respond: () => json(200, USER) },
@@ -172,6 +192,11 @@ describe("AdminApp when signed in", () => {
     render(<AdminApp navigate={vi.fn()} />);
     expect(await screen.findByRole("heading", { level: 1, name: "Content Editor" })).toBeInTheDocument();
     expect(await screen.findByDisplayValue("Stored footer")).toBeInTheDocument();
+    const entries = window.history.length;
+    await userEvent.click(screen.getAllByRole("button", { name: "Back to Dashboard" })[0]!);
+    expect(await screen.findByRole("heading", { level: 1, name: "Website Management" })).toBeInTheDocument();
+    expect(window.location.pathname + window.location.search).toBe("/admin");
+    expect(window.history.length).toBe(entries);
   });
 
   it("logs out, then goes to /", async () => {

@@ -15,30 +15,62 @@ import { HANDLES_OWN_401, hardNavigate } from "./query-client";
 import { SubmissionsView } from "./submissions-view";
 import { DASHBOARD, openerIdFor, viewFromParam, viewToParam, type AdminView } from "./view";
 
-/** Keeps the view in the address (?view=…) so a reload comes back to it, without a navigation. */
-function mirrorViewInUrl(view: AdminView) {
+/** The address of a view: /admin, or /admin?view=… so a reload comes back to it. */
+function urlOf(view: AdminView): URL {
   const url = new URL(window.location.href);
   const param = viewToParam(view);
   if (param) url.searchParams.set("view", param);
   else url.searchParams.delete("view");
-  if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url);
+  return url;
 }
 
-/** The signed-in admin: the dashboard, or one sub-view in its place (spec §4). */
+const viewInAddress = () => viewFromParam(new URLSearchParams(window.location.search).get("view"));
+
+/** Marks the history entries this admin added, so its Back button can step back through them. */
+const OPENED_FROM_DASHBOARD = "cornerstoneAdminView";
+
+/**
+ * The signed-in admin: the dashboard, or one sub-view in its place (spec §4).
+ * Opening a view adds a history entry, so a phone's Back gesture returns to
+ * the dashboard instead of leaving the admin.
+ */
 export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUser; navigate?: (url: string) => void }) {
-  const [view, setView] = useState<AdminView>(() =>
-    typeof window === "undefined" ? DASHBOARD : viewFromParam(new URLSearchParams(window.location.search).get("view")),
-  );
+  const [view, setView] = useState<AdminView>(() => (typeof window === "undefined" ? DASHBOARD : viewInAddress()));
   const [returnFocusTo, setReturnFocusTo] = useState<string | null>(null);
+
+  useEffect(() => {
+    // The browser's Back and Forward buttons move between the dashboard and the views.
+    const followAddress = () => {
+      const next = viewInAddress();
+      setView((current) => {
+        if (next.kind === "dashboard" && current.kind !== "dashboard") setReturnFocusTo(openerIdFor(current));
+        return next;
+      });
+    };
+    window.addEventListener("popstate", followAddress);
+    return () => window.removeEventListener("popstate", followAddress);
+  }, []);
 
   const open = (next: AdminView) => {
     setView(next);
-    mirrorViewInUrl(next);
+    const url = urlOf(next);
+    if (url.href !== window.location.href) {
+      // Keeps React Router's own entry state, so its history index stays right.
+      window.history.pushState({ ...window.history.state, [OPENED_FROM_DASHBOARD]: true }, "", url);
+    }
     window.scrollTo({ top: 0 });
   };
   const back = () => {
     setReturnFocusTo(openerIdFor(view));
-    open(DASHBOARD);
+    if (window.history.state?.[OPENED_FROM_DASHBOARD]) {
+      // Step back to the dashboard's entry; popstate shows it.
+      window.history.back();
+      return;
+    }
+    // Opened straight from an address (a reload or a link): replace it with the dashboard.
+    setView(DASHBOARD);
+    window.history.replaceState(window.history.state, "", urlOf(DASHBOARD));
+    window.scrollTo({ top: 0 });
   };
 
   switch (view.kind) {

@@ -64,6 +64,9 @@ export async function receiveUpload(services: AppServices, req: Request, res: Re
 
   // A pass-through, so a refusal stops the file without destroying the request we answer on.
   const body = new PassThrough();
+  // Storage reports a failed write through its own promise; once that has settled (a refused
+  // file, say), a late client abort must not become an unhandled 'error' that ends the process.
+  body.on("error", () => {});
   req.pipe(body);
   // pipe() does not pass an aborted upload on; without this the write would wait forever.
   req.once("close", () => {

@@ -1,5 +1,14 @@
 import { TEST_ADMIN, expect, signIn, test } from "./fixtures";
-import { editorSection, expectNoAxeViolations, expectToast, hydrated, openView, signInApi } from "./admin-helpers";
+import {
+  editorSection,
+  expectNoAxeViolations,
+  expectToast,
+  expectUnauthorizedToastShown,
+  hydrated,
+  openView,
+  recordToasts,
+  signInApi,
+} from "./admin-helpers";
 
 test.describe("admin sign-in", () => {
   test("shows 'Loading...' while the sign-in status loads, then the login page", async ({ page }) => {
@@ -114,9 +123,10 @@ test.describe("admin sign-in", () => {
     await expect(field).not.toHaveValue("");
     await field.fill("Never saved");
     await context.clearCookies();
+    const toasts = await recordToasts(page);
     const started = Date.now();
     await editorSection(page, "Hero Title").getByRole("button", { name: "Save Changes" }).click();
-    await expectToast(page, "Unauthorized", "You are logged out. Logging in again...", "destructive");
+    await expectUnauthorizedToastShown(toasts);
     await expect(page.getByText("Content Updated")).toHaveCount(0);
     await expect(page.getByText("Failed to update content. Please try again.")).toHaveCount(0);
     await page.waitForURL(/\/admin$/, { waitUntil: "load" });
@@ -134,8 +144,9 @@ test.describe("admin sign-in", () => {
     page.on("request", (req) => {
       if (req.url().endsWith("/api/auth/user")) authLoads.push(req.url());
     });
+    const toasts = await recordToasts(page);
     await page.getByRole("button", { name: "View Submissions" }).click();
-    await expectToast(page, "Unauthorized", "You are logged out. Logging in again...");
+    await expectUnauthorizedToastShown(toasts);
     await expect(page.getByRole("heading", { level: 1, name: "Admin Access" })).toBeVisible();
     // One reload of /admin (one new status check), not a loop.
     await page.waitForTimeout(800);

@@ -6,6 +6,7 @@ import {
   expectNoAxeViolations,
   expectOneH1AndOrderedHeadings,
   expectToast,
+  expectUnauthorizedToastShown,
   galleryIds,
   galleryImages,
   imageCards,
@@ -13,10 +14,11 @@ import {
   mouseDrag,
   openView,
   publicGallerySources,
+  recordToasts,
   signInApi,
   uploadInput,
 } from "./admin-helpers";
-import { expect, test } from "./fixtures";
+import { expect, hydrated, test } from "./fixtures";
 
 const CAPTIONS = ["Dry-stacked basalt garden wall, Ōakura", "Lime-pointed heritage wall repair", "Stone entrance pillars, Inglewood"];
 
@@ -30,7 +32,7 @@ async function openGallery(page: Page, title: string) {
 async function expectPublicGalleryMatches(page: Page, type: "traditional" | "veneer") {
   const images = await galleryImages(page.request, type);
   await page.goto("/stonework");
-  await page.waitForFunction(() => "__reactRouterRouteModules" in window);
+  await hydrated(page);
   if (images.length === 0) {
     await expect(page.locator(`ul[data-gallery="${type}"]`)).toHaveCount(0);
     return images;
@@ -206,8 +208,9 @@ test.describe("uploading to an empty gallery", () => {
     await page.getByRole("button", { name: "Upload Images" }).click();
     await uploadInput(page).setInputFiles([await jpegFile("hero.jpg")]);
     await context.clearCookies();
+    const toasts = await recordToasts(page);
     await page.getByRole("button", { name: "Upload 1 Image(s)" }).click();
-    await expectToast(page, "Unauthorized", "You are logged out. Logging in again...", "destructive");
+    await expectUnauthorizedToastShown(toasts);
     await expect(page.getByRole("heading", { level: 1, name: "Admin Access" })).toBeVisible();
   });
 });

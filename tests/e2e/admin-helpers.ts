@@ -8,11 +8,36 @@ export const toastRegion = (page: Page) => page.getByRole("region", { name: "Not
 
 /** The toast on screen (only one shows at a time) with this title and description. */
 export async function expectToast(page: Page, title: string, description?: string | RegExp, variant?: "default" | "destructive") {
-  const toast = page.locator("[data-variant]").filter({ has: page.getByText(title, { exact: true }) });
+  // One locator with every condition, checked at once: some toasts only show for 500 ms before a redirect.
+  let toast = page.locator(variant ? `[data-variant="${variant}"]` : "[data-variant]").filter({ has: page.getByText(title, { exact: true }) });
+  if (description !== undefined) toast = toast.filter({ hasText: description });
   await expect(toast).toBeVisible();
-  if (description !== undefined) await expect(toast).toContainText(description);
-  if (variant) await expect(toast).toHaveAttribute("data-variant", variant);
   return toast;
+}
+
+/**
+ * Records every toast the page shows as "variant: text", even one that a
+ * redirect removes 500 ms later (too briefly to be sure to catch it by polling).
+ */
+export async function recordToasts(page: Page): Promise<string[]> {
+  const seen: string[] = [];
+  await page.exposeFunction("reportToastForTest", (text: string) => void seen.push(text));
+  await page.evaluate(() => {
+    const report = (window as unknown as { reportToastForTest: (text: string) => void }).reportToastForTest;
+    new MutationObserver(() => {
+      for (const toast of document.querySelectorAll("[data-variant]")) {
+        report(`${toast.getAttribute("data-variant")}: ${toast.textContent ?? ""}`);
+      }
+    }).observe(document.body, { childList: true, subtree: true, characterData: true });
+  });
+  return seen;
+}
+
+/** The spec's 401 toast was shown (recorded with `recordToasts`). */
+export async function expectUnauthorizedToastShown(seen: string[]) {
+  await expect
+    .poll(() => seen.some((t) => t.startsWith("destructive: ") && t.includes("Unauthorized") && t.includes("You are logged out. Logging in again...")))
+    .toBe(true);
 }
 
 /** Closes the toast on screen, so the next one can be told apart. */

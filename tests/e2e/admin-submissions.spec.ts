@@ -1,11 +1,11 @@
 import type { Page } from "@playwright/test";
 import { formatSubmittedAt } from "~/admin/format-date";
-import { expectNoAxeViolations, expectOneH1AndOrderedHeadings, expectToast, openView, signInApi } from "./admin-helpers";
+import { expectNoAxeViolations, expectOneH1AndOrderedHeadings, expectToast, hydrated, openView, signInApi } from "./admin-helpers";
 import { expect, test } from "./fixtures";
 
 async function sendEnquiry(page: Page, values: { name: string; email: string; phone?: string; message: string }) {
   await page.goto("/contact");
-  await page.waitForFunction(() => "__reactRouterRouteModules" in window);
+  await hydrated(page);
   await page.getByLabel("Name", { exact: true }).fill(values.name);
   await page.getByLabel("Email", { exact: true }).fill(values.email);
   if (values.phone) await page.getByLabel("Phone (optional)", { exact: true }).fill(values.phone);
@@ -38,6 +38,25 @@ test.describe("submissions when there are none", () => {
     release();
     await expect(page.getByText("No contact submissions yet")).toBeVisible();
     await expect(page.getByText("Loading submissions...")).toHaveCount(0);
+  });
+});
+
+test.describe("the browser's Back button in the admin", () => {
+  test.use({ serverSetup: { name: "no-submissions" } });
+
+  test("returns from a view to the dashboard, and Forward opens the view again", async ({ page }) => {
+    await openSubmissions(page);
+    await expect(page).toHaveURL(/\/admin\?view=submissions$/);
+    await page.goBack();
+    await expect(page.getByRole("heading", { level: 1, name: "Website Management" })).toBeVisible();
+    await expect(page).toHaveURL(/\/admin$/);
+    await expect(page.getByRole("button", { name: "View Submissions" })).toBeFocused();
+    await page.goForward();
+    await expect(page.getByRole("heading", { level: 1, name: "Contact Form Submissions" })).toBeVisible();
+    // The in-page Back button steps back the same way: one more Back leaves nothing behind.
+    await page.getByRole("button", { name: "Back to Dashboard" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Website Management" })).toBeVisible();
+    await expect(page).toHaveURL(/\/admin$/);
   });
 });
 

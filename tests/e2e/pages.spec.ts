@@ -123,4 +123,22 @@ test.describe("pages with stored content and gallery images", () => {
     await expect(page).toHaveURL(/\/landscaping$/);
     await expect(page.getByRole("region", { name: "Recent Projects" }).locator("img")).toHaveCount(2);
   });
+
+  test.describe("with JavaScript disabled", () => {
+    test.use({ javaScriptEnabled: false });
+
+    test("the galleries are in place in the HTML, not behind a script", async ({ page, request }) => {
+      const html = await (await request.get("/stonework")).text();
+      // React writes each finished boundary in place (no hidden block and swap script).
+      expect(html).not.toMatch(/<div hidden id="S:/);
+      expect(html).not.toContain("$RC");
+      for (const path of ["/stonework", "/landscaping"]) {
+        await page.goto(path);
+        await expect(page.getByTestId("gallery-placeholder")).toHaveCount(0);
+        const images = page.locator("ul[data-gallery] img");
+        await expect(images).toHaveCount(path === "/stonework" ? 5 : 2);
+        await expect(images.first()).toBeVisible();
+      }
+    });
+  });
 });
