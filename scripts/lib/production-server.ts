@@ -3,10 +3,9 @@
  * build exists, seeds a temporary DATA_DIR with demo photos, and runs
  * build/server/index.js on a free 127.0.0.1 port exactly as in production.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "~/env.server";
@@ -14,7 +13,7 @@ import { seedDemoGallery } from "~/galleries/demo-images.server";
 import type { GalleryType } from "~/galleries/gallery";
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../../server/bootstrap";
-import { freePort, waitUntilHealthy } from "../../tests/support/test-server";
+import { freePort, startTestServer, type TestServer } from "../../tests/support/test-server";
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const SERVER_ENTRY = path.join(PROJECT_ROOT, "build/server/index.js");
@@ -66,68 +65,25 @@ export async function seedDemoData(dataDir: string): Promise<SeededOriginals> {
   return originals;
 }
 
-export type ProductionServer = {
-  url: string;
-  port: number;
-  pid: number;
-  dataDir: string;
-  originals: SeededOriginals;
-  output(): string;
-  stop(): Promise<void>;
-};
+export type ProductionServer = TestServer & { originals: SeededOriginals };
 
-/** Seeds a fresh temporary DATA_DIR, then starts the production server on it. */
+/** Seeds a fresh temporary DATA_DIR, then starts the production server on it (as the browser tests do). */
 export async function startProductionServer(options: { env?: Record<string, string> } = {}): Promise<ProductionServer> {
   ensureBuild();
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-perf-"));
-  const started = Date.now();
-  const originals = await seedDemoData(dataDir);
-  console.error(`seeded demo galleries in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  let log = "";
-  const child = spawn(process.execPath, [SERVER_ENTRY], {
-    cwd: PROJECT_ROOT,
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATA_DIR: dataDir,
-      SITE_URL: url,
-      LOG_LEVEL: "warn",
-      ...options.env,
+  let originals!: SeededOriginals;
+  const server = await startTestServer({
+    env: options.env,
+    async prepare(dataDir) {
+      const started = Date.now();
+      originals = await seedDemoData(dataDir);
+      console.error(`seeded demo galleries in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.stdout!.on("data", (chunk) => (log += chunk));
-  child.stderr!.on("data", (chunk) => (log += chunk));
-  try {
-    await waitUntilHealthy(url, child, () => log);
-  } catch (error) {
-    child.kill("SIGKILL");
-    await fs.rm(dataDir, { recursive: true, force: true });
-    throw error;
-  }
-  return {
-    url,
-    port,
-    pid: child.pid!,
-    dataDir,
-    originals,
-    output: () => log,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      await exited;
-      await fs.rm(dataDir, { recursive: true, force: true });
-    },
-  };
+  return { ...server, originals };
 }
 
 /** Stops `server` on Ctrl-C too, so no temporary server or data directory is left behind. */
-export function stopOnInterrupt(stop: () => Promise<void>): void {
+export function stopOnInterrupt(stop: () => Promise<unknown>): void {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
       void stop().finally(() => process.exit(130));

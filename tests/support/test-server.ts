@@ -3,11 +3,16 @@ import fs from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const SERVER_ENTRY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../build/server/index.js");
 
 export const TEST_ADMIN = { username: "owner", password: "correct horse battery staple" } as const;
 
 export type TestServer = {
   url: string;
+  port: number;
+  pid: number;
   dataDir: string;
   /** Everything the server printed, for assertions and failure reports. */
   output(): string;
@@ -57,7 +62,7 @@ export async function startTestServer(
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let log = "";
-  const child = spawn(process.execPath, ["build/server/index.js"], {
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
     env: {
       ...process.env,
       NODE_ENV: "production",
@@ -77,15 +82,23 @@ export async function startTestServer(
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   child.stdout!.on("data", (chunk) => (log += chunk));
   child.stderr!.on("data", (chunk) => (log += chunk));
-  await waitUntilHealthy(url, child, () => log);
+  try {
+    await waitUntilHealthy(url, child, () => log);
+  } catch (error) {
+    child.kill("SIGKILL");
+    await fs.rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     url,
+    port,
+    pid: child.pid!,
     dataDir,
     output: () => log,
     signal: (signal) => child.kill(signal),
     exited,
     async stop() {
-      if (child.exitCode === null) child.kill("SIGTERM");
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       const code = await exited;
       await fs.rm(dataDir, { recursive: true, force: true });
       return code;
