@@ -5,14 +5,6 @@ import { cn } from "~/lib/cn";
 
 export const cardClasses = "rounded-xl bg-white p-5 shadow-sm ring-1 ring-stone-200 sm:p-6";
 
-export const fieldClasses = (invalid = false) =>
-  cn(
-    "mt-1 block w-full rounded-md border bg-white px-3 py-2.5 text-base text-stone-900 shadow-sm",
-    "focus:border-brand-600 focus:ring-2 focus:ring-brand-600/30 focus:outline-none",
-    "disabled:cursor-not-allowed disabled:bg-stone-100",
-    invalid ? "border-red-700" : "border-stone-400",
-  );
-
 /**
  * A view's one h1. With `focusOnMount` it takes focus when the view opens, so
  * keyboard and screen-reader users start at the top of the new view.

@@ -8,7 +8,7 @@ import { Spinner } from "~/components/ui/spinner";
 import { Tooltip } from "~/components/ui/tooltip";
 import { MAX_CAPTION_LENGTH, type GalleryImage } from "~/galleries/gallery";
 import { cn } from "~/lib/cn";
-import { fieldClasses } from "./admin-ui";
+import { fieldClasses } from "~/components/ui/form-field";
 import { DELETE_CONFIRMATION, useDeleteImage, useUpdateCaption } from "./gallery-mutations";
 
 // Two columns on phones, three from md, four from lg, inside a max-w-6xl container.

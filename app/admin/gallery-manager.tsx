@@ -15,12 +15,13 @@ import { useQuery } from "@tanstack/react-query";
 import { ImagePlus, Upload } from "lucide-react";
 import { useId, useState, type PointerEvent as ReactPointerEvent } from "react";
 import { Button } from "~/components/ui/button";
-import { GALLERY_TITLES, galleryImageAlt, type GalleryImage, type GalleryType } from "~/galleries/gallery";
+import { GALLERY_LOAD_ERROR, GALLERY_TITLES, galleryImageAlt, type GalleryImage, type GalleryType } from "~/galleries/gallery";
 import { SubViewFrame } from "./admin-ui";
 import { GalleryImageCard } from "./gallery-image-card";
 import { useReorderImages } from "./gallery-mutations";
 import { galleryKey } from "./query-client";
 import { UploadDialog } from "./upload-dialog";
+import { ErrorNotice } from "~/components/ui/error-notice";
 
 /** Mouse and pen drags start after a few pixels; touch is left to the TouchSensor's long press. */
 class MouseOrPenSensor extends PointerSensor {
@@ -118,9 +119,7 @@ export function GalleryManager({ galleryType, onBack }: { galleryType: GalleryTy
           Loading images...
         </p>
       ) : gallery.isError ? (
-        <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-6 text-center text-red-800">
-          Unable to load gallery images.
-        </p>
+        <ErrorNotice>{GALLERY_LOAD_ERROR}</ErrorNotice>
       ) : images.length === 0 ? (
         <div className="flex flex-col items-center gap-2 rounded-xl border border-dashed border-stone-300 bg-white p-10 text-center">
           <ImagePlus aria-hidden="true" className="h-10 w-10 text-stone-500" />

@@ -3,10 +3,11 @@ import { Lock } from "lucide-react";
 import { useState, type FormEvent } from "react";
 import { loginSchema, type CurrentUser } from "~/auth/login-schema";
 import { Button } from "~/components/ui/button";
+import { FieldError, fieldClasses } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { ApiError, apiRequest } from "~/lib/api-client";
-import { cardClasses, fieldClasses, ViewHeading } from "./admin-ui";
+import { cardClasses, ViewHeading } from "./admin-ui";
 import { AUTH_USER_KEY, HANDLES_OWN_401, hardNavigate, serverMessage } from "./query-client";
 
 export const LOGIN_FAILED = {
@@ -102,11 +103,7 @@ export function LoginPage({ navigate = hardNavigate }: { navigate?: (url: string
                   aria-describedby={error ? `${id}-error` : undefined}
                   className={fieldClasses(Boolean(error))}
                 />
-                {error ? (
-                  <p id={`${id}-error`} className="mt-1 text-sm font-medium text-red-700">
-                    {error}
-                  </p>
-                ) : null}
+                <FieldError id={`${id}-error`} message={error} />
               </div>
             );
           })}

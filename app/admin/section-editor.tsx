@@ -4,7 +4,7 @@ import { Button } from "~/components/ui/button";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { apiRequest, getJson, isUnauthorizedError } from "~/lib/api-client";
-import { fieldClasses } from "./admin-ui";
+import { fieldClasses } from "~/components/ui/form-field";
 import { contentKey } from "./query-client";
 
 export const CONTENT_UPDATED = {

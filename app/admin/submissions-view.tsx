@@ -5,6 +5,7 @@ import { telHref } from "~/identity";
 import { cardClasses, SubViewFrame } from "./admin-ui";
 import { formatSubmittedAt } from "./format-date";
 import { SUBMISSIONS_KEY } from "./query-client";
+import { ErrorNotice } from "~/components/ui/error-notice";
 
 
 const linkClasses = "font-medium break-all text-brand-700 underline underline-offset-2 hover:text-brand-800";
@@ -20,9 +21,7 @@ export function SubmissionsView({ onBack }: { onBack: () => void }) {
           Loading submissions...
         </p>
       ) : submissions.isError ? (
-        <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-6 text-center text-red-800">
-          Unable to load submissions. Please try again later.
-        </p>
+        <ErrorNotice>Unable to load submissions. Please try again later.</ErrorNotice>
       ) : submissions.data.length === 0 ? (
         <div className="flex flex-col items-center gap-2 rounded-xl border border-dashed border-stone-300 bg-white p-10 text-center text-stone-600">
           <Inbox aria-hidden="true" className="h-8 w-8" />

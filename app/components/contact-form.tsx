@@ -2,8 +2,8 @@ import { Send } from "lucide-react";
 import { useRef, useState, type FormEvent } from "react";
 import { HONEYPOT_FIELD, type ContactField, type ContactFieldErrors } from "~/contact/contact-fields";
 import { apiRequest } from "~/lib/api-client";
-import { cn } from "~/lib/cn";
 import { Button } from "./ui/button";
+import { FieldError, fieldClasses } from "./ui/form-field";
 import { Spinner } from "./ui/spinner";
 import { toast } from "./ui/use-toast";
 
@@ -27,21 +27,6 @@ const FIELDS: { name: ContactField; label: string; type: string; autoComplete: s
   { name: "email", label: "Email", type: "email", autoComplete: "email", required: true },
   { name: "phone", label: "Phone (optional)", type: "tel", autoComplete: "tel", required: false },
 ];
-
-const inputClasses = (invalid: boolean) =>
-  cn(
-    "mt-1 block w-full rounded-md border bg-white px-3 py-2.5 text-base text-stone-900 shadow-sm",
-    "focus:border-brand-600 focus:ring-2 focus:ring-brand-600/30 focus:outline-none",
-    invalid ? "border-red-700" : "border-stone-400",
-  );
-
-function FieldError({ id, message }: { id: string; message?: string }) {
-  return message ? (
-    <p id={id} className="mt-1 text-sm font-medium text-red-700">
-      {message}
-    </p>
-  ) : null;
-}
 
 // The shared schema (and zod with it) loads when the visitor starts on the form, not with the page.
 const loadSchema = () => import("~/contact/contact-schema");
@@ -134,7 +119,7 @@ export function ContactForm({ serverResult }: { serverResult?: ContactActionResu
                 defaultValue={defaults[field.name] ?? ""}
                 aria-invalid={error ? true : undefined}
                 aria-describedby={error ? `${id}-error` : undefined}
-                className={inputClasses(Boolean(error))}
+                className={fieldClasses(Boolean(error))}
               />
               <FieldError id={`${id}-error`} message={error} />
             </div>
@@ -154,7 +139,7 @@ export function ContactForm({ serverResult }: { serverResult?: ContactActionResu
           defaultValue={defaults.message ?? ""}
           aria-invalid={errors.message ? true : undefined}
           aria-describedby={errors.message ? "contact-message-error" : undefined}
-          className={inputClasses(Boolean(errors.message))}
+          className={fieldClasses(Boolean(errors.message))}
         />
         <FieldError id="contact-message-error" message={errors.message} />
       </div>

@@ -1,6 +1,7 @@
 import { ImageOff } from "lucide-react";
-import { galleryImageAlt, type GalleryResult, type GalleryType } from "~/galleries/gallery";
+import { GALLERY_LOAD_ERROR, galleryImageAlt, type GalleryResult, type GalleryType } from "~/galleries/gallery";
 import { ResponsiveImage } from "./responsive-image";
+import { ErrorNotice } from "./ui/error-notice";
 
 /** Spec §9: six placeholder tiles while a gallery loads. */
 export const GALLERY_PLACEHOLDER_COUNT = 6;
@@ -41,9 +42,7 @@ export function GalleryGrid({
 
   if (state.status === "error") {
     return (
-      <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-6 text-center text-red-800">
-        Unable to load gallery images.
-      </p>
+      <ErrorNotice>{GALLERY_LOAD_ERROR}</ErrorNotice>
     );
   }
 

@@ -47,3 +47,6 @@ export const MAX_CAPTION_LENGTH = 500;
 /** Spec §9: at most 10 files per upload, 20 MB (20971520 bytes) each. */
 export const MAX_UPLOAD_FILES = 10;
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+
+/** Spec §8: what a gallery that cannot be loaded says, on the site and in the admin. */
+export const GALLERY_LOAD_ERROR = "Unable to load gallery images.";
