@@ -6,6 +6,7 @@ import type { AppServices } from "~/services.server";
 import { verifyCredentials, type VerificationMeter } from "./auth.server";
 import { createDeviceCookies, type Device, type DeviceCookies } from "./device-cookie.server";
 import type { CurrentUser } from "./login-schema";
+import type { SignInReport } from "./security-summary";
 import { createVerificationGate, type VerificationGate, type VerificationGateOptions } from "./verification-gate.server";
 
 /**
@@ -156,17 +157,6 @@ async function recordSignInFailure(services: Pick<AppServices, "db" | "clock" | 
     )
     .execute();
 }
-
-export type SignInReport = {
-  /** Failed sign-ins between the previous good sign-in and this session's. */
-  failedAttempts: number;
-  /** From how many client addresses (IPv6 counted per /64). */
-  addresses: number;
-  /** True when more addresses failed than are kept: `addresses` is then a lower bound. */
-  moreAddresses: boolean;
-  firstFailedAt: string | null;
-  lastFailedAt: string | null;
-};
 
 const NO_FAILURES: SignInReport = { failedAttempts: 0, addresses: 0, moreAddresses: false, firstFailedAt: null, lastFailedAt: null };
 

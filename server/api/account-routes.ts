@@ -2,6 +2,7 @@ import { Router } from "express";
 import { deleteUserSessions, sessionIdOf, setAdministratorCredentials } from "~/auth/auth.server";
 import { forgetInitialPassword } from "~/auth/initial-admin.server";
 import { changePasswordSchema } from "~/auth/password-schema";
+import type { SecuritySummary } from "~/auth/security-summary";
 import { checkSignIn, readSignInReport } from "~/auth/sign-in.server";
 import type { AppServices } from "~/services.server";
 import { badRequest } from "../http-error";
@@ -19,8 +20,10 @@ export function accountRoutes(services: AppServices): Router {
   const { env } = services;
 
   router.get("/security/summary", async (_req, res) => {
-    const report = await readSignInReport(services, sessionIdOf(res.locals.sessionToken!));
-    res.json({ failedSignInsBeforeThisSession: report });
+    const summary: SecuritySummary = {
+      failedSignInsBeforeThisSession: await readSignInReport(services, sessionIdOf(res.locals.sessionToken!)),
+    };
+    res.json(summary);
   });
 
   router.post("/password", async (req, res) => {
