@@ -101,4 +101,14 @@ test.describe("the dashboard's account card", () => {
     await signIn(page);
     await expect(page.getByText("No failed sign-in attempts since your last sign-in.")).toBeVisible();
   });
+
+  test("a link to /admin from another site (an e-mail, say) still opens the dashboard, despite SameSite=Strict", async ({ page, baseURL }) => {
+    await signInApi(page.request);
+    await page.route("https://mail.example/**", (route) =>
+      route.fulfill({ contentType: "text/html", body: `<!doctype html><title>Mail</title><a href="${baseURL}/admin">Open the admin</a>` }),
+    );
+    await page.goto("https://mail.example/inbox");
+    await page.getByRole("link", { name: "Open the admin" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Website Management" })).toBeVisible();
+  });
 });
