@@ -25,17 +25,27 @@ describe("createRateLimiter (database)", () => {
     const limiter = createRateLimiter(db, clock, { scope: "test", limit: 3, windowMs: 60_000 });
     for (let i = 1; i <= 3; i++) expect(await limiter.hit("a")).toEqual({ allowed: true, count: i });
     clock.advance(10_000);
-    expect(await limiter.hit("a")).toEqual({ allowed: false, count: 4, retryAfterSeconds: 50 });
+    expect(await limiter.hit("a")).toEqual({ allowed: false, count: 3, retryAfterSeconds: 50 });
     expect((await limiter.hit("b")).allowed).toBe(true);
     clock.advance(50_000);
     expect(await limiter.hit("a")).toEqual({ allowed: true, count: 1 });
   });
 
-  it("counts every one of many simultaneous hits: exactly the limit is allowed", async () => {
+  it("admits exactly the limit out of many simultaneous hits, each with its own count", async () => {
     const limiter = createRateLimiter(db, clock, { scope: "test", limit: 5, windowMs: 60_000 });
     const results = await Promise.all(Array.from({ length: 40 }, () => limiter.hit("a")));
-    expect(results.filter((r) => r.allowed)).toHaveLength(5);
-    expect(results.map((r) => r.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    const allowed = results.filter((r) => r.allowed);
+    expect(allowed.map((r) => r.count).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(results.filter((r) => !r.allowed)).toHaveLength(35);
+  });
+
+  it("refuses with a read once over the limit: the stored count stops growing", async () => {
+    const limiter = createRateLimiter(db, clock, { scope: "test", limit: 2, windowMs: 60_000 });
+    for (let i = 0; i < 3; i++) await limiter.hit("a");
+    const stored = async () => (await db.selectFrom("rate_limit_counters").select("count").executeTakeFirstOrThrow()).count;
+    const after = await stored();
+    for (let i = 0; i < 10; i++) expect((await limiter.hit("a")).allowed).toBe(false);
+    expect(await stored()).toBe(after);
   });
 
   it("holds across two limiters on one database (two processes) and across a reopen (a restart)", async () => {

@@ -8,6 +8,7 @@ import type { Clock } from "./clock";
  * the attempt and says where the count stands, so concurrent requests can
  * never all slip under the limit (docs/decisions/0014).
  */
+/** `count`: the attempts counted in the current window (a refused attempt over the limit may not be). */
 export type RateLimitDecision =
   | { allowed: true; count: number }
   | { allowed: false; count: number; retryAfterSeconds: number };
@@ -36,12 +37,29 @@ export function createRateLimiter(db: Database, clock: Clock, rule: RateLimitRul
     async hit(key) {
       const now = clock.now();
       const nowIso = now.toISOString();
+      const storedKey = keyOf(key);
+      const refusal = (count: number, expires: string): RateLimitDecision => ({
+        allowed: false,
+        count,
+        retryAfterSeconds: Math.max(1, Math.ceil((new Date(expires).getTime() - now.getTime()) / 1000)),
+      });
+      // Already over the limit in a live window: refused with a read, so a flood costs no writes.
+      // (Admission itself is decided by the atomic upsert below, never by this read.)
+      const current = await db
+        .selectFrom("rate_limit_counters")
+        .select(["count", "expires_at"])
+        .where("scope", "=", rule.scope)
+        .where("key", "=", storedKey)
+        .executeTakeFirst();
+      if (current && current.expires_at > nowIso && Number(current.count) >= rule.limit) {
+        return refusal(Number(current.count), current.expires_at);
+      }
       const expiresAt = new Date(now.getTime() + rule.windowMs).toISOString();
       // A window that has passed starts over at 1; otherwise the count goes up by 1.
       // Both SET expressions read the old row, on SQLite and PostgreSQL alike.
       const row = await db
         .insertInto("rate_limit_counters")
-        .values({ scope: rule.scope, key: keyOf(key), window_start: nowIso, expires_at: expiresAt, count: 1 })
+        .values({ scope: rule.scope, key: storedKey, window_start: nowIso, expires_at: expiresAt, count: 1 })
         .onConflict((oc) =>
           oc.columns(["scope", "key"]).doUpdateSet((eb) => {
             const passed = eb("rate_limit_counters.expires_at", "<=", nowIso);
@@ -55,9 +73,7 @@ export function createRateLimiter(db: Database, clock: Clock, rule: RateLimitRul
         .returning(["count", "expires_at"])
         .executeTakeFirstOrThrow();
       const count = Number(row.count);
-      if (count <= rule.limit) return { allowed: true, count };
-      const waitMs = new Date(row.expires_at).getTime() - now.getTime();
-      return { allowed: false, count, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+      return count <= rule.limit ? { allowed: true, count } : refusal(count, row.expires_at);
     },
     async reset(key) {
       await db.deleteFrom("rate_limit_counters").where("scope", "=", rule.scope).where("key", "=", keyOf(key)).execute();
