@@ -29,6 +29,13 @@ describe("SignInActivity", () => {
     expect(notice).toHaveTextContent(`between ${formatSubmittedAt("2026-01-03T10:04:00.000Z")} and ${formatSubmittedAt("2026-01-04T22:10:00.000Z")}`);
   });
 
+  it("gives one time when the attempts fell in the same minute", async () => {
+    serve(report({ failedAttempts: 2, addresses: 1, firstFailedAt: "2026-01-03T10:04:10.000Z", lastFailedAt: "2026-01-03T10:04:50.000Z" }));
+    renderWithClient(<SignInActivity />);
+    const notice = await screen.findByRole("region", { name: "Failed sign-in attempts" });
+    expect(notice).toHaveTextContent(`2 failed sign-in attempts from 1 address, on ${formatSubmittedAt("2026-01-03T10:04:10.000Z")}.`);
+  });
+
   it("says when there were none", async () => {
     serve(report({}));
     renderWithClient(<SignInActivity />);

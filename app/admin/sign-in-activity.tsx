@@ -32,7 +32,8 @@ export function SignInActivity() {
       </p>
     );
   }
-  const { firstFailedAt, lastFailedAt } = report;
+  const first = report.firstFailedAt ? formatSubmittedAt(report.firstFailedAt) : null;
+  const last = report.lastFailedAt ? formatSubmittedAt(report.lastFailedAt) : null;
   return (
     <section
       data-testid="sign-in-activity"
@@ -45,13 +46,7 @@ export function SignInActivity() {
       </h2>
       <p className="mt-2">
         Since your last sign-in: <strong>{describeFailures(report)}</strong>
-        {firstFailedAt && lastFailedAt ? (
-          <>
-            {firstFailedAt === lastFailedAt
-              ? `, on ${formatSubmittedAt(firstFailedAt)}`
-              : `, between ${formatSubmittedAt(firstFailedAt)} and ${formatSubmittedAt(lastFailedAt)}`}
-          </>
-        ) : null}
+        {first && last ? (first === last ? `, on ${first}` : `, between ${first} and ${last}`) : null}
         .
       </p>
       <p className="mt-2 text-sm">

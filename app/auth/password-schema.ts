@@ -17,7 +17,7 @@ export const changePasswordSchema = z
       .min(1, "Current password is required")
       .max(PASSWORD_MAX_LENGTH, `The current password must be at most ${PASSWORD_MAX_LENGTH} characters`),
     newPassword: newPasswordSchema,
-    confirmPassword: z.string({ error: "Repeat the new password" }).min(1, "Repeat the new password"),
+    confirmPassword: z.string({ error: "Type the new password again" }).min(1, "Type the new password again"),
   })
   .refine((input) => input.newPassword === input.confirmPassword, {
     message: "The two new passwords differ",
