@@ -1,6 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { InvalidEnvironmentError, getPublicEnv, parseEnv } from "./env.server";
+import { InvalidEnvironmentError, describeTrustProxy, getPublicEnv, parseEnv } from "./env.server";
 
 describe("parseEnv", () => {
   it("has working defaults", () => {
@@ -20,7 +20,26 @@ describe("parseEnv", () => {
     expect(env.TRUST_PROXY).toBe(1);
     expect(env.DATA_DIR).toBe("/tmp/x");
     expect(parseEnv({ TRUST_PROXY: "loopback" }).TRUST_PROXY).toBe("loopback");
-    expect(parseEnv({ TRUST_PROXY: "true" }).TRUST_PROXY).toBe(true);
+    expect(parseEnv({ TRUST_PROXY: "loopback, 10.0.0.0/8, 2001:db8::1" }).TRUST_PROXY).toBe("loopback, 10.0.0.0/8, 2001:db8::1");
+    expect(parseEnv({ TRUST_PROXY: "0" }).TRUST_PROXY).toBe(false);
+  });
+
+  it("refuses TRUST_PROXY=true (any client could write its own address) and says what to set instead", () => {
+    expect(() => parseEnv({ TRUST_PROXY: "true" })).toThrow(InvalidEnvironmentError);
+    expect(() => parseEnv({ TRUST_PROXY: "true" })).toThrow(/TRUST_PROXY=true would believe any client's X-Forwarded-For/);
+    expect(() => parseEnv({ TRUST_PROXY: "true" })).toThrow(/loopback, an IP .*, or a CIDR .*hop count/);
+    expect(() => parseEnv({ TRUST_PROXY: "my-proxy" })).toThrow(/TRUST_PROXY "my-proxy" is not a list of addresses/);
+  });
+
+  it("describes, for the start-up log, whose X-Forwarded-For is trusted", () => {
+    expect(describeTrustProxy(false)).toMatch(/X-Forwarded-For is ignored/);
+    expect(describeTrustProxy(1)).toMatch(/last 1 hop\(s\) of X-Forwarded-For are trusted/);
+    expect(describeTrustProxy("loopback")).toMatch(/trusted only from loopback/);
+  });
+
+  it("applies ADMIN_PASSWORD to an existing administrator only with ADMIN_PASSWORD_RESET=1", () => {
+    expect(parseEnv({}).ADMIN_PASSWORD_RESET).toBe(false);
+    expect(parseEnv({ ADMIN_PASSWORD: "a long password", ADMIN_PASSWORD_RESET: "1" }).ADMIN_PASSWORD_RESET).toBe(true);
   });
 
   it.each([
@@ -30,13 +49,21 @@ describe("parseEnv", () => {
     [{ ADMIN_USERNAME: "boss" }, /ADMIN_PASSWORD/],
     [{ ADMIN_PASSWORD: "short" }, /at least 8 characters/],
     [{ LOG_LEVEL: "loud" }, /LOG_LEVEL/],
+    [{ ADMIN_PASSWORD_RESET: "yes", ADMIN_PASSWORD: "a long password" }, /ADMIN_PASSWORD_RESET must be 1/],
+    [{ ADMIN_PASSWORD_RESET: "1" }, /ADMIN_PASSWORD_RESET=1 needs ADMIN_PASSWORD/],
+    [{ DEVICE_COOKIE_SECRET: "short" }, /DEVICE_COOKIE_SECRET must be at least 32 characters/],
   ])("refuses %o with a clear message", (source, message) => {
     expect(() => parseEnv(source)).toThrow(InvalidEnvironmentError);
     expect(() => parseEnv(source)).toThrow(message);
   });
 
   it("lets only the allow-list reach the browser", () => {
-    const env = parseEnv({ ADMIN_USERNAME: "boss", ADMIN_PASSWORD: "a-long-password", UPLOAD_SIGNING_SECRET: "s".repeat(40) });
+    const env = parseEnv({
+      ADMIN_USERNAME: "boss",
+      ADMIN_PASSWORD: "a-long-password",
+      UPLOAD_SIGNING_SECRET: "s".repeat(40),
+      DEVICE_COOKIE_SECRET: "d".repeat(40),
+    });
     expect(getPublicEnv(env)).toEqual({ SITE_URL: "http://localhost:3000" });
   });
 });

@@ -1,4 +1,6 @@
 import path from "node:path";
+import proxyAddress from "proxy-addr";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "~/auth/password-schema";
 import { z } from "~/lib/zod";
 
 /**
@@ -17,7 +19,7 @@ const envSchema = z
     HOST: z.string().min(1).default("0.0.0.0"),
     DATA_DIR: z.string().min(1).default("./data"),
     SITE_URL: z.url({ error: "SITE_URL must be an absolute URL such as https://example.co.nz" }).optional(),
-    // Express "trust proxy": false, true, a hop count, or an address list such as "loopback".
+    // Express "trust proxy": false, a hop count, or the proxies' addresses ("loopback", IPs, CIDRs). Not "true".
     TRUST_PROXY: z.string().default("false"),
     ADMIN_USERNAME: z
       .string()
@@ -26,31 +28,77 @@ const envSchema = z
       .max(100)
       .regex(/^[\w.@-]+$/, "ADMIN_USERNAME may only contain letters, digits and . _ @ -")
       .optional(),
-    ADMIN_PASSWORD: z.string().min(8, "ADMIN_PASSWORD must be at least 8 characters").max(1024).optional(),
+    ADMIN_PASSWORD: z
+      .string()
+      .min(PASSWORD_MIN_LENGTH, `ADMIN_PASSWORD must be at least ${PASSWORD_MIN_LENGTH} characters`)
+      .max(PASSWORD_MAX_LENGTH)
+      .optional(),
+    // 1: apply ADMIN_PASSWORD (and ADMIN_USERNAME) to an existing administrator at this start.
+    ADMIN_PASSWORD_RESET: z
+      .enum(["0", "1"], { error: "ADMIN_PASSWORD_RESET must be 1 (apply ADMIN_PASSWORD at this start) or unset" })
+      .default("0")
+      .transform((value) => value === "1"),
     // Signs upload URLs; generated and kept in DATA_DIR when not given.
     UPLOAD_SIGNING_SECRET: z.string().min(32, "UPLOAD_SIGNING_SECRET must be at least 32 characters").optional(),
+    // Signs device cookies and keys client-address hashes; generated and kept in DATA_DIR when not given.
+    DEVICE_COOKIE_SECRET: z.string().min(32, "DEVICE_COOKIE_SECRET must be at least 32 characters").optional(),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   })
   .refine((env) => !(env.ADMIN_USERNAME && !env.ADMIN_PASSWORD), {
     message: "ADMIN_USERNAME is set but ADMIN_PASSWORD is not: set both, or neither",
     path: ["ADMIN_PASSWORD"],
+  })
+  .refine((env) => !(env.ADMIN_PASSWORD_RESET && !env.ADMIN_PASSWORD), {
+    message: "ADMIN_PASSWORD_RESET=1 needs ADMIN_PASSWORD (the password to apply)",
+    path: ["ADMIN_PASSWORD_RESET"],
+  })
+  .superRefine((env, ctx) => {
+    const problem = trustProxyProblem(env.TRUST_PROXY);
+    if (problem) ctx.addIssue({ code: "custom", message: problem, path: ["TRUST_PROXY"] });
   });
 
 export type Env = Omit<z.infer<typeof envSchema>, "SITE_URL" | "TRUST_PROXY" | "DATA_DIR"> & {
   DATA_DIR: string;
   SITE_URL: string;
-  TRUST_PROXY: boolean | number | string;
+  /** false, a hop count, or a list of the proxies' addresses; never `true` (see trustProxyProblem). */
+  TRUST_PROXY: false | number | string;
 };
 
 export class InvalidEnvironmentError extends Error {
   override name = "InvalidEnvironmentError";
 }
 
-function parseTrustProxy(value: string): boolean | number | string {
-  if (value === "true") return true;
-  if (value === "false" || value === "") return false;
+const TRUST_PROXY_HELP =
+  "list your proxy's addresses instead (loopback, an IP such as 10.0.0.2, or a CIDR such as 10.0.0.0/24, comma-separated), " +
+  "or give the number of proxies in front of the app (a hop count such as 1)";
+
+/** Why a TRUST_PROXY value is refused, or null. `true` trusts an X-Forwarded-For any client can write. */
+function trustProxyProblem(value: string): string | null {
+  if (value === "false" || /^\d+$/.test(value)) return null;
+  if (value === "true") return `TRUST_PROXY=true would believe any client's X-Forwarded-For: ${TRUST_PROXY_HELP}`;
+  try {
+    proxyAddress.compile(value.split(",").map((part) => part.trim()));
+    return null;
+  } catch {
+    return `TRUST_PROXY "${value}" is not a list of addresses: ${TRUST_PROXY_HELP}`;
+  }
+}
+
+function parseTrustProxy(value: string): false | number | string {
+  if (value === "false" || value === "" || value === "0") return false;
   if (/^\d+$/.test(value)) return Number(value);
   return value;
+}
+
+/** One line for the start-up log: whose X-Forwarded-For headers are believed. */
+export function describeTrustProxy(trustProxy: Env["TRUST_PROXY"]): string {
+  if (trustProxy === false) {
+    return "TRUST_PROXY is not set: client addresses are the connecting sockets' (X-Forwarded-For is ignored)";
+  }
+  if (typeof trustProxy === "number") {
+    return `TRUST_PROXY=${trustProxy}: the last ${trustProxy} hop(s) of X-Forwarded-For are trusted, whoever connects; the app must only be reachable through that many proxies`;
+  }
+  return `TRUST_PROXY: X-Forwarded-For and X-Forwarded-Proto are trusted only from ${trustProxy}`;
 }
 
 /** Parses and checks the environment; throws one readable error listing every problem. */

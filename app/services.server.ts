@@ -1,7 +1,11 @@
+import { createSignInGuard, type SignInGuard } from "~/auth/sign-in.server";
+import type { SignInKeys } from "~/auth/keys.server";
 import type { Database } from "~/db/database.server";
 import type { Env } from "~/env.server";
+import { createAddressKeyer, type AddressKeyer } from "~/lib/client-address.server";
+import { systemClock, type Clock } from "~/lib/clock";
 import type { Logger } from "~/lib/logger.server";
-import { createRateLimiter, type RateLimiter } from "~/lib/rate-limiter.server";
+import { createRateLimiter, type RateLimiter } from "~/lib/rate-limit.server";
 import type { ObjectStorage } from "~/storage/storage.server";
 
 /**
@@ -13,12 +17,15 @@ export type AppServices = {
   db: Database;
   logger: Logger;
   storage: ObjectStorage;
+  clock: Clock;
+  /** The key every per-address limit and record uses: a keyed hash of the normalised address. */
+  addressKey: AddressKeyer;
   limits: {
-    /** Spec/issue: 5 enquiries per IP per 10 minutes. */
+    /** Spec/issue: 5 enquiries per address per 10 minutes (in the database, shared by every process). */
     contact: RateLimiter;
-    /** 5 failed sign-ins per IP per 15 minutes. */
-    login: RateLimiter;
   };
+  /** Sign-in limits, the verification gate, device cookies (app/auth/sign-in.server.ts). */
+  signIn: SignInGuard;
   /** Called after any write that changes what public pages show. */
   publicContentChanged(): void;
 };
@@ -38,16 +45,21 @@ export function createServices(parts: {
   db: Database;
   logger: Logger;
   storage: ObjectStorage;
+  keys: SignInKeys;
+  clock?: Clock;
   /** The server passes its public-page cache invalidation here. */
   onPublicContentChanged?: () => void;
 }): AppServices {
-  const { onPublicContentChanged, ...rest } = parts;
+  const { onPublicContentChanged, keys, clock = systemClock, ...rest } = parts;
+  const addressKey = createAddressKeyer(keys.clientAddress);
   return {
     ...rest,
+    clock,
+    addressKey,
     limits: {
-      contact: createRateLimiter({ limit: 5, windowMs: 10 * 60_000 }),
-      login: createRateLimiter({ limit: 5, windowMs: 15 * 60_000 }),
+      contact: createRateLimiter(rest.db, clock, { scope: "contact", limit: 5, windowMs: 10 * 60_000, keyOf: addressKey }),
     },
+    signIn: createSignInGuard({ db: rest.db, clock, addressKey, deviceCookieKey: keys.deviceCookie }),
     publicContentChanged: onPublicContentChanged ?? (() => {}),
   };
 }

@@ -1,14 +1,16 @@
 // npm run admin:password [-- --username NAME]
 // Sets the administrator's password: typed at a hidden prompt, or piped on stdin
-// (echo 'new password' | npm run admin:password). Signs out every session.
+// (echo 'new password' | npm run admin:password). Signs out every session, clears
+// every sign-in lock-out and deletes the first-start password file.
 import readline from "node:readline";
 import { Writable } from "node:stream";
 import { setAdministratorCredentials } from "~/auth/auth.server";
+import { forgetInitialPassword } from "~/auth/initial-admin.server";
+import { newPasswordSchema } from "~/auth/password-schema";
+import { clearSignInLimits } from "~/auth/sign-in.server";
 import { parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../server/bootstrap";
-
-const MIN_LENGTH = 8;
 
 async function readPiped(): Promise<string> {
   let text = "";
@@ -45,16 +47,22 @@ async function main() {
   } else {
     password = await readPiped();
   }
-  if (password.length < MIN_LENGTH) throw new Error(`The password must be at least ${MIN_LENGTH} characters; nothing was changed.`);
+  const checked = newPasswordSchema.safeParse(password);
+  if (!checked.success) throw new Error(`${checked.error.issues[0]?.message}; nothing was changed.`);
 
   const env = parseEnv();
   const services = await openServices(env, createLogger({ level: "warn" }));
   try {
     await setAdministratorCredentials(services, { username, password });
+    await clearSignInLimits(services.db);
+    await forgetInitialPassword(env.DATA_DIR);
   } finally {
     await services.db.destroy();
   }
-  console.log(`The admin password was changed${username ? ` (username: ${username})` : ""}. All sessions were signed out.`);
+  console.log(
+    `The admin password was changed${username ? ` (username: ${username})` : ""}. ` +
+      "All sessions were signed out and every sign-in lock-out was cleared.",
+  );
 }
 
 main().catch((error: Error) => {

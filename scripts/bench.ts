@@ -1,13 +1,14 @@
 /**
- * npm run bench [-- --only=image,load,weight] [--duration=10] [--connections=50] [--threads=2] [--tool=autocannon]
+ * npm run bench [-- --only=image,load,weight,sign-in] [--duration=10] [--connections=50] [--threads=2] [--tool=autocannon]
  *
- * Three parts, each runnable alone with --only (comma-separated):
+ * Parts, each runnable alone with --only (comma-separated):
  *   image   scripts/bench-image-pipeline.ts on a generated 6000×4000 ~20 MB JPEG (landscape and
  *           EXIF-rotated portrait), with the production malloc tuning (judged) and with glibc defaults.
  *   load    10 s at 50 connections (after a 2 s warm-up) against the production build, seeded with
  *           the demo galleries: GET /, /stonework, two JSON reads and POST /api/contact, with wrk
  *           (autocannon when wrk is missing); then nginx serving the very same response bytes,
  *           loaded the same way, as a "how fast could these bytes go" yardstick.
+ *   sign-in scripts/bench-sign-in.ts: floods of wrong sign-ins, the database limiter, the owner's sign-in meanwhile.
  *   weight  What a phone (375 px wide, 2× DPR) downloads for /stonework: compressed HTML, its CSS
  *           and JS, and the AVIF each <picture> would pick — compared with the uploaded originals.
  *
@@ -20,6 +21,7 @@ import fs from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import { benchSignIn } from "./bench-sign-in";
 import { rawGet } from "./lib/http-raw";
 import {
   PRODUCTION_MALLOC_ENV,
@@ -33,7 +35,7 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Options and targets
 
-const PARTS = ["image", "load", "weight"] as const;
+const PARTS = ["image", "load", "weight", "sign-in"] as const;
 type Part = (typeof PARTS)[number];
 
 function option(name: string): string | undefined {
@@ -688,6 +690,8 @@ async function main(): Promise<void> {
       await server.stop();
     }
   }
+
+  if (runs("sign-in")) report.signIn = { date: new Date().toISOString(), ...(await benchSignIn()) };
 
   // Every check on file, including those of parts run earlier with --only.
   const checks = ["image", "load"].flatMap((part) => ((report[part] as { checks?: Check[] } | undefined)?.checks ?? []));

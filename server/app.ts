@@ -10,6 +10,7 @@ import { HttpError } from "./http-error";
 import { mediaRouter } from "./media";
 import { precompressedAssets } from "./precompressed-assets";
 import { requestLogger } from "./middleware/request-logger";
+import { isHttpsSite } from "./middleware/session";
 import type { PageCache } from "./page-cache";
 import { assignNonce, hstsOverHttps, permissionsPolicy, securityHeaders } from "./middleware/security-headers";
 import { reactRouterHandler, type ReactRouterBuild } from "./react-router-handler";
@@ -39,7 +40,7 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
   app.use(requestLogger(services.logger));
   app.use(assignNonce);
   app.use(securityHeaders({ development }));
-  app.use(hstsOverHttps);
+  app.use(hstsOverHttps({ httpsSite: isHttpsSite(services.env) }));
   app.use(permissionsPolicy);
   app.use(compression());
 
@@ -88,7 +89,9 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
 export function createRequestListener(services: AppServices, options: CreateAppOptions = {}): RequestListener {
   const app = createApp(services, options);
   if (!options.pageCache) return app;
-  const respondFromCache = createCachedPageResponder(app, options.pageCache, services.logger);
+  const respondFromCache = createCachedPageResponder(app, options.pageCache, services.logger, {
+    httpsSite: isHttpsSite(services.env),
+  });
   return (req, res) => {
     if (!respondFromCache(req, res)) app(req, res);
   };

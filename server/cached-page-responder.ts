@@ -12,7 +12,13 @@ import { cacheKeyFor, encodedBody, type CachedPage, type PageCache } from "./pag
  * bytes (see docs/decisions/0010). Returns false when the page is not cached,
  * and the request then goes through the whole app, which renders and caches it.
  */
-export function createCachedPageResponder(app: Express, pageCache: PageCache, logger: Logger) {
+export function createCachedPageResponder(
+  app: Express,
+  pageCache: PageCache,
+  logger: Logger,
+  /** SITE_URL is https://: HSTS on every copy, as the app sends it (server/middleware/security-headers.ts). */
+  options: { httpsSite?: boolean } = {},
+) {
   const logging = logger.isLevelEnabled("info");
   const trustProxy = app.get("trust proxy fn") as (address: string, hop: number) => boolean;
 
@@ -21,7 +27,7 @@ export function createCachedPageResponder(app: Express, pageCache: PageCache, lo
     const page = key ? pageCache.get(key) : undefined;
     if (!page) return false;
     const startedAt = logging ? process.hrtime.bigint() : 0n;
-    sendCachedCopy(req, res, page, cachedCopyHeaders(page, createNonce(), isSecure(req)));
+    sendCachedCopy(req, res, page, cachedCopyHeaders(page, createNonce(), options.httpsSite || isSecure(req)));
     if (logging) {
       logRequest(logger, { method: req.method!, url: req.url!, status: res.statusCode, startedAt, ip: proxyAddress(req, trustProxy) });
     }

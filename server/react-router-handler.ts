@@ -8,6 +8,7 @@ import { cachedCopyHeaders, sendCachedCopy } from "./cached-page-responder";
 import { setHeaders, storeAndSend } from "./cached-response";
 import { HttpError } from "./http-error";
 import { cacheKeyFor, type CachedPage, type PageCache } from "./page-cache";
+import { isHttpsSite } from "./middleware/session";
 
 /** Form posts to pages (the no-JS contact form) are small; refuse anything bigger. */
 const PAGE_BODY_LIMIT_BYTES = 64 * 1024;
@@ -121,7 +122,7 @@ export function reactRouterHandler(options: {
     const rendered = cache.get(key) ?? (underWay ? await underWay : undefined);
     if (rendered) {
       // Send that copy, under this response's nonce.
-      setHeaders(res, cachedCopyHeaders(rendered, res.locals.cspNonce, req.secure));
+      setHeaders(res, cachedCopyHeaders(rendered, res.locals.cspNonce, req.secure || isHttpsSite(options.services.env)));
       sendCachedCopy(req, res, rendered, []);
       return;
     }

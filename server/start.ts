@@ -1,7 +1,9 @@
 import { createServer, type Server } from "node:http";
 import type { RequestHandler } from "express";
-import { ensureAdministrator, pruneExpiredSessions } from "~/auth/auth.server";
-import { InvalidEnvironmentError, parseEnv } from "~/env.server";
+import { pruneExpiredSessions } from "~/auth/auth.server";
+import { prepareAdministrator } from "~/auth/initial-admin.server";
+import { InvalidEnvironmentError, describeTrustProxy, parseEnv } from "~/env.server";
+import { pruneRateLimitCounters } from "~/lib/rate-limit.server";
 import { createLogger } from "~/lib/logger.server";
 import { pruneStaleUploads } from "~/uploads/uploads.server";
 import { createRequestListener } from "./app";
@@ -36,20 +38,13 @@ export async function startServer(options: {
   const services = await openServices(env, logger, { onPublicContentChanged: () => pageCache?.clear() });
   const { db } = services;
 
-  const admin = await ensureAdministrator(services, { username: env.ADMIN_USERNAME, password: env.ADMIN_PASSWORD });
-  if (admin.generatedPassword) {
-    // Shown once, on the console only: it is never logged or stored in clear.
-    process.stdout.write(
-      `\n  An administrator was created for the admin area (/admin):\n` +
-        `    username: ${admin.username}\n    password: ${admin.generatedPassword}\n` +
-        `  Keep it safe; change it any time with: npm run admin:password\n\n`,
-    );
-  } else if (admin.action !== "unchanged") {
-    logger.info({ username: admin.username }, `administrator ${admin.action} from ADMIN_USERNAME/ADMIN_PASSWORD`);
-  }
+  // A generated first password goes to a private file; only its path is printed.
+  await prepareAdministrator(services, (text) => process.stdout.write(text));
+  logger.info({ trustProxy: env.TRUST_PROXY }, describeTrustProxy(env.TRUST_PROXY));
   const housekeeping = async () => {
     try {
       await pruneExpiredSessions(services);
+      await pruneRateLimitCounters(services);
       await pruneStaleUploads(services);
     } catch (error) {
       logger.warn({ err: error }, "housekeeping failed");

@@ -8,10 +8,12 @@ import { toast } from "~/components/ui/use-toast";
 import { PAGE_GROUP_LABELS, PAGE_GROUPS } from "~/content/sections";
 import { GALLERY_TITLES, GALLERY_TYPES } from "~/galleries/gallery";
 import { apiRequest } from "~/lib/api-client";
+import { AccountCard } from "./account-security";
 import { cardClasses, ViewHeading } from "./admin-ui";
 import { ContentEditor } from "./content-editor";
 import { GalleryManager } from "./gallery-manager";
 import { HANDLES_OWN_401, hardNavigate } from "./query-client";
+import { SignInActivity } from "./sign-in-activity";
 import { SubmissionsView } from "./submissions-view";
 import { DASHBOARD, openerIdFor, viewFromParam, viewToParam, type AdminView } from "./view";
 
@@ -169,6 +171,8 @@ function Dashboard({
         </div>
       </div>
 
+      <SignInActivity />
+
       <div className="grid gap-6 md:grid-cols-2 lg:grid-cols-3">
         <DashboardCard
           id="edit-text"
@@ -217,6 +221,8 @@ function Dashboard({
             View Submissions
           </button>
         </DashboardCard>
+
+        <AccountCard username={user.username} navigate={navigate} />
       </div>
     </div>
   );

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { hash, verify, type Options } from "@node-rs/argon2";
-import { nowIso } from "~/db/database.server";
+import { systemClock, type Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
 import type { CurrentUser } from "./login-schema";
 
@@ -8,10 +8,24 @@ import type { CurrentUser } from "./login-schema";
 const ARGON2_OPTIONS: Options = { algorithm: 2 /* Argon2id */, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
 export const SESSION_COOKIE = "cornerstone_session";
+/** The absolute limit: a session ends 30 days after sign-in, used or not. */
 export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+/** A session unused for 14 days ends too (issue 8). */
+export const SESSION_IDLE_MS = 14 * 24 * 60 * 60 * 1000;
+/** `last_used_at` is written at most this often per session, not at every request. */
+export const SESSION_TOUCH_INTERVAL_MS = 5 * 60 * 1000;
 export const GENERATED_PASSWORD_LENGTH = 24;
 
-type Services = Pick<AppServices, "db">;
+/** Counts argon2 verifications, so tests count them instead of timing them. */
+export type VerificationMeter = { verifications: number };
+
+type Services = Pick<AppServices, "db"> & {
+  clock?: Clock;
+  /** When given, every argon2 verification is counted here. */
+  meter?: VerificationMeter;
+};
+
+const nowOf = (services: Services) => (services.clock ?? systemClock).now();
 
 export function hashPassword(password: string): Promise<string> {
   return hash(password, ARGON2_OPTIONS);
@@ -24,7 +38,8 @@ function getDummyHash() {
   return dummyHash;
 }
 
-async function passwordMatches(passwordHash: string, password: string): Promise<boolean> {
+async function passwordMatches(services: Services, passwordHash: string, password: string): Promise<boolean> {
+  if (services.meter) services.meter.verifications += 1;
   try {
     return await verify(passwordHash, password);
   } catch {
@@ -38,14 +53,17 @@ export function generatePassword(): string {
 }
 
 /**
- * The single administrator. ADMIN_USERNAME/ADMIN_PASSWORD (when set) create
- * or update it; with neither set and nobody stored, `admin` gets a random
- * password, returned here once so the caller can print it.
+ * The single administrator. ADMIN_USERNAME/ADMIN_PASSWORD create it when
+ * nobody is stored; they change an existing one only with `reset`
+ * (ADMIN_PASSWORD_RESET=1), so a password changed later on the dashboard or
+ * with `npm run admin:password` is not undone at the next restart
+ * ("not-applied" then). With neither set and nobody stored, `admin` gets a
+ * random password, returned here once so the caller can hand it over.
  */
 export async function ensureAdministrator(
   services: Services,
-  credentials: { username?: string; password?: string },
-): Promise<{ action: "created" | "updated" | "unchanged"; username: string; generatedPassword?: string }> {
+  credentials: { username?: string; password?: string; reset?: boolean },
+): Promise<{ action: "created" | "updated" | "unchanged" | "not-applied"; username: string; generatedPassword?: string }> {
   const existing = await services.db.selectFrom("users").selectAll().orderBy("created_at").executeTakeFirst();
   if (credentials.password) {
     const username = credentials.username ?? existing?.username ?? "admin";
@@ -53,8 +71,9 @@ export async function ensureAdministrator(
       await createUser(services, username, credentials.password);
       return { action: "created", username };
     }
-    const samePassword = await passwordMatches(existing.password_hash, credentials.password);
+    const samePassword = await passwordMatches(services, existing.password_hash, credentials.password);
     if (samePassword && existing.username === username) return { action: "unchanged", username };
+    if (!credentials.reset) return { action: "not-applied", username: existing.username };
     await setAdministratorCredentials(services, { username, password: samePassword ? undefined : credentials.password });
     return { action: "updated", username };
   }
@@ -65,7 +84,7 @@ export async function ensureAdministrator(
 }
 
 async function createUser(services: Services, username: string, password: string) {
-  const now = nowIso();
+  const now = nowOf(services).toISOString();
   await services.db
     .insertInto("users")
     .values({ id: randomUUID(), username, password_hash: await hashPassword(password), created_at: now, updated_at: now })
@@ -74,11 +93,11 @@ async function createUser(services: Services, username: string, password: string
 
 /**
  * Changes the administrator's username and/or password. A new password
- * signs every session out.
+ * signs every session out, except `keepSessionToken`'s (the dashboard's own).
  */
 export async function setAdministratorCredentials(
   services: Services,
-  change: { username?: string; password?: string },
+  change: { username?: string; password?: string; keepSessionToken?: string },
 ): Promise<void> {
   const existing = await services.db.selectFrom("users").selectAll().orderBy("created_at").executeTakeFirst();
   if (!existing) {
@@ -90,10 +109,14 @@ export async function setAdministratorCredentials(
   await services.db.transaction().execute(async (trx) => {
     await trx
       .updateTable("users")
-      .set({ username: change.username ?? existing.username, password_hash: passwordHash, updated_at: nowIso() })
+      .set({ username: change.username ?? existing.username, password_hash: passwordHash, updated_at: nowOf(services).toISOString() })
       .where("id", "=", existing.id)
       .execute();
-    if (change.password) await trx.deleteFrom("sessions").where("user_id", "=", existing.id).execute();
+    if (change.password) {
+      let sessions = trx.deleteFrom("sessions").where("user_id", "=", existing.id);
+      if (change.keepSessionToken) sessions = sessions.where("id", "!=", sessionIdOf(change.keepSessionToken));
+      await sessions.execute();
+    }
   });
 }
 
@@ -109,13 +132,14 @@ export async function verifyCredentials(
     .where("username", "=", username)
     .executeTakeFirst();
   if (!user) {
-    await passwordMatches(await getDummyHash(), password);
+    await passwordMatches(services, await getDummyHash(), password);
     return null;
   }
-  return (await passwordMatches(user.password_hash, password)) ? { id: user.id, username: user.username } : null;
+  return (await passwordMatches(services, user.password_hash, password)) ? { id: user.id, username: user.username } : null;
 }
 
-function hashToken(token: string): string {
+/** A session's row id: the SHA-256 of its token (the token itself is never stored). */
+export function sessionIdOf(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
@@ -123,36 +147,70 @@ function hashToken(token: string): string {
 export async function createSession(
   services: Services,
   userId: string,
-  now = new Date(),
-): Promise<{ token: string; expiresAt: Date }> {
+  now = nowOf(services),
+): Promise<{ token: string; id: string; expiresAt: Date }> {
   const token = randomBytes(32).toString("base64url");
+  const id = sessionIdOf(token);
   const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
   await services.db
     .insertInto("sessions")
-    .values({ id: hashToken(token), user_id: userId, expires_at: expiresAt.toISOString(), created_at: now.toISOString() })
+    .values({ id, user_id: userId, expires_at: expiresAt.toISOString(), created_at: now.toISOString(), last_used_at: now.toISOString() })
     .execute();
-  return { token, expiresAt };
+  return { token, id, expiresAt };
 }
 
-/** The signed-in user for a session token, or null when unknown or expired. */
-export async function getSessionUser(services: Services, token: string, now = new Date()): Promise<CurrentUser | null> {
+/**
+ * The signed-in user for a session token, or null when unknown, past its
+ * 30 days, or unused for 14. Marks it used, writing at most every 5 minutes.
+ */
+export async function getSessionUser(services: Services, token: string, now = nowOf(services)): Promise<CurrentUser | null> {
   if (!token || token.length > 100) return null;
+  const id = sessionIdOf(token);
+  const idleSince = new Date(now.getTime() - SESSION_IDLE_MS).toISOString();
   const row = await services.db
     .selectFrom("sessions")
     .innerJoin("users", "users.id", "sessions.user_id")
-    .select(["users.id as id", "users.username as username"])
-    .where("sessions.id", "=", hashToken(token))
+    .select((eb) => ["users.id as id", "users.username as username", eb.fn.coalesce("sessions.last_used_at", "sessions.created_at").as("last_used_at")])
+    .where("sessions.id", "=", id)
     .where("sessions.expires_at", ">", now.toISOString())
+    .where((eb) => eb(eb.fn.coalesce("sessions.last_used_at", "sessions.created_at"), ">", idleSince))
     .executeTakeFirst();
-  return row ?? null;
+  if (!row) return null;
+  const touchBefore = new Date(now.getTime() - SESSION_TOUCH_INTERVAL_MS).toISOString();
+  if (row.last_used_at < touchBefore) {
+    // Conditional, so concurrent requests write it once.
+    await services.db
+      .updateTable("sessions")
+      .set({ last_used_at: now.toISOString() })
+      .where("id", "=", id)
+      .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<", touchBefore)]))
+      .execute();
+  }
+  return { id: row.id, username: row.username };
 }
 
 export async function deleteSession(services: Services, token: string): Promise<void> {
   if (!token) return;
-  await services.db.deleteFrom("sessions").where("id", "=", hashToken(token)).execute();
+  await services.db.deleteFrom("sessions").where("id", "=", sessionIdOf(token)).execute();
 }
 
-export async function pruneExpiredSessions(services: Services, now = new Date()): Promise<number> {
-  const result = await services.db.deleteFrom("sessions").where("expires_at", "<=", now.toISOString()).executeTakeFirst();
+/** Ends every session of this user ("Sign out everywhere"); returns how many. */
+export async function deleteUserSessions(services: Services, userId: string): Promise<number> {
+  const result = await services.db.deleteFrom("sessions").where("user_id", "=", userId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Deletes sessions past their 30 days or unused for 14. */
+export async function pruneExpiredSessions(services: Services, now = nowOf(services)): Promise<number> {
+  const idleSince = new Date(now.getTime() - SESSION_IDLE_MS).toISOString();
+  const result = await services.db
+    .deleteFrom("sessions")
+    .where((eb) =>
+      eb.or([
+        eb("expires_at", "<=", now.toISOString()),
+        eb(eb.fn.coalesce("last_used_at", "created_at"), "<=", idleSince),
+      ]),
+    )
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

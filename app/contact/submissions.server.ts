@@ -40,9 +40,8 @@ export async function submitEnquiry(
   const parsed = contactMessageSchema.safeParse(input);
   if (!parsed.success) return { status: "invalid", errors: contactFieldErrors(parsed.error) };
 
-  const limit = services.limits.contact.check(clientIp);
+  const limit = await services.limits.contact.hit(clientIp);
   if (!limit.allowed) return { status: "rate-limited", retryAfterSeconds: limit.retryAfterSeconds };
-  services.limits.contact.hit(clientIp);
 
   const honeypot = input[HONEYPOT_FIELD];
   if (typeof honeypot === "string" && honeypot.trim() !== "") {

@@ -50,6 +50,8 @@ export interface SessionsTable {
   user_id: string;
   expires_at: string;
   created_at: string;
+  /** Updated at most every few minutes; a session unused for 14 days ends. */
+  last_used_at: string | null;
 }
 
 export interface UploadsTable {
@@ -64,6 +66,33 @@ export interface UploadsTable {
   completed_at: string | null;
 }
 
+/** One counter per (limit, client key); see app/lib/rate-limit.server.ts. */
+export interface RateLimitCountersTable {
+  scope: string;
+  key: string;
+  window_start: string;
+  expires_at: string;
+  count: number;
+}
+
+/** Failed sign-ins since the last good one, per keyed hash of the client address. */
+export interface SignInFailuresTable {
+  address_hash: string;
+  attempts: number;
+  first_failed_at: string;
+  last_failed_at: string;
+}
+
+/** The failures a good sign-in found, shown on that session's dashboard. */
+export interface SignInReportsTable {
+  session_id: string;
+  failed_attempts: number;
+  failed_addresses: number;
+  /** 1 when more addresses failed than are kept (the count is then a lower bound). */
+  addresses_capped: number;
+  first_failed_at: string | null;
+  last_failed_at: string | null;
+}
 
 export interface DatabaseSchema {
   content_entries: ContentEntriesTable;
@@ -72,6 +101,9 @@ export interface DatabaseSchema {
   users: UsersTable;
   sessions: SessionsTable;
   uploads: UploadsTable;
+  rate_limit_counters: RateLimitCountersTable;
+  sign_in_failures: SignInFailuresTable;
+  sign_in_reports: SignInReportsTable;
 }
 
 export type ContentEntryRow = Selectable<ContentEntriesTable>;

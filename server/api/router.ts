@@ -4,6 +4,7 @@ import { HttpError } from "../http-error";
 import type { PageCache } from "../page-cache";
 import { rejectCrossSiteRequests } from "../middleware/cross-site";
 import { requireAdmin, resolveSession } from "../middleware/session";
+import { accountRoutes } from "./account-routes";
 import { adminRoutes } from "./admin-routes";
 import { authRoutes } from "./auth-routes";
 import { publicRoutes } from "./public-routes";
@@ -32,6 +33,7 @@ export function createApiRouter(services: AppServices, options: { pageCache?: Pa
   api.post("/objects/upload", requireAdmin, (req, res) => createUploadTarget(services, req, res));
   // Everything under /admin, including routes added later, needs a signed-in administrator.
   api.use("/admin", requireAdmin, adminRoutes(services));
+  api.use("/admin", requireAdmin, accountRoutes(services));
 
   api.use((req, _res, next) => next(new HttpError(404, `No API route for ${req.method} ${req.baseUrl}${req.path}`)));
   api.use(apiErrorHandler(services));

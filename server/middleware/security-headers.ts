@@ -56,11 +56,17 @@ export function securityHeaders(options: { development: boolean }): RequestHandl
   });
 }
 
-/** HSTS when the request came over HTTPS (directly, or via a trusted proxy). */
-export const hstsOverHttps: RequestHandler = (req, res, next) => {
-  if (req.secure) res.set("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY);
-  next();
-};
+/**
+ * HSTS on every response when SITE_URL is https:// (whatever the proxy in
+ * front says), else when this request came over HTTPS (directly, or via a
+ * trusted proxy). Browsers ignore it over plain HTTP.
+ */
+export function hstsOverHttps(options: { httpsSite: boolean }): RequestHandler {
+  return (req, res, next) => {
+    if (options.httpsSite || req.secure) res.set("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY);
+    next();
+  };
+}
 
 export const permissionsPolicy: RequestHandler = (_req, res, next) => {
   res.set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()");

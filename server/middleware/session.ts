@@ -1,6 +1,8 @@
 import type { CookieOptions, Request, RequestHandler, Response } from "express";
 import { SESSION_COOKIE, SESSION_LIFETIME_MS, getSessionUser } from "~/auth/auth.server";
+import { DEVICE_COOKIE, DEVICE_COOKIE_LIFETIME_MS } from "~/auth/device-cookie.server";
 import type { CurrentUser } from "~/auth/login-schema";
+import type { Env } from "~/env.server";
 import type { AppServices } from "~/services.server";
 import { HttpError } from "../http-error";
 
@@ -30,24 +32,52 @@ export function readCookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-/** httpOnly, SameSite=Lax, Path=/, and Secure whenever the request came over HTTPS. */
-export function sessionCookieOptions(req: Request): CookieOptions {
-  return { httpOnly: true, sameSite: "lax", path: "/", secure: req.secure, maxAge: SESSION_LIFETIME_MS };
+/** Whether the site is served over HTTPS (SITE_URL says so), whatever this request came over. */
+export const isHttpsSite = (env: Pick<Env, "SITE_URL">) => env.SITE_URL.startsWith("https://");
+
+/**
+ * Cookie names: on an HTTPS site the `__Host-` prefix, which browsers only
+ * accept with Secure, Path=/ and no Domain, so no other host or plain-HTTP
+ * page can set or shadow them.
+ */
+export const sessionCookieName = (env: Pick<Env, "SITE_URL">) => (isHttpsSite(env) ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE);
+export const deviceCookieName = (env: Pick<Env, "SITE_URL">) => (isHttpsSite(env) ? `__Host-${DEVICE_COOKIE}` : DEVICE_COOKIE);
+
+/**
+ * httpOnly, SameSite=Strict (the admin is same-origin), Path=/; Secure always
+ * on an HTTPS site, else whenever the request came over HTTPS.
+ */
+function cookieOptions(env: Pick<Env, "SITE_URL">, req: Request, maxAge: number): CookieOptions {
+  return { httpOnly: true, sameSite: "strict", path: "/", secure: isHttpsSite(env) || req.secure, maxAge };
 }
 
-export function setSessionCookie(req: Request, res: Response, token: string) {
-  res.cookie(SESSION_COOKIE, token, sessionCookieOptions(req));
+export function sessionCookieOptions(env: Pick<Env, "SITE_URL">, req: Request): CookieOptions {
+  return cookieOptions(env, req, SESSION_LIFETIME_MS);
 }
 
-export function clearSessionCookie(req: Request, res: Response) {
-  const { maxAge: _maxAge, ...options } = sessionCookieOptions(req);
-  res.clearCookie(SESSION_COOKIE, options);
+export function setSessionCookie(env: Pick<Env, "SITE_URL">, req: Request, res: Response, token: string) {
+  res.cookie(sessionCookieName(env), token, sessionCookieOptions(env, req));
+}
+
+export function clearSessionCookie(env: Pick<Env, "SITE_URL">, req: Request, res: Response) {
+  const { maxAge: _maxAge, ...options } = sessionCookieOptions(env, req);
+  res.clearCookie(sessionCookieName(env), options);
+}
+
+/** The device cookie (app/auth/device-cookie.server.ts): same flags, a year long. */
+export function setDeviceCookie(env: Pick<Env, "SITE_URL">, req: Request, res: Response, value: string) {
+  res.cookie(deviceCookieName(env), value, cookieOptions(env, req, DEVICE_COOKIE_LIFETIME_MS));
+}
+
+export function readDeviceCookie(env: Pick<Env, "SITE_URL">, req: Request): string | undefined {
+  return readCookie(req, deviceCookieName(env));
 }
 
 /** Looks up the session cookie once per API request. */
 export function resolveSession(services: AppServices): RequestHandler {
+  const name = sessionCookieName(services.env);
   return async (req, res, next) => {
-    const token = readCookie(req, SESSION_COOKIE);
+    const token = readCookie(req, name);
     res.locals.sessionToken = token;
     res.locals.user = token ? await getSessionUser(services, token) : null;
     next();

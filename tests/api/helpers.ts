@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import supertest from "supertest";
 import { parseEnv } from "~/env.server";
+import type { Clock } from "~/lib/clock";
 import { createLogger } from "~/lib/logger.server";
 import { createApp } from "../../server/app";
 import { openServices } from "../../server/bootstrap";
@@ -11,12 +12,12 @@ import { openServices } from "../../server/bootstrap";
  * The real Express app (API only: no React Router build needed) over a real
  * SQLite file in a fresh temporary directory.
  */
-export async function createTestContext(envOverrides: Record<string, string> = {}) {
+export async function createTestContext(envOverrides: Record<string, string> = {}, options: { clock?: Clock } = {}) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-api-"));
   const env = parseEnv({ DATA_DIR: dataDir, LOG_LEVEL: "silent", NODE_ENV: "test", ...envOverrides });
   const logger = createLogger({ level: env.LOG_LEVEL });
   let publicChanges = 0;
-  const services = await openServices(env, logger, { onPublicContentChanged: () => (publicChanges += 1) });
+  const services = await openServices(env, logger, { onPublicContentChanged: () => (publicChanges += 1), clock: options.clock });
   const app = createApp(services);
   return {
     app,
@@ -36,8 +37,8 @@ export type TestContext = Awaited<ReturnType<typeof createTestContext>>;
 export const ADMIN = { username: "owner", password: "a long test password" } as const;
 
 /** A test context with an administrator, plus a signed-in agent (keeps the session cookie). */
-export async function createAdminContext(envOverrides: Record<string, string> = {}) {
-  const ctx = await createTestContext({ ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ...envOverrides });
+export async function createAdminContext(envOverrides: Record<string, string> = {}, options: { clock?: Clock } = {}) {
+  const ctx = await createTestContext({ ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ...envOverrides }, options);
   const { ensureAdministrator } = await import("~/auth/auth.server");
   await ensureAdministrator(ctx.services, { username: ADMIN.username, password: ADMIN.password });
   const agent = supertest.agent(ctx.app);

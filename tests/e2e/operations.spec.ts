@@ -15,19 +15,21 @@ test.describe("operations", () => {
     }
   });
 
-  test("the first start creates admin with a random password printed once; later starts print nothing", async () => {
+  test("the first start puts admin's random password in a private file, prints only its path, and deletes it at the first change", async () => {
     const fs = await import("node:fs/promises");
     const os = await import("node:os");
     const path = await import("node:path");
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-first-start-"));
+    const file = path.join(dataDir, "secrets", "initial-admin-password");
     const noAdminEnv = { ADMIN_USERNAME: "", ADMIN_PASSWORD: "", DATA_DIR: dataDir };
     const first = await startTestServer({ env: noAdminEnv });
     let password: string;
     try {
-      const match = /username: admin\s+password: (\S+)/.exec(first.output());
-      expect(match, first.output()).not.toBeNull();
-      password = match![1]!;
+      password = /^password: (\S+)$/m.exec(await fs.readFile(file, "utf8"))?.[1] ?? "";
       expect(password.length).toBeGreaterThanOrEqual(20);
+      expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
+      expect(first.output()).toContain(file);
+      expect(first.output()).not.toContain(password);
       const login = await fetch(`${first.url}/api/login`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
@@ -42,6 +44,21 @@ test.describe("operations", () => {
     try {
       expect(second.output()).not.toContain(password);
       expect(second.output()).not.toMatch(/password:/);
+      // Changing the password (here on the dashboard's endpoint) deletes the file.
+      const login = await fetch(`${second.url}/api/login`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ username: "admin", password }),
+      });
+      const cookie = login.headers.getSetCookie().find((c) => c.startsWith("cornerstone_session="))!.split(";")[0]!;
+      const newPassword = "the owner's own long password";
+      const changed = await fetch(`${second.url}/api/admin/password`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Cookie: cookie },
+        body: JSON.stringify({ currentPassword: password, newPassword, confirmPassword: newPassword }),
+      });
+      expect(changed.status).toBe(200);
+      await expect(fs.access(file)).rejects.toThrow(/ENOENT/);
     } finally {
       await second.stop();
       await fs.rm(dataDir, { recursive: true, force: true });
@@ -110,6 +127,26 @@ test.describe("operations", () => {
       const code = await server.exited;
       expect(code).toBe(0);
       expect(Date.now() - signalledAt).toBeLessThan(10_000);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("TRUST_PROXY=true is refused at start-up, with what to set instead", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const result = spawnSync(process.execPath, ["build/server/index.js"], {
+      env: { ...process.env, TRUST_PROXY: "true" },
+      encoding: "utf8",
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("TRUST_PROXY=true would believe any client's X-Forwarded-For");
+    expect(result.stderr).toMatch(/loopback.*CIDR.*hop count/);
+  });
+
+  test("the start-up log says whose X-Forwarded-For is trusted", async () => {
+    const server = await startTestServer({ env: { LOG_LEVEL: "info", TRUST_PROXY: "1" } });
+    try {
+      expect(server.output()).toContain("TRUST_PROXY=1: the last 1 hop(s) of X-Forwarded-For are trusted");
     } finally {
       await server.stop();
     }

@@ -1,0 +1,104 @@
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { toast } from "~/components/ui/use-toast";
+import { AccountCard } from "./account-security";
+import { json, mockFetch, renderWithClient } from "./test-helpers";
+
+vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.mocked(toast).mockClear();
+});
+
+async function openChangePassword() {
+  await userEvent.click(screen.getByRole("button", { name: "Change Password" }));
+  return screen.getByRole("dialog", { name: "Change Password" });
+}
+
+async function fill(dialog: HTMLElement, values: [string, string, string]) {
+  const labels = ["Current password", "New password", "Repeat the new password"];
+  for (const [i, label] of labels.entries()) {
+    const input = within(dialog).getByLabelText(label);
+    await userEvent.clear(input);
+    if (values[i]) await userEvent.type(input, values[i]);
+  }
+}
+
+describe("Change password", () => {
+  it("checks the fields in place, in the browser, before sending anything", async () => {
+    const { calls } = mockFetch([]);
+    renderWithClient(<AccountCard username="owner" navigate={vi.fn()} />);
+    const dialog = await openChangePassword();
+    await fill(dialog, ["old password", "short", "short"]);
+    fireEvent.submit(within(dialog).getByRole("form", { name: "Change password" }));
+    const newPassword = within(dialog).getByLabelText("New password");
+    expect(newPassword).toHaveAttribute("aria-invalid", "true");
+    expect(newPassword).toHaveAccessibleDescription("The new password must be at least 8 characters");
+    expect(newPassword).toHaveFocus();
+    await fill(dialog, ["old password", "long enough now", "long enough, not"]);
+    await userEvent.click(within(dialog).getByRole("button", { name: "Change Password" }));
+    expect(within(dialog).getByLabelText("Repeat the new password")).toHaveAccessibleDescription("The two new passwords differ");
+    expect(calls).toEqual([]);
+  });
+
+  it("sends the three fields, then closes and says so", async () => {
+    const { calls } = mockFetch([{ method: "POST", path: "/api/admin/password", respond: () => json(200, { message: "ok" }) }]);
+    renderWithClient(<AccountCard username="owner" navigate={vi.fn()} />);
+    const dialog = await openChangePassword();
+    expect(within(dialog).getByLabelText("Current password")).toHaveAttribute("autocomplete", "current-password");
+    expect(within(dialog).getByLabelText("New password")).toHaveAttribute("autocomplete", "new-password");
+    await fill(dialog, ["old password", "a new long password", "a new long password"]);
+    await userEvent.click(within(dialog).getByRole("button", { name: "Change Password" }));
+    await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+    expect(calls).toEqual([
+      {
+        method: "POST",
+        url: "/api/admin/password",
+        body: { currentPassword: "old password", newPassword: "a new long password", confirmPassword: "a new long password" },
+      },
+    ]);
+    expect(toast).toHaveBeenCalledWith({ title: "Password Changed", description: "Every other phone and computer was signed out." });
+  });
+
+  it("shows the server's field message for a wrong current password, and its message for a lock-out", async () => {
+    let answer = json(400, { message: "The current password is not right", errors: { currentPassword: "The current password is not right" } });
+    mockFetch([{ method: "POST", path: "/api/admin/password", respond: () => answer }]);
+    renderWithClient(<AccountCard username="owner" navigate={vi.fn()} />);
+    const dialog = await openChangePassword();
+    await fill(dialog, ["wrong password", "a new long password", "a new long password"]);
+    await userEvent.click(within(dialog).getByRole("button", { name: "Change Password" }));
+    expect(await within(dialog).findByText("The current password is not right")).toBeInTheDocument();
+    expect(within(dialog).getByLabelText("Current password")).toHaveAttribute("aria-invalid", "true");
+
+    answer = json(429, { message: "Too many failed sign-in attempts. Please try again later." });
+    await userEvent.click(within(dialog).getByRole("button", { name: "Change Password" }));
+    expect(await within(dialog).findByRole("alert")).toHaveTextContent("Too many failed sign-in attempts. Please try again later.");
+  });
+});
+
+describe("Sign out everywhere", () => {
+  it("asks first, then ends every session and reloads /admin", async () => {
+    const navigate = vi.fn();
+    const { calls } = mockFetch([{ method: "DELETE", path: "/api/admin/sessions", respond: () => new Response(null, { status: 204 }) }]);
+    renderWithClient(<AccountCard username="owner" navigate={navigate} />);
+    await userEvent.click(screen.getByRole("button", { name: "Sign Out Everywhere" }));
+    const dialog = screen.getByRole("dialog", { name: "Sign out everywhere?" });
+    expect(dialog).toHaveTextContent("this one included");
+    expect(calls).toEqual([]);
+    await userEvent.click(within(dialog).getByRole("button", { name: "Sign Out Everywhere" }));
+    await waitFor(() => expect(navigate).toHaveBeenCalledWith("/admin"));
+    expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(["DELETE /api/admin/sessions"]);
+  });
+
+  it("says so when it fails, and stays", async () => {
+    const navigate = vi.fn();
+    mockFetch([{ method: "DELETE", path: "/api/admin/sessions", respond: () => json(500, { message: "x" }) }]);
+    renderWithClient(<AccountCard username="owner" navigate={navigate} />);
+    await userEvent.click(screen.getByRole("button", { name: "Sign Out Everywhere" }));
+    await userEvent.click(within(screen.getByRole("dialog")).getByRole("button", { name: "Sign Out Everywhere" }));
+    await waitFor(() => expect(toast).toHaveBeenCalledWith({ title: "Sign Out Failed", description: "Please try again.", variant: "destructive" }));
+    expect(navigate).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,220 @@
+import { useMutation } from "@tanstack/react-query";
+import { KeyRound, LogOut, UserCog } from "lucide-react";
+import { useId, useState, type FormEvent } from "react";
+import { changePasswordSchema, PASSWORD_MIN_LENGTH, type ChangePasswordInput } from "~/auth/password-schema";
+import { Button } from "~/components/ui/button";
+import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle, DialogTrigger } from "~/components/ui/dialog";
+import { FieldError, fieldClasses } from "~/components/ui/form-field";
+import { Spinner } from "~/components/ui/spinner";
+import { toast } from "~/components/ui/use-toast";
+import { ApiError, apiRequest } from "~/lib/api-client";
+import { cardClasses } from "./admin-ui";
+import { serverMessage } from "./query-client";
+
+/**
+ * Issue 8, items 13 and 14: the owner's own account on the dashboard.
+ * Change the password (an owner with only a phone cannot run
+ * `npm run admin:password`), and sign out on every device.
+ */
+export function AccountCard({ username, navigate }: { username: string; navigate: (url: string) => void }) {
+  return (
+    <section aria-labelledby="account-title" className={cardClasses}>
+      <div className="flex items-start gap-3">
+        <span className="inline-flex h-10 w-10 shrink-0 items-center justify-center rounded-lg bg-brand-50 text-brand-700">
+          <UserCog aria-hidden="true" className="h-5 w-5" />
+        </span>
+        <div>
+          <h2 id="account-title" className="text-xl font-bold text-stone-900">
+            Your Account
+          </h2>
+          <p className="mt-1 text-sm text-stone-700">Change your password, or sign out on every phone and computer.</p>
+        </div>
+      </div>
+      <div className="mt-5 grid gap-2">
+        <ChangePasswordDialog username={username} />
+        <SignOutEverywhereDialog navigate={navigate} />
+      </div>
+    </section>
+  );
+}
+
+type Field = keyof ChangePasswordInput;
+type FieldErrors = Partial<Record<Field, string>>;
+
+const FIELDS: { name: Field; label: string; autoComplete: string; hint?: string }[] = [
+  { name: "currentPassword", label: "Current password", autoComplete: "current-password" },
+  { name: "newPassword", label: "New password", autoComplete: "new-password", hint: `At least ${PASSWORD_MIN_LENGTH} characters.` },
+  { name: "confirmPassword", label: "Repeat the new password", autoComplete: "new-password" },
+];
+
+/** The server's per-field messages from a 400, if any. */
+function serverFieldErrors(error: unknown): FieldErrors {
+  if (!(error instanceof ApiError) || error.status !== 400) return {};
+  try {
+    const { errors } = JSON.parse(error.responseText) as { errors?: FieldErrors };
+    return errors ?? {};
+  } catch {
+    return {};
+  }
+}
+
+function ChangePasswordDialog({ username }: { username: string }) {
+  const id = useId();
+  const [open, setOpen] = useState(false);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [problem, setProblem] = useState<string | null>(null);
+
+  const change = useMutation({
+    mutationFn: (input: ChangePasswordInput) => apiRequest("POST", "/api/admin/password", input),
+    onSuccess: () => {
+      setOpen(false);
+      toast({ title: "Password Changed", description: "Every other phone and computer was signed out." });
+    },
+    onError: (error) => {
+      // A 401 has its own toast and reload (see query-client.ts).
+      if (error instanceof ApiError && error.status === 401) return;
+      const fieldErrors = serverFieldErrors(error);
+      if (Object.keys(fieldErrors).length) {
+        setErrors(fieldErrors);
+        return;
+      }
+      setProblem(serverMessage(error, "The password could not be changed. Please try again."));
+    },
+  });
+
+  function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const values = Object.fromEntries(new FormData(form)) as Record<string, string>;
+    setProblem(null);
+    const parsed = changePasswordSchema.safeParse(values);
+    if (!parsed.success) {
+      const fieldErrors: FieldErrors = {};
+      for (const issue of parsed.error.issues) {
+        const field = issue.path[0] as Field;
+        if (FIELDS.some((f) => f.name === field) && !fieldErrors[field]) fieldErrors[field] = issue.message;
+      }
+      setErrors(fieldErrors);
+      const firstInvalid = FIELDS.find((f) => fieldErrors[f.name]);
+      if (firstInvalid) form.querySelector<HTMLElement>(`[name="${firstInvalid.name}"]`)?.focus();
+      return;
+    }
+    setErrors({});
+    change.mutate(parsed.data);
+  }
+
+  const pending = change.isPending;
+  return (
+    <Dialog
+      open={open}
+      onOpenChange={(next) => {
+        if (pending) return;
+        setErrors({});
+        setProblem(null);
+        setOpen(next);
+      }}
+    >
+      <DialogTrigger asChild>
+        <Button variant="outline" className="w-full justify-start text-left">
+          <KeyRound aria-hidden="true" className="h-4 w-4" />
+          Change Password
+        </Button>
+      </DialogTrigger>
+      <DialogContent closeDisabled={pending}>
+        <DialogTitle>Change Password</DialogTitle>
+        <DialogDescription>Every other phone and computer signed in to the admin will be signed out.</DialogDescription>
+        <form noValidate onSubmit={handleSubmit} className="mt-5 space-y-4" aria-label="Change password">
+          {/* Lets password managers file the new password under the right account. */}
+          <input type="text" name="username" autoComplete="username" value={username} readOnly hidden />
+          {FIELDS.map((field) => {
+            const inputId = `${id}-${field.name}`;
+            const error = errors[field.name];
+            const described = [error ? `${inputId}-error` : null, field.hint ? `${inputId}-hint` : null].filter(Boolean).join(" ");
+            return (
+              <div key={field.name}>
+                <label htmlFor={inputId} className="block text-sm font-semibold text-stone-800">
+                  {field.label}
+                </label>
+                <input
+                  id={inputId}
+                  name={field.name}
+                  type="password"
+                  autoComplete={field.autoComplete}
+                  required
+                  disabled={pending}
+                  aria-invalid={error ? true : undefined}
+                  aria-describedby={described || undefined}
+                  className={fieldClasses(Boolean(error))}
+                />
+                {field.hint && !error ? (
+                  <p id={`${inputId}-hint`} className="mt-1 text-sm text-stone-600">
+                    {field.hint}
+                  </p>
+                ) : null}
+                <FieldError id={`${inputId}-error`} message={error} />
+              </div>
+            );
+          })}
+          {problem ? (
+            <p role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-800">
+              {problem}
+            </p>
+          ) : null}
+          <div className="flex flex-col-reverse gap-2 pt-2 sm:flex-row sm:justify-end">
+            <DialogClose asChild>
+              <Button variant="outline" disabled={pending}>
+                Cancel
+              </Button>
+            </DialogClose>
+            <Button type="submit" disabled={pending}>
+              {pending ? <Spinner className="h-4 w-4" /> : null}
+              {pending ? "Changing..." : "Change Password"}
+            </Button>
+          </div>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+function SignOutEverywhereDialog({ navigate }: { navigate: (url: string) => void }) {
+  const [open, setOpen] = useState(false);
+  const signOut = useMutation({
+    mutationFn: () => apiRequest("DELETE", "/api/admin/sessions"),
+    // This session has ended too: a fresh load of /admin shows the login page.
+    onSuccess: () => navigate("/admin"),
+    onError: (error) => {
+      if (error instanceof ApiError && error.status === 401) return;
+      toast({ title: "Sign Out Failed", description: "Please try again.", variant: "destructive" });
+    },
+  });
+  const pending = signOut.isPending || signOut.isSuccess;
+  return (
+    <Dialog open={open} onOpenChange={(next) => !pending && setOpen(next)}>
+      <DialogTrigger asChild>
+        <Button variant="outline" className="w-full justify-start text-left">
+          <LogOut aria-hidden="true" className="h-4 w-4" />
+          Sign Out Everywhere
+        </Button>
+      </DialogTrigger>
+      <DialogContent closeDisabled={pending}>
+        <DialogTitle>Sign out everywhere?</DialogTitle>
+        <DialogDescription>
+          Every phone, tablet and computer signed in to the admin, this one included, will need the password again. Use
+          this if you lost a phone or signed in on someone else&apos;s computer.
+        </DialogDescription>
+        <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+          <DialogClose asChild>
+            <Button variant="outline" disabled={pending}>
+              Cancel
+            </Button>
+          </DialogClose>
+          <Button variant="destructive" onClick={() => signOut.mutate()} disabled={pending}>
+            {pending ? <Spinner className="h-4 w-4" /> : <LogOut aria-hidden="true" className="h-4 w-4" />}
+            Sign Out Everywhere
+          </Button>
+        </div>
+      </DialogContent>
+    </Dialog>
+  );
+}

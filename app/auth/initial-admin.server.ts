@@ -1,0 +1,104 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { AppServices } from "~/services.server";
+import { ensureAdministrator } from "./auth.server";
+import { clearSignInLimits } from "./sign-in.server";
+
+/**
+ * The first start's random password goes to a private file, never to the
+ * console (service managers keep console output in their logs). The file is
+ * deleted when the password is first changed.
+ */
+export function initialPasswordPath(dataDir: string): string {
+  return path.join(dataDir, "secrets", "initial-admin-password");
+}
+
+/** Deletes the first-start password file, if it is there. */
+export async function forgetInitialPassword(dataDir: string): Promise<boolean> {
+  try {
+    await fs.unlink(initialPasswordPath(dataDir));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
+}
+
+async function writeInitialPassword(dataDir: string, username: string, password: string): Promise<string> {
+  const file = initialPasswordPath(dataDir);
+  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  // Unlinked first: the mode of writeFile only applies to a file it creates.
+  await forgetInitialPassword(dataDir);
+  await fs.writeFile(
+    file,
+    `username: ${username}\npassword: ${password}\n\n` +
+      `Sign in at /admin and change this password (dashboard: Change password, or npm run admin:password).\n` +
+      `This file is deleted when you do.\n`,
+    { mode: 0o600, flag: "wx" },
+  );
+  return file;
+}
+
+/**
+ * At start-up: makes sure the administrator exists (ADMIN_USERNAME and
+ * ADMIN_PASSWORD, or a generated password), and says what happened.
+ * `print` reaches the console only; the logger gets no password.
+ */
+export async function prepareAdministrator(
+  services: Pick<AppServices, "db" | "env" | "logger" | "clock">,
+  print: (text: string) => void,
+): Promise<void> {
+  const { env, logger } = services;
+  const result = await ensureAdministrator(services, {
+    username: env.ADMIN_USERNAME,
+    password: env.ADMIN_PASSWORD,
+    reset: env.ADMIN_PASSWORD_RESET,
+  });
+  switch (result.action) {
+    case "created":
+      if (result.generatedPassword) {
+        const file = await writeInitialPassword(env.DATA_DIR, result.username, result.generatedPassword);
+        print(
+          `\n  An administrator "${result.username}" was created for the admin area (/admin).\n` +
+            `  Its password is in ${file} (readable by this user only).\n` +
+            `  Sign in and change it; the file is deleted then.\n\n`,
+        );
+      } else {
+        logger.info({ username: result.username }, "administrator created from ADMIN_USERNAME/ADMIN_PASSWORD");
+      }
+      return;
+    case "updated":
+      await clearSignInLimits(services.db);
+      await forgetInitialPassword(env.DATA_DIR);
+      logger.warn(
+        { username: result.username },
+        "ADMIN_PASSWORD_RESET=1: the administrator's password was set from ADMIN_PASSWORD, every session signed out and every sign-in lock-out cleared. Remove ADMIN_PASSWORD_RESET, or the next start will apply ADMIN_PASSWORD again",
+      );
+      return;
+    case "not-applied":
+      logger.warn(
+        { username: result.username },
+        "ADMIN_PASSWORD is set but was not applied: the administrator already exists and its password was changed since. " +
+          "To apply it, start once with ADMIN_PASSWORD_RESET=1 (or run npm run admin:password); otherwise remove ADMIN_PASSWORD",
+      );
+      return;
+    case "unchanged":
+      if (env.ADMIN_PASSWORD_RESET) await clearSignInLimits(services.db);
+      if (await fileExists(initialPasswordPath(env.DATA_DIR))) {
+        logger.warn(
+          { file: initialPasswordPath(env.DATA_DIR) },
+          "the first-start admin password is still unchanged; sign in and change it to delete its file",
+        );
+      }
+      return;
+  }
+}
+
+async function fileExists(file: string): Promise<boolean> {
+  try {
+    await fs.access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

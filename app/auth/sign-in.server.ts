@@ -1,0 +1,211 @@
+import type { Database } from "~/db/database.server";
+import type { AddressKeyer } from "~/lib/client-address.server";
+import type { Clock } from "~/lib/clock";
+import { clearRateLimits, createRateLimiter, type RateLimiter } from "~/lib/rate-limit.server";
+import type { AppServices } from "~/services.server";
+import { verifyCredentials, type VerificationMeter } from "./auth.server";
+import { createDeviceCookies, type Device, type DeviceCookies } from "./device-cookie.server";
+import type { CurrentUser } from "./login-schema";
+import type { SignInReport } from "./security-summary";
+import { createVerificationGate, type VerificationGate, type VerificationGateOptions } from "./verification-gate.server";
+
+/**
+ * The sign-in throttle (issue 8, docs/decisions/0014 and 0015). Every attempt
+ * is counted when it is admitted, before argon2 runs:
+ * - a browser with a valid device cookie for the username: its own 5 per 15 minutes;
+ * - any other: 5 per 15 minutes per address, and 20 per hour for the account
+ *   from all addresses together (one administrator, so one account counter,
+ *   whatever username was typed: no lock-out state tells names apart).
+ * A good sign-in clears the counters it was counted in. Then at most 2
+ * verifications run at once (plus 1 slot kept for device-cookie browsers).
+ */
+export const SIGN_IN_LIMITS = {
+  address: { scope: "sign-in:address", limit: 5, windowMs: 15 * 60_000 },
+  account: { scope: "sign-in:account", limit: 20, windowMs: 60 * 60_000 },
+  device: { scope: "sign-in:device", limit: 5, windowMs: 15 * 60_000 },
+} as const;
+
+export const SIGN_IN_SCOPES = Object.values(SIGN_IN_LIMITS).map((rule) => rule.scope);
+
+const ACCOUNT_KEY = "administrator";
+
+/** A waiting sign-in that found the verification queue full is told to retry after this long. */
+const BUSY_RETRY_AFTER_SECONDS = 2;
+
+/** Distinct addresses kept for the dashboard's failure report; more are counted together. */
+export const FAILURE_ADDRESSES_KEPT = 1_000;
+const OTHER_ADDRESSES = "other";
+
+export type SignInGuard = {
+  limits: { address: RateLimiter; account: RateLimiter; device: RateLimiter };
+  gate: VerificationGate;
+  deviceCookies: DeviceCookies;
+  /** argon2 verifications performed by this process. */
+  meter: VerificationMeter;
+};
+
+export function createSignInGuard(parts: {
+  db: Database;
+  clock: Clock;
+  addressKey: AddressKeyer;
+  deviceCookieKey: Buffer;
+  gate?: VerificationGateOptions;
+}): SignInGuard {
+  const { db, clock, addressKey } = parts;
+  return {
+    limits: {
+      address: createRateLimiter(db, clock, { ...SIGN_IN_LIMITS.address, keyOf: addressKey }),
+      account: createRateLimiter(db, clock, SIGN_IN_LIMITS.account),
+      device: createRateLimiter(db, clock, SIGN_IN_LIMITS.device),
+    },
+    gate: createVerificationGate(parts.gate),
+    deviceCookies: createDeviceCookies(parts.deviceCookieKey),
+    meter: { verifications: 0 },
+  };
+}
+
+export type SignInAttempt = {
+  username: string;
+  password: string;
+  /** The client address as Express resolved it. */
+  address: string;
+  /** The device cookie's value, if the browser sent one. */
+  deviceCookie?: string;
+};
+
+export type SignInOutcome =
+  /** `device` is the valid device cookie the browser showed; null means a browser new to this account. */
+  | { status: "signed-in"; user: CurrentUser; device: Device | null }
+  | { status: "wrong-password" }
+  /** Over a limit: the password was not checked. */
+  | { status: "locked"; retryAfterSeconds: number }
+  /** The verification queue is full or the wait ran out. */
+  | { status: "busy"; retryAfterSeconds: number };
+
+type SignInServices = Pick<AppServices, "db" | "clock" | "signIn" | "addressKey">;
+
+/**
+ * Checks a username and password under the limits above. The sign-in route
+ * and the dashboard's password change both go through here.
+ */
+export async function checkSignIn(services: SignInServices, attempt: SignInAttempt): Promise<SignInOutcome> {
+  const { limits, gate, deviceCookies, meter } = services.signIn;
+  const shown = deviceCookies.read(attempt.deviceCookie);
+  const device = shown && shown.username === attempt.username ? shown : null;
+
+  // Counted now, before the password is looked at, so simultaneous attempts cannot all get through.
+  const counted: { limiter: RateLimiter; key: string }[] = device
+    ? [{ limiter: limits.device, key: device.id }]
+    : [
+        { limiter: limits.address, key: attempt.address },
+        { limiter: limits.account, key: ACCOUNT_KEY },
+      ];
+  for (const { limiter, key } of counted) {
+    const decision = await limiter.hit(key);
+    if (!decision.allowed) return { status: "locked", retryAfterSeconds: decision.retryAfterSeconds };
+  }
+
+  const release = await gate.acquire({ reserved: device !== null });
+  if (!release) return { status: "busy", retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
+  let user: CurrentUser | null;
+  try {
+    user = await verifyCredentials({ db: services.db, meter }, attempt.username, attempt.password);
+  } finally {
+    release();
+  }
+
+  if (!user) {
+    await recordSignInFailure(services, attempt.address);
+    return { status: "wrong-password" };
+  }
+  for (const { limiter, key } of counted) await limiter.reset(key);
+  return { status: "signed-in", user, device };
+}
+
+/** Clears every sign-in lock-out (`npm run admin:password`, ADMIN_PASSWORD_RESET=1). */
+export function clearSignInLimits(db: Database): Promise<number> {
+  return clearRateLimits(db, SIGN_IN_SCOPES);
+}
+
+/**
+ * Notes a failed sign-in for the next good one's report: per keyed hash of
+ * the address, at most FAILURE_ADDRESSES_KEPT rows, the rest counted together.
+ */
+async function recordSignInFailure(services: Pick<AppServices, "db" | "clock" | "addressKey">, address: string) {
+  const { db } = services;
+  const now = services.clock.now().toISOString();
+  const hash = services.addressKey(address);
+  const seen = await db
+    .updateTable("sign_in_failures")
+    .set((eb) => ({ attempts: eb("attempts", "+", 1), last_failed_at: now }))
+    .where("address_hash", "=", hash)
+    .executeTakeFirst();
+  if (Number(seen.numUpdatedRows) > 0) return;
+  const { rows } = await db
+    .selectFrom("sign_in_failures")
+    .select((eb) => eb.fn.countAll().as("rows"))
+    .executeTakeFirstOrThrow();
+  const key = Number(rows) >= FAILURE_ADDRESSES_KEPT ? OTHER_ADDRESSES : hash;
+  await db
+    .insertInto("sign_in_failures")
+    .values({ address_hash: key, attempts: 1, first_failed_at: now, last_failed_at: now })
+    .onConflict((oc) =>
+      oc.column("address_hash").doUpdateSet((eb) => ({
+        attempts: eb("sign_in_failures.attempts", "+", 1),
+        last_failed_at: eb.ref("excluded.last_failed_at"),
+      })),
+    )
+    .execute();
+}
+
+const NO_FAILURES: SignInReport = { failedAttempts: 0, addresses: 0, moreAddresses: false, firstFailedAt: null, lastFailedAt: null };
+
+/**
+ * At a good sign-in: takes the failures recorded since the last one (one
+ * atomic DELETE … RETURNING, so none is counted twice or lost) and files them
+ * with the new session, for its dashboard.
+ */
+export async function fileSignInReport(services: Pick<AppServices, "db">, sessionId: string): Promise<SignInReport> {
+  const rows = await services.db.deleteFrom("sign_in_failures").returningAll().execute();
+  if (!rows.length) {
+    await saveReport(services.db, sessionId, NO_FAILURES);
+    return NO_FAILURES;
+  }
+  const times = rows.flatMap((row) => [row.first_failed_at, row.last_failed_at]).sort();
+  const report: SignInReport = {
+    failedAttempts: rows.reduce((sum, row) => sum + Number(row.attempts), 0),
+    addresses: rows.filter((row) => row.address_hash !== OTHER_ADDRESSES).length,
+    moreAddresses: rows.some((row) => row.address_hash === OTHER_ADDRESSES),
+    firstFailedAt: times[0]!,
+    lastFailedAt: times[times.length - 1]!,
+  };
+  await saveReport(services.db, sessionId, report);
+  return report;
+}
+
+async function saveReport(db: Database, sessionId: string, report: SignInReport) {
+  await db
+    .insertInto("sign_in_reports")
+    .values({
+      session_id: sessionId,
+      failed_attempts: report.failedAttempts,
+      failed_addresses: report.addresses,
+      addresses_capped: report.moreAddresses ? 1 : 0,
+      first_failed_at: report.firstFailedAt,
+      last_failed_at: report.lastFailedAt,
+    })
+    .execute();
+}
+
+/** The report filed with this session at its sign-in (none for sessions older than the feature). */
+export async function readSignInReport(services: Pick<AppServices, "db">, sessionId: string): Promise<SignInReport> {
+  const row = await services.db.selectFrom("sign_in_reports").selectAll().where("session_id", "=", sessionId).executeTakeFirst();
+  if (!row) return NO_FAILURES;
+  return {
+    failedAttempts: Number(row.failed_attempts),
+    addresses: Number(row.failed_addresses),
+    moreAddresses: Number(row.addresses_capped) === 1,
+    firstFailedAt: row.first_failed_at,
+    lastFailedAt: row.last_failed_at,
+  };
+}

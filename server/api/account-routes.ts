@@ -1,0 +1,59 @@
+import { Router } from "express";
+import { deleteUserSessions, sessionIdOf, setAdministratorCredentials } from "~/auth/auth.server";
+import { forgetInitialPassword } from "~/auth/initial-admin.server";
+import { changePasswordSchema } from "~/auth/password-schema";
+import type { SecuritySummary } from "~/auth/security-summary";
+import { checkSignIn, readSignInReport } from "~/auth/sign-in.server";
+import type { AppServices } from "~/services.server";
+import { badRequest } from "../http-error";
+import { clearSessionCookie, readDeviceCookie } from "../middleware/session";
+import { signInRefusal } from "./auth-routes";
+import { parseJsonBody } from "./validation";
+
+/**
+ * The signed-in owner's own account (issue 8): the failed sign-ins found at
+ * this session's sign-in, changing the password, and signing out everywhere.
+ * Mounted under /api/admin, behind requireAdmin.
+ */
+export function accountRoutes(services: AppServices): Router {
+  const router = Router();
+  const { env } = services;
+
+  router.get("/security/summary", async (_req, res) => {
+    const summary: SecuritySummary = {
+      failedSignInsBeforeThisSession: await readSignInReport(services, sessionIdOf(res.locals.sessionToken!)),
+    };
+    res.json(summary);
+  });
+
+  router.post("/password", async (req, res) => {
+    const { currentPassword, newPassword } = parseJsonBody(req, changePasswordSchema);
+    const user = res.locals.user!;
+    // The current password is checked under the sign-in limits, like any sign-in.
+    const outcome = await checkSignIn(services, {
+      username: user.username,
+      password: currentPassword,
+      address: req.ip ?? "unknown",
+      deviceCookie: readDeviceCookie(env, req),
+    });
+    if (outcome.status === "locked" || outcome.status === "busy") throw signInRefusal(outcome);
+    if (outcome.status === "wrong-password") {
+      const message = "The current password is not right";
+      throw badRequest(message, { errors: { currentPassword: message } });
+    }
+    await setAdministratorCredentials(services, { password: newPassword, keepSessionToken: res.locals.sessionToken });
+    await forgetInitialPassword(env.DATA_DIR);
+    services.logger.info({ userId: user.id }, "password changed from the dashboard; other sessions signed out");
+    res.json({ message: "Password changed. Every other session was signed out." });
+  });
+
+  // "Sign out everywhere": every session of the owner ends, this one included.
+  router.delete("/sessions", async (req, res) => {
+    const ended = await deleteUserSessions(services, res.locals.user!.id);
+    clearSessionCookie(env, req, res);
+    services.logger.info({ userId: res.locals.user!.id, sessions: ended }, "signed out everywhere");
+    res.status(204).end();
+  });
+
+  return router;
+}
