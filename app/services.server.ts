@@ -1,7 +1,10 @@
 import type { Database } from "~/db/database.server";
 import type { Env } from "~/env.server";
+import { systemClock, type Clock } from "~/lib/clock";
 import type { Logger } from "~/lib/logger.server";
 import { createRateLimiter, type RateLimiter } from "~/lib/rate-limiter.server";
+import { createSignal, type Signal } from "~/lib/signal";
+import { mailSetupFromEnv, type MailSetup } from "~/notifications/mailer.server";
 import type { ObjectStorage } from "~/storage/storage.server";
 
 /**
@@ -21,6 +24,12 @@ export type AppServices = {
   };
   /** Called after any write that changes what public pages show. */
   publicContentChanged(): void;
+  /** The time, injected so tests of schedules move it instead of waiting. */
+  clock: Clock;
+  /** E-mail notifications (issue 9); null when SMTP_URL is unset: notifications are off. */
+  mail: MailSetup | null;
+  /** Wakes the mail outbox's worker when a job is queued (app/notifications/outbox.server.ts). */
+  outboxWake: Signal;
 };
 
 declare module "react-router" {
@@ -40,10 +49,16 @@ export function createServices(parts: {
   storage: ObjectStorage;
   /** The server passes its public-page cache invalidation here. */
   onPublicContentChanged?: () => void;
+  clock?: Clock;
+  /** Defaults to the mail settings in the environment. */
+  mail?: MailSetup | null;
 }): AppServices {
-  const { onPublicContentChanged, ...rest } = parts;
+  const { onPublicContentChanged, clock, mail, ...rest } = parts;
   return {
     ...rest,
+    clock: clock ?? systemClock,
+    mail: mail === undefined ? mailSetupFromEnv(rest.env) : mail,
+    outboxWake: createSignal(),
     limits: {
       contact: createRateLimiter({ limit: 5, windowMs: 10 * 60_000 }),
       login: createRateLimiter({ limit: 5, windowMs: 15 * 60_000 }),

@@ -1,8 +1,10 @@
 import path from "node:path";
 import { migrateToLatest, openDatabase } from "~/db/database.server";
 import type { Env } from "~/env.server";
+import type { Clock } from "~/lib/clock";
 import type { Logger } from "~/lib/logger.server";
 import { loadOrCreateSecret } from "~/lib/secrets.server";
+import type { MailSetup } from "~/notifications/mailer.server";
 import { createServices, type AppServices } from "~/services.server";
 import { createLocalStorage } from "~/storage/storage.server";
 
@@ -13,7 +15,7 @@ import { createLocalStorage } from "~/storage/storage.server";
 export async function openServices(
   env: Env,
   logger: Logger,
-  options: { onPublicContentChanged?: () => void } = {},
+  options: { onPublicContentChanged?: () => void; clock?: Clock; mail?: MailSetup | null } = {},
 ): Promise<AppServices> {
   const db = openDatabase(env.DATA_DIR);
   await migrateToLatest(db);
@@ -21,5 +23,5 @@ export async function openServices(
     rootDir: path.join(env.DATA_DIR, "uploads"),
     signingSecret: loadOrCreateSecret(env.DATA_DIR, "upload-signing", env.UPLOAD_SIGNING_SECRET),
   });
-  return createServices({ env, db, logger, storage, onPublicContentChanged: options.onPublicContentChanged });
+  return createServices({ env, db, logger, storage, ...options });
 }
