@@ -61,10 +61,10 @@ export function businessTime(iso: string): string {
   return `${formatSubmittedAt(iso, { timeZone: identity.timeZone })} (${zoneName})`;
 }
 
-/** A dialable tel: link from what a visitor typed, or null when it has no digits. */
+/** A dialable tel: link from what a visitor typed, or null when it is not a number (fewer than 5 digits). */
 function telLink(phone: string): string | null {
-  const digits = phone.replace(/[^\d+]/g, "");
-  return /\d/.test(digits) ? `tel:${digits}` : null;
+  const dialable = phone.replace(/[^\d+]/g, "");
+  return dialable.replace(/\D/g, "").length >= 5 ? `tel:${dialable}` : null;
 }
 
 const adminLink = (ctx: MailContext) => `${ctx.siteUrl}/admin?view=submissions`;

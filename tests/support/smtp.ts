@@ -41,8 +41,8 @@ export async function startSmtpServer(
     host?: string;
     port?: number;
     auth?: { user: string; pass: string };
-    /** Do not offer STARTTLS (a server, or an attacker, stripping it). */
-    hideStartTls?: boolean;
+    /** No STARTTLS at all (an old server, or an attacker stripping it from the conversation). */
+    noStartTls?: boolean;
     tls?: { key: string; cert: string };
   } = {},
 ): Promise<TestSmtpServer> {
@@ -60,7 +60,7 @@ export async function startSmtpServer(
     disableReverseLookup: true,
     authOptional: !options.auth,
     allowInsecureAuth: true,
-    hideSTARTTLS: options.hideStartTls ?? false,
+    disabledCommands: options.noStartTls ? ["STARTTLS"] : [],
     ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : {}),
     onAuth(auth, session, callback) {
       authAttempts.push({ username: auth.username, secure: Boolean(session.secure) });
