@@ -11,8 +11,10 @@ import { apiRequest } from "~/lib/api-client";
 import { cardClasses, ViewHeading } from "./admin-ui";
 import { ContentEditor } from "./content-editor";
 import { GalleryManager } from "./gallery-manager";
+import { NotificationsPanel } from "./notifications-panel";
 import { HANDLES_OWN_401, hardNavigate } from "./query-client";
 import { SubmissionsView } from "./submissions-view";
+import { UnreadCount } from "./unread-count";
 import { DASHBOARD, openerIdFor, viewFromParam, viewToParam, type AdminView } from "./view";
 
 /** The address of a view: /admin, or /admin?view=… so a reload comes back to it. */
@@ -169,6 +171,7 @@ function Dashboard({
         </div>
       </div>
 
+      <NotificationsPanel />
       <div className="grid gap-6 md:grid-cols-2 lg:grid-cols-3">
         <DashboardCard
           id="edit-text"
@@ -208,6 +211,7 @@ function Dashboard({
           description="Read the messages sent through the contact form."
           icon={<Inbox aria-hidden="true" className="h-5 w-5" />}
         >
+          <UnreadCount />
           <button
             type="button"
             id={openerIdFor({ kind: "submissions" })!}
