@@ -26,7 +26,7 @@ test.describe("submissions when there are none", () => {
   test("says 'Loading submissions...', then 'No contact submissions yet'", async ({ page }) => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route("**/api/admin/contact-submissions", async (route) => {
+    await page.route(/\/api\/admin\/contact-submissions\?/, async (route) => {
       await held;
       await route.continue();
     });
