@@ -10,6 +10,7 @@
  *           loaded the same way, as a "how fast could these bytes go" yardstick.
  *   weight  What a phone (375 px wide, 2× DPR) downloads for /stonework: compressed HTML, its CSS
  *           and JS, and the AVIF each <picture> would pick — compared with the uploaded originals.
+ *   enquiries  Enquiries stored per second with synchronous = FULL against NORMAL (scripts/bench-enquiries.ts).
  *
  * Prints tables and a target check, and merges the figures into reports/bench.json. Needs a
  * production build (`npm run build`; made automatically only when build/ is missing).
@@ -33,7 +34,7 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Options and targets
 
-const PARTS = ["image", "load", "weight"] as const;
+const PARTS = ["image", "load", "weight", "enquiries"] as const;
 type Part = (typeof PARTS)[number];
 
 function option(name: string): string | undefined {
@@ -688,6 +689,8 @@ async function main(): Promise<void> {
       await server.stop();
     }
   }
+
+  if (runs("enquiries")) report.enquiries = await (await import("./bench-enquiries")).benchEnquiries();
 
   // Every check on file, including those of parts run earlier with --only.
   const checks = ["image", "load"].flatMap((part) => ((report[part] as { checks?: Check[] } | undefined)?.checks ?? []));
