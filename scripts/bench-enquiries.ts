@@ -12,7 +12,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { submitEnquiry } from "~/contact/submissions.server";
+import { allInboxItems, inboxSummary, listInbox, submitEnquiry } from "~/contact/submissions.server";
 import { migrateToLatest, openDatabase } from "~/db/database.server";
 import { parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
@@ -21,7 +21,15 @@ import { createLocalStorage } from "~/storage/storage.server";
 
 type Mode = "FULL" | "NORMAL";
 export type EnquiryBenchRun = { synchronous: Mode; enquiries: number; seconds: number; perSecond: number; p50Ms: number; p99Ms: number };
-export type EnquiryBenchReport = { date: string; directory: string; fsyncP50Ms: number; runs: EnquiryBenchRun[]; fullCostPercent: number };
+export type InboxTiming = { enquiries: number; firstPageMs: number; lastPageMs: number; unreadPageMs: number; summaryMs: number; exportAllMs: number };
+export type EnquiryBenchReport = {
+  date: string;
+  directory: string;
+  fsyncP50Ms: number;
+  runs: EnquiryBenchRun[];
+  fullCostPercent: number;
+  inbox: InboxTiming[];
+};
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 const round = (value: number, digits = 2) => Number(value.toFixed(digits));
@@ -85,6 +93,58 @@ function fsyncMs(dir: string): number {
   return round(percentile(times.sort((a, b) => a - b), 50), 3);
 }
 
+/** Issue 9 §5: the inbox's reads with 10 and with 10,000 enquiries (median of repeated calls). */
+async function inboxTiming(count: number): Promise<InboxTiming> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cornerstone-bench-inbox-"));
+  const db = openDatabase(dir);
+  try {
+    await migrateToLatest(db);
+    await db.transaction().execute(async (trx) => {
+      for (let i = 0; i < count; i++) {
+        const id = `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+        const at = new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 3) * 60_000).toISOString();
+        await trx
+          .insertInto("contact_submissions")
+          .values({ id, name: `Visitor ${i}`, email: "v@example.nz", phone: null, message: "A quote for a wall, please.", submitted_at: at, read_at: i % 4 ? at : null })
+          .execute();
+        await trx
+          .insertInto("notification_jobs")
+          .values({ id: `job-${id}`, kind: "enquiry", submission_id: id, payload: "{}", status: "sent", attempts: 1, sent_at: at, created_at: at, updated_at: at })
+          .execute();
+      }
+    });
+    const services = { db };
+    const median = async (fn: () => Promise<unknown>, times = 30) => {
+      const samples: number[] = [];
+      for (let i = 0; i < times; i++) {
+        const t0 = performance.now();
+        await fn();
+        samples.push(performance.now() - t0);
+      }
+      return round(percentile(samples.sort((a, b) => a - b), 50), 3);
+    };
+    // The cursor of the last full page: what "Load more" sends when it reaches the end.
+    let before: string | null = null;
+    for (let seen = 0; seen + 50 < count; seen += 50) {
+      const page: Awaited<ReturnType<typeof listInbox>> = await listInbox(services, { before, limit: 50 });
+      before = page[page.length - 1]?.cursor ?? null;
+    }
+    return {
+      enquiries: count,
+      firstPageMs: await median(() => listInbox(services, { limit: 50 })),
+      lastPageMs: await median(() => listInbox(services, { limit: 50, before })),
+      unreadPageMs: await median(() => listInbox(services, { limit: 50, unreadOnly: true })),
+      summaryMs: await median(() => inboxSummary(services)),
+      exportAllMs: await median(async () => {
+        for await (const batch of allInboxItems(services)) void batch;
+      }, 3),
+    };
+  } finally {
+    await db.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function benchEnquiries(options: { seconds?: number } = {}): Promise<EnquiryBenchReport> {
   const seconds = options.seconds ?? 5;
   console.log(`\n== Enquiries stored per second: synchronous = FULL vs NORMAL (WAL), ${seconds} s each, sequential, in process`);
@@ -100,5 +160,14 @@ export async function benchEnquiries(options: { seconds?: number } = {}): Promis
   const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
   console.log([line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n"));
   console.log(`fsync of a 4 KB write on ${os.tmpdir()}: p50 ${fsync} ms. FULL costs ${fullCostPercent}% of NORMAL's rate (best runs).`);
-  return { date: new Date().toISOString(), directory: os.tmpdir(), fsyncP50Ms: fsync, runs, fullCostPercent };
+
+  console.log("\n== The inbox's reads, median ms (in process)");
+  const inbox = [await inboxTiming(10), await inboxTiming(10_000)];
+  for (const timing of inbox) {
+    console.log(
+      `${String(timing.enquiries).padStart(6)} enquiries: first page ${timing.firstPageMs} ms, last page ${timing.lastPageMs} ms, ` +
+        `unread page ${timing.unreadPageMs} ms, unread count ${timing.summaryMs} ms, every row for the CSV ${timing.exportAllMs} ms`,
+    );
+  }
+  return { date: new Date().toISOString(), directory: os.tmpdir(), fsyncP50Ms: fsync, runs, fullCostPercent, inbox };
 }

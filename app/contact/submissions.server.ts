@@ -138,8 +138,9 @@ function toInboxItem(row: InboxRow): InboxItem {
   };
 }
 
+/** (submitted_at, id) < (cursor): a row-value comparison (SQLite ≥ 3.15, PostgreSQL) that seeks the index, so deep pages cost what the first does. */
 const olderThan = (cursor: Cursor) => (eb: ExpressionBuilder<DatabaseSchema & { s: DatabaseSchema["contact_submissions"] }, "s">) =>
-  eb.or([eb("s.submitted_at", "<", cursor.submittedAt), eb.and([eb("s.submitted_at", "=", cursor.submittedAt), eb("s.id", "<", cursor.id)])]);
+  eb(eb.refTuple("s.submitted_at", "s.id"), "<", eb.tuple(cursor.submittedAt, cursor.id));
 
 /**
  * One page of the inbox, newest first. Keyset paging on (submitted_at, id):
