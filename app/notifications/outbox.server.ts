@@ -294,6 +294,24 @@ async function releaseHourlySend(db: Db, now: Date): Promise<void> {
     .execute();
 }
 
+/**
+ * Retries waiting for their time are made due now: after a restart or a
+ * successful test e-mail (the usual ways a broken setting gets fixed), the
+ * queue flows at once instead of after up to an hour. Held digests keep their hour.
+ */
+export async function retryWaitingNow(db: Db, now: Date): Promise<number> {
+  const at = now.toISOString();
+  const result = await db
+    .updateTable("notification_jobs")
+    .set({ next_attempt_at: at, updated_at: at })
+    .where("status", "=", "pending")
+    .where("next_attempt_at", ">", at)
+    .where("digest_hour", "is", null)
+    .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<=", at)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 // ---------------------------------------------------------------------------------------------
 // What each job sends
 
@@ -452,6 +470,8 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
       timer = setInterval(() => void runDue(), options.pollIntervalMs ?? POLL_INTERVAL_MS);
       timer.unref();
       logger.info({ transport: services.mail.mailer.description }, "mail outbox started");
+      // A restart is often the fix for a broken setting: retries waiting for their time go now.
+      tail = tail.then(() => retryWaitingNow(db, clock.now())).catch((error: unknown) => logger.warn({ err: error }, "could not bring retries forward"));
       void runDue();
     },
     async stop({ timeoutMs = STOP_TIMEOUT_MS } = {}) {
@@ -499,7 +519,7 @@ export async function notificationsOverview(services: Pick<AppServices, "db" | "
 
 /** The dashboard's Send test e-mail: sent at once (not queued), reporting the server's exact error. */
 export async function sendTestMail(
-  services: Pick<AppServices, "db" | "logger" | "mail" | "clock" | "env">,
+  services: Pick<AppServices, "db" | "logger" | "mail" | "clock" | "env" | "outboxWake">,
 ): Promise<{ ok: true; to: string } | { ok: false; message: string }> {
   const mail = services.mail;
   if (!mail) return { ok: false, message: "E-mail notifications are off: set SMTP_URL and MAIL_FROM, then restart the server." };
@@ -508,6 +528,8 @@ export async function sendTestMail(
   try {
     await mail.mailer.send(outgoing);
     services.logger.info({ to }, "test e-mail sent");
+    // Mail goes through again: whatever waits for a retry is sent now.
+    if ((await retryWaitingNow(services.db, services.clock.now())) > 0) services.outboxWake.notify();
     return { ok: true, to };
   } catch (error) {
     const message = error instanceof MailSendError ? error.message : String((error as Error)?.message ?? error);

@@ -169,6 +169,39 @@ describe("delivery: retries, restarts and exactly one copy", () => {
     expect((await ctx.item(id)).notification).toMatchObject({ status: "sent" });
   });
 
+  it("after a restart or a successful test e-mail (how a setting gets fixed), a retry waiting for its hour goes at once", async () => {
+    const auth = { user: "website", pass: "right" };
+    smtp = await startSmtpServer({ auth });
+    const broken = await createMailContext({ smtpUrl: `smtp://website:wrong@127.0.0.1:${smtp.port}` });
+    const { id } = await broken.enquire({ name: "Waiting an hour" });
+    // Four failures: the next try is an hour away.
+    for (const wait of [0, 30 * SECOND, 2 * MINUTE, 10 * MINUTE]) {
+      broken.clock.advance(wait);
+      await broken.outbox.runDue();
+    }
+    expect((await broken.item(id)).notification).toMatchObject({ status: "pending", attempts: 4, nextAttemptAt: new Date(broken.clock.now().getTime() + HOUR).toISOString() });
+
+    // The owner fixes SMTP_URL and restarts: no waiting for the hour.
+    ctx = await broken.restart({ smtpUrl: smtp.url });
+    ctx.outbox.start();
+    await smtp.waitForMessages(1);
+    await ctx.outbox.stop();
+    expect((await ctx.item(id)).notification).toMatchObject({ status: "sent", attempts: 5 });
+
+    // A test e-mail that goes through does the same.
+    await smtp.stop();
+    const { id: second } = await ctx.enquire({ name: "After the test" });
+    const worker = createOutbox(ctx.services);
+    await worker.runDue();
+    expect((await ctx.item(second)).notification).toMatchObject({ status: "pending", attempts: 1 });
+    await smtp.start();
+    await ctx.admin.post("/api/admin/notifications/test").expect(200);
+    expect((await ctx.item(second)).notification).toMatchObject({ status: "pending", nextAttemptAt: ctx.clock.now().toISOString() });
+    await worker.runDue();
+    const mails = await smtp.waitForMessages(3);
+    expect(mails.map((mail) => mail.subject).slice(1)).toEqual([`Test e-mail from the ${identity.businessName} website`, "New enquiry from After the test"]);
+  });
+
   it("jobs pending at a restart are sent when the outbox starts again", async () => {
     const setup = await setUp();
     const { id } = await setup.ctx.enquire({ name: "Queued before the restart" });
