@@ -41,6 +41,21 @@ test.describe("submissions when there are none", () => {
   });
 });
 
+test.describe("the dashboard without SMTP settings", () => {
+  test.use({ serverSetup: { name: "no-submissions" } });
+
+  test("keeps a notice that e-mail notifications are off and how to turn them on", async ({ page }) => {
+    await signInApi(page.request);
+    await page.goto("/admin");
+    const notice = page.getByRole("region", { name: "E-mail notifications are off" });
+    await expect(notice).toContainText("set SMTP_URL and MAIL_FROM");
+    await expect(page.getByRole("button", { name: "Send test e-mail" })).toHaveCount(0);
+    await expect(page.getByRole("region", { name: "Contact Form Submissions" }).getByTestId("unread-count")).toHaveText("No unread enquiries");
+    await expectOneH1AndOrderedHeadings(page, "dashboard");
+    await expectNoAxeViolations(page, "dashboard, notifications off");
+  });
+});
+
 test.describe("the browser's Back button in the admin", () => {
   test.use({ serverSetup: { name: "no-submissions" } });
 
