@@ -78,7 +78,7 @@ export function NotificationsPanel() {
         </p>
         <p className="mt-2">
           Enquiries are still saved here, and failed e-mails are tried again for 24 hours
-          {failed > 0 ? ` (${failed} gave up: open them below to send again)` : ""}. To fix it, check the mail server, user name and
+          {failed > 0 ? ` (${failed} gave up after 24 hours: use Send again on them in Contact Form Submissions)` : ""}. To fix it, check the mail server, user name and
           password in <code className="font-semibold">SMTP_URL</code> and the sender address in <code className="font-semibold">MAIL_FROM</code>,
           restart the server, then send a test e-mail.
         </p>

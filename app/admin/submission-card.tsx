@@ -49,7 +49,6 @@ export function SubmissionCard({ submission }: { submission: InboxItem }) {
     <li>
       <article
         aria-labelledby={nameId}
-        data-unread={unread ? "true" : undefined}
         className={cn(cardClasses, unread && "ring-2 ring-brand-600")}
       >
         <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1">

@@ -328,6 +328,17 @@ describe("leases: how several workers share one outbox", () => {
     expect(takeover.map((job) => job.lease_token)).toEqual(["worker-b"]);
   });
 
+  it("Send again is refused (409) while a worker holds the job, and accepted once the lease has passed", async () => {
+    const { ctx } = await setUp();
+    const { id } = await ctx.enquire({ name: "Busy" });
+    const now = ctx.clock.now();
+    await claimNextDue(ctx.services.db, { now: now.toISOString(), leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString(), token: "worker-a" });
+    const busy = await ctx.admin.post(`/api/admin/contact-submissions/${id}/resend`).expect(409);
+    expect(busy.body).toEqual({ message: "This enquiry's e-mail is being sent right now. Try again in a minute." });
+    ctx.clock.advance(LEASE_MS);
+    await ctx.admin.post(`/api/admin/contact-submissions/${id}/resend`).expect(202);
+  });
+
   it("a worker whose lease ran out mid-send cannot record over the worker that took the job over", async () => {
     const { smtp, ctx } = await setUp();
     const { id } = await ctx.enquire({ name: "Slow server" });
