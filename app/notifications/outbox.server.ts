@@ -375,7 +375,7 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
     return { now: now.toISOString(), leaseUntil: new Date(now.getTime() + leaseMs).toISOString(), token: randomUUID() };
   };
 
-  /** Sends one claimed job and records the outcome; never throws for a send failure. */
+  /** Sends one claimed job (or one hour's digest group) and records the outcome; never throws for a send failure. */
   async function processJobs(group: NotificationJobRow[], claim: Claim, mail: MailSetup, summary: RunSummary): Promise<void> {
     const job = group[0]!;
     let outgoing: OutgoingMail;
