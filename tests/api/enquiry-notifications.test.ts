@@ -123,6 +123,18 @@ describe("the notification e-mail", () => {
   });
 });
 
+describe("the enquiry and its job: one transaction", () => {
+  it("when the job cannot be written, the enquiry is not stored either, and the visitor gets a JSON 500", async () => {
+    const { ctx } = await setUp();
+    // Break the outbox table's insert: the transaction must roll the enquiry back with it.
+    await ctx.services.db.schema.alterTable("notification_jobs").renameTo("notification_jobs_gone").execute();
+    const res = await ctx.api.post("/api/contact").send({ name: "Half", email: "half@example.nz", message: "Store me whole or not at all." }).expect(500);
+    expect(res.body).toEqual({ message: "Something went wrong on our side. Please try again." });
+    expect(await ctx.services.db.selectFrom("contact_submissions").selectAll().execute()).toEqual([]);
+    await ctx.services.db.schema.alterTable("notification_jobs_gone").renameTo("notification_jobs").execute();
+  });
+});
+
 describe("delivery: retries, restarts and exactly one copy", () => {
   it("with the SMTP server down: the visitor sees success, the admin shows the retry, and the mail arrives once it is back", async () => {
     const { smtp, ctx } = await setUp();
