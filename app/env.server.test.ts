@@ -57,12 +57,32 @@ describe("parseEnv", () => {
     expect(() => parseEnv(source)).toThrow(message);
   });
 
+  it("reads the mail settings: off by default, on with SMTP_URL and MAIL_FROM", () => {
+    const off = parseEnv({});
+    expect([off.SMTP_URL, off.MAIL_FROM, off.NOTIFY_EMAIL]).toEqual([undefined, undefined, undefined]);
+    const env = parseEnv({ SMTP_URL: "smtps://u:p@mail.example.nz", MAIL_FROM: "Site <site@example.nz>", NOTIFY_EMAIL: "mark@example.nz" });
+    expect(env).toMatchObject({ SMTP_URL: "smtps://u:p@mail.example.nz", MAIL_FROM: "Site <site@example.nz>", NOTIFY_EMAIL: "mark@example.nz" });
+  });
+
+  it.each([
+    [{ SMTP_URL: "smtp://mail.example.nz" }, /MAIL_FROM is required when SMTP_URL is set: mail providers refuse mail sent from an address you may not send from/],
+    [{ SMTP_URL: "http://mail.example.nz", MAIL_FROM: "a@b.nz" }, /SMTP_URL: SMTP_URL must start with smtp:\/\/ or smtps:\/\//],
+    [{ SMTP_URL: "smtp://mail.example.nz?ignoreTLS=true", MAIL_FROM: "a@b.nz" }, /no path or \?options/],
+    [{ SMTP_URL: "smtp://mail.example.nz", MAIL_FROM: "website" }, /MAIL_FROM must be an e-mail address/],
+    [{ NOTIFY_EMAIL: "mark at example" }, /NOTIFY_EMAIL must be one e-mail address/],
+  ])("refuses mail settings %o with a message that says how to fix them", (source, message) => {
+    expect(() => parseEnv(source)).toThrow(InvalidEnvironmentError);
+    expect(() => parseEnv(source)).toThrow(message);
+  });
+
   it("lets only the allow-list reach the browser", () => {
     const env = parseEnv({
       ADMIN_USERNAME: "boss",
       ADMIN_PASSWORD: "a-long-password",
       UPLOAD_SIGNING_SECRET: "s".repeat(40),
       DEVICE_COOKIE_SECRET: "d".repeat(40),
+      SMTP_URL: "smtp://u:secret@mail.example.nz",
+      MAIL_FROM: "a@b.nz",
     });
     expect(getPublicEnv(env)).toEqual({ SITE_URL: "http://localhost:3000" });
   });

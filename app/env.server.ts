@@ -2,6 +2,7 @@ import path from "node:path";
 import proxyAddress from "proxy-addr";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "~/auth/password-schema";
 import { z } from "~/lib/zod";
+import { parseMailAddress, parseSmtpUrl, SmtpSettingsError } from "~/notifications/smtp-settings";
 
 /**
  * Every setting comes from the environment and is validated here, once, at
@@ -43,6 +44,16 @@ const envSchema = z
     // Signs device cookies and keys client-address hashes; generated and kept in DATA_DIR when not given.
     DEVICE_COOKIE_SECRET: z.string().min(32, "DEVICE_COOKIE_SECRET must be at least 32 characters").optional(),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    // E-mail notifications (issue 9): unset SMTP_URL means they are off.
+    SMTP_URL: z.string().optional().superRefine(checkWith(parseSmtpUrl, "")),
+    MAIL_FROM: z.string().optional().superRefine(checkWith(parseMailAddress, "MAIL_FROM ")),
+    NOTIFY_EMAIL: z.email({ error: "NOTIFY_EMAIL must be one e-mail address, e.g. mark@example.co.nz" }).optional(),
+  })
+  .refine((env) => !(env.SMTP_URL && !env.MAIL_FROM), {
+    message:
+      "MAIL_FROM is required when SMTP_URL is set: mail providers refuse mail sent from an address you may not send from, " +
+      "or file it as spam. Set it to an address your provider lets you send from, e.g. MAIL_FROM='Website <website@yourdomain.co.nz>'",
+    path: ["MAIL_FROM"],
   })
   .refine((env) => !(env.ADMIN_USERNAME && !env.ADMIN_PASSWORD), {
     message: "ADMIN_USERNAME is set but ADMIN_PASSWORD is not: set both, or neither",
@@ -56,6 +67,19 @@ const envSchema = z
     const problem = trustProxyProblem(env.TRUST_PROXY);
     if (problem) ctx.addIssue({ code: "custom", message: problem, path: ["TRUST_PROXY"] });
   });
+
+/** A zod check that runs a parser and reports its error message. */
+function checkWith(parse: (value: string) => unknown, prefix: string) {
+  return (value: string | undefined, ctx: z.RefinementCtx) => {
+    if (value === undefined) return;
+    try {
+      parse(value);
+    } catch (error) {
+      if (!(error instanceof SmtpSettingsError)) throw error;
+      ctx.addIssue({ code: "custom", message: `${prefix}${error.message}` });
+    }
+  };
+}
 
 export type Env = Omit<z.infer<typeof envSchema>, "SITE_URL" | "TRUST_PROXY" | "DATA_DIR"> & {
   DATA_DIR: string;

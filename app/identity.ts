@@ -15,6 +15,8 @@ export const identity = {
   city: "New Plymouth",
   region: "Taranaki",
   countryCode: "NZ",
+  /** IANA zone of the business: times in e-mails and file names are written in it. */
+  timeZone: "Pacific/Auckland",
   yearsExperience: "20+",
   trade: "stonemasonry and hard landscaping",
   copyrightYear: 2025,

@@ -6,6 +6,8 @@ import { createAddressKeyer, type AddressKeyer } from "~/lib/client-address.serv
 import { systemClock, type Clock } from "~/lib/clock";
 import type { Logger } from "~/lib/logger.server";
 import { createRateLimiter, type RateLimiter } from "~/lib/rate-limit.server";
+import { createSignal, type Signal } from "~/lib/signal";
+import { mailSetupFromEnv, type MailSetup } from "~/notifications/mailer.server";
 import type { ObjectStorage } from "~/storage/storage.server";
 
 /**
@@ -17,6 +19,7 @@ export type AppServices = {
   db: Database;
   logger: Logger;
   storage: ObjectStorage;
+  /** The time, injected so tests of schedules, leases and limits move it instead of waiting. */
   clock: Clock;
   /** The key every per-address limit and record uses: a keyed hash of the normalised address. */
   addressKey: AddressKeyer;
@@ -28,6 +31,10 @@ export type AppServices = {
   signIn: SignInGuard;
   /** Called after any write that changes what public pages show. */
   publicContentChanged(): void;
+  /** E-mail notifications (issue 9); null when SMTP_URL is unset: notifications are off. */
+  mail: MailSetup | null;
+  /** Wakes the mail outbox's worker when a job is queued (app/notifications/outbox.server.ts). */
+  outboxWake: Signal;
 };
 
 declare module "react-router" {
@@ -49,13 +56,17 @@ export function createServices(parts: {
   clock?: Clock;
   /** The server passes its public-page cache invalidation here. */
   onPublicContentChanged?: () => void;
+  /** Defaults to the mail settings in the environment. */
+  mail?: MailSetup | null;
 }): AppServices {
-  const { onPublicContentChanged, keys, clock = systemClock, ...rest } = parts;
+  const { onPublicContentChanged, keys, clock = systemClock, mail, ...rest } = parts;
   const addressKey = createAddressKeyer(keys.clientAddress);
   return {
     ...rest,
     clock,
     addressKey,
+    mail: mail === undefined ? mailSetupFromEnv(rest.env) : mail,
+    outboxWake: createSignal(),
     limits: {
       contact: createRateLimiter(rest.db, clock, { scope: "contact", limit: 5, windowMs: 10 * 60_000, keyOf: addressKey }),
     },

@@ -11,6 +11,7 @@
  *   sign-in scripts/bench-sign-in.ts: floods of wrong sign-ins, the database limiter, the owner's sign-in meanwhile.
  *   weight  What a phone (375 px wide, 2× DPR) downloads for /stonework: compressed HTML, its CSS
  *           and JS, and the AVIF each <picture> would pick — compared with the uploaded originals.
+ *   enquiries  Enquiries stored per second with synchronous = FULL against NORMAL (scripts/bench-enquiries.ts).
  *
  * Prints tables and a target check, and merges the figures into reports/bench.json. Needs a
  * production build (`npm run build`; made automatically only when build/ is missing).
@@ -35,7 +36,7 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Options and targets
 
-const PARTS = ["image", "load", "weight", "sign-in"] as const;
+const PARTS = ["image", "load", "weight", "sign-in", "enquiries"] as const;
 type Part = (typeof PARTS)[number];
 
 function option(name: string): string | undefined {
@@ -692,6 +693,7 @@ async function main(): Promise<void> {
   }
 
   if (runs("sign-in")) report.signIn = { date: new Date().toISOString(), ...(await benchSignIn()) };
+  if (runs("enquiries")) report.enquiries = await (await import("./bench-enquiries")).benchEnquiries();
 
   // Every check on file, including those of parts run earlier with --only.
   const checks = ["image", "load"].flatMap((part) => ((report[part] as { checks?: Check[] } | undefined)?.checks ?? []));

@@ -5,6 +5,7 @@ import type { Env } from "~/env.server";
 import type { Clock } from "~/lib/clock";
 import type { Logger } from "~/lib/logger.server";
 import { loadOrCreateSecret } from "~/lib/secrets.server";
+import type { MailSetup } from "~/notifications/mailer.server";
 import { createServices, type AppServices } from "~/services.server";
 import { createLocalStorage } from "~/storage/storage.server";
 
@@ -15,7 +16,7 @@ import { createLocalStorage } from "~/storage/storage.server";
 export async function openServices(
   env: Env,
   logger: Logger,
-  options: { onPublicContentChanged?: () => void; clock?: Clock } = {},
+  options: { onPublicContentChanged?: () => void; clock?: Clock; mail?: MailSetup | null } = {},
 ): Promise<AppServices> {
   const db = openDatabase(env.DATA_DIR);
   await migrateToLatest(db);
@@ -30,6 +31,7 @@ export async function openServices(
     storage,
     keys: loadSignInKeys(env),
     clock: options.clock,
+    mail: options.mail,
     onPublicContentChanged: options.onPublicContentChanged,
   });
 }

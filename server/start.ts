@@ -5,6 +5,7 @@ import { prepareAdministrator } from "~/auth/initial-admin.server";
 import { InvalidEnvironmentError, describeTrustProxy, parseEnv } from "~/env.server";
 import { pruneRateLimitCounters } from "~/lib/rate-limit.server";
 import { createLogger } from "~/lib/logger.server";
+import { createOutbox } from "~/notifications/outbox.server";
 import { pruneStaleUploads } from "~/uploads/uploads.server";
 import { createRequestListener } from "./app";
 import { openServices } from "./bootstrap";
@@ -52,6 +53,10 @@ export async function startServer(options: {
   };
   await housekeeping();
   setInterval(housekeeping, 60 * 60 * 1000).unref();
+  // Notification e-mails; jobs left pending by the last run are sent now.
+  const outbox = createOutbox(services);
+  outbox.start();
+  if (!services.mail) logger.warn("e-mail notifications are off: set SMTP_URL and MAIL_FROM to be e-mailed about enquiries");
 
   const listener = createRequestListener(services, {
     reactRouter: { build: options.build, mode: options.mode },
@@ -75,6 +80,8 @@ export async function startServer(options: {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "shutting down: finishing requests in flight");
+    // A mail being sent is finished and recorded, so it is not sent again after the restart.
+    const outboxStopped = outbox.stop();
     const force = setTimeout(() => {
       logger.warn("requests still open after the grace period; closing them");
       server.closeAllConnections();
@@ -86,6 +93,7 @@ export async function startServer(options: {
     server.close(async () => {
       clearTimeout(force);
       clearInterval(sweep);
+      await outboxStopped;
       await db.destroy();
       logger.info("stopped");
       process.exit(0);

@@ -145,7 +145,7 @@ describe("AdminApp when signed in", () => {
   it("opens a sub-view in place, mirrors it in ?view=, and goes back with focus on the opener", async () => {
     mockFetch([
       { method: "GET", path: "/api/auth/user", respond: () => json(200, USER) },
-      { method: "GET", path: "/api/admin/contact-submissions", respond: () => json(200, []) },
+      { method: "GET", path: /^\/api\/admin\/contact-submissions\?/, respond: () => json(200, []) },
     ]);
     render(<AdminApp navigate={vi.fn()} />);
     await userEvent.click(await screen.findByRole("button", { name: "View Submissions" }));
@@ -162,7 +162,7 @@ describe("AdminApp when signed in", () => {
   it("adds a history entry per view, so the browser's Back and Forward move between dashboard and view", async () => {
     mockFetch([
       { method: "GET", path: "/api/auth/user", respond: () => json(200, USER) },
-      { method: "GET", path: "/api/admin/contact-submissions", respond: () => json(200, []) },
+      { method: "GET", path: /^\/api\/admin\/contact-submissions\?/, respond: () => json(200, []) },
     ]);
     render(<AdminApp navigate={vi.fn()} />);
     await userEvent.click(await screen.findByRole("button", { name: "View Submissions" }));

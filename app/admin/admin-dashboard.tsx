@@ -12,9 +12,11 @@ import { AccountCard } from "./account-security";
 import { cardClasses, ViewHeading } from "./admin-ui";
 import { ContentEditor } from "./content-editor";
 import { GalleryManager } from "./gallery-manager";
+import { NotificationsPanel } from "./notifications-panel";
 import { HANDLES_OWN_401, hardNavigate } from "./query-client";
 import { SignInActivity } from "./sign-in-activity";
 import { SubmissionsView } from "./submissions-view";
+import { UnreadCount } from "./unread-count";
 import { DASHBOARD, openerIdFor, viewFromParam, viewToParam, type AdminView } from "./view";
 
 /** The address of a view: /admin, or /admin?view=… so a reload comes back to it. */
@@ -173,6 +175,8 @@ function Dashboard({
 
       <SignInActivity />
 
+      <NotificationsPanel />
+
       <div className="grid gap-6 md:grid-cols-2 lg:grid-cols-3">
         <DashboardCard
           id="edit-text"
@@ -212,6 +216,7 @@ function Dashboard({
           description="Read the messages sent through the contact form."
           icon={<Inbox aria-hidden="true" className="h-5 w-5" />}
         >
+          <UnreadCount />
           <button
             type="button"
             id={openerIdFor({ kind: "submissions" })!}

@@ -1,7 +1,41 @@
-import { format } from "date-fns";
 import { enUS } from "date-fns/locale";
 
-/** A submission's date and time, e.g. 'January 1st, 2024 at 3:00 PM' (English-US, week from Sunday). */
-export function formatSubmittedAt(value: string | number | Date): string {
-  return format(new Date(value), "MMMM do, yyyy 'at' h:mm a", { locale: enUS, weekStartsOn: 0 });
+// Building an Intl.DateTimeFormat is slow; one per time zone is kept.
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function formatterFor(timeZone: string | undefined): Intl.DateTimeFormat {
+  const key = timeZone ?? "";
+  let formatter = formatters.get(key);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      year: "numeric",
+      month: "long",
+      day: "numeric",
+      hour: "numeric",
+      minute: "2-digit",
+      hour12: true,
+    });
+    formatters.set(key, formatter);
+  }
+  return formatter;
+}
+
+/**
+ * A submission's date and time in the spec's format, 'January 1st, 2024 at 3:00 PM'
+ * (English-US). In the reader's own time zone by default (the admin), or in a
+ * named one: the notification e-mail uses the business's (app/identity.ts).
+ * Intl supplies the wall-clock parts of any zone without a time-zone library.
+ */
+export function formatSubmittedAt(value: string | number | Date, options: { timeZone?: string } = {}): string {
+  const parts: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};
+  for (const part of formatterFor(options.timeZone).formatToParts(new Date(value))) parts[part.type] = part.value;
+  const day = enUS.localize.ordinalNumber(Number(parts.day));
+  return `${parts.month} ${day}, ${parts.year} at ${parts.hour}:${parts.minute} ${parts.dayPeriod?.toUpperCase()}`;
+}
+
+/** '3:05 PM' today, else the full date: when a retry or digest is due. */
+export function formatDueTime(value: string | number | Date, now: Date = new Date()): string {
+  const time = new Date(value);
+  if (time.toDateString() !== now.toDateString()) return formatSubmittedAt(time);
+  return new Intl.DateTimeFormat("en-US", { hour: "numeric", minute: "2-digit", hour12: true }).format(time);
 }

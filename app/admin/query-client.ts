@@ -12,6 +12,8 @@ export const UNAUTHORIZED_REDIRECT_DELAY_MS = 500;
 /** Query keys are the URL paths they read. */
 export const AUTH_USER_KEY = ["/api/auth/user"] as const;
 export const SUBMISSIONS_KEY = ["/api/admin/contact-submissions"] as const;
+export const INBOX_SUMMARY_KEY = ["/api/admin/contact-submissions/summary"] as const;
+export const NOTIFICATIONS_STATUS_KEY = ["/api/admin/notifications/status"] as const;
 export const contentKey = (key: string) => [`/api/content/${key}`] as const;
 export const galleryKey = (type: string) => [`/api/galleries/${type}`] as const;
 

@@ -1,25 +1,50 @@
-import { screen, within } from "@testing-library/react";
+import { fireEvent, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { InboxItem } from "~/contact/inbox";
+import { toast } from "~/components/ui/use-toast";
+import { NOTIFICATIONS_OFF_STATE, type NotificationState } from "~/notifications/notification-state";
 import { formatSubmittedAt } from "./format-date";
 import { SubmissionsView } from "./submissions-view";
 import { deferred, json, mockFetch, renderWithClient } from "./test-helpers";
 
 vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
 
-describe("SubmissionsView", () => {
-  afterEach(() => vi.unstubAllGlobals());
+const LIST = /^\/api\/admin\/contact-submissions\?/;
 
-  it("says it is loading, then lists each submission", async () => {
+function item(id: string, overrides: Partial<InboxItem> = {}): InboxItem {
+  return {
+    id,
+    name: `Visitor ${id}`,
+    email: `v${id}@example.nz`,
+    phone: null,
+    message: `Message ${id}, long enough.`,
+    submittedAt: "2024-01-01T02:00:00.000Z",
+    cursor: `cursor-${id}`,
+    readAt: null,
+    notification: NOTIFICATIONS_OFF_STATE,
+    ...overrides,
+  };
+}
+
+describe("SubmissionsView", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.mocked(toast).mockClear();
+  });
+
+  it("says it is loading, then lists each submission with date, name, e-mail and phone links and the message", async () => {
     const list = deferred<Response>();
-    mockFetch([{ method: "GET", path: "/api/admin/contact-submissions", respond: () => list.promise }]);
+    const { calls } = mockFetch([{ method: "GET", path: LIST, respond: () => list.promise }]);
     renderWithClient(<SubmissionsView onBack={vi.fn()} />);
     expect(screen.getByRole("heading", { level: 1, name: "Contact Form Submissions" })).toBeInTheDocument();
     expect(screen.getByText("Loading submissions...")).toBeInTheDocument();
+    expect(calls[0]!.url).toBe("/api/admin/contact-submissions?limit=50");
     const newer = new Date(2024, 0, 1, 15, 0).toISOString();
     list.resolve(
       json(200, [
-        { id: "2", name: "Aroha Smith", email: "aroha@example.co.nz", phone: "027 123 4567", message: "Line one\nLine two", submittedAt: newer },
-        { id: "1", name: "Tom", email: "tom@example.nz", phone: null, message: "No phone here.", submittedAt: "2023-06-02T01:00:00.000Z" },
+        item("2", { name: "Aroha Smith", email: "aroha@example.co.nz", phone: "027 123 4567", message: "Line one\nLine two", submittedAt: newer }),
+        item("1", { name: "Tom", email: "tom@example.nz", message: "No phone here.", submittedAt: "2023-06-02T01:00:00.000Z", readAt: "2023-06-03T00:00:00.000Z" }),
       ]),
     );
     const items = await screen.findAllByRole("listitem");
@@ -27,20 +52,144 @@ describe("SubmissionsView", () => {
     const [first, second] = items as [HTMLElement, HTMLElement];
     expect(first).toHaveTextContent("January 1st, 2024 at 3:00 PM");
     expect(first.querySelector("time")).toHaveAttribute("dateTime", newer);
-    expect(first).toHaveTextContent("Aroha Smith");
+    expect(within(first).getByRole("heading", { level: 2, name: "Aroha Smith" })).toBeInTheDocument();
     expect(within(first).getByRole("link", { name: "aroha@example.co.nz" })).toHaveAttribute("href", "mailto:aroha@example.co.nz");
     expect(within(first).getByRole("link", { name: "027 123 4567" })).toHaveAttribute("href", "tel:0271234567");
     const message = within(first).getByText(/Line one/);
     expect(message.textContent).toBe("Line one\nLine two");
     expect(message.className).toContain("whitespace-pre-line");
+    expect(within(first).getByText("New")).toBeInTheDocument();
+    expect(within(second).queryByText("New")).toBeNull();
     expect(within(second).queryByText("Phone")).toBeNull();
-    expect(within(second).queryByRole("link", { name: /^0/ })).toBeNull();
     expect(second).toHaveTextContent(formatSubmittedAt("2023-06-02T01:00:00.000Z"));
+    expect(first).toHaveTextContent("Notifications off");
   });
 
   it("says when there are none", async () => {
-    mockFetch([{ method: "GET", path: "/api/admin/contact-submissions", respond: () => json(200, []) }]);
+    mockFetch([{ method: "GET", path: LIST, respond: () => json(200, []) }]);
     renderWithClient(<SubmissionsView onBack={vi.fn()} />);
     expect(await screen.findByText("No contact submissions yet")).toBeInTheDocument();
+  });
+
+  it("opening an unread enquiry marks it read; it can be marked unread again", async () => {
+    const { calls } = mockFetch([
+      { method: "GET", path: LIST, respond: () => json(200, [item("7")]) },
+      {
+        method: "PATCH",
+        path: "/api/admin/contact-submissions/7",
+        respond: ({ body }) => json(200, item("7", { readAt: (body as { read: boolean }).read ? "2024-01-02T00:00:00.000Z" : null })),
+      },
+    ]);
+    renderWithClient(<SubmissionsView onBack={vi.fn()} />);
+    const open = await screen.findByRole("button", { name: "Open the enquiry from Visitor 7" });
+    expect(open).toHaveAttribute("aria-expanded", "false");
+    await userEvent.click(open);
+    expect(open).toHaveAttribute("aria-expanded", "true");
+    await waitFor(() => expect(screen.queryByText("New")).toBeNull());
+    expect(calls.filter((c) => c.method === "PATCH").map((c) => c.body)).toEqual([{ read: true }]);
+
+    await userEvent.click(screen.getByRole("button", { name: "Mark as unread" }));
+    expect(await screen.findByText("New")).toBeInTheDocument();
+    expect(calls.filter((c) => c.method === "PATCH").map((c) => c.body)).toEqual([{ read: true }, { read: false }]);
+    expect(screen.getByRole("link", { name: "Reply" })).toHaveAttribute("href", "mailto:v7@example.nz");
+  });
+
+  it("deletes only after a confirmation that names the sender", async () => {
+    const { calls } = mockFetch([
+      { method: "GET", path: LIST, respond: () => json(200, [item("3", { name: "Hemi Walker", readAt: "2024-01-02T00:00:00.000Z" }), item("4")]) },
+      { method: "DELETE", path: "/api/admin/contact-submissions/3", respond: () => new Response(null, { status: 204 }) },
+    ]);
+    renderWithClient(<SubmissionsView onBack={vi.fn()} />);
+    await userEvent.click(await screen.findByRole("button", { name: "Open the enquiry from Hemi Walker" }));
+    await userEvent.click(screen.getByRole("button", { name: "Delete" }));
+    const dialog = await screen.findByRole("dialog", { name: "Delete the enquiry from Hemi Walker?" });
+    await userEvent.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    expect(calls.some((c) => c.method === "DELETE")).toBe(false);
+
+    await userEvent.click(screen.getByRole("button", { name: "Delete" }));
+    await userEvent.click(within(await screen.findByRole("dialog")).getByRole("button", { name: "Delete enquiry" }));
+    await waitFor(() => expect(screen.queryByText("Hemi Walker")).toBeNull());
+    expect(calls.filter((c) => c.method === "DELETE").map((c) => c.url)).toEqual(["/api/admin/contact-submissions/3"]);
+    expect(screen.getAllByRole("listitem")).toHaveLength(1);
+    expect(toast).toHaveBeenCalledWith({ title: "Enquiry deleted", description: "The enquiry from Hemi Walker was deleted." });
+  });
+
+  it("loads 50 at a time, asking for the next page with the last item's cursor", { timeout: 40_000 }, async () => {
+    const firstPage = Array.from({ length: 50 }, (_, i) => item(`a${i}`));
+    const { calls } = mockFetch([
+      {
+        method: "GET",
+        path: LIST,
+        respond: ({ url }) => json(200, url.includes("before=") ? [item("b0"), item("b1")] : firstPage),
+      },
+    ]);
+    const { container } = renderWithClient(<SubmissionsView onBack={vi.fn()} />);
+    // Plain selectors: role queries over 50 cards are slow in jsdom.
+    const cards = () => container.querySelectorAll("ul > li");
+    await waitFor(() => expect(cards()).toHaveLength(50), { timeout: 15_000 });
+    fireEvent.click(screen.getByText("Load more"));
+    await waitFor(() => expect(cards()).toHaveLength(52), { timeout: 15_000 });
+    expect(calls[1]!.url).toBe("/api/admin/contact-submissions?limit=50&before=cursor-a49");
+    // A short page is the last one.
+    expect(screen.queryByText("Load more")).toBeNull();
+  });
+
+  it("filters unread only", async () => {
+    const { calls } = mockFetch([
+      { method: "GET", path: LIST, respond: ({ url }) => json(200, url.includes("unread=1") ? [] : [item("1", { readAt: "2024-01-02T00:00:00.000Z" })]) },
+    ]);
+    renderWithClient(<SubmissionsView onBack={vi.fn()} />);
+    await screen.findAllByRole("listitem");
+    await userEvent.click(screen.getByRole("checkbox", { name: "Unread only" }));
+    expect(await screen.findByText("No unread enquiries")).toBeInTheDocument();
+    expect(calls.at(-1)!.url).toBe("/api/admin/contact-submissions?limit=50&unread=1");
+  });
+
+  it("shows each notification state, and Send again on a failure", async () => {
+    const now = new Date();
+    const soon = new Date(now.getTime() + 90_000);
+    const state = (s: Partial<NotificationState>): NotificationState => ({ ...NOTIFICATIONS_OFF_STATE, ...s });
+    const retryTime = new Intl.DateTimeFormat("en-US", { hour: "numeric", minute: "2-digit", hour12: true }).format(soon);
+    const failedItem = item("f", { name: "Failed One", notification: state({ status: "failed", attempts: 28, lastError: "535 Authentication credentials invalid" }) });
+    const { calls } = mockFetch([
+      {
+        method: "GET",
+        path: LIST,
+        respond: () =>
+          json(200, [
+            item("s", { notification: state({ status: "sent", attempts: 1, sentAt: now.toISOString() }) }),
+            item("p", { notification: state({ status: "pending" }) }),
+            item("r", { notification: state({ status: "pending", attempts: 2, nextAttemptAt: soon.toISOString(), lastError: "connect ECONNREFUSED" }) }),
+            item("d", { notification: state({ status: "pending", inDigest: true, nextAttemptAt: soon.toISOString() }) }),
+            failedItem,
+          ]),
+      },
+      {
+        method: "POST",
+        path: "/api/admin/contact-submissions/f/resend",
+        respond: () => json(202, { ...failedItem, notification: state({ status: "pending" }) }),
+      },
+    ]);
+    renderWithClient(<SubmissionsView onBack={vi.fn()} />);
+    const items = await screen.findAllByRole("listitem");
+    expect(items[0]).toHaveTextContent("E-mail notification: Sent");
+    expect(items[1]).toHaveTextContent("Sending…");
+    expect(items[2]).toHaveTextContent(`Retrying at ${retryTime}`);
+    expect(items[2]).toHaveTextContent("Last error: connect ECONNREFUSED");
+    expect(items[3]).toHaveTextContent(`In the hourly digest at ${retryTime}`);
+    expect(items[4]).toHaveTextContent("Failed: 535 Authentication credentials invalid");
+    for (const other of items.slice(0, 4)) expect(within(other).queryByRole("button", { name: "Send again" })).toBeNull();
+
+    await userEvent.click(within(items[4]!).getByRole("button", { name: "Send again" }));
+    await waitFor(() => expect(screen.getAllByRole("listitem")[4]).toHaveTextContent("Sending…"));
+    expect(calls.filter((c) => c.method === "POST").map((c) => c.url)).toEqual(["/api/admin/contact-submissions/f/resend"]);
+  });
+
+  it("links Export CSV to the download", async () => {
+    mockFetch([{ method: "GET", path: LIST, respond: () => json(200, []) }]);
+    renderWithClient(<SubmissionsView onBack={vi.fn()} />);
+    const link = screen.getByRole("link", { name: "Export CSV" });
+    expect(link).toHaveAttribute("href", "/api/admin/contact-submissions/export.csv");
+    expect(link).toHaveAttribute("download");
   });
 });

@@ -1,66 +1,83 @@
-import { useQuery } from "@tanstack/react-query";
-import { Inbox, Mail, Phone } from "lucide-react";
-import type { ContactSubmission } from "~/contact/contact-fields";
-import { telHref } from "~/identity";
-import { cardClasses, SubViewFrame } from "./admin-ui";
-import { formatSubmittedAt } from "./format-date";
-import { SUBMISSIONS_KEY } from "./query-client";
+import { useQueryClient } from "@tanstack/react-query";
+import { Download, Inbox } from "lucide-react";
+import { useId, useState } from "react";
+import { buttonClasses, Button } from "~/components/ui/button";
 import { ErrorNotice } from "~/components/ui/error-notice";
+import { Spinner } from "~/components/ui/spinner";
+import { SubViewFrame } from "./admin-ui";
+import { inboxKey, useInbox } from "./inbox-queries";
+import { SUBMISSIONS_KEY } from "./query-client";
+import { SubmissionCard } from "./submission-card";
 
-
-const linkClasses = "font-medium break-all text-brand-700 underline underline-offset-2 hover:text-brand-800";
-
-/** Spec §2 Submissions view. */
+/** Spec §2 Submissions view, as an inbox (issue 9 §5): unread first seen, 50 at a time, exportable. */
 export function SubmissionsView({ onBack }: { onBack: () => void }) {
-  const submissions = useQuery<ContactSubmission[]>({ queryKey: SUBMISSIONS_KEY });
+  const [unreadOnly, setUnreadOnly] = useState(false);
+  const queryClient = useQueryClient();
+  const inbox = useInbox(unreadOnly);
+  const filterId = useId();
+  const items = inbox.data?.pages.flat() ?? [];
+
+  const changeFilter = (next: boolean) => {
+    // The other list is loaded afresh when shown: what was read meanwhile is right there too.
+    queryClient.removeQueries({ queryKey: inboxKey(!next) });
+    setUnreadOnly(next);
+  };
 
   return (
-    <SubViewFrame title="Contact Form Submissions" onBack={onBack}>
-      {submissions.isPending ? (
+    <SubViewFrame
+      title="Contact Form Submissions"
+      onBack={onBack}
+      actions={
+        <a href={`${SUBMISSIONS_KEY[0]}/export.csv`} download className={buttonClasses("outline", "md")}>
+          <Download aria-hidden="true" className="h-4 w-4" />
+          Export CSV
+        </a>
+      }
+    >
+      <div className="flex items-center gap-3">
+        <input
+          id={filterId}
+          type="checkbox"
+          checked={unreadOnly}
+          onChange={(event) => changeFilter(event.target.checked)}
+          className="h-5 w-5 rounded border-stone-400 accent-brand-700"
+        />
+        <label htmlFor={filterId} className="text-base font-medium text-stone-900">
+          Unread only
+        </label>
+      </div>
+
+      {inbox.isPending ? (
         <p role="status" className="text-stone-700">
           Loading submissions...
         </p>
-      ) : submissions.isError ? (
+      ) : inbox.isError ? (
         <ErrorNotice>Unable to load submissions. Please try again later.</ErrorNotice>
-      ) : submissions.data.length === 0 ? (
+      ) : items.length === 0 ? (
         <div className="flex flex-col items-center gap-2 rounded-xl border border-dashed border-stone-300 bg-white p-10 text-center text-stone-600">
           <Inbox aria-hidden="true" className="h-8 w-8" />
-          <p>No contact submissions yet</p>
+          <p>{unreadOnly ? "No unread enquiries" : "No contact submissions yet"}</p>
         </div>
       ) : (
-        <ul className="space-y-4" aria-label="Submissions, newest first">
-          {submissions.data.map((submission) => (
-            <li key={submission.id} className={cardClasses}>
-              <p className="text-sm font-semibold text-stone-600">
-                <time dateTime={submission.submittedAt}>{formatSubmittedAt(submission.submittedAt)}</time>
-              </p>
-              <dl className="mt-3 grid gap-x-6 gap-y-3 sm:grid-cols-[max-content_1fr]">
-                <dt className="text-sm font-semibold text-stone-800">Name</dt>
-                <dd className="text-stone-900">{submission.name}</dd>
-                <dt className="text-sm font-semibold text-stone-800">Email</dt>
-                <dd>
-                  <a href={`mailto:${submission.email}`} className={linkClasses}>
-                    <Mail aria-hidden="true" className="mr-1.5 inline h-4 w-4 align-[-2px]" />
-                    {submission.email}
-                  </a>
-                </dd>
-                {submission.phone ? (
-                  <>
-                    <dt className="text-sm font-semibold text-stone-800">Phone</dt>
-                    <dd>
-                      <a href={telHref(submission.phone)} className={linkClasses}>
-                        <Phone aria-hidden="true" className="mr-1.5 inline h-4 w-4 align-[-2px]" />
-                        {submission.phone}
-                      </a>
-                    </dd>
-                  </>
-                ) : null}
-                <dt className="text-sm font-semibold text-stone-800">Message</dt>
-                <dd className="break-words whitespace-pre-line text-stone-900">{submission.message}</dd>
-              </dl>
-            </li>
-          ))}
-        </ul>
+        <>
+          <ul className="space-y-4" aria-label="Submissions, newest first">
+            {items.map((submission) => (
+              <SubmissionCard key={submission.id} submission={submission} />
+            ))}
+          </ul>
+          {inbox.hasNextPage ? (
+            <div className="flex justify-center">
+              <Button variant="outline" onClick={() => void inbox.fetchNextPage()} disabled={inbox.isFetchingNextPage}>
+                {inbox.isFetchingNextPage ? <Spinner className="h-4 w-4" /> : null}
+                Load more
+              </Button>
+            </div>
+          ) : null}
+          {inbox.isFetchNextPageError ? <ErrorNotice>Unable to load more submissions. Please try again.</ErrorNotice> : null}
+          <p role="status" className="sr-only">
+            {items.length} {items.length === 1 ? "enquiry" : "enquiries"} shown
+          </p>
+        </>
       )}
     </SubViewFrame>
   );

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { ContactSubmissionRow } from "~/db/schema";
-import { nowIso } from "~/db/database.server";
+import type { ExpressionBuilder } from "kysely";
+import type { ContactSubmissionRow, DatabaseSchema } from "~/db/schema";
+import { NOTIFICATIONS_OFF_STATE, type NotificationState, type NotificationStatus } from "~/notifications/notification-state";
+import { queueEnquiryNotification } from "~/notifications/outbox.server";
 import type { AppServices } from "~/services.server";
 import {
   HONEYPOT_FIELD,
@@ -9,6 +11,7 @@ import {
   type ContactFieldErrors,
   type ContactSubmission,
 } from "./contact-schema";
+import { INBOX_PAGE_SIZE, type InboxItem, type InboxSummary } from "./inbox";
 
 export type EnquiryOutcome =
   | { status: "stored"; submission: ContactSubmission }
@@ -17,7 +20,7 @@ export type EnquiryOutcome =
   | { status: "invalid"; errors: ContactFieldErrors }
   | { status: "rate-limited"; retryAfterSeconds: number };
 
-function toSubmission(row: ContactSubmissionRow): ContactSubmission {
+function toSubmission(row: Omit<ContactSubmissionRow, "read_at">): ContactSubmission {
   return {
     id: row.id,
     name: row.name,
@@ -33,7 +36,7 @@ function toSubmission(row: ContactSubmissionRow): ContactSubmission {
  * check the honeypot and the per-IP limit, then store.
  */
 export async function submitEnquiry(
-  services: Pick<AppServices, "db" | "logger" | "limits">,
+  services: Pick<AppServices, "db" | "logger" | "limits" | "clock" | "mail" | "outboxWake">,
   input: Record<string, unknown>,
   clientIp: string,
 ): Promise<EnquiryOutcome> {
@@ -49,26 +52,159 @@ export async function submitEnquiry(
     return { status: "trapped" };
   }
 
+  const now = services.clock.now();
   const row: ContactSubmissionRow = {
     id: randomUUID(),
     name: parsed.data.name,
     email: parsed.data.email,
     phone: parsed.data.phone ?? null,
     message: parsed.data.message,
-    submitted_at: nowIso(),
+    submitted_at: now.toISOString(),
+    read_at: null,
   };
-  await services.db.insertInto("contact_submissions").values(row).execute();
+  // The enquiry and its notification job commit together or not at all (the outbox, decision 0020).
+  await services.db.transaction().execute(async (trx) => {
+    await trx.insertInto("contact_submissions").values(row).execute();
+    await queueEnquiryNotification(trx, services, row.id, now);
+  });
+  services.outboxWake.notify();
   services.logger.info({ submissionId: row.id }, "contact enquiry stored");
   return { status: "stored", submission: toSubmission(row) };
 }
 
-/** Newest first. */
-export async function listSubmissions({ db }: Pick<AppServices, "db">): Promise<ContactSubmission[]> {
-  const rows = await db
+// ---------------------------------------------------------------------------------------------
+// The inbox (issue 9 §5)
+
+type Cursor = { submittedAt: string; id: string };
+
+/** Opaque to clients: the (submitted time, id) of the last item seen. */
+export function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(`${cursor.submittedAt}|${cursor.id}`, "utf8").toString("base64url");
+}
+
+export function decodeCursor(value: string): Cursor | null {
+  const text = Buffer.from(value, "base64url").toString("utf8");
+  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\|([\w-]{1,40})$/.exec(text);
+  return match ? { submittedAt: match[1]!, id: match[2]! } : null;
+}
+
+export class InvalidCursorError extends Error {
+  override name = "InvalidCursorError";
+}
+
+function inboxQuery(db: AppServices["db"]) {
+  return db
+    .selectFrom("contact_submissions as s")
+    .leftJoin("notification_jobs as j", "j.submission_id", "s.id")
+    .select([
+      "s.id",
+      "s.name",
+      "s.email",
+      "s.phone",
+      "s.message",
+      "s.submitted_at",
+      "s.read_at",
+      "j.status as job_status",
+      "j.attempts as job_attempts",
+      "j.last_error as job_last_error",
+      "j.next_attempt_at as job_next_attempt_at",
+      "j.sent_at as job_sent_at",
+      "j.digest_hour as job_digest_hour",
+    ]);
+}
+
+type InboxRow = Awaited<ReturnType<ReturnType<typeof inboxQuery>["executeTakeFirstOrThrow"]>>;
+
+function notificationStateOf(row: InboxRow): NotificationState {
+  // Enquiries stored before the outbox existed have no job: they were never going to be mailed.
+  if (!row.job_status) return NOTIFICATIONS_OFF_STATE;
+  return {
+    status: row.job_status as NotificationStatus,
+    attempts: Number(row.job_attempts ?? 0),
+    lastError: row.job_last_error,
+    nextAttemptAt: row.job_status === "pending" ? row.job_next_attempt_at : null,
+    sentAt: row.job_sent_at,
+    inDigest: row.job_status === "pending" && row.job_digest_hour !== null,
+  };
+}
+
+function toInboxItem(row: InboxRow): InboxItem {
+  return {
+    ...toSubmission(row),
+    cursor: encodeCursor({ submittedAt: row.submitted_at, id: row.id }),
+    readAt: row.read_at,
+    notification: notificationStateOf(row),
+  };
+}
+
+/** (submitted_at, id) < (cursor): a row-value comparison (SQLite ≥ 3.15, PostgreSQL) that seeks the index, so deep pages cost what the first does. */
+const olderThan = (cursor: Cursor) => (eb: ExpressionBuilder<DatabaseSchema & { s: DatabaseSchema["contact_submissions"] }, "s">) =>
+  eb(eb.refTuple("s.submitted_at", "s.id"), "<", eb.tuple(cursor.submittedAt, cursor.id));
+
+/**
+ * One page of the inbox, newest first. Keyset paging on (submitted_at, id):
+ * a deletion between pages skips nothing, and page 200 costs what page 1 does.
+ */
+export async function listInbox(
+  { db }: Pick<AppServices, "db">,
+  options: { limit?: number; before?: string | null; unreadOnly?: boolean } = {},
+): Promise<InboxItem[]> {
+  let query = inboxQuery(db)
+    .orderBy("s.submitted_at", "desc")
+    .orderBy("s.id", "desc")
+    .limit(options.limit ?? INBOX_PAGE_SIZE);
+  if (options.unreadOnly) query = query.where("s.read_at", "is", null);
+  if (options.before) {
+    const cursor = decodeCursor(options.before);
+    if (!cursor) throw new InvalidCursorError("before is not a cursor from this list");
+    query = query.where(olderThan(cursor));
+  }
+  return (await query.execute()).map(toInboxItem);
+}
+
+export async function getInboxItem({ db }: Pick<AppServices, "db">, id: string): Promise<InboxItem | null> {
+  const row = await inboxQuery(db).where("s.id", "=", id).executeTakeFirst();
+  return row ? toInboxItem(row) : null;
+}
+
+/** Opening marks read (the first opening's time is kept); it can be marked unread again. */
+export async function setRead(services: Pick<AppServices, "db" | "clock">, id: string, read: boolean): Promise<InboxItem | null> {
+  const update = services.db.updateTable("contact_submissions").where("id", "=", id);
+  if (read) await update.set({ read_at: services.clock.now().toISOString() }).where("read_at", "is", null).execute();
+  else await update.set({ read_at: null }).execute();
+  return getInboxItem(services, id);
+}
+
+/** Deleted for good, with its notification job. False when there was no such enquiry. */
+export async function deleteSubmission({ db, logger }: Pick<AppServices, "db" | "logger">, id: string): Promise<boolean> {
+  const deleted = await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom("notification_jobs").where("submission_id", "=", id).execute();
+    const result = await trx.deleteFrom("contact_submissions").where("id", "=", id).executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
+  });
+  if (deleted) logger.info({ submissionId: id }, "contact enquiry deleted");
+  return deleted;
+}
+
+export async function inboxSummary({ db }: Pick<AppServices, "db">): Promise<InboxSummary> {
+  const row = await db
     .selectFrom("contact_submissions")
-    .selectAll()
-    .orderBy("submitted_at", "desc")
-    .orderBy("id", "desc")
-    .execute();
-  return rows.map(toSubmission);
+    .select((eb) => [
+      eb.fn.countAll().as("total"),
+      eb.fn.count("id").filterWhere("read_at", "is", null).as("unread"),
+    ])
+    .executeTakeFirstOrThrow();
+  return { total: Number(row.total), unread: Number(row.unread) };
+}
+
+/** Every enquiry, newest first, a batch at a time (for the CSV export: memory stays flat). */
+export async function* allInboxItems(services: Pick<AppServices, "db">, batchSize = 500): AsyncGenerator<InboxItem[]> {
+  let before: string | null = null;
+  for (;;) {
+    const page = await listInbox(services, { limit: batchSize, before });
+    if (page.length === 0) return;
+    yield page;
+    if (page.length < batchSize) return;
+    before = page[page.length - 1]!.cursor;
+  }
 }

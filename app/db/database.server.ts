@@ -5,6 +5,7 @@ import { Kysely, Migrator, SqliteDialect, sql, type Migration } from "kysely";
 import { initial } from "./migrations/0001-initial";
 import { authAndUploads } from "./migrations/0002-auth-and-uploads";
 import { hardening } from "./migrations/0003-hardening";
+import { enquiryOutbox } from "./migrations/0004-enquiry-outbox";
 import type { DatabaseSchema } from "./schema";
 
 /**
@@ -18,14 +19,20 @@ const MIGRATIONS: Record<string, Migration> = {
   "0001-initial": initial,
   "0002-auth-and-uploads": authAndUploads,
   "0003-hardening": hardening,
+  "0004-enquiry-outbox": enquiryOutbox,
 };
 
-export function openDatabase(dataDir: string): Database {
+export function openDatabase(
+  dataDir: string,
+  // NORMAL exists only so `npm run bench` can measure what FULL costs (decision 0022).
+  options: { synchronous?: "FULL" | "NORMAL" } = {},
+): Database {
   fs.mkdirSync(dataDir, { recursive: true });
   const sqlite = new SQLite(path.join(dataDir, "site.db"));
-  // WAL lets readers carry on while a write commits; NORMAL sync is safe with WAL.
+  // WAL lets readers carry on while a write commits. FULL syncs the WAL at every
+  // commit, so an acknowledged enquiry survives power loss, not only a crash (decision 0022).
   sqlite.pragma("journal_mode = WAL");
-  sqlite.pragma("synchronous = NORMAL");
+  sqlite.pragma(`synchronous = ${options.synchronous ?? "FULL"}`);
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   return new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });

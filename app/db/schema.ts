@@ -34,6 +34,8 @@ export interface ContactSubmissionsTable {
   phone: string | null;
   message: string;
   submitted_at: string;
+  /** When the owner opened it; null while unread. */
+  read_at: string | null;
 }
 
 export interface UsersTable {
@@ -94,6 +96,40 @@ export interface SignInReportsTable {
   last_failed_at: string | null;
 }
 
+/** The mail outbox (issue 9): one row per notification e-mail to send. */
+export interface NotificationJobsTable {
+  id: string;
+  /** "enquiry" | "sign-in" */
+  kind: string;
+  /** The enquiry, for kind "enquiry" (deleted with it). */
+  submission_id: string | null;
+  /** JSON: what the e-mail needs beyond the enquiry row (e.g. a sign-in's address). */
+  payload: string;
+  /** pending → sent | failed; "off" when notifications were off at the time. */
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  /** After a failure past this time the job is failed. */
+  give_up_at: string | null;
+  /** A worker's claim: nobody else sends the job until it passes. */
+  lease_until: string | null;
+  lease_token: string | null;
+  /** Set when the hourly cap held the job back for that hour's digest (the hour's start). */
+  digest_hour: string | null;
+  message_id: string | null;
+  last_error: string | null;
+  last_attempt_at: string | null;
+  sent_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NotificationHourlySendsTable {
+  /** Start of the UTC clock hour, ISO-8601. */
+  hour: string;
+  sends: number;
+}
+
 export interface DatabaseSchema {
   content_entries: ContentEntriesTable;
   gallery_images: GalleryImagesTable;
@@ -104,6 +140,8 @@ export interface DatabaseSchema {
   rate_limit_counters: RateLimitCountersTable;
   sign_in_failures: SignInFailuresTable;
   sign_in_reports: SignInReportsTable;
+  notification_jobs: NotificationJobsTable;
+  notification_hourly_sends: NotificationHourlySendsTable;
 }
 
 export type ContentEntryRow = Selectable<ContentEntriesTable>;
@@ -113,3 +151,4 @@ export type ContactSubmissionRow = Selectable<ContactSubmissionsTable>;
 export type UserRow = Selectable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
 export type UploadRow = Selectable<UploadsTable>;
+export type NotificationJobRow = Selectable<NotificationJobsTable>;

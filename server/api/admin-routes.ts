@@ -1,5 +1,4 @@
 import { Router } from "express";
-import { listSubmissions } from "~/contact/submissions.server";
 import { saveContent } from "~/content/content.server";
 import { contentUpdateSchema } from "~/content/content-schema";
 import { isSectionKey } from "~/content/sections";
@@ -12,6 +11,7 @@ import {
 import { captionUpdateSchema, reorderGallerySchema } from "~/galleries/gallery-schemas";
 import type { AppServices } from "~/services.server";
 import { HttpError, notFound } from "../http-error";
+import { submissionRoutes } from "./submission-routes";
 import { addUploadedImage } from "./uploads";
 import { parseJsonBody } from "./validation";
 
@@ -26,9 +26,7 @@ export function adminRoutes(services: AppServices): Router {
     res.json(await saveContent(services, key, content));
   });
 
-  router.get("/contact-submissions", async (_req, res) => {
-    res.json(await listSubmissions(services));
-  });
+  router.use(submissionRoutes(services));
 
   router.put("/gallery-images", async (req, res) => {
     res.status(201).json(await addUploadedImage(services, req));

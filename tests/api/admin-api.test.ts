@@ -64,6 +64,9 @@ describe("GET /api/admin/contact-submissions", () => {
       phone: null,
       message: "Please call me back about a wall.",
       submittedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      cursor: expect.any(String),
+      readAt: null,
+      notification: { status: "off", attempts: 0, lastError: null, nextAttemptAt: null, sentAt: null, inDigest: false },
     });
     expect(res.headers["cache-control"]).toBe("no-store");
   });

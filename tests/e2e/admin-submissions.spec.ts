@@ -26,7 +26,7 @@ test.describe("submissions when there are none", () => {
   test("says 'Loading submissions...', then 'No contact submissions yet'", async ({ page }) => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route("**/api/admin/contact-submissions", async (route) => {
+    await page.route(/\/api\/admin\/contact-submissions\?/, async (route) => {
       await held;
       await route.continue();
     });
@@ -38,6 +38,21 @@ test.describe("submissions when there are none", () => {
     release();
     await expect(page.getByText("No contact submissions yet")).toBeVisible();
     await expect(page.getByText("Loading submissions...")).toHaveCount(0);
+  });
+});
+
+test.describe("the dashboard without SMTP settings", () => {
+  test.use({ serverSetup: { name: "no-submissions" } });
+
+  test("keeps a notice that e-mail notifications are off and how to turn them on", async ({ page }) => {
+    await signInApi(page.request);
+    await page.goto("/admin");
+    const notice = page.getByRole("region", { name: "E-mail notifications are off" });
+    await expect(notice).toContainText("set SMTP_URL and MAIL_FROM");
+    await expect(page.getByRole("button", { name: "Send test e-mail" })).toHaveCount(0);
+    await expect(page.getByRole("region", { name: "Contact Form Submissions" }).getByTestId("unread-count")).toHaveText("No unread enquiries");
+    await expectOneH1AndOrderedHeadings(page, "dashboard");
+    await expectNoAxeViolations(page, "dashboard, notifications off");
   });
 });
 

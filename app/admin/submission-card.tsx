@@ -1,0 +1,171 @@
+import { ChevronDown, Mail, MailOpen, Phone, RotateCw, Trash2 } from "lucide-react";
+import { useId, useState } from "react";
+import type { InboxItem } from "~/contact/inbox";
+import { Button, buttonClasses } from "~/components/ui/button";
+import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle } from "~/components/ui/dialog";
+import { Spinner } from "~/components/ui/spinner";
+import { toast } from "~/components/ui/use-toast";
+import { telHref } from "~/identity";
+import { isUnauthorizedError } from "~/lib/api-client";
+import { cn } from "~/lib/cn";
+import { cardClasses } from "./admin-ui";
+import { formatSubmittedAt } from "./format-date";
+import { useDeleteEnquiry, useResendNotification, useSetRead } from "./inbox-queries";
+import { NotificationStateLine } from "./notification-state-line";
+import { serverMessage } from "./query-client";
+
+const linkClasses = "font-medium break-all text-brand-700 underline underline-offset-2 hover:text-brand-800";
+
+function failed(title: string, fallback: string) {
+  return (error: unknown) => {
+    // A 401 has its own toast and reload (see query-client.ts).
+    if (isUnauthorizedError(error)) return;
+    toast({ title, description: serverMessage(error, fallback), variant: "destructive" });
+  };
+}
+
+/**
+ * One enquiry in the inbox (spec §2 Submissions view, issue 9 §4–5): date,
+ * name, e-mail and phone links and the message at a glance; opening it shows
+ * the whole message and its actions, and marks it read.
+ */
+export function SubmissionCard({ submission }: { submission: InboxItem }) {
+  const [open, setOpen] = useState(false);
+  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const setRead = useSetRead();
+  const resend = useResendNotification();
+  const remove = useDeleteEnquiry();
+  const detailsId = useId();
+  const nameId = useId();
+  const unread = submission.readAt === null;
+
+  const toggle = () => {
+    const opening = !open;
+    setOpen(opening);
+    if (opening && unread) setRead.mutate({ id: submission.id, read: true }, { onError: failed("Update failed", "Could not mark the enquiry as read.") });
+  };
+
+  return (
+    <li>
+      <article
+        aria-labelledby={nameId}
+        className={cn(cardClasses, unread && "ring-2 ring-brand-600")}
+      >
+        <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1">
+          <p className="text-sm font-semibold text-stone-600">
+            <time dateTime={submission.submittedAt}>{formatSubmittedAt(submission.submittedAt)}</time>
+          </p>
+          {unread ? (
+            <span className="rounded-full bg-brand-700 px-2.5 py-0.5 text-xs font-bold tracking-wide text-white uppercase">New</span>
+          ) : null}
+        </div>
+        <h2 id={nameId} className={cn("mt-1 text-lg text-stone-900", unread ? "font-bold" : "font-semibold")}>
+          {submission.name}
+        </h2>
+        <dl className="mt-3 grid gap-x-6 gap-y-3 sm:grid-cols-[max-content_1fr]">
+          <dt className="text-sm font-semibold text-stone-800">Email</dt>
+          <dd>
+            <a href={`mailto:${submission.email}`} className={linkClasses}>
+              <Mail aria-hidden="true" className="mr-1.5 inline h-4 w-4 align-[-2px]" />
+              {submission.email}
+            </a>
+          </dd>
+          {submission.phone ? (
+            <>
+              <dt className="text-sm font-semibold text-stone-800">Phone</dt>
+              <dd>
+                <a href={telHref(submission.phone)} className={linkClasses}>
+                  <Phone aria-hidden="true" className="mr-1.5 inline h-4 w-4 align-[-2px]" />
+                  {submission.phone}
+                </a>
+              </dd>
+            </>
+          ) : null}
+          <dt className="text-sm font-semibold text-stone-800">Message</dt>
+          <dd className={cn("break-words whitespace-pre-line text-stone-900", !open && "line-clamp-3")}>{submission.message}</dd>
+        </dl>
+
+        <NotificationStateLine state={submission.notification} className="mt-4" />
+
+        <div className="mt-4 flex flex-wrap gap-2">
+          <Button variant="outline" size="sm" aria-expanded={open} aria-controls={detailsId} onClick={toggle}>
+            <ChevronDown aria-hidden="true" className={cn("h-4 w-4 transition-transform", open && "rotate-180")} />
+            {open ? "Close" : "Open"}
+            <span className="sr-only"> the enquiry from {submission.name}</span>
+          </Button>
+          {submission.notification.status === "failed" ? (
+            <Button
+              variant="primary"
+              size="sm"
+              disabled={resend.isPending}
+              onClick={() =>
+                resend.mutate(submission.id, {
+                  onSuccess: () => toast({ title: "Sending again", description: `The e-mail about ${submission.name}'s enquiry is on its way.` }),
+                  onError: failed("Send again failed", "Could not send the e-mail again."),
+                })
+              }
+            >
+              {resend.isPending ? <Spinner className="h-4 w-4" /> : <RotateCw aria-hidden="true" className="h-4 w-4" />}
+              Send again
+            </Button>
+          ) : null}
+        </div>
+
+        <div id={detailsId} hidden={!open} className="mt-4 border-t border-stone-200 pt-4">
+          <div className="flex flex-wrap gap-2">
+            <a href={`mailto:${submission.email}`} className={buttonClasses("primary", "sm")}>
+              <Mail aria-hidden="true" className="h-4 w-4" />
+              Reply
+            </a>
+            {submission.phone ? (
+              <a href={telHref(submission.phone)} className={buttonClasses("outline", "sm")}>
+                <Phone aria-hidden="true" className="h-4 w-4" />
+                Call
+              </a>
+            ) : null}
+            <Button
+              variant="outline"
+              size="sm"
+              disabled={unread || setRead.isPending}
+              onClick={() => setRead.mutate({ id: submission.id, read: false }, { onError: failed("Update failed", "Could not mark the enquiry as unread.") })}
+            >
+              <MailOpen aria-hidden="true" className="h-4 w-4" />
+              Mark as unread
+            </Button>
+            <Button variant="ghost" size="sm" className="text-red-800 hover:bg-red-50" onClick={() => setConfirmingDelete(true)}>
+              <Trash2 aria-hidden="true" className="h-4 w-4" />
+              Delete
+            </Button>
+          </div>
+        </div>
+      </article>
+
+      <Dialog open={confirmingDelete} onOpenChange={(next) => !remove.isPending && setConfirmingDelete(next)}>
+        <DialogContent closeDisabled={remove.isPending}>
+          <DialogTitle>Delete the enquiry from {submission.name}?</DialogTitle>
+          <DialogDescription>
+            The enquiry from {submission.name} ({submission.email}), received {formatSubmittedAt(submission.submittedAt)}, is deleted for good,
+            with its e-mail notification. This cannot be undone.
+          </DialogDescription>
+          <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+            <DialogClose asChild>
+              <Button variant="outline" disabled={remove.isPending}>
+                Cancel
+              </Button>
+            </DialogClose>
+            <Button
+              variant="destructive"
+              disabled={remove.isPending}
+              onClick={() =>
+                remove.mutate(submission, { onError: failed("Delete failed", "Could not delete the enquiry.") })
+              }
+            >
+              {remove.isPending ? <Spinner className="h-4 w-4" /> : <Trash2 aria-hidden="true" className="h-4 w-4" />}
+              Delete enquiry
+            </Button>
+          </div>
+        </DialogContent>
+      </Dialog>
+    </li>
+  );
+}

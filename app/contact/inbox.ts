@@ -1,0 +1,19 @@
+import type { NotificationState } from "~/notifications/notification-state";
+import type { ContactSubmission } from "./contact-fields";
+
+/** Issue 9 §5–6: enquiries as the admin's inbox lists them (browser-safe types). */
+
+/** Spec/issue: the list loads this many at a time. */
+export const INBOX_PAGE_SIZE = 50;
+export const INBOX_MAX_PAGE_SIZE = 200;
+
+export type InboxItem = ContactSubmission & {
+  /** Opaque: pass the last item's cursor as `before` for the next page. */
+  cursor: string;
+  /** When it was opened; null while unread. */
+  readAt: string | null;
+  notification: NotificationState;
+};
+
+/** GET /api/admin/contact-submissions/summary */
+export type InboxSummary = { total: number; unread: number };

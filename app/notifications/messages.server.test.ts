@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { businessTime, describeBrowser, digestMail, enquiryMail, escapeHtml } from "./messages.server";
+
+const ctx = { from: { name: null, address: "site@example.nz" }, to: "owner@example.nz", siteUrl: "https://stone.example.nz" };
+const enquiry = {
+  id: "e1",
+  name: "Tom <b>",
+  email: "tom@example.nz",
+  phone: "call after 5",
+  message: "Hi & <hello>",
+  submittedAt: "2025-07-02T23:30:00.000Z",
+};
+
+describe("the notification e-mails", () => {
+  it("escape every character that could open markup or an attribute", () => {
+    expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe("&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
+  });
+
+  it("write the time in New Zealand time, named", () => {
+    expect(businessTime("2025-07-02T23:30:00.000Z")).toBe("July 3rd, 2025 at 11:30 AM (New Zealand Standard Time)");
+    expect(businessTime("2024-01-01T02:00:00.000Z")).toBe("January 1st, 2024 at 3:00 PM (New Zealand Daylight Time)");
+  });
+
+  it("name the business as the sender when MAIL_FROM has no name, and link a phone only when it has digits", () => {
+    const mail = enquiryMail(ctx, enquiry, "<enquiry-e1@example.nz>");
+    expect(mail.from).toEqual({ name: "Cornerstone Stonemasonry website", address: "site@example.nz" });
+    expect(mail.html).toContain("Tom &lt;b&gt;");
+    expect(mail.html).toContain("Hi &amp; &lt;hello&gt;");
+    expect(mail.html).toContain("call after 5");
+    expect(mail.html).not.toContain("tel:5");
+    const dialable = enquiryMail(ctx, { ...enquiry, phone: "+64 (27) 555-0184" }, "<x@y>");
+    expect(dialable.html).toContain('href="tel:+64275550184"');
+  });
+
+  it("a digest lists every enquiry and sets no Reply-To", () => {
+    const mail = digestMail(ctx, [enquiry, { ...enquiry, id: "e2", name: "Ana" }], "2025-07-02T23:00:00.000Z", "<digest@y>");
+    expect(mail.subject).toBe("2 more enquiries from the website");
+    expect(mail.replyTo).toBeNull();
+    expect(mail.text).toContain("--- 1 of 2 ---");
+    expect(mail.text).toContain("Ana");
+  });
+});
+
+describe("describeBrowser", () => {
+  it.each([
+    ["Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1", "Safari on iPhone"],
+    ["Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36", "Chrome on Android"],
+    ["Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.0.0", "Edge on Windows"],
+    ["Mozilla/5.0 (Macintosh; Intel Mac OS X 14.4; rv:126.0) Gecko/20100101 Firefox/126.0", "Firefox on Mac"],
+    ["curl/8.5.0", "an unknown browser"],
+  ])("%s → %s", (userAgent, expected) => {
+    expect(describeBrowser(userAgent)).toBe(expected);
+  });
+});

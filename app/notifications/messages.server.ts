@@ -1,0 +1,262 @@
+import { formatSubmittedAt } from "~/admin/format-date";
+import { identity } from "~/identity";
+import { singleLine, type OutgoingMail } from "./mailer.server";
+import type { MailAddress } from "./smtp-settings";
+
+/**
+ * The notification e-mails: pure functions from data to an OutgoingMail.
+ * Visitor text is escaped in the HTML; header fields are made single-line
+ * again by the mail adapter, and the recipient is never taken from visitor text.
+ */
+
+export type MailContext = {
+  from: MailAddress;
+  to: string;
+  /** SITE_URL, for the link to the admin. */
+  siteUrl: string;
+};
+
+export type EnquiryForMail = {
+  id: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  message: string;
+  submittedAt: string;
+};
+
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
+}
+
+/** "<enquiry-<id>@<domain of MAIL_FROM>>"; a manual resend adds its own suffix (providers drop repeats). */
+export function enquiryMessageId(submissionId: string, from: MailAddress, resend?: string): string {
+  return `<enquiry-${submissionId}${resend ? `.${resend}` : ""}@${domainOf(from)}>`;
+}
+
+export function messageIdFor(kind: string, id: string, from: MailAddress): string {
+  return `<${kind}-${id}@${domainOf(from)}>`;
+}
+
+function domainOf(from: MailAddress): string {
+  return from.address.slice(from.address.lastIndexOf("@") + 1).replace(/[^\w.-]/g, "") || "localhost";
+}
+
+/** The sender as the owner sees it: MAIL_FROM's own name, else "<business> website". */
+function sender(ctx: MailContext): MailAddress {
+  return { name: ctx.from.name ?? `${identity.businessName} website`, address: ctx.from.address };
+}
+
+/** 'January 1st, 2024 at 3:00 PM (New Zealand Daylight Time)', in the business's time zone. */
+export function businessTime(iso: string): string {
+  const zoneName =
+    new Intl.DateTimeFormat("en-US", { timeZone: identity.timeZone, timeZoneName: "long" })
+      .formatToParts(new Date(iso))
+      .find((part) => part.type === "timeZoneName")?.value ?? identity.timeZone;
+  return `${formatSubmittedAt(iso, { timeZone: identity.timeZone })} (${zoneName})`;
+}
+
+/** A dialable tel: link from what a visitor typed, or null when it is not a number (fewer than 5 digits). */
+function telLink(phone: string): string | null {
+  const dialable = phone.replace(/[^\d+]/g, "");
+  return dialable.replace(/\D/g, "").length >= 5 ? `tel:${dialable}` : null;
+}
+
+const adminLink = (ctx: MailContext) => `${ctx.siteUrl}/admin?view=submissions`;
+
+const STYLE = {
+  body: "margin:0;padding:24px;background:#f5f5f4;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;color:#1c1917;",
+  card: "max-width:600px;margin:0 auto;background:#ffffff;border-radius:12px;padding:24px;",
+  label: "padding:6px 16px 6px 0;vertical-align:top;font-weight:600;color:#57534e;white-space:nowrap;",
+  value: "padding:6px 0;vertical-align:top;",
+  message: "white-space:pre-wrap;word-wrap:break-word;margin:8px 0 0;font-size:16px;line-height:1.5;",
+  link: "color:#9a3412;",
+};
+
+function htmlDocument(title: string, inner: string): string {
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+    `<title>${escapeHtml(title)}</title></head><body style="${STYLE.body}"><div style="${STYLE.card}">${inner}</div></body></html>`
+  );
+}
+
+function enquiryRows(enquiry: EnquiryForMail): string {
+  const tel = enquiry.phone ? telLink(enquiry.phone) : null;
+  const row = (label: string, value: string) =>
+    `<tr><th scope="row" style="${STYLE.label}" align="left">${label}</th><td style="${STYLE.value}">${value}</td></tr>`;
+  return (
+    `<table role="presentation" cellpadding="0" cellspacing="0" style="border-collapse:collapse;font-size:16px;">` +
+    row("Name", escapeHtml(enquiry.name)) +
+    row("Email", `<a style="${STYLE.link}" href="${escapeHtml(`mailto:${enquiry.email}`)}">${escapeHtml(enquiry.email)}</a>`) +
+    (enquiry.phone
+      ? row("Phone", tel ? `<a style="${STYLE.link}" href="${escapeHtml(tel)}">${escapeHtml(enquiry.phone)}</a>` : escapeHtml(enquiry.phone))
+      : "") +
+    row("Received", escapeHtml(businessTime(enquiry.submittedAt))) +
+    `</table>` +
+    `<p style="margin:20px 0 0;font-weight:600;color:#57534e;">Message</p>` +
+    `<p style="${STYLE.message}">${escapeHtml(enquiry.message)}</p>`
+  );
+}
+
+function enquiryLines(enquiry: EnquiryForMail): string[] {
+  return [
+    `Name:     ${enquiry.name}`,
+    `Email:    ${enquiry.email}`,
+    ...(enquiry.phone ? [`Phone:    ${enquiry.phone}${telLink(enquiry.phone) ? ` (${telLink(enquiry.phone)})` : ""}`] : []),
+    `Received: ${businessTime(enquiry.submittedAt)}`,
+    "",
+    "Message:",
+    enquiry.message,
+  ];
+}
+
+const AUTOMATED = { "Auto-Submitted": "auto-generated" };
+
+/** Name, e-mail and phone are one-line fields: a stray line break is shown as a space. */
+function oneLineFields(enquiry: EnquiryForMail): EnquiryForMail {
+  return { ...enquiry, name: singleLine(enquiry.name), email: singleLine(enquiry.email), phone: enquiry.phone === null ? null : singleLine(enquiry.phone) };
+}
+
+/** Issue 9 §2: one enquiry, with Reply-To set to the visitor. */
+export function enquiryMail(ctx: MailContext, received: EnquiryForMail, messageId: string): OutgoingMail {
+  const enquiry = oneLineFields(received);
+  const subject = `New enquiry from ${enquiry.name}`;
+  const text = [
+    `New enquiry from the ${identity.businessName} website.`,
+    "",
+    ...enquiryLines(enquiry),
+    "",
+    `Press Reply to answer ${enquiry.name} directly.`,
+    `All enquiries: ${adminLink(ctx)}`,
+    "",
+  ].join("\n");
+  const html = htmlDocument(
+    subject,
+    `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1>` +
+      enquiryRows(enquiry) +
+      `<p style="margin:24px 0 0;color:#57534e;">Press Reply to answer ${escapeHtml(enquiry.name)} directly.</p>` +
+      `<p style="margin:8px 0 0;"><a style="${STYLE.link}" href="${escapeHtml(adminLink(ctx))}">See all enquiries in the admin</a></p>`,
+  );
+  return {
+    from: sender(ctx),
+    to: ctx.to,
+    replyTo: { name: enquiry.name, address: enquiry.email },
+    subject,
+    text,
+    html,
+    messageId,
+    headers: AUTOMATED,
+  };
+}
+
+/** The hourly cap's digest: every enquiry held back in one clock hour, in one mail. */
+export function digestMail(ctx: MailContext, received: EnquiryForMail[], hourStart: string, messageId: string): OutgoingMail {
+  const enquiries = received.map(oneLineFields);
+  const count = enquiries.length;
+  const subject = `${count} more ${count === 1 ? "enquiry" : "enquiries"} from the website`;
+  const why =
+    "More enquiries than usual arrived in one hour, so to protect your e-mail account's sending limit " +
+    `the rest of that hour's are collected in this one e-mail (the hour from ${businessTime(hourStart)}).`;
+  const text = [
+    subject,
+    "",
+    why,
+    "",
+    ...enquiries.flatMap((enquiry, i) => [`--- ${i + 1} of ${count} ---`, ...enquiryLines(enquiry), ""]),
+    `All enquiries: ${adminLink(ctx)}`,
+    "",
+  ].join("\n");
+  const html = htmlDocument(
+    subject,
+    `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1>` +
+      `<p style="margin:0 0 16px;color:#57534e;">${escapeHtml(why)}</p>` +
+      enquiries
+        .map((enquiry) => `<div style="border-top:1px solid #e7e5e4;padding:16px 0;">${enquiryRows(enquiry)}</div>`)
+        .join("") +
+      `<p style="margin:8px 0 0;"><a style="${STYLE.link}" href="${escapeHtml(adminLink(ctx))}">See all enquiries in the admin</a></p>`,
+  );
+  return { from: sender(ctx), to: ctx.to, replyTo: null, subject, text, html, messageId, headers: AUTOMATED };
+}
+
+export type SignInForMail = { at: string; address: string; userAgent: string };
+
+/** "Chrome on Android", "Safari on iPhone", …; "an unknown browser" otherwise. */
+export function describeBrowser(userAgent: string): string {
+  const ua = userAgent;
+  const browser = /Edg\//.test(ua)
+    ? "Edge"
+    : /SamsungBrowser\//.test(ua)
+      ? "Samsung Internet"
+      : /Firefox\/|FxiOS\//.test(ua)
+        ? "Firefox"
+        : /Chrome\/|CriOS\//.test(ua)
+          ? "Chrome"
+          : /Safari\//.test(ua)
+            ? "Safari"
+            : null;
+  const system = /iPhone/.test(ua)
+    ? "iPhone"
+    : /iPad/.test(ua)
+      ? "iPad"
+      : /Android/.test(ua)
+        ? "Android"
+        : /Windows/.test(ua)
+          ? "Windows"
+          : /Mac OS X|Macintosh/.test(ua)
+            ? "Mac"
+            : /Linux/.test(ua)
+              ? "Linux"
+              : null;
+  if (!browser && !system) return "an unknown browser";
+  return [browser ?? "A browser", system ? `on ${system}` : ""].filter(Boolean).join(" ");
+}
+
+/** Issue 9 §7: a sign-in from a browser that had not signed in before. */
+export function signInAlertMail(ctx: MailContext, signIn: SignInForMail, messageId: string): OutgoingMail {
+  const subject = `New sign-in to the ${identity.businessName} website admin`;
+  const browser = describeBrowser(signIn.userAgent);
+  const advice =
+    "If this was you, there is nothing to do. If it was not, change the admin password now " +
+    "(npm run admin:password on the server): that signs out every session.";
+  const lines = [
+    `Time:    ${businessTime(signIn.at)}`,
+    `Address: ${signIn.address}`,
+    `Browser: ${browser}`,
+    `         ${signIn.userAgent || "(none given)"}`,
+  ];
+  const text = [`Someone signed in to the website admin from a browser that had not signed in before.`, "", ...lines, "", advice, ""].join("\n");
+  const row = (label: string, value: string) =>
+    `<tr><th scope="row" style="${STYLE.label}" align="left">${label}</th><td style="${STYLE.value}">${value}</td></tr>`;
+  const html = htmlDocument(
+    subject,
+    `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1>` +
+      `<p style="margin:0 0 16px;">Someone signed in to the website admin from a browser that had not signed in before.</p>` +
+      `<table role="presentation" cellpadding="0" cellspacing="0" style="border-collapse:collapse;font-size:16px;">` +
+      row("Time", escapeHtml(businessTime(signIn.at))) +
+      row("Address", escapeHtml(signIn.address)) +
+      row("Browser", `${escapeHtml(browser)}<br><span style="color:#78716c;font-size:13px;">${escapeHtml(signIn.userAgent || "(none given)")}</span>`) +
+      `</table><p style="margin:16px 0 0;">${escapeHtml(advice)}</p>`,
+  );
+  return { from: sender(ctx), to: ctx.to, replyTo: null, subject, text, html, messageId, headers: AUTOMATED };
+}
+
+/** The dashboard's Send test e-mail. */
+export function testMail(ctx: MailContext, sentAt: string, messageId: string): OutgoingMail {
+  const subject = `Test e-mail from the ${identity.businessName} website`;
+  const body = `This is a test, sent from the admin at ${businessTime(sentAt)}. It arrived, so new enquiries will be e-mailed to ${ctx.to}.`;
+  return {
+    from: sender(ctx),
+    to: ctx.to,
+    replyTo: null,
+    subject,
+    text: `${body}\n`,
+    html: htmlDocument(subject, `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1><p>${escapeHtml(body)}</p>`),
+    messageId,
+    headers: AUTOMATED,
+  };
+}

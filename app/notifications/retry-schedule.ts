@@ -1,0 +1,20 @@
+/**
+ * Issue 9 §1: after a failed send, retry 30 s later, then after 2 min, 10 min
+ * and 1 h, then hourly; once 24 h have passed, a failure is final.
+ */
+export const RETRY_DELAYS_MS = [30_000, 2 * 60_000, 10 * 60_000, 60 * 60_000] as const;
+export const HOURLY_MS = 60 * 60_000;
+export const GIVE_UP_AFTER_MS = 24 * 60 * 60_000;
+
+export type AfterFailure = { status: "pending"; nextAttemptAt: string } | { status: "failed"; nextAttemptAt: null };
+
+/** What follows failed attempt number `attempts` (1 for the first), made at `now`. */
+export function afterFailure(attempts: number, now: Date, giveUpAt: string | null): AfterFailure {
+  if (giveUpAt !== null && now.getTime() >= new Date(giveUpAt).getTime()) return { status: "failed", nextAttemptAt: null };
+  const delay = RETRY_DELAYS_MS[attempts - 1] ?? HOURLY_MS;
+  return { status: "pending", nextAttemptAt: new Date(now.getTime() + delay).toISOString() };
+}
+
+export function giveUpTime(start: Date): string {
+  return new Date(start.getTime() + GIVE_UP_AFTER_MS).toISOString();
+}
