@@ -11,10 +11,13 @@ import type { Route } from "./+types/contact";
 
 export async function loader({ context }: Route.LoaderArgs) {
   return {
-    content: await readContent(context.services, [
-      ...sectionKeysInGroup("contact"),
-      ...sectionKeysInGroup("contact_info"),
-    ]),
+    content: await readContent(
+      context.services,
+      [...sectionKeysInGroup("contact"), ...sectionKeysInGroup("contact_info")],
+      { onFallback: context.markDegraded },
+    ),
+    // A post from another site is shown this page instead of reaching the action.
+    crossSiteRefused: context.crossSiteRefused,
   };
 }
 
@@ -114,7 +117,10 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
           <p className="mt-3 mb-8 text-stone-700">
             Tell us a little about your project and we will get back to you, usually within a couple of working days.
           </p>
-          <ContactForm key={actionData?.status === "sent" ? "sent" : "form"} serverResult={actionData} />
+          <ContactForm
+            key={actionData?.status === "sent" ? "sent" : "form"}
+            serverResult={actionData ?? (loaderData.crossSiteRefused ? { status: "refused" } : undefined)}
+          />
         </div>
       </section>
     </>
