@@ -23,7 +23,13 @@ export async function loader({ context }: Route.LoaderArgs) {
 
 /** The form's no-JavaScript path: same schema, honeypot and limit as POST /api/contact. */
 export async function action({ request, context }: Route.ActionArgs) {
-  const form = await request.formData();
+  let form: FormData;
+  try {
+    form = await request.formData();
+  } catch {
+    // The body broke off: over the 64 KB page-body limit (server/react-router-handler.ts), or the visitor left.
+    return data({ status: "failed", values: {} } satisfies ContactActionResult, { status: 413 });
+  }
   const values: Record<string, string> = {};
   for (const [key, value] of form) if (typeof value === "string") values[key] = value;
   const outcome = await submitEnquiry(context.services, values, context.clientIp);
