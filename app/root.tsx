@@ -23,10 +23,10 @@ import { loadGallery } from "./galleries/galleries.server";
 import { businessJsonLd, jsonForScript, type SiteSeo } from "./lib/seo";
 
 export async function loader({ context }: Route.LoaderArgs) {
-  const { services } = context;
+  const { services, markDegraded: onFallback } = context;
   const [layout, hero] = await Promise.all([
-    readContent(services, LAYOUT_KEYS),
-    loadGallery(services, "homepage", { limit: 1 }),
+    readContent(services, LAYOUT_KEYS, { onFallback }),
+    loadGallery(services, "homepage", { limit: 1, onFallback }),
   ]);
   const first = hero.status === "ok" ? hero.images[0] : undefined;
   const seo: SiteSeo = {

@@ -44,6 +44,16 @@ declare module "react-router" {
     cspNonce: string;
     /** The visitor's address, as Express resolved it (honours TRUST_PROXY). */
     clientIp: string;
+    /**
+     * Loaders call this when they showed fallback content because the
+     * database failed: such a render is sent, but never cached.
+     */
+    markDegraded(): void;
+    /**
+     * A post from another site (server/middleware/cross-site.ts): the page is
+     * rendered as for a GET, no action runs, and the page says why.
+     */
+    crossSiteRefused: boolean;
   }
 }
 

@@ -8,7 +8,8 @@ import { createApiRouter } from "./api/router";
 import { createCachedPageResponder } from "./cached-page-responder";
 import { HttpError } from "./http-error";
 import { mediaRouter } from "./media";
-import { precompressedAssets } from "./precompressed-assets";
+import { missingAsset, precompressedAssets } from "./precompressed-assets";
+import { refuseCrossSitePagePosts } from "./middleware/cross-site";
 import { requestLogger } from "./middleware/request-logger";
 import { isHttpsSite } from "./middleware/session";
 import type { PageCache } from "./page-cache";
@@ -71,10 +72,12 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
       "/assets",
       express.static(path.join(options.clientAssetsDir, "assets"), { immutable: true, maxAge: "1y", index: false }),
     );
+    app.use("/assets", missingAsset);
     app.use(express.static(options.clientAssetsDir, { maxAge: "1h", index: false }));
   }
 
   if (options.reactRouter) {
+    app.use(refuseCrossSitePagePosts(services.env));
     app.use(reactRouterHandler({ ...options.reactRouter, services, pageCache: options.pageCache }));
   }
 

@@ -37,13 +37,21 @@ export type CachedPage = {
   contentSecurityPolicy: { before: string; after: string } | null;
 };
 
-const INLINE_SCRIPT = /<script\b(?![^>]*\bsrc\s*=)[^>]*>([\s\S]*?)<\/script>/gi;
+const INLINE_SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script>/gi;
+const SRC_ATTRIBUTE = /\bsrc\s*=/i;
+const NONCE_ATTRIBUTE = /\bnonce\s*=\s*"([^"]*)"/i;
 
-/** The CSP hash of every inline script, so a cached page's scripts run under a later response's CSP. */
-export function inlineScriptHashes(html: string): string[] {
+/**
+ * The CSP hash of every inline script that carries this render's nonce, so a
+ * cached page's own scripts run under a later response's CSP. A script without
+ * the nonce (markup that slipped into the page somehow) stays blocked.
+ */
+export function inlineScriptHashes(html: string, nonce: string): string[] {
   const hashes = new Set<string>();
   for (const match of html.matchAll(INLINE_SCRIPT)) {
-    hashes.add(`sha256-${createHash("sha256").update(match[1] ?? "", "utf8").digest("base64")}`);
+    const attributes = match[1] ?? "";
+    if (SRC_ATTRIBUTE.test(attributes) || NONCE_ATTRIBUTE.exec(attributes)?.[1] !== nonce) continue;
+    hashes.add(`sha256-${createHash("sha256").update(match[2] ?? "", "utf8").digest("base64")}`);
   }
   return [...hashes];
 }
@@ -80,7 +88,7 @@ export function preparePage(input: {
 }): CachedPage {
   const { body, cspNonce } = input;
   const isHtml = (input.routeHeaders["content-type"] ?? "").startsWith("text/html");
-  const scriptHashes = isHtml ? inlineScriptHashes(body.toString("utf8")) : [];
+  const scriptHashes = isHtml ? inlineScriptHashes(body.toString("utf8"), cspNonce) : [];
   const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
 
   const sharedHeaders: string[] = [];
@@ -121,23 +129,34 @@ export function encodedBody(page: CachedPage, acceptEncoding: string | undefined
   return { encoding: null, body: page.body };
 }
 
+/**
+ * Hard caps, so no request pattern can grow the cache without bound. The
+ * cacheable keys are a few dozen (pages, their .data, content keys, galleries).
+ */
+export const MAX_CACHED_PAGES = 128;
+export const MAX_RENDERS_IN_FLIGHT = 128;
+
 export type PageCache = {
   get(key: string): CachedPage | undefined;
   /** The current generation; pass it back to `set` so a render that a write overtook is dropped. */
   readonly generation: number;
+  /** Stores a page; at the cap, the longest-stored page makes room. */
   set(key: string, page: CachedPage, renderedAtGeneration: number): void;
   /**
    * The render of `key` already under way, if any: requests that miss the
    * cache together wait for one render instead of each rendering the page.
    */
   inFlight(key: string): Promise<CachedPage | undefined> | undefined;
-  /** Marks a render of `key` as under way until `render` settles. */
+  /** Marks a render of `key` as under way until `render` settles (not tracked at the cap). */
   track(key: string, render: Promise<CachedPage | undefined>): void;
   clear(): void;
   readonly size: number;
+  readonly rendersInFlight: number;
 };
 
-export function createPageCache(): PageCache {
+export function createPageCache(limits: { maxPages?: number; maxRenders?: number } = {}): PageCache {
+  const maxPages = limits.maxPages ?? MAX_CACHED_PAGES;
+  const maxRenders = limits.maxRenders ?? MAX_RENDERS_IN_FLIGHT;
   const pages = new Map<string, CachedPage>();
   const renders = new Map<string, Promise<CachedPage | undefined>>();
   // Bumped by every write: a render that started before it must not be stored.
@@ -148,10 +167,15 @@ export function createPageCache(): PageCache {
       return generation;
     },
     set(key, page, renderedAtGeneration) {
-      if (renderedAtGeneration === generation) pages.set(key, page);
+      if (renderedAtGeneration !== generation) return;
+      pages.delete(key);
+      if (pages.size >= maxPages) pages.delete(pages.keys().next().value!);
+      pages.set(key, page);
     },
     inFlight: (key) => renders.get(key),
     track(key, render) {
+      // At the cap the render simply is not shared: correct, only less thrifty.
+      if (!renders.has(key) && renders.size >= maxRenders) return;
       renders.set(key, render);
       const forget = () => {
         if (renders.get(key) === render) renders.delete(key);
@@ -166,6 +190,9 @@ export function createPageCache(): PageCache {
     },
     get size() {
       return pages.size;
+    },
+    get rendersInFlight() {
+      return renders.size;
     },
   };
 }

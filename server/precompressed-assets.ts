@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import type { RequestHandler } from "express";
 
@@ -9,31 +9,54 @@ const CONTENT_TYPES: Record<string, string> = {
   ".json": "application/json; charset=utf-8",
 };
 
+type Copies = { br: boolean; gz: boolean };
+
 /**
- * Serves the .br or .gz copy the build wrote beside a hashed asset
- * (scripts/precompress-assets.mjs) when the browser accepts it; otherwise
- * the request falls through to express.static and on-the-fly compression.
+ * The .br and .gz copies the build wrote (scripts/precompress-assets.mjs),
+ * listed once: the build does not change while the server runs, and a request
+ * for a name that is not listed costs one map lookup and leaves nothing behind.
+ */
+export function listPrecompressedAssets(assetsDir: string): ReadonlyMap<string, Copies> {
+  let names: string[];
+  try {
+    names = readdirSync(assetsDir);
+  } catch {
+    return new Map();
+  }
+  const present = new Set(names);
+  const copies = new Map<string, Copies>();
+  for (const name of names) {
+    if (!CONTENT_TYPES[path.extname(name)]) continue;
+    const found = { br: present.has(`${name}.br`), gz: present.has(`${name}.gz`) };
+    if (found.br || found.gz) copies.set(name, found);
+  }
+  return copies;
+}
+
+/**
+ * Serves the .br or .gz copy the build wrote beside a hashed asset when the
+ * browser accepts it; otherwise the request falls through to express.static
+ * and on-the-fly compression.
  */
 export function precompressedAssets(assetsDir: string): RequestHandler {
-  // Hashed names never change while the server runs: look each one up once.
-  const known = new Map<string, { br: boolean; gz: boolean }>();
+  const known = listPrecompressedAssets(assetsDir);
   return (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") return next();
     const name = req.path.slice(1);
-    const type = CONTENT_TYPES[path.extname(name)];
-    if (!type || name.includes("/") || name.startsWith(".")) return next();
-    let copies = known.get(name);
-    if (!copies) {
-      copies = { br: existsSync(path.join(assetsDir, `${name}.br`)), gz: existsSync(path.join(assetsDir, `${name}.gz`)) };
-      known.set(name, copies);
-    }
+    const copies = known.get(name);
+    if (!copies) return next();
     const accepted = req.get("accept-encoding") ?? "";
     const encoding = copies.br && /\bbr\b/.test(accepted) ? "br" : copies.gz && /\bgzip\b/.test(accepted) ? "gzip" : null;
     if (!encoding) return next();
-    res.set({ "Content-Type": type, "Content-Encoding": encoding, Vary: "Accept-Encoding" });
+    res.set({ "Content-Type": CONTENT_TYPES[path.extname(name)]!, "Content-Encoding": encoding, Vary: "Accept-Encoding" });
     const file = path.join(assetsDir, `${name}.${encoding === "br" ? "br" : "gz"}`);
     res.sendFile(file, { maxAge: "1y", immutable: true }, (error) => {
       if (error) next(error);
     });
   };
 }
+
+/** A hashed asset that is not in the build: a short 404, not a rendered page. */
+export const missingAsset: RequestHandler = (_req, res) => {
+  res.status(404).set("Cache-Control", "no-store").type("text/plain").send("Not found");
+};

@@ -24,7 +24,10 @@ function limitBytes(limit: number) {
   });
 }
 
-/** Express request → Fetch API Request, as React Router expects. */
+/**
+ * Express request → Fetch API Request, as React Router expects. A post the
+ * cross-site check refused becomes a plain GET of the page: no action runs.
+ */
 function toFetchRequest(req: ExpressRequest, res: ExpressResponse): Request {
   const url = new URL(req.originalUrl, `${req.protocol}://${req.get("host") ?? "localhost"}`);
   const headers = new Headers();
@@ -36,8 +39,11 @@ function toFetchRequest(req: ExpressRequest, res: ExpressResponse): Request {
   const controller = new AbortController();
   res.on("close", () => controller.abort());
 
-  const init: RequestInit & { duplex?: "half" } = { method: req.method, headers, signal: controller.signal };
-  if (req.method !== "GET" && req.method !== "HEAD") {
+  const refused = res.locals.crossSiteRefused === true;
+  const init: RequestInit & { duplex?: "half" } = { method: refused ? "GET" : req.method, headers, signal: controller.signal };
+  if (refused) {
+    for (const name of ["content-type", "content-length", "transfer-encoding", "origin"]) headers.delete(name);
+  } else if (req.method !== "GET" && req.method !== "HEAD") {
     const declared = Number(req.get("content-length") ?? 0);
     if (declared > PAGE_BODY_LIMIT_BYTES) throw new HttpError(413, "Request body too large");
     init.body = Readable.toWeb(req.pipe(limitBytes(PAGE_BODY_LIMIT_BYTES))) as ReadableStream;
@@ -48,7 +54,8 @@ function toFetchRequest(req: ExpressRequest, res: ExpressResponse): Request {
 
 /** Fetch API Response → the Express response, streaming the body. */
 async function sendFetchResponse(res: ExpressResponse, response: Response): Promise<void> {
-  res.status(response.status);
+  // A refused cross-site post shows the page (with its notice) as a 403.
+  res.status(res.locals.crossSiteRefused === true && response.status === 200 ? 403 : response.status);
   for (const [name, value] of response.headers) {
     if (name === "set-cookie") continue;
     res.setHeader(name, value);
@@ -65,14 +72,15 @@ async function sendFetchResponse(res: ExpressResponse, response: Response): Prom
 
 export type ReactRouterBuild = ServerBuild | (() => Promise<ServerBuild>);
 
-/** Stores a rendered page when it is a plain 200, and sends it. Returns what it stored. */
+/**
+ * Stores a rendered page when it is a plain 200 that showed real content, and
+ * sends it. Returns what it stored.
+ */
 async function renderAndCache(
   req: ExpressRequest,
   res: ExpressResponse,
   response: Response,
-  key: string,
-  cache: PageCache,
-  generation: number,
+  entry: { key: string; cache: PageCache; generation: number; degraded: () => boolean },
 ): Promise<CachedPage | undefined> {
   if (response.status !== 200 || response.headers.has("set-cookie") || !response.body) {
     await sendFetchResponse(res, response);
@@ -81,7 +89,13 @@ async function renderAndCache(
   const routeHeaders = Object.fromEntries(response.headers);
   let body = Buffer.from(await response.arrayBuffer());
   if (routeHeaders["content-type"]?.startsWith("text/html")) body = Buffer.from(deprioritizeScripts(body.toString("utf8")));
-  return storeAndSend(req, res, { cache, key, generation, routeHeaders, body });
+  // Read after the whole body: deferred gallery reads settle while it streams.
+  if (entry.degraded()) {
+    // Fallback text stands in for a failed database read: show it, keep it nowhere.
+    res.status(response.status).set(routeHeaders).set("Cache-Control", "no-store").send(body);
+    return undefined;
+  }
+  return storeAndSend(req, res, { cache: entry.cache, key: entry.key, generation: entry.generation, routeHeaders, body });
 }
 
 /**
@@ -106,11 +120,16 @@ export function reactRouterHandler(options: {
   return async (req, res) => {
     const cache = options.pageCache;
     const key = cache ? cacheKeyFor(req.method, req.originalUrl) : null;
+    let degraded = false;
     const render = () =>
       handle(toFetchRequest(req, res), {
         services: options.services,
         cspNonce: res.locals.cspNonce,
         clientIp: req.ip ?? "unknown",
+        crossSiteRefused: res.locals.crossSiteRefused === true,
+        markDegraded: () => {
+          degraded = true;
+        },
       });
     if (!cache || !key) {
       await sendFetchResponse(res, await render());
@@ -131,7 +150,7 @@ export function reactRouterHandler(options: {
     let settle!: (page: CachedPage | undefined) => void;
     cache.track(key, new Promise((resolve) => (settle = resolve)));
     try {
-      settle(await renderAndCache(req, res, await render(), key, cache, generation));
+      settle(await renderAndCache(req, res, await render(), { key, cache, generation, degraded: () => degraded }));
     } catch (error) {
       settle(undefined);
       throw error;

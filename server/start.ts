@@ -11,9 +11,7 @@ import { createRequestListener } from "./app";
 import { openServices } from "./bootstrap";
 import { createPageCache } from "./page-cache";
 import type { ReactRouterBuild } from "./react-router-handler";
-
-/** On SIGTERM, requests in flight get this long to finish. */
-const SHUTDOWN_GRACE_MS = 10_000;
+import { createShutdown } from "./shutdown";
 
 /** Validates the environment, prepares the data directory, and serves until told to stop. */
 export async function startServer(options: {
@@ -75,32 +73,15 @@ export async function startServer(options: {
   });
   logger.info({ url: env.SITE_URL, port: env.PORT, dataDir: env.DATA_DIR }, `serving on http://localhost:${env.PORT}`);
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "shutting down: finishing requests in flight");
-    // A mail being sent is finished and recorded, so it is not sent again after the restart.
-    const outboxStopped = outbox.stop();
-    const force = setTimeout(() => {
-      logger.warn("requests still open after the grace period; closing them");
-      server.closeAllConnections();
-    }, SHUTDOWN_GRACE_MS - 1000);
-    force.unref();
-    // Keep-alive connections go as soon as their last response is out.
-    const sweep = setInterval(() => server.closeIdleConnections(), 100);
-    sweep.unref();
-    server.close(async () => {
-      clearTimeout(force);
-      clearInterval(sweep);
-      await outboxStopped;
+  const stop = createShutdown(server, {
+    logger,
+    close: async () => {
+      // A mail being sent is finished and recorded, so it is not sent again after the restart.
+      await outbox.stop();
       await db.destroy();
-      logger.info("stopped");
-      process.exit(0);
-    });
-    server.closeIdleConnections();
-  };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
+    },
+  });
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
   return server;
 }

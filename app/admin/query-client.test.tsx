@@ -1,6 +1,5 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { act, screen, waitFor } from "@testing-library/react";
-import userEvent from "@testing-library/user-event";
+import { act, fireEvent, screen } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { toast } from "~/components/ui/use-toast";
 import { apiRequest } from "~/lib/api-client";
@@ -41,48 +40,56 @@ describe("createAdminQueryClient", () => {
   });
 
   it("answers any 401 with one 'Unauthorized' toast and one reload of /admin 500 ms later", async () => {
+    // Time moves only when the test moves it.
+    vi.useFakeTimers();
     const { calls } = mockFetch([
       { method: "GET", path: /.*/, respond: () => json(401, { message: "Unauthorized" }) },
       { method: "PUT", path: /.*/, respond: () => json(401, { message: "Unauthorized" }) },
     ]);
     const navigate = vi.fn();
     renderWithClient(<TwoQueriesAndAMutation />, createAdminQueryClient({ navigate }));
-    expect(await screen.findByText("both failed")).toBeInTheDocument();
-    await userEvent.click(screen.getByRole("button", { name: "save" }));
-    await waitFor(() => expect(calls.filter((c) => c.method === "PUT")).toHaveLength(1));
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    expect(screen.getByText("both failed")).toBeInTheDocument();
+    fireEvent.click(screen.getByRole("button", { name: "save" }));
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    expect(calls.filter((c) => c.method === "PUT")).toHaveLength(1);
     expect(toast).toHaveBeenCalledTimes(1);
     expect(toast).toHaveBeenCalledWith({
       title: "Unauthorized",
       description: "You are logged out. Logging in again...",
       variant: "destructive",
     });
-    // The 500 ms wait itself is timed with fake timers in the next test.
-    await waitFor(() => expect(navigate).toHaveBeenCalledWith("/admin"), { timeout: 1500 });
-    await act(() => new Promise((r) => setTimeout(r, 600)));
+    await act(() => vi.advanceTimersByTimeAsync(499));
+    expect(navigate).not.toHaveBeenCalled();
+    await act(() => vi.advanceTimersByTimeAsync(1));
+    expect(navigate).toHaveBeenCalledExactlyOnceWith("/admin");
+    // Three 401s, one reload: nothing else is scheduled.
+    await act(() => vi.advanceTimersByTimeAsync(60_000));
     expect(navigate).toHaveBeenCalledTimes(1);
     // Queries are not retried.
     expect(calls.filter((c) => c.url === "/api/galleries/veneer")).toHaveLength(1);
   });
 
   it("waits 500 ms before the reload", async () => {
-    vi.useFakeTimers({ shouldAdvanceTime: true });
+    vi.useFakeTimers();
     mockFetch([{ method: "GET", path: /.*/, respond: () => json(401, { message: "Unauthorized" }) }]);
     const navigate = vi.fn();
     const client = createAdminQueryClient({ navigate });
     await client.fetchQuery({ queryKey: ["/api/admin/contact-submissions"] }).catch(() => undefined);
     expect(toast).toHaveBeenCalledTimes(1);
-    vi.advanceTimersByTime(499);
+    await vi.advanceTimersByTimeAsync(499);
     expect(navigate).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(1);
+    await vi.advanceTimersByTimeAsync(1);
     expect(navigate).toHaveBeenCalledWith("/admin");
   });
 
   it("leaves other failures to the screens", async () => {
+    vi.useFakeTimers();
     mockFetch([{ method: "GET", path: /.*/, respond: () => json(500, { message: "boom" }) }]);
     const navigate = vi.fn();
     const client = createAdminQueryClient({ navigate });
     await client.fetchQuery({ queryKey: ["/api/galleries/traditional"] }).catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 550));
+    await vi.advanceTimersByTimeAsync(60_000);
     expect(toast).not.toHaveBeenCalled();
     expect(navigate).not.toHaveBeenCalled();
   });

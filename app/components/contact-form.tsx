@@ -11,7 +11,9 @@ import { toast } from "./ui/use-toast";
 export type ContactActionResult =
   | { status: "sent" }
   | { status: "invalid"; errors: ContactFieldErrors; values: Record<string, string> }
-  | { status: "failed"; values: Record<string, string> };
+  | { status: "failed"; values: Record<string, string> }
+  /** Posted from another website: nothing was stored (server/middleware/cross-site.ts). */
+  | { status: "refused" };
 
 export const CONTACT_SENT = {
   title: "Message Sent",
@@ -20,6 +22,10 @@ export const CONTACT_SENT = {
 export const CONTACT_FAILED = {
   title: "Error",
   description: "Failed to send message. Please try again or call directly.",
+} as const;
+export const CONTACT_REFUSED = {
+  title: "Message not sent",
+  description: "The form was sent from another website, so nothing was sent. Please fill in the form on this page, or call directly.",
 } as const;
 
 const FIELDS: { name: ContactField; label: string; type: string; autoComplete: string; required: boolean }[] = [
@@ -42,7 +48,7 @@ export function ContactForm({ serverResult }: { serverResult?: ContactActionResu
     serverResult?.status === "invalid" ? serverResult.errors : {},
   );
   const [submitting, setSubmitting] = useState(false);
-  const defaults = serverResult && serverResult.status !== "sent" ? serverResult.values : {};
+  const defaults = serverResult && "values" in serverResult ? serverResult.values : {};
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -94,10 +100,10 @@ export function ContactForm({ serverResult }: { serverResult?: ContactActionResu
           <p>{CONTACT_SENT.description}</p>
         </div>
       ) : null}
-      {serverResult?.status === "failed" ? (
+      {serverResult?.status === "failed" || serverResult?.status === "refused" ? (
         <div role="alert" className="rounded-md border border-red-700 bg-red-50 p-4 text-red-900">
-          <p className="font-semibold">{CONTACT_FAILED.title}</p>
-          <p>{CONTACT_FAILED.description}</p>
+          <p className="font-semibold">{(serverResult.status === "failed" ? CONTACT_FAILED : CONTACT_REFUSED).title}</p>
+          <p>{(serverResult.status === "failed" ? CONTACT_FAILED : CONTACT_REFUSED).description}</p>
         </div>
       ) : null}
 

@@ -17,11 +17,14 @@ function hasText(content: string | null | undefined): content is string {
 
 /**
  * The content for these keys: stored text where there is some, the built-in
- * fallback otherwise. A failed read is logged and falls back silently.
+ * fallback otherwise. A failed read is logged and falls back silently, and
+ * `onFallback` hears of it (pages pass `context.markDegraded`, so such a
+ * render is never cached).
  */
 export async function readContent<K extends SectionKey>(
   { db, logger }: Pick<AppServices, "db" | "logger">,
   keys: readonly K[],
+  options: { onFallback?: () => void } = {},
 ): Promise<ContentMap<K>> {
   const content = defaultContentMap(keys);
   if (keys.length === 0) return content;
@@ -36,6 +39,7 @@ export async function readContent<K extends SectionKey>(
     }
   } catch (error) {
     logger.error({ err: error, keys }, "reading content failed; showing the built-in text");
+    options.onFallback?.();
   }
   return content;
 }

@@ -36,16 +36,20 @@ export async function listGalleryImages(
   return rows.map(toGalleryImage);
 }
 
-/** For pages: a failed read becomes the gallery's error state, logged, never a crashed page. */
+/**
+ * For pages: a failed read becomes the gallery's error state, logged, never a
+ * crashed page; `onFallback` hears of it (pages pass `context.markDegraded`).
+ */
 export async function loadGallery(
   services: Pick<AppServices, "db" | "logger">,
   galleryType: GalleryType,
-  options: { limit?: number } = {},
+  options: { limit?: number; onFallback?: () => void } = {},
 ): Promise<GalleryResult> {
   try {
-    return { status: "ok", images: await listGalleryImages(services, galleryType, options) };
+    return { status: "ok", images: await listGalleryImages(services, galleryType, { limit: options.limit }) };
   } catch (error) {
     services.logger.error({ err: error, galleryType }, "reading a gallery failed");
+    options.onFallback?.();
     return { status: "error" };
   }
 }

@@ -59,16 +59,34 @@ export function siteSeoFrom(matches: ReadonlyArray<{ id: string; data?: unknown 
   return root?.seo;
 }
 
+/** A postal address is a few short lines; anything longer is cut before it is parsed. */
+export const MAX_ADDRESS_CHARS = 300;
+
+const isSeparator = (char: string | undefined) => char !== undefined && (char === "," || /\s/.test(char));
+
+/**
+ * "New Plymouth 4310" → locality and a four-digit postcode, found by one
+ * backwards scan (a regular expression here backtracked quadratically on
+ * long runs of spaces).
+ */
+export function splitPostcode(line: string): { locality: string; postalCode?: string } {
+  const postalCode = line.slice(-4);
+  let end = line.length - 4;
+  if (end < 1 || !/^\d{4}$/.test(postalCode) || !isSeparator(line[end - 1])) return { locality: line };
+  while (end > 0 && isSeparator(line[end - 1])) end -= 1;
+  return { locality: line.slice(0, end), postalCode };
+}
+
 /** "1 Devon Street\nNew Plymouth 4310" → a schema.org PostalAddress. */
 export function postalAddress(address: string) {
-  const lines = splitLines(address);
+  const lines = splitLines(address.slice(0, MAX_ADDRESS_CHARS));
   const last = lines.at(-1) ?? identity.city;
-  const match = /^(.*?)[,\s]+(\d{4})$/.exec(last);
+  const { locality, postalCode } = splitPostcode(last);
   return {
     "@type": "PostalAddress",
     streetAddress: lines.slice(0, -1).join(", ") || undefined,
-    addressLocality: match ? match[1] : last,
-    postalCode: match ? match[2] : undefined,
+    addressLocality: locality,
+    postalCode,
     addressRegion: identity.region,
     addressCountry: identity.countryCode,
   };

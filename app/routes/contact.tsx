@@ -11,16 +11,25 @@ import type { Route } from "./+types/contact";
 
 export async function loader({ context }: Route.LoaderArgs) {
   return {
-    content: await readContent(context.services, [
-      ...sectionKeysInGroup("contact"),
-      ...sectionKeysInGroup("contact_info"),
-    ]),
+    content: await readContent(
+      context.services,
+      [...sectionKeysInGroup("contact"), ...sectionKeysInGroup("contact_info")],
+      { onFallback: context.markDegraded },
+    ),
+    // A post from another site is shown this page instead of reaching the action.
+    crossSiteRefused: context.crossSiteRefused,
   };
 }
 
 /** The form's no-JavaScript path: same schema, honeypot and limit as POST /api/contact. */
 export async function action({ request, context }: Route.ActionArgs) {
-  const form = await request.formData();
+  let form: FormData;
+  try {
+    form = await request.formData();
+  } catch {
+    // The body broke off: over the 64 KB page-body limit (server/react-router-handler.ts), or the visitor left.
+    return data({ status: "failed", values: {} } satisfies ContactActionResult, { status: 413 });
+  }
   const values: Record<string, string> = {};
   for (const [key, value] of form) if (typeof value === "string") values[key] = value;
   const outcome = await submitEnquiry(context.services, values, context.clientIp);
@@ -114,7 +123,10 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
           <p className="mt-3 mb-8 text-stone-700">
             Tell us a little about your project and we will get back to you, usually within a couple of working days.
           </p>
-          <ContactForm key={actionData?.status === "sent" ? "sent" : "form"} serverResult={actionData} />
+          <ContactForm
+            key={actionData?.status === "sent" ? "sent" : "form"}
+            serverResult={actionData ?? (loaderData.crossSiteRefused ? { status: "refused" } : undefined)}
+          />
         </div>
       </section>
     </>

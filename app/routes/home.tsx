@@ -13,12 +13,12 @@ import { pageMeta, siteSeoFrom } from "~/lib/seo";
 import type { Route } from "./+types/home";
 
 export async function loader({ context }: Route.LoaderArgs) {
-  const { services } = context;
+  const { services, markDegraded: onFallback } = context;
   const [content, hero, traditional, landscaping] = await Promise.all([
-    readContent(services, [...sectionKeysInGroup("homepage"), "contact.name"]),
-    loadGallery(services, "homepage"),
-    loadGallery(services, "traditional", { limit: 1 }),
-    loadGallery(services, "landscaping", { limit: 1 }),
+    readContent(services, [...sectionKeysInGroup("homepage"), "contact.name"], { onFallback }),
+    loadGallery(services, "homepage", { onFallback }),
+    loadGallery(services, "traditional", { limit: 1, onFallback }),
+    loadGallery(services, "landscaping", { limit: 1, onFallback }),
   ]);
   const first = (result: typeof traditional) => (result.status === "ok" ? (result.images[0] ?? null) : null);
   return {

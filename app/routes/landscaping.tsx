@@ -9,10 +9,10 @@ import { pageMeta, siteSeoFrom } from "~/lib/seo";
 import type { Route } from "./+types/landscaping";
 
 export async function loader({ context }: Route.LoaderArgs) {
-  const { services } = context;
+  const { services, markDegraded: onFallback } = context;
   return {
-    content: await readContent(services, [...sectionKeysInGroup("landscaping"), "contact.phone"]),
-    landscaping: loadGallery(services, "landscaping"),
+    content: await readContent(services, [...sectionKeysInGroup("landscaping"), "contact.phone"], { onFallback }),
+    landscaping: loadGallery(services, "landscaping", { onFallback }),
   };
 }
 

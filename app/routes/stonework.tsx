@@ -9,12 +9,12 @@ import { pageMeta, siteSeoFrom } from "~/lib/seo";
 import type { Route } from "./+types/stonework";
 
 export async function loader({ context }: Route.LoaderArgs) {
-  const { services } = context;
+  const { services, markDegraded: onFallback } = context;
   return {
-    content: await readContent(services, [...sectionKeysInGroup("stonework"), "contact.phone"]),
+    content: await readContent(services, [...sectionKeysInGroup("stonework"), "contact.phone"], { onFallback }),
     // Not awaited: a client-side visit shows the placeholders while these stream in.
-    traditional: loadGallery(services, "traditional"),
-    veneer: loadGallery(services, "veneer"),
+    traditional: loadGallery(services, "traditional", { onFallback }),
+    veneer: loadGallery(services, "veneer", { onFallback }),
   };
 }
 

@@ -164,7 +164,7 @@ export function createLocalStorage(options: { rootDir: string; signingSecret: st
       const handle = await open(
         temp,
         fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL,
-        0o644,
+        0o600,
       );
       const counter = new CountingTransform(maxBytes);
       try {

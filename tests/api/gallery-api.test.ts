@@ -303,13 +303,20 @@ describe("PUT /api/admin/gallery-images/reorder", () => {
     ["a missing id", (ids: string[]) => ids.slice(1)],
     ["an extra id", (ids: string[]) => [...ids, "other"]],
     ["a duplicate", (ids: string[]) => [ids[0]!, ids[0]!, ids[1]!]],
-    ["an id from another gallery", (ids: string[]) => [...ids.slice(1), "x"]],
+    ["an unknown id in place of one", (ids: string[]) => [...ids.slice(1), "no-such-image"]],
+    ["an id from another gallery in place of one", (ids: string[], otherGalleryId: string) => [...ids.slice(1), otherGalleryId]],
   ])("answers 400 for %s and changes nothing", async (_label, mangle) => {
     const images = await seedDemoGallery(ctx.services, "veneer", 3, { width: 500, height: 300 });
+    const [other] = await seedDemoGallery(ctx.services, "traditional", 1, { width: 500, height: 300 });
     const ids = images.map((i) => i.id);
-    const res = await ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "veneer", imageIds: mangle(ids) }).expect(400);
+    const res = await ctx.admin
+      .put("/api/admin/gallery-images/reorder")
+      .send({ galleryType: "veneer", imageIds: mangle(ids, other!.id) })
+      .expect(400);
     expect(res.body.message).toMatch(/every image of the gallery exactly once/);
-    expect((await listGalleryImages(ctx.services, "veneer")).map((i) => i.id)).toEqual(ids);
+    expect((await listGalleryImages(ctx.services, "veneer")).map((i) => [i.id, i.sortOrder])).toEqual(ids.map((id, i) => [id, i]));
+    // The other gallery's image stays where it was, too.
+    expect((await listGalleryImages(ctx.services, "traditional")).map((i) => [i.id, i.sortOrder])).toEqual([[other!.id, 0]]);
   });
 
   it("keeps sort orders unique and complete when two tabs reorder at once", async () => {

@@ -1,5 +1,5 @@
 import type { APIResponse } from "@playwright/test";
-import { expect, test, hydrated } from "./fixtures";
+import { TEST_ADMIN, expect, test, hydrated } from "./fixtures";
 
 function expectCommonHeaders(res: APIResponse, label: string) {
   const headers = res.headers();
@@ -50,6 +50,10 @@ test.describe("security headers", () => {
   });
 
   test("requests arriving together while a page renders all get the page, each under a CSP that runs its scripts", async ({ request }) => {
+    // A save empties the page cache, so the requests below really do meet while the page renders.
+    expect((await request.post("/api/login", { data: TEST_ADMIN })).status()).toBe(200);
+    const saved = await request.put("/api/admin/content/footer.description", { data: { content: `Saved at ${Date.now()}.` } });
+    expect(saved.status()).toBe(200);
     const responses = await Promise.all(Array.from({ length: 12 }, () => request.get("/")));
     const bodies = new Set<string>();
     const { createHash } = await import("node:crypto");
@@ -117,11 +121,21 @@ test.describe("security headers", () => {
     expect(admin.headers()["cache-control"]).toBe("no-store");
   });
 
-  test("HSTS when the request came over HTTPS through the trusted proxy", async ({ request }) => {
-    for (const path of ["/", "/admin", "/api/content/hero.title"]) {
-      const res = await request.get(path, { headers: { "X-Forwarded-Proto": "https" } });
-      expect(res.headers()["strict-transport-security"], path).toMatch(/max-age=31536000/);
+  test("HSTS when the request came over HTTPS through the trusted proxy, on rendered and cached copies alike", async ({ request }) => {
+    const https = { "X-Forwarded-Proto": "https" };
+    for (const path of ["/", "/api/content/hero.title"]) {
+      // A query string always renders afresh (Express); the bare path's second request is a cached copy.
+      const rendered = await request.get(`${path}?fresh=${Date.now()}`, { headers: https });
+      await request.get(path);
+      const cached = await request.get(path, { headers: https });
+      expect(cached.headers()["etag"], `${path}: served from the cache`).toMatch(/^"/);
+      for (const [label, res] of [["rendered", rendered], ["cached", cached]] as const) {
+        expect(res.headers()["strict-transport-security"], `${label} ${path}`).toBe("max-age=31536000; includeSubDomains");
+      }
+      expect((await request.get(path)).headers()["strict-transport-security"], `${path} over plain HTTP`).toBeUndefined();
     }
+    const admin = await request.get("/admin", { headers: https });
+    expect(admin.headers()["strict-transport-security"], "/admin").toBe("max-age=31536000; includeSubDomains");
   });
 
   test("pages and assets are compressed; hashed assets are immutable", async ({ request }) => {

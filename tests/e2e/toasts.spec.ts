@@ -67,15 +67,25 @@ test.describe("toasts", () => {
   });
 
   test("a short swipe (under 50 px) does not close it", async ({ page }) => {
+    // The page's clock stands still, so nothing closes the toast but the swipe itself.
+    await page.clock.install({ time: new Date("2026-01-01T09:00:00Z") });
+    await page.clock.pauseAt(new Date("2026-01-01T09:00:01Z"));
     await page.goto("/contact");
     await sendEnquiry(page);
     const toast = page.locator("[data-variant]").filter({ hasText: "Message Sent" });
+    await expect(toast).toHaveAttribute("data-state", "open");
     const box = (await toast.boundingBox())!;
     const y = box.y + box.height / 2;
     await page.mouse.move(box.x + 20, y);
     await page.mouse.down();
     await page.mouse.move(box.x + 50, y, { steps: 5 });
     await page.mouse.up();
+    // Snapped back, and still open: a closing toast would say data-state="closed" while it fades.
+    await expect(toast).toHaveAttribute("data-swipe", "cancel");
+    await expect(toast).toHaveAttribute("data-state", "open");
+    // A closed toast leaves the page 1 s later; this one is still there and open after that.
+    await page.clock.runFor(1_500);
+    await expect(toast).toHaveAttribute("data-state", "open");
     await expect(toast).toBeVisible();
   });
 

@@ -1,0 +1,40 @@
+import fs from "node:fs";
+import path from "node:path";
+
+/**
+ * Everything the site writes is for the service's user alone: enquiries,
+ * sessions, secrets, and originals that may carry GPS positions.
+ */
+export const PRIVATE_UMASK = 0o077;
+const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_FILE_MODE = 0o600;
+
+/**
+ * Sets the process umask to 077, so every file written from now on is
+ * private, then makes DATA_DIR 0700 and everything already in it 0700
+ * (folders) or 0600 (files). Runs at every start of the server and of the
+ * scripts (server/bootstrap.ts), so a copy restored with loose modes is
+ * tightened too. Symbolic links are left alone, never followed.
+ * Returns how many modes it changed.
+ */
+export function makeDataDirPrivate(dataDir: string): number {
+  process.umask(PRIVATE_UMASK);
+  fs.mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  let changed = 0;
+  const tighten = (target: string, mode: number) => {
+    const current = fs.lstatSync(target).mode & 0o777;
+    if (current === mode) return;
+    fs.chmodSync(target, mode);
+    changed += 1;
+  };
+  const walk = (dir: string) => {
+    tighten(dir, PRIVATE_DIR_MODE);
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const target = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(target);
+      else if (entry.isFile()) tighten(target, PRIVATE_FILE_MODE);
+    }
+  };
+  walk(dataDir);
+  return changed;
+}

@@ -1,0 +1,175 @@
+import { createHash } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { saveContent } from "~/content/content.server";
+import { startFakeSite, gate, type FakeSite } from "../tests/support/fake-site";
+
+let site: FakeSite | undefined;
+afterEach(async () => {
+  await site?.close();
+  site = undefined;
+});
+
+const nonceOf = (csp: string | string[] | undefined) => /'nonce-([^']+)'/.exec(String(csp ?? ""))?.[1];
+const sha = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+
+/** A page that counts its renders. */
+function countingPage(extra: { onRender?: () => Promise<void> | void } = {}) {
+  const state = { renders: 0 };
+  return {
+    state,
+    page: {
+      loader: async () => {
+        state.renders += 1;
+        await extra.onRender?.();
+        return { render: state.renders };
+      },
+    },
+  };
+}
+
+describe("the cached-page responder (through createRequestListener)", () => {
+  it("serves the second GET from memory: same bytes and ETag, a fresh nonce, the inline script allowed by its hash", async () => {
+    const { state, page } = countingPage();
+    site = await startFakeSite(page);
+    const first = await site.request("GET", "/");
+    const second = await site.request("GET", "/");
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(state.renders).toBe(1);
+    expect(second.body).toBe(first.body);
+    expect(second.headers.etag).toBe(first.headers.etag);
+    expect(nonceOf(second.headers["content-security-policy"])).not.toBe(nonceOf(first.headers["content-security-policy"]));
+    expect(second.headers["content-security-policy"]).toContain(sha("window.__page = 1;"));
+    expect(second.headers["cache-control"]).toBe("no-cache");
+  });
+
+  it("answers If-None-Match with a 304 and no body", async () => {
+    const { state, page } = countingPage();
+    site = await startFakeSite(page);
+    const { headers } = await site.request("GET", "/stonework");
+    const revalidated = await site.request("GET", "/stonework", { "If-None-Match": headers.etag! });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.body).toBe("");
+    expect(revalidated.headers.etag).toBe(headers.etag);
+    expect(nonceOf(revalidated.headers["content-security-policy"])).toBeTruthy();
+    const changed = await site.request("GET", "/stonework", { "If-None-Match": '"another"' });
+    expect(changed.status).toBe(200);
+    expect(state.renders).toBe(1);
+  });
+
+  it("answers HEAD from the cache with the headers and length of the page, and no body", async () => {
+    const { state, page } = countingPage();
+    site = await startFakeSite(page);
+    const get = await site.request("GET", "/contact");
+    const head = await site.request("HEAD", "/contact");
+    expect(head.status).toBe(200);
+    expect(head.body).toBe("");
+    expect(head.headers["content-length"]).toBe(String(Buffer.byteLength(get.body, "latin1")));
+    expect(head.headers.etag).toBe(get.headers.etag);
+    expect(state.renders).toBe(1);
+  });
+
+  it("does not store the empty answer to a HEAD that missed the cache", async () => {
+    const { state, page } = countingPage();
+    site = await startFakeSite(page);
+    const head = await site.request("HEAD", "/landscaping");
+    expect([head.status, head.body]).toEqual([200, ""]);
+    const get = await site.request("GET", "/landscaping");
+    expect(get.body).toContain("<main>");
+    expect(state.renders).toBe(2);
+  });
+
+  it("ignores X-Forwarded-Proto from a client that is not a trusted proxy, on the cached path too", async () => {
+    const { page } = countingPage();
+    site = await startFakeSite(page, { TRUST_PROXY: "false" });
+    await site.request("GET", "/");
+    const cached = await site.request("GET", "/", { "X-Forwarded-Proto": "https" });
+    expect(cached.headers.etag).toBeTruthy();
+    expect(cached.headers["strict-transport-security"]).toBeUndefined();
+  });
+
+  it("honours X-Forwarded-Proto from a trusted proxy on the cached path", async () => {
+    const { state, page } = countingPage();
+    site = await startFakeSite(page, { TRUST_PROXY: "loopback" });
+    await site.request("GET", "/");
+    const cached = await site.request("GET", "/", { "X-Forwarded-Proto": "https" });
+    expect(state.renders).toBe(1);
+    expect(cached.headers["strict-transport-security"]).toMatch(/max-age=31536000/);
+    const plain = await site.request("GET", "/");
+    expect(plain.headers["strict-transport-security"]).toBeUndefined();
+  });
+
+  it("sends a render that a write overtook, but does not store it", async () => {
+    const held = gate();
+    let hold = true;
+    const { state, page } = countingPage({ onRender: () => (hold ? held.opened : undefined) });
+    site = await startFakeSite(page);
+    const pending = site.request("GET", "/");
+    await expect.poll(() => state.renders).toBe(1);
+    // The owner saves while the page is rendering: what it read may be stale.
+    await saveContent(site.services, "hero.title", "A newer headline");
+    hold = false;
+    held.open();
+    expect((await pending).status).toBe(200);
+    expect(site.pageCache.size).toBe(0);
+    await site.request("GET", "/");
+    expect(state.renders).toBe(2);
+    await site.request("GET", "/");
+    expect(state.renders).toBe(2);
+  });
+
+  it("never stores a response that sets a cookie, and never hands its cookie to another visitor", async () => {
+    let renders = 0;
+    site = await startFakeSite({
+      loader: () => ({ render: ++renders }),
+      html: ({ headers, nonce }) => {
+        if (renders === 1) headers.append("Set-Cookie", "visitor=first; Path=/; HttpOnly");
+        return `<html><body><script nonce="${nonce}">1</script></body></html>`;
+      },
+    });
+    const first = await site.request("GET", "/");
+    expect(first.headers["set-cookie"]).toEqual(["visitor=first; Path=/; HttpOnly"]);
+    expect(site.pageCache.size).toBe(0);
+    const second = await site.request("GET", "/");
+    expect(second.headers["set-cookie"]).toBeUndefined();
+    const third = await site.request("GET", "/");
+    expect(third.headers["set-cookie"]).toBeUndefined();
+    expect(renders).toBe(2);
+  });
+
+  it("never stores a render that fell back because the database failed", async () => {
+    let failing = true;
+    let renders = 0;
+    site = await startFakeSite({
+      loader: ({ context }) => {
+        renders += 1;
+        if (failing) context.markDegraded();
+        return { fallback: failing };
+      },
+    });
+    const degraded = await site.request("GET", "/");
+    expect(degraded.status).toBe(200);
+    expect(degraded.body).toContain('"fallback":true');
+    expect(degraded.headers["cache-control"]).toBe("no-store");
+    expect(site.pageCache.size).toBe(0);
+    failing = false;
+    const recovered = await site.request("GET", "/");
+    expect(recovered.body).toContain('"fallback":false');
+    expect((await site.request("GET", "/")).body).toContain('"fallback":false');
+    expect(renders).toBe(2);
+  });
+
+  it("never stores client-navigation data that fell back either", async () => {
+    let renders = 0;
+    site = await startFakeSite({
+      loader: ({ context }) => {
+        renders += 1;
+        context.markDegraded();
+        return { fallback: true };
+      },
+    });
+    expect((await site.request("GET", "/stonework.data")).status).toBe(200);
+    expect((await site.request("GET", "/stonework.data")).status).toBe(200);
+    expect(renders).toBe(2);
+    expect(site.pageCache.size).toBe(0);
+  });
+});
