@@ -1,5 +1,6 @@
 import type { Database } from "~/db/database.server";
 import type { Env } from "~/env.server";
+import type { ImageWorker } from "~/images/image-worker.server";
 import type { Logger } from "~/lib/logger.server";
 import { createRateLimiter, type RateLimiter } from "~/lib/rate-limiter.server";
 import type { ObjectStorage } from "~/storage/storage.server";
@@ -13,6 +14,8 @@ export type AppServices = {
   db: Database;
   logger: Logger;
   storage: ObjectStorage;
+  /** The sharp pipeline in its own process (started and stopped by server/start.ts). */
+  images: ImageWorker;
   limits: {
     /** Spec/issue: 5 enquiries per IP per 10 minutes. */
     contact: RateLimiter;
@@ -38,6 +41,7 @@ export function createServices(parts: {
   db: Database;
   logger: Logger;
   storage: ObjectStorage;
+  images: ImageWorker;
   /** The server passes its public-page cache invalidation here. */
   onPublicContentChanged?: () => void;
 }): AppServices {

@@ -3,7 +3,8 @@
  *
  * Three parts, each runnable alone with --only (comma-separated):
  *   image   scripts/bench-image-pipeline.ts on a generated 6000×4000 ~20 MB JPEG (landscape and
- *           EXIF-rotated portrait), with the production malloc tuning (judged) and with glibc defaults.
+ *           EXIF-rotated portrait), with the production malloc tuning (judged) and with glibc defaults;
+ *           then scripts/bench-image-memory.ts: peak RSS of the web process and the image worker per image.
  *   load    10 s at 50 connections (after a 2 s warm-up) against the production build, seeded with
  *           the demo galleries: GET /, /stonework, two JSON reads and POST /api/contact, with wrk
  *           (autocannon when wrk is missing); then nginx serving the very same response bytes,
@@ -20,6 +21,7 @@ import fs from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import { benchImageMemory } from "./bench-image-memory";
 import { rawGet } from "./lib/http-raw";
 import {
   PRODUCTION_MALLOC_ENV,
@@ -659,6 +661,8 @@ async function main(): Promise<void> {
       checks.push({ target: `image pipeline < ${TARGETS.imagePeakRssMB} MB RSS (${run.label})`, value: `${run.peakRssMB} MB`, met: run.peakRssMB < TARGETS.imagePeakRssMB });
     }
   }
+
+  if (runs("image")) report.imageMemory = await benchImageMemory();
 
   if (runs("load") || runs("weight")) {
     // TRUST_PROXY=loopback lets the "varying IP" run present a different client per request.

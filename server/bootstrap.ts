@@ -1,10 +1,9 @@
-import path from "node:path";
 import { migrateToLatest, openDatabase } from "~/db/database.server";
 import type { Env } from "~/env.server";
+import { createImageWorker, type ImageWorkerEntry } from "~/images/image-worker.server";
 import type { Logger } from "~/lib/logger.server";
-import { loadOrCreateSecret } from "~/lib/secrets.server";
 import { createServices, type AppServices } from "~/services.server";
-import { createLocalStorage } from "~/storage/storage.server";
+import { openStorage, storageConfigFromEnv } from "~/storage/storage-config.server";
 
 /**
  * Opens the data directory (database, migrations, storage) and builds the
@@ -13,13 +12,17 @@ import { createLocalStorage } from "~/storage/storage.server";
 export async function openServices(
   env: Env,
   logger: Logger,
-  options: { onPublicContentChanged?: () => void } = {},
+  options: {
+    onPublicContentChanged?: () => void;
+    /** Where the image worker's code is; without it, `services.images` cannot start (scripts do not need it). */
+    imageWorker?: ImageWorkerEntry;
+  } = {},
 ): Promise<AppServices> {
   const db = openDatabase(env.DATA_DIR);
   await migrateToLatest(db);
-  const storage = createLocalStorage({
-    rootDir: path.join(env.DATA_DIR, "uploads"),
-    signingSecret: loadOrCreateSecret(env.DATA_DIR, "upload-signing", env.UPLOAD_SIGNING_SECRET),
-  });
-  return createServices({ env, db, logger, storage, onPublicContentChanged: options.onPublicContentChanged });
+  const storageConfig = storageConfigFromEnv(env);
+  const storage = openStorage(storageConfig);
+  // The worker opens its own storage from the same configuration.
+  const images = createImageWorker({ entry: options.imageWorker, storage: storageConfig, logger });
+  return createServices({ env, db, logger, storage, images, onPublicContentChanged: options.onPublicContentChanged });
 }

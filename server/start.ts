@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { RequestHandler } from "express";
 import { ensureAdministrator, pruneExpiredSessions } from "~/auth/auth.server";
 import { InvalidEnvironmentError, parseEnv } from "~/env.server";
+import type { ImageWorkerEntry } from "~/images/image-worker.server";
 import { createLogger } from "~/lib/logger.server";
 import { pruneStaleUploads } from "~/uploads/uploads.server";
 import { createRequestListener } from "./app";
@@ -18,6 +19,8 @@ export async function startServer(options: {
   mode: "production" | "development";
   clientAssetsDir?: string;
   devMiddleware?: RequestHandler;
+  /** The image worker's code: built in production, from source in development. */
+  imageWorker: ImageWorkerEntry;
 }): Promise<Server> {
   let env;
   try {
@@ -33,7 +36,11 @@ export async function startServer(options: {
   const logger = createLogger({ level: env.LOG_LEVEL });
   // Development renders every page afresh, so edits to the code show at once.
   const pageCache = options.mode === "production" ? createPageCache() : undefined;
-  const services = await openServices(env, logger, { onPublicContentChanged: () => pageCache?.clear() });
+  const services = await openServices(env, logger, {
+    onPublicContentChanged: () => pageCache?.clear(),
+    imageWorker: options.imageWorker,
+  });
+  await services.images.start();
   const { db } = services;
 
   const admin = await ensureAdministrator(services, { username: env.ADMIN_USERNAME, password: env.ADMIN_PASSWORD });
@@ -91,6 +98,7 @@ export async function startServer(options: {
     server.close(async () => {
       clearTimeout(force);
       clearInterval(sweep);
+      await services.images.stop();
       await db.destroy();
       logger.info("stopped");
       process.exit(0);

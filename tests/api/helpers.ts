@@ -6,6 +6,7 @@ import { parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
 import { createApp } from "../../server/app";
 import { openServices } from "../../server/bootstrap";
+import { imageWorkerFromSource } from "../../server/image-worker-source";
 
 /**
  * The real Express app (API only: no React Router build needed) over a real
@@ -16,7 +17,11 @@ export async function createTestContext(envOverrides: Record<string, string> = {
   const env = parseEnv({ DATA_DIR: dataDir, LOG_LEVEL: "silent", NODE_ENV: "test", ...envOverrides });
   const logger = createLogger({ level: env.LOG_LEVEL });
   let publicChanges = 0;
-  const services = await openServices(env, logger, { onPublicContentChanged: () => (publicChanges += 1) });
+  const services = await openServices(env, logger, {
+    onPublicContentChanged: () => (publicChanges += 1),
+    imageWorker: imageWorkerFromSource(),
+  });
+  await services.images.start();
   const app = createApp(services);
   return {
     app,
@@ -25,6 +30,7 @@ export async function createTestContext(envOverrides: Record<string, string> = {
     api: supertest(app),
     publicChanges: () => publicChanges,
     async close() {
+      await services.images.stop();
       await services.db.destroy();
       await fs.rm(dataDir, { recursive: true, force: true });
     },
