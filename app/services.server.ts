@@ -2,6 +2,7 @@ import { createSignInGuard, type SignInGuard } from "~/auth/sign-in.server";
 import type { SignInKeys } from "~/auth/keys.server";
 import type { Database } from "~/db/database.server";
 import type { Env } from "~/env.server";
+import type { ImageWorker } from "~/images/image-worker.server";
 import { createAddressKeyer, type AddressKeyer } from "~/lib/client-address.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import type { Logger } from "~/lib/logger.server";
@@ -23,6 +24,8 @@ export type AppServices = {
   clock: Clock;
   /** The key every per-address limit and record uses: a keyed hash of the normalised address. */
   addressKey: AddressKeyer;
+  /** The sharp pipeline in its own process (started and stopped by server/start.ts). */
+  images: ImageWorker;
   limits: {
     /** Spec/issue: 5 enquiries per address per 10 minutes (in the database, shared by every process). */
     contact: RateLimiter;
@@ -64,6 +67,7 @@ export function createServices(parts: {
   storage: ObjectStorage;
   keys: SignInKeys;
   clock?: Clock;
+  images: ImageWorker;
   /** The server passes its public-page cache invalidation here. */
   onPublicContentChanged?: () => void;
   /** Defaults to the mail settings in the environment. */

@@ -9,13 +9,14 @@
  * database file under the OS temp directory (on this machine the same disk as
  * the project). Also times a bare fsync of that disk, which FULL pays per commit.
  */
-import { loadSignInKeys } from "~/auth/keys.server";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { allInboxItems, inboxSummary, listInbox, submitEnquiry } from "~/contact/submissions.server";
 import { migrateToLatest, openDatabase } from "~/db/database.server";
+import { loadSignInKeys } from "~/auth/keys.server";
 import { parseEnv } from "~/env.server";
+import { createImageWorker } from "~/images/image-worker.server";
 import { createLogger } from "~/lib/logger.server";
 import { createServices } from "~/services.server";
 import { createLocalStorage } from "~/storage/storage.server";
@@ -43,7 +44,7 @@ async function storeFor(mode: Mode, seconds: number): Promise<EnquiryBenchRun> {
     const env = parseEnv({ DATA_DIR: dir, LOG_LEVEL: "silent" });
     const storage = createLocalStorage({ rootDir: path.join(dir, "uploads"), signingSecret: "x".repeat(32) });
     // Notifications off: the job row is written all the same (status "off"), so the write is the same size.
-    const services = createServices({ env, db, logger: createLogger({ level: "silent" }), storage, keys: loadSignInKeys(env), mail: null });
+    const services = createServices({ env, db, logger: createLogger({ level: "silent" }), storage, keys: loadSignInKeys(env), images: createImageWorker({ storage: { kind: "local", rootDir: path.join(dir, "uploads"), signingSecret: "x".repeat(32) }, logger: createLogger({ level: "silent" }) }), mail: null });
     let n = 0;
     const store = async () => {
       n += 1;

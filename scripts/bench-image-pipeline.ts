@@ -18,38 +18,13 @@ import { fileURLToPath } from "node:url";
 import sharp from "sharp";
 import { processImage } from "../app/images/image-pipeline.server";
 import { createLocalStorage } from "../app/storage/storage.server";
+import { photoLikeJpeg } from "./lib/photo-like-jpeg";
 
 const WIDTH = 6000;
 const HEIGHT = 4000;
 
-/** Smooth colour blobs plus per-pixel noise: photo-like detail that JPEG can't squash. */
 async function generatePhotoLikeJpeg(file: string, portrait: boolean): Promise<void> {
-  let seed = 0x9e3779b9;
-  const random = () => {
-    seed ^= seed << 13;
-    seed >>>= 0;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    seed >>>= 0;
-    return seed;
-  };
-  const coarse = Buffer.alloc(60 * 40 * 3);
-  for (let i = 0; i < coarse.length; i++) coarse[i] = random() & 255;
-  const pixels = await sharp(coarse, { raw: { width: 60, height: 40, channels: 3 } })
-    .resize(WIDTH, HEIGHT, { kernel: "cubic" })
-    .raw()
-    .toBuffer();
-  const amplitude = 40;
-  for (let i = 0; i < pixels.length; i++) {
-    const r = random();
-    const noise = (((r & 255) + ((r >>> 8) & 255) - 255) * amplitude) / 255;
-    pixels[i] = Math.max(0, Math.min(255, (pixels[i] ?? 0) + noise));
-  }
-  let image = sharp(pixels, { raw: { width: WIDTH, height: HEIGHT, channels: 3 } });
-  // A phone held upright stores landscape pixels plus "rotate 90°" in EXIF.
-  if (portrait) image = image.withMetadata({ orientation: 6 });
-  const jpeg = await image.jpeg({ quality: 98 }).toBuffer();
-  await writeFile(file, jpeg);
+  await writeFile(file, await photoLikeJpeg({ width: WIDTH, height: HEIGHT, portrait }));
 }
 
 async function runBenchmark(inputFile: string): Promise<void> {

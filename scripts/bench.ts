@@ -3,7 +3,8 @@
  *
  * Parts, each runnable alone with --only (comma-separated):
  *   image   scripts/bench-image-pipeline.ts on a generated 6000×4000 ~20 MB JPEG (landscape and
- *           EXIF-rotated portrait), with the production malloc tuning (judged) and with glibc defaults.
+ *           EXIF-rotated portrait), with the production malloc tuning (judged) and with glibc defaults;
+ *           then scripts/bench-image-memory.ts: peak RSS of the web process and the image worker per image.
  *   load    10 s at 50 connections (after a 2 s warm-up) against the production build, seeded with
  *           the demo galleries: GET /, /stonework, two JSON reads and POST /api/contact, with wrk
  *           (autocannon when wrk is missing); then nginx serving the very same response bytes,
@@ -23,6 +24,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { benchSignIn } from "./bench-sign-in";
+import { benchImageMemory } from "./bench-image-memory";
 import { rawGet } from "./lib/http-raw";
 import {
   PRODUCTION_MALLOC_ENV,
@@ -662,6 +664,8 @@ async function main(): Promise<void> {
       checks.push({ target: `image pipeline < ${TARGETS.imagePeakRssMB} MB RSS (${run.label})`, value: `${run.peakRssMB} MB`, met: run.peakRssMB < TARGETS.imagePeakRssMB });
     }
   }
+
+  if (runs("image")) report.imageMemory = await benchImageMemory();
 
   if (runs("load") || runs("weight")) {
     // TRUST_PROXY=loopback lets the "varying IP" run present a different client per request.

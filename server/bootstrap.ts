@@ -1,14 +1,13 @@
-import path from "node:path";
 import { loadSignInKeys } from "~/auth/keys.server";
 import { migrateToLatest, openDatabase } from "~/db/database.server";
 import type { Env } from "~/env.server";
+import { createImageWorker, type ImageWorkerEntry } from "~/images/image-worker.server";
 import type { Clock } from "~/lib/clock";
 import type { Logger } from "~/lib/logger.server";
 import { makeDataDirPrivate } from "~/lib/private-data-dir.server";
-import { loadOrCreateSecret } from "~/lib/secrets.server";
 import type { MailSetup } from "~/notifications/mailer.server";
 import { createServices, type AppServices } from "~/services.server";
-import { createLocalStorage } from "~/storage/storage.server";
+import { openStorage, storageConfigFromEnv } from "~/storage/storage-config.server";
 
 /**
  * Opens the data directory (database, migrations, storage) and builds the
@@ -18,21 +17,28 @@ import { createLocalStorage } from "~/storage/storage.server";
 export async function openServices(
   env: Env,
   logger: Logger,
-  options: { onPublicContentChanged?: () => void; clock?: Clock; mail?: MailSetup | null } = {},
+  options: {
+    onPublicContentChanged?: () => void;
+    clock?: Clock;
+    mail?: MailSetup | null;
+    /** Where the image worker's code is; without it, `services.images` cannot start (scripts do not need it). */
+    imageWorker?: ImageWorkerEntry;
+  } = {},
 ): Promise<AppServices> {
   const tightened = makeDataDirPrivate(env.DATA_DIR);
   if (tightened > 0) logger.warn({ dataDir: env.DATA_DIR, files: tightened }, "made files in DATA_DIR private to this user (0600/0700)");
   const db = openDatabase(env.DATA_DIR);
   await migrateToLatest(db);
-  const storage = createLocalStorage({
-    rootDir: path.join(env.DATA_DIR, "uploads"),
-    signingSecret: loadOrCreateSecret(env.DATA_DIR, "upload-signing", env.UPLOAD_SIGNING_SECRET),
-  });
+  const storageConfig = storageConfigFromEnv(env);
+  const storage = openStorage(storageConfig);
+  // The worker opens its own storage from the same configuration.
+  const images = createImageWorker({ entry: options.imageWorker, storage: storageConfig, logger });
   return createServices({
     env,
     db,
     logger,
     storage,
+    images,
     keys: loadSignInKeys(env),
     clock: options.clock,
     mail: options.mail,

@@ -1,6 +1,7 @@
 // Development entry (npm run dev): Vite serves the app with hot reload.
 import type { ServerBuild } from "react-router";
 import { createServer } from "vite";
+import { imageWorkerFromSource } from "./image-worker-source";
 import { startServer } from "./start";
 
 const vite = await createServer({ server: { middlewareMode: true }, appType: "custom" });
@@ -9,4 +10,5 @@ await startServer({
   build: () => vite.ssrLoadModule("virtual:react-router/server-build") as Promise<ServerBuild>,
   mode: "development",
   devMiddleware: vite.middlewares,
+  imageWorker: imageWorkerFromSource(),
 });

@@ -9,4 +9,6 @@ await startServer({
   build,
   mode: "production",
   clientAssetsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../client"),
+  // Built beside this bundle from server/image-worker.ts (vite.config.ts).
+  imageWorker: { file: fileURLToPath(new URL("./image-worker.js", import.meta.url)), execArgv: [] },
 });

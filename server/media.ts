@@ -1,6 +1,6 @@
 import { Router } from "express";
 import { pipeline } from "node:stream/promises";
-import { variantKeyFromPublicPath } from "~/images/image-pipeline.server";
+import { variantKeyFromPublicPath } from "~/images/processed-image";
 import type { AppServices } from "~/services.server";
 
 const CONTENT_TYPES: Record<string, string> = { avif: "image/avif", webp: "image/webp", jpg: "image/jpeg" };

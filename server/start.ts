@@ -4,6 +4,7 @@ import { pruneExpiredSessions } from "~/auth/auth.server";
 import { prepareAdministrator } from "~/auth/initial-admin.server";
 import { InvalidEnvironmentError, describeTrustProxy, parseEnv } from "~/env.server";
 import { pruneRateLimitCounters } from "~/lib/rate-limit.server";
+import type { ImageWorkerEntry } from "~/images/image-worker.server";
 import { createLogger } from "~/lib/logger.server";
 import { createOutbox } from "~/notifications/outbox.server";
 import { pruneStaleUploads } from "~/uploads/uploads.server";
@@ -19,6 +20,8 @@ export async function startServer(options: {
   mode: "production" | "development";
   clientAssetsDir?: string;
   devMiddleware?: RequestHandler;
+  /** The image worker's code: built in production, from source in development. */
+  imageWorker: ImageWorkerEntry;
 }): Promise<Server> {
   let env;
   try {
@@ -34,7 +37,11 @@ export async function startServer(options: {
   const logger = createLogger({ level: env.LOG_LEVEL });
   // Development renders every page afresh, so edits to the code show at once.
   const pageCache = options.mode === "production" ? createPageCache() : undefined;
-  const services = await openServices(env, logger, { onPublicContentChanged: () => pageCache?.clear() });
+  const services = await openServices(env, logger, {
+    onPublicContentChanged: () => pageCache?.clear(),
+    imageWorker: options.imageWorker,
+  });
+  await services.images.start();
   const { db } = services;
 
   // A generated first password goes to a private file; only its path is printed.
@@ -78,6 +85,7 @@ export async function startServer(options: {
     close: async () => {
       // A mail being sent is finished and recorded, so it is not sent again after the restart.
       await outbox.stop();
+      await services.images.stop();
       await db.destroy();
     },
   });

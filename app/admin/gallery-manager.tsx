@@ -34,6 +34,12 @@ class MouseOrPenSensor extends PointerSensor {
   ];
 }
 
+/** The tip above the grid: the spec's for a mouse, and one a phone can follow. */
+export const GALLERY_TIPS = {
+  pointer: "Tip: Drag images to reorder them, click captions to edit, hover for options.",
+  touch: "Tip: Press and hold the handle to drag, tap a caption to edit.",
+} as const;
+
 export const DRAG_INSTRUCTIONS =
   "To move an image, press Space or Enter on its drag handle, move it with the arrow keys, then press Space or Enter to drop it, or Escape to cancel. On a touch screen, press and hold the handle, then drag.";
 
@@ -129,7 +135,9 @@ export function GalleryManager({ galleryType, onBack }: { galleryType: GalleryTy
       ) : (
         <>
           <p className="rounded-lg bg-brand-50 px-4 py-3 text-sm text-stone-800">
-            Tip: Drag images to reorder them, click captions to edit, hover for options.
+            {/* A touch screen cannot hover: it gets its own tip (issue 8, item 18). */}
+            <span className="pointer-coarse:hidden">{GALLERY_TIPS.pointer}</span>
+            <span className="hidden pointer-coarse:inline">{GALLERY_TIPS.touch}</span>
           </p>
           <DndContext
             id={dndId}

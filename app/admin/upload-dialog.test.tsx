@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { toast } from "~/components/ui/use-toast";
 import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
 import { galleryImage, json, mockFetch, renderWithClient } from "./test-helpers";
+import { MAGIC, testFile } from "./test-files";
 import { UploadDialog } from "./upload-dialog";
 
 vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
@@ -46,15 +47,14 @@ class FakeXhr {
   }
 }
 
-function image(name: string, size = 2048, type = "image/jpeg") {
-  const file = new File(["x"], name, { type });
-  Object.defineProperty(file, "size", { value: size });
-  return file;
-}
+/** A JPEG (by its first bytes) that claims `size` bytes. */
+const image = (name: string, size = 2048) => testFile(name, "image/jpeg", MAGIC.jpeg, size);
 
-function choose(files: File[]) {
+/** Chooses files, then waits until the list holds `listed` files (the picker reads each file's first bytes first). */
+async function choose(files: File[], listed: number) {
   const input = document.querySelector<HTMLInputElement>('input[type="file"]')!;
   fireEvent.change(input, { target: { files } });
+  await waitFor(() => expect(screen.queryAllByRole("listitem")).toHaveLength(listed));
 }
 
 function Harness({ currentCount = 3 }: { currentCount?: number }) {
@@ -94,8 +94,12 @@ function uploadRoutes(register: (body: unknown) => Response = () => json(201, ga
 /** Lets pending promise callbacks run. */
 const settle = () => act(() => new Promise((r) => setTimeout(r, 0)));
 
+const fileItem = (name: string) => within(screen.getByRole("list", { name: "Chosen files" })).getByText(name).closest("li")!;
+
 describe("UploadDialog", () => {
   let alert: ReturnType<typeof vi.fn>;
+  let created: string[];
+  let revoked: string[];
   beforeEach(() => {
     vi.mocked(toast).mockClear();
     FakeXhr.all = [];
@@ -103,6 +107,15 @@ describe("UploadDialog", () => {
     alert = vi.fn();
     vi.stubGlobal("alert", alert);
     window.alert = alert as typeof window.alert;
+    created = [];
+    revoked = [];
+    // jsdom has no object URLs: count them instead.
+    URL.createObjectURL = vi.fn((file: Blob) => {
+      const url = `blob:test/${(file as File).name}/${created.length}`;
+      created.push(url);
+      return url;
+    });
+    URL.revokeObjectURL = vi.fn((url: string) => void revoked.push(url));
   });
   afterEach(() => vi.unstubAllGlobals());
 
@@ -117,31 +130,55 @@ describe("UploadDialog", () => {
     expect(input).toHaveAttribute("multiple");
   });
 
-  it("lists chosen images with their size in KB, alerts about others, and removes on request", async () => {
+  it("lists chosen images with a thumbnail, size in KB and a caption field; alerts about others; removes on request", async () => {
     uploadRoutes();
     await openDialog();
-    choose([image("wall.jpg", 2048), image("notes.txt", 100, "text/plain"), image("huge.jpg", MAX_UPLOAD_BYTES + 1)]);
-    expect(alert.mock.calls).toEqual([["File notes.txt is not an image"], ["File huge.jpg is too large. Maximum size is 20MB"]]);
+    await choose([
+      image("wall.jpg", 2048),
+      testFile("notes.txt", "text/plain", MAGIC.text, 100),
+      testFile("IMG_0412.HEIC", "image/heic", MAGIC.heic, 3_000_000),
+      image("huge.jpg", MAX_UPLOAD_BYTES + 1),
+    ], 1);
+    expect(alert.mock.calls).toEqual([
+      ["File notes.txt is not an image"],
+      ["File IMG_0412.HEIC is not a supported image. Please use JPEG, PNG or WebP."],
+      ["File huge.jpg is too large. Maximum size is 20MB"],
+    ]);
     const list = screen.getByRole("list", { name: "Chosen files" });
     expect(within(list).getAllByRole("listitem")).toHaveLength(1);
     expect(list).toHaveTextContent("wall.jpg");
     expect(list).toHaveTextContent("2.0 KB");
+    // The thumbnail: the file itself through an object URL, decoded off the main thread, small.
+    const thumbnail = fileItem("wall.jpg").querySelector("img")!;
+    expect(thumbnail).toHaveAttribute("src", created[0]);
+    expect(thumbnail).toHaveAttribute("decoding", "async");
+    expect(thumbnail).toHaveAttribute("width", "56");
+    expect(thumbnail).toHaveAttribute("alt", "");
+    const caption = screen.getByLabelText("Caption for wall.jpg (optional)");
+    expect(caption).toHaveAttribute("enterkeyhint", "done");
+    expect(caption).toHaveAttribute("maxlength", "500");
     expect(screen.getByRole("button", { name: "Add More" })).toBeEnabled();
 
-    choose([image("steps.png", 1536, "image/png")]);
+    await choose([testFile("steps.png", "image/png", MAGIC.png, 1536)], 2);
     expect(screen.getByRole("button", { name: "Upload 2 Image(s)" })).toBeEnabled();
     await userEvent.click(screen.getByRole("button", { name: "Remove wall.jpg" }));
     expect(screen.getByRole("list", { name: "Chosen files" })).not.toHaveTextContent("wall.jpg");
+    expect(revoked).toEqual([created[0]]);
     expect(screen.getByRole("button", { name: "Upload 1 Image(s)" })).toBeInTheDocument();
     // Nothing starts on its own.
     expect(FakeXhr.all).toHaveLength(0);
+
+    // Cancel forgets the list and lets go of every thumbnail.
+    await userEvent.click(screen.getByRole("button", { name: "Cancel" }));
+    await expectClosed();
+    expect([...revoked].sort()).toEqual([...created].sort());
   });
 
   it("cuts the selection to ten files", async () => {
     uploadRoutes();
     await openDialog();
-    choose(Array.from({ length: 7 }, (_, i) => image(`a${i}.jpg`)));
-    choose(Array.from({ length: 6 }, (_, i) => image(`b${i}.jpg`)));
+    await choose(Array.from({ length: 7 }, (_, i) => image(`a${i}.jpg`)), 7);
+    await choose(Array.from({ length: 6 }, (_, i) => image(`b${i}.jpg`)), 10);
     expect(within(screen.getByRole("list", { name: "Chosen files" })).getAllByRole("listitem")).toHaveLength(10);
     expect(screen.getByRole("button", { name: "Upload 10 Image(s)" })).toBeInTheDocument();
     expect(screen.getByRole("button", { name: "Add More" })).toBeDisabled();
@@ -149,10 +186,11 @@ describe("UploadDialog", () => {
     expect(screen.getByText("b2.jpg")).toBeInTheDocument();
   });
 
-  it("uploads each file directly with real progress, registers it with the running sort order, then closes", async () => {
+  it("uploads each file with real progress and its own state, registers it with its caption, then closes", async () => {
     const { calls } = uploadRoutes();
     await openDialog(3);
-    choose([image("one.jpg", 1000), image("two.jpg", 3000)]);
+    await choose([image("one.jpg", 1000), image("two.jpg", 3000)], 2);
+    await userEvent.type(screen.getByLabelText("Caption for one.jpg (optional)"), "Basalt wall");
     await userEvent.click(screen.getByRole("button", { name: "Upload 2 Image(s)" }));
 
     await waitFor(() => expect(FakeXhr.all).toHaveLength(1));
@@ -165,12 +203,18 @@ describe("UploadDialog", () => {
     const progressbar = screen.getByRole("progressbar", { name: "Upload progress" });
     expect(progressbar).toHaveAttribute("aria-valuenow", "13");
     expect(screen.getByRole("button", { name: "Uploading... 13%" })).toBeDisabled();
+    expect(fileItem("one.jpg")).toHaveTextContent("Uploading 50%");
+    expect(fileItem("two.jpg")).toHaveTextContent("Waiting");
     // The dialog cannot be closed mid-upload.
     expect(screen.getByRole("button", { name: "Close" })).toBeDisabled();
+    // A waiting file's caption can still be written; it is read when that file is registered.
+    await userEvent.type(screen.getByLabelText("Caption for two.jpg (optional)"), "Schist steps");
     await act(async () => first.respond(200, '{"message":"Upload complete"}'));
     await settle();
 
     await waitFor(() => expect(FakeXhr.all).toHaveLength(2));
+    expect(fileItem("one.jpg")).toHaveTextContent("Done");
+    expect(screen.getByRole("status")).toHaveTextContent(/^two\.jpg: Uploading$/);
     const second = FakeXhr.all[1]!;
     act(() => second.progress(1500));
     expect(screen.getByRole("button", { name: "Uploading... 63%" })).toBeInTheDocument();
@@ -178,46 +222,85 @@ describe("UploadDialog", () => {
     await settle();
 
     await expectClosed();
-    const registered = calls.filter((c) => c.method === "PUT").map((c) => c.body);
-    expect(registered).toEqual([
-      { imageURL: first.url, galleryType: "veneer", caption: "", sortOrder: "3" },
-      { imageURL: second.url, galleryType: "veneer", caption: "", sortOrder: "4" },
+    const registrations = calls.filter((c) => c.method === "PUT").map((c) => c.body);
+    expect(registrations).toEqual([
+      { imageURL: first.url, galleryType: "veneer", caption: "Basalt wall", sortOrder: "3" },
+      { imageURL: second.url, galleryType: "veneer", caption: "Schist steps", sortOrder: "4" },
     ]);
     expect(toast).toHaveBeenCalledTimes(1);
     expect(toast).toHaveBeenCalledWith({ title: "Success", description: "Image uploaded successfully" });
+    expect([...revoked].sort()).toEqual([...created].sort());
   });
 
-  it("carries on past a failed file and reports it with the server's reason", async () => {
+  it("shows 'Processing...' while the server turns the upload into an image", async () => {
+    let finish!: (res: Response) => void;
+    uploadRoutes(() => new Promise<Response>((resolve) => (finish = resolve)) as unknown as Response);
+    await openDialog(0);
+    await choose([image("wall.jpg")], 1);
+    await userEvent.click(screen.getByRole("button", { name: "Upload 1 Image(s)" }));
+    await waitFor(() => expect(FakeXhr.all).toHaveLength(1));
+    await act(async () => FakeXhr.all[0]!.respond(200));
+    await waitFor(() => expect(fileItem("wall.jpg")).toHaveTextContent("Processing..."));
+    expect(screen.getByRole("status")).toHaveTextContent("wall.jpg: Processing...");
+    await act(async () => finish(json(201, galleryImage("new"))));
+    await expectClosed();
+  });
+
+  it("keeps a failed file listed with its reason while the others upload; Retry sends it again on a new URL", async () => {
     const { calls } = uploadRoutes();
     await openDialog(0);
-    choose([image("bad.jpg"), image("good.jpg")]);
+    await choose([image("bad.jpg"), image("good.jpg")], 2);
+    await userEvent.type(screen.getByLabelText("Caption for bad.jpg (optional)"), "Garden steps");
     await userEvent.click(screen.getByRole("button", { name: "Upload 2 Image(s)" }));
     await waitFor(() => expect(FakeXhr.all).toHaveLength(1));
-    await act(async () =>
-      FakeXhr.all[0]!.respond(415, '{"message":"The file is not a supported image (JPEG, PNG, WebP, AVIF or GIF)"}'),
-    );
+    await act(async () => FakeXhr.all[0]!.respond(500, '{"message":"The server had a hiccup"}'));
     await settle();
     await waitFor(() => expect(FakeXhr.all).toHaveLength(2));
     await act(async () => FakeXhr.all[1]!.respond(200));
     await settle();
+
+    // Still open: good.jpg is done, bad.jpg failed with the server's reason and its caption kept.
+    await waitFor(() =>
+      expect(toast).toHaveBeenCalledWith({
+        title: "Upload failed",
+        description: "1 of 2 images uploaded. bad.jpg: The server had a hiccup",
+        variant: "destructive",
+      }),
+    );
+    const dialog = screen.getByRole("dialog", { name: "Upload Images" });
+    expect(fileItem("good.jpg")).toHaveTextContent("Done");
+    expect(within(fileItem("good.jpg")).queryByRole("button", { name: "Remove good.jpg" })).toBeNull();
+    expect(fileItem("bad.jpg")).toHaveTextContent("Failed: The server had a hiccup");
+    expect(screen.getByRole("status")).toHaveTextContent("good.jpg: Done");
+    expect(screen.getByLabelText("Caption for bad.jpg (optional)")).toHaveValue("Garden steps");
+    expect(within(dialog).queryByRole("progressbar")).toBeNull();
+    expect(within(dialog).getByRole("button", { name: "Upload 1 Image(s)" })).toBeEnabled();
+
+    await userEvent.click(within(dialog).getByRole("button", { name: "Retry bad.jpg" }));
+    await waitFor(() => expect(FakeXhr.all).toHaveLength(3));
+    const retry = FakeXhr.all[2]!;
+    expect(retry.body?.name).toBe("bad.jpg");
+    expect(retry.url).not.toBe(FakeXhr.all[0]!.url);
+    await act(async () => retry.respond(200));
+    await settle();
+
     await expectClosed();
-    expect(calls.filter((c) => c.method === "PUT").map((c) => (c.body as { sortOrder: string }).sortOrder)).toEqual(["0"]);
-    expect(toast).toHaveBeenCalledWith({
-      title: "Upload failed",
-      description: "1 of 2 images uploaded. bad.jpg: The file is not a supported image (JPEG, PNG, WebP, AVIF or GIF)",
-      variant: "destructive",
-    });
+    expect(calls.filter((c) => c.method === "POST")).toHaveLength(3);
+    expect(calls.filter((c) => c.method === "PUT").map((c) => (c.body as { caption: string; imageURL: string }).caption)).toEqual(["", "Garden steps"]);
+    expect(toast).toHaveBeenLastCalledWith({ title: "Success", description: "Image uploaded successfully" });
   });
 
-  it("says 'Failed to upload image' when the connection drops", async () => {
+  it("says 'Failed to upload image' when the connection drops, and stays open for a retry", async () => {
     uploadRoutes();
     await openDialog();
-    choose([image("wall.jpg")]);
+    await choose([image("wall.jpg")], 1);
     await userEvent.click(screen.getByRole("button", { name: "Upload 1 Image(s)" }));
     await waitFor(() => expect(FakeXhr.all).toHaveLength(1));
     await act(async () => FakeXhr.all[0]!.onerror?.());
     await waitFor(() =>
       expect(toast).toHaveBeenCalledWith({ title: "Upload failed", description: "wall.jpg: Failed to upload image", variant: "destructive" }),
     );
+    expect(fileItem("wall.jpg")).toHaveTextContent("Failed: Failed to upload image");
+    expect(screen.getByRole("button", { name: "Retry wall.jpg" })).toBeEnabled();
   });
 });

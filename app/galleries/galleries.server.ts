@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { nowIso } from "~/db/database.server";
 import type { GalleryImageRow } from "~/db/schema";
-import { variantKeyFromPublicPath, type ProcessedImage } from "~/images/image-pipeline.server";
+import { variantKeyFromPublicPath, type ProcessedImage } from "~/images/processed-image";
 import type { AppServices } from "~/services.server";
 import type { GalleryImage, GalleryResult, GalleryType, ImageVariants } from "./gallery";
 

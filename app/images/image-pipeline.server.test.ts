@@ -15,9 +15,12 @@ import {
   UPRIGHT_BOTTOM_COLOUR,
   UPRIGHT_TOP_COLOUR,
 } from "../../tests/fixtures/images";
+import { pngBomb, truncatedJpeg } from "../../tests/fixtures/image-bombs";
 import { createLocalStorage, type ObjectStorage } from "../storage/storage.server";
+import { ImageRefusedError } from "./image-limits";
 import {
   ImageNotFoundError,
+  MAX_VARIANT_HEIGHT,
   processImage,
   variantKeyFromPublicPath,
   variantWidthsFor,
@@ -165,11 +168,22 @@ describe("processImage: sizes and colour", () => {
   });
 
   it("keeps the placeholder tiny for a very tall image", async () => {
-    await storeOriginal("originals/tall", await makeImage("png", { width: 120, height: 4000 }));
+    await storeOriginal("originals/tall", await makeImage("png", { width: 200, height: 4000 }));
     const result = await processImage(storage, "originals/tall");
     expect(result.placeholder.length).toBeLessThan(1024);
     const data = Buffer.from(result.placeholder.split(",")[1]!, "base64");
     expect((await sharp(data).metadata()).height).toBeLessThanOrEqual(32);
+  });
+
+  it("gives a 20:1 image narrower variants, none taller than MAX_VARIANT_HEIGHT", async () => {
+    await storeOriginal("originals/tower", await makeImage("jpeg", { width: 1000, height: 20_000 }));
+    const result = await processImage(storage, "originals/tower");
+    expect([result.width, result.height]).toEqual([1000, 20_000]);
+    expect(result.variants.avif.map((v) => [v.width, v.height])).toEqual([[480, 9600]]);
+    expect(result.variants.webp.map((v) => [v.width, v.height])).toEqual([[480, 9600]]);
+    expect([result.variants.jpeg.width, result.variants.jpeg.height]).toEqual([480, 9600]);
+    const webp = await sharp(await readVariant(result.variants.webp[0]!)).metadata();
+    expect(webp.height).toBeLessThanOrEqual(MAX_VARIANT_HEIGHT);
   });
 
   it("converts a Display P3 original to sRGB instead of passing P3 numbers through", async () => {
@@ -212,7 +226,43 @@ describe("processImage: sizes and colour", () => {
   });
 });
 
+describe("processImage: limits, judged from the header before decoding", () => {
+  it.each([
+    ["a 2400×110,000 PNG", () => pngBomb(2400, 110_000), /too tall for the gallery \(46:1; at most 20:1\)/],
+    ["a 20,000×20,000 PNG", () => pngBomb(20_000, 20_000), /too large \(400 megapixels; PNG images can have at most 40\)/],
+    ["a 7,000×6,000 PNG (42 MP)", () => pngBomb(7000, 6000), /too large \(42 megapixels; PNG images can have at most 40\)/],
+  ])("refuses %s with a message that says why", async (_label, make, message) => {
+    const key = `originals/bomb-${Math.random().toString(36).slice(2)}`;
+    await storeOriginal(key, make());
+    const error = await processImage(storage, key).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImageRefusedError);
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it("rejects a truncated JPEG as unreadable (not as a refusal)", async () => {
+    await storeOriginal("originals/truncated", await truncatedJpeg(1200, 900));
+    const error = await processImage(storage, "originals/truncated").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(ImageRefusedError);
+    expect((error as Error).message).toMatch(/premature end/i);
+  });
+
+  it("decodes a PNG just inside the limits (6,000×6,000 is 36 MP)", async () => {
+    await storeOriginal("originals/big-png", pngBomb(6000, 6000));
+    const result = await processImage(storage, "originals/big-png");
+    expect(result.variants.avif.map((v) => v.width)).toEqual([480, 960, 1600, 2400]);
+  });
+});
+
 describe("variantWidthsFor", () => {
+  it("caps a very tall image's variants at MAX_VARIANT_HEIGHT by making them narrower", () => {
+    expect(variantWidthsFor(2400, 9600)).toEqual([480, 960, 1600, 2400]);
+    expect(variantWidthsFor(2400, 12_000)).toEqual([480, 960, 1600]);
+    expect(variantWidthsFor(1000, 20_000)).toEqual([480]);
+    expect(variantWidthsFor(300, 6000)).toEqual([300]);
+    expect(variantWidthsFor(400, 8000)).toEqual([400]);
+  });
+
   it("picks the steps that fit, or the width itself below the first step", () => {
     expect(variantWidthsFor(6000)).toEqual([480, 960, 1600, 2400]);
     expect(variantWidthsFor(2400)).toEqual([480, 960, 1600, 2400]);

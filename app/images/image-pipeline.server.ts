@@ -1,32 +1,32 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import sharp, { type OutputInfo, type Sharp } from "sharp";
-import type { ImageVariant, ImageVariants } from "~/galleries/gallery";
 import type { ObjectStorage } from "~/storage/storage.server";
+import { ImageRefusedError, imageLimitViolation, maxPixelsFor } from "./image-limits";
+import {
+  ImageNotFoundError,
+  MEDIA_URL_PREFIX,
+  type ImageVariant,
+  type ImageVariants,
+  type ProcessedImage,
+} from "./processed-image";
 
-export type { ImageVariant, ImageVariants };
+// Re-exported for existing importers; code in the web process should import
+// ./processed-image instead, which does not load sharp (decision 0017).
+export { ImageNotFoundError, ImageRefusedError, MEDIA_URL_PREFIX };
+export { variantKeyFromPublicPath } from "./processed-image";
+export type { ImageVariant, ImageVariants, ProcessedImage };
 
 /** Widths of the responsive AVIF/WebP variants (never upscaled). */
 export const VARIANT_WIDTHS = [480, 960, 1600, 2400] as const;
 /** The single JPEG fallback is at most this wide. */
 export const JPEG_FALLBACK_MAX_WIDTH = 1600;
-/** Public URL prefix the server maps onto `variants/` keys. */
-export const MEDIA_URL_PREFIX = "/media/";
-
-export type ProcessedImage = {
-  /** Upright (EXIF-orientation applied) size of the original. */
-  width: number;
-  height: number;
-  /** `data:image/webp;base64,…`, a tiny blurred preview (well under 1 KB). */
-  placeholder: string;
-  variants: ImageVariants;
-  /** Every `variants/` key written, for clean-up when the image is deleted. */
-  storageKeys: string[];
-};
-
-export class ImageNotFoundError extends Error {
-  override name = "ImageNotFoundError";
-}
+/**
+ * No variant is taller than this: a very tall image (up to 20:1) gets
+ * narrower variants instead, so decoding and encoding stay bounded and every
+ * variant fits WebP's 16,383 px limit.
+ */
+export const MAX_VARIANT_HEIGHT = 9600;
 
 // Every upload is a new input, so libvips' operation cache never hits; it
 // would only keep decoded images alive. (Process-wide, which suits this app.)
@@ -46,20 +46,21 @@ const JPEG_BACKGROUND = "#ffffff";
 type Format = "avif" | "webp" | "jpeg";
 const EXTENSIONS: Record<Format, string> = { avif: "avif", webp: "webp", jpeg: "jpg" };
 
-/**
- * VARIANT_WIDTHS that fit within the upright width; an image narrower than
- * the smallest step gets one variant at its own width. No in-between "own
- * width" variant otherwise: the next step down is close enough.
- */
-export function variantWidthsFor(uprightWidth: number): number[] {
-  const widths = VARIANT_WIDTHS.filter((width) => width <= uprightWidth);
-  return widths.length > 0 ? widths : [uprightWidth];
+/** The widest a variant of this upright size may be: its own width, or less for a very tall image. */
+export function maxVariantWidth(uprightWidth: number, uprightHeight: number = uprightWidth): number {
+  return Math.max(1, Math.min(uprightWidth, Math.floor((MAX_VARIANT_HEIGHT * uprightWidth) / uprightHeight)));
 }
 
-/** '/media/<20 hex>.<avif|webp|jpg>' -> 'variants/<same>'; null for anything else. */
-export function variantKeyFromPublicPath(publicPath: string): string | null {
-  const match = /^\/media\/([0-9a-f]{20}\.(?:avif|webp|jpg))$/.exec(publicPath);
-  return match ? `variants/${match[1]}` : null;
+/**
+ * VARIANT_WIDTHS that fit within the upright width (and MAX_VARIANT_HEIGHT);
+ * an image narrower than the smallest step gets one variant at its own
+ * width. No in-between "own width" variant otherwise: the next step down is
+ * close enough.
+ */
+export function variantWidthsFor(uprightWidth: number, uprightHeight: number = uprightWidth): number[] {
+  const widest = maxVariantWidth(uprightWidth, uprightHeight);
+  const widths = VARIANT_WIDTHS.filter((width) => width <= widest);
+  return widths.length > 0 ? widths : [widest];
 }
 
 /** Runs tasks with at most `limit` in flight; results keep the tasks' order. */
@@ -124,15 +125,19 @@ type Decoded = {
 /** Reads and decodes the original once; its compressed bytes are unreachable once this returns. */
 async function decodeOriginal(storage: ObjectStorage, originalKey: string): Promise<Decoded> {
   const input = await readObject(storage, originalKey);
-  // Header only: the upright size decides which widths are needed.
-  const { autoOrient } = await sharp(input).metadata();
-  const widths = variantWidthsFor(autoOrient.width);
-  const jpegWidth = Math.min(JPEG_FALLBACK_MAX_WIDTH, autoOrient.width);
+  // Header only: refuse what is over the limits before a single pixel is decoded.
+  const header = await sharp(input, { limitInputPixels: false }).metadata();
+  const violation = imageLimitViolation(header.format, header.width, header.height);
+  if (violation) throw new ImageRefusedError(violation);
+  const { autoOrient } = header;
+  const widths = variantWidthsFor(autoOrient.width, autoOrient.height);
+  const jpegWidth = Math.min(JPEG_FALLBACK_MAX_WIDTH, maxVariantWidth(autoOrient.width, autoOrient.height));
   const decodeWidth = Math.max(jpegWidth, ...widths);
 
   // rotate() applies EXIF orientation; resizing here lets JPEG shrink-on-load
   // decode a 6000 px original at 3000 px, which is most of the speed-up.
-  let decoder = sharp(input).rotate();
+  // libvips enforces the pixel limit again: a second line behind the header check.
+  let decoder = sharp(input, { limitInputPixels: maxPixelsFor(header.format) }).rotate();
   if (decodeWidth < autoOrient.width) decoder = decoder.resize({ width: decodeWidth });
   const { data, info } = await decoder
     .toColourspace("srgb")

@@ -3,7 +3,7 @@ import type { Request, Response } from "express";
 import { createGalleryImage, deleteUnreferencedFiles } from "~/galleries/galleries.server";
 import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
 import { addGalleryImageSchema } from "~/galleries/gallery-schemas";
-import { processImage } from "~/images/image-pipeline.server";
+import { ImageRefusedError } from "~/images/image-limits";
 import { sniffImageType } from "~/images/sniff-image-type.server";
 import type { AppServices } from "~/services.server";
 import { ObjectTooLargeError } from "~/storage/storage.server";
@@ -122,11 +122,12 @@ export async function addUploadedImage(services: AppServices, req: Request) {
 
   let processed;
   try {
-    processed = await processImage(services.storage, originalKey);
+    processed = await services.images.process(originalKey);
   } catch (error) {
     services.logger.warn({ err: error, uploadId }, "an uploaded image could not be processed");
     await services.storage.delete(originalKey);
-    throw new HttpError(422, "The image could not be read. Please try a different file.");
+    // Over a limit: say which. Anything else (undecodable, or the worker died on it) is unreadable.
+    throw new HttpError(422, error instanceof ImageRefusedError ? error.message : "The image could not be read. Please try a different file.");
   }
   try {
     return await createGalleryImage(services, {

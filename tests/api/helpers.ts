@@ -7,6 +7,7 @@ import type { Clock } from "~/lib/clock";
 import { createLogger } from "~/lib/logger.server";
 import { createApp } from "../../server/app";
 import { openServices } from "../../server/bootstrap";
+import { imageWorkerFromSource } from "../../server/image-worker-source";
 
 /**
  * The real Express app (API only: no React Router build needed) over a real
@@ -17,7 +18,12 @@ export async function createTestContext(envOverrides: Record<string, string> = {
   const env = parseEnv({ DATA_DIR: dataDir, LOG_LEVEL: "silent", NODE_ENV: "test", ...envOverrides });
   const logger = createLogger({ level: env.LOG_LEVEL });
   let publicChanges = 0;
-  const services = await openServices(env, logger, { onPublicContentChanged: () => (publicChanges += 1), clock: options.clock });
+  const services = await openServices(env, logger, {
+    onPublicContentChanged: () => (publicChanges += 1),
+    clock: options.clock,
+    imageWorker: imageWorkerFromSource(),
+  });
+  await services.images.start();
   const app = createApp(services);
   return {
     app,
@@ -26,6 +32,7 @@ export async function createTestContext(envOverrides: Record<string, string> = {
     api: supertest(app),
     publicChanges: () => publicChanges,
     async close() {
+      await services.images.stop();
       await services.db.destroy();
       await fs.rm(dataDir, { recursive: true, force: true });
     },

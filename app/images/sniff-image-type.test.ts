@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { makeImage, type TestImageFormat } from "../../tests/fixtures/images";
-import { sniffImageType } from "./sniff-image-type.server";
+import { sniffImageType } from "./sniff-image-type";
 
 /** An ISO-BMFF ftyp box: size, "ftyp", major brand, minor version, compatible brands. */
 function ftyp(major: string, compatible: string[]): Buffer {

@@ -1,0 +1,64 @@
+/**
+ * What the image pipeline agrees to decode, judged from the file's header
+ * before any pixel is decoded (decision 0018). Pure, so it is tested alone.
+ */
+
+/** Longest side, any format. Phone panoramas fit; the pixel limits below do the real work. */
+export const MAX_SIDE_PX = 30_000;
+/** Longest side over shortest side. */
+export const MAX_ASPECT_RATIO = 20;
+/**
+ * JPEG decodes with shrink-on-load (1/2, 1/4, 1/8 of the size), so a 108 MP or
+ * 200 MP phone photo costs about as much memory as a 12 MP one.
+ */
+export const JPEG_MAX_PIXELS = 200_000_000;
+/** PNG, GIF, WebP and AVIF decode at full size: 40 MP is 160 MB of RGBA. */
+export const OTHER_MAX_PIXELS = 40_000_000;
+
+/** sharp's metadata().format for the types the upload accepts. */
+export type DecodableFormat = "jpeg" | "png" | "webp" | "gif" | "heif";
+
+export function maxPixelsFor(format: string | undefined): number {
+  return format === "jpeg" ? JPEG_MAX_PIXELS : OTHER_MAX_PIXELS;
+}
+
+/** A refusal the uploader can act on; the API answers 422 with this message. */
+export class ImageRefusedError extends Error {
+  override name = "ImageRefusedError";
+}
+
+const FORMAT_NAMES: Record<string, string> = { jpeg: "JPEG", png: "PNG", webp: "WebP", gif: "GIF", heif: "AVIF" };
+const number = (value: number) => value.toLocaleString("en-NZ");
+
+/**
+ * The reason to refuse an image of this format and stored size, or null when
+ * it is within the limits. The size is the stored one (EXIF rotation does not
+ * change any of the rules).
+ */
+export function imageLimitViolation(format: string | undefined, width: number, height: number): string | null {
+  if (!Number.isFinite(width) || !Number.isFinite(height) || width < 1 || height < 1) {
+    return "The image could not be read. Please try a different file.";
+  }
+  const long = Math.max(width, height);
+  const short = Math.min(width, height);
+  const ratio = long / short;
+  if (ratio > MAX_ASPECT_RATIO) {
+    const shape = width > height ? "wide" : "tall";
+    return `The image is too ${shape} for the gallery (${Math.round(ratio)}:1; at most ${MAX_ASPECT_RATIO}:1). Please crop it and try again.`;
+  }
+  if (long > MAX_SIDE_PX) {
+    return `The image is too large (${number(long)} pixels on its longest side; at most ${number(MAX_SIDE_PX)}). Please resize it and try again.`;
+  }
+  const pixels = width * height;
+  const limit = maxPixelsFor(format);
+  if (pixels > limit) {
+    const name = FORMAT_NAMES[format ?? ""] ?? "such";
+    // Never "200 megapixels; at most 200": one decimal when rounding would hide the excess.
+    const megapixels = Math.round(pixels / 1e6) * 1e6 > limit ? String(Math.round(pixels / 1e6)) : (pixels / 1e6).toFixed(1);
+    return (
+      `The image is too large (${megapixels} megapixels; ${name} images can have at most ${limit / 1e6}). ` +
+      (format === "jpeg" ? "Please resize it and try again." : "Please save it as a JPEG or resize it, and try again.")
+    );
+  }
+  return null;
+}

@@ -1,0 +1,205 @@
+import { fork, type ChildProcess } from "node:child_process";
+import { access } from "node:fs/promises";
+import type { Logger } from "~/lib/logger.server";
+import type { StorageConfig } from "~/storage/storage-config.server";
+import { ImageRefusedError } from "./image-limits";
+import type { FromImageWorker, ToImageWorker } from "./image-worker-protocol";
+import { ImageNotFoundError, type ProcessedImage } from "./processed-image";
+
+/**
+ * The sharp pipeline runs in a separate process (decision 0017): a decode that
+ * blows up, in memory or in native code, can only take the worker down. One
+ * worker, one job at a time, reused between jobs. It is forked for the first
+ * job (so tests and scripts that never process an image never pay for it),
+ * and a worker that died is replaced on the next job.
+ */
+
+/** Where the worker's code is: the built file in production, the TypeScript source (with tsx) in dev and tests. */
+export type ImageWorkerEntry = {
+  file: string;
+  /** Node flags for the worker, e.g. tsx's loader when running from source. */
+  execArgv: string[];
+};
+
+/** The worker ended while processing (a crash, a kill, or the job's time ran out). */
+export class ImageWorkerCrashedError extends Error {
+  override name = "ImageWorkerCrashedError";
+}
+
+/** The worker could not decode or encode the image. */
+export class ImageUnreadableError extends Error {
+  override name = "ImageUnreadableError";
+}
+
+export type ImageWorker = {
+  /** Accepts jobs from now on; fails at once if the worker's code is missing. The process itself starts with the first job. */
+  start(): Promise<void>;
+  /** Ends the worker; jobs after this are refused. */
+  stop(): Promise<void>;
+  /**
+   * processImage in the worker: reads `originalKey` from storage, writes the
+   * variants there. Rejects with ImageRefusedError (over the limits: its
+   * message is for the uploader), ImageNotFoundError, ImageUnreadableError or
+   * ImageWorkerCrashedError.
+   */
+  process(originalKey: string): Promise<ProcessedImage>;
+  /** The running worker's process id and the job it is on, if any (for tests and diagnostics). */
+  state(): { pid: number | undefined; processing: string | null };
+};
+
+/** A job that takes longer than this is taken as hung: the worker is killed and replaced. */
+const DEFAULT_JOB_TIMEOUT_MS = 120_000;
+/** How long a stopping worker may take before it is killed. */
+const STOP_GRACE_MS = 5_000;
+/** A worker that has not said "ready" by then is killed (and the job that needed it fails). */
+const STARTUP_TIMEOUT_MS = 30_000;
+
+type Job = {
+  id: number;
+  originalKey: string;
+  started: boolean;
+  settle(outcome: { image: ProcessedImage } | { error: Error }): void;
+};
+
+export function createImageWorker(options: {
+  entry?: ImageWorkerEntry;
+  storage: StorageConfig;
+  logger: Logger;
+  jobTimeoutMs?: number;
+}): ImageWorker {
+  const { entry, storage, logger } = options;
+  const jobTimeoutMs = options.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
+  let running = false;
+  let child: ChildProcess | null = null;
+  let spawning: Promise<ChildProcess> | null = null;
+  let current: Job | null = null;
+  let nextId = 1;
+  let queueTail: Promise<unknown> = Promise.resolve();
+
+  function send(worker: ChildProcess, message: ToImageWorker) {
+    // A closed channel shows up as the worker's exit, which settles the job.
+    worker.send(message, (error) => {
+      if (error) logger.warn({ err: error }, "could not reach the image worker");
+    });
+  }
+
+  function onMessage(worker: ChildProcess, message: FromImageWorker) {
+    const job = current;
+    if (message.type === "ready" || !job || message.id !== job.id) return;
+    if (message.type === "started") {
+      job.started = true;
+      return;
+    }
+    logger.debug({ pid: worker.pid, peakRssMB: message.peakRssMB, outcome: message.type }, "image worker finished a job");
+    if (message.type === "done") return job.settle({ image: message.image });
+    const error =
+      message.reason === "refused"
+        ? new ImageRefusedError(message.message)
+        : message.reason === "not-found"
+          ? new ImageNotFoundError(message.message)
+          : new ImageUnreadableError(message.message);
+    job.settle({ error });
+  }
+
+  function spawnWorker(): Promise<ChildProcess> {
+    if (!entry) return Promise.reject(new Error("No image worker entry was given to openServices"));
+    return new Promise<ChildProcess>((resolve, reject) => {
+      const worker = fork(entry.file, [], { execArgv: entry.execArgv, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+      let ready = false;
+      const startup = setTimeout(() => worker.kill("SIGKILL"), STARTUP_TIMEOUT_MS);
+      worker.on("message", (message: FromImageWorker) => {
+        if (message.type === "ready" && !ready) {
+          ready = true;
+          clearTimeout(startup);
+          send(worker, { type: "init", storage });
+          child = worker;
+          resolve(worker);
+          return;
+        }
+        onMessage(worker, message);
+      });
+      // "on", not "once": an unhandled second 'error' would end the web process.
+      worker.on("error", (error) => {
+        if (!ready) reject(error);
+        else logger.warn({ err: error, pid: worker.pid }, "image worker error");
+      });
+      worker.once("exit", (code, signal) => {
+        clearTimeout(startup);
+        if (child === worker) child = null;
+        if (!ready) {
+          reject(new Error(`The image worker exited while starting (code ${code}, signal ${signal})`));
+          return;
+        }
+        if (running) logger.warn({ pid: worker.pid, code, signal, originalKey: current?.originalKey }, "the image worker exited");
+        current?.settle({ error: new ImageWorkerCrashedError(`The image worker exited (code ${code}, signal ${signal})`) });
+      });
+    });
+  }
+
+  function liveWorker(): Promise<ChildProcess> {
+    if (child && child.connected) return Promise.resolve(child);
+    spawning ??= spawnWorker().finally(() => {
+      spawning = null;
+    });
+    return spawning;
+  }
+
+  async function runJob(originalKey: string): Promise<ProcessedImage> {
+    if (!running) throw new Error("The image worker is not running");
+    const worker = await liveWorker();
+    return new Promise<ProcessedImage>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        logger.warn({ pid: worker.pid, originalKey, timeoutMs: jobTimeoutMs }, "an image job took too long; killing the worker");
+        worker.kill("SIGKILL");
+      }, jobTimeoutMs);
+      const job: Job = {
+        id: nextId++,
+        originalKey,
+        started: false,
+        settle(outcome) {
+          if (current !== job) return;
+          current = null;
+          clearTimeout(timer);
+          if ("image" in outcome) resolve(outcome.image);
+          else reject(outcome.error);
+        },
+      };
+      current = job;
+      send(worker, { type: "job", id: job.id, originalKey });
+    });
+  }
+
+  return {
+    async start() {
+      if (!entry) throw new Error("No image worker entry was given to openServices");
+      await access(entry.file);
+      running = true;
+    },
+
+    async stop() {
+      running = false;
+      const worker = child ?? (spawning ? await spawning.catch(() => null) : null);
+      if (!worker || worker.exitCode !== null || worker.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+      worker.kill("SIGTERM");
+      const force = setTimeout(() => worker.kill("SIGKILL"), STOP_GRACE_MS);
+      await exited;
+      clearTimeout(force);
+    },
+
+    process(originalKey) {
+      if (!running) return Promise.reject(new Error("The image worker is not running"));
+      // One job at a time: the worker holds one decoded image, never two.
+      const run = queueTail.then(
+        () => runJob(originalKey),
+        () => runJob(originalKey),
+      );
+      queueTail = run.catch(() => undefined);
+      return run;
+    },
+
+    state() {
+      return { pid: child?.pid, processing: current?.started ? current.originalKey : null };
+    },
+  };
+}

@@ -1,0 +1,51 @@
+// The image worker's entry (decision 0017): Vite builds it into build/server/image-worker.js
+// beside the server bundle; development and tests run this file with tsx. It does one thing:
+// turn stored originals into variants, one job at a time, for the server that started it.
+import { ImageRefusedError } from "~/images/image-limits";
+import { processImage } from "~/images/image-pipeline.server";
+import type { FromImageWorker, ImageJobFailure, ToImageWorker } from "~/images/image-worker-protocol";
+import { ImageNotFoundError } from "~/images/processed-image";
+import { openStorage } from "~/storage/storage-config.server";
+import type { ObjectStorage } from "~/storage/storage.server";
+
+const send = process.send?.bind(process);
+if (!send) {
+  console.error("The image worker is started by the server; it does not run on its own.");
+  process.exit(1);
+}
+const reply = (message: FromImageWorker) => send(message);
+const peakRssMB = () => Math.round(process.resourceUsage().maxRSS / 1024);
+
+let storage: ObjectStorage | null = null;
+
+function failure(error: unknown): ImageJobFailure {
+  if (error instanceof ImageRefusedError) return "refused";
+  if (error instanceof ImageNotFoundError) return "not-found";
+  return "unreadable";
+}
+
+process.on("message", (message: ToImageWorker) => {
+  if (message.type === "init") {
+    storage = openStorage(message.storage);
+    return;
+  }
+  const { id, originalKey } = message;
+  reply({ type: "started", id });
+  const run = storage ? processImage(storage, originalKey) : Promise.reject(new Error("The worker has no storage yet"));
+  run.then(
+    (image) => reply({ type: "done", id, image, peakRssMB: peakRssMB() }),
+    (error: unknown) =>
+      reply({
+        type: "failed",
+        id,
+        reason: failure(error),
+        message: error instanceof Error ? error.message : String(error),
+        peakRssMB: peakRssMB(),
+      }),
+  );
+});
+
+// The server is gone (or stopping): so is the worker.
+process.on("disconnect", () => process.exit(0));
+
+reply({ type: "ready" });
