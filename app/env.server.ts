@@ -30,6 +30,18 @@ const envSchema = z
     // Signs upload URLs; generated and kept in DATA_DIR when not given.
     UPLOAD_SIGNING_SECRET: z.string().min(32, "UPLOAD_SIGNING_SECRET must be at least 32 characters").optional(),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    // Scheduled backups into DATA_DIR/backups: every this many hours (0: off), keeping the newest BACKUP_KEEP.
+    BACKUP_INTERVAL_HOURS: z.coerce
+      .number({ error: "BACKUP_INTERVAL_HOURS must be a number of hours, such as 24 (0 turns scheduled backups off)" })
+      .min(0, "BACKUP_INTERVAL_HOURS must be 0 (off) or more")
+      .max(8760, "BACKUP_INTERVAL_HOURS must be at most 8760 (a year)")
+      .default(24),
+    BACKUP_KEEP: z.coerce
+      .number({ error: "BACKUP_KEEP must be a whole number such as 7" })
+      .int("BACKUP_KEEP must be a whole number such as 7")
+      .min(1, "BACKUP_KEEP must be at least 1")
+      .max(1000, "BACKUP_KEEP must be at most 1000")
+      .default(7),
   })
   .refine((env) => !(env.ADMIN_USERNAME && !env.ADMIN_PASSWORD), {
     message: "ADMIN_USERNAME is set but ADMIN_PASSWORD is not: set both, or neither",

@@ -1,7 +1,9 @@
 import { createServer, type Server } from "node:http";
 import type { RequestHandler } from "express";
 import { ensureAdministrator, pruneExpiredSessions } from "~/auth/auth.server";
+import { createBackupScheduler } from "~/backups/backup-scheduler.server";
 import { InvalidEnvironmentError, parseEnv } from "~/env.server";
+import { DataDirLockedError, lockDataDir } from "~/lib/data-dir-lock.server";
 import { createLogger } from "~/lib/logger.server";
 import { pruneStaleUploads } from "~/uploads/uploads.server";
 import { createRequestListener } from "./app";
@@ -25,6 +27,17 @@ export async function startServer(options: {
   } catch (error) {
     if (error instanceof InvalidEnvironmentError) {
       console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  // Held until the process ends (however it ends): a restore refuses to run meanwhile.
+  try {
+    lockDataDir(env.DATA_DIR, "shared");
+  } catch (error) {
+    if (error instanceof DataDirLockedError) {
+      console.error(`${error.message}: wait for it to finish, then start the server again.`);
       process.exit(1);
     }
     throw error;
@@ -75,11 +88,15 @@ export async function startServer(options: {
   });
   logger.info({ url: env.SITE_URL, port: env.PORT, dataDir: env.DATA_DIR }, `serving on http://localhost:${env.PORT}`);
 
+  const backups = createBackupScheduler(services, { intervalHours: env.BACKUP_INTERVAL_HOURS, keep: env.BACKUP_KEEP });
+  backups.start();
+
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "shutting down: finishing requests in flight");
+    const backupsStopped = backups.stop();
     const force = setTimeout(() => {
       logger.warn("requests still open after the grace period; closing them");
       server.closeAllConnections();
@@ -91,6 +108,7 @@ export async function startServer(options: {
     server.close(async () => {
       clearTimeout(force);
       clearInterval(sweep);
+      await backupsStopped;
       await db.destroy();
       logger.info("stopped");
       process.exit(0);

@@ -4,6 +4,7 @@ import SQLite from "better-sqlite3";
 import { Kysely, Migrator, SqliteDialect, sql, type Migration } from "kysely";
 import { initial } from "./migrations/0001-initial";
 import { authAndUploads } from "./migrations/0002-auth-and-uploads";
+import { backups } from "./migrations/0005-backups";
 import type { DatabaseSchema } from "./schema";
 
 /**
@@ -16,6 +17,7 @@ export type Database = Kysely<DatabaseSchema>;
 const MIGRATIONS: Record<string, Migration> = {
   "0001-initial": initial,
   "0002-auth-and-uploads": authAndUploads,
+  "0005-backups": backups,
 };
 
 export function openDatabase(dataDir: string): Database {
@@ -26,7 +28,29 @@ export function openDatabase(dataDir: string): Database {
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
-  return new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  sqliteFiles.set(db, sqlite.name);
+  return db;
+}
+
+/** Which SQLite file each open database uses: a backup's snapshot opens its own connection to it. */
+const sqliteFiles = new WeakMap<Database, string>();
+
+/** The SQLite file behind db, or null for another backend. */
+export function sqliteFileOf(db: Database): string | null {
+  return sqliteFiles.get(db) ?? null;
+}
+
+/** The migrations this code knows, oldest first (the order Kysely applies them in). */
+export function knownMigrations(): string[] {
+  return Object.keys(MIGRATIONS).sort();
+}
+
+/** Applies migrations up to and including `name` (a restore loads rows at the backup's schema first). */
+export async function migrateTo(db: Database, name: string): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+  const { error } = await migrator.migrateTo(name);
+  if (error) throw error;
 }
 
 /** Applies pending migrations; running it again is a no-op. */

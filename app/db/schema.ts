@@ -64,6 +64,34 @@ export interface UploadsTable {
   completed_at: string | null;
 }
 
+export interface BackupLeasesTable {
+  /** "scheduled" for the one scheduled backup across instances; a random id otherwise. */
+  id: string;
+  holder: string;
+  purpose: string;
+  acquired_at: string;
+  expires_at: string;
+}
+
+export interface DeferredDeletionsTable {
+  storage_key: string;
+  deferred_at: string;
+}
+
+/** One row (id "default"): the backup schedule and what the dashboard shows. */
+export interface BackupStateTable {
+  id: string;
+  tracking_since: string;
+  next_due_at: string | null;
+  last_success_at: string | null;
+  last_success_bytes: number | null;
+  last_success_name: string | null;
+  last_problem_at: string | null;
+  /** failed | skipped | warning */
+  last_problem_kind: string | null;
+  last_problem_message: string | null;
+  last_download_at: string | null;
+}
 
 export interface DatabaseSchema {
   content_entries: ContentEntriesTable;
@@ -72,6 +100,9 @@ export interface DatabaseSchema {
   users: UsersTable;
   sessions: SessionsTable;
   uploads: UploadsTable;
+  backup_leases: BackupLeasesTable;
+  deferred_deletions: DeferredDeletionsTable;
+  backup_state: BackupStateTable;
 }
 
 export type ContentEntryRow = Selectable<ContentEntriesTable>;

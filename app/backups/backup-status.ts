@@ -1,0 +1,21 @@
+/**
+ * What the dashboard's backup card shows: GET /api/admin/backups/status.
+ * Shared by the server (which builds it) and the browser (which shows it).
+ */
+export type BackupStatus = {
+  /** The newest backup that finished: a scheduled one, `npm run backup`, or a download. */
+  lastBackup: { at: string; bytes: number; fileName: string } | null;
+  /** The newest failed or skipped backup, when it came after the last one that worked. */
+  problem: { at: string; kind: "failed" | "skipped" | "warning"; message: string } | null;
+  lastDownloadAt: string | null;
+  /** No download for DOWNLOAD_REMINDER_DAYS: the card suggests taking a copy off the server. */
+  downloadReminder: boolean;
+  schedule: { intervalHours: number; keep: number; nextDueAt: string | null };
+  /** A backup is running now (on any instance, or `npm run backup`). */
+  running: boolean;
+};
+
+export const DOWNLOAD_REMINDER_DAYS = 30;
+
+export const BACKUP_STATUS_URL = "/api/admin/backups/status";
+export const BACKUP_DOWNLOAD_URL = "/api/admin/backups/download";
