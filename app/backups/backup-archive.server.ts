@@ -113,6 +113,8 @@ export function createArchiveWriter(output: Writable, options: { mtime: Date; si
     });
     entryFinished.catch(() => {});
     const entry = pack.entry(header(name, bytes), (error) => settle(error));
+    // Its failure arrives through the callback above; an 'error' event with no listener would throw.
+    entry.on("error", () => {});
     let written = 0;
     try {
       for await (const chunk of source) {

@@ -70,20 +70,22 @@ export async function createBackup(services: BackupServices, options: BackupOpti
   }, BACKUP_LEASE_RENEW_MS);
   heartbeat.unref();
 
-  await fs.mkdir(options.workDir, { recursive: true, mode: 0o700 });
-  const workDir = await fs.mkdtemp(path.join(options.workDir, ".work-"));
+  let workDir: string | null = null;
   let temporaryArchive: string | null = null;
   const fileName =
     options.destination.kind === "file" ? path.basename(options.destination.path) : backupFileName(startedAt);
 
   try {
+    await fs.mkdir(options.workDir, { recursive: true, mode: 0o700 });
+    workDir = await fs.mkdtemp(path.join(options.workDir, ".work-"));
+    const tableDir = workDir;
     // 1. The tables, from one read transaction, into JSON-lines files.
     const tableFiles = new Map<string, TableFile>();
     const objectKeys = new Set<string>();
     const objectKeysOf = new Map(BACKUP_TABLES.map((table) => [table.name, table.objectKeys]));
     const snapshot = await readSnapshot(services.db, BACKUP_TABLES.map((table) => table.name), async (table, row) => {
       let target = tableFiles.get(table);
-      if (!target) target = openTableFile(tableFiles, workDir, table);
+      if (!target) target = openTableFile(tableFiles, tableDir, table);
       const line = `${JSON.stringify(row)}\n`;
       target.rows += 1;
       target.bytes += Buffer.byteLength(line);
@@ -92,7 +94,7 @@ export async function createBackup(services: BackupServices, options: BackupOpti
     });
     // Tables present but empty still get their (empty) file.
     for (const table of BACKUP_TABLES) {
-      if (!snapshot.missingTables.includes(table.name) && !tableFiles.has(table.name)) openTableFile(tableFiles, workDir, table.name);
+      if (!snapshot.missingTables.includes(table.name) && !tableFiles.has(table.name)) openTableFile(tableFiles, tableDir, table.name);
     }
     await Promise.all([...tableFiles.values()].map((t) => finished(t.stream.end())));
     signal.throwIfAborted();
@@ -185,7 +187,7 @@ export async function createBackup(services: BackupServices, options: BackupOpti
     throw reason;
   } finally {
     clearInterval(heartbeat);
-    await fs.rm(workDir, { recursive: true, force: true });
+    if (workDir) await fs.rm(workDir, { recursive: true, force: true });
     await lease.release().catch((error: unknown) => logger.warn({ err: error }, "could not release the backup lease"));
     // Deletions held back for this backup can go now, unless another backup still runs.
     await purgeDeferredDeletions(services, () => referencedObjectKeys(services.db), clock).catch((error: unknown) =>

@@ -39,6 +39,8 @@ export type RestoreOptions = {
 };
 
 const INSERT_BATCH = 200;
+
+const fullStop = (message: string) => (/[.!?]$/.test(message) ? message : `${message}.`);
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 /**
@@ -83,7 +85,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
     } catch (error) {
       await target.discard();
       if (error instanceof BackupArchiveError) {
-        throw new RestoreRefusedError(`${error.message} (it changed while it was being restored). Nothing was changed.`);
+        throw new RestoreRefusedError(`The backup file changed while it was being restored: ${fullStop(error.message)} Nothing was changed.`);
       }
       throw error;
     }
@@ -106,7 +108,7 @@ export async function verifyArchive(file: string): Promise<BackupManifest> {
     });
     return checkManifest(read);
   } catch (error) {
-    if (error instanceof BackupArchiveError) throw new RestoreRefusedError(`${error.message}. Nothing was changed.`);
+    if (error instanceof BackupArchiveError) throw new RestoreRefusedError(`${fullStop(error.message)} Nothing was changed.`);
     throw error;
   }
 }

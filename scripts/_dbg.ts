@@ -1,0 +1,10 @@
+import { createSite, dumpSite } from "../tests/support/backup-site";
+import { createBackup } from "~/backups/backup.server";
+import { systemClock } from "~/lib/clock";
+console.time("site");
+const site = await createSite();
+console.timeEnd("site");
+console.log(Object.keys((await dumpSite(site.services)).objects).length);
+const r = await createBackup({ ...site.services, clock: systemClock }, { purpose: "manual", workDir: site.dataDir + "/backups", destination: { kind: "file", path: "/tmp/dbg.tar.gz" } });
+console.log(r.status);
+await site.services.db.destroy();
