@@ -3,7 +3,8 @@
 // Default: DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss.tar.gz (UTC). --out may name a file or a folder.
 import { statSync } from "node:fs";
 import path from "node:path";
-import { backupFileName, backupsDirOf, formatBytes } from "~/backups/backup-files.server";
+import { backupFileName, backupsDirOf } from "~/backups/backup-files.server";
+import { formatBytes } from "~/backups/backup-status";
 import { createBackup } from "~/backups/backup.server";
 import { parseEnv } from "~/env.server";
 import { systemClock } from "~/lib/clock";

@@ -9,6 +9,7 @@ import { PAGE_GROUP_LABELS, PAGE_GROUPS } from "~/content/sections";
 import { GALLERY_TITLES, GALLERY_TYPES } from "~/galleries/gallery";
 import { apiRequest } from "~/lib/api-client";
 import { cardClasses, ViewHeading } from "./admin-ui";
+import { BackupCard } from "./backup-card";
 import { ContentEditor } from "./content-editor";
 import { GalleryManager } from "./gallery-manager";
 import { HANDLES_OWN_401, hardNavigate } from "./query-client";
@@ -217,6 +218,8 @@ function Dashboard({
             View Submissions
           </button>
         </DashboardCard>
+
+        <BackupCard />
       </div>
     </div>
   );

@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { formatBytes } from "./backup-status";
 
 /** Backups the server and `npm run backup` write: DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss.tar.gz (UTC). */
 export const BACKUP_FILE_PATTERN = /^cornerstone-\d{8}-\d{6}(-\d+)?\.tar\.gz$/;
@@ -37,18 +38,6 @@ export const statfsProbe: FreeSpaceProbe = async (dir) => {
 /** A backup must leave at least this much free: a full disk would make SQLite refuse new enquiries. */
 export function minimumFreeBytes(totalBytes: number): number {
   return Math.max(totalBytes * 0.1, 1024 ** 3);
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ["KB", "MB", "GB", "TB"];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
 
 /** Null when `neededBytes` fits with the margin left over; otherwise why not, for the log and the dashboard. */

@@ -19,3 +19,16 @@ export const DOWNLOAD_REMINDER_DAYS = 30;
 
 export const BACKUP_STATUS_URL = "/api/admin/backups/status";
 export const BACKUP_DOWNLOAD_URL = "/api/admin/backups/download";
+
+/** 12.3 MB, for people. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}

@@ -10,7 +10,8 @@ import {
   readArchive,
   type BackupManifest,
 } from "./backup-archive.server";
-import { formatBytes, statfsProbe, timestampForFileName, type FreeSpaceProbe } from "./backup-files.server";
+import { statfsProbe, timestampForFileName, type FreeSpaceProbe } from "./backup-files.server";
+import { formatBytes } from "./backup-status";
 import { EXCLUDED_TABLES } from "./backup-tables.server";
 import { prepareLocalRestoreTarget, removeAbandonedStaging, type RestoreTarget } from "./restore-target.server";
 
