@@ -1,13 +1,15 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { Page } from "@playwright/test";
 import { formatSubmittedAt } from "~/admin/format-date";
+import { formatBytes } from "~/backups/backup-status";
 import { verifyArchive } from "~/backups/restore.server";
 import { openDatabase } from "~/db/database.server";
 import { expectNoAxeViolations, signInApi } from "./admin-helpers";
 import { expect, test } from "./fixtures";
 
-const backupsCard = (page: import("@playwright/test").Page) => page.getByRole("region", { name: "Backups" });
+const backupsCard = (page: Page) => page.getByRole("region", { name: "Backups" });
 
 test.describe("the dashboard's backups", () => {
   test.use({ serverSetup: { name: "backups", seed: { galleries: { traditional: 1 } } } });
@@ -33,7 +35,6 @@ test.describe("the dashboard's backups", () => {
       await expect(card.getByText(/^Last downloaded:/)).toBeVisible();
       const status = (await (await page.request.get("/api/admin/backups/status")).json()) as { lastBackup: { at: string; bytes: number } };
       expect(status.lastBackup.bytes).toBe(bytes);
-      const { formatBytes } = await import("~/backups/backup-status");
       await expect(card.getByText(/^Last backup:/)).toHaveText(`Last backup: ${formatSubmittedAt(status.lastBackup.at)} (${formatBytes(bytes)})`);
       await expect(card.getByTestId("backup-reminder")).toHaveCount(0);
       // Nothing of the download stays on the server.
@@ -71,6 +72,6 @@ test.describe("the dashboard's backups", () => {
     await page.goto("/admin");
     const reminder = backupsCard(page).getByTestId("backup-reminder");
     await expect(reminder).toHaveText(/It has been more than 30 days since you last downloaded a backup\. Download one now/);
-    await expectNoAxeViolations(page);
+    await expectNoAxeViolations(page, "dashboard with the backup reminder");
   });
 });
