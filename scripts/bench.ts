@@ -20,6 +20,7 @@ import fs from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import { benchBackup } from "./bench-backup";
 import { rawGet } from "./lib/http-raw";
 import {
   PRODUCTION_MALLOC_ENV,
@@ -33,7 +34,7 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Options and targets
 
-const PARTS = ["image", "load", "weight"] as const;
+const PARTS = ["image", "load", "weight", "backup"] as const;
 type Part = (typeof PARTS)[number];
 
 function option(name: string): string | undefined {
@@ -688,6 +689,8 @@ async function main(): Promise<void> {
       await server.stop();
     }
   }
+
+  if (runs("backup")) report.backup = { date: new Date().toISOString(), ...(await benchBackup()) };
 
   // Every check on file, including those of parts run earlier with --only.
   const checks = ["image", "load"].flatMap((part) => ((report[part] as { checks?: Check[] } | undefined)?.checks ?? []));
