@@ -43,8 +43,14 @@ describe("the dashboard's backup card", () => {
   it("on a new site: no backup yet, not downloaded yet; automatic backups may be off", async () => {
     const card = renderCard({ ...base, schedule: { intervalHours: 0, keep: 7, nextDueAt: null } });
     expect(await within(card).findByText("No backup yet.")).toBeInTheDocument();
+    expect(within(card).queryByText("A backup is being made right now.")).toBeNull();
     expect(within(card).getByText("Not downloaded yet.")).toBeInTheDocument();
     expect(within(card).getByText("Automatic backups are off.")).toBeInTheDocument();
+  });
+
+  it("says when a backup is running", async () => {
+    const card = renderCard({ ...base, running: true });
+    expect(await within(card).findByText("A backup is being made right now.")).toBeInTheDocument();
   });
 
   it("shows a failed or skipped backup as an alert, with its reason", async () => {

@@ -66,6 +66,7 @@ export function BackupCard() {
                 ? `Automatic backups every ${status.data.schedule.intervalHours} hours; the newest ${status.data.schedule.keep} are kept on the server.`
                 : "Automatic backups are off."}
             </p>
+            {status.data.running ? <p className="text-stone-700">A backup is being made right now.</p> : null}
             {status.data.problem ? (
               <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-3 text-red-800" data-testid="backup-problem">
                 {PROBLEM_LEAD[status.data.problem.kind]} ({when(status.data.problem.at)}): {status.data.problem.message}
