@@ -8,7 +8,7 @@ import { formatBytes } from "~/backups/backup-status";
 import { createBackup } from "~/backups/backup.server";
 import { parseEnv } from "~/env.server";
 import { systemClock } from "~/lib/clock";
-import { DataDirLockedError, lockDataDir } from "~/lib/data-dir-lock.server";
+import { DataDirLockedError, lockDataDir, wrongUserProblem } from "~/lib/data-dir-lock.server";
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../server/bootstrap";
 
@@ -36,6 +36,8 @@ function targetPath(out: string | undefined, dataDir: string, now: Date): string
 async function main() {
   const env = parseEnv();
   const out = outArgument(process.argv.slice(2));
+  const wrongUser = wrongUserProblem(env.DATA_DIR);
+  if (wrongUser) throw new Error(wrongUser);
   // Shared with the server: a backup may run beside it, but not beside a restore.
   const lock = lockDataDir(env.DATA_DIR, "shared");
   // Logs (JSON) go to stderr; the outcome is printed below.

@@ -5,6 +5,7 @@
 import path from "node:path";
 import { RestoreRefusedError, restoreBackup } from "~/backups/restore.server";
 import { parseEnv } from "~/env.server";
+import { wrongUserProblem } from "~/lib/data-dir-lock.server";
 
 async function main() {
   const file = process.argv.slice(2).find((arg) => !arg.startsWith("--"));
@@ -13,6 +14,11 @@ async function main() {
     process.exit(2);
   }
   const env = parseEnv();
+  const wrongUser = wrongUserProblem(env.DATA_DIR);
+  if (wrongUser) {
+    console.error(wrongUser);
+    process.exit(1);
+  }
   console.log(`Checking ${file} …`);
   const result = await restoreBackup({ dataDir: env.DATA_DIR, file: path.resolve(file) });
   const { manifest } = result;

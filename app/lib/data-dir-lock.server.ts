@@ -53,3 +53,21 @@ export function lockDataDir(dataDir: string, mode: "shared" | "exclusive"): Data
     },
   };
 }
+
+/**
+ * Scripts that write into DATA_DIR must run as its owner (the service's user): files root
+ * created there would be unreadable to the server. Null when fine, else what to do instead.
+ */
+export function wrongUserProblem(dataDir: string, processUid: number | undefined = process.getuid?.()): string | null {
+  let ownerUid: number;
+  try {
+    ownerUid = fs.statSync(dataDir).uid;
+  } catch {
+    return null; // Not there yet: whoever creates it owns it.
+  }
+  if (processUid === undefined || processUid !== 0 || ownerUid === 0) return null;
+  return (
+    `${dataDir} belongs to another user (uid ${ownerUid}); run this as that user, as the server runs, ` +
+    `for example: sudo -u cornerstone -H sh -c 'set -a && . /etc/cornerstone/cornerstone.env && exec npm run …' (docs/DEPLOY.md). Nothing was changed.`
+  );
+}
