@@ -73,6 +73,7 @@ export async function createBackup(services: BackupServices, options: BackupOpti
 
   let workDir: string | null = null;
   let temporaryArchive: string | null = null;
+  const tableFiles = new Map<string, TableFile>();
   const fileName =
     options.destination.kind === "file" ? path.basename(options.destination.path) : backupFileName(startedAt);
 
@@ -81,7 +82,6 @@ export async function createBackup(services: BackupServices, options: BackupOpti
     workDir = await fs.mkdtemp(path.join(options.workDir, ".work-"));
     const tableDir = workDir;
     // 1. The tables, from one read transaction, into JSON-lines files.
-    const tableFiles = new Map<string, TableFile>();
     const objectKeys = new Set<string>();
     const objectKeysOf = new Map(BACKUP_TABLES.map((table) => [table.name, table.objectKeys]));
     const snapshot = await readSnapshot(services.db, BACKUP_TABLES.map((table) => table.name), async (table, row) => {
@@ -188,6 +188,7 @@ export async function createBackup(services: BackupServices, options: BackupOpti
     throw reason;
   } finally {
     clearInterval(heartbeat);
+    for (const table of tableFiles.values()) table.stream.destroy();
     if (workDir) await fs.rm(workDir, { recursive: true, force: true });
     await lease.release().catch((error: unknown) => logger.warn({ err: error }, "could not release the backup lease"));
     // Deletions held back for this backup can go now, unless another backup still runs.

@@ -56,6 +56,8 @@ describe("GET /api/admin/backups/status and /download", () => {
       })
       .expect(200);
     expect(res.headers["content-type"]).toBe("application/gzip");
+    // Already compressed: never compressed again on the way.
+    expect(res.headers["content-encoding"]).toBeUndefined();
     expect(res.headers["cache-control"]).toBe("no-store");
     const disposition = res.headers["content-disposition"] as string;
     expect(disposition).toMatch(/^attachment; filename="cornerstone-\d{8}-\d{6}\.tar\.gz"$/);
