@@ -48,6 +48,18 @@ const envSchema = z
     SMTP_URL: z.string().optional().superRefine(checkWith(parseSmtpUrl, "")),
     MAIL_FROM: z.string().optional().superRefine(checkWith(parseMailAddress, "MAIL_FROM ")),
     NOTIFY_EMAIL: z.email({ error: "NOTIFY_EMAIL must be one e-mail address, e.g. mark@example.co.nz" }).optional(),
+    // Scheduled backups into DATA_DIR/backups: every this many hours (0: off), keeping the newest BACKUP_KEEP.
+    BACKUP_INTERVAL_HOURS: z.coerce
+      .number({ error: "BACKUP_INTERVAL_HOURS must be a number of hours, such as 24 (0 turns scheduled backups off)" })
+      .min(0, "BACKUP_INTERVAL_HOURS must be 0 (off) or more")
+      .max(8760, "BACKUP_INTERVAL_HOURS must be at most 8760 (a year)")
+      .default(24),
+    BACKUP_KEEP: z.coerce
+      .number({ error: "BACKUP_KEEP must be a whole number such as 7" })
+      .int("BACKUP_KEEP must be a whole number such as 7")
+      .min(1, "BACKUP_KEEP must be at least 1")
+      .max(1000, "BACKUP_KEEP must be at most 1000")
+      .default(7),
   })
   .refine((env) => !(env.SMTP_URL && !env.MAIL_FROM), {
     message:

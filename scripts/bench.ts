@@ -25,6 +25,7 @@ import os from "node:os";
 import path from "node:path";
 import { benchSignIn } from "./bench-sign-in";
 import { benchImageMemory } from "./bench-image-memory";
+import { benchBackup } from "./bench-backup";
 import { rawGet } from "./lib/http-raw";
 import {
   PRODUCTION_MALLOC_ENV,
@@ -38,7 +39,7 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Options and targets
 
-const PARTS = ["image", "load", "weight", "sign-in", "enquiries"] as const;
+const PARTS = ["image", "load", "weight", "sign-in", "enquiries", "backup"] as const;
 type Part = (typeof PARTS)[number];
 
 function option(name: string): string | undefined {
@@ -698,6 +699,7 @@ async function main(): Promise<void> {
 
   if (runs("sign-in")) report.signIn = { date: new Date().toISOString(), ...(await benchSignIn()) };
   if (runs("enquiries")) report.enquiries = await (await import("./bench-enquiries")).benchEnquiries();
+  if (runs("backup")) report.backup = { date: new Date().toISOString(), ...(await benchBackup()) };
 
   // Every check on file, including those of parts run earlier with --only.
   const checks = ["image", "load"].flatMap((part) => ((report[part] as { checks?: Check[] } | undefined)?.checks ?? []));

@@ -2,9 +2,11 @@ import { createServer, type Server } from "node:http";
 import type { RequestHandler } from "express";
 import { pruneExpiredSessions } from "~/auth/auth.server";
 import { prepareAdministrator } from "~/auth/initial-admin.server";
+import { createBackupScheduler } from "~/backups/backup-scheduler.server";
 import { InvalidEnvironmentError, describeTrustProxy, parseEnv } from "~/env.server";
-import { pruneRateLimitCounters } from "~/lib/rate-limit.server";
 import type { ImageWorkerEntry } from "~/images/image-worker.server";
+import { DataDirLockedError, lockDataDir } from "~/lib/data-dir-lock.server";
+import { pruneRateLimitCounters } from "~/lib/rate-limit.server";
 import { createLogger } from "~/lib/logger.server";
 import { createOutbox } from "~/notifications/outbox.server";
 import { pruneStaleUploads } from "~/uploads/uploads.server";
@@ -29,6 +31,17 @@ export async function startServer(options: {
   } catch (error) {
     if (error instanceof InvalidEnvironmentError) {
       console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  // Held until the process ends (however it ends): a restore refuses to run meanwhile.
+  try {
+    lockDataDir(env.DATA_DIR, "shared");
+  } catch (error) {
+    if (error instanceof DataDirLockedError) {
+      console.error(`${error.message}: wait for it to finish, then start the server again.`);
       process.exit(1);
     }
     throw error;
@@ -80,10 +93,16 @@ export async function startServer(options: {
   });
   logger.info({ url: env.SITE_URL, port: env.PORT, dataDir: env.DATA_DIR }, `serving on http://localhost:${env.PORT}`);
 
+  // Scheduled backups: claimed through the database, so one runs however many processes serve.
+  const backups = createBackupScheduler(services, { intervalHours: env.BACKUP_INTERVAL_HOURS, keep: env.BACKUP_KEEP });
+  backups.start();
+
   const stop = createShutdown(server, {
     logger,
     close: async () => {
-      // A mail being sent is finished and recorded, so it is not sent again after the restart.
+      // A backup under way is abandoned (no partial file left); a mail being sent is finished and
+      // recorded, so it is not sent again after the restart.
+      await backups.stop();
       await outbox.stop();
       await services.images.stop();
       await db.destroy();

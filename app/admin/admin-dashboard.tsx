@@ -10,6 +10,7 @@ import { GALLERY_TITLES, GALLERY_TYPES } from "~/galleries/gallery";
 import { apiRequest } from "~/lib/api-client";
 import { AccountCard } from "./account-security";
 import { cardClasses, ViewHeading } from "./admin-ui";
+import { BackupCard } from "./backup-card";
 import { ContentEditor } from "./content-editor";
 import { GalleryManager } from "./gallery-manager";
 import { NotificationsPanel } from "./notifications-panel";
@@ -228,6 +229,7 @@ function Dashboard({
         </DashboardCard>
 
         <AccountCard username={user.username} navigate={navigate} />
+        <BackupCard />
       </div>
     </div>
   );

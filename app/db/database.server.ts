@@ -6,6 +6,7 @@ import { initial } from "./migrations/0001-initial";
 import { authAndUploads } from "./migrations/0002-auth-and-uploads";
 import { hardening } from "./migrations/0003-hardening";
 import { enquiryOutbox } from "./migrations/0004-enquiry-outbox";
+import { backups } from "./migrations/0005-backups";
 import type { DatabaseSchema } from "./schema";
 
 /**
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0002-auth-and-uploads": authAndUploads,
   "0003-hardening": hardening,
   "0004-enquiry-outbox": enquiryOutbox,
+  "0005-backups": backups,
 };
 
 export function openDatabase(
@@ -35,7 +37,29 @@ export function openDatabase(
   sqlite.pragma(`synchronous = ${options.synchronous ?? "FULL"}`);
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
-  return new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  sqliteFiles.set(db, sqlite.name);
+  return db;
+}
+
+/** Which SQLite file each open database uses: a backup's snapshot opens its own connection to it. */
+const sqliteFiles = new WeakMap<Database, string>();
+
+/** The SQLite file behind db, or null for another backend. */
+export function sqliteFileOf(db: Database): string | null {
+  return sqliteFiles.get(db) ?? null;
+}
+
+/** The migrations this code knows, oldest first (the order Kysely applies them in). */
+export function knownMigrations(): string[] {
+  return Object.keys(MIGRATIONS).sort();
+}
+
+/** Applies migrations up to and including `name` (a restore loads rows at the backup's schema first). */
+export async function migrateTo(db: Database, name: string): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+  const { error } = await migrator.migrateTo(name);
+  if (error) throw error;
 }
 
 /** Applies pending migrations; running it again is a no-op. */

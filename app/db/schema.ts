@@ -130,6 +130,35 @@ export interface NotificationHourlySendsTable {
   sends: number;
 }
 
+export interface BackupLeasesTable {
+  /** "scheduled" for the one scheduled backup across instances; a random id otherwise. */
+  id: string;
+  holder: string;
+  purpose: string;
+  acquired_at: string;
+  expires_at: string;
+}
+
+export interface DeferredDeletionsTable {
+  storage_key: string;
+  deferred_at: string;
+}
+
+/** One row (id "default"): the backup schedule and what the dashboard shows. */
+export interface BackupStateTable {
+  id: string;
+  tracking_since: string;
+  next_due_at: string | null;
+  last_success_at: string | null;
+  last_success_bytes: number | null;
+  last_success_name: string | null;
+  last_problem_at: string | null;
+  /** failed | skipped | warning */
+  last_problem_kind: string | null;
+  last_problem_message: string | null;
+  last_download_at: string | null;
+}
+
 export interface DatabaseSchema {
   content_entries: ContentEntriesTable;
   gallery_images: GalleryImagesTable;
@@ -142,6 +171,9 @@ export interface DatabaseSchema {
   sign_in_reports: SignInReportsTable;
   notification_jobs: NotificationJobsTable;
   notification_hourly_sends: NotificationHourlySendsTable;
+  backup_leases: BackupLeasesTable;
+  deferred_deletions: DeferredDeletionsTable;
+  backup_state: BackupStateTable;
 }
 
 export type ContentEntryRow = Selectable<ContentEntriesTable>;

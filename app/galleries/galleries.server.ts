@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { deleteObjectsUnlessBackupRunning } from "~/backups/deferred-deletions.server";
 import { nowIso } from "~/db/database.server";
 import type { GalleryImageRow } from "~/db/schema";
 import { variantKeyFromPublicPath, type ProcessedImage } from "~/images/processed-image";
@@ -177,21 +178,17 @@ export function storageKeysOf(image: GalleryImageRow): string[] {
   return [...new Set(keys)];
 }
 
-/** Deletes files no image refers to any more (variant names are content-addressed, so two images may share one). */
+/**
+ * Deletes files no image refers to any more (variant names are content-addressed, so two images may share one).
+ * Call it after the rows' deletion has committed: while a backup runs, the deletion waits (see deferred-deletions).
+ */
 export async function deleteUnreferencedFiles(
   services: Pick<AppServices, "db" | "storage" | "logger">,
   keys: string[],
 ): Promise<void> {
   const rows = await services.db.selectFrom("gallery_images").selectAll().execute();
   const stillUsed = new Set(rows.flatMap(storageKeysOf));
-  for (const key of keys) {
-    if (stillUsed.has(key)) continue;
-    try {
-      await services.storage.delete(key);
-    } catch (error) {
-      services.logger.warn({ err: error, key }, "could not delete an image file");
-    }
-  }
+  await deleteObjectsUnlessBackupRunning(services, keys.filter((key) => !stillUsed.has(key)));
 }
 
 /**

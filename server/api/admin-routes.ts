@@ -11,6 +11,7 @@ import {
 import { captionUpdateSchema, reorderGallerySchema } from "~/galleries/gallery-schemas";
 import type { AppServices } from "~/services.server";
 import { HttpError, notFound } from "../http-error";
+import { backupRoutes } from "./backup-routes";
 import { submissionRoutes } from "./submission-routes";
 import { addUploadedImage } from "./uploads";
 import { parseJsonBody } from "./validation";
@@ -54,6 +55,8 @@ export function adminRoutes(services: AppServices): Router {
     if (!(await deleteGalleryImage(services, req.params.id))) throw notFound("No such image");
     res.status(204).end();
   });
+
+  router.use("/backups", backupRoutes(services));
 
   return router;
 }

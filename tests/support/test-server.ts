@@ -55,9 +55,14 @@ export async function waitUntilHealthy(url: string, child: ChildProcess, output:
  * `prepare` runs against the empty data directory first (e.g. to seed images).
  */
 export async function startTestServer(
-  options: { env?: Record<string, string>; prepare?: (dataDir: string) => Promise<void> } = {},
+  options: {
+    env?: Record<string, string>;
+    prepare?: (dataDir: string) => Promise<void>;
+    /** Serve this data directory instead of a fresh one (it is still removed on stop()). */
+    dataDir?: string;
+  } = {},
 ): Promise<TestServer> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-e2e-"));
+  const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-e2e-")));
   if (options.prepare) await options.prepare(dataDir);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;

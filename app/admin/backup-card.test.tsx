@@ -1,0 +1,84 @@
+import { screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { BackupStatus } from "~/backups/backup-status";
+import { BackupCard } from "./backup-card";
+import { json, mockFetch, renderWithClient } from "./test-helpers";
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+const base: BackupStatus = {
+  lastBackup: null,
+  problem: null,
+  lastDownloadAt: null,
+  downloadReminder: false,
+  schedule: { intervalHours: 24, keep: 7, nextDueAt: "2026-05-02T10:00:00.000Z" },
+  running: false,
+};
+
+function renderCard(status: BackupStatus) {
+  mockFetch([{ method: "GET", path: "/api/admin/backups/status", respond: () => json(200, status) }]);
+  renderWithClient(<BackupCard />);
+  return screen.getByRole("region", { name: "Backups" });
+}
+
+describe("the dashboard's backup card", () => {
+  it("shows the last backup with its date and size, the schedule and the last download", async () => {
+    const card = renderCard({
+      ...base,
+      lastBackup: { at: "2026-05-01T03:04:00.000Z", bytes: 12_900_000, fileName: "cornerstone-20260501-030400.tar.gz" },
+      lastDownloadAt: "2026-04-20T21:00:00.000Z",
+    });
+    expect(await within(card).findByText(/^Last backup:/)).toHaveTextContent(/^Last backup: May 1st, 2026 at \d{1,2}:04 [AP]M \(12 MB\)$/);
+    expect(within(card).getByText(/^Last downloaded:/)).toHaveTextContent(/April 2\d(st|nd|th), 2026/);
+    expect(within(card).getByText("Automatic backups every 24 hours; the newest 7 are kept on the server.")).toBeInTheDocument();
+    expect(within(card).queryByRole("alert")).toBeNull();
+    const link = within(card).getByRole("link", { name: "Download backup" });
+    expect(link).toHaveAttribute("href", "/api/admin/backups/download");
+    expect(link).toHaveAttribute("download");
+  });
+
+  it("on a new site: no backup yet, not downloaded yet; automatic backups may be off", async () => {
+    const card = renderCard({ ...base, schedule: { intervalHours: 0, keep: 7, nextDueAt: null } });
+    expect(await within(card).findByText("No backup yet.")).toBeInTheDocument();
+    expect(within(card).queryByText("A backup is being made right now.")).toBeNull();
+    expect(within(card).getByText("Not downloaded yet.")).toBeInTheDocument();
+    expect(within(card).getByText("Automatic backups are off.")).toBeInTheDocument();
+  });
+
+  it("says when a backup is running", async () => {
+    const card = renderCard({ ...base, running: true });
+    expect(await within(card).findByText("A backup is being made right now.")).toBeInTheDocument();
+  });
+
+  it("shows a failed or skipped backup as an alert, with its reason", async () => {
+    const card = renderCard({
+      ...base,
+      problem: { at: "2026-05-01T03:04:00.000Z", kind: "skipped", message: "Not enough free disk space for a backup: …" },
+    });
+    expect(await within(card).findByRole("alert")).toHaveTextContent(/^A backup was skipped \(May 1st, 2026 at .+\): Not enough free disk space/);
+  });
+
+  it("reminds gently after 30 days without a download; the reminder goes once a download starts", async () => {
+    const card = renderCard({ ...base, lastDownloadAt: "2026-03-01T00:00:00.000Z", downloadReminder: true });
+    expect(await within(card).findByTestId("backup-reminder")).toHaveTextContent(
+      "It has been more than 30 days since you last downloaded a backup. Download one now and keep it somewhere safe, off this server: on your computer or in cloud storage.",
+    );
+    const link = within(card).getByRole("link", { name: "Download backup" });
+    // jsdom cannot download; keep it from trying to navigate.
+    link.addEventListener("click", (event) => event.preventDefault());
+    await userEvent.click(link);
+    expect(within(card).queryByTestId("backup-reminder")).toBeNull();
+    expect(within(card).getByRole("status")).toHaveTextContent("Your backup is downloading.");
+  });
+
+  it("says so when the status cannot be loaded, and still offers the download", async () => {
+    mockFetch([{ method: "GET", path: "/api/admin/backups/status", respond: () => json(500, { message: "boom" }) }]);
+    renderWithClient(<BackupCard />);
+    const card = screen.getByRole("region", { name: "Backups" });
+    expect(await within(card).findByRole("alert")).toHaveTextContent("Unable to load the backup status.");
+    expect(within(card).getByRole("link", { name: "Download backup" })).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,311 @@
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { once, type EventEmitter } from "node:events";
+import { PassThrough, Transform, type Readable, type Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import zlib from "node:zlib";
+import tar from "tar-stream";
+import { z } from "~/lib/zod";
+import { assertValidKey } from "~/storage/storage.server";
+
+/**
+ * The backup archive (decision 0025): a gzip'd tar holding
+ *   tables/<table>.jsonl   one JSON object per row, for any database backend
+ *   objects/<storage key>  every stored object the rows refer to, byte for byte
+ *   manifest.json          last: format, schema migration, app version, time,
+ *                          counts, and the size and SHA-256 of every file above
+ */
+export const ARCHIVE_FORMAT = "cornerstone-backup";
+export const ARCHIVE_FORMAT_VERSION = 1;
+export const MANIFEST_NAME = "manifest.json";
+const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+/**
+ * Photos are already compressed: run-length deflate passes them through about three times faster
+ * than zlib's default (and seven times faster than level 1, whose fast path does badly on
+ * incompressible data), and still shrinks the JSON lines by a third. Measured: docs/PERFORMANCE.md.
+ */
+export const GZIP_OPTIONS: zlib.ZlibOptions = { level: 6, strategy: zlib.constants.Z_RLE };
+
+export const tableFileName = (table: string) => `tables/${table}.jsonl`;
+export const objectFileName = (key: string) => `objects/${key}`;
+
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+const count = z.number().int().nonnegative();
+
+export const manifestSchema = z.object({
+  format: z.literal(ARCHIVE_FORMAT),
+  formatVersion: z.number().int().positive(),
+  createdAt: z.string(),
+  appVersion: z.string(),
+  schema: z.object({ migration: z.string().min(1).max(200) }),
+  tables: z.record(z.string(), z.object({ file: z.string(), rows: count })),
+  objects: z.object({ count, bytes: count }),
+  /** Referred to by a row but absent from storage when the backup ran. */
+  missingObjects: z.array(z.string()),
+  files: z.record(z.string(), z.object({ bytes: count, sha256: sha256Hex })),
+});
+export type BackupManifest = z.infer<typeof manifestSchema>;
+export type ManifestFiles = BackupManifest["files"];
+
+/** A backup file that cannot be restored; the message says what is wrong. */
+export class BackupArchiveError extends Error {
+  override name = "BackupArchiveError";
+}
+
+export type ArchiveEntryKind =
+  | { kind: "manifest" }
+  | { kind: "table"; table: string }
+  | { kind: "object"; key: string };
+
+const TABLE_FILE = /^tables\/([a-z_][a-z0-9_]*)\.jsonl$/;
+
+/** What an entry name means, or a BackupArchiveError: nothing outside these names is ever accepted. */
+export function classifyEntryName(name: string): ArchiveEntryKind {
+  if (name === MANIFEST_NAME) return { kind: "manifest" };
+  const table = TABLE_FILE.exec(name);
+  if (table) return { kind: "table", table: table[1]! };
+  if (name.startsWith("objects/")) {
+    const key = name.slice("objects/".length);
+    try {
+      assertValidKey(key);
+      return { kind: "object", key };
+    } catch {
+      // Falls through to the error below.
+    }
+  }
+  throw new BackupArchiveError(`The archive holds an unexpected path: ${JSON.stringify(name)}. Nothing was restored from it.`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+export type ArchiveWriter = {
+  /** Adds an entry of known size from a stream, hashing it on the way. */
+  addStream(name: string, source: Readable, bytes: number): Promise<void>;
+  addFile(name: string, file: string, bytes: number): Promise<void>;
+  /** Adds manifest.json (with every file's size and hash) and ends the archive. */
+  finish(manifest: Omit<BackupManifest, "files" | "format" | "formatVersion">): Promise<BackupManifest>;
+  /** Bytes of the compressed archive written so far. */
+  readonly archiveBytes: number;
+};
+
+export function createArchiveWriter(output: Writable, options: { mtime: Date; signal?: AbortSignal }): ArchiveWriter {
+  const pack = tar.pack();
+  const files: ManifestFiles = {};
+  let archiveBytes = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      archiveBytes += chunk.length;
+      callback(null, chunk);
+    },
+  });
+  const done = pipeline(pack, zlib.createGzip(GZIP_OPTIONS), counter, output, { signal: options.signal });
+  // Settles only on failure; raced against every wait below, so a broken output never leaves one hanging.
+  const failed = new Promise<never>((_resolve, reject) => {
+    done.catch(reject);
+  });
+  failed.catch(() => {});
+
+  const header = (name: string, size: number) => ({ name, size, mode: 0o600, mtime: options.mtime, type: "file" as const });
+
+  async function addStream(name: string, source: Readable, bytes: number): Promise<void> {
+    if (files[name]) throw new Error(`Duplicate archive entry: ${name}`);
+    const hash = createHash("sha256");
+    let settle!: (error?: Error | null) => void;
+    const entryFinished = new Promise<void>((resolve, reject) => {
+      settle = (error) => (error ? reject(error) : resolve());
+    });
+    entryFinished.catch(() => {});
+    const entry = pack.entry(header(name, bytes), (error) => settle(error));
+    // Its failure arrives through the callback above; an 'error' event with no listener would throw.
+    entry.on("error", () => {});
+    let written = 0;
+    try {
+      for await (const chunk of source) {
+        options.signal?.throwIfAborted();
+        const buffer = chunk as Buffer;
+        written += buffer.length;
+        // The header promised `bytes`: more would corrupt the archive.
+        if (written > bytes) throw new Error(`${name} grew while it was being backed up`);
+        hash.update(buffer);
+        if (!entry.write(buffer)) await Promise.race([once(entry as unknown as EventEmitter, "drain"), failed, entryFinished]);
+      }
+      if (written !== bytes) throw new Error(`${name} changed size while it was being backed up`);
+      entry.end(undefined);
+      await Promise.race([entryFinished, failed]);
+    } catch (error) {
+      source.destroy();
+      entry.destroy(error as Error);
+      throw error;
+    }
+    files[name] = { bytes, sha256: hash.digest("hex") };
+  }
+
+  return {
+    addStream,
+    addFile: (name, file, bytes) => addStream(name, createReadStream(file), bytes),
+    async finish(partial) {
+      const manifest: BackupManifest = {
+        format: ARCHIVE_FORMAT,
+        formatVersion: ARCHIVE_FORMAT_VERSION,
+        ...partial,
+        files,
+      };
+      const body = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
+      await Promise.race([
+        new Promise<void>((resolve, reject) => {
+          pack.entry(header(MANIFEST_NAME, body.length), body, (error) => (error ? reject(error) : resolve()));
+        }),
+        failed,
+      ]);
+      pack.finalize();
+      await done;
+      return manifest;
+    },
+    get archiveBytes() {
+      return archiveBytes;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+export type ArchiveEntry = {
+  name: string;
+  kind: ArchiveEntryKind;
+  bytes: number;
+  /** The entry's content; read it to the end (or the archive stalls). */
+  stream: Readable;
+};
+
+function describeReadError(error: unknown): BackupArchiveError {
+  if (error instanceof BackupArchiveError) return error;
+  const err = error as NodeJS.ErrnoException;
+  if (err?.code === "ENOENT") return new BackupArchiveError(`The backup file does not exist: ${err.path ?? ""}`);
+  if (err?.code === "EISDIR") return new BackupArchiveError("The backup path is a folder, not a backup file");
+  if (err?.code === "Z_DATA_ERROR" || /incorrect header check|invalid/i.test(err?.message ?? "")) {
+    return new BackupArchiveError("The file is not a Cornerstone backup: it is not gzip-compressed or it is corrupt");
+  }
+  if (err?.code === "Z_BUF_ERROR" || /unexpected end|premature close/i.test(err?.message ?? "")) {
+    return new BackupArchiveError("The backup file is truncated: it ends part-way through");
+  }
+  return new BackupArchiveError(`The backup file could not be read: ${err?.message ?? String(error)}`);
+}
+
+/**
+ * Streams the archive's entries in order, each checked against the allowed
+ * names and hashed as it is read. A damaged archive is a BackupArchiveError;
+ * an error thrown by onEntry comes out unchanged. onEntry must consume the
+ * entry's stream.
+ */
+export async function readArchive(
+  file: string,
+  onEntry: (entry: ArchiveEntry) => Promise<void>,
+): Promise<{ hashes: ManifestFiles; manifestText: string | null; order: string[] }> {
+  const extract = tar.extract();
+  const hashes: ManifestFiles = {};
+  const order: string[] = [];
+  const seenNames = new Set<string>();
+  let manifestText: string | null = null;
+  let feedError: unknown = null;
+  let consumerError: { error: unknown } | null = null;
+  const feeding = pipeline(createReadStream(file), zlib.createGunzip(), extract).catch((error: unknown) => {
+    feedError ??= error;
+  });
+  try {
+    for await (const entry of extract) {
+      const { name, type, size } = entry.header;
+      if (type !== "file") {
+        throw new BackupArchiveError(
+          `The archive holds a ${type ?? "special"} entry (${JSON.stringify(name)}); a backup only holds files. Nothing was restored from it.`,
+        );
+      }
+      if (seenNames.has(name)) throw new BackupArchiveError(`The archive holds ${name} twice`);
+      seenNames.add(name);
+      const kind = classifyEntryName(name);
+      const bytes = size ?? 0;
+      order.push(name);
+      if (kind.kind === "manifest") {
+        if (bytes > MAX_MANIFEST_BYTES) throw new BackupArchiveError("manifest.json is implausibly large");
+        const chunks: Buffer[] = [];
+        for await (const chunk of entry) chunks.push(chunk as Buffer);
+        manifestText = Buffer.concat(chunks).toString("utf8");
+        continue;
+      }
+      const hash = createHash("sha256");
+      let seen = 0;
+      const tee = new PassThrough();
+      const consumer = onEntry({ name, kind, bytes, stream: tee }).catch((error: unknown) => {
+        consumerError = { error };
+        tee.destroy(error as Error);
+      });
+      for await (const chunk of entry) {
+        hash.update(chunk as Buffer);
+        seen += (chunk as Buffer).length;
+        if (consumerError) break;
+        if (!tee.write(chunk)) await once(tee, "drain").catch(() => {});
+      }
+      tee.end();
+      await consumer;
+      if (consumerError) throw (consumerError as { error: unknown }).error;
+      if (seen !== bytes) throw new BackupArchiveError(`${name} is truncated`);
+      hashes[name] = { bytes: seen, sha256: hash.digest("hex") };
+    }
+  } catch (error) {
+    extract.destroy();
+    await feeding;
+    if (consumerError && error === (consumerError as { error: unknown }).error) throw error;
+    if (error instanceof BackupArchiveError) throw error;
+    throw describeReadError(feedError ?? error);
+  }
+  await feeding;
+  if (feedError) throw describeReadError(feedError);
+  return { hashes, manifestText, order };
+}
+
+/** Parses manifest.json and checks it against what the archive really holds. */
+export function checkManifest(read: { hashes: ManifestFiles; manifestText: string | null; order: string[] }): BackupManifest {
+  if (read.manifestText === null) {
+    throw new BackupArchiveError("The archive has no manifest.json: it is not a Cornerstone backup, or it was cut short");
+  }
+  if (read.order.at(-1) !== MANIFEST_NAME) throw new BackupArchiveError("manifest.json is not the archive's last entry");
+  let json: unknown;
+  try {
+    json = JSON.parse(read.manifestText);
+  } catch {
+    throw new BackupArchiveError("manifest.json is not valid JSON");
+  }
+  const format = (json as { format?: unknown; formatVersion?: unknown } | null) ?? {};
+  if (format.format !== ARCHIVE_FORMAT) throw new BackupArchiveError("manifest.json does not describe a Cornerstone backup");
+  if (typeof format.formatVersion === "number" && format.formatVersion > ARCHIVE_FORMAT_VERSION) {
+    throw new BackupArchiveError(
+      `The backup uses archive format ${format.formatVersion}, newer than this version of Cornerstone reads (${ARCHIVE_FORMAT_VERSION}). Update Cornerstone, then restore.`,
+    );
+  }
+  const parsed = manifestSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new BackupArchiveError(`manifest.json is malformed (${issue?.path.join(".") || "root"}: ${issue?.message})`);
+  }
+  const manifest = parsed.data;
+  for (const [name, expected] of Object.entries(manifest.files)) {
+    const actual = read.hashes[name];
+    if (!actual) throw new BackupArchiveError(`${name} is listed in the manifest but missing from the archive`);
+    if (actual.bytes !== expected.bytes) {
+      throw new BackupArchiveError(`${name} has ${actual.bytes} bytes; the manifest says ${expected.bytes}. The file was changed or damaged.`);
+    }
+    if (actual.sha256 !== expected.sha256) {
+      throw new BackupArchiveError(`Checksum mismatch for ${name}: the file was changed or damaged after the backup was made`);
+    }
+  }
+  for (const name of Object.keys(read.hashes)) {
+    if (!manifest.files[name]) throw new BackupArchiveError(`${name} is in the archive but not in its manifest`);
+  }
+  for (const [table, info] of Object.entries(manifest.tables)) {
+    if (info.file !== tableFileName(table) || !manifest.files[info.file]) {
+      throw new BackupArchiveError(`manifest.json lists table ${table} without its file`);
+    }
+  }
+  return manifest;
+}

@@ -1,0 +1,96 @@
+import { randomUUID } from "node:crypto";
+import type { Database } from "~/db/database.server";
+import type { Clock } from "~/lib/clock";
+
+/**
+ * A running backup holds a lease row in the database, so every process on
+ * the same database (the server, `npm run backup`, later several instances)
+ * knows it runs: image files are not deleted meanwhile. The lease expires on
+ * its own when its holder dies, so a crash cannot block deletions for good.
+ */
+export const BACKUP_LEASE_TTL_MS = 5 * 60_000;
+/** A live backup renews its lease this often (well inside the TTL). */
+export const BACKUP_LEASE_RENEW_MS = 60_000;
+/** The lease id of the scheduled backup: one row, so one instance at a time runs it. */
+export const SCHEDULED_LEASE_ID = "scheduled";
+
+export type LeasePurpose = "scheduled" | "manual" | "download";
+
+export type BackupLease = {
+  id: string;
+  /** Pushes the expiry forward; false when the lease was lost (expired and taken, or removed). */
+  renew(): Promise<boolean>;
+  release(): Promise<void>;
+};
+
+type LeaseServices = { db: Database; clock: Clock };
+
+function leaseHandle({ db, clock }: LeaseServices, id: string, holder: string): BackupLease {
+  return {
+    id,
+    async renew() {
+      const now = clock.now();
+      const result = await db
+        .updateTable("backup_leases")
+        .set({ expires_at: new Date(now.getTime() + BACKUP_LEASE_TTL_MS).toISOString() })
+        .where("id", "=", id)
+        .where("holder", "=", holder)
+        .where("expires_at", ">", now.toISOString())
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+    async release() {
+      await db.deleteFrom("backup_leases").where("id", "=", id).where("holder", "=", holder).execute();
+    },
+  };
+}
+
+/**
+ * Takes a lease. With `exclusive` (the scheduled backup) the id is fixed and
+ * the lease is taken only if nobody holds it, or its holder's lease expired:
+ * one atomic upsert, the same on SQLite and PostgreSQL. Null when taken.
+ */
+export async function acquireBackupLease(
+  services: LeaseServices,
+  purpose: LeasePurpose,
+  options: { exclusiveId?: string } = {},
+): Promise<BackupLease | null> {
+  const now = services.clock.now();
+  const holder = randomUUID();
+  const id = options.exclusiveId ?? randomUUID();
+  const row = {
+    id,
+    holder,
+    purpose,
+    acquired_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + BACKUP_LEASE_TTL_MS).toISOString(),
+  };
+  const result = await services.db
+    .insertInto("backup_leases")
+    .values(row)
+    .onConflict((oc) =>
+      oc
+        .column("id")
+        .doUpdateSet({ holder, purpose, acquired_at: row.acquired_at, expires_at: row.expires_at })
+        .where("backup_leases.expires_at", "<=", now.toISOString()),
+    )
+    .executeTakeFirst();
+  if (Number(result.numInsertedOrUpdatedRows ?? 0) !== 1) return null;
+  return leaseHandle(services, id, holder);
+}
+
+/** Whether any backup holds a live lease now. */
+export async function isBackupRunning(services: LeaseServices): Promise<boolean> {
+  const live = await services.db
+    .selectFrom("backup_leases")
+    .select("id")
+    .where("expires_at", ">", services.clock.now().toISOString())
+    .limit(1)
+    .executeTakeFirst();
+  return live !== undefined;
+}
+
+/** Forgets leases that expired long ago (their holders died). */
+export async function pruneExpiredLeases(services: LeaseServices): Promise<void> {
+  await services.db.deleteFrom("backup_leases").where("expires_at", "<=", services.clock.now().toISOString()).execute();
+}

@@ -1,0 +1,121 @@
+import path from "node:path";
+import { systemClock, type Clock } from "~/lib/clock";
+import type { AppServices } from "~/services.server";
+import { backupFileName, backupsDirOf, pruneOldBackups, type FreeSpaceProbe } from "./backup-files.server";
+import { acquireBackupLease, pruneExpiredLeases, SCHEDULED_LEASE_ID } from "./backup-lease.server";
+import { ensureBackupState, setNextDue } from "./backup-state.server";
+import { referencedObjectKeys } from "./backup-tables.server";
+import { createBackup, type BackupResult } from "./backup.server";
+import { purgeDeferredDeletions } from "./deferred-deletions.server";
+
+const HOUR_MS = 60 * 60 * 1000;
+/** How often a server looks at the schedule (and settles deferred deletions). */
+const POLL_MS = 60_000;
+/** After a failed or skipped backup, try again this soon (or at the interval, if shorter). */
+const RETRY_MS = HOUR_MS;
+
+export type BackupSchedulerOptions = {
+  clock?: Clock;
+  /** BACKUP_INTERVAL_HOURS; 0 turns scheduled backups off. */
+  intervalHours: number;
+  /** BACKUP_KEEP: the newest this many scheduled backups stay. */
+  keep: number;
+  freeSpace?: FreeSpaceProbe;
+};
+
+export type RunDueOutcome = "off" | "not-due" | "claimed-elsewhere" | BackupResult["status"] | "failed";
+
+/**
+ * Scheduled backups (decision 0026). The schedule (the next due time) lives
+ * in the database, and a pass that finds it due claims it with the scheduled
+ * backup's lease, so with several instances exactly one runs each backup.
+ * No timer decides on its own: start() only calls runDue() now and then.
+ */
+export function createBackupScheduler(services: AppServices, options: BackupSchedulerOptions) {
+  const clock = options.clock ?? systemClock;
+  const backupServices = { ...services, clock };
+  const intervalMs = options.intervalHours * HOUR_MS;
+  const backupDir = backupsDirOf(services.env.DATA_DIR);
+  let timer: NodeJS.Timeout | null = null;
+  let inFlight: Promise<unknown> | null = null;
+  let stopping: AbortController | null = null;
+
+  async function settleDeletions() {
+    await pruneExpiredLeases(backupServices);
+    await purgeDeferredDeletions(services, () => referencedObjectKeys(services.db), clock);
+  }
+
+  /** One pass: settle deferred deletions, then run the scheduled backup if it is due and nobody else has it. */
+  async function runDue(): Promise<RunDueOutcome> {
+    await settleDeletions();
+    if (intervalMs <= 0) return "off";
+    const state = await ensureBackupState(backupServices);
+    const now = clock.now();
+    if (!state.next_due_at || new Date(state.next_due_at).getTime() > now.getTime() + intervalMs) {
+      // First start, or the interval was shortened: the next backup is one interval from now.
+      await setNextDue(backupServices, new Date(now.getTime() + intervalMs));
+      return "not-due";
+    }
+    if (new Date(state.next_due_at).getTime() > now.getTime()) return "not-due";
+
+    const lease = await acquireBackupLease(backupServices, "scheduled", { exclusiveId: SCHEDULED_LEASE_ID });
+    if (!lease) return "claimed-elsewhere";
+    // Under the lease, look again: another instance may have just run it and moved the schedule on.
+    const claimed = await ensureBackupState(backupServices);
+    if (!claimed.next_due_at || new Date(claimed.next_due_at).getTime() > clock.now().getTime()) {
+      await lease.release();
+      return "claimed-elsewhere";
+    }
+    let outcome: RunDueOutcome = "failed";
+    try {
+      const result = await createBackup(backupServices, {
+        purpose: "scheduled",
+        lease,
+        workDir: backupDir,
+        destination: { kind: "file", path: path.join(backupDir, backupFileName(clock.now())), freeSpace: options.freeSpace },
+        signal: stopping?.signal,
+      });
+      outcome = result.status;
+      if (result.status === "succeeded") {
+        const removed = await pruneOldBackups(backupDir, options.keep);
+        if (removed.length) services.logger.info({ removed }, `removed ${removed.length} old backup(s), keeping the newest ${options.keep}`);
+      }
+    } catch {
+      // createBackup logged it and recorded it for the dashboard.
+    }
+    // Stopped by a shutdown: it stays due, so the next start runs it.
+    if (stopping?.signal.aborted) return outcome;
+    const after = clock.now().getTime();
+    await setNextDue(backupServices, new Date(after + (outcome === "succeeded" ? intervalMs : Math.min(intervalMs, RETRY_MS))));
+    return outcome;
+  }
+
+  function tick() {
+    if (inFlight) return;
+    inFlight = runDue()
+      .catch((error: unknown) => services.logger.error({ err: error }, "scheduled backup pass failed"))
+      .finally(() => {
+        inFlight = null;
+      });
+  }
+
+  return {
+    runDue,
+    start() {
+      if (timer) return;
+      stopping = new AbortController();
+      tick();
+      timer = setInterval(tick, POLL_MS);
+      timer.unref();
+    },
+    /** Stops the timer and a backup in progress (it leaves no partial file; the schedule keeps it due). */
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      stopping?.abort(new Error("The server is shutting down"));
+      await inFlight;
+    },
+  };
+}
+
+export type BackupScheduler = ReturnType<typeof createBackupScheduler>;

@@ -1,0 +1,113 @@
+import type { Database } from "~/db/database.server";
+import type { BackupStateTable } from "~/db/schema";
+import type { Clock } from "~/lib/clock";
+import { isBackupRunning } from "./backup-lease.server";
+import { DOWNLOAD_REMINDER_DAYS, type BackupStatus } from "./backup-status";
+
+/**
+ * The one row of backup state, in the database so that every instance and
+ * `npm run backup` share it: the schedule's next due time and what the
+ * dashboard shows. Each write touches only its own columns.
+ */
+const STATE_ID = "default";
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+type StateServices = { db: Database; clock: Clock };
+
+export async function ensureBackupState({ db, clock }: StateServices): Promise<BackupStateTable> {
+  await db
+    .insertInto("backup_state")
+    .values({
+      id: STATE_ID,
+      tracking_since: clock.now().toISOString(),
+      next_due_at: null,
+      last_success_at: null,
+      last_success_bytes: null,
+      last_success_name: null,
+      last_problem_at: null,
+      last_problem_kind: null,
+      last_problem_message: null,
+      last_download_at: null,
+    })
+    .onConflict((oc) => oc.column("id").doNothing())
+    .execute();
+  return db.selectFrom("backup_state").selectAll().where("id", "=", STATE_ID).executeTakeFirstOrThrow();
+}
+
+export async function recordBackupSuccess(
+  services: StateServices,
+  backup: { finishedAt: Date; bytes: number; fileName: string; download: boolean },
+): Promise<void> {
+  await ensureBackupState(services);
+  const at = backup.finishedAt.toISOString();
+  // Only ever forward: a slow backup finishing late does not hide a newer one.
+  await services.db
+    .updateTable("backup_state")
+    .set({ last_success_at: at, last_success_bytes: backup.bytes, last_success_name: backup.fileName })
+    .where("id", "=", STATE_ID)
+    .where((eb) => eb.or([eb("last_success_at", "is", null), eb("last_success_at", "<", at)]))
+    .execute();
+  if (backup.download) {
+    await services.db
+      .updateTable("backup_state")
+      .set({ last_download_at: at })
+      .where("id", "=", STATE_ID)
+      .where((eb) => eb.or([eb("last_download_at", "is", null), eb("last_download_at", "<", at)]))
+      .execute();
+  }
+}
+
+export async function recordBackupProblem(
+  services: StateServices,
+  problem: { at: Date; kind: "failed" | "skipped" | "warning"; message: string },
+): Promise<void> {
+  await ensureBackupState(services);
+  await services.db
+    .updateTable("backup_state")
+    .set({ last_problem_at: problem.at.toISOString(), last_problem_kind: problem.kind, last_problem_message: problem.message.slice(0, 2000) })
+    .where("id", "=", STATE_ID)
+    .execute();
+}
+
+export async function setNextDue({ db }: StateServices, nextDueAt: Date | null): Promise<void> {
+  await db
+    .updateTable("backup_state")
+    .set({ next_due_at: nextDueAt ? nextDueAt.toISOString() : null })
+    .where("id", "=", STATE_ID)
+    .execute();
+}
+
+/** The dashboard's view of backups, as of the clock's now. */
+export async function readBackupStatus(
+  services: StateServices,
+  schedule: { intervalHours: number; keep: number },
+): Promise<BackupStatus> {
+  const state = await ensureBackupState(services);
+  const now = services.clock.now().getTime();
+  const lastBackup =
+    state.last_success_at && state.last_success_name
+      ? { at: state.last_success_at, bytes: Number(state.last_success_bytes ?? 0), fileName: state.last_success_name }
+      : null;
+  // A problem shows until a later backup works (a warning belongs to the backup that finished with it).
+  const problemIsCurrent =
+    state.last_problem_at !== null &&
+    (lastBackup === null || state.last_problem_at >= lastBackup.at);
+  const problem =
+    problemIsCurrent && state.last_problem_kind && state.last_problem_message
+      ? {
+          at: state.last_problem_at!,
+          kind: state.last_problem_kind as "failed" | "skipped" | "warning",
+          message: state.last_problem_message,
+        }
+      : null;
+  // Counted from the last download, or from when this site started keeping backups.
+  const reminderFrom = new Date(state.last_download_at ?? state.tracking_since).getTime();
+  return {
+    lastBackup,
+    problem,
+    lastDownloadAt: state.last_download_at,
+    downloadReminder: now - reminderFrom >= DOWNLOAD_REMINDER_DAYS * DAY_MS,
+    schedule: { ...schedule, nextDueAt: schedule.intervalHours > 0 ? state.next_due_at : null },
+    running: await isBackupRunning(services),
+  };
+}

@@ -1,0 +1,218 @@
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import { createWriteStream, type WriteStream } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { Writable } from "node:stream";
+import { finished } from "node:stream/promises";
+import packageJson from "../../package.json";
+import { readSnapshot } from "~/db/snapshot.server";
+import type { Clock } from "~/lib/clock";
+import type { AppServices } from "~/services.server";
+import { createArchiveWriter, objectFileName, tableFileName, type BackupManifest } from "./backup-archive.server";
+import { backupFileName, moveIntoPlace, spaceProblem, statfsProbe, type FreeSpaceProbe } from "./backup-files.server";
+import { acquireBackupLease, BACKUP_LEASE_RENEW_MS, type BackupLease, type LeasePurpose } from "./backup-lease.server";
+import { formatBytes } from "./backup-status";
+import { recordBackupProblem, recordBackupSuccess } from "./backup-state.server";
+import { BACKUP_TABLES, referencedObjectKeys } from "./backup-tables.server";
+import { purgeDeferredDeletions } from "./deferred-deletions.server";
+
+export type BackupServices = Pick<AppServices, "db" | "storage" | "logger"> & { clock: Clock };
+
+export type BackupDestination =
+  /** A file; the free space is checked before anything is written. */
+  | { kind: "file"; path: string; freeSpace?: FreeSpaceProbe }
+  /** A stream such as an HTTP response, opened once the snapshot is taken. */
+  | { kind: "stream"; open: (info: { fileName: string }) => Writable };
+
+export type BackupOptions = {
+  purpose: LeasePurpose;
+  destination: BackupDestination;
+  /** Holds the table files while the archive is written (DATA_DIR/backups: never inside a backup). */
+  workDir: string;
+  /** A lease already held (the scheduled backup claims its slot with it); released at the end all the same. */
+  lease?: BackupLease;
+  signal?: AbortSignal;
+  /** For tests: runs after the snapshot is read, before any object is copied. */
+  afterSnapshot?: () => Promise<void>;
+};
+
+export type BackupResult =
+  | { status: "succeeded"; fileName: string; path: string | null; bytes: number; manifest: BackupManifest }
+  | { status: "skipped"; reason: string };
+
+/** Thrown when a backup cannot keep its lease (it would no longer hold deletions back). */
+export class BackupLeaseLostError extends Error {
+  override name = "BackupLeaseLostError";
+}
+
+type TableFile = { table: string; file: string; stream: WriteStream; rows: number; bytes: number };
+
+/**
+ * One backup, start to end: lease → snapshot of the tables (one read
+ * transaction) → the objects those rows refer to → manifest. Records the
+ * outcome for the dashboard and logs failures at error level.
+ */
+export async function createBackup(services: BackupServices, options: BackupOptions): Promise<BackupResult> {
+  const { clock, logger } = services;
+  const startedAt = clock.now();
+  const lease = options.lease ?? (await acquireBackupLease(services, options.purpose));
+  if (!lease) throw new Error("Could not take a backup lease");
+
+  const leaseLost = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, leaseLost.signal]) : leaseLost.signal;
+  const heartbeat = setInterval(() => {
+    lease
+      .renew()
+      .then((kept) => {
+        if (!kept) leaseLost.abort(new BackupLeaseLostError("The backup's lease expired; the backup was stopped"));
+      })
+      .catch((error: unknown) => logger.warn({ err: error }, "could not renew the backup lease"));
+  }, BACKUP_LEASE_RENEW_MS);
+  heartbeat.unref();
+
+  let workDir: string | null = null;
+  let temporaryArchive: string | null = null;
+  const tableFiles = new Map<string, TableFile>();
+  const fileName =
+    options.destination.kind === "file" ? path.basename(options.destination.path) : backupFileName(startedAt);
+
+  try {
+    await fs.mkdir(options.workDir, { recursive: true, mode: 0o700 });
+    workDir = await fs.mkdtemp(path.join(options.workDir, ".work-"));
+    const tableDir = workDir;
+    // 1. The tables, from one read transaction, into JSON-lines files.
+    const objectKeys = new Set<string>();
+    const objectKeysOf = new Map(BACKUP_TABLES.map((table) => [table.name, table.objectKeys]));
+    const snapshot = await readSnapshot(services.db, BACKUP_TABLES.map((table) => table.name), async (table, row) => {
+      let target = tableFiles.get(table);
+      if (!target) target = openTableFile(tableFiles, tableDir, table);
+      const line = `${JSON.stringify(row)}\n`;
+      target.rows += 1;
+      target.bytes += Buffer.byteLength(line);
+      if (!target.stream.write(line)) await once(target.stream, "drain");
+      for (const key of objectKeysOf.get(table)?.(row) ?? []) objectKeys.add(key);
+    });
+    // Tables present but empty still get their (empty) file.
+    for (const table of BACKUP_TABLES) {
+      if (!snapshot.missingTables.includes(table.name) && !tableFiles.has(table.name)) openTableFile(tableFiles, tableDir, table.name);
+    }
+    await Promise.all([...tableFiles.values()].map((t) => finished(t.stream.end())));
+    signal.throwIfAborted();
+    await options.afterSnapshot?.();
+
+    const keys = [...objectKeys].sort();
+    const tableBytes = [...tableFiles.values()].reduce((sum, t) => sum + t.bytes, 0);
+
+    // 2. Room for it? (Only a file on this server can fill its disk.)
+    let output: Writable;
+    if (options.destination.kind === "file") {
+      const objectBytes = await sizeOfObjects(services, keys);
+      const entries = tableFiles.size + keys.length + 1;
+      const needed = tableBytes + objectBytes + entries * 1024 + 64 * 1024;
+      const dir = path.dirname(options.destination.path);
+      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+      const problem = await spaceProblem(options.destination.freeSpace ?? statfsProbe, dir, needed);
+      if (problem) {
+        logger.error({ neededBytes: needed, purpose: options.purpose }, `backup skipped: ${problem}`);
+        await recordBackupProblem(services, { at: clock.now(), kind: "skipped", message: problem });
+        return { status: "skipped", reason: problem };
+      }
+      temporaryArchive = path.join(dir, `.${fileName}.partial-${randomBytes(6).toString("hex")}`);
+      output = createWriteStream(temporaryArchive, { flags: "wx", mode: 0o600 });
+    } else {
+      output = options.destination.open({ fileName });
+    }
+
+    // 3. The archive: tables, then objects (as stored: no recompression), then the manifest.
+    const writer = createArchiveWriter(output, { mtime: startedAt, signal });
+    const tables: BackupManifest["tables"] = {};
+    for (const table of BACKUP_TABLES) {
+      const written = tableFiles.get(table.name);
+      if (!written) continue;
+      await writer.addFile(tableFileName(table.name), written.file, written.bytes);
+      tables[table.name] = { file: tableFileName(table.name), rows: written.rows };
+    }
+    const missingObjects: string[] = [];
+    let objectBytes = 0;
+    for (const key of keys) {
+      signal.throwIfAborted();
+      const object = await services.storage.read(key);
+      if (!object) {
+        missingObjects.push(key);
+        continue;
+      }
+      await writer.addStream(objectFileName(key), object.stream, object.bytes);
+      objectBytes += object.bytes;
+    }
+    const manifest = await writer.finish({
+      createdAt: startedAt.toISOString(),
+      appVersion: packageJson.version,
+      schema: { migration: snapshot.migration },
+      tables,
+      objects: { count: keys.length - missingObjects.length, bytes: objectBytes },
+      missingObjects,
+    });
+
+    let finalPath: string | null = null;
+    let bytes = writer.archiveBytes;
+    if (options.destination.kind === "file") {
+      finalPath = await moveIntoPlace(temporaryArchive!, options.destination.path);
+      temporaryArchive = null;
+      bytes = (await fs.stat(finalPath)).size;
+    }
+    const finishedAt = clock.now();
+    const finalName = finalPath ? path.basename(finalPath) : fileName;
+    await recordBackupSuccess(services, { finishedAt, bytes, fileName: finalName, download: options.purpose === "download" });
+    if (missingObjects.length) {
+      const message = `The backup finished, but ${missingObjects.length} image file(s) were missing from storage: ${missingObjects.slice(0, 5).join(", ")}`;
+      logger.error({ missingObjects }, message);
+      await recordBackupProblem(services, { at: finishedAt, kind: "warning", message });
+    }
+    logger.info(
+      { purpose: options.purpose, file: finalPath ?? finalName, bytes, rows: Object.values(tables).reduce((s, t) => s + t.rows, 0), objects: manifest.objects.count, seconds: (finishedAt.getTime() - startedAt.getTime()) / 1000 },
+      `backup written (${formatBytes(bytes)})`,
+    );
+    return { status: "succeeded", fileName: finalName, path: finalPath, bytes, manifest };
+  } catch (error) {
+    if (temporaryArchive) await fs.rm(temporaryArchive, { force: true });
+    const reason = signal.aborted ? signal.reason : error;
+    if (options.signal?.aborted && !leaseLost.signal.aborted) {
+      // Stopped on purpose (a download cancelled, the server shutting down): not a failure of backups.
+      logger.warn({ purpose: options.purpose }, "backup stopped before it finished");
+    } else {
+      const message = reason instanceof Error ? reason.message : String(reason);
+      logger.error({ err: reason, purpose: options.purpose }, "backup failed");
+      await recordBackupProblem(services, { at: clock.now(), kind: "failed", message }).catch(() => {});
+    }
+    throw reason;
+  } finally {
+    clearInterval(heartbeat);
+    for (const table of tableFiles.values()) table.stream.destroy();
+    if (workDir) await fs.rm(workDir, { recursive: true, force: true });
+    await lease.release().catch((error: unknown) => logger.warn({ err: error }, "could not release the backup lease"));
+    // Deletions held back for this backup can go now, unless another backup still runs.
+    await purgeDeferredDeletions(services, () => referencedObjectKeys(services.db), clock).catch((error: unknown) =>
+      logger.warn({ err: error }, "could not purge deferred deletions"),
+    );
+  }
+}
+
+function openTableFile(files: Map<string, TableFile>, workDir: string, table: string): TableFile {
+  const file = path.join(workDir, `${table}.jsonl`);
+  const entry: TableFile = { table, file, stream: createWriteStream(file, { mode: 0o600 }), rows: 0, bytes: 0 };
+  files.set(table, entry);
+  return entry;
+}
+
+/** Total bytes of the objects that exist (for the free-space check). */
+async function sizeOfObjects(services: Pick<AppServices, "storage">, keys: readonly string[]): Promise<number> {
+  let total = 0;
+  for (const key of keys) {
+    const object = await services.storage.read(key);
+    if (!object) continue;
+    object.stream.destroy();
+    total += object.bytes;
+  }
+  return total;
+}

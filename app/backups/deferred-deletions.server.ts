@@ -1,0 +1,69 @@
+import type { Database } from "~/db/database.server";
+import { systemClock, type Clock } from "~/lib/clock";
+import type { Logger } from "~/lib/logger.server";
+import type { ObjectStorage } from "~/storage/storage.server";
+import { isBackupRunning } from "./backup-lease.server";
+
+/**
+ * Image files are not deleted while a backup runs: a backup's snapshot may
+ * still refer to them. The keys wait in deferred_deletions until no backup
+ * runs, then go if nothing refers to them any more.
+ *
+ * Ordering, with no window: a backup takes its lease before its snapshot,
+ * and the caller here has committed the row's deletion before asking whether
+ * a backup runs. So either the check sees the lease (and defers), or the
+ * lease came later, and so did the snapshot, which then lacks the row.
+ */
+type Services = { db: Database; storage: ObjectStorage; logger: Logger };
+
+export async function deleteObjectsUnlessBackupRunning(
+  services: Services,
+  keys: readonly string[],
+  clock: Clock = systemClock,
+): Promise<"deleted" | "deferred"> {
+  if (keys.length === 0) return "deleted";
+  if (await isBackupRunning({ db: services.db, clock })) {
+    const deferredAt = clock.now().toISOString();
+    await services.db
+      .insertInto("deferred_deletions")
+      .values(keys.map((key) => ({ storage_key: key, deferred_at: deferredAt })))
+      .onConflict((oc) => oc.column("storage_key").doNothing())
+      .execute();
+    services.logger.info({ keys: keys.length }, "a backup is running: image files will be deleted after it");
+    return "deferred";
+  }
+  for (const key of keys) {
+    try {
+      await services.storage.delete(key);
+    } catch (error) {
+      services.logger.warn({ err: error, key }, "could not delete an image file");
+    }
+  }
+  return "deleted";
+}
+
+/**
+ * Deletes the deferred files once no backup runs, except any that a row
+ * refers to again. Returns how many keys were settled.
+ */
+export async function purgeDeferredDeletions(
+  services: Services,
+  referencedKeys: () => Promise<Set<string>>,
+  clock: Clock = systemClock,
+): Promise<number> {
+  if (await isBackupRunning({ db: services.db, clock })) return 0;
+  const deferred = await services.db.selectFrom("deferred_deletions").select("storage_key").execute();
+  if (deferred.length === 0) return 0;
+  const referenced = await referencedKeys();
+  let settled = 0;
+  for (const { storage_key: key } of deferred) {
+    try {
+      if (!referenced.has(key)) await services.storage.delete(key);
+      await services.db.deleteFrom("deferred_deletions").where("storage_key", "=", key).execute();
+      settled += 1;
+    } catch (error) {
+      services.logger.warn({ err: error, key }, "could not delete a deferred image file; will retry");
+    }
+  }
+  return settled;
+}

@@ -1,0 +1,106 @@
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { openDatabase, type Database } from "~/db/database.server";
+import { createLocalStorage, type ObjectStorage } from "~/storage/storage.server";
+import { backupsDirOf } from "./backup-files.server";
+
+/**
+ * Where a restore writes: a fresh database and storage built beside the live
+ * ones, swapped in only once complete. This is the SQLite + local-disk
+ * variant (a new site.db and uploads/ in DATA_DIR, then renamed in); a
+ * PostgreSQL/S3 deployment provides its own (issue 12).
+ */
+export type RestoreTarget = {
+  db: Database;
+  storage: ObjectStorage;
+  /** Puts the restored data in place and keeps the previous data; returns where it was kept (null: there was none). */
+  swapIn(): Promise<{ previousKeptAt: string | null }>;
+  /** Throws the half-built data away; the live data was never touched. */
+  discard(): Promise<void>;
+};
+
+const STAGING_PREFIX = ".restore-";
+/** The live files a restore replaces. secrets/ and backups/ stay as they are. */
+const DATABASE_FILES = ["site.db", "site.db-wal", "site.db-shm", "site.db-journal"];
+const UPLOADS_DIR = "uploads";
+
+/** Leftovers of a restore that crashed before its swap (only call while holding the exclusive lock). */
+export async function removeAbandonedStaging(dataDir: string): Promise<void> {
+  let names: string[] = [];
+  try {
+    names = await fs.readdir(dataDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.startsWith(STAGING_PREFIX)) await fs.rm(path.join(dataDir, name), { recursive: true, force: true });
+  }
+}
+
+export async function prepareLocalRestoreTarget(dataDir: string, stamp: string): Promise<RestoreTarget> {
+  const staging = path.join(dataDir, `${STAGING_PREFIX}${stamp}-${randomBytes(4).toString("hex")}`);
+  await fs.mkdir(staging, { recursive: true, mode: 0o700 });
+  const db = openDatabase(staging);
+  // Never signs anything: it only receives the restored objects.
+  const storage = createLocalStorage({ rootDir: path.join(staging, UPLOADS_DIR), signingSecret: randomBytes(32).toString("hex") });
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await db.destroy();
+  };
+
+  return {
+    db,
+    storage,
+    async discard() {
+      await close().catch(() => {});
+      await fs.rm(staging, { recursive: true, force: true });
+    },
+    async swapIn() {
+      await close();
+      const keepDir = await uniqueDir(path.join(backupsDirOf(dataDir), `pre-restore-${stamp}`));
+      const live = [...DATABASE_FILES, UPLOADS_DIR].filter((name) => existsSync(path.join(dataDir, name)));
+      const movedOut: string[] = [];
+      const movedIn: string[] = [];
+      try {
+        for (const name of live) {
+          await fs.rename(path.join(dataDir, name), path.join(keepDir, name));
+          movedOut.push(name);
+        }
+        if (!existsSync(path.join(staging, UPLOADS_DIR))) await fs.mkdir(path.join(staging, UPLOADS_DIR), { mode: 0o700 });
+        for (const name of [...DATABASE_FILES, UPLOADS_DIR]) {
+          if (!existsSync(path.join(staging, name))) continue;
+          await fs.rename(path.join(staging, name), path.join(dataDir, name));
+          movedIn.push(name);
+        }
+      } catch (error) {
+        // Put the live data back as it was.
+        for (const name of movedIn) await fs.rename(path.join(dataDir, name), path.join(staging, name)).catch(() => {});
+        for (const name of movedOut) await fs.rename(path.join(keepDir, name), path.join(dataDir, name)).catch(() => {});
+        throw error;
+      }
+      await fs.rm(staging, { recursive: true, force: true });
+      if (movedOut.length === 0) {
+        await fs.rm(keepDir, { recursive: true, force: true });
+        return { previousKeptAt: null };
+      }
+      return { previousKeptAt: keepDir };
+    },
+  };
+}
+
+async function uniqueDir(base: string): Promise<string> {
+  await fs.mkdir(path.dirname(base), { recursive: true, mode: 0o700 });
+  for (let attempt = 0; ; attempt++) {
+    const candidate = attempt === 0 ? base : `${base}-${attempt}`;
+    try {
+      await fs.mkdir(candidate, { mode: 0o700 });
+      return candidate;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+}

@@ -1,0 +1,73 @@
+import fs from "node:fs";
+import path from "node:path";
+import SQLite from "better-sqlite3";
+
+/**
+ * A lock on DATA_DIR that cannot go stale: SQLite's own file lock on a small
+ * lock database (DATA_DIR/server.lock), held by an open transaction. The OS
+ * drops it when the process ends, however it ends (even SIGKILL), so there is
+ * no PID file to clean up. Node has no flock(); this needs no new dependency.
+ *
+ * - "shared": a running server (or `npm run backup`). Several may hold it.
+ * - "exclusive": a restore. Only when nobody else holds the lock at all.
+ */
+export const LOCK_FILE_NAME = "server.lock";
+
+export class DataDirLockedError extends Error {
+  override name = "DataDirLockedError";
+}
+
+export type DataDirLock = { release(): void };
+
+// Held here so the connections (and with them the locks) live as long as the process wants them.
+const held = new Set<SQLite.Database>();
+
+export function lockDataDir(dataDir: string, mode: "shared" | "exclusive"): DataDirLock {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const connection = new SQLite(path.join(dataDir, LOCK_FILE_NAME));
+  try {
+    connection.pragma("busy_timeout = 0");
+    if (mode === "exclusive") {
+      connection.exec("BEGIN EXCLUSIVE");
+    } else {
+      // A read inside an open transaction keeps SQLite's SHARED lock until the connection closes.
+      connection.exec("BEGIN");
+      connection.prepare("SELECT count(*) FROM sqlite_master").get();
+    }
+  } catch (error) {
+    connection.close();
+    if ((error as { code?: string }).code === "SQLITE_BUSY" || (error as { code?: string }).code === "SQLITE_LOCKED") {
+      throw new DataDirLockedError(
+        mode === "exclusive"
+          ? `A Cornerstone server (or npm run backup) is running on ${dataDir}`
+          : `A restore is running on ${dataDir}`,
+      );
+    }
+    throw error;
+  }
+  held.add(connection);
+  return {
+    release() {
+      if (!held.delete(connection)) return;
+      connection.close();
+    },
+  };
+}
+
+/**
+ * Scripts that write into DATA_DIR must run as its owner (the service's user): files root
+ * created there would be unreadable to the server. Null when fine, else what to do instead.
+ */
+export function wrongUserProblem(dataDir: string, processUid: number | undefined = process.getuid?.()): string | null {
+  let ownerUid: number;
+  try {
+    ownerUid = fs.statSync(dataDir).uid;
+  } catch {
+    return null; // Not there yet: whoever creates it owns it.
+  }
+  if (processUid === undefined || processUid !== 0 || ownerUid === 0) return null;
+  return (
+    `${dataDir} belongs to another user (uid ${ownerUid}); run this as that user, as the server runs, ` +
+    `for example: sudo -u cornerstone -H sh -c 'set -a && . /etc/cornerstone/cornerstone.env && exec npm run …' (docs/DEPLOY.md). Nothing was changed.`
+  );
+}

@@ -1,0 +1,78 @@
+// npm run backup [-- --out FILE]
+// Writes one .tar.gz backup of DATA_DIR's database and images, safely while the server runs.
+// Default: DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss.tar.gz (UTC). --out may name a file or a folder.
+import { statSync } from "node:fs";
+import path from "node:path";
+import { backupFileName, backupsDirOf } from "~/backups/backup-files.server";
+import { formatBytes } from "~/backups/backup-status";
+import { createBackup } from "~/backups/backup.server";
+import { parseEnv } from "~/env.server";
+import { systemClock } from "~/lib/clock";
+import { DataDirLockedError, lockDataDir, wrongUserProblem } from "~/lib/data-dir-lock.server";
+import { createLogger } from "~/lib/logger.server";
+import { openServices } from "../server/bootstrap";
+
+function outArgument(args: string[]): string | undefined {
+  const index = args.indexOf("--out");
+  if (index >= 0) {
+    const value = args[index + 1];
+    if (!value) throw new Error("--out needs a file name: npm run backup -- --out /path/to/backup.tar.gz");
+    return value;
+  }
+  return args.find((arg) => arg.startsWith("--out="))?.slice("--out=".length);
+}
+
+function targetPath(out: string | undefined, dataDir: string, now: Date): string {
+  if (!out) return path.join(backupsDirOf(dataDir), backupFileName(now));
+  const resolved = path.resolve(out);
+  try {
+    if (statSync(resolved).isDirectory()) return path.join(resolved, backupFileName(now));
+  } catch {
+    // Not there yet: a file name.
+  }
+  return resolved;
+}
+
+async function main() {
+  const env = parseEnv();
+  const out = outArgument(process.argv.slice(2));
+  const wrongUser = wrongUserProblem(env.DATA_DIR);
+  if (wrongUser) throw new Error(wrongUser);
+  // Shared with the server: a backup may run beside it, but not beside a restore.
+  const lock = lockDataDir(env.DATA_DIR, "shared");
+  // Logs (JSON) go to stderr; the outcome is printed below.
+  const logger = createLogger({ level: "warn", destination: process.stderr });
+  const services = await openServices(env, logger);
+  try {
+    const result = await createBackup(
+      { ...services, clock: systemClock },
+      {
+        purpose: "manual",
+        workDir: backupsDirOf(env.DATA_DIR),
+        destination: { kind: "file", path: targetPath(out, env.DATA_DIR, systemClock.now()) },
+      },
+    );
+    if (result.status === "skipped") {
+      console.error(result.reason);
+      process.exitCode = 1;
+      return;
+    }
+    const { manifest } = result;
+    const rows = Object.values(manifest.tables).reduce((sum, table) => sum + table.rows, 0);
+    console.log(
+      `Backup written: ${result.path} (${formatBytes(result.bytes)}: ${rows} rows in ${Object.keys(manifest.tables).length} tables, ` +
+        `${manifest.objects.count} image files, schema ${manifest.schema.migration})`,
+    );
+    if (manifest.missingObjects.length) {
+      console.error(`Warning: ${manifest.missingObjects.length} image file(s) the database refers to were missing from storage.`);
+    }
+  } finally {
+    await services.db.destroy();
+    lock.release();
+  }
+}
+
+main().catch((error: Error) => {
+  console.error(error instanceof DataDirLockedError ? `${error.message}: wait for it to finish.` : `The backup failed: ${error.message}`);
+  process.exit(1);
+});

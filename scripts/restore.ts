@@ -1,0 +1,49 @@
+// npm run restore -- FILE
+// Restores a backup into DATA_DIR. Stop the server first; run it as the service's user
+// (docs/DEPLOY.md shows the exact command). The data it replaces is kept under
+// DATA_DIR/backups/pre-restore-YYYYMMDD-HHmmss/.
+import path from "node:path";
+import { RestoreRefusedError, restoreBackup } from "~/backups/restore.server";
+import { parseEnv } from "~/env.server";
+import { wrongUserProblem } from "~/lib/data-dir-lock.server";
+
+async function main() {
+  const file = process.argv.slice(2).find((arg) => !arg.startsWith("--"));
+  if (!file) {
+    console.error("Usage: npm run restore -- /path/to/cornerstone-YYYYMMDD-HHmmss.tar.gz");
+    process.exit(2);
+  }
+  const env = parseEnv();
+  const wrongUser = wrongUserProblem(env.DATA_DIR);
+  if (wrongUser) {
+    console.error(wrongUser);
+    process.exit(1);
+  }
+  console.log(`Checking ${file} …`);
+  const result = await restoreBackup({ dataDir: env.DATA_DIR, file: path.resolve(file) });
+  const { manifest } = result;
+  const tables = Object.entries(result.rows)
+    .map(([table, rows]) => `${table} ${rows}`)
+    .join(", ");
+  console.log(
+    `Restored ${path.basename(file)} (made ${manifest.createdAt} by Cornerstone ${manifest.appVersion}, schema ${manifest.schema.migration}) into ${env.DATA_DIR}.`,
+  );
+  console.log(`  Rows: ${tables}. Image files: ${result.objects}.`);
+  if (result.migrationsApplied.length) console.log(`  Then ran the newer migrations: ${result.migrationsApplied.join(", ")}.`);
+  console.log(
+    result.previousKeptAt
+      ? `The previous database and uploads are kept in ${result.previousKeptAt}`
+      : "There was no previous database or uploads folder to keep.",
+  );
+  console.log("Sessions are never restored: everyone signs in again.");
+  console.log(
+    `The administrator's password is now the one it was when the backup was made (${manifest.createdAt}).` +
+      (env.ADMIN_PASSWORD ? " ADMIN_PASSWORD is set, so the server sets that password again when it starts." : ""),
+  );
+  console.log("Start the server again (for example: sudo systemctl start cornerstone).");
+}
+
+main().catch((error: Error) => {
+  console.error(error instanceof RestoreRefusedError ? error.message : `The restore failed: ${error.message}. The live data was left as it was.`);
+  process.exit(1);
+});

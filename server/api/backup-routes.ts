@@ -1,0 +1,67 @@
+import { Router } from "express";
+import { backupsDirOf } from "~/backups/backup-files.server";
+import { readBackupStatus } from "~/backups/backup-state.server";
+import { createBackup } from "~/backups/backup.server";
+import { systemClock, type Clock } from "~/lib/clock";
+import type { AppServices } from "~/services.server";
+import { HttpError } from "../http-error";
+
+/** /api/admin/backups: the dashboard's backup status and the Download backup button. */
+export function backupRoutes(services: AppServices, options: { clock?: Clock } = {}): Router {
+  const clock = options.clock ?? systemClock;
+  const router = Router();
+
+  router.get("/status", async (_req, res) => {
+    res.json(
+      await readBackupStatus(
+        { db: services.db, clock },
+        { intervalHours: services.env.BACKUP_INTERVAL_HOURS, keep: services.env.BACKUP_KEEP },
+      ),
+    );
+  });
+
+  // A fresh backup streamed to the owner's device, so that a copy lives off the server.
+  router.get("/download", async (req, res) => {
+    // A GET, so the cross-site check of state-changing requests does not cover it: another
+    // site must not be able to make the owner's browser start backups.
+    const fetchSite = req.get("sec-fetch-site");
+    if (fetchSite === "cross-site" || fetchSite === "same-site") throw new HttpError(403, "Cross-site requests are not allowed");
+
+    const cancelled = new AbortController();
+    res.on("close", () => {
+      if (!res.writableFinished) cancelled.abort(new Error("The download was cancelled"));
+    });
+    try {
+      await createBackup(
+        { ...services, clock },
+        {
+          purpose: "download",
+          workDir: backupsDirOf(services.env.DATA_DIR),
+          signal: cancelled.signal,
+          destination: {
+            kind: "stream",
+            open: ({ fileName }) => {
+              res.status(200).set({
+                "Content-Type": "application/gzip",
+                "Content-Disposition": `attachment; filename="${fileName}"`,
+                "Cache-Control": "no-store",
+              });
+              return res;
+            },
+          },
+        },
+      );
+    } catch (error) {
+      if (!res.headersSent) {
+        if (cancelled.signal.aborted) return;
+        throw new HttpError(500, "The backup could not be made. Please try again; if it keeps failing, check the server's log.");
+      }
+      // Part of the archive is out: cut the connection, so the browser reports a failed download
+      // rather than saving a truncated file as if it were whole.
+      services.logger.warn({ err: error }, "backup download ended early");
+      res.destroy();
+    }
+  });
+
+  return router;
+}

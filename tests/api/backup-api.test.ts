@@ -1,0 +1,162 @@
+import fs from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import supertest from "supertest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isBackupRunning } from "~/backups/backup-lease.server";
+import { ensureBackupState, readBackupStatus, recordBackupSuccess } from "~/backups/backup-state.server";
+import { DOWNLOAD_REMINDER_DAYS } from "~/backups/backup-status";
+import { verifyArchive } from "~/backups/restore.server";
+import { seedDemoGallery } from "~/galleries/demo-images.server";
+import { createManualClock, systemClock } from "~/lib/clock";
+import type { ObjectStorage } from "~/storage/storage.server";
+import { createApp } from "../../server/app";
+import { ADMIN, createAdminContext, type AdminContext } from "./helpers";
+
+let ctx: AdminContext;
+beforeEach(async () => {
+  ctx = await createAdminContext();
+  await seedDemoGallery(ctx.services, "traditional", 1, { width: 480, height: 320 });
+});
+afterEach(async () => {
+  await ctx.close();
+});
+
+const DAY = 24 * 60 * 60 * 1000;
+
+describe("GET /api/admin/backups/status and /download", () => {
+  it("are for the signed-in administrator only", async () => {
+    for (const url of ["/api/admin/backups/status", "/api/admin/backups/download"]) {
+      const res = await ctx.api.get(url).expect(401);
+      expect(res.body).toEqual({ message: "Unauthorized" });
+    }
+  });
+
+  it("status: nothing yet on a new site", async () => {
+    const res = await ctx.admin.get("/api/admin/backups/status").expect(200);
+    expect(res.headers["cache-control"]).toBe("no-store");
+    expect(res.body).toEqual({
+      lastBackup: null,
+      problem: null,
+      lastDownloadAt: null,
+      downloadReminder: false,
+      schedule: { intervalHours: 24, keep: 7, nextDueAt: null },
+      running: false,
+    });
+  });
+
+  it("download: streams a fresh, complete backup named like the files, no-store; the dashboard then shows it", async () => {
+    const res = await ctx.admin
+      .get("/api/admin/backups/download")
+      .buffer(true)
+      .parse((response, callback) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => callback(null, Buffer.concat(chunks)));
+      })
+      .expect(200);
+    expect(res.headers["content-type"]).toBe("application/gzip");
+    // Already compressed: never compressed again on the way.
+    expect(res.headers["content-encoding"]).toBeUndefined();
+    expect(res.headers["cache-control"]).toBe("no-store");
+    const disposition = res.headers["content-disposition"] as string;
+    expect(disposition).toMatch(/^attachment; filename="cornerstone-\d{8}-\d{6}\.tar\.gz"$/);
+    const fileName = /filename="([^"]+)"/.exec(disposition)![1]!;
+
+    const saved = path.join(ctx.dataDir, "downloaded.tar.gz");
+    await fs.writeFile(saved, res.body as Buffer);
+    const manifest = await verifyArchive(saved);
+    expect(manifest.tables.gallery_images!.rows).toBe(1);
+    expect(manifest.tables.users!.rows).toBe(1);
+    expect(manifest.objects.count).toBeGreaterThan(3);
+    // Nothing of it stays on the server.
+    expect((await fs.readdir(path.join(ctx.dataDir, "backups"))).filter((n) => !n.startsWith("."))).toEqual([]);
+
+    const status = (await ctx.admin.get("/api/admin/backups/status").expect(200)).body;
+    expect(status.lastBackup).toMatchObject({ fileName, bytes: (res.body as Buffer).length });
+    expect(Date.now() - Date.parse(status.lastDownloadAt)).toBeLessThan(60_000);
+    expect(status.downloadReminder).toBe(false);
+    expect(status.running).toBe(false);
+  });
+
+  it("download: refused when another site starts it", async () => {
+    const res = await ctx.admin.get("/api/admin/backups/download").set("Sec-Fetch-Site", "cross-site").expect(403);
+    expect(res.body).toEqual({ message: "Cross-site requests are not allowed" });
+  });
+
+  it("download cancelled by the browser: the backup stops, its lease is released, and it counts neither as a download nor as a failure", async () => {
+    let reached = () => {};
+    const objectsReached = new Promise<void>((resolve) => (reached = resolve));
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slowStorage: ObjectStorage = {
+      ...ctx.services.storage,
+      async read(key) {
+        reached();
+        await gate;
+        return ctx.services.storage.read(key);
+      },
+    };
+    const app = createApp({ ...ctx.services, storage: slowStorage });
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const login = await supertest(app).post("/api/login").send(ADMIN).expect(200);
+      const cookie = ([] as string[]).concat(login.headers["set-cookie"] ?? [])[0]!.split(";")[0]!;
+      const controller = new AbortController();
+      const download = fetch(`${base}/api/admin/backups/download`, { headers: { Cookie: cookie }, signal: controller.signal }).then(
+        async (res) => {
+          await res.arrayBuffer();
+        },
+      );
+      await objectsReached;
+      controller.abort();
+      await download.catch(() => {});
+      release();
+      await expect.poll(() => isBackupRunning({ db: ctx.services.db, clock: systemClock })).toBe(false);
+      const status = await readBackupStatus({ db: ctx.services.db, clock: systemClock }, { intervalHours: 24, keep: 7 });
+      expect(status).toMatchObject({ lastDownloadAt: null, lastBackup: null, problem: null });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe("the 30-day download reminder", () => {
+  it("appears 30 days after the last download (or after the site began keeping backups, when there was none)", async () => {
+    const clock = createManualClock("2026-02-01T00:00:00.000Z");
+    const services = { db: ctx.services.db, clock };
+    const schedule = { intervalHours: 24, keep: 7 };
+    await ensureBackupState(services);
+    clock.advance(DOWNLOAD_REMINDER_DAYS * DAY - 1);
+    expect((await readBackupStatus(services, schedule)).downloadReminder).toBe(false);
+    clock.advance(1);
+    expect((await readBackupStatus(services, schedule)).downloadReminder).toBe(true);
+
+    // A scheduled backup on the server does not count: only a copy taken off it.
+    await recordBackupSuccess(services, { finishedAt: clock.now(), bytes: 10, fileName: "cornerstone-x.tar.gz", download: false });
+    expect((await readBackupStatus(services, schedule)).downloadReminder).toBe(true);
+    await recordBackupSuccess(services, { finishedAt: clock.now(), bytes: 10, fileName: "cornerstone-y.tar.gz", download: true });
+    expect((await readBackupStatus(services, schedule)).downloadReminder).toBe(false);
+    clock.advance(DOWNLOAD_REMINDER_DAYS * DAY);
+    expect((await readBackupStatus(services, schedule)).downloadReminder).toBe(true);
+  });
+
+  it("reaches the dashboard through the status endpoint", async () => {
+    const longAgo = new Date(Date.now() - 31 * DAY).toISOString();
+    await ensureBackupState({ db: ctx.services.db, clock: systemClock });
+    await ctx.services.db.updateTable("backup_state").set({ last_download_at: longAgo }).execute();
+    const res = await ctx.admin.get("/api/admin/backups/status").expect(200);
+    expect(res.body).toMatchObject({ lastDownloadAt: longAgo, downloadReminder: true });
+  });
+});
+
+describe("the download's temporary files", () => {
+  it("live under DATA_DIR/backups and are gone afterwards", async () => {
+    await ctx.admin.get("/api/admin/backups/download").expect(200);
+    // The response can end a moment before the clean-up that follows it.
+    await expect.poll(() => fs.readdir(path.join(ctx.dataDir, "backups"))).toEqual([]);
+  });
+});

@@ -1,0 +1,105 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashTree, rewriteArchive } from "../support/backup-archives";
+import { createSite, dumpSite, openSite, type SiteDump } from "../support/backup-site";
+
+/** `npm run backup` and `npm run restore` as a person runs them: separate processes, real files. */
+function run(script: "backup" | "restore", args: string[], dataDir: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", `scripts/${script}.ts`, ...args], {
+      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "silent", ADMIN_PASSWORD: "", ADMIN_USERNAME: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.once("exit", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+let dataDir: string;
+let dump: SiteDump;
+const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-backup-cli-"));
+beforeAll(async () => {
+  const site = await createSite({ galleries: { traditional: 1, landscaping: 1 }, enquiries: 4 });
+  dataDir = site.dataDir;
+  dump = await dumpSite(site.services);
+  await site.services.db.destroy();
+}, 60_000);
+afterAll(async () => {
+  await fs.rm(dataDir, { recursive: true, force: true });
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+describe("npm run backup", () => {
+  it("writes DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss.tar.gz by default and says what it wrote", async () => {
+    const result = await run("backup", [], dataDir);
+    expect(result.status, result.stderr).toBe(0);
+    const match = /Backup written: (\S+cornerstone-\d{8}-\d{6}\.tar\.gz) \(.+: \d+ rows in \d+ tables, \d+ image files, schema \S+\)/.exec(result.stdout);
+    expect(match, result.stdout).not.toBeNull();
+    expect(path.dirname(match![1]!)).toBe(path.join(dataDir, "backups"));
+    const stat = await fs.stat(match![1]!);
+    // Readable by the service's user only: it holds the password hash and the enquiries.
+    expect(stat.mode & 0o777).toBe(0o600);
+  });
+
+  it("--out FILE writes there; --out FOLDER writes the usual name into it", async () => {
+    const file = path.join(tmp, "chosen.tar.gz");
+    expect((await run("backup", ["--out", file], dataDir)).status).toBe(0);
+    await fs.access(file);
+    const folder = path.join(tmp, "folder");
+    await fs.mkdir(folder);
+    expect((await run("backup", ["--out", folder], dataDir)).status).toBe(0);
+    expect(await fs.readdir(folder)).toEqual([expect.stringMatching(/^cornerstone-\d{8}-\d{6}\.tar\.gz$/)]);
+  });
+});
+
+describe("npm run restore", () => {
+  it("restores, and says where the previous data is kept, that sessions are gone and whose password now applies", async () => {
+    const file = path.join(tmp, "for-restore.tar.gz");
+    expect((await run("backup", ["--out", file], dataDir)).status).toBe(0);
+    const target = path.join(tmp, "restore-target");
+    await fs.cp(dataDir, target, { recursive: true });
+
+    const result = await run("restore", [file], target);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/Restored for-restore\.tar\.gz \(made \S+ by Cornerstone 1\.0\.0, schema \S+\)/);
+    expect(result.stdout).toMatch(/The previous database and uploads are kept in \S+\/backups\/pre-restore-\d{8}-\d{6}/);
+    expect(result.stdout).toMatch(/Sessions are never restored: everyone signs in again/);
+    expect(result.stdout).toMatch(/The administrator's password is now the one it was when the backup was made/);
+    const restored = await openSite(target);
+    try {
+      expect(await dumpSite(restored)).toEqual(dump);
+    } finally {
+      await restored.db.destroy();
+    }
+  });
+
+  it("a tampered backup: exit code 1, names what is wrong, changes nothing", async () => {
+    const file = path.join(tmp, "to-tamper.tar.gz");
+    expect((await run("backup", ["--out", file], dataDir)).status).toBe(0);
+    const tampered = path.join(tmp, "tampered.tar.gz");
+    await rewriteArchive(file, tampered, (entries) => {
+      const entry = entries.find((e) => e.name.startsWith("objects/originals/"))!;
+      entry.data = Buffer.concat([entry.data, Buffer.from("!")]);
+    });
+    const before = await hashTree(dataDir);
+    const result = await run("restore", [tampered], dataDir);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/objects\/originals\/\S+ has \d+ bytes; the manifest says \d+\. The file was changed or damaged\.\s+Nothing was changed\./);
+    const after = await hashTree(dataDir);
+    delete after["server.lock"];
+    delete before["server.lock"];
+    expect(after).toEqual(before);
+  });
+
+  it("without a file: shows how to use it", async () => {
+    const result = await run("restore", [], dataDir);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/Usage: npm run restore -- \/path\/to\/cornerstone-YYYYMMDD-HHmmss\.tar\.gz/);
+  });
+});
