@@ -21,6 +21,8 @@ export type AppServices = {
   };
   /** Called after any write that changes what public pages show. */
   publicContentChanged(): void;
+  /** Closes the database, storage and change-feed connections. */
+  close(): Promise<void>;
 };
 
 declare module "react-router" {
@@ -40,8 +42,10 @@ export function createServices(parts: {
   storage: ObjectStorage;
   /** The server passes its public-page cache invalidation here. */
   onPublicContentChanged?: () => void;
+  /** Closes what the services hold; by default the database. */
+  close?: () => Promise<void>;
 }): AppServices {
-  const { onPublicContentChanged, ...rest } = parts;
+  const { onPublicContentChanged, close, ...rest } = parts;
   return {
     ...rest,
     limits: {
@@ -49,5 +53,6 @@ export function createServices(parts: {
       login: createRateLimiter({ limit: 5, windowMs: 15 * 60_000 }),
     },
     publicContentChanged: onPublicContentChanged ?? (() => {}),
+    close: close ?? (() => rest.db.destroy()),
   };
 }

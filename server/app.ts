@@ -38,7 +38,13 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
 
   app.use(requestLogger(services.logger));
   app.use(assignNonce);
-  app.use(securityHeaders({ development }));
+  app.use(
+    securityHeaders({
+      development,
+      uploadOrigins: services.storage.uploadOrigins,
+      mediaOrigins: services.env.MEDIA_BASE_URL ? [new URL(services.env.MEDIA_BASE_URL).origin] : [],
+    }),
+  );
   app.use(hstsOverHttps);
   app.use(permissionsPolicy);
   app.use(compression());

@@ -5,7 +5,7 @@ import { InvalidEnvironmentError, parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
 import { pruneStaleUploads } from "~/uploads/uploads.server";
 import { createRequestListener } from "./app";
-import { openServices } from "./bootstrap";
+import { isStartupCheckError, openServices } from "./bootstrap";
 import { createPageCache } from "./page-cache";
 import type { ReactRouterBuild } from "./react-router-handler";
 
@@ -33,8 +33,17 @@ export async function startServer(options: {
   const logger = createLogger({ level: env.LOG_LEVEL });
   // Development renders every page afresh, so edits to the code show at once.
   const pageCache = options.mode === "production" ? createPageCache() : undefined;
-  const services = await openServices(env, logger, { onPublicContentChanged: () => pageCache?.clear() });
-  const { db } = services;
+  let services;
+  try {
+    services = await openServices(env, logger, { onPublicContentChanged: () => pageCache?.clear() });
+  } catch (error) {
+    if (isStartupCheckError(error)) {
+      // Refuse to start: the message says what to fix.
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
 
   const admin = await ensureAdministrator(services, { username: env.ADMIN_USERNAME, password: env.ADMIN_PASSWORD });
   if (admin.generatedPassword) {
@@ -91,7 +100,7 @@ export async function startServer(options: {
     server.close(async () => {
       clearTimeout(force);
       clearInterval(sweep);
-      await db.destroy();
+      await services.close();
       logger.info("stopped");
       process.exit(0);
     });

@@ -54,7 +54,7 @@ export interface SessionsTable {
 
 export interface UploadsTable {
   id: string;
-  /** pending → completed → used */
+  /** See UploadStatus in app/uploads/uploads.server.ts. */
   status: string;
   storage_key: string;
   content_type: string | null;
@@ -64,6 +64,12 @@ export interface UploadsTable {
   completed_at: string | null;
 }
 
+/** Generated secrets shared by every instance (issue 12), e.g. the upload-signing key. */
+export interface SecretsTable {
+  name: string;
+  value: string;
+  created_at: string;
+}
 
 export interface DatabaseSchema {
   content_entries: ContentEntriesTable;
@@ -72,6 +78,7 @@ export interface DatabaseSchema {
   users: UsersTable;
   sessions: SessionsTable;
   uploads: UploadsTable;
+  secrets: SecretsTable;
 }
 
 export type ContentEntryRow = Selectable<ContentEntriesTable>;
