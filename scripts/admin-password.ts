@@ -52,7 +52,7 @@ async function main() {
   try {
     await setAdministratorCredentials(services, { username, password });
   } finally {
-    await services.db.destroy();
+    await services.close();
   }
   console.log(`The admin password was changed${username ? ` (username: ${username})` : ""}. All sessions were signed out.`);
 }

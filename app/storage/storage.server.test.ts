@@ -217,3 +217,40 @@ describe("local storage: signed upload targets", () => {
     await expect(storage.createUploadTarget("a/b", expiresAt)).rejects.toThrow(InvalidStorageKeyError);
   });
 });
+
+describe("local storage: what registration and the start-up check use", () => {
+  it("sizes an object, reads its first bytes and moves it", async () => {
+    await storage.write("originals/a-1", Readable.from([Buffer.from("0123456789")]));
+    expect(await storage.stat("originals/a-1")).toEqual({ bytes: 10 });
+    expect(await storage.readHead("originals/a-1", 4)).toEqual(Buffer.from("0123"));
+    expect(await storage.readHead("originals/a-1", 32)).toEqual(Buffer.from("0123456789"));
+    await storage.move("originals/a-1", "archive/b-2");
+    expect(await storage.stat("originals/a-1")).toBeNull();
+    expect(await storage.readHead("originals/a-1", 4)).toBeNull();
+    expect(await storage.stat("archive/b-2")).toEqual({ bytes: 10 });
+    await expect(storage.move("originals/none", "originals/x")).rejects.toThrow();
+  });
+
+  it("recognises its own upload URLs, on this site's origins only", async () => {
+    const own = ["http://127.0.0.1:3000", "https://stone.example.nz"];
+    const { uploadURL } = await storage.createUploadTarget("abc-123", new Date(Date.now() + 60_000));
+    expect(storage.objectIdFromUploadUrl(new URL(uploadURL, own[0]), own)).toBe("abc-123");
+    expect(storage.objectIdFromUploadUrl(new URL(uploadURL, own[1]), own)).toBe("abc-123");
+    expect(storage.objectIdFromUploadUrl(new URL(uploadURL, "https://evil.example"), own)).toBeNull();
+    expect(storage.objectIdFromUploadUrl(new URL("/media/abc-123", own[0]), own)).toBeNull();
+    expect(storage.uploadMode).toBe("via-server");
+    expect(storage.uploadOrigins).toEqual([]);
+  });
+
+  it("passes the start-up check on a writable directory, leaving nothing behind", async () => {
+    await expect(storage.check({ siteOrigin: "http://127.0.0.1:3000" })).resolves.toBeUndefined();
+    expect(await allFiles()).toEqual([]);
+  });
+
+  it("fails the start-up check with a clear message when the directory cannot be written", async () => {
+    const blocked = path.join(rootDir, "not-a-directory");
+    await import("node:fs/promises").then((fs) => fs.writeFile(blocked, "a file where the storage root should be"));
+    const broken = createLocalStorage({ rootDir: blocked, signingSecret: SECRET });
+    await expect(broken.check({ siteOrigin: "http://127.0.0.1:3000" })).rejects.toThrow(/Cannot write and read files in .*DATA_DIR/s);
+  });
+});

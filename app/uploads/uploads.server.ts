@@ -120,7 +120,8 @@ export async function claimDirectUpload(services: Services, id: string, now = ne
   await storage.move(upload.storage_key, originalKey);
   const original = await storage.stat(originalKey);
   if (!original || original.bytes > MAX_UPLOAD_BYTES) return refuse([originalKey], "too-large");
-  const head = await storage.readHead(originalKey, HEAD_BYTES);
+  // An empty object has no first bytes (S3 answers a ranged GET of one with 416).
+  const head = original.bytes > 0 ? await storage.readHead(originalKey, HEAD_BYTES) : null;
   const contentType = head ? sniffImageType(head) : null;
   if (!contentType) return refuse([originalKey], "not-an-image");
   await db
@@ -131,6 +132,9 @@ export async function claimDirectUpload(services: Services, id: string, now = ne
   return { status: "claimed", originalKey, contentType, bytes: original.bytes };
 }
 
+/** A PUT that started before its URL expired may still be arriving for a while after. */
+const EXPIRY_GRACE_MS = 60 * 60 * 1000;
+
 /**
  * Housekeeping: forgets URLs never used (deleting anything uploaded to
  * them), deletes originals uploaded but never added to a gallery (also those
@@ -139,14 +143,14 @@ export async function claimDirectUpload(services: Services, id: string, now = ne
  */
 export async function pruneStaleUploads(services: Services, now = new Date()): Promise<number> {
   const { db, storage } = services;
-  const nowIsoString = now.toISOString();
+  const expiredBefore = new Date(now.getTime() - EXPIRY_GRACE_MS).toISOString();
   const dayAgo = new Date(now.getTime() - 24 * 60 * 60 * 1000).toISOString();
   const stale = await db
     .selectFrom("uploads")
     .select(["id", "storage_key", "status"])
     .where((eb) =>
       eb.or([
-        eb.and([eb("status", "in", ["pending", "failed", "used"]), eb("expires_at", "<", nowIsoString)]),
+        eb.and([eb("status", "in", ["pending", "failed", "used"]), eb("expires_at", "<", expiredBefore)]),
         eb.and([eb("status", "in", ["completed", "receiving", "registering"]), eb("created_at", "<", dayAgo)]),
       ]),
     )

@@ -289,6 +289,13 @@ describe("uploads straight to the bucket (S3)", () => {
     expect(await uploadStatus()).toBe("failed");
   });
 
+  it("answers 415 at registration for an empty file, and deletes it", async () => {
+    const url = await newUploadUrl();
+    expect((await putFile(url, Buffer.alloc(0))).status).toBe(200);
+    expect((await register(url)).status).toBe(415);
+    expect(await ctx.storedKeys("")).toEqual([]);
+  });
+
   it("accepts exactly 20,971,520 bytes", async () => {
     const url = await newUploadUrl();
     expect((await putFile(url, await jpegOfSize(MAX_UPLOAD_BYTES))).status).toBe(200);

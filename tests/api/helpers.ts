@@ -4,8 +4,9 @@ import path from "node:path";
 import supertest from "supertest";
 import { inject } from "vitest";
 import { parseEnv } from "~/env.server";
-import { createLogger } from "~/lib/logger.server";
-import { createApp } from "../../server/app";
+import { createLogger, type Logger } from "~/lib/logger.server";
+import { createApp, createRequestListener } from "../../server/app";
+import { createPageCache } from "../../server/page-cache";
 import { openServices } from "../../server/bootstrap";
 import { createTestBucket, createTestDatabase, s3Env, type TestBucket } from "../support/backends";
 
@@ -36,7 +37,7 @@ async function keysUnder(root: string, prefix: string): Promise<string[]> {
  */
 export async function createTestContext(
   envOverrides: Record<string, string> = {},
-  options: { database?: DatabaseKind; storage?: StorageKind } = {},
+  options: { database?: DatabaseKind; storage?: StorageKind; logger?: Logger } = {},
 ) {
   const backends = inject("backends");
   const database = options.database ?? defaultBackend().database;
@@ -50,8 +51,7 @@ export async function createTestContext(
   try {
     const backendEnv: Record<string, string> = {};
     if (database === "postgres") {
-      if (!backends.postgresUrl) throw new Error("This test needs PostgreSQL: run it with TEST_BACKEND=postgres-s3");
-      const db = await createTestDatabase(backends.postgresUrl, { template: backends.postgresTemplate ?? undefined });
+      const db = await createTestDatabase(backends.postgresUrl, { template: backends.postgresTemplate });
       cleanups.push(db.drop);
       backendEnv.DATABASE_URL = db.url;
     }
@@ -62,23 +62,35 @@ export async function createTestContext(
       cleanups.push(bucket.remove);
       Object.assign(backendEnv, s3Env(backends.s3Endpoint, bucket.name));
     }
-    const env = parseEnv({ ...base, ...backendEnv, ...envOverrides });
+    /** The settings as a process would get them (for child processes: scripts, servers). */
+    const envVars = { ...base, ...backendEnv, ...envOverrides };
+    const env = parseEnv(envVars);
 
-    /** One instance of the server: its own services (connections, caches) over the shared back end. */
-    const openInstance = async () => {
+    /**
+     * One instance of the server: its own services (connections, caches) over
+     * the shared back end. With `pageCache`, it answers as the server does:
+     * cached public reads first, emptied by writes here or on other instances.
+     */
+    const openInstance = async (instanceOptions: { pageCache?: boolean } = {}) => {
       let publicChanges = 0;
-      const services = await openServices(env, createLogger({ level: env.LOG_LEVEL }), {
-        onPublicContentChanged: () => (publicChanges += 1),
+      const pageCache = instanceOptions.pageCache ? createPageCache() : undefined;
+      const services = await openServices(env, options.logger ?? createLogger({ level: env.LOG_LEVEL }), {
+        onPublicContentChanged: () => {
+          publicChanges += 1;
+          pageCache?.clear();
+        },
       });
       cleanups.push(() => services.close());
       const app = createApp(services);
-      return { app, services, api: supertest(app), publicChanges: () => publicChanges };
+      const listener = pageCache ? createRequestListener(services, { pageCache }) : app;
+      return { app, services, pageCache, api: supertest(listener), publicChanges: () => publicChanges };
     };
 
     const first = await openInstance();
     return {
       ...first,
       env,
+      envVars,
       dataDir,
       backend: { database, storage },
       bucket,

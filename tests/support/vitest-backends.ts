@@ -1,11 +1,12 @@
 /**
  * Vitest global setup: the back ends for one run. `TEST_BACKEND` chooses
- * what the API tests run on (decision 0039):
+ * what the API tests run on by default (decision 0039):
  *   sqlite-disk (default)  a SQLite file and the local disk, as a default install
  *   postgres-s3            PostgreSQL 15 and an S3 bucket, as a scaled-out install
- * The S3 server starts in both (tests of the presigned-upload protocol use it
- * whatever the switch), PostgreSQL only for postgres-s3. Each test context
- * then makes its own database and bucket (tests/api/helpers.ts).
+ * A throwaway PostgreSQL cluster and an S3 server start in both runs: tests of
+ * one engine's own behaviour (presigned uploads, advisory locks, NOTIFY
+ * across instances) ask for it explicitly, whatever the switch. Each test
+ * context makes its own database and bucket (tests/api/helpers.ts).
  */
 import type { TestProject } from "vitest/node";
 import { migrateToLatest, openPostgresDatabase } from "~/db/database.server";
@@ -17,10 +18,10 @@ export type TestBackend = (typeof TEST_BACKENDS)[number];
 export type ProvidedBackends = {
   testBackend: TestBackend;
   s3Endpoint: string;
-  /** The cluster's maintenance database (for CREATE DATABASE); null without PostgreSQL. */
-  postgresUrl: string | null;
+  /** The cluster's maintenance database (for CREATE DATABASE). */
+  postgresUrl: string;
   /** A database with every migration applied, copied for each test context. */
-  postgresTemplate: string | null;
+  postgresTemplate: string;
 };
 
 declare module "vitest" {
@@ -38,33 +39,31 @@ export default async function setup(project: TestProject) {
   await sweepStaleBackends();
 
   const s3 = await startS3Server();
-  let stopPostgres = async () => {};
-  let postgresUrl: string | null = null;
-  let postgresTemplate: string | null = null;
+  const cluster = await startPostgresCluster().catch(async (error: unknown) => {
+    await s3.stop();
+    throw error;
+  });
+  const postgresUrl = cluster.url();
+  let postgresTemplate: string;
   try {
-    if (testBackend === "postgres-s3") {
-      const cluster = await startPostgresCluster();
-      stopPostgres = cluster.stop;
-      postgresUrl = cluster.url();
-      // Migrate once; every test database is a copy of this one.
-      const template = await createTestDatabase(postgresUrl);
-      const db = openPostgresDatabase(template.url);
-      try {
-        await migrateToLatest(db);
-      } finally {
-        await db.destroy();
-      }
-      postgresTemplate = template.name;
+    // Migrate once; every test database is a copy of this one.
+    const template = await createTestDatabase(postgresUrl);
+    const db = openPostgresDatabase(template.url);
+    try {
+      await migrateToLatest(db);
+    } finally {
+      await db.destroy();
     }
+    postgresTemplate = template.name;
   } catch (error) {
     await s3.stop();
-    await stopPostgres();
+    await cluster.stop();
     throw error;
   }
 
   project.provide("backends", { testBackend, s3Endpoint: s3.endpoint, postgresUrl, postgresTemplate });
   return async () => {
     await s3.stop();
-    await stopPostgres();
+    await cluster.stop();
   };
 }
