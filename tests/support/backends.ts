@@ -292,3 +292,52 @@ export async function createTestBucket(endpoint: string, options: { siteOrigins:
     },
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Both at once, for servers started as processes (browser tests, the bench)
+
+export type ScaledBackends = {
+  cluster: PostgresCluster;
+  s3: S3Server;
+  /**
+   * A fresh database and bucket for servers reached at `siteUrls` (their
+   * origins go in the bucket's CORS rule): the settings to start them with
+   * (DATABASE_URL, S3_*), and their removal.
+   */
+  provision(siteUrls: string[]): Promise<{ env: Record<string, string>; database: TestDatabase; bucket: TestBucket; remove(): Promise<void> }>;
+  stop(): Promise<void>;
+};
+
+export async function startScaledBackends(): Promise<ScaledBackends> {
+  await sweepStaleBackends();
+  const s3 = await startS3Server();
+  const cluster = await startPostgresCluster().catch(async (error: unknown) => {
+    await s3.stop();
+    throw error;
+  });
+  return {
+    cluster,
+    s3,
+    async provision(siteUrls) {
+      const database = await createTestDatabase(cluster.url());
+      const siteOrigins = siteUrls.map((url) => new URL(url).origin);
+      const bucket = await createTestBucket(s3.endpoint, { siteOrigins }).catch(async (error: unknown) => {
+        await database.drop();
+        throw error;
+      });
+      return {
+        env: { DATABASE_URL: database.url, ...s3Env(s3.endpoint, bucket.name) },
+        database,
+        bucket,
+        async remove() {
+          await bucket.remove().catch(() => {});
+          await database.drop().catch(() => {});
+        },
+      };
+    },
+    async stop() {
+      await s3.stop();
+      await cluster.stop();
+    },
+  };
+}

@@ -55,11 +55,16 @@ export async function waitUntilHealthy(url: string, child: ChildProcess, output:
  * `prepare` runs against the empty data directory first (e.g. to seed images).
  */
 export async function startTestServer(
-  options: { env?: Record<string, string>; prepare?: (dataDir: string) => Promise<void> } = {},
+  options: {
+    env?: Record<string, string>;
+    prepare?: (dataDir: string) => Promise<void>;
+    /** A port chosen beforehand (when something must know the server's URL before it starts). */
+    port?: number;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-e2e-"));
   if (options.prepare) await options.prepare(dataDir);
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   let log = "";
   const child = spawn(process.execPath, [SERVER_ENTRY], {
