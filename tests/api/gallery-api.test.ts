@@ -237,6 +237,9 @@ describe("uploads straight to the bucket (S3)", () => {
     expect(await ctx.storedKeys("originals/")).toEqual([]);
     const id = keyOf(url).split("/").pop();
     await ctx.api.get(`/media/${id}`).expect(404);
+    // This server takes no uploads itself with a bucket: its own upload path refuses every URL.
+    const res = await ctx.admin.put(`/api/uploads/${id}?expires=${Date.now() + 60_000}&signature=${"0".repeat(64)}`).send(Buffer.from("x"));
+    expect(res.status).toBe(403);
   });
 
   it("registration moves the original to a private key, and a reused URL cannot replace it", async () => {
