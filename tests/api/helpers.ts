@@ -52,14 +52,15 @@ export async function createTestContext(
     const backendEnv: Record<string, string> = {};
     if (database === "postgres") {
       const db = await createTestDatabase(backends.postgresUrl, { template: backends.postgresTemplate });
-      cleanups.push(db.drop);
+      // Not awaited: the next test need not wait for it, and the run's teardown removes the whole cluster.
+      cleanups.push(async () => void db.drop().catch(() => {}));
       backendEnv.DATABASE_URL = db.url;
     }
     let bucket: TestBucket | null = null;
     const base = { DATA_DIR: dataDir, LOG_LEVEL: "silent", NODE_ENV: "test", ...envOverrides };
     if (storage === "s3") {
       bucket = await createTestBucket(backends.s3Endpoint, { siteOrigins: [new URL(parseEnv(base).SITE_URL).origin] });
-      cleanups.push(bucket.remove);
+      cleanups.push(async () => void bucket!.remove().catch(() => {}));
       Object.assign(backendEnv, s3Env(backends.s3Endpoint, bucket.name));
     }
     /** The settings as a process would get them (for child processes: scripts, servers). */
