@@ -87,7 +87,15 @@ export async function createS3Storage(config: S3StorageConfig): Promise<ObjectSt
     getSignedUrl(client, new PutObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: expiresInSeconds });
 
   // Where this bucket's objects live, as the presigner writes it (path or virtual-host style).
-  const probeUrl = new URL(await presignPut(`${INCOMING_PREFIX}x`, 60));
+  let probeUrl: URL;
+  try {
+    probeUrl = new URL(await presignPut(`${INCOMING_PREFIX}x`, 60));
+  } catch (error) {
+    throw new StorageCheckError(
+      `Cannot sign requests for the S3 bucket "${bucket}": ${describe(error)}\n` +
+        "Set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or give this machine credentials the AWS SDK finds (environment, instance role).",
+    );
+  }
   const incomingBase = `${probeUrl.origin}${probeUrl.pathname.slice(0, -1)}`;
   const bucketOrigin = probeUrl.origin;
 
