@@ -23,6 +23,10 @@ import { parseJsonBody } from "./validation";
 /** Uploads beyond the limit are read and thrown away up to this point, so the client sees the 413. */
 const DRAIN_LIMIT_BYTES = 3 * MAX_UPLOAD_BYTES;
 
+const TOO_LARGE_MESSAGE = "The file is too large. Maximum size is 20MB";
+const NOT_AN_IMAGE_MESSAGE = "The file is not a supported image (JPEG, PNG, WebP, AVIF or GIF)";
+const NOT_COMPLETED_MESSAGE = "imageURL is not a completed upload (it may be unfinished or already used)";
+
 /** POST /api/objects/upload: a signed URL for one object, valid 15 minutes (this server's, or a presigned bucket PUT). */
 export async function createUploadTarget(services: AppServices, _req: Request, res: Response) {
   res.json(await issueUploadTarget(services));
@@ -109,10 +113,6 @@ export function uploadIdFromUrl(imageURL: string, req: Request, services: AppSer
   }
   return services.storage.objectIdFromUploadUrl(url, [ownOrigin, new URL(services.env.SITE_URL).origin]);
 }
-
-const TOO_LARGE_MESSAGE = "The file is too large. Maximum size is 20MB";
-const NOT_AN_IMAGE_MESSAGE = "The file is not a supported image (JPEG, PNG, WebP, AVIF or GIF)";
-const NOT_COMPLETED_MESSAGE = "imageURL is not a completed upload (it may be unfinished or already used)";
 
 /** An upload that went straight to the bucket: checked and moved to its private key (app/uploads). */
 async function claimBucketUpload(services: AppServices, uploadId: string): Promise<string> {
