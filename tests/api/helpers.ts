@@ -8,10 +8,13 @@ import { createLogger, type Logger } from "~/lib/logger.server";
 import { createApp, createRequestListener } from "../../server/app";
 import { createPageCache } from "../../server/page-cache";
 import { openServices } from "../../server/bootstrap";
-import { createTestBucket, createTestDatabase, s3Env, type TestBucket } from "../support/backends";
+import { createDatabaseReuse, createTestBucket, s3Env, type TestBucket } from "../support/backends";
 
 export type DatabaseKind = "sqlite" | "postgres";
 export type StorageKind = "disk" | "s3";
+
+/** This test process's PostgreSQL databases, emptied and reused from one test context to the next. */
+let databases: ReturnType<typeof createDatabaseReuse> | undefined;
 
 /** What this run's API tests use by default: TEST_BACKEND (tests/support/vitest-backends.ts). */
 export function defaultBackend(): { database: DatabaseKind; storage: StorageKind } {
@@ -51,9 +54,9 @@ export async function createTestContext(
   try {
     const backendEnv: Record<string, string> = {};
     if (database === "postgres") {
-      const db = await createTestDatabase(backends.postgresUrl, { template: backends.postgresTemplate });
-      // Not awaited: the next test need not wait for it, and the run's teardown removes the whole cluster.
-      cleanups.push(async () => void db.drop().catch(() => {}));
+      databases ??= createDatabaseReuse(backends.postgresUrl, backends.postgresTemplate);
+      const db = await databases.acquire();
+      cleanups.push(db.release);
       backendEnv.DATABASE_URL = db.url;
     }
     let bucket: TestBucket | null = null;

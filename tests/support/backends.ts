@@ -211,6 +211,38 @@ export async function createTestDatabase(maintenanceUrl: string, options: { temp
   };
 }
 
+/**
+ * Databases for test contexts, reused within one process: a released database
+ * is emptied (every table but the migrator's, in one TRUNCATE) and handed out
+ * again, several times faster than CREATE DATABASE. One that cannot be
+ * emptied promptly (a connection left in a transaction) is dropped instead.
+ */
+export function createDatabaseReuse(maintenanceUrl: string, template: string) {
+  const free: TestDatabase[] = [];
+  return {
+    async acquire(): Promise<{ url: string; release(): Promise<void> }> {
+      const database = free.pop() ?? (await createTestDatabase(maintenanceUrl, { template }));
+      return {
+        url: database.url,
+        async release() {
+          try {
+            await withAdminClient(database.url, async (client) => {
+              await client.query("SET lock_timeout = '2s'");
+              const { rows } = await client.query<{ name: string }>(
+                "select tablename as name from pg_tables where schemaname = 'public' and tablename not like 'kysely_migration%'",
+              );
+              if (rows.length) await client.query(`TRUNCATE ${rows.map((row) => pg.escapeIdentifier(row.name)).join(", ")}`);
+            });
+            free.push(database);
+          } catch {
+            await database.drop().catch(() => {});
+          }
+        },
+      };
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // S3
 
