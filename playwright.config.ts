@@ -34,7 +34,7 @@ export default defineConfig({
     {
       name: "phone",
       // Server operations do not depend on the screen: run them once, on desktop.
-      testIgnore: /operations\.spec\.ts/,
+      testIgnore: /(operations|scale-out)\.spec\.ts/,
       use: {
         viewport: { width: 375, height: 812 },
         isMobile: true,

@@ -14,6 +14,11 @@ export default defineConfig({
           environment: "node",
           include: ["app/**/*.test.ts", "server/**/*.test.ts", "tests/api/**/*.test.ts"],
           testTimeout: 30_000,
+          // Setting up a test context (a database, a bucket, a signed-in administrator) can take a few
+          // seconds on a busy 2-core machine.
+          hookTimeout: 30_000,
+          // The back ends the API tests run on, chosen by TEST_BACKEND (tests/support/vitest-backends.ts).
+          globalSetup: ["./tests/support/vitest-backends.ts"],
         },
       },
       {

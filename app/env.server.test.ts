@@ -52,6 +52,15 @@ describe("parseEnv", () => {
     [{ ADMIN_PASSWORD_RESET: "yes", ADMIN_PASSWORD: "a long password" }, /ADMIN_PASSWORD_RESET must be 1/],
     [{ ADMIN_PASSWORD_RESET: "1" }, /ADMIN_PASSWORD_RESET=1 needs ADMIN_PASSWORD/],
     [{ DEVICE_COOKIE_SECRET: "short" }, /DEVICE_COOKIE_SECRET must be at least 32 characters/],
+    [{ DATABASE_URL: "mysql://u:p@db/site" }, /DATABASE_URL must be a PostgreSQL URL/],
+    [{ DATABASE_URL: "postgres db on the other box" }, /DATABASE_URL must be a PostgreSQL URL/],
+    [{ S3_BUCKET: "My_Photos" }, /S3_BUCKET must be a bucket name: 3-63/],
+    [{ S3_BUCKET: "ab" }, /S3_BUCKET must be a bucket name: 3-63/],
+    [{ S3_BUCKET: "photos", S3_ENDPOINT: "r2.example" }, /S3_ENDPOINT must be an http\(s\) URL/],
+    [{ S3_BUCKET: "photos", S3_FORCE_PATH_STYLE: "yes" }, /S3_FORCE_PATH_STYLE must be true or false/],
+    [{ S3_BUCKET: "photos", S3_ACCESS_KEY_ID: "AKIA123" }, /set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither/],
+    [{ S3_REGION: "auto" }, /S3_\* settings are set but S3_BUCKET is not/],
+    [{ MEDIA_BASE_URL: "cdn.example.co.nz" }, /MEDIA_BASE_URL must be an http\(s\) URL/],
   ])("refuses %o with a clear message", (source, message) => {
     expect(() => parseEnv(source)).toThrow(InvalidEnvironmentError);
     expect(() => parseEnv(source)).toThrow(message);
@@ -75,6 +84,29 @@ describe("parseEnv", () => {
     expect(() => parseEnv(source)).toThrow(message);
   });
 
+  it("switches to PostgreSQL and S3 only when asked, each on its own", () => {
+    const defaults = parseEnv({});
+    expect(defaults.DATABASE_URL).toBeUndefined();
+    expect(defaults.S3_BUCKET).toBeUndefined();
+    const postgresOnly = parseEnv({ DATABASE_URL: "postgres://app:pw@db:5432/site" });
+    expect(postgresOnly.DATABASE_URL).toBe("postgres://app:pw@db:5432/site");
+    expect(postgresOnly.S3_BUCKET).toBeUndefined();
+    expect(parseEnv({ DATABASE_URL: "postgresql://db/site" }).DATABASE_URL).toBe("postgresql://db/site");
+    const s3 = parseEnv({
+      S3_BUCKET: "cornerstone-photos",
+      S3_REGION: "auto",
+      S3_ENDPOINT: "https://acct.r2.cloudflarestorage.com",
+      S3_ACCESS_KEY_ID: "key",
+      S3_SECRET_ACCESS_KEY: "secret",
+      S3_FORCE_PATH_STYLE: "true",
+      MEDIA_BASE_URL: "https://media.example.co.nz/variants/",
+    });
+    expect(s3).toMatchObject({ S3_BUCKET: "cornerstone-photos", S3_FORCE_PATH_STYLE: true });
+    expect(s3.DATABASE_URL).toBeUndefined();
+    expect(s3.MEDIA_BASE_URL).toBe("https://media.example.co.nz/variants");
+    expect(parseEnv({ S3_BUCKET: "photos" }).S3_FORCE_PATH_STYLE).toBe(false);
+  });
+
   it("lets only the allow-list reach the browser", () => {
     const env = parseEnv({
       ADMIN_USERNAME: "boss",
@@ -83,6 +115,10 @@ describe("parseEnv", () => {
       DEVICE_COOKIE_SECRET: "d".repeat(40),
       SMTP_URL: "smtp://u:secret@mail.example.nz",
       MAIL_FROM: "a@b.nz",
+      DATABASE_URL: "postgres://app:pw@db/site",
+      S3_BUCKET: "photos",
+      S3_ACCESS_KEY_ID: "key",
+      S3_SECRET_ACCESS_KEY: "secret",
     });
     expect(getPublicEnv(env)).toEqual({ SITE_URL: "http://localhost:3000" });
   });

@@ -8,6 +8,8 @@ import { parseMailAddress, parseSmtpUrl, SmtpSettingsError } from "~/notificatio
  * Every setting comes from the environment and is validated here, once, at
  * start-up. Nothing else reads process.env.
  */
+const S3_SETTINGS = ["S3_REGION", "S3_ENDPOINT", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY", "S3_FORCE_PATH_STYLE"] as const;
+
 const envSchema = z
   .object({
     NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
@@ -60,6 +62,31 @@ const envSchema = z
       .min(1, "BACKUP_KEEP must be at least 1")
       .max(1000, "BACKUP_KEEP must be at most 1000")
       .default(7),
+    // Scale-out (issue 12): PostgreSQL instead of SQLite, an S3-compatible bucket instead of DATA_DIR/uploads.
+    DATABASE_URL: z
+      .url({
+        protocol: /^postgres(?:ql)?$/,
+        error: "DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@host:5432/database",
+      })
+      .optional(),
+    S3_BUCKET: z
+      .string()
+      .regex(
+        /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+        "S3_BUCKET must be a bucket name: 3-63 lower-case letters, digits, dots and hyphens",
+      )
+      .optional(),
+    S3_REGION: z.string().regex(/^[a-z0-9-]{1,40}$/, "S3_REGION must be a region name such as eu-west-1 (R2: auto)").optional(),
+    S3_ENDPOINT: z
+      .url({ protocol: /^https?$/, error: "S3_ENDPOINT must be an http(s) URL such as https://<account>.r2.cloudflarestorage.com" })
+      .optional(),
+    S3_ACCESS_KEY_ID: z.string().min(1).max(256).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).max(256).optional(),
+    S3_FORCE_PATH_STYLE: z.enum(["true", "false"], { error: "S3_FORCE_PATH_STYLE must be true or false" }).optional(),
+    // Where browsers fetch image variants from instead of /media/ (a public bucket or a CDN).
+    MEDIA_BASE_URL: z
+      .url({ protocol: /^https?$/, error: "MEDIA_BASE_URL must be an http(s) URL such as https://media.example.co.nz/variants" })
+      .optional(),
   })
   .refine((env) => !(env.SMTP_URL && !env.MAIL_FROM), {
     message:
@@ -74,6 +101,15 @@ const envSchema = z
   .refine((env) => !(env.ADMIN_PASSWORD_RESET && !env.ADMIN_PASSWORD), {
     message: "ADMIN_PASSWORD_RESET=1 needs ADMIN_PASSWORD (the password to apply)",
     path: ["ADMIN_PASSWORD_RESET"],
+  })
+  .refine((env) => env.S3_BUCKET || S3_SETTINGS.every((name) => env[name] === undefined), {
+    message: "S3_* settings are set but S3_BUCKET is not: set S3_BUCKET too, or remove them to keep images on the local disk",
+    path: ["S3_BUCKET"],
+  })
+  .refine((env) => !env.S3_ACCESS_KEY_ID === !env.S3_SECRET_ACCESS_KEY, {
+    message:
+      "set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (to use the provider's default credentials, such as an instance role)",
+    path: ["S3_SECRET_ACCESS_KEY"],
   })
   .superRefine((env, ctx) => {
     const problem = trustProxyProblem(env.TRUST_PROXY);
@@ -93,11 +129,17 @@ function checkWith(parse: (value: string) => unknown, prefix: string) {
   };
 }
 
-export type Env = Omit<z.infer<typeof envSchema>, "SITE_URL" | "TRUST_PROXY" | "DATA_DIR"> & {
+export type Env = Omit<
+  z.infer<typeof envSchema>,
+  "SITE_URL" | "TRUST_PROXY" | "DATA_DIR" | "S3_FORCE_PATH_STYLE" | "MEDIA_BASE_URL"
+> & {
   DATA_DIR: string;
   SITE_URL: string;
   /** false, a hop count, or a list of the proxies' addresses; never `true` (see trustProxyProblem). */
   TRUST_PROXY: false | number | string;
+  S3_FORCE_PATH_STYLE: boolean;
+  /** Without a trailing slash. */
+  MEDIA_BASE_URL?: string;
 };
 
 export class InvalidEnvironmentError extends Error {
@@ -157,6 +199,8 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     DATA_DIR: path.resolve(env.DATA_DIR),
     SITE_URL: siteUrl,
     TRUST_PROXY: parseTrustProxy(env.TRUST_PROXY),
+    S3_FORCE_PATH_STYLE: env.S3_FORCE_PATH_STYLE === "true",
+    MEDIA_BASE_URL: env.MEDIA_BASE_URL?.replace(/\/+$/, ""),
   };
 }
 

@@ -38,6 +38,8 @@ export type AppServices = {
   mail: MailSetup | null;
   /** Wakes the mail outbox's worker when a job is queued (app/notifications/outbox.server.ts). */
   outboxWake: Signal;
+  /** Closes the database, storage and change-feed connections. */
+  close(): Promise<void>;
 };
 
 declare module "react-router" {
@@ -72,8 +74,10 @@ export function createServices(parts: {
   onPublicContentChanged?: () => void;
   /** Defaults to the mail settings in the environment. */
   mail?: MailSetup | null;
+  /** Closes what the services hold; by default the database. */
+  close?: () => Promise<void>;
 }): AppServices {
-  const { onPublicContentChanged, keys, clock = systemClock, mail, ...rest } = parts;
+  const { onPublicContentChanged, keys, clock = systemClock, mail, close, ...rest } = parts;
   const addressKey = createAddressKeyer(keys.clientAddress);
   return {
     ...rest,
@@ -86,5 +90,6 @@ export function createServices(parts: {
     },
     signIn: createSignInGuard({ db: rest.db, clock, addressKey, deviceCookieKey: keys.deviceCookie }),
     publicContentChanged: onPublicContentChanged ?? (() => {}),
+    close: close ?? (() => rest.db.destroy()),
   };
 }

@@ -57,7 +57,7 @@ async function main() {
     await clearSignInLimits(services.db);
     await forgetInitialPassword(env.DATA_DIR);
   } finally {
-    await services.db.destroy();
+    await services.close();
   }
   console.log(
     `The admin password was changed${username ? ` (username: ${username})` : ""}. ` +

@@ -67,7 +67,7 @@ async function main() {
       console.error(`Warning: ${manifest.missingObjects.length} image file(s) the database refers to were missing from storage.`);
     }
   } finally {
-    await services.db.destroy();
+    await services.close();
     lock.release();
   }
 }

@@ -62,7 +62,7 @@ export async function benchBackup() {
     const started = performance.now();
     const result = await createBackup({ ...services, clock: systemClock }, { purpose: "manual", workDir: backupsDirOf(dataDir), destination: { kind: "file", path: archive } });
     const backupMs = performance.now() - started;
-    await services.db.destroy();
+    await services.close();
     if (result.status !== "succeeded") throw new Error(`backup ${result.status}`);
 
     // The same tar with other gzip settings: CPU time and size (why GZIP_OPTIONS).

@@ -44,7 +44,7 @@ async function storeFor(mode: Mode, seconds: number): Promise<EnquiryBenchRun> {
     const env = parseEnv({ DATA_DIR: dir, LOG_LEVEL: "silent" });
     const storage = createLocalStorage({ rootDir: path.join(dir, "uploads"), signingSecret: "x".repeat(32) });
     // Notifications off: the job row is written all the same (status "off"), so the write is the same size.
-    const services = createServices({ env, db, logger: createLogger({ level: "silent" }), storage, keys: loadSignInKeys(env), images: createImageWorker({ storage: { kind: "local", rootDir: path.join(dir, "uploads"), signingSecret: "x".repeat(32) }, logger: createLogger({ level: "silent" }) }), mail: null });
+    const services = createServices({ env, db, logger: createLogger({ level: "silent" }), storage, keys: await loadSignInKeys(env, null), images: createImageWorker({ storage: { kind: "local", rootDir: path.join(dir, "uploads"), signingSecret: "x".repeat(32) }, logger: createLogger({ level: "silent" }) }), mail: null });
     let n = 0;
     const store = async () => {
       n += 1;

@@ -117,7 +117,7 @@ export async function benchSignIn(): Promise<SignInBench> {
     return result;
   } finally {
     server.close();
-    await services.db.destroy();
+    await services.close();
     await fs.rm(dataDir, { recursive: true, force: true });
   }
 }

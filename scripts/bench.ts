@@ -13,6 +13,8 @@
  *   weight  What a phone (375 px wide, 2× DPR) downloads for /stonework: compressed HTML, its CSS
  *           and JS, and the AVIF each <picture> would pick — compared with the uploaded originals.
  *   enquiries  Enquiries stored per second with synchronous = FULL against NORMAL (scripts/bench-enquiries.ts).
+ *   backends  SQLite + disk next to PostgreSQL + S3: GET / and the public API reads, one enquiry's
+ *           latency (scripts/bench-backends.ts).
  *
  * Prints tables and a target check, and merges the figures into reports/bench.json. Needs a
  * production build (`npm run build`; made automatically only when build/ is missing).
@@ -26,6 +28,7 @@ import path from "node:path";
 import { benchSignIn } from "./bench-sign-in";
 import { benchImageMemory } from "./bench-image-memory";
 import { benchBackup } from "./bench-backup";
+import { benchBackends } from "./bench-backends";
 import { rawGet } from "./lib/http-raw";
 import {
   PRODUCTION_MALLOC_ENV,
@@ -39,7 +42,7 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Options and targets
 
-const PARTS = ["image", "load", "weight", "sign-in", "enquiries", "backup"] as const;
+const PARTS = ["image", "load", "weight", "sign-in", "enquiries", "backup", "backends"] as const;
 type Part = (typeof PARTS)[number];
 
 function option(name: string): string | undefined {
@@ -700,6 +703,7 @@ async function main(): Promise<void> {
   if (runs("sign-in")) report.signIn = { date: new Date().toISOString(), ...(await benchSignIn()) };
   if (runs("enquiries")) report.enquiries = await (await import("./bench-enquiries")).benchEnquiries();
   if (runs("backup")) report.backup = { date: new Date().toISOString(), ...(await benchBackup()) };
+  if (runs("backends")) report.backends = await benchBackends({ durationSeconds: DURATION_S, connections: CONNECTIONS, threads: THREADS, tool: option("tool") });
 
   // Every check on file, including those of parts run earlier with --only.
   const checks = ["image", "load"].flatMap((part) => ((report[part] as { checks?: Check[] } | undefined)?.checks ?? []));

@@ -26,5 +26,5 @@ try {
     console.log(`${galleryType}: added ${added.length} demo image(s) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
 } finally {
-  await services.db.destroy();
+  await services.close();
 }

@@ -40,7 +40,13 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
 
   app.use(requestLogger(services.logger));
   app.use(assignNonce);
-  app.use(securityHeaders({ development }));
+  app.use(
+    securityHeaders({
+      development,
+      uploadOrigins: services.storage.uploadOrigins,
+      mediaOrigins: services.env.MEDIA_BASE_URL ? [new URL(services.env.MEDIA_BASE_URL).origin] : [],
+    }),
+  );
   app.use(hstsOverHttps({ httpsSite: isHttpsSite(services.env) }));
   app.use(permissionsPolicy);
   app.use(compression());

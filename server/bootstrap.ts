@@ -1,23 +1,41 @@
 import { loadSignInKeys } from "~/auth/keys.server";
-import { migrateToLatest, openDatabase } from "~/db/database.server";
+import { openChangeFeed } from "~/db/change-feed.server";
+import {
+  DatabaseUnreachableError,
+  assertDatabaseReachable,
+  databaseTargetFor,
+  migrateToLatest,
+  openDatabaseAt,
+} from "~/db/database.server";
 import type { Env } from "~/env.server";
 import { createImageWorker, type ImageWorkerEntry } from "~/images/image-worker.server";
 import type { Clock } from "~/lib/clock";
 import type { Logger } from "~/lib/logger.server";
 import { makeDataDirPrivate } from "~/lib/private-data-dir.server";
+import { loadOrCreateDatabaseSecret, loadOrCreateSecret } from "~/lib/secrets.server";
 import type { MailSetup } from "~/notifications/mailer.server";
 import { createServices, type AppServices } from "~/services.server";
-import { openStorage, storageConfigFromEnv } from "~/storage/storage-config.server";
+import { openObjectStorage, storageConfigFor } from "~/storage/open-storage.server";
+import { StorageCheckError } from "~/storage/storage.server";
+
+/** A start-up check failed: the message says what to fix (no stack trace needed). */
+export function isStartupCheckError(error: unknown): error is Error {
+  return error instanceof DatabaseUnreachableError || error instanceof StorageCheckError;
+}
 
 /**
- * Opens the data directory (database, migrations, storage) and builds the
- * services. Shared by the server, the npm scripts and the tests. First of
- * all, it makes the data directory private (umask 077, 0700/0600).
+ * Opens the database (SQLite in DATA_DIR, or PostgreSQL with DATABASE_URL),
+ * applies migrations, opens storage (DATA_DIR/uploads, or the S3_BUCKET) and
+ * builds the services. Both back ends are checked first: an unreachable
+ * database or a bucket that cannot be written and read rejects with a
+ * start-up check error. Shared by the server, the npm scripts and the tests.
+ * First of all, it makes the data directory private (umask 077, 0700/0600).
  */
 export async function openServices(
   env: Env,
   logger: Logger,
   options: {
+    /** Called after every local write that changes public pages, and when another instance announces one. */
     onPublicContentChanged?: () => void;
     clock?: Clock;
     mail?: MailSetup | null;
@@ -27,21 +45,52 @@ export async function openServices(
 ): Promise<AppServices> {
   const tightened = makeDataDirPrivate(env.DATA_DIR);
   if (tightened > 0) logger.warn({ dataDir: env.DATA_DIR, files: tightened }, "made files in DATA_DIR private to this user (0600/0700)");
-  const db = openDatabase(env.DATA_DIR);
-  await migrateToLatest(db);
-  const storageConfig = storageConfigFromEnv(env);
-  const storage = openStorage(storageConfig);
-  // The worker opens its own storage from the same configuration.
-  const images = createImageWorker({ entry: options.imageWorker, storage: storageConfig, logger });
-  return createServices({
-    env,
-    db,
-    logger,
-    storage,
-    images,
-    keys: loadSignInKeys(env),
-    clock: options.clock,
-    mail: options.mail,
-    onPublicContentChanged: options.onPublicContentChanged,
+  const target = databaseTargetFor(env);
+  const db = openDatabaseAt(target, {
+    onIdleClientError: (error) => logger.warn({ err: error }, "an idle database connection failed"),
   });
+  try {
+    await assertDatabaseReachable(db, target);
+    await migrateToLatest(db);
+    // With PostgreSQL there may be several instances: the secret is shared through the database.
+    const signingSecret =
+      target.kind === "postgres"
+        ? await loadOrCreateDatabaseSecret(db, "upload-signing", env.UPLOAD_SIGNING_SECRET)
+        : loadOrCreateSecret(env.DATA_DIR, "upload-signing", env.UPLOAD_SIGNING_SECRET);
+    const storageConfig = storageConfigFor(env, signingSecret);
+    const storage = await openObjectStorage(storageConfig);
+    try {
+      await storage.check({ siteOrigin: new URL(env.SITE_URL).origin });
+    } catch (error) {
+      await storage.close();
+      throw error;
+    }
+    const changed = options.onPublicContentChanged ?? (() => {});
+    const feed = await openChangeFeed({ target, db, logger, onRemoteChange: changed });
+    // The worker opens its own storage from the same configuration.
+    const images = createImageWorker({ entry: options.imageWorker, storage: storageConfig, logger });
+    return createServices({
+      env,
+      db,
+      logger,
+      storage,
+      images,
+      keys: await loadSignInKeys(env, target.kind === "postgres" ? db : null),
+      clock: options.clock,
+      mail: options.mail,
+      onPublicContentChanged: () => {
+        changed();
+        feed.publish();
+      },
+      close: async () => {
+        await images.stop();
+        await feed.close();
+        await storage.close();
+        await db.destroy();
+      },
+    });
+  } catch (error) {
+    await db.destroy().catch(() => {});
+    throw error;
+  }
 }

@@ -5,7 +5,7 @@ import { ImageRefusedError } from "~/images/image-limits";
 import { processImage } from "~/images/image-pipeline.server";
 import type { FromImageWorker, ImageJobFailure, ToImageWorker } from "~/images/image-worker-protocol";
 import { ImageNotFoundError } from "~/images/processed-image";
-import { openStorage } from "~/storage/storage-config.server";
+import { openObjectStorage } from "~/storage/open-storage.server";
 import type { ObjectStorage } from "~/storage/storage.server";
 
 const send = process.send?.bind(process);
@@ -16,7 +16,8 @@ if (!send) {
 const reply = (message: FromImageWorker) => send(message);
 const peakRssMB = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
-let storage: ObjectStorage | null = null;
+// Opened from the server's configuration (local disk or the bucket) when it says init.
+let storage: Promise<ObjectStorage> | null = null;
 
 function failure(error: unknown): ImageJobFailure {
   if (error instanceof ImageRefusedError) return "refused";
@@ -26,12 +27,14 @@ function failure(error: unknown): ImageJobFailure {
 
 process.on("message", (message: ToImageWorker) => {
   if (message.type === "init") {
-    storage = openStorage(message.storage);
+    storage = openObjectStorage(message.storage);
+    // A failed open is reported by the first job that needs the storage.
+    storage.catch(() => {});
     return;
   }
   const { id, originalKey } = message;
   reply({ type: "started", id });
-  const run = storage ? processImage(storage, originalKey) : Promise.reject(new Error("The worker has no storage yet"));
+  const run = storage ? storage.then((opened) => processImage(opened, originalKey)) : Promise.reject(new Error("The worker has no storage yet"));
   run.then(
     (image) => reply({ type: "done", id, image, peakRssMB: peakRssMB() }),
     (error: unknown) =>

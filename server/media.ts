@@ -31,7 +31,13 @@ export function mediaRouter(services: AppServices): Router {
       res.end();
       return;
     }
-    await pipeline(object.stream, res);
+    try {
+      await pipeline(object.stream, res);
+    } catch (error) {
+      // A visitor who leaves mid-image is no server error; a failing disk or bucket is.
+      if (res.destroyed && !res.writableFinished && req.destroyed) return;
+      throw error;
+    }
   });
   return router;
 }

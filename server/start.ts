@@ -11,7 +11,7 @@ import { createLogger } from "~/lib/logger.server";
 import { createOutbox } from "~/notifications/outbox.server";
 import { pruneStaleUploads } from "~/uploads/uploads.server";
 import { createRequestListener } from "./app";
-import { openServices } from "./bootstrap";
+import { isStartupCheckError, openServices } from "./bootstrap";
 import { createPageCache } from "./page-cache";
 import type { ReactRouterBuild } from "./react-router-handler";
 import { createShutdown } from "./shutdown";
@@ -53,9 +53,15 @@ export async function startServer(options: {
   const services = await openServices(env, logger, {
     onPublicContentChanged: () => pageCache?.clear(),
     imageWorker: options.imageWorker,
+  }).catch((error: unknown) => {
+    if (isStartupCheckError(error)) {
+      // Refuse to start: the message says what to fix.
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
   });
   await services.images.start();
-  const { db } = services;
 
   // A generated first password goes to a private file; only its path is printed.
   await prepareAdministrator(services, (text) => process.stdout.write(text));
@@ -64,7 +70,7 @@ export async function startServer(options: {
     try {
       await pruneExpiredSessions(services);
       await pruneRateLimitCounters(services);
-      await pruneStaleUploads(services);
+      await pruneStaleUploads(services, services.clock);
     } catch (error) {
       logger.warn({ err: error }, "housekeeping failed");
     }
@@ -104,8 +110,7 @@ export async function startServer(options: {
       // recorded, so it is not sent again after the restart.
       await backups.stop();
       await outbox.stop();
-      await services.images.stop();
-      await db.destroy();
+      await services.close();
     },
   });
   process.on("SIGTERM", () => void stop("SIGTERM"));

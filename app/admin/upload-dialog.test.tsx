@@ -196,7 +196,7 @@ describe("UploadDialog", () => {
     await waitFor(() => expect(FakeXhr.all).toHaveLength(1));
     const first = FakeXhr.all[0]!;
     expect(first.url).toMatch(/^\/api\/uploads\/u\d+\?expires=1&signature=s$/);
-    expect(first.withCredentials).toBe(true);
+    expect(first.withCredentials).toBe(false);
     expect(first.headers["Content-Type"]).toBe("image/jpeg");
     expect(first.body?.name).toBe("one.jpg");
     act(() => first.progress(500));

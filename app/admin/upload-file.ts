@@ -4,7 +4,10 @@ export const UPLOAD_FAILED_MESSAGE = "Failed to upload image";
 
 /**
  * PUTs one file's raw bytes to an upload URL (spec §7: a direct single upload,
- * no multipart), with the session cookie, reporting bytes sent as they go.
+ * no multipart), reporting bytes sent as they go. A same-origin URL (this
+ * server's) carries the session cookie as every same-origin request does; a
+ * bucket's presigned URL is another origin and gets no cookies at all
+ * (withCredentials stays false): the signature is its only credential.
  * Resolves on 2xx; a refusal rejects with an ApiError ("{status}: {text}"),
  * a network failure or abort with an Error.
  */
@@ -16,7 +19,6 @@ export function uploadFile(
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("PUT", url);
-    xhr.withCredentials = true;
     xhr.setRequestHeader("Content-Type", file.type || "application/octet-stream");
     xhr.upload.onprogress = (event) => {
       if (event.lengthComputable || event.loaded) options.onProgress?.(Math.min(event.loaded, file.size));

@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import type { Env } from "~/env.server";
-import { loadOrCreateSecret } from "~/lib/secrets.server";
+import type { Database } from "~/db/database.server";
+import { loadOrCreateDatabaseSecret, loadOrCreateSecret } from "~/lib/secrets.server";
 
 export type SignInKeys = {
   /** Signs device cookies (HMAC-SHA256). */
@@ -9,13 +10,24 @@ export type SignInKeys = {
   clientAddress: Buffer;
 };
 
-/**
- * The one place the sign-in keys come from: DEVICE_COOKIE_SECRET, else a
- * secret generated once and kept in DATA_DIR/secrets/. Each use gets its own
- * key derived from it. (Issue 12 may keep the secret in the database instead.)
- */
-export function loadSignInKeys(env: Pick<Env, "DATA_DIR" | "DEVICE_COOKIE_SECRET">): SignInKeys {
-  const secret = loadOrCreateSecret(env.DATA_DIR, "device-cookie", env.DEVICE_COOKIE_SECRET);
+/** Each use gets its own key, derived from the one secret. */
+export function signInKeysFrom(secret: string): SignInKeys {
   const derive = (purpose: string) => createHmac("sha256", secret).update(purpose).digest();
   return { deviceCookie: derive("device-cookie"), clientAddress: derive("client-address") };
+}
+
+/**
+ * The one place the sign-in keys come from: DEVICE_COOKIE_SECRET, else a
+ * secret generated once and kept in DATA_DIR/secrets/ or, with PostgreSQL
+ * (several instances), in the database's secrets table, so every instance
+ * accepts the same device cookies.
+ */
+export async function loadSignInKeys(
+  env: Pick<Env, "DATA_DIR" | "DEVICE_COOKIE_SECRET">,
+  db: Database | null,
+): Promise<SignInKeys> {
+  const secret = db
+    ? await loadOrCreateDatabaseSecret(db, "device-cookie", env.DEVICE_COOKIE_SECRET)
+    : loadOrCreateSecret(env.DATA_DIR, "device-cookie", env.DEVICE_COOKIE_SECRET);
+  return signInKeysFrom(secret);
 }

@@ -38,6 +38,7 @@ export const EXCLUDED_TABLES: Readonly<Record<string, string>> = {
   sign_in_failures: "failed sign-ins since the last good one: security working data of this installation",
   sign_in_reports: "what each sign-in found, shown on that session's dashboard; sessions are never restored",
   notification_hourly_sends: "the mail outbox's running count for its hourly cap",
+  secrets: "generated keys shared by every instance (upload signing, device cookies): never in a backup, like DATA_DIR/secrets/",
   analytics_salts: "visitor-analytics working data (daily salts), deliberately not kept",
   analytics_visitors: "visitor-analytics working data, deliberately not kept",
   ...Object.fromEntries(MIGRATION_TABLES.map((name) => [name, "schema bookkeeping: the archive records the migration name instead"])),

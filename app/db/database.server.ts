@@ -1,16 +1,20 @@
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, Migrator, SqliteDialect, sql, type Migration } from "kysely";
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Migration } from "kysely";
+import pg from "pg";
 import { initial } from "./migrations/0001-initial";
 import { authAndUploads } from "./migrations/0002-auth-and-uploads";
 import { hardening } from "./migrations/0003-hardening";
 import { enquiryOutbox } from "./migrations/0004-enquiry-outbox";
 import { backups } from "./migrations/0005-backups";
+import { scaleOut } from "./migrations/0007-scale-out";
 import type { DatabaseSchema } from "./schema";
 
 /**
- * The database module: the only place that knows the backend is SQLite.
+ * The database module: the only place that knows whether the backend is
+ * SQLite (the default, a file in DATA_DIR) or PostgreSQL (DATABASE_URL).
  * Everything else talks to the Kysely instance with portable queries.
  */
 export type Database = Kysely<DatabaseSchema>;
@@ -22,7 +26,17 @@ const MIGRATIONS: Record<string, Migration> = {
   "0003-hardening": hardening,
   "0004-enquiry-outbox": enquiryOutbox,
   "0005-backups": backups,
+  "0007-scale-out": scaleOut,
 };
+
+export type DatabaseDialect = "sqlite" | "postgres";
+
+/** Where the data lives: `DATABASE_URL` when set, else SQLite in `DATA_DIR`. */
+export type DatabaseTarget = { kind: "sqlite"; dataDir: string } | { kind: "postgres"; url: string };
+
+export function databaseTargetFor(env: { DATABASE_URL?: string; DATA_DIR: string }): DatabaseTarget {
+  return env.DATABASE_URL ? { kind: "postgres", url: env.DATABASE_URL } : { kind: "sqlite", dataDir: env.DATA_DIR };
+}
 
 export function openDatabase(
   dataDir: string,
@@ -62,7 +76,34 @@ export async function migrateTo(db: Database, name: string): Promise<void> {
   if (error) throw error;
 }
 
-/** Applies pending migrations; running it again is a no-op. */
+/** How long a new PostgreSQL connection may take before the attempt counts as failed. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+export function openPostgresDatabase(
+  url: string,
+  options: { onIdleClientError?: (error: Error) => void; maxConnections?: number } = {},
+): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle connection that the server drops (restart, failover) must not end the process.
+  pool.on("error", (error) => options.onIdleClientError?.(error));
+  return new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+}
+
+export function openDatabaseAt(target: DatabaseTarget, options: { onIdleClientError?: (error: Error) => void } = {}): Database {
+  return target.kind === "postgres" ? openPostgresDatabase(target.url, options) : openDatabase(target.dataDir);
+}
+
+/** Which engine a database (or a transaction on it) runs on. */
+export function dialectOf(db: Kysely<DatabaseSchema>): DatabaseDialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? "postgres" : "sqlite";
+}
+
+/** Applies pending migrations; running it again is a no-op. Safe when two instances start at once (the migrator locks). */
 export async function migrateToLatest(db: Database): Promise<string[]> {
   const migrator = new Migrator({
     db,
@@ -76,6 +117,68 @@ export async function migrateToLatest(db: Database): Promise<string[]> {
 /** Health check: throws when the database cannot be read. */
 export async function pingDatabase(db: Database): Promise<void> {
   await sql`select 1`.execute(db);
+}
+
+export class DatabaseUnreachableError extends Error {
+  override name = "DatabaseUnreachableError";
+}
+
+/** `postgres://user@host:port/db`: the URL without its password, for messages. */
+export function describeDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = "";
+    return parsed.toString();
+  } catch {
+    return "(unparseable URL)";
+  }
+}
+
+/**
+ * The start-up check: the database answers a query. Throws
+ * DatabaseUnreachableError with a message that says what to fix.
+ */
+export async function assertDatabaseReachable(db: Database, target: DatabaseTarget): Promise<void> {
+  try {
+    await pingDatabase(db);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const where =
+      target.kind === "postgres"
+        ? `the PostgreSQL database at ${describeDatabaseUrl(target.url)} (DATABASE_URL)`
+        : `the SQLite database in ${target.dataDir} (DATA_DIR)`;
+    const fix =
+      target.kind === "postgres"
+        ? "Check that the server is running and reachable from here, and that DATABASE_URL's host, port, user, password and database name are right."
+        : "Check that DATA_DIR exists and is writable.";
+    throw new DatabaseUnreachableError(`Cannot use ${where}: ${reason}\n${fix}`);
+  }
+}
+
+/** Two signed 32-bit halves of a hash of `scope`, the key of a PostgreSQL advisory lock. */
+function advisoryLockKey(scope: string): [number, number] {
+  const digest = createHash("sha256").update(`cornerstone:${scope}`).digest();
+  return [digest.readInt32BE(0), digest.readInt32BE(4)];
+}
+
+/**
+ * Serialises the transactions that touch one thing (a gallery's order, say)
+ * until each commits or rolls back. Call it first thing in the transaction.
+ * PostgreSQL: a transaction-scoped advisory lock (READ COMMITTED alone would
+ * let two transactions read the same count). SQLite: nothing to do, since
+ * Kysely runs all of a process's queries on its one connection and a
+ * transaction holds it to the end.
+ */
+export async function lockForTransaction(trx: Kysely<DatabaseSchema>, scope: string): Promise<void> {
+  if (dialectOf(trx) !== "postgres") return;
+  const [high, low] = advisoryLockKey(scope);
+  await sql`select pg_advisory_xact_lock(${high}, ${low})`.execute(trx);
+}
+
+/** Whether an error is a unique-constraint violation, on either engine. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
 }
 
 export function nowIso(): string {

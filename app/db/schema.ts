@@ -58,7 +58,7 @@ export interface SessionsTable {
 
 export interface UploadsTable {
   id: string;
-  /** pending → completed → used */
+  /** See UploadStatus in app/uploads/uploads.server.ts. */
   status: string;
   storage_key: string;
   content_type: string | null;
@@ -159,6 +159,13 @@ export interface BackupStateTable {
   last_download_at: string | null;
 }
 
+/** Generated secrets shared by every instance (issue 12), e.g. the upload-signing key. */
+export interface SecretsTable {
+  name: string;
+  value: string;
+  created_at: string;
+}
+
 export interface DatabaseSchema {
   content_entries: ContentEntriesTable;
   gallery_images: GalleryImagesTable;
@@ -174,6 +181,7 @@ export interface DatabaseSchema {
   backup_leases: BackupLeasesTable;
   deferred_deletions: DeferredDeletionsTable;
   backup_state: BackupStateTable;
+  secrets: SecretsTable;
 }
 
 export type ContentEntryRow = Selectable<ContentEntriesTable>;

@@ -1,28 +1,45 @@
 import { randomUUID } from "node:crypto";
 import { deleteObjectsUnlessBackupRunning } from "~/backups/deferred-deletions.server";
-import { nowIso } from "~/db/database.server";
+import { lockForTransaction, nowIso, type Database } from "~/db/database.server";
 import type { GalleryImageRow } from "~/db/schema";
-import { variantKeyFromPublicPath, type ProcessedImage } from "~/images/processed-image";
+import { MEDIA_URL_PREFIX, variantKeyFromPublicPath, type ProcessedImage } from "~/images/processed-image";
 import type { AppServices } from "~/services.server";
 import type { GalleryImage, GalleryResult, GalleryType, ImageVariants } from "./gallery";
 
-export function toGalleryImage(row: GalleryImageRow): GalleryImage {
+/** Services whose env may set MEDIA_BASE_URL (then image URLs point there instead of /media/). */
+type MediaEnv = Partial<Pick<AppServices, "env">>;
+
+/** '/media/<file>' → '<MEDIA_BASE_URL>/<file>' when set: browsers then fetch variants from the bucket or CDN. */
+export function publicMediaUrl(storedPath: string, mediaBaseUrl: string | undefined): string {
+  return mediaBaseUrl && storedPath.startsWith(MEDIA_URL_PREFIX)
+    ? `${mediaBaseUrl}/${storedPath.slice(MEDIA_URL_PREFIX.length)}`
+    : storedPath;
+}
+
+/** Every change to a gallery's membership or order holds this lock until its transaction ends. */
+function lockGallery(trx: Database, galleryType: string) {
+  return lockForTransaction(trx, `gallery:${galleryType}`);
+}
+
+export function toGalleryImage(row: GalleryImageRow, mediaBaseUrl?: string): GalleryImage {
+  const variants = JSON.parse(row.variants) as ImageVariants;
+  const at = <T extends { path: string }>(variant: T): T => ({ ...variant, path: publicMediaUrl(variant.path, mediaBaseUrl) });
   return {
     id: row.id,
-    imagePath: row.image_path,
+    imagePath: publicMediaUrl(row.image_path, mediaBaseUrl),
     caption: row.caption,
     galleryType: row.gallery_type as GalleryType,
     sortOrder: row.sort_order,
     width: row.width,
     height: row.height,
     placeholder: row.placeholder,
-    variants: JSON.parse(row.variants) as ImageVariants,
+    variants: mediaBaseUrl ? { avif: variants.avif.map(at), webp: variants.webp.map(at), jpeg: at(variants.jpeg) } : variants,
   };
 }
 
 /** A gallery's images in display order. */
 export async function listGalleryImages(
-  { db }: Pick<AppServices, "db">,
+  { db, env }: Pick<AppServices, "db"> & MediaEnv,
   galleryType: GalleryType,
   options: { limit?: number } = {},
 ): Promise<GalleryImage[]> {
@@ -34,7 +51,7 @@ export async function listGalleryImages(
     .orderBy("created_at", "asc");
   if (options.limit) query = query.limit(options.limit);
   const rows = await query.execute();
-  return rows.map(toGalleryImage);
+  return rows.map((row) => toGalleryImage(row, env?.MEDIA_BASE_URL));
 }
 
 /**
@@ -42,7 +59,7 @@ export async function listGalleryImages(
  * crashed page; `onFallback` hears of it (pages pass `context.markDegraded`).
  */
 export async function loadGallery(
-  services: Pick<AppServices, "db" | "logger">,
+  services: Pick<AppServices, "db" | "logger"> & MediaEnv,
   galleryType: GalleryType,
   options: { limit?: number; onFallback?: () => void } = {},
 ): Promise<GalleryResult> {
@@ -64,11 +81,11 @@ export type NewGalleryImageInput = {
 
 /**
  * Stores a processed image's record at the end of its gallery; imagePath is
- * its JPEG fallback variant. The position is taken inside the transaction,
- * so sort orders stay 0..n-1 even when uploads race.
+ * its JPEG fallback variant. The position is taken under the gallery's lock,
+ * so sort orders stay 0..n-1 even when uploads (or instances) race.
  */
 export async function createGalleryImage(
-  services: Pick<AppServices, "db" | "publicContentChanged">,
+  services: Pick<AppServices, "db" | "publicContentChanged"> & MediaEnv,
   input: NewGalleryImageInput,
 ): Promise<GalleryImage> {
   const now = nowIso();
@@ -87,6 +104,7 @@ export async function createGalleryImage(
     updated_at: now,
   };
   await services.db.transaction().execute(async (trx) => {
+    await lockGallery(trx, input.galleryType);
     const { count } = await trx
       .selectFrom("gallery_images")
       .select((eb) => eb.fn.countAll<number>().as("count"))
@@ -96,12 +114,12 @@ export async function createGalleryImage(
     await trx.insertInto("gallery_images").values(row).execute();
   });
   services.publicContentChanged();
-  return toGalleryImage(row);
+  return toGalleryImage(row, services.env?.MEDIA_BASE_URL);
 }
 
 /** The updated image, or null when there is no such image. */
 export async function updateGalleryImageCaption(
-  services: Pick<AppServices, "db" | "publicContentChanged">,
+  services: Pick<AppServices, "db" | "publicContentChanged"> & MediaEnv,
   id: string,
   caption: string,
 ): Promise<GalleryImage | null> {
@@ -113,7 +131,7 @@ export async function updateGalleryImageCaption(
   if (Number(result.numUpdatedRows) === 0) return null;
   services.publicContentChanged();
   const row = await services.db.selectFrom("gallery_images").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
-  return toGalleryImage(row);
+  return toGalleryImage(row, services.env?.MEDIA_BASE_URL);
 }
 
 export class GalleryOrderMismatchError extends Error {
@@ -121,16 +139,18 @@ export class GalleryOrderMismatchError extends Error {
 }
 
 /**
- * Sets a gallery's order in one transaction. The ids must be exactly the
- * gallery's ids, checked inside the transaction, so two concurrent reorders
- * each see a consistent gallery and sort orders stay 0..n-1 with no gaps.
+ * Sets a gallery's order in one transaction, under the gallery's lock. The
+ * ids must be exactly the gallery's ids, checked under that lock, so
+ * concurrent reorders, uploads and deletes each see a consistent gallery and
+ * sort orders stay 0..n-1 with no gaps.
  */
 export async function reorderGallery(
-  services: Pick<AppServices, "db" | "publicContentChanged">,
+  services: Pick<AppServices, "db" | "publicContentChanged"> & MediaEnv,
   galleryType: GalleryType,
   imageIds: string[],
 ): Promise<GalleryImage[]> {
   const images = await services.db.transaction().execute(async (trx) => {
+    await lockGallery(trx, galleryType);
     const current = await trx
       .selectFrom("gallery_images")
       .select("id")
@@ -161,8 +181,9 @@ export async function reorderGallery(
       .selectAll()
       .where("gallery_type", "=", galleryType)
       .orderBy("sort_order", "asc")
+      .orderBy("created_at", "asc")
       .execute();
-    return rows.map(toGalleryImage);
+    return rows.map((row) => toGalleryImage(row, services.env?.MEDIA_BASE_URL));
   });
   services.publicContentChanged();
   return images;
@@ -200,6 +221,10 @@ export async function deleteGalleryImage(
   id: string,
 ): Promise<boolean> {
   const row = await services.db.transaction().execute(async (trx) => {
+    const image = await trx.selectFrom("gallery_images").select("gallery_type").where("id", "=", id).executeTakeFirst();
+    if (!image) return null;
+    await lockGallery(trx, image.gallery_type);
+    // Read again under the lock: a delete or reorder that held it may have moved or removed the image.
     const found = await trx.selectFrom("gallery_images").selectAll().where("id", "=", id).executeTakeFirst();
     if (!found) return null;
     await trx.deleteFrom("gallery_images").where("id", "=", id).execute();

@@ -1,4 +1,4 @@
-import type { StorageConfig } from "~/storage/storage-config.server";
+import type { StorageConfig } from "~/storage/open-storage.server";
 import type { ProcessedImage } from "./processed-image";
 
 /** Messages between the web process and the image worker (JSON over the IPC channel). */

@@ -4,7 +4,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "~/lib/logger.server";
-import { openStorage, type StorageConfig } from "~/storage/storage-config.server";
+import { openObjectStorage, type StorageConfig } from "~/storage/open-storage.server";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { imageWorkerFromSource } from "../../server/image-worker-source";
 import { pngBomb } from "../../tests/fixtures/image-bombs";
@@ -22,7 +22,7 @@ let photo: Buffer;
 beforeAll(async () => {
   rootDir = await mkdtemp(path.join(os.tmpdir(), "cornerstone-worker-"));
   config = { kind: "local", rootDir, signingSecret: "w".repeat(32) };
-  storage = openStorage(config);
+  storage = await openObjectStorage(config);
   // Detailed enough to take a while to process: time to crash the worker mid-job.
   photo = await makeNoisyJpeg(2400, 1800);
 }, 60_000);

@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { access } from "node:fs/promises";
 import type { Logger } from "~/lib/logger.server";
-import type { StorageConfig } from "~/storage/storage-config.server";
+import type { StorageConfig } from "~/storage/open-storage.server";
 import { ImageRefusedError } from "./image-limits";
 import type { FromImageWorker, ToImageWorker } from "./image-worker-protocol";
 import { ImageNotFoundError, type ProcessedImage } from "./processed-image";

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import type { Database } from "~/db/database.server";
 
 /**
  * A secret from the environment, or one generated on first start and kept in
@@ -19,4 +20,20 @@ export function loadOrCreateSecret(dataDir: string, name: string, fromEnv?: stri
   const secret = randomBytes(32).toString("hex");
   fs.writeFileSync(file, secret, { mode: 0o600 });
   return secret;
+}
+
+/**
+ * A secret from the environment, or the one kept in the database (created by
+ * whichever instance asks first), so every instance signs with the same key.
+ * Safe when instances start together: the insert does nothing if another won.
+ */
+export async function loadOrCreateDatabaseSecret(db: Database, name: string, fromEnv?: string): Promise<string> {
+  if (fromEnv) return fromEnv;
+  await db
+    .insertInto("secrets")
+    .values({ name, value: randomBytes(32).toString("hex"), created_at: new Date().toISOString() })
+    .onConflict((oc) => oc.column("name").doNothing())
+    .execute();
+  const row = await db.selectFrom("secrets").select("value").where("name", "=", name).executeTakeFirstOrThrow();
+  return row.value;
 }

@@ -39,7 +39,7 @@ export function pageMeta(options: { title: string; description: string; path: st
   ];
   const image = seo?.shareImage;
   if (image && seo) {
-    const imageUrl = `${seo.siteUrl}${image.imagePath}`;
+    const imageUrl = absoluteImageUrl(seo.siteUrl, image.imagePath);
     const alt = image.caption.trim() || `${identity.businessName}, ${identity.trade} in ${identity.region}`;
     tags.push(
       { property: "og:image", content: imageUrl },
@@ -51,6 +51,11 @@ export function pageMeta(options: { title: string; description: string; path: st
     );
   }
   return tags;
+}
+
+/** Image paths are site-relative (/media/…), or absolute when MEDIA_BASE_URL points elsewhere. */
+function absoluteImageUrl(siteUrl: string, imagePath: string): string {
+  return /^https?:\/\//.test(imagePath) ? imagePath : `${siteUrl}${imagePath}`;
 }
 
 /** The root route's SEO data from a meta function's matches. */
@@ -105,7 +110,7 @@ export function businessJsonLd(seo: SiteSeo) {
     founder: { "@type": "Person", name: seo.contact["contact.name"] },
     address: postalAddress(seo.contact["contact.address"]),
     areaServed: { "@type": "AdministrativeArea", name: identity.region },
-    ...(seo.shareImage ? { image: `${seo.siteUrl}${seo.shareImage.imagePath}` } : {}),
+    ...(seo.shareImage ? { image: absoluteImageUrl(seo.siteUrl, seo.shareImage.imagePath) } : {}),
   };
 }
 

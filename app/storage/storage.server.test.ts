@@ -160,8 +160,9 @@ describe("local storage: signed upload targets", () => {
     };
   }
 
-  it("makes a same-origin URL that verifies", () => {
-    const { uploadURL } = storage.createUploadTarget(objectId, expiresAt);
+  it("makes a same-origin URL that verifies", async () => {
+    const { uploadURL, key } = await storage.createUploadTarget(objectId, expiresAt);
+    expect(key).toBe(`originals/${objectId}`);
     expect(uploadURL).toMatch(/^\/api\/uploads\/[a-z0-9-]+\?expires=\d+&signature=[0-9a-f]{64}$/);
     const target = parse(uploadURL);
     expect(target.pathname).toBe(`/api/uploads/${objectId}`);
@@ -169,8 +170,8 @@ describe("local storage: signed upload targets", () => {
     expect(storage.verifyUploadTarget(target.objectId, target.expires, target.signature, now)).toBe("ok");
   });
 
-  it("rejects a tampered signature, object id or expiry as invalid", () => {
-    const target = parse(storage.createUploadTarget(objectId, expiresAt).uploadURL);
+  it("rejects a tampered signature, object id or expiry as invalid", async () => {
+    const target = parse((await storage.createUploadTarget(objectId, expiresAt)).uploadURL);
     const flipped = (target.signature[0] === "a" ? "b" : "a") + target.signature.slice(1);
     expect(storage.verifyUploadTarget(objectId, target.expires, flipped, now)).toBe("invalid");
     expect(storage.verifyUploadTarget("another-object", target.expires, target.signature, now)).toBe("invalid");
@@ -179,8 +180,8 @@ describe("local storage: signed upload targets", () => {
     ).toBe("invalid");
   });
 
-  it("rejects malformed input as invalid", () => {
-    const target = parse(storage.createUploadTarget(objectId, expiresAt).uploadURL);
+  it("rejects malformed input as invalid", async () => {
+    const target = parse((await storage.createUploadTarget(objectId, expiresAt)).uploadURL);
     expect(storage.verifyUploadTarget(objectId, target.expires, target.signature.toUpperCase(), now)).toBe(
       "invalid",
     );
@@ -190,29 +191,66 @@ describe("local storage: signed upload targets", () => {
     expect(storage.verifyUploadTarget("../x", target.expires, target.signature, now)).toBe("invalid");
   });
 
-  it("rejects a URL signed with another secret", () => {
+  it("rejects a URL signed with another secret", async () => {
     const other = createLocalStorage({ rootDir, signingSecret: "t".repeat(32) });
-    const target = parse(other.createUploadTarget(objectId, expiresAt).uploadURL);
+    const target = parse((await other.createUploadTarget(objectId, expiresAt)).uploadURL);
     expect(storage.verifyUploadTarget(objectId, target.expires, target.signature, now)).toBe("invalid");
   });
 
-  it("reports a genuine but past URL as expired", () => {
-    const target = parse(storage.createUploadTarget(objectId, expiresAt).uploadURL);
+  it("reports a genuine but past URL as expired", async () => {
+    const target = parse((await storage.createUploadTarget(objectId, expiresAt)).uploadURL);
     const later = new Date(expiresAt.getTime() + 1);
     expect(storage.verifyUploadTarget(objectId, target.expires, target.signature, later)).toBe("expired");
     // Exactly at the expiry instant it is still accepted.
     expect(storage.verifyUploadTarget(objectId, target.expires, target.signature, expiresAt)).toBe("ok");
   });
 
-  it("uses the current time by default", () => {
-    const past = parse(storage.createUploadTarget(objectId, new Date(Date.now() - 1000)).uploadURL);
+  it("uses the current time by default", async () => {
+    const past = parse((await storage.createUploadTarget(objectId, new Date(Date.now() - 1000))).uploadURL);
     expect(storage.verifyUploadTarget(objectId, past.expires, past.signature)).toBe("expired");
-    const future = parse(storage.createUploadTarget(objectId, new Date(Date.now() + 60_000)).uploadURL);
+    const future = parse((await storage.createUploadTarget(objectId, new Date(Date.now() + 60_000))).uploadURL);
     expect(storage.verifyUploadTarget(objectId, future.expires, future.signature)).toBe("ok");
   });
 
-  it("refuses to sign an unsafe object id", () => {
-    expect(() => storage.createUploadTarget("../evil", expiresAt)).toThrow(InvalidStorageKeyError);
-    expect(() => storage.createUploadTarget("a/b", expiresAt)).toThrow(InvalidStorageKeyError);
+  it("refuses to sign an unsafe object id", async () => {
+    await expect(storage.createUploadTarget("../evil", expiresAt)).rejects.toThrow(InvalidStorageKeyError);
+    await expect(storage.createUploadTarget("a/b", expiresAt)).rejects.toThrow(InvalidStorageKeyError);
+  });
+});
+
+describe("local storage: what registration and the start-up check use", () => {
+  it("sizes an object, reads its first bytes and moves it", async () => {
+    await storage.write("originals/a-1", Readable.from([Buffer.from("0123456789")]));
+    expect(await storage.stat("originals/a-1")).toEqual({ bytes: 10 });
+    expect(await storage.readHead("originals/a-1", 4)).toEqual(Buffer.from("0123"));
+    expect(await storage.readHead("originals/a-1", 32)).toEqual(Buffer.from("0123456789"));
+    await storage.move("originals/a-1", "archive/b-2");
+    expect(await storage.stat("originals/a-1")).toBeNull();
+    expect(await storage.readHead("originals/a-1", 4)).toBeNull();
+    expect(await storage.stat("archive/b-2")).toEqual({ bytes: 10 });
+    await expect(storage.move("originals/none", "originals/x")).rejects.toThrow();
+  });
+
+  it("recognises its own upload URLs, on this site's origins only", async () => {
+    const own = ["http://127.0.0.1:3000", "https://stone.example.nz"];
+    const { uploadURL } = await storage.createUploadTarget("abc-123", new Date(Date.now() + 60_000));
+    expect(storage.objectIdFromUploadUrl(new URL(uploadURL, own[0]), own)).toBe("abc-123");
+    expect(storage.objectIdFromUploadUrl(new URL(uploadURL, own[1]), own)).toBe("abc-123");
+    expect(storage.objectIdFromUploadUrl(new URL(uploadURL, "https://evil.example"), own)).toBeNull();
+    expect(storage.objectIdFromUploadUrl(new URL("/media/abc-123", own[0]), own)).toBeNull();
+    expect(storage.uploadMode).toBe("via-server");
+    expect(storage.uploadOrigins).toEqual([]);
+  });
+
+  it("passes the start-up check on a writable directory, leaving nothing behind", async () => {
+    await expect(storage.check({ siteOrigin: "http://127.0.0.1:3000" })).resolves.toBeUndefined();
+    expect(await allFiles()).toEqual([]);
+  });
+
+  it("fails the start-up check with a clear message when the directory cannot be written", async () => {
+    const blocked = path.join(rootDir, "not-a-directory");
+    await import("node:fs/promises").then((fs) => fs.writeFile(blocked, "a file where the storage root should be"));
+    const broken = createLocalStorage({ rootDir: blocked, signingSecret: SECRET });
+    await expect(broken.check({ siteOrigin: "http://127.0.0.1:3000" })).rejects.toThrow(/Cannot write and read files in .*DATA_DIR/s);
   });
 });

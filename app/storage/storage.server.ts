@@ -2,14 +2,23 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { constants as fsConstants } from "node:fs";
 import { mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
-import { Transform, type Readable, type TransformCallback } from "node:stream";
+import { Readable, Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 
 /**
- * Object storage behind one small interface, so the local-disk implementation
- * can later be swapped for S3/R2 without touching routes or the image pipeline.
+ * Object storage behind one small interface: local disk (this file) or an
+ * S3-compatible bucket (s3-storage.server.ts), chosen by openObjectStorage().
+ * Routes and the image pipeline never know which.
  */
 export interface ObjectStorage {
+  /**
+   * How an upload's bytes arrive: "via-server" PUTs to this server's
+   * /api/uploads/:id, which streams them here and checks them on the way;
+   * "direct" PUTs go straight to the bucket, and registration checks them.
+   */
+  readonly uploadMode: "via-server" | "direct";
+  /** Origins the browser must be allowed to connect to (CSP connect-src) for uploads. */
+  readonly uploadOrigins: readonly string[];
   /**
    * Streams body into the object at key. Rejects with ObjectTooLargeError (and
    * leaves nothing behind, not even a temp file) once more than maxBytes
@@ -27,20 +36,44 @@ export interface ObjectStorage {
   /** Returns a readable stream, or null when missing. Consume or destroy the stream: it holds a file handle. */
   read(key: string): Promise<{ stream: Readable; bytes: number } | null>;
   exists(key: string): Promise<boolean>;
+  /** The object's size (S3: a HEAD request), or null when missing. */
+  stat(key: string): Promise<{ bytes: number } | null>;
+  /** At most the first `length` bytes (S3: a ranged GET), or null when missing. */
+  readHead(key: string, length: number): Promise<Buffer | null>;
+  /** Moves an object to another key, replacing what is there. Rejects when `from` is missing. */
+  move(from: string, to: string): Promise<void>;
   /** Idempotent: deleting a missing key is fine. */
   delete(key: string): Promise<void>;
   /**
-   * A URL a client can PUT one object to. Local implementation: same-origin
-   * relative URL `/api/uploads/<objectId>?expires=<unixMs>&signature=<hex hmac-sha256>`.
+   * A URL a client can PUT one object to, and the key it lands at. Local:
+   * the same-origin relative URL `/api/uploads/<objectId>?expires=<unixMs>&signature=<hex hmac-sha256>`
+   * writing `originals/<objectId>`. S3: a presigned PUT for `incoming/<objectId>`.
    */
-  createUploadTarget(objectId: string, expiresAt: Date): { uploadURL: string };
-  /** Verifies a signed upload URL's (objectId, expires, signature) in constant time. */
+  createUploadTarget(objectId: string, expiresAt: Date): Promise<{ uploadURL: string; key: string }>;
+  /**
+   * The object id in an upload URL this storage issued, or null (another host,
+   * another path, junk). `ownOrigins`: the origins this site is reached at.
+   */
+  objectIdFromUploadUrl(url: URL, ownOrigins: readonly string[]): string | null;
+  /** Verifies a signed upload URL's (objectId, expires, signature) in constant time. Only "via-server" storage issues such URLs. */
   verifyUploadTarget(
     objectId: string,
     expires: string,
     signature: string,
     now?: Date,
   ): "ok" | "expired" | "invalid";
+  /**
+   * The start-up check: writes, reads back and deletes a probe object (S3:
+   * and checks the bucket's CORS rule lets `siteOrigin` PUT). Rejects with
+   * StorageCheckError, whose message says what to fix.
+   */
+  check(options: { siteOrigin: string }): Promise<void>;
+  /** Releases connections. */
+  close(): Promise<void>;
+}
+
+export class StorageCheckError extends Error {
+  override name = "StorageCheckError";
 }
 
 export class ObjectTooLargeError extends Error {
@@ -119,6 +152,22 @@ class CountingTransform extends Transform {
   }
 }
 
+/**
+ * Reads a whole stream into memory, failing with ObjectTooLargeError past
+ * maxBytes (for stores that need the length before the first byte).
+ */
+export async function collectStream(
+  body: NodeJS.ReadableStream | Readable,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<{ data: Buffer; head: Buffer }> {
+  const counter = new CountingTransform(maxBytes);
+  const chunks: Buffer[] = [];
+  await pipeline(body as Readable, counter, async (source: AsyncIterable<Buffer>) => {
+    for await (const chunk of source) chunks.push(chunk);
+  });
+  return { data: Buffer.concat(chunks, counter.bytes), head: counter.head };
+}
+
 async function unlinkIfPresent(file: string): Promise<void> {
   try {
     await unlink(file);
@@ -149,7 +198,10 @@ export function createLocalStorage(options: { rootDir: string; signingSecret: st
     return file;
   }
 
-  return {
+  const storage: ObjectStorage = {
+    uploadMode: "via-server",
+    uploadOrigins: [],
+
     async write(key, body, writeOptions = {}) {
       const file = resolveKey(key);
       const maxBytes = writeOptions.maxBytes ?? Number.POSITIVE_INFINITY;
@@ -213,11 +265,46 @@ export function createLocalStorage(options: { rootDir: string; signingSecret: st
       }
     },
 
+    async stat(key) {
+      try {
+        const info = await stat(resolveKey(key));
+        return info.isFile() ? { bytes: info.size } : null;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+        throw error;
+      }
+    },
+
+    async readHead(key, length) {
+      let handle;
+      try {
+        handle = await open(resolveKey(key), "r");
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOENT" || code === "EISDIR") return null;
+        throw error;
+      }
+      try {
+        const buffer = Buffer.alloc(length);
+        const { bytesRead } = await handle.read(buffer, 0, length, 0);
+        return buffer.subarray(0, bytesRead);
+      } finally {
+        await handle.close();
+      }
+    },
+
+    async move(from, to) {
+      const source = resolveKey(from);
+      const target = resolveKey(to);
+      await mkdir(path.dirname(target), { recursive: true });
+      await rename(source, target);
+    },
+
     async delete(key) {
       await unlinkIfPresent(resolveKey(key));
     },
 
-    createUploadTarget(objectId, expiresAt) {
+    async createUploadTarget(objectId, expiresAt) {
       if (!isValidObjectId(objectId)) {
         throw new InvalidStorageKeyError(`Invalid object id: ${JSON.stringify(objectId)}`);
       }
@@ -225,7 +312,13 @@ export function createLocalStorage(options: { rootDir: string; signingSecret: st
       if (!/^\d{1,15}$/.test(expires)) throw new Error("expiresAt must be a valid date");
       const signature = sign(signingSecret, objectId, expires);
       const query = new URLSearchParams({ expires, signature });
-      return { uploadURL: `/api/uploads/${encodeURIComponent(objectId)}?${query}` };
+      return { uploadURL: `/api/uploads/${encodeURIComponent(objectId)}?${query}`, key: `originals/${objectId}` };
+    },
+
+    objectIdFromUploadUrl(url, ownOrigins) {
+      if (!ownOrigins.includes(url.origin)) return null;
+      const match = /^\/api\/uploads\/([a-z0-9-]{1,128})$/.exec(url.pathname);
+      return match ? match[1]! : null;
     },
 
     verifyUploadTarget(objectId, expires, signature, now = new Date()) {
@@ -244,5 +337,24 @@ export function createLocalStorage(options: { rootDir: string; signingSecret: st
       // Signature first: an expired URL only reports "expired" if it is genuine.
       return now.getTime() > Number(expires) ? "expired" : "ok";
     },
+
+    async check() {
+      const probe = `healthcheck/${randomBytes(8).toString("hex")}`;
+      try {
+        await storage.write(probe, Readable.from([Buffer.from("ok")]));
+        const head = await storage.readHead(probe, 2);
+        if (head?.toString() !== "ok") throw new Error("the probe file read back differently");
+      } catch (error) {
+        throw new StorageCheckError(
+          `Cannot write and read files in ${rootDir}: ${error instanceof Error ? error.message : String(error)}\n` +
+            "Check that DATA_DIR is on a writable disk with free space.",
+        );
+      } finally {
+        await storage.delete(probe).catch(() => {});
+      }
+    },
+
+    async close() {},
   };
+  return storage;
 }

@@ -1,31 +1,38 @@
 import { randomUUID } from "node:crypto";
 import { nowIso } from "~/db/database.server";
 import { systemClock, type Clock } from "~/lib/clock";
+import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
+import { sniffImageType } from "~/images/sniff-image-type.server";
 import type { AppServices } from "~/services.server";
+import { HEAD_BYTES } from "~/storage/storage.server";
 
 /** Spec/issue: signed upload URLs live 15 minutes and work once. */
 export const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000;
 
 /**
- * An upload's life: pending (URL issued) → receiving (a PUT is streaming) →
- * completed (stored and recognised as an image) → used (turned into a
- * gallery image). Every step is a conditional update, so a URL or a finished
- * upload can be used once even when two requests race. Housekeeping moves a
- * stale upload to "pruning" the same way before it deletes its file.
+ * An upload's life. Through this server (local disk): pending (URL issued) →
+ * receiving (a PUT is streaming) → completed (stored and recognised as an
+ * image) → registering → used (a gallery image). Straight to the bucket (S3):
+ * pending → registering (checked, moved to its private key) → used.
+ * Refused or broken uploads end as failed. Every step is a conditional
+ * update, so a URL or an upload is used once even when requests (or
+ * instances) race. Housekeeping moves a stale upload to "pruning" the same
+ * way before it deletes its file.
  */
-export type UploadStatus = "pending" | "receiving" | "completed" | "used" | "failed" | "pruning";
+export type UploadStatus = "pending" | "receiving" | "completed" | "registering" | "used" | "failed" | "pruning";
 
 type Services = Pick<AppServices, "db" | "storage">;
 
 export async function issueUploadTarget(services: Services, now = new Date()): Promise<{ uploadURL: string }> {
   const id = randomUUID();
   const expiresAt = new Date(now.getTime() + UPLOAD_URL_LIFETIME_MS);
+  const target = await services.storage.createUploadTarget(id, expiresAt);
   await services.db
     .insertInto("uploads")
     .values({
       id,
       status: "pending",
-      storage_key: `originals/${id}`,
+      storage_key: target.key,
       content_type: null,
       bytes: null,
       expires_at: expiresAt.toISOString(),
@@ -33,10 +40,10 @@ export async function issueUploadTarget(services: Services, now = new Date()): P
       completed_at: null,
     })
     .execute();
-  return services.storage.createUploadTarget(id, expiresAt);
+  return { uploadURL: target.uploadURL };
 }
 
-async function transition(services: Services, id: string, from: UploadStatus, to: UploadStatus, extra = {}) {
+async function transition(services: Pick<AppServices, "db">, id: string, from: UploadStatus, to: UploadStatus, extra = {}) {
   const result = await services.db
     .updateTable("uploads")
     .set({ status: to, ...extra })
@@ -55,34 +62,102 @@ export function markReceived(services: Services, id: string, contentType: string
   return transition(services, id, "receiving", "completed", { content_type: contentType, bytes, completed_at: nowIso() });
 }
 
-export function markFailed(services: Services, id: string) {
-  return transition(services, id, "receiving", "failed");
+export function markFailed(services: Services, id: string, from: UploadStatus = "receiving") {
+  return transition(services, id, from, "failed");
 }
 
-/** Claims a completed upload to become a gallery image; its storage key, or null. */
+/** Claims a completed upload (local disk) to become a gallery image; its storage key, or null. */
 export async function claimCompletedUpload(services: Services, id: string): Promise<string | null> {
   const upload = await services.db.selectFrom("uploads").select(["storage_key", "status"]).where("id", "=", id).executeTakeFirst();
   if (!upload || upload.status !== "completed") return null;
-  return (await transition(services, id, "completed", "used")) ? upload.storage_key : null;
+  return (await transition(services, id, "completed", "registering")) ? upload.storage_key : null;
 }
 
+/** The upload became a gallery image. */
+export function markRegistered(services: Pick<AppServices, "db">, id: string) {
+  return transition(services, id, "registering", "used");
+}
+
+/** Registering failed after the claim (the image could not be processed, say). */
+export function markRegistrationFailed(services: Pick<AppServices, "db">, id: string) {
+  return transition(services, id, "registering", "failed");
+}
+
+/** The private key an upload's original is kept at once it is registered. No URL can write there. */
+export function originalKeyFor(uploadId: string): string {
+  return `originals/${uploadId}`;
+}
+
+export type DirectUploadClaim =
+  | { status: "claimed"; originalKey: string; contentType: string; bytes: number }
+  /** Not issued here, not uploaded (yet), or already used: the ticket is left as it was. */
+  | { status: "unavailable" }
+  | { status: "too-large" }
+  | { status: "not-an-image" };
+
 /**
- * Forgets URLs never used and deletes originals uploaded but never added to a
- * gallery. Each upload is claimed with a conditional update first, so one
- * that a request moved on meanwhile (the owner adding it to a gallery just
- * then) is left alone; an upload left in "pruning" by a crash is finished on
- * the next run.
+ * Claims an upload that went straight to the bucket. Only a pending ticket
+ * this server issued whose object now exists qualifies. The object's size
+ * comes from a HEAD (over the limit: deleted), then it moves to its private
+ * key, and the checks that count are made on that private copy, which a
+ * reused presigned URL can no longer replace: the size again, and the type
+ * from the first bytes (a ranged GET). A refused object is deleted.
+ */
+export async function claimDirectUpload(services: Services, id: string, now = new Date()): Promise<DirectUploadClaim> {
+  const { db, storage } = services;
+  const upload = await db.selectFrom("uploads").select(["storage_key", "status"]).where("id", "=", id).executeTakeFirst();
+  if (!upload || upload.status !== "pending") return { status: "unavailable" };
+  const uploaded = await storage.stat(upload.storage_key);
+  if (!uploaded) return { status: "unavailable" };
+  if (!(await transition(services, id, "pending", "registering"))) return { status: "unavailable" };
+
+  // From here the upload is this request's alone.
+  const refuse = async (keys: string[], status: "too-large" | "not-an-image") => {
+    for (const key of keys) await storage.delete(key);
+    await markRegistrationFailed(services, id);
+    return { status };
+  };
+  if (uploaded.bytes > MAX_UPLOAD_BYTES) return refuse([upload.storage_key], "too-large");
+  const originalKey = originalKeyFor(id);
+  await storage.move(upload.storage_key, originalKey);
+  const original = await storage.stat(originalKey);
+  if (!original || original.bytes > MAX_UPLOAD_BYTES) return refuse([originalKey], "too-large");
+  // An empty object has no first bytes (S3 answers a ranged GET of one with 416).
+  const head = original.bytes > 0 ? await storage.readHead(originalKey, HEAD_BYTES) : null;
+  const contentType = head ? sniffImageType(head) : null;
+  if (!contentType) return refuse([originalKey], "not-an-image");
+  await db
+    .updateTable("uploads")
+    .set({ content_type: contentType, bytes: original.bytes, completed_at: now.toISOString() })
+    .where("id", "=", id)
+    .execute();
+  return { status: "claimed", originalKey, contentType, bytes: original.bytes };
+}
+
+/** A PUT that started before its URL expired may still be arriving for a while after. */
+const EXPIRY_GRACE_MS = 60 * 60 * 1000;
+
+/**
+ * Housekeeping: forgets URLs never used (deleting anything uploaded to
+ * them), deletes originals uploaded but never added to a gallery (also those
+ * of an instance that died while registering), and forgets used tickets once
+ * their URL has expired. A file a gallery image refers to is never deleted.
+ * Each upload is claimed with a conditional update first, so one that a
+ * request moved on meanwhile (the owner adding it to a gallery just then) is
+ * left alone; an upload left in "pruning" by a crash is finished next time.
  */
 export async function pruneStaleUploads(services: Services, clock: Clock = systemClock): Promise<number> {
+  const { db, storage } = services;
   const now = clock.now();
+  const expiredBefore = new Date(now.getTime() - EXPIRY_GRACE_MS).toISOString();
   const dayAgo = new Date(now.getTime() - 24 * 60 * 60 * 1000).toISOString();
-  const stale = await services.db
+  const stale = await db
     .selectFrom("uploads")
     .select(["id", "storage_key", "status"])
     .where((eb) =>
       eb.or([
-        eb.and([eb("status", "in", ["pending", "failed"]), eb("expires_at", "<", now.toISOString())]),
-        eb.and([eb("status", "in", ["completed", "receiving"]), eb("created_at", "<", dayAgo)]),
+        eb.and([eb("status", "in", ["pending", "failed", "used"]), eb("expires_at", "<", expiredBefore)]),
+        eb.and([eb("status", "in", ["completed", "receiving", "registering"]), eb("created_at", "<", dayAgo)]),
         eb("status", "=", "pruning"),
       ]),
     )
@@ -91,8 +166,11 @@ export async function pruneStaleUploads(services: Services, clock: Clock = syste
   for (const upload of stale) {
     const status = upload.status as UploadStatus;
     if (status !== "pruning" && !(await transition(services, upload.id, status, "pruning"))) continue;
-    await services.storage.delete(upload.storage_key);
-    await services.db.deleteFrom("uploads").where("id", "=", upload.id).where("status", "=", "pruning").execute();
+    const keys = [...new Set([upload.storage_key, originalKeyFor(upload.id)])];
+    const referenced = await db.selectFrom("gallery_images").select("original_key").where("original_key", "in", keys).execute();
+    const inUse = new Set(referenced.map((row) => row.original_key));
+    for (const key of keys) if (!inUse.has(key)) await storage.delete(key);
+    await db.deleteFrom("uploads").where("id", "=", upload.id).where("status", "=", "pruning").execute();
     pruned += 1;
   }
   return pruned;

@@ -60,7 +60,7 @@ export async function seedDemoData(dataDir: string): Promise<SeededOriginals> {
       originals[galleryType] = { count: added.length, bytes: added.reduce((sum, [, bytes]) => sum + bytes, 0) };
     }
   } finally {
-    await services.db.destroy();
+    await services.close();
   }
   return originals;
 }

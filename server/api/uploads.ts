@@ -9,9 +9,12 @@ import type { AppServices } from "~/services.server";
 import { ObjectTooLargeError } from "~/storage/storage.server";
 import {
   claimCompletedUpload,
+  claimDirectUpload,
   issueUploadTarget,
   markFailed,
   markReceived,
+  markRegistered,
+  markRegistrationFailed,
   startReceiving,
 } from "~/uploads/uploads.server";
 import { HttpError, badRequest } from "../http-error";
@@ -20,7 +23,11 @@ import { parseJsonBody } from "./validation";
 /** Uploads beyond the limit are read and thrown away up to this point, so the client sees the 413. */
 const DRAIN_LIMIT_BYTES = 3 * MAX_UPLOAD_BYTES;
 
-/** POST /api/objects/upload: a signed, single-use URL, valid 15 minutes. */
+const TOO_LARGE_MESSAGE = "The file is too large. Maximum size is 20MB";
+const NOT_AN_IMAGE_MESSAGE = "The file is not a supported image (JPEG, PNG, WebP, AVIF or GIF)";
+const NOT_COMPLETED_MESSAGE = "imageURL is not a completed upload (it may be unfinished or already used)";
+
+/** POST /api/objects/upload: a signed URL for one object, valid 15 minutes (this server's, or a presigned bucket PUT). */
 export async function createUploadTarget(services: AppServices, _req: Request, res: Response) {
   res.json(await issueUploadTarget(services));
 }
@@ -59,7 +66,7 @@ export async function receiveUpload(services: AppServices, req: Request, res: Re
   const declared = Number(req.get("content-length") ?? 0);
   if (declared > MAX_UPLOAD_BYTES) {
     await markFailed(services, objectId);
-    return answerAfterDraining(req, res, new HttpError(413, "The file is too large. Maximum size is 20MB"));
+    return answerAfterDraining(req, res, new HttpError(413, TOO_LARGE_MESSAGE));
   }
 
   // A pass-through, so a refusal stops the file without destroying the request we answer on.
@@ -79,7 +86,7 @@ export async function receiveUpload(services: AppServices, req: Request, res: Re
     await markFailed(services, objectId);
     req.unpipe(body);
     if (error instanceof ObjectTooLargeError) {
-      return answerAfterDraining(req, res, new HttpError(413, "The file is too large. Maximum size is 20MB"));
+      return answerAfterDraining(req, res, new HttpError(413, TOO_LARGE_MESSAGE));
     }
     if (req.destroyed || req.readableAborted) return; // The client went away.
     throw error;
@@ -89,14 +96,14 @@ export async function receiveUpload(services: AppServices, req: Request, res: Re
   if (!type) {
     await services.storage.delete(key);
     await markFailed(services, objectId);
-    throw new HttpError(415, "The file is not a supported image (JPEG, PNG, WebP, AVIF or GIF)");
+    throw new HttpError(415, NOT_AN_IMAGE_MESSAGE);
   }
   await markReceived(services, objectId, type, written.bytes);
   res.json({ message: "Upload complete" });
 }
 
 /** The upload id in an upload URL this server issued, or null (other host, other path, junk). */
-export function uploadIdFromUrl(imageURL: string, req: Request, siteUrl: string): string | null {
+export function uploadIdFromUrl(imageURL: string, req: Request, services: AppServices): string | null {
   const ownOrigin = `${req.protocol}://${req.get("host")}`;
   let url: URL;
   try {
@@ -104,9 +111,22 @@ export function uploadIdFromUrl(imageURL: string, req: Request, siteUrl: string)
   } catch {
     return null;
   }
-  if (url.origin !== ownOrigin && url.origin !== new URL(siteUrl).origin) return null;
-  const match = /^\/api\/uploads\/([a-z0-9-]{1,128})$/.exec(url.pathname);
-  return match ? match[1]! : null;
+  return services.storage.objectIdFromUploadUrl(url, [ownOrigin, new URL(services.env.SITE_URL).origin]);
+}
+
+/** An upload that went straight to the bucket: checked and moved to its private key (app/uploads). */
+async function claimBucketUpload(services: AppServices, uploadId: string): Promise<string> {
+  const claim = await claimDirectUpload(services, uploadId);
+  switch (claim.status) {
+    case "claimed":
+      return claim.originalKey;
+    case "too-large":
+      throw new HttpError(413, TOO_LARGE_MESSAGE);
+    case "not-an-image":
+      throw new HttpError(415, NOT_AN_IMAGE_MESSAGE);
+    default:
+      throw badRequest(NOT_COMPLETED_MESSAGE);
+  }
 }
 
 /**
@@ -115,10 +135,13 @@ export function uploadIdFromUrl(imageURL: string, req: Request, siteUrl: string)
  */
 export async function addUploadedImage(services: AppServices, req: Request) {
   const input = parseJsonBody(req, addGalleryImageSchema);
-  const uploadId = uploadIdFromUrl(input.imageURL, req, services.env.SITE_URL);
+  const uploadId = uploadIdFromUrl(input.imageURL, req, services);
   if (!uploadId) throw badRequest("imageURL must be an upload URL issued by this site");
-  const originalKey = await claimCompletedUpload(services, uploadId);
-  if (!originalKey) throw badRequest("imageURL is not a completed upload (it may be unfinished or already used)");
+  const originalKey =
+    services.storage.uploadMode === "direct"
+      ? await claimBucketUpload(services, uploadId)
+      : await claimCompletedUpload(services, uploadId);
+  if (!originalKey) throw badRequest(NOT_COMPLETED_MESSAGE);
 
   let processed;
   try {
@@ -126,11 +149,13 @@ export async function addUploadedImage(services: AppServices, req: Request) {
   } catch (error) {
     services.logger.warn({ err: error, uploadId }, "an uploaded image could not be processed");
     await services.storage.delete(originalKey);
+    await markRegistrationFailed(services, uploadId);
     // Over a limit: say which. Anything else (undecodable, or the worker died on it) is unreadable.
     throw new HttpError(422, error instanceof ImageRefusedError ? error.message : "The image could not be read. Please try a different file.");
   }
+  let image;
   try {
-    return await createGalleryImage(services, {
+    image = await createGalleryImage(services, {
       galleryType: input.galleryType,
       caption: input.caption,
       processed,
@@ -139,6 +164,9 @@ export async function addUploadedImage(services: AppServices, req: Request) {
   } catch (error) {
     // No half-written image: remove the files of a record that was not stored.
     await deleteUnreferencedFiles(services, [...processed.storageKeys, originalKey]);
+    await markRegistrationFailed(services, uploadId);
     throw error;
   }
+  await markRegistered(services, uploadId);
+  return image;
 }

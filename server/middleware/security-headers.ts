@@ -19,9 +19,17 @@ const localsOf = (res: unknown) => (res as { locals: CspLocals }).locals;
 /**
  * Helmet with an enforced Content-Security-Policy: scripts only from this
  * origin or carrying this response's nonce. (A cached page's copies add the
- * hashes of its inline scripts: see server/page-cache.ts.)
+ * hashes of its inline scripts: see server/page-cache.ts.) With a bucket, the
+ * admin page may also connect to the bucket's origin (uploads); with
+ * MEDIA_BASE_URL, images may also come from that origin. Nothing broader.
  */
-export function securityHeaders(options: { development: boolean }): RequestHandler {
+export function securityHeaders(options: {
+  development: boolean;
+  /** Origins the browser uploads to (the bucket's), added to connect-src. */
+  uploadOrigins?: readonly string[];
+  /** Origins images are served from besides this one (MEDIA_BASE_URL's), added to img-src. */
+  mediaOrigins?: readonly string[];
+}): RequestHandler {
   return helmet({
     contentSecurityPolicy: options.development
       ? false
@@ -36,9 +44,9 @@ export function securityHeaders(options: { development: boolean }): RequestHandl
             scriptSrcAttr: ["'none'"],
             // Inline style attributes carry image placeholders and Radix positions.
             styleSrc: ["'self'", "'unsafe-inline'"],
-            imgSrc: ["'self'", "data:", "blob:"],
+            imgSrc: ["'self'", "data:", "blob:", ...(options.mediaOrigins ?? [])],
             fontSrc: ["'self'"],
-            connectSrc: ["'self'"],
+            connectSrc: ["'self'", ...(options.uploadOrigins ?? [])],
             manifestSrc: ["'self'"],
             formAction: ["'self'"],
             frameAncestors: ["'none'"],

@@ -1,36 +1,54 @@
 import type { AddressInfo } from "node:net";
-import fs from "node:fs/promises";
-import path from "node:path";
 import sharp from "sharp";
-import type supertest from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { seedDemoGallery } from "~/galleries/demo-images.server";
 import { listGalleryImages } from "~/galleries/galleries.server";
 import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
 import { UPRIGHT_TOP_COLOUR, exifHasGps, isNear, makeImage, makeJpegWithExif, pixelAt } from "../fixtures/images";
-import { ADMIN, createAdminContext, type AdminContext } from "./helpers";
+import { ADMIN, createAdminContext, type AdminContext, type StorageKind } from "./helpers";
 
 let ctx: AdminContext;
-beforeEach(async () => {
-  ctx = await createAdminContext();
-});
-afterEach(async () => {
-  await ctx.close();
-});
+
+/** Each test gets a fresh context: the run's back end, or the storage a protocol test is about. */
+function freshContextPerTest(options: { storage?: StorageKind } = {}) {
+  beforeEach(async () => {
+    ctx = await createAdminContext({}, options);
+  });
+  afterEach(async () => {
+    await ctx.close();
+  });
+}
 
 async function newUploadUrl(): Promise<string> {
   const res = await ctx.admin.post("/api/objects/upload").expect(200);
   return res.body.uploadURL;
 }
 
-function putFile(url: string, body: Buffer, contentType = "image/jpeg"): supertest.Test {
-  return ctx.admin.put(url).set("Content-Type", contentType).send(body);
+type PutResult = { status: number; body: { message?: string } };
+
+/**
+ * PUTs a file to an upload URL as the admin page does: a same-origin URL
+ * through the signed-in agent, a bucket's presigned URL straight to the
+ * bucket (no cookies).
+ */
+async function putFile(url: string, body: Buffer, contentType = "image/jpeg"): Promise<PutResult> {
+  if (/^https?:/.test(url)) {
+    const res = await fetch(url, { method: "PUT", headers: { "Content-Type": contentType }, body: new Uint8Array(body) });
+    const text = await res.text();
+    return { status: res.status, body: res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : {} };
+  }
+  const res = await ctx.admin.put(url).set("Content-Type", contentType).send(body);
+  return { status: res.status, body: res.body };
+}
+
+function register(imageURL: string, galleryType = "traditional") {
+  return ctx.admin.put("/api/admin/gallery-images").send({ imageURL, galleryType, caption: "", sortOrder: "0" });
 }
 
 async function uploadAndAdd(body: Buffer, galleryType = "traditional", contentType = "image/jpeg") {
   const url = await newUploadUrl();
-  await putFile(url, body, contentType).expect(200);
-  return ctx.admin.put("/api/admin/gallery-images").send({ imageURL: url, galleryType, caption: "", sortOrder: "0" });
+  expect((await putFile(url, body, contentType)).status).toBe(200);
+  return register(url, galleryType);
 }
 
 /**
@@ -57,16 +75,23 @@ async function streamUpload(url: string, body: ReadableStream<Uint8Array>, signa
   }
 }
 
-async function filesUnder(dir: string): Promise<string[]> {
-  try {
-    return (await fs.readdir(path.join(ctx.dataDir, "uploads", dir))).sort();
-  } catch {
-    return [];
-  }
+function uploadStatus() {
+  return ctx.services.db.selectFrom("uploads").select("status").executeTakeFirstOrThrow().then((row) => row.status);
 }
 
-describe("POST /api/objects/upload", () => {
-  it("returns a same-origin URL with a random id and a signed 15-minute expiry", async () => {
+/** A JPEG header followed by filler, `bytes` long: recognised as an image by its first bytes. */
+async function jpegOfSize(bytes: number): Promise<Buffer> {
+  const body = Buffer.alloc(bytes, 0xff);
+  (await makeImage("jpeg")).copy(body);
+  return body;
+}
+
+// The two ways an upload reaches storage. Each group runs on both databases (the run's switch
+// decides which); the storage is fixed by the protocol under test.
+describe("uploads through this server (local disk)", () => {
+  freshContextPerTest({ storage: "disk" });
+
+  it("POST /api/objects/upload returns a same-origin URL with a random id and a signed 15-minute expiry", async () => {
     const before = Date.now();
     const first = new URL(await newUploadUrl(), "http://site");
     const second = new URL(await newUploadUrl(), "http://site");
@@ -78,14 +103,12 @@ describe("POST /api/objects/upload", () => {
     expect(expires - before).toBeLessThanOrEqual(15 * 60 * 1000 + 1000);
     expect(first.searchParams.get("signature")).toMatch(/^[0-9a-f]{64}$/);
   });
-});
 
-describe("PUT to the upload URL", () => {
   it("stores the file privately and answers 200", async () => {
     const url = await newUploadUrl();
-    const res = await putFile(url, await makeImage("jpeg")).expect(200);
-    expect(res.body).toEqual({ message: "Upload complete" });
-    expect(await filesUnder("originals")).toHaveLength(1);
+    const res = await putFile(url, await makeImage("jpeg"));
+    expect(res).toEqual({ status: 200, body: { message: "Upload complete" } });
+    expect(await ctx.storedKeys("originals/")).toHaveLength(1);
     // The original is not reachable from the web.
     const id = new URL(url, "http://x").pathname.split("/").pop();
     await ctx.api.get(`/media/${id}`).expect(404);
@@ -100,8 +123,9 @@ describe("PUT to the upload URL", () => {
 
   it("can be used once", async () => {
     const url = await newUploadUrl();
-    await putFile(url, await makeImage("jpeg")).expect(200);
-    const again = await putFile(url, await makeImage("jpeg")).expect(403);
+    expect((await putFile(url, await makeImage("jpeg"))).status).toBe(200);
+    const again = await putFile(url, await makeImage("jpeg"));
+    expect(again.status).toBe(403);
     expect(again.body.message).toMatch(/already been used/);
   });
 
@@ -109,36 +133,29 @@ describe("PUT to the upload URL", () => {
     const url = new URL(await newUploadUrl(), "http://x");
     const tampered = new URL(url);
     tampered.searchParams.set("expires", String(Number(url.searchParams.get("expires")) + 60_000));
-    await putFile(tampered.pathname + tampered.search, await makeImage("jpeg")).expect(403);
+    expect((await putFile(tampered.pathname + tampered.search, await makeImage("jpeg"))).status).toBe(403);
     const otherId = `${url.pathname.replace(/[0-9a-f]{4}$/, "abcd")}${url.search}`;
-    await putFile(otherId, await makeImage("jpeg")).expect(403);
-    const expiredTarget = ctx.services.storage.createUploadTarget("11111111-2222-3333-4444-555555555555", new Date(Date.now() - 1000));
-    const expired = await putFile(expiredTarget.uploadURL, await makeImage("jpeg")).expect(403);
+    expect((await putFile(otherId, await makeImage("jpeg"))).status).toBe(403);
+    const expiredTarget = await ctx.services.storage.createUploadTarget("11111111-2222-3333-4444-555555555555", new Date(Date.now() - 1000));
+    const expired = await putFile(expiredTarget.uploadURL, await makeImage("jpeg"));
+    expect(expired.status).toBe(403);
     expect(expired.body.message).toMatch(/expired/);
-  });
-
-  it("judges the type by the bytes: a PNG sent as image/jpeg is kept as the PNG it is", async () => {
-    const png = await makeImage("png", { width: 640, height: 480 });
-    const res = await uploadAndAdd(png, "veneer", "image/jpeg");
-    expect(res.status).toBe(201);
-    const row = await ctx.services.db.selectFrom("uploads").select(["content_type"]).executeTakeFirstOrThrow();
-    expect(row.content_type).toBe("image/png");
   });
 
   it("answers 415 for a text file sent as image/png, and deletes it", async () => {
     const url = await newUploadUrl();
-    const res = await putFile(url, Buffer.from("hello, this is not an image at all"), "image/png").expect(415);
+    const res = await putFile(url, Buffer.from("hello, this is not an image at all"), "image/png");
+    expect(res.status).toBe(415);
     expect(res.body.message).toMatch(/not a supported image/);
-    expect(await filesUnder("originals")).toEqual([]);
+    expect(await ctx.storedKeys("originals/")).toEqual([]);
   });
 
   it("answers 413 for 21 MB and leaves nothing behind", async () => {
     const url = await newUploadUrl();
-    const big = Buffer.alloc(21 * 1024 * 1024, 0xff);
-    big.set([0xff, 0xd8, 0xff, 0xe0], 0);
-    const res = await putFile(url, big).expect(413);
+    const res = await putFile(url, await jpegOfSize(21 * 1024 * 1024));
+    expect(res.status).toBe(413);
     expect(res.body.message).toMatch(/too large/);
-    expect(await filesUnder("originals")).toEqual([]);
+    expect(await ctx.storedKeys("originals/")).toEqual([]);
   });
 
   it("answers 413 for an oversized body streamed without a Content-Length, leaving nothing", async () => {
@@ -155,7 +172,7 @@ describe("PUT to the upload URL", () => {
     });
     const res = await streamUpload(url, body);
     expect(res?.status).toBe(413);
-    expect(await filesUnder("originals")).toEqual([]);
+    expect(await ctx.storedKeys("originals/")).toEqual([]);
   });
 
   it("leaves nothing behind when the client aborts mid-upload", async () => {
@@ -174,20 +191,148 @@ describe("PUT to the upload URL", () => {
       },
     });
     await streamUpload(url, body, controller.signal);
-    await expect.poll(async () => (await ctx.services.db.selectFrom("uploads").select("status").executeTakeFirstOrThrow()).status).toBe("failed");
-    expect(await filesUnder("originals")).toEqual([]);
+    await expect.poll(uploadStatus).toBe("failed");
+    expect(await ctx.storedKeys("originals/")).toEqual([]);
   });
 
   it("accepts exactly 20,971,520 bytes", async () => {
     const url = await newUploadUrl();
-    const jpeg = await makeImage("jpeg");
-    const body = Buffer.alloc(MAX_UPLOAD_BYTES);
-    jpeg.copy(body);
-    await putFile(url, body).expect(200);
+    expect((await putFile(url, await jpegOfSize(MAX_UPLOAD_BYTES))).status).toBe(200);
+  });
+
+  it("registration accepts the absolute form of its own upload URL", async () => {
+    const url = await newUploadUrl();
+    expect((await putFile(url, await makeImage("jpeg"))).status).toBe(200);
+    await ctx.admin
+      .put("/api/admin/gallery-images")
+      .send({ imageURL: `http://localhost:3000${url}`, galleryType: "homepage", caption: "", sortOrder: "0" })
+      .expect(201);
+  });
+});
+
+describe("uploads straight to the bucket (S3)", () => {
+  freshContextPerTest({ storage: "s3" });
+
+  /** The object key a presigned URL writes (path-style: /<bucket>/<key>). */
+  function keyOf(url: string) {
+    return new URL(url).pathname.split("/").slice(2).join("/");
+  }
+
+  it("POST /api/objects/upload presigns a 15-minute PUT to one private incoming/ key of the bucket", async () => {
+    const first = new URL(await newUploadUrl());
+    const second = new URL(await newUploadUrl());
+    expect(first.origin).toBe(new URL(ctx.env.S3_ENDPOINT!).origin);
+    expect(first.pathname).toMatch(new RegExp(`^/${ctx.bucket!.name}/incoming/[0-9a-f-]{36}$`));
+    expect(first.pathname).not.toBe(second.pathname);
+    expect(first.searchParams.get("X-Amz-Expires")).toBe("900");
+    expect(first.searchParams.get("X-Amz-SignedHeaders")).toBe("host");
+    // No checksum baked in: R2 and others refuse presigned PUTs that carry one.
+    expect([...first.searchParams.keys()].filter((name) => /checksum/i.test(name))).toEqual([]);
+  });
+
+  it("the PUT lands in the bucket, not on this server, and is not served", async () => {
+    const url = await newUploadUrl();
+    expect((await putFile(url, await makeImage("jpeg"))).status).toBe(200);
+    expect(await ctx.storedKeys("incoming/")).toEqual([keyOf(url)]);
+    expect(await ctx.storedKeys("originals/")).toEqual([]);
+    const id = keyOf(url).split("/").pop();
+    await ctx.api.get(`/media/${id}`).expect(404);
+    // This server takes no uploads itself with a bucket: its own upload path refuses every URL.
+    const res = await ctx.admin.put(`/api/uploads/${id}?expires=${Date.now() + 60_000}&signature=${"0".repeat(64)}`).send(Buffer.from("x"));
+    expect(res.status).toBe(403);
+  });
+
+  it("registration moves the original to a private key, and a reused URL cannot replace it", async () => {
+    const url = await newUploadUrl();
+    const photo = await makeImage("jpeg", { width: 640, height: 480 });
+    expect((await putFile(url, photo)).status).toBe(200);
+    const image = (await register(url).expect(201)).body;
+    const id = keyOf(url).split("/").pop()!;
+    expect(await ctx.storedKeys("incoming/")).toEqual([]);
+    expect(await ctx.storedKeys("originals/")).toEqual([`originals/${id}`]);
+
+    // The URL still signs for its incoming/ key for 15 minutes: a second PUT lands there, not on the original.
+    expect((await putFile(url, await makeImage("png", { width: 32, height: 32 }), "image/png")).status).toBe(200);
+    const original = await ctx.services.storage.read(`originals/${id}`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of original!.stream) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).equals(photo)).toBe(true);
+    const again = await register(url);
+    expect(again.status).toBe(400);
+    expect((await listGalleryImages(ctx.services, "traditional")).map((i) => i.id)).toEqual([image.id]);
+  });
+
+  it("registration before the PUT answers 400 and leaves the URL usable", async () => {
+    const url = await newUploadUrl();
+    const early = await register(url);
+    expect(early.status).toBe(400);
+    expect(early.body.message).toMatch(/not a completed upload/);
+    expect(await uploadStatus()).toBe("pending");
+    expect((await putFile(url, await makeImage("jpeg"))).status).toBe(200);
+    await register(url).expect(201);
+  });
+
+  it("answers 413 at registration for 21 MB (judged by HEAD), and deletes the object", async () => {
+    const url = await newUploadUrl();
+    expect((await putFile(url, await jpegOfSize(21 * 1024 * 1024))).status).toBe(200);
+    const res = await register(url);
+    expect(res.status).toBe(413);
+    expect(res.body.message).toMatch(/too large/);
+    expect(await ctx.storedKeys("")).toEqual([]);
+    expect(await uploadStatus()).toBe("failed");
+  });
+
+  it("answers 415 at registration for a text file sent as image/png (judged by its first bytes), and deletes it", async () => {
+    const url = await newUploadUrl();
+    expect((await putFile(url, Buffer.from("hello, this is not an image at all"), "image/png")).status).toBe(200);
+    const res = await register(url);
+    expect(res.status).toBe(415);
+    expect(res.body.message).toMatch(/not a supported image/);
+    expect(await ctx.storedKeys("")).toEqual([]);
+    expect(await uploadStatus()).toBe("failed");
+  });
+
+  it("answers 415 at registration for an empty file, and deletes it", async () => {
+    const url = await newUploadUrl();
+    expect((await putFile(url, Buffer.alloc(0))).status).toBe(200);
+    expect((await register(url)).status).toBe(415);
+    expect(await ctx.storedKeys("")).toEqual([]);
+  });
+
+  it("accepts exactly 20,971,520 bytes", async () => {
+    const url = await newUploadUrl();
+    expect((await putFile(url, await jpegOfSize(MAX_UPLOAD_BYTES))).status).toBe(200);
+    await register(url).expect(201);
+  });
+
+  it("answers 400 for a key of the bucket that this server did not issue", async () => {
+    const url = new URL(await newUploadUrl());
+    const forged = new URL(url);
+    forged.pathname = url.pathname.replace(/incoming\/.*$/, "incoming/11111111-2222-3333-4444-555555555555");
+    expect((await putFile(forged.toString(), await makeImage("jpeg"))).status).toBe(200);
+    const res = await register(forged.toString());
+    expect(res.status).toBe(400);
+    const elsewhere = new URL(url);
+    elsewhere.pathname = url.pathname.replace("incoming/", "originals/");
+    expect((await register(elsewhere.toString())).status).toBe(400);
+  });
+});
+
+describe("registering an upload (either storage)", () => {
+  freshContextPerTest();
+
+  it("judges the type by the bytes: a PNG sent as image/jpeg is kept as the PNG it is", async () => {
+    const png = await makeImage("png", { width: 640, height: 480 });
+    const res = await uploadAndAdd(png, "veneer", "image/jpeg");
+    expect(res.status).toBe(201);
+    const row = await ctx.services.db.selectFrom("uploads").select(["content_type", "status"]).executeTakeFirstOrThrow();
+    expect(row).toEqual({ content_type: "image/png", status: "used" });
   });
 });
 
 describe("PUT /api/admin/gallery-images", () => {
+  freshContextPerTest();
+
   it("processes a phone photo: upright, no GPS or EXIF, AVIF and WebP variants, JPEG fallback", async () => {
     const photo = await makeJpegWithExif({ width: 2000, height: 1500, orientation: 6, gps: true });
     expect(exifHasGps((await sharp(photo).metadata()).exif)).toBe(true);
@@ -251,18 +396,9 @@ describe("PUT /api/admin/gallery-images", () => {
     expect(notDone.status).toBe(400);
 
     const url = await newUploadUrl();
-    await putFile(url, await makeImage("jpeg")).expect(200);
+    expect((await putFile(url, await makeImage("jpeg"))).status).toBe(200);
     await ctx.admin.put("/api/admin/gallery-images").send({ imageURL: url, galleryType: "traditional" }).expect(201);
     await ctx.admin.put("/api/admin/gallery-images").send({ imageURL: url, galleryType: "traditional" }).expect(400);
-  });
-
-  it("accepts the absolute form of its own upload URL", async () => {
-    const url = await newUploadUrl();
-    await putFile(url, await makeImage("jpeg")).expect(200);
-    await ctx.admin
-      .put("/api/admin/gallery-images")
-      .send({ imageURL: `http://localhost:3000${url}`, galleryType: "homepage", caption: "", sortOrder: "0" })
-      .expect(201);
   });
 
   it("answers 400 for an unknown gallery type or a bad sortOrder", async () => {
@@ -273,6 +409,8 @@ describe("PUT /api/admin/gallery-images", () => {
 });
 
 describe("PATCH /api/admin/gallery-images/:id", () => {
+  freshContextPerTest();
+
   it("updates the caption", async () => {
     const [image] = await seedDemoGallery(ctx.services, "traditional", 1, { width: 500, height: 300 });
     const res = await ctx.admin.patch(`/api/admin/gallery-images/${image!.id}`).send({ caption: "Basalt wall" }).expect(200);
@@ -291,6 +429,8 @@ describe("PATCH /api/admin/gallery-images/:id", () => {
 });
 
 describe("PUT /api/admin/gallery-images/reorder", () => {
+  freshContextPerTest();
+
   it("applies the new order", async () => {
     const images = await seedDemoGallery(ctx.services, "veneer", 3, { width: 500, height: 300 });
     const order = [images[2]!.id, images[0]!.id, images[1]!.id];
@@ -339,19 +479,21 @@ describe("PUT /api/admin/gallery-images/reorder", () => {
 });
 
 describe("DELETE /api/admin/gallery-images/:id", () => {
+  freshContextPerTest();
+
   it("removes the record and every file of the image, closing the gap in the order", async () => {
     const url = await newUploadUrl();
-    await putFile(url, await makeImage("jpeg", { width: 1000, height: 700 })).expect(200);
+    expect((await putFile(url, await makeImage("jpeg", { width: 1000, height: 700 }))).status).toBe(200);
     const added = (await ctx.admin.put("/api/admin/gallery-images").send({ imageURL: url, galleryType: "traditional" }).expect(201)).body;
     const other = (await seedDemoGallery(ctx.services, "traditional", 1, { width: 500, height: 300 }))[0]!;
-    const variantsBefore = (await filesUnder("variants")).length;
-    expect(await filesUnder("originals")).toHaveLength(2);
+    const variantsBefore = (await ctx.storedKeys("variants/")).length;
+    expect(await ctx.storedKeys("originals/")).toHaveLength(2);
 
     await ctx.admin.delete(`/api/admin/gallery-images/${added.id}`).expect(204);
     const files = [...added.variants.avif, ...added.variants.webp, added.variants.jpeg].map((v: { path: string }) => v.path);
     for (const file of files) await ctx.api.get(file).expect(404);
-    expect((await filesUnder("variants")).length).toBe(variantsBefore - files.length);
-    expect(await filesUnder("originals")).toHaveLength(1);
+    expect((await ctx.storedKeys("variants/")).length).toBe(variantsBefore - files.length);
+    expect(await ctx.storedKeys("originals/")).toHaveLength(1);
     const remaining = await listGalleryImages(ctx.services, "traditional");
     expect(remaining.map((i) => [i.id, i.sortOrder])).toEqual([[other.id, 0]]);
   });

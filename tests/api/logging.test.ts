@@ -1,23 +1,14 @@
-import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { Writable } from "node:stream";
-import supertest from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ensureAdministrator } from "~/auth/auth.server";
-import type { AppServices } from "~/services.server";
-import { parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
-import { createApp } from "../../server/app";
-import { openServices } from "../../server/bootstrap";
+import { createTestContext, type TestContext } from "./helpers";
 
-let dataDir: string;
 let lines: string[];
-let services: AppServices;
-let api: ReturnType<typeof supertest>;
+let ctx: TestContext;
+let api: TestContext["api"];
 
 beforeEach(async () => {
-  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-log-"));
   lines = [];
   const destination = new Writable({
     write(chunk, _encoding, callback) {
@@ -25,14 +16,12 @@ beforeEach(async () => {
       callback();
     },
   });
-  const env = parseEnv({ DATA_DIR: dataDir, LOG_LEVEL: "info" });
-  services = await openServices(env, createLogger({ level: "info", destination }));
-  await ensureAdministrator(services, { username: "owner", password: "the secret password" });
-  api = supertest(createApp(services));
+  ctx = await createTestContext({ LOG_LEVEL: "info" }, { logger: createLogger({ level: "info", destination }) });
+  await ensureAdministrator(ctx.services, { username: "owner", password: "the secret password" });
+  api = ctx.api;
 });
 afterEach(async () => {
-  await services.db.destroy();
-  await fs.rm(dataDir, { recursive: true, force: true });
+  await ctx.close();
 });
 
 describe("request logs", () => {

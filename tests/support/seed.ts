@@ -25,6 +25,6 @@ export async function seedDataDir(dataDir: string, spec: SeedSpec): Promise<void
       await saveContent(services, key as SectionKey, content);
     }
   } finally {
-    await services.db.destroy();
+    await services.close();
   }
 }

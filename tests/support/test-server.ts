@@ -60,11 +60,13 @@ export async function startTestServer(
     prepare?: (dataDir: string) => Promise<void>;
     /** Serve this data directory instead of a fresh one (it is still removed on stop()). */
     dataDir?: string;
+    /** A port chosen beforehand (when something must know the server's URL before it starts). */
+    port?: number;
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-e2e-")));
   if (options.prepare) await options.prepare(dataDir);
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   let log = "";
   const child = spawn(process.execPath, [SERVER_ENTRY], {

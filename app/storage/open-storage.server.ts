@@ -1,0 +1,34 @@
+import path from "node:path";
+import type { Env } from "~/env.server";
+import { createS3Storage, type S3StorageConfig } from "./s3-storage.server";
+import { createLocalStorage, type ObjectStorage } from "./storage.server";
+
+export type LocalStorageConfig = { kind: "local"; rootDir: string; signingSecret: string };
+
+/**
+ * Which storage to open, as a plain object: it crosses process boundaries
+ * (an image worker opens its own storage from it).
+ */
+export type StorageConfig = LocalStorageConfig | S3StorageConfig;
+
+/** `S3_BUCKET` switches to the bucket; otherwise `DATA_DIR/uploads` on the local disk. */
+export function storageConfigFor(env: Env, signingSecret: string): StorageConfig {
+  if (env.S3_BUCKET) {
+    return {
+      kind: "s3",
+      bucket: env.S3_BUCKET,
+      region: env.S3_REGION ?? "us-east-1",
+      endpoint: env.S3_ENDPOINT,
+      forcePathStyle: env.S3_FORCE_PATH_STYLE,
+      credentials:
+        env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
+          ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
+          : undefined,
+    };
+  }
+  return { kind: "local", rootDir: path.join(env.DATA_DIR, "uploads"), signingSecret };
+}
+
+export async function openObjectStorage(config: StorageConfig): Promise<ObjectStorage> {
+  return config.kind === "s3" ? createS3Storage(config) : createLocalStorage(config);
+}

@@ -1,0 +1,250 @@
+import { randomBytes } from "node:crypto";
+import type { Readable } from "node:stream";
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import {
+  HEAD_BYTES,
+  StorageCheckError,
+  assertValidKey,
+  collectStream,
+  isValidObjectId,
+  InvalidStorageKeyError,
+  type ObjectStorage,
+} from "./storage.server";
+
+/** A plain, serialisable description of a bucket (it can be handed to a worker process). */
+export type S3StorageConfig = {
+  kind: "s3";
+  bucket: string;
+  region: string;
+  /** For R2, MinIO and other S3-compatible stores; AWS when unset. */
+  endpoint?: string;
+  forcePathStyle: boolean;
+  /** The provider's default chain (environment, instance role, …) when unset. */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+};
+
+/** Keys presigned for browser uploads. Nothing else is ever presigned, so no URL can write elsewhere. */
+export const INCOMING_PREFIX = "incoming/";
+
+const CONTENT_TYPES: Record<string, string> = { avif: "image/avif", webp: "image/webp", jpg: "image/jpeg" };
+/** Variant names are content hashes, so a stored variant never changes (as /media/ tells browsers). */
+const IMMUTABLE = "public, max-age=31536000, immutable";
+
+/**
+ * The CORS rule the bucket needs so the admin page can PUT to it: the site's
+ * origin, PUT, and the Content-Type header; no credentials (the upload sends
+ * no cookies). Shown in the start-up error and in the README.
+ */
+export function requiredCorsRule(siteOrigin: string) {
+  return { AllowedOrigins: [siteOrigin], AllowedMethods: ["PUT"], AllowedHeaders: ["content-type"], MaxAgeSeconds: 3600 };
+}
+
+export function createS3Client(config: S3StorageConfig): S3Client {
+  // The SDK warns once per process that its releases after early January 2027 need Node 22; our
+  // versions are pinned (decision 0036). This is the SDK's documented switch; an explicit value wins.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  return new S3Client({
+    region: config.region,
+    endpoint: config.endpoint,
+    forcePathStyle: config.forcePathStyle,
+    credentials: config.credentials,
+    // Since early 2025 the SDK adds CRC checksums to uploads and presigned PUTs by default;
+    // R2 and other S3-compatible stores refuse them. Only where an operation requires one.
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+    requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000 },
+  });
+}
+
+type AwsError = { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
+
+/** A missing object (not a missing bucket, which is a configuration error). */
+function isMissingObject(error: unknown): boolean {
+  const e = error as AwsError;
+  if (e?.name === "NoSuchBucket" || e?.Code === "NoSuchBucket") return false;
+  return e?.name === "NoSuchKey" || e?.name === "NotFound" || e?.$metadata?.httpStatusCode === 404;
+}
+
+function describe(error: unknown): string {
+  const e = error as AwsError & { message?: string };
+  const status = e?.$metadata?.httpStatusCode;
+  return [e?.name, e?.message, status ? `(HTTP ${status})` : ""].filter(Boolean).join(": ").trim();
+}
+
+export async function createS3Storage(config: S3StorageConfig): Promise<ObjectStorage> {
+  const client = createS3Client(config);
+  const { bucket } = config;
+
+  const presignPut = (key: string, expiresInSeconds: number) =>
+    getSignedUrl(client, new PutObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: expiresInSeconds });
+
+  // Where this bucket's objects live, as the presigner writes it (path or virtual-host style).
+  let probeUrl: URL;
+  try {
+    probeUrl = new URL(await presignPut(`${INCOMING_PREFIX}x`, 60));
+  } catch (error) {
+    throw new StorageCheckError(
+      `Cannot sign requests for the S3 bucket "${bucket}": ${describe(error)}\n` +
+        "Set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or give this machine credentials the AWS SDK finds (environment, instance role).",
+    );
+  }
+  const incomingBase = `${probeUrl.origin}${probeUrl.pathname.slice(0, -1)}`;
+  const bucketOrigin = probeUrl.origin;
+
+  async function head(key: string) {
+    assertValidKey(key);
+    try {
+      return await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    } catch (error) {
+      if (isMissingObject(error)) return null;
+      throw error;
+    }
+  }
+
+  async function get(key: string, range?: string) {
+    assertValidKey(key);
+    try {
+      return await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }));
+    } catch (error) {
+      if (isMissingObject(error)) return null;
+      // An empty object has no first byte to range over.
+      if ((error as AwsError)?.$metadata?.httpStatusCode === 416) return "empty" as const;
+      throw error;
+    }
+  }
+
+  const storage: ObjectStorage = {
+    uploadMode: "direct",
+    uploadOrigins: [bucketOrigin],
+
+    async write(key, body, options = {}) {
+      assertValidKey(key);
+      // Only variants and probes are written from here (a few MB at most), so the body is buffered:
+      // PutObject needs the length up front. Browser uploads never pass through this server.
+      const { data, head: first } = await collectStream(body, options.maxBytes);
+      const extension = key.slice(key.lastIndexOf(".") + 1);
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: data,
+          ContentLength: data.length,
+          ContentType: CONTENT_TYPES[extension] ?? "application/octet-stream",
+          CacheControl: key.startsWith("variants/") ? IMMUTABLE : undefined,
+        }),
+      );
+      return { bytes: data.length, head: first.subarray(0, HEAD_BYTES) };
+    },
+
+    async read(key) {
+      // Without a Range an empty object answers 200, so "empty" only comes from readHead.
+      const object = await get(key);
+      if (!object || object === "empty") return null;
+      return { stream: object.Body as Readable, bytes: Number(object.ContentLength ?? 0) };
+    },
+
+    async exists(key) {
+      return (await head(key)) !== null;
+    },
+
+    async stat(key) {
+      const object = await head(key);
+      return object ? { bytes: Number(object.ContentLength ?? 0) } : null;
+    },
+
+    async readHead(key, length) {
+      const object = await get(key, `bytes=0-${length - 1}`);
+      if (object === "empty") return Buffer.alloc(0);
+      if (!object) return null;
+      const bytes = await object.Body!.transformToByteArray();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, length));
+    },
+
+    async move(from, to) {
+      assertValidKey(from);
+      assertValidKey(to);
+      await client.send(new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: `${bucket}/${from}` }));
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: from }));
+    },
+
+    async delete(key) {
+      assertValidKey(key);
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    },
+
+    async createUploadTarget(objectId, expiresAt) {
+      if (!isValidObjectId(objectId)) {
+        throw new InvalidStorageKeyError(`Invalid object id: ${JSON.stringify(objectId)}`);
+      }
+      const key = `${INCOMING_PREFIX}${objectId}`;
+      const expiresIn = Math.max(1, Math.round((expiresAt.getTime() - Date.now()) / 1000));
+      return { uploadURL: await presignPut(key, expiresIn), key };
+    },
+
+    objectIdFromUploadUrl(url) {
+      const address = `${url.origin}${url.pathname}`;
+      if (!address.startsWith(incomingBase)) return null;
+      const objectId = address.slice(incomingBase.length);
+      return /^[a-z0-9-]{1,128}$/.test(objectId) ? objectId : null;
+    },
+
+    // This server never receives uploads itself with a bucket: only presigned URLs exist.
+    verifyUploadTarget: () => "invalid",
+
+    async check({ siteOrigin }) {
+      const where = `the S3 bucket "${bucket}"${config.endpoint ? ` at ${config.endpoint}` : ""}`;
+      const probe = `healthcheck/${randomBytes(8).toString("hex")}`;
+      try {
+        await client.send(new PutObjectCommand({ Bucket: bucket, Key: probe, Body: "ok", ContentLength: 2 }));
+        const back = await storage.readHead(probe, 2);
+        if (back?.toString() !== "ok") throw new Error("the probe object read back differently");
+      } catch (error) {
+        throw new StorageCheckError(
+          `Cannot write and read ${where}: ${describe(error)}\n` +
+            "Check S3_BUCKET, S3_REGION, S3_ENDPOINT and S3_FORCE_PATH_STYLE, and that the access key may put, get and delete objects.",
+        );
+      } finally {
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: probe })).catch(() => {});
+      }
+
+      // The browser PUTs straight to the bucket: ask the bucket what it would answer the admin page.
+      const rule = JSON.stringify([requiredCorsRule(siteOrigin)]);
+      let problem: string | null = null;
+      try {
+        const preflight = await fetch(await presignPut(`${INCOMING_PREFIX}cors-check`, 60), {
+          method: "OPTIONS",
+          headers: { Origin: siteOrigin, "Access-Control-Request-Method": "PUT", "Access-Control-Request-Headers": "content-type" },
+          signal: AbortSignal.timeout(10_000),
+        });
+        await preflight.arrayBuffer().catch(() => {});
+        const allowedOrigin = preflight.headers.get("access-control-allow-origin");
+        const allowedMethods = (preflight.headers.get("access-control-allow-methods") ?? "").toUpperCase();
+        if (!preflight.ok) problem = `the bucket refused the browser's CORS preflight (HTTP ${preflight.status})`;
+        else if (allowedOrigin !== siteOrigin && allowedOrigin !== "*") problem = `the CORS rule does not allow the origin ${siteOrigin}`;
+        else if (!/\bPUT\b/.test(allowedMethods)) problem = "the CORS rule does not allow PUT";
+      } catch (error) {
+        problem = `the CORS preflight failed: ${describe(error)}`;
+      }
+      if (problem) {
+        throw new StorageCheckError(
+          `Browsers cannot upload to ${where}: ${problem}.\n` +
+            `Give the bucket this CORS rule (SITE_URL's origin, PUT, the Content-Type header): ${rule}\n` +
+            `For example: aws s3api put-bucket-cors --bucket ${bucket} --cors-configuration '{"CORSRules":${rule}}'`,
+        );
+      }
+    },
+
+    async close() {
+      client.destroy();
+    },
+  };
+  return storage;
+}

@@ -1,0 +1,58 @@
+import type { Request } from "@playwright/test";
+import { expectToast, galleryImages, imageCards, jpegFile, openView, publicGallerySources, signInApi, uploadInput } from "./admin-helpers";
+import { expect, hydrated, test } from "./scaled-fixtures";
+
+// The server runs on PostgreSQL with an S3 bucket (s3rver): photos go from the browser straight to the bucket.
+test("a photo goes from the admin straight to the bucket, with no cookies, and shows on the site", async ({ page, s3Endpoint }) => {
+  await signInApi(page.request);
+  await page.goto("/admin");
+  await openView(page, "Veneer Stonework", "Veneer Stonework Gallery");
+
+  const bucketPuts: Request[] = [];
+  const registrations: { imageURL: string }[] = [];
+  page.on("request", (request) => {
+    if (request.method() === "PUT" && request.url().startsWith(`${s3Endpoint}/`)) bucketPuts.push(request);
+    if (request.method() === "PUT" && new URL(request.url()).pathname === "/api/admin/gallery-images") registrations.push(request.postDataJSON());
+  });
+
+  await page.getByRole("button", { name: "Upload Images" }).click();
+  const dialog = page.getByRole("dialog", { name: "Upload Images" });
+  const photo = await jpegFile("wall-from-the-phone.jpg", { width: 1600, height: 1200 });
+  await uploadInput(page).setInputFiles([photo]);
+  await dialog.getByRole("button", { name: "Upload 1 Image(s)" }).click();
+  await expectToast(page, "Success", "Image uploaded successfully", "default");
+  await expect(imageCards(page)).toHaveCount(1);
+
+  // One PUT, to a presigned incoming/ key of the bucket (never through this server), with no cookies…
+  expect(bucketPuts).toHaveLength(1);
+  const put = bucketPuts[0]!;
+  expect(new URL(put.url()).pathname).toMatch(/^\/t-[0-9a-f]{16}\/incoming\/[0-9a-f-]{36}$/);
+  expect(new URL(put.url()).searchParams.get("X-Amz-Expires")).toBe("900");
+  const headers = await put.allHeaders();
+  expect(headers.cookie).toBeUndefined();
+  expect(headers["content-type"]).toBe("image/jpeg");
+  expect((await put.response())?.status()).toBe(200);
+  // …then registered with this server by the URL it went to, which moved the very bytes sent to a private key.
+  expect(registrations).toEqual([expect.objectContaining({ imageURL: put.url(), galleryType: "veneer" })]);
+  const [, bucket, , id] = new URL(put.url()).pathname.split("/");
+  const original = await page.request.get(`${s3Endpoint}/${bucket}/originals/${id}`);
+  expect(Buffer.from(await original.body()).equals(photo.buffer)).toBe(true);
+  expect((await page.request.get(`${s3Endpoint}/${bucket}/incoming/${id}`)).status()).toBe(404);
+
+  // The public gallery shows it, its variants streamed from the bucket through /media/.
+  const [image] = await galleryImages(page.request, "veneer");
+  await page.goto("/stonework");
+  await hydrated(page);
+  await expect.poll(() => publicGallerySources(page, "veneer")).toEqual([image!.imagePath]);
+  const served = await page.request.get(image!.imagePath);
+  expect(served.status()).toBe(200);
+  expect(served.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
+  expect(served.headers()["content-type"]).toBe("image/jpeg");
+});
+
+test("the admin page may connect to the bucket's origin and nothing else beyond its own", async ({ page, s3Endpoint }) => {
+  const res = await page.request.get("/admin");
+  const csp = res.headers()["content-security-policy"]!;
+  expect(csp).toContain(`connect-src 'self' ${new URL(s3Endpoint).origin};`);
+  expect(csp).toContain("img-src 'self' data: blob:;");
+});

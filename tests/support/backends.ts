@@ -1,0 +1,375 @@
+/**
+ * Throwaway back ends for tests, browser tests and the bench: a PostgreSQL 15
+ * cluster (initdb + pg_ctl as the `postgres` user, on a free port, socket and
+ * data in a temp dir) and an S3-protocol server (s3rver, in-process). Each
+ * test context then gets its own database and its own bucket.
+ *
+ * Everything lives under os.tmpdir() in `cornerstone-pg-*` / `cornerstone-s3-*`
+ * with the owning process id written inside, so a run that was killed before
+ * it could clean up is cleaned up by the next one (sweepStaleBackends).
+ */
+import { execFile, execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import {
+  CreateBucketCommand,
+  DeleteBucketCommand,
+  DeleteObjectCommand,
+  ListObjectsV2Command,
+  PutBucketCorsCommand,
+  type S3Client,
+} from "@aws-sdk/client-s3";
+import pg from "pg";
+import S3rver from "s3rver";
+import { createS3Client, requiredCorsRule, type S3StorageConfig } from "~/storage/s3-storage.server";
+import { freePort } from "./test-server";
+
+const run = promisify(execFile);
+
+export const POSTGRES_BIN = process.env.POSTGRES_BIN ?? "/usr/lib/postgresql/15/bin";
+const PG_PREFIX = "cornerstone-pg-";
+const S3_PREFIX = "cornerstone-s3-";
+const OWNER_FILE = "owner.pid";
+
+/** s3rver accepts any key pair (it checks no signatures); these are what the tests present. */
+export const S3_TEST_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" } as const;
+export const S3_TEST_REGION = "us-east-1";
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL
+
+export type PostgresCluster = {
+  host: string;
+  port: number;
+  /** A superuser URL for a database of the cluster (default: the maintenance database). */
+  url(database?: string): string;
+  stop(): Promise<void>;
+};
+
+function isRoot(): boolean {
+  return typeof process.getuid === "function" && process.getuid() === 0;
+}
+
+/** initdb and pg_ctl refuse to run as root: as root, run them as the `postgres` user. */
+function asClusterOwner(command: string, args: string[]): [string, string[]] {
+  const binary = path.join(POSTGRES_BIN, command);
+  return isRoot() ? ["runuser", ["-u", "postgres", "--", binary, ...args]] : [binary, args];
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+async function stopClusterIn(dir: string): Promise<void> {
+  const dataDir = path.join(dir, "data");
+  if (existsSync(path.join(dataDir, "postmaster.pid"))) {
+    const [command, args] = asClusterOwner("pg_ctl", ["-D", dataDir, "-m", "immediate", "-w", "stop"]);
+    await run(command, args).catch(() => {});
+  }
+  await fs.rm(dir, { recursive: true, force: true });
+}
+
+/** Removes clusters and S3 directories left behind by runs that were killed. */
+export async function sweepStaleBackends(): Promise<void> {
+  const entries = await fs.readdir(os.tmpdir()).catch(() => [] as string[]);
+  for (const name of entries) {
+    if (!name.startsWith(PG_PREFIX) && !name.startsWith(S3_PREFIX)) continue;
+    const dir = path.join(os.tmpdir(), name);
+    const owner = Number(await fs.readFile(path.join(dir, OWNER_FILE), "utf8").catch(() => "0"));
+    if (owner && processAlive(owner)) continue;
+    if (name.startsWith(PG_PREFIX)) await stopClusterIn(dir);
+    else await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Stops this process's back ends if it is interrupted, as far as a dying process can. */
+const exitHooks = new Set<() => void>();
+let exitHandlersInstalled = false;
+function onInterrupt(hook: () => void): () => void {
+  if (!exitHandlersInstalled) {
+    exitHandlersInstalled = true;
+    const runHooks = () => {
+      for (const fn of exitHooks) fn();
+      exitHooks.clear();
+    };
+    process.once("exit", runHooks);
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+      process.once(signal, () => {
+        runHooks();
+        // Alone, our listener would stop Node's default exit: re-raise it. Otherwise the runner's own handlers decide.
+        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      });
+    }
+  }
+  exitHooks.add(hook);
+  return () => exitHooks.delete(hook);
+}
+
+export async function startPostgresCluster(): Promise<PostgresCluster> {
+  if (!existsSync(path.join(POSTGRES_BIN, "initdb"))) {
+    throw new Error(
+      `PostgreSQL 15 was not found in ${POSTGRES_BIN}.\n` +
+        "Install it with:  sudo apt-get install -y postgresql   (or set POSTGRES_BIN to its bin directory)",
+    );
+  }
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), PG_PREFIX));
+  await fs.writeFile(path.join(dir, OWNER_FILE), String(process.pid));
+  if (isRoot()) {
+    const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
+    const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
+    await fs.chown(dir, uid, gid);
+  }
+  const dataDir = path.join(dir, "data");
+  const forget = onInterrupt(() => {
+    // Synchronous: this may run in an 'exit' handler.
+    const [command, args] = asClusterOwner("pg_ctl", ["-D", dataDir, "-m", "immediate", "stop"]);
+    try {
+      execFileSync(command, args, { stdio: "ignore" });
+    } catch {
+      // Not running.
+    }
+    execFileSync("rm", ["-rf", dir]);
+  });
+
+  try {
+    const [initdb, initArgs] = asClusterOwner("initdb", [
+      "-D", dataDir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync", "--no-instructions",
+    ]);
+    await run(initdb, initArgs);
+    let port = 0;
+    for (let attempt = 0; ; attempt++) {
+      port = await freePort();
+      // Durability is pointless for a throwaway cluster; these make it several times faster.
+      const serverOptions = [
+        `-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", "-c fsync=off", "-c synchronous_commit=off",
+        "-c full_page_writes=off", "-c max_connections=300", "-c shared_buffers=64MB",
+      ].join(" ");
+      const [pgCtl, ctlArgs] = asClusterOwner("pg_ctl", ["-D", dataDir, "-l", path.join(dir, "server.log"), "-w", "-t", "30", "-o", serverOptions, "start"]);
+      try {
+        await run(pgCtl, ctlArgs);
+        break;
+      } catch (error) {
+        // The port may have been taken between probing and binding: try another.
+        if (attempt >= 2) {
+          const log = await fs.readFile(path.join(dir, "server.log"), "utf8").catch(() => "");
+          throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${log}`);
+        }
+      }
+    }
+    const host = "127.0.0.1";
+    return {
+      host,
+      port,
+      url: (database = "postgres") => `postgres://postgres@${host}:${port}/${database}`,
+      async stop() {
+        forget();
+        await stopClusterIn(dir);
+      },
+    };
+  } catch (error) {
+    forget();
+    await stopClusterIn(dir);
+    throw error;
+  }
+}
+
+export type TestDatabase = { name: string; url: string; drop(): Promise<void> };
+
+async function withAdminClient<T>(clusterUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: clusterUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, empty database on the cluster (`maintenanceUrl`: a URL from PostgresCluster.url()). */
+export async function createTestDatabase(maintenanceUrl: string, options: { template?: string } = {}): Promise<TestDatabase> {
+  const name = `t_${randomBytes(8).toString("hex")}`;
+  const template = options.template ? ` TEMPLATE ${pg.escapeIdentifier(options.template)}` : "";
+  await withAdminClient(maintenanceUrl, (client) => client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}${template}`));
+  const url = new URL(maintenanceUrl);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    drop: () =>
+      withAdminClient(maintenanceUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`)).then(
+        () => undefined,
+      ),
+  };
+}
+
+/**
+ * Databases for test contexts, reused within one process: a released database
+ * is emptied (every table but the migrator's, in one TRUNCATE) and handed out
+ * again, several times faster than CREATE DATABASE. One that cannot be
+ * emptied promptly (a connection left in a transaction) is dropped instead.
+ */
+export function createDatabaseReuse(maintenanceUrl: string, template: string) {
+  const free: TestDatabase[] = [];
+  return {
+    async acquire(): Promise<{ url: string; release(): Promise<void> }> {
+      const database = free.pop() ?? (await createTestDatabase(maintenanceUrl, { template }));
+      return {
+        url: database.url,
+        async release() {
+          try {
+            await withAdminClient(database.url, async (client) => {
+              await client.query("SET lock_timeout = '2s'");
+              const { rows } = await client.query<{ name: string }>(
+                "select tablename as name from pg_tables where schemaname = 'public' and tablename not like 'kysely_migration%'",
+              );
+              if (rows.length) await client.query(`TRUNCATE ${rows.map((row) => pg.escapeIdentifier(row.name)).join(", ")}`);
+            });
+            free.push(database);
+          } catch {
+            await database.drop().catch(() => {});
+          }
+        },
+      };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// S3
+
+export type S3Server = { endpoint: string; stop(): Promise<void> };
+
+export async function startS3Server(): Promise<S3Server> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), S3_PREFIX));
+  await fs.writeFile(path.join(dir, OWNER_FILE), String(process.pid));
+  const server = new S3rver({ port: 0, address: "127.0.0.1", silent: true, directory: path.join(dir, "buckets") });
+  const forget = onInterrupt(() => execFileSync("rm", ["-rf", dir]));
+  const { port } = await server.run();
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    async stop() {
+      forget();
+      await server.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function s3ConfigFor(endpoint: string, bucket: string): S3StorageConfig {
+  return { kind: "s3", bucket, region: S3_TEST_REGION, endpoint, forcePathStyle: true, credentials: { ...S3_TEST_CREDENTIALS } };
+}
+
+/** The settings that point the server at a bucket of the test S3 server. */
+export function s3Env(endpoint: string, bucket: string): Record<string, string> {
+  return {
+    S3_BUCKET: bucket,
+    S3_REGION: S3_TEST_REGION,
+    S3_ENDPOINT: endpoint,
+    S3_FORCE_PATH_STYLE: "true",
+    S3_ACCESS_KEY_ID: S3_TEST_CREDENTIALS.accessKeyId,
+    S3_SECRET_ACCESS_KEY: S3_TEST_CREDENTIALS.secretAccessKey,
+  };
+}
+
+export type TestBucket = {
+  name: string;
+  client: S3Client;
+  /** Every key in the bucket (under `prefix`), sorted. */
+  keys(prefix?: string): Promise<string[]>;
+  remove(): Promise<void>;
+};
+
+/**
+ * A fresh bucket whose CORS rule lets `siteOrigins` PUT (the rule the README
+ * asks for); pass `[]` for a bucket without CORS.
+ */
+export async function createTestBucket(endpoint: string, options: { siteOrigins: string[] }): Promise<TestBucket> {
+  const name = `t-${randomBytes(8).toString("hex")}`;
+  const client = createS3Client(s3ConfigFor(endpoint, name));
+  await client.send(new CreateBucketCommand({ Bucket: name }));
+  if (options.siteOrigins.length) {
+    const rules = options.siteOrigins.map((origin) => requiredCorsRule(origin));
+    await client.send(new PutBucketCorsCommand({ Bucket: name, CORSConfiguration: { CORSRules: rules } }));
+  }
+  const keys = async (prefix?: string) => {
+    const found: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await client.send(new ListObjectsV2Command({ Bucket: name, Prefix: prefix, ContinuationToken: token }));
+      found.push(...(page.Contents ?? []).map((object) => object.Key!));
+      token = page.NextContinuationToken;
+    } while (token);
+    return found.sort();
+  };
+  return {
+    name,
+    client,
+    keys,
+    async remove() {
+      try {
+        for (const key of await keys()) await client.send(new DeleteObjectCommand({ Bucket: name, Key: key }));
+        await client.send(new DeleteBucketCommand({ Bucket: name }));
+      } finally {
+        client.destroy();
+      }
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Both at once, for servers started as processes (browser tests, the bench)
+
+export type ScaledBackends = {
+  cluster: PostgresCluster;
+  s3: S3Server;
+  /**
+   * A fresh database and bucket for servers reached at `siteUrls` (their
+   * origins go in the bucket's CORS rule): the settings to start them with
+   * (DATABASE_URL, S3_*), and their removal.
+   */
+  provision(siteUrls: string[]): Promise<{ env: Record<string, string>; database: TestDatabase; bucket: TestBucket; remove(): Promise<void> }>;
+  stop(): Promise<void>;
+};
+
+export async function startScaledBackends(): Promise<ScaledBackends> {
+  await sweepStaleBackends();
+  const s3 = await startS3Server();
+  const cluster = await startPostgresCluster().catch(async (error: unknown) => {
+    await s3.stop();
+    throw error;
+  });
+  return {
+    cluster,
+    s3,
+    async provision(siteUrls) {
+      const database = await createTestDatabase(cluster.url());
+      const siteOrigins = siteUrls.map((url) => new URL(url).origin);
+      const bucket = await createTestBucket(s3.endpoint, { siteOrigins }).catch(async (error: unknown) => {
+        await database.drop();
+        throw error;
+      });
+      return {
+        env: { DATABASE_URL: database.url, ...s3Env(s3.endpoint, bucket.name) },
+        database,
+        bucket,
+        async remove() {
+          await bucket.remove().catch(() => {});
+          await database.drop().catch(() => {});
+        },
+      };
+    },
+    async stop() {
+      await s3.stop();
+      await cluster.stop();
+    },
+  };
+}
