@@ -5,7 +5,7 @@ import { seedDemoGallery } from "~/galleries/demo-images.server";
 import { listGalleryImages } from "~/galleries/galleries.server";
 import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
 import { UPRIGHT_TOP_COLOUR, exifHasGps, isNear, makeImage, makeJpegWithExif, pixelAt } from "../fixtures/images";
-import { ADMIN, createAdminContext, type AdminContext, type StorageKind } from "./helpers";
+import { ADMIN, createAdminContext, putUpload, type AdminContext, type StorageKind } from "./helpers";
 
 let ctx: AdminContext;
 
@@ -31,14 +31,8 @@ type PutResult = { status: number; body: { message?: string } };
  * through the signed-in agent, a bucket's presigned URL straight to the
  * bucket (no cookies).
  */
-async function putFile(url: string, body: Buffer, contentType = "image/jpeg"): Promise<PutResult> {
-  if (/^https?:/.test(url)) {
-    const res = await fetch(url, { method: "PUT", headers: { "Content-Type": contentType }, body: new Uint8Array(body) });
-    const text = await res.text();
-    return { status: res.status, body: res.headers.get("content-type")?.includes("json") ? JSON.parse(text) : {} };
-  }
-  const res = await ctx.admin.put(url).set("Content-Type", contentType).send(body);
-  return { status: res.status, body: res.body };
+function putFile(url: string, body: Buffer, contentType = "image/jpeg"): Promise<PutResult> {
+  return putUpload(ctx, url, body, contentType);
 }
 
 function register(imageURL: string, galleryType = "traditional") {

@@ -140,3 +140,23 @@ export async function createAdminContext(
 
 export type AdminContext = Awaited<ReturnType<typeof createAdminContext>>;
 
+
+/**
+ * PUTs a file to an upload URL as the browser does: to this server's own
+ * signed URL with the admin's session, or straight to the bucket's presigned
+ * URL (absolute) with no cookies at all.
+ */
+export async function putUpload(
+  ctx: Pick<AdminContext, "admin">,
+  url: string,
+  body: Buffer,
+  contentType = "image/jpeg",
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  if (/^https?:/.test(url)) {
+    const res = await fetch(url, { method: "PUT", headers: { "Content-Type": contentType }, body: new Uint8Array(body) });
+    const text = await res.text();
+    return { status: res.status, body: res.headers.get("content-type")?.includes("json") ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  }
+  const res = await ctx.admin.put(url).set("Content-Type", contentType).send(body);
+  return { status: res.status, body: res.body as Record<string, unknown> };
+}

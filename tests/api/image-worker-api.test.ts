@@ -1,11 +1,9 @@
-import fs from "node:fs/promises";
-import path from "node:path";
 import sharp from "sharp";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
 import { pngBomb, truncatedJpeg } from "../fixtures/image-bombs";
 import { makeImage, makeNoisyJpeg } from "../fixtures/images";
-import { createAdminContext, type AdminContext } from "./helpers";
+import { createAdminContext, putUpload, type AdminContext } from "./helpers";
 
 /** Registering images through the isolated image worker (issue 8, item 3). */
 
@@ -19,7 +17,7 @@ afterEach(async () => {
 
 async function upload(body: Buffer): Promise<string> {
   const { uploadURL } = (await ctx.admin.post("/api/objects/upload").expect(200)).body as { uploadURL: string };
-  await ctx.admin.put(uploadURL).set("Content-Type", "application/octet-stream").send(body).expect(200);
+  expect((await putUpload(ctx, uploadURL, body, "application/octet-stream")).status).toBe(200);
   return uploadURL;
 }
 
@@ -27,8 +25,9 @@ function register(imageURL: string, caption = "") {
   return ctx.admin.put("/api/admin/gallery-images").send({ imageURL, galleryType: "traditional", caption });
 }
 
-async function originals(): Promise<string[]> {
-  return fs.readdir(path.join(ctx.dataDir, "uploads", "originals")).catch(() => []);
+/** Originals kept in storage (the local disk, or the bucket with TEST_BACKEND=postgres-s3). */
+function originals(): Promise<string[]> {
+  return ctx.storedKeys("originals/");
 }
 
 async function imageCount(): Promise<number> {

@@ -50,7 +50,8 @@ describe("the data directory is private to the service's user", () => {
   });
 
   it("files written later are private too: an uploaded original (which may carry GPS) and its variants", async () => {
-    ctx = await createAdminContext();
+    // Files on this machine's disk: SQLite and the local storage (PostgreSQL and a bucket keep their own permissions).
+    ctx = await createAdminContext({}, { database: "sqlite", storage: "disk" });
     const { uploadURL } = (await ctx.admin.post("/api/objects/upload").expect(200)).body as { uploadURL: string };
     await ctx.admin.put(uploadURL).set("Content-Type", "image/jpeg").send(await makeImage("jpeg")).expect(200);
     const added = await ctx.admin.put("/api/admin/gallery-images").send({ imageURL: uploadURL, galleryType: "traditional" }).expect(201);

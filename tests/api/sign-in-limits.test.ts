@@ -162,8 +162,16 @@ describe("device cookies", () => {
     const gate = ctx.services.signIn.gate;
     // Two long verifications elsewhere hold both shared slots.
     const held = [(await gate.acquire())!, (await gate.acquire())!];
-    const flood = Array.from({ length: 12 }, (_, i) => signIn(WRONG, `198.51.100.${i + 1}`).then((r) => r.status));
+    let answered = 0;
+    const flood = Array.from({ length: 12 }, (_, i) =>
+      signIn(WRONG, `198.51.100.${i + 1}`).then((r) => {
+        answered += 1;
+        return r.status;
+      }),
+    );
+    // Every request of the flood has reached the gate: 8 wait in the queue, the other 4 were refused.
     await expect.poll(() => gate.waiting).toBe(8);
+    await expect.poll(() => answered).toBe(4);
     const unknownBrowser = await signIn(ADMIN, "192.0.2.99").expect(429);
     expect(unknownBrowser.headers["retry-after"]).toBe("2");
     expect(unknownBrowser.body.message).toMatch(/Too many sign-ins are being checked right now/);
