@@ -165,7 +165,14 @@ test.describe("backups of a running site", () => {
 
       // Every enquiry acknowledged before the backup started, exactly; nothing that was never sent.
       const newCookie = await signIn(server);
-      const restored = (await api(server, newCookie, "GET", "/api/admin/contact-submissions")) as ({ id: string } & Enquiry)[];
+      // The inbox comes in pages (newest first); read every page.
+      const restored: ({ id: string; cursor: string } & Enquiry)[] = [];
+      for (let before = ""; ; ) {
+        const page = (await api(server, newCookie, "GET", `/api/admin/contact-submissions?limit=200${before && `&before=${before}`}`)) as typeof restored;
+        restored.push(...page);
+        if (page.length < 200) break;
+        before = page.at(-1)!.cursor;
+      }
       const byId = new Map(restored.map((row) => [row.id, row]));
       for (const { id, sent } of acknowledgedBefore) expect(byId.get(id), id).toMatchObject(sent);
       const everySent = new Map([...acknowledgedBefore, ...acknowledgedDuring].map((e) => [e.id, e.sent]));

@@ -93,10 +93,10 @@ test.describe("behind Caddy over HTTPS", () => {
     expect(stonework!.status()).toBe(200);
   });
 
-  test("sign-in works and its session cookie is Secure (and HttpOnly)", async ({ page, context }) => {
+  test("sign-in works and its session cookie is __Host-, Secure, HttpOnly and SameSite=Strict", async ({ page, context }) => {
     await signIn(page);
-    const session = (await context.cookies()).find((cookie) => cookie.name === "cornerstone_session");
-    expect(session).toMatchObject({ secure: true, httpOnly: true, sameSite: "Lax" });
+    const session = (await context.cookies()).find((cookie) => cookie.name === "__Host-cornerstone_session");
+    expect(session).toMatchObject({ secure: true, httpOnly: true, sameSite: "Strict", path: "/" });
     const me = await page.request.get("/api/auth/user");
     expect(me.status()).toBe(200);
     expect(me.headers()["strict-transport-security"]).toBe(STRICT_TRANSPORT_SECURITY);
@@ -146,13 +146,18 @@ test.describe("behind Caddy over HTTPS", () => {
     expect((await send(7, neighbour, "192.0.2.250")).status).toBe(201);
   });
 
-  test("a request straight to the Node port cannot pretend to be HTTPS", async ({ proxied }) => {
+  test("a request straight to the Node port: forged forwarding headers change nothing", async ({ proxied }) => {
+    // With an https:// SITE_URL the server sends HSTS and Secure __Host- cookies
+    // whatever the request came over, so a forged X-Forwarded-Proto gains nothing;
+    // and the Node port does not trust X-Forwarded-For from outside addresses.
     const direct = `http://${outsideAddress()}:${proxied.server.port}`;
     const spoofed = { "X-Forwarded-Proto": "https", "X-Forwarded-For": "127.0.0.1", "X-Forwarded-Host": new URL(proxied.caddy.url).host };
 
-    const page = await fetch(`${direct}/`, { headers: spoofed });
-    expect(page.status).toBe(200);
-    expect(page.headers.get("strict-transport-security")).toBeNull();
+    const plain = await fetch(`${direct}/`);
+    const forged = await fetch(`${direct}/`, { headers: spoofed });
+    expect(forged.status).toBe(200);
+    expect(forged.headers.get("strict-transport-security")).toBe(plain.headers.get("strict-transport-security"));
+    expect(forged.headers.get("strict-transport-security")).toBe(STRICT_TRANSPORT_SECURITY);
 
     const login = await fetch(`${direct}/api/login`, {
       method: "POST",
@@ -161,9 +166,8 @@ test.describe("behind Caddy over HTTPS", () => {
     });
     expect(login.status).toBe(200);
     const cookie = login.headers.get("set-cookie") ?? "";
-    expect(cookie).toMatch(/^cornerstone_session=/);
-    expect(cookie).not.toMatch(/;\s*Secure/i);
-    expect(login.headers.get("strict-transport-security")).toBeNull();
+    expect(cookie).toMatch(/^__Host-cornerstone_session=/);
+    expect(cookie).toMatch(/;\s*Secure/i);
   });
 });
 
