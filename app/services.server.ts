@@ -1,5 +1,6 @@
 import type { Database } from "~/db/database.server";
 import type { Env } from "~/env.server";
+import { systemClock, type Clock } from "~/lib/clock";
 import type { Logger } from "~/lib/logger.server";
 import { createRateLimiter, type RateLimiter } from "~/lib/rate-limiter.server";
 import type { ObjectStorage } from "~/storage/storage.server";
@@ -13,6 +14,8 @@ export type AppServices = {
   db: Database;
   logger: Logger;
   storage: ObjectStorage;
+  /** Time for stored timestamps and background work; tests pass a manual clock. */
+  clock: Clock;
   limits: {
     /** Spec/issue: 5 enquiries per IP per 10 minutes. */
     contact: RateLimiter;
@@ -38,12 +41,15 @@ export function createServices(parts: {
   db: Database;
   logger: Logger;
   storage: ObjectStorage;
+  clock?: Clock;
   /** The server passes its public-page cache invalidation here. */
   onPublicContentChanged?: () => void;
 }): AppServices {
   const { onPublicContentChanged, ...rest } = parts;
+  const clock = parts.clock ?? systemClock;
   return {
     ...rest,
+    clock,
     limits: {
       contact: createRateLimiter({ limit: 5, windowMs: 10 * 60_000 }),
       login: createRateLimiter({ limit: 5, windowMs: 15 * 60_000 }),

@@ -4,6 +4,7 @@ import SQLite from "better-sqlite3";
 import { Kysely, Migrator, SqliteDialect, sql, type Migration } from "kysely";
 import { initial } from "./migrations/0001-initial";
 import { authAndUploads } from "./migrations/0002-auth-and-uploads";
+import { revisionsAndAnalytics } from "./migrations/0006-revisions-and-analytics";
 import type { DatabaseSchema } from "./schema";
 
 /**
@@ -16,6 +17,7 @@ export type Database = Kysely<DatabaseSchema>;
 const MIGRATIONS: Record<string, Migration> = {
   "0001-initial": initial,
   "0002-auth-and-uploads": authAndUploads,
+  "0006-revisions-and-analytics": revisionsAndAnalytics,
 };
 
 export function openDatabase(dataDir: string): Database {

@@ -12,6 +12,7 @@ import {
 import { captionUpdateSchema, reorderGallerySchema } from "~/galleries/gallery-schemas";
 import type { AppServices } from "~/services.server";
 import { HttpError, notFound } from "../http-error";
+import { contentHistoryRoutes } from "./content-history-routes";
 import { addUploadedImage } from "./uploads";
 import { parseJsonBody } from "./validation";
 
@@ -23,8 +24,9 @@ export function adminRoutes(services: AppServices): Router {
     const key = req.params.sectionKey;
     if (!isSectionKey(key)) throw notFound(`Unknown content section: ${key}`);
     const { content } = parseJsonBody(req, contentUpdateSchema);
-    res.json(await saveContent(services, key, content));
+    res.json(await saveContent(services, key, content, { savedBy: res.locals.user?.username ?? null }));
   });
+  router.use(contentHistoryRoutes(services));
 
   router.get("/contact-submissions", async (_req, res) => {
     res.json(await listSubmissions(services));
