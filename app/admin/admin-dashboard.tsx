@@ -13,6 +13,7 @@ import { ContentEditor } from "./content-editor";
 import { GalleryManager } from "./gallery-manager";
 import { HANDLES_OWN_401, hardNavigate } from "./query-client";
 import { SubmissionsView } from "./submissions-view";
+import { useUnsavedChangesGuard } from "./unsaved-changes";
 import { DASHBOARD, openerIdFor, viewFromParam, viewToParam, type AdminView } from "./view";
 
 /** The address of a view: /admin, or /admin?view=… so a reload comes back to it. */
@@ -37,10 +38,21 @@ const OPENED_FROM_DASHBOARD = "cornerstoneAdminView";
 export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUser; navigate?: (url: string) => void }) {
   const [view, setView] = useState<AdminView>(() => (typeof window === "undefined" ? DASHBOARD : viewInAddress()));
   const [returnFocusTo, setReturnFocusTo] = useState<string | null>(null);
+  const unsaved = useUnsavedChangesGuard();
+  const viewRef = useRef(view);
+  useEffect(() => {
+    viewRef.current = view;
+  }, [view]);
 
   useEffect(() => {
     // The browser's Back and Forward buttons move between the dashboard and the views.
     const followAddress = () => {
+      if (unsaved?.hasUnsaved()) {
+        // Unsaved text: put this view's address back, and leave only if the owner discards it.
+        window.history.pushState({ ...window.history.state, [OPENED_FROM_DASHBOARD]: true }, "", urlOf(viewRef.current));
+        unsaved.confirmLeave(() => window.history.back());
+        return;
+      }
       const next = viewInAddress();
       setView((current) => {
         if (next.kind === "dashboard" && current.kind !== "dashboard") setReturnFocusTo(openerIdFor(current));
@@ -49,7 +61,7 @@ export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUse
     };
     window.addEventListener("popstate", followAddress);
     return () => window.removeEventListener("popstate", followAddress);
-  }, []);
+  }, [unsaved]);
 
   const open = (next: AdminView) => {
     setView(next);
@@ -61,6 +73,10 @@ export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUse
     window.scrollTo({ top: 0 });
   };
   const back = () => {
+    if (unsaved) unsaved.confirmLeave(leaveView);
+    else leaveView();
+  };
+  const leaveView = () => {
     setReturnFocusTo(openerIdFor(view));
     if (window.history.state?.[OPENED_FROM_DASHBOARD]) {
       // Step back to the dashboard's entry; popstate shows it.
