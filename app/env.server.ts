@@ -30,6 +30,10 @@ const envSchema = z
     // Signs upload URLs; generated and kept in DATA_DIR when not given.
     UPLOAD_SIGNING_SECRET: z.string().min(32, "UPLOAD_SIGNING_SECRET must be at least 32 characters").optional(),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    // Privacy-first visit counting (docs/PRIVACY.md): on unless turned off.
+    ANALYTICS: z
+      .enum(["on", "off"], { error: "ANALYTICS must be on or off (leave it unset for on)" })
+      .default("on"),
   })
   .refine((env) => !(env.ADMIN_USERNAME && !env.ADMIN_PASSWORD), {
     message: "ADMIN_USERNAME is set but ADMIN_PASSWORD is not: set both, or neither",

@@ -15,6 +15,8 @@ export const identity = {
   city: "New Plymouth",
   region: "Taranaki",
   countryCode: "NZ",
+  /** Where the business's days start and end (visit counts are kept per day here). */
+  timeZone: "Pacific/Auckland",
   yearsExperience: "20+",
   trade: "stonemasonry and hard landscaping",
   copyrightYear: 2025,

@@ -1,5 +1,7 @@
+import { createAnalytics, type Analytics } from "~/analytics/analytics.server";
 import type { Database } from "~/db/database.server";
 import type { Env } from "~/env.server";
+import { identity } from "~/identity";
 import { systemClock, type Clock } from "~/lib/clock";
 import type { Logger } from "~/lib/logger.server";
 import { createRateLimiter, type RateLimiter } from "~/lib/rate-limiter.server";
@@ -24,6 +26,8 @@ export type AppServices = {
   };
   /** Called after any write that changes what public pages show. */
   publicContentChanged(): void;
+  /** Privacy-first visit counting; started and stopped by server/start.ts. */
+  analytics: Analytics;
 };
 
 declare module "react-router" {
@@ -55,5 +59,12 @@ export function createServices(parts: {
       login: createRateLimiter({ limit: 5, windowMs: 15 * 60_000 }),
     },
     publicContentChanged: onPublicContentChanged ?? (() => {}),
+    analytics: createAnalytics({
+      db: parts.db,
+      logger: parts.logger,
+      clock,
+      enabled: parts.env.ANALYTICS === "on",
+      timeZone: identity.timeZone,
+    }),
   };
 }

@@ -57,6 +57,8 @@ export async function startServer(options: {
   };
   await housekeeping();
   setInterval(housekeeping, 60 * 60 * 1000).unref();
+  // Visit counts: flushed every 10 s and at shutdown; each ended day's salt and visitor hashes deleted.
+  await services.analytics.start();
 
   const listener = createRequestListener(services, {
     reactRouter: { build: options.build, mode: options.mode },
@@ -91,6 +93,7 @@ export async function startServer(options: {
     server.close(async () => {
       clearTimeout(force);
       clearInterval(sweep);
+      await services.analytics.stop();
       await db.destroy();
       logger.info("stopped");
       process.exit(0);

@@ -12,6 +12,7 @@ import {
 import { captionUpdateSchema, reorderGallerySchema } from "~/galleries/gallery-schemas";
 import type { AppServices } from "~/services.server";
 import { HttpError, notFound } from "../http-error";
+import { analyticsRoutes } from "./analytics-routes";
 import { contentHistoryRoutes } from "./content-history-routes";
 import { addUploadedImage } from "./uploads";
 import { parseJsonBody } from "./validation";
@@ -27,6 +28,7 @@ export function adminRoutes(services: AppServices): Router {
     res.json(await saveContent(services, key, content, { savedBy: res.locals.user?.username ?? null }));
   });
   router.use(contentHistoryRoutes(services));
+  router.use(analyticsRoutes(services));
 
   router.get("/contact-submissions", async (_req, res) => {
     res.json(await listSubmissions(services));

@@ -1,0 +1,50 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Express } from "express";
+import proxyAddress from "proxy-addr";
+import { isBotUserAgent, isPrefetch, ownHostOf, referrerHost, viewedPage, type ViewedPage } from "~/analytics/page-views";
+import { SESSION_COOKIE } from "~/auth/auth.server";
+import type { AppServices } from "~/services.server";
+
+export type PageViewCounter = {
+  /** After the cached-page responder answered: counts the view if it is one. */
+  countAnswered(req: IncomingMessage, res: ServerResponse): void;
+  /** Before a request goes through Express: counts it once answered, if it is a public page's view (uncached renders). */
+  countWhenAnswered(req: IncomingMessage, res: ServerResponse): void;
+};
+
+/**
+ * Feeds public page views to the analytics module from the page request
+ * itself (no script, no cookie). Null when counting is off. The checks run
+ * cheapest first, so requests that are not page views cost one Set lookup.
+ */
+export function createPageViewCounter(app: Express, services: Pick<AppServices, "analytics" | "env">): PageViewCounter | null {
+  const { analytics } = services;
+  if (!analytics.enabled) return null;
+  const trustProxy = app.get("trust proxy fn") as (address: string, hop: number) => boolean;
+  const siteHost = ownHostOf(new URL(services.env.SITE_URL).host);
+  const sessionCookie = `${SESSION_COOKIE}=`;
+
+  function count(req: IncomingMessage, status: number, page: ViewedPage): void {
+    if (status !== 200 && status !== 304) return;
+    const headers = req.headers;
+    const userAgent = headers["user-agent"];
+    if (isBotUserAgent(userAgent) || isPrefetch(headers)) return;
+    // The owner looking at their own site, signed in to the admin, is not a visitor.
+    if (headers.cookie?.includes(sessionCookie)) return;
+    const referrer =
+      page.navigation === "document" ? referrerHost(headers.referer, [siteHost, ownHostOf(headers.host)]) : null;
+    analytics.record({ path: page.path, ip: proxyAddress(req, trustProxy), userAgent: userAgent!, referrerHost: referrer });
+  }
+
+  return {
+    countAnswered(req, res) {
+      const page = viewedPage(req.method, req.url);
+      if (page) count(req, res.statusCode, page);
+    },
+    countWhenAnswered(req, res) {
+      // Read before Express rewrites req.url while routing.
+      const page = viewedPage(req.method, req.url);
+      if (page) res.once("finish", () => count(req, res.statusCode, page));
+    },
+  };
+}
