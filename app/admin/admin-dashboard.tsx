@@ -9,6 +9,7 @@ import { PAGE_GROUP_LABELS, PAGE_GROUPS } from "~/content/sections";
 import { GALLERY_TITLES, GALLERY_TYPES } from "~/galleries/gallery";
 import { apiRequest } from "~/lib/api-client";
 import { cardClasses, ViewHeading } from "./admin-ui";
+import { AnalyticsCard } from "./analytics-card";
 import { ContentEditor } from "./content-editor";
 import { GalleryManager } from "./gallery-manager";
 import { HANDLES_OWN_401, hardNavigate } from "./query-client";
@@ -234,6 +235,7 @@ function Dashboard({
           </button>
         </DashboardCard>
       </div>
+      <AnalyticsCard />
     </div>
   );
 }
