@@ -10,6 +10,8 @@
  *           loaded the same way, as a "how fast could these bytes go" yardstick.
  *   weight  What a phone (375 px wide, 2× DPR) downloads for /stonework: compressed HTML, its CSS
  *           and JS, and the AVIF each <picture> would pick — compared with the uploaded originals.
+ *   analytics  scripts/bench-analytics.ts: the per-request cost of visit counting, and GET / with
+ *           ANALYTICS=on and =off as medians of interleaved runs.
  *
  * Prints tables and a target check, and merges the figures into reports/bench.json. Needs a
  * production build (`npm run build`; made automatically only when build/ is missing).
@@ -20,6 +22,7 @@ import fs from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import { analyticsBench } from "./bench-analytics";
 import { rawGet } from "./lib/http-raw";
 import {
   PRODUCTION_MALLOC_ENV,
@@ -33,7 +36,7 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Options and targets
 
-const PARTS = ["image", "load", "weight"] as const;
+const PARTS = ["image", "load", "weight", "analytics"] as const;
 type Part = (typeof PARTS)[number];
 
 function option(name: string): string | undefined {
@@ -688,6 +691,8 @@ async function main(): Promise<void> {
       await server.stop();
     }
   }
+
+  if (runs("analytics")) report.analytics = await analyticsBench({ durationS: DURATION_S, connections: CONNECTIONS, threads: THREADS });
 
   // Every check on file, including those of parts run earlier with --only.
   const checks = ["image", "load"].flatMap((part) => ((report[part] as { checks?: Check[] } | undefined)?.checks ?? []));

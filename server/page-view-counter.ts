@@ -5,6 +5,30 @@ import { isBotUserAgent, isPrefetch, ownHostOf, referrerHost, viewedPage, type V
 import { SESSION_COOKIE } from "~/auth/auth.server";
 import type { AppServices } from "~/services.server";
 
+type TrustFunction = (address: string, hop: number) => boolean;
+
+/** Answers kept for this many (address, hop) pairs; a hard cap, so anonymous traffic never grows memory. */
+const TRUST_CACHE_LIMIT = 1000;
+
+/**
+ * Express's trust-proxy function, remembered: it parses the address on every
+ * call (about 4 µs for "loopback"), and the same few proxies ask every time.
+ * proxy-addr then resolves the client address exactly as Express's req.ip.
+ */
+export function rememberedTrust(trust: TrustFunction): TrustFunction {
+  const answers = new Map<string, boolean>();
+  return (address, hop) => {
+    const key = `${hop} ${address}`;
+    let answer = answers.get(key);
+    if (answer === undefined) {
+      answer = trust(address, hop);
+      if (answers.size >= TRUST_CACHE_LIMIT) answers.clear();
+      answers.set(key, answer);
+    }
+    return answer;
+  };
+}
+
 export type PageViewCounter = {
   /** After the cached-page responder answered: counts the view if it is one. */
   countAnswered(req: IncomingMessage, res: ServerResponse): void;
@@ -20,7 +44,7 @@ export type PageViewCounter = {
 export function createPageViewCounter(app: Express, services: Pick<AppServices, "analytics" | "env">): PageViewCounter | null {
   const { analytics } = services;
   if (!analytics.enabled) return null;
-  const trustProxy = app.get("trust proxy fn") as (address: string, hop: number) => boolean;
+  const trustProxy = rememberedTrust(app.get("trust proxy fn") as TrustFunction);
   const siteHost = ownHostOf(new URL(services.env.SITE_URL).host);
   const sessionCookie = `${SESSION_COOKIE}=`;
 
@@ -33,7 +57,7 @@ export function createPageViewCounter(app: Express, services: Pick<AppServices, 
     if (headers.cookie?.includes(sessionCookie)) return;
     const referrer =
       page.navigation === "document" ? referrerHost(headers.referer, [siteHost, ownHostOf(headers.host)]) : null;
-    analytics.record({ path: page.path, ip: proxyAddress(req, trustProxy), userAgent: userAgent!, referrerHost: referrer });
+    analytics.record({ path: page.path, ip: proxyAddress(req, trustProxy) ?? "", userAgent: userAgent!, referrerHost: referrer });
   }
 
   return {

@@ -110,16 +110,12 @@ export function SectionEditor({ sectionKey, sectionTitle = sectionKey, defaultCo
           </Button>
         </div>
       ) : null}
-      <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-        <ContentHistory
-          sectionKey={sectionKey}
-          sectionTitle={sectionTitle}
-          defaultContent={defaultContent}
-          isDefault={entry.data?.isDefault ?? false}
-          hasDraft={unsaved}
-          onReplaced={() => setDraft(null)}
-          disabled={save.isPending}
-        />
+      {/* Save comes first after the field (focus order); on wider screens it sits on the right, History on the left. */}
+      <div className="flex flex-col gap-2 sm:flex-row-reverse sm:justify-start">
+        <Button type="submit" disabled={save.isPending || !loaded}>
+          {save.isPending ? <Spinner className="h-4 w-4" /> : null}
+          {save.isPending ? "Saving..." : "Save Changes"}
+        </Button>
         {onClose ? (
           <Button
             variant="outline"
@@ -132,10 +128,15 @@ export function SectionEditor({ sectionKey, sectionTitle = sectionKey, defaultCo
             Cancel
           </Button>
         ) : null}
-        <Button type="submit" disabled={save.isPending || !loaded}>
-          {save.isPending ? <Spinner className="h-4 w-4" /> : null}
-          {save.isPending ? "Saving..." : "Save Changes"}
-        </Button>
+        <ContentHistory
+          sectionKey={sectionKey}
+          sectionTitle={sectionTitle}
+          defaultContent={defaultContent}
+          isDefault={entry.data?.isDefault ?? false}
+          hasDraft={unsaved}
+          onReplaced={() => setDraft(null)}
+          disabled={save.isPending}
+        />
       </div>
     </form>
   );

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { APIRequestContext, Playwright } from "@playwright/test";
+import type { APIRequestContext, PlaywrightWorkerArgs } from "@playwright/test";
 import type { AnalyticsReport } from "~/analytics/report";
 import { startTestServer, TEST_ADMIN } from "../support/test-server";
 import { expect, hydrated, isPhone, test } from "./fixtures";
@@ -17,7 +17,7 @@ const BROWSER = `Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KH
 test.use({ userAgent: BROWSER });
 
 /** A signed-in API client of its own (the owner's own views are not counted, so never share the visitor's cookies). */
-async function ownerClient(playwright: Playwright, baseURL: string): Promise<APIRequestContext> {
+async function ownerClient(playwright: PlaywrightWorkerArgs["playwright"], baseURL: string): Promise<APIRequestContext> {
   const owner = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { "x-forwarded-for": "192.0.2.250" } });
   expect((await owner.post("/api/login", { data: TEST_ADMIN })).status()).toBe(200);
   return owner;
