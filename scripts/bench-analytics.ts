@@ -1,6 +1,6 @@
 /**
  * The cost of privacy-first visit counting (issue 11 §3), called from scripts/bench.ts
- * (`npm run bench -- --only=analytics`). Two parts:
+ * (`npm run bench -- --only=analytics [--rounds=5]`). Two parts:
  *
  *   per request  In-process timings of what the request path adds: the page-view check for a
  *                request that is not a page view, for a bot, and the whole count of a browser's
@@ -62,7 +62,7 @@ function timePerCall(iterations: number, call: (i: number) => void): number {
   return round(median(runs), 0);
 }
 
-async function perRequest() {
+export async function perRequest() {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-bench-analytics-"));
   const db = openDatabase(dir);
   try {
@@ -204,7 +204,9 @@ async function getHome(options: AnalyticsBenchOptions) {
     const off = await startTestServer({ env: { ...common, ANALYTICS: "off" }, prepare: copyTemplate });
     servers.push(off);
 
-    const rounds = options.rounds ?? 5;
+    // --rounds=N on the bench's command line: more rounds, steadier medians on a busy machine.
+    const roundsArgument = process.argv.find((arg) => arg.startsWith("--rounds="))?.slice("--rounds=".length);
+    const rounds = options.rounds ?? (Number(roundsArgument) || 5);
     const seconds = Math.max(3, Math.round(options.durationS / 2));
     const runs: Record<"on" | "off", WrkRun[]> = { on: [], off: [] };
     for (const server of [on, off]) runWrk(server.url, 2, options); // warm-up, discarded

@@ -16,14 +16,20 @@ const TRUST_CACHE_LIMIT = 1000;
  * proxy-addr then resolves the client address exactly as Express's req.ip.
  */
 export function rememberedTrust(trust: TrustFunction): TrustFunction {
-  const answers = new Map<string, boolean>();
+  // One map per hop, so a lookup builds no key string.
+  const answers: Map<string, boolean>[] = [];
+  let size = 0;
   return (address, hop) => {
-    const key = `${hop} ${address}`;
-    let answer = answers.get(key);
+    const forHop = (answers[hop] ??= new Map());
+    let answer = forHop.get(address);
     if (answer === undefined) {
       answer = trust(address, hop);
-      if (answers.size >= TRUST_CACHE_LIMIT) answers.clear();
-      answers.set(key, answer);
+      if (size >= TRUST_CACHE_LIMIT) {
+        for (const map of answers) map?.clear();
+        size = 0;
+      }
+      forHop.set(address, answer);
+      size++;
     }
     return answer;
   };
