@@ -76,6 +76,29 @@ test("nothing identifying is stored: the database files hold neither the address
   await owner.dispose();
 });
 
+test("counts still in memory are saved at shutdown (SIGTERM)", async ({ page }) => {
+  const own = await startTestServer();
+  try {
+    await page.goto(own.url + "/stonework");
+    await page.goto(own.url + "/contact");
+    // Leave the page first, so it fetches nothing from the server that is about to stop.
+    await page.goto("about:blank");
+    own.signal("SIGTERM");
+    expect(await own.exited).toBe(0);
+    // Read the stopped server's database directly: the shutdown flush saved what the 10 s flush had not yet.
+    const { default: SQLite } = await import("better-sqlite3");
+    const db = new SQLite(path.join(own.dataDir, "site.db"), { readonly: true });
+    try {
+      const row = db.prepare("select sum(views) as views, sum(visitors) as visitors from analytics_daily").get() as { views: number; visitors: number };
+      expect(row).toEqual({ views: 2, visitors: 1 });
+    } finally {
+      db.close();
+    }
+  } finally {
+    await own.stop();
+  }
+});
+
 test("the public pages change in no way and gain no script or cookie: the same HTML with counting off", async ({ page, server }) => {
   const off = await startTestServer({ env: { ANALYTICS: "off" } });
   try {
