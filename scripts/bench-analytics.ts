@@ -5,12 +5,13 @@
  *   per request  In-process timings of what the request path adds: the page-view check for a
  *                request that is not a page view, for a bot, and the whole count of a browser's
  *                view (bot check, address, SHA-256, Map and Set updates); median of 5 runs.
- *   GET /        Two production servers on the same seeded data, one with ANALYTICS=on and one
- *                with ANALYTICS=off, loaded in turn (on/off, then off/on, …) with a browser's
- *                user agent, so every request of the "on" server is counted. Medians of the
- *                interleaved runs; the difference is the cost of counting on the cached path.
+ *   GET /        Each round starts two production servers on copies of the same seeded data, one
+ *                with ANALYTICS=on and one with ANALYTICS=off, and loads them in turn (on/off, then
+ *                off/on next round) with a browser's user agent, so every request of the "on"
+ *                server is counted. Medians over the rounds of throughput, p99 and the servers' own
+ *                CPU time per request; the difference is the cost of counting on the cached path.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
@@ -23,8 +24,8 @@ import { parseEnv } from "~/env.server";
 import { systemClock } from "~/lib/clock";
 import { createLogger } from "~/lib/logger.server";
 import { createPageViewCounter } from "../server/page-view-counter";
-import { startTestServer, TEST_ADMIN, type TestServer } from "../tests/support/test-server";
-import { PRODUCTION_MALLOC_ENV, ensureBuild, seedDemoData } from "./lib/production-server";
+import { startTestServer, TEST_ADMIN, waitUntilHealthy, type TestServer } from "../tests/support/test-server";
+import { PRODUCTION_MALLOC_ENV, PROJECT_ROOT, ensureBuild, freePort, seedDemoData } from "./lib/production-server";
 
 const WRK = "/usr/bin/wrk";
 const BROWSER = "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
@@ -194,26 +195,36 @@ async function getHome(options: AnalyticsBenchOptions) {
   }
   ensureBuild();
   const template = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-bench-analytics-seed-"));
-  const servers: TestServer[] = [];
+  const servers = new Set<TestServer>();
   try {
     await seedDemoData(template);
-    const copyTemplate = (dataDir: string) => fs.cp(template, dataDir, { recursive: true });
     const common = { ...PRODUCTION_MALLOC_ENV, TRUST_PROXY: "loopback" };
-    const on = await startTestServer({ env: { ...common, ANALYTICS: "on" }, prepare: copyTemplate });
-    servers.push(on);
-    const off = await startTestServer({ env: { ...common, ANALYTICS: "off" }, prepare: copyTemplate });
-    servers.push(off);
+    const start = async (setting: "on" | "off") => {
+      const server = await startTestServer({
+        env: { ...common, ANALYTICS: setting },
+        prepare: (dataDir) => fs.cp(template, dataDir, { recursive: true }),
+      });
+      servers.add(server);
+      return server;
+    };
+    const stop = async (server: TestServer) => {
+      servers.delete(server);
+      await server.stop();
+    };
 
     // --rounds=N on the bench's command line: more rounds, steadier medians on a busy machine.
     const roundsArgument = process.argv.find((arg) => arg.startsWith("--rounds="))?.slice("--rounds=".length);
     const rounds = options.rounds ?? (Number(roundsArgument) || 5);
     const seconds = Math.max(3, Math.round(options.durationS / 2));
     const runs: Record<"on" | "off", WrkRun[]> = { on: [], off: [] };
-    for (const server of [on, off]) runWrk(server.url, 2, options); // warm-up, discarded
-    // A whole run per setting first would favour one; alternating spreads the machine's swings over both.
-    const viewsBefore = await countedViews(on);
+    let viewsCounted = 0;
     for (let i = 0; i < rounds; i++) {
-      // Alternate which goes first, so neither always runs on a warmer (or busier) machine.
+      // Fresh processes each round (one process can be luckier than another all along), then the two
+      // settings in turn, alternating which goes first, so the machine's swings fall on both alike.
+      const on = await start("on");
+      const off = await start("off");
+      for (const server of [on, off]) runWrk(server.url, 2, options); // warm-up, discarded
+      const viewsBefore = await countedViews(on);
       const order = i % 2 === 0 ? (["on", "off"] as const) : (["off", "on"] as const);
       for (const name of order) {
         const run = await measureRun(name === "on" ? on : off, seconds, options);
@@ -222,9 +233,12 @@ async function getHome(options: AnalyticsBenchOptions) {
           `  round ${i + 1} ANALYTICS=${name}: ${run.requestsPerSecond} req/s, p99 ${run.p99Ms} ms, server CPU ${run.serverCpuMicrosPerRequest} µs/request`,
         );
       }
+      viewsCounted += (await countedViews(on)) - viewsBefore;
+      await stop(on);
+      await stop(off);
     }
-    const viewsCounted = (await countedViews(on)) - viewsBefore;
     const requestsOn = runs.on.reduce((sum, run) => sum + run.requests, 0);
+    const profiled = await profiledShare(template, seconds * 2, options);
 
     const onMedian = median(runs.on.map((r) => r.requestsPerSecond));
     const offMedian = median(runs.off.map((r) => r.requestsPerSecond));
@@ -243,11 +257,12 @@ async function getHome(options: AnalyticsBenchOptions) {
       /** Every measured request of the "on" server was counted (a check that counting really ran). */
       viewsCounted,
       requestsOn,
+      profiled,
       runs,
     };
     console.log(
       [
-        `GET / (br, a browser's user agent; ${rounds} interleaved rounds of ${seconds} s each, medians):`,
+        `GET / (br, a browser's user agent; ${rounds} rounds of fresh servers, ${seconds} s each setting, interleaved; medians):`,
         `  ANALYTICS=on   ${result.requestsPerSecond.on} req/s, p99 ${result.p99Ms.on} ms`,
         `  ANALYTICS=off  ${result.requestsPerSecond.off} req/s, p99 ${result.p99Ms.off} ms`,
         `  difference     ${result.differencePercent}% (aim: within 5 %; one run on a shared machine is not a verdict)`,
@@ -259,6 +274,96 @@ async function getHome(options: AnalyticsBenchOptions) {
   } finally {
     for (const server of servers) await server.stop();
     await fs.rm(template, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Counting's share of a loaded server's CPU, from a V8 CPU profile
+
+type ProfileNode = { id: number; callFrame: { functionName: string; url: string }; children?: number[] };
+type CpuProfile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+
+/** Functions of the counting path, by the names they keep in the server bundle. */
+const COUNTING_FUNCTIONS = new Set(["countAnswered", "countWhenAnswered"]);
+
+/**
+ * Runs an ANALYTICS=on server under V8's sampling profiler and the same load, and reports the share
+ * of its busy CPU time spent in the counting path. Both sides of the ratio slow down alike when other
+ * processes compete for the cores, so this share is much steadier than req/s on a shared machine.
+ * Samples before the first cached answer (start-up) are left out.
+ */
+async function profiledShare(template: string, seconds: number, options: AnalyticsBenchOptions) {
+  const profileDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-bench-analytics-profile-"));
+  try {
+    // Started by hand: --cpu-prof is not allowed in NODE_OPTIONS.
+    const dataDir = path.join(profileDir, "data");
+    await fs.cp(template, dataDir, { recursive: true });
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    let output = "";
+    const child = spawn(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, path.join(PROJECT_ROOT, "build/server/index.js")], {
+      env: {
+        ...process.env,
+        ...PRODUCTION_MALLOC_ENV,
+        NODE_ENV: "production",
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATA_DIR: dataDir,
+        SITE_URL: url,
+        TRUST_PROXY: "loopback",
+        LOG_LEVEL: "warn",
+        ANALYTICS: "on",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.stdout!.on("data", (chunk) => (output += chunk));
+    child.stderr!.on("data", (chunk) => (output += chunk));
+    let requests = 0;
+    try {
+      await waitUntilHealthy(url, child, () => output);
+      runWrk(url, 2, options);
+      requests = runWrk(url, seconds, options).requests;
+    } finally {
+      child.kill("SIGTERM"); // the profile is written as the process exits
+      await exited;
+    }
+    const file = (await fs.readdir(profileDir)).find((name) => name.endsWith(".cpuprofile"));
+    if (!file) throw new Error("The server wrote no CPU profile");
+    const profile = JSON.parse(await fs.readFile(path.join(profileDir, file), "utf8")) as CpuProfile;
+
+    const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+    const parentOf = new Map<number, number>();
+    for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+    const stackHas = (id: number, names: Set<string>) => {
+      for (let current: number | undefined = id; current !== undefined; current = parentOf.get(current)) {
+        if (names.has(byId.get(current)!.callFrame.functionName)) return true;
+      }
+      return false;
+    };
+    const servingStarted = profile.samples.findIndex((id) => stackHas(id, new Set(["respondFromCache"])));
+    let busy = 0;
+    let counting = 0;
+    for (let i = Math.max(0, servingStarted); i < profile.samples.length; i++) {
+      const name = byId.get(profile.samples[i]!)!.callFrame.functionName;
+      if (name === "(idle)") continue;
+      const micros = profile.timeDeltas[i] ?? 0;
+      busy += micros;
+      if (stackHas(profile.samples[i]!, COUNTING_FUNCTIONS)) counting += micros;
+    }
+    const result = {
+      requests,
+      busyCpuSeconds: round(busy / 1e6),
+      countingCpuSeconds: round(counting / 1e6, 3),
+      countingSharePercent: round((counting / busy) * 100, 2),
+    };
+    console.log(
+      `Profiled ANALYTICS=on server under the same load (${seconds} s): counting is ${result.countingSharePercent}% of its busy CPU ` +
+        `(${result.countingCpuSeconds} s of ${result.busyCpuSeconds} s, ${requests} requests; profiler overhead included on both sides)`,
+    );
+    return result;
+  } finally {
+    await fs.rm(profileDir, { recursive: true, force: true });
   }
 }
 

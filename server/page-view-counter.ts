@@ -54,6 +54,13 @@ export function createPageViewCounter(app: Express, services: Pick<AppServices, 
   const siteHost = ownHostOf(new URL(services.env.SITE_URL).host);
   const sessionCookie = `${SESSION_COOKIE}=`;
 
+  /** As Express's req.ip; a direct connection (no X-Forwarded-For, or an untrusted peer) needs no parsing. */
+  function clientAddress(req: IncomingMessage): string {
+    const peer = req.socket.remoteAddress ?? "";
+    if (!req.headers["x-forwarded-for"] || !trustProxy(peer, 0)) return peer;
+    return proxyAddress(req, trustProxy) ?? peer;
+  }
+
   function count(req: IncomingMessage, status: number, page: ViewedPage): void {
     if (status !== 200 && status !== 304) return;
     const headers = req.headers;
@@ -63,7 +70,7 @@ export function createPageViewCounter(app: Express, services: Pick<AppServices, 
     if (headers.cookie?.includes(sessionCookie)) return;
     const referrer =
       page.navigation === "document" ? referrerHost(headers.referer, [siteHost, ownHostOf(headers.host)]) : null;
-    analytics.record({ path: page.path, ip: proxyAddress(req, trustProxy) ?? "", userAgent: userAgent!, referrerHost: referrer });
+    analytics.record({ path: page.path, ip: clientAddress(req), userAgent: userAgent!, referrerHost: referrer });
   }
 
   return {

@@ -1,6 +1,6 @@
 import { hash, randomBytes } from "node:crypto";
 import type { Database } from "~/db/database.server";
-import type { Clock } from "~/lib/clock";
+import { systemClock, type Clock } from "~/lib/clock";
 import type { Logger } from "~/lib/logger.server";
 import { addDays, dayBounds, type DayBounds } from "./calendar";
 
@@ -114,6 +114,8 @@ export function createAnalytics(options: {
   let today: DayBounds | null = null;
   let timer: NodeJS.Timeout | null = null;
 
+  // The request path reads the time on every view: the system clock without building a Date.
+  const nowMs = clock === systemClock ? Date.now : () => clock.now().getTime();
   const currentDay = (now: number): DayBounds => {
     if (!today || now < today.startsAt || now >= today.endsAt) today = dayBounds(timeZone, now);
     return today;
@@ -129,7 +131,7 @@ export function createAnalytics(options: {
 
   function record(view: PageView): void {
     if (!enabled) return;
-    const { day } = currentDay(clock.now().getTime());
+    const { day } = currentDay(nowMs());
     let counts = buffer.get(day);
     if (!counts) {
       counts = newDayBuffer();
