@@ -68,8 +68,9 @@ export function createPageViewCounter(app: Express, services: Pick<AppServices, 
     if (isBotUserAgent(userAgent) || isPrefetch(headers)) return;
     // The owner looking at their own site, signed in to the admin, is not a visitor.
     if (headers.cookie?.includes(sessionCookie)) return;
+    const referer = headers.referer;
     const referrer =
-      page.navigation === "document" ? referrerHost(headers.referer, [siteHost, ownHostOf(headers.host)]) : null;
+      referer && page.navigation === "document" ? referrerHost(referer, [siteHost, ownHostOf(headers.host)]) : null;
     analytics.record({ path: page.path, ip: clientAddress(req), userAgent: userAgent!, referrerHost: referrer });
   }
 
