@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import express from "express";
 import proxyAddress from "proxy-addr";
 import { describe, expect, it } from "vitest";
-import { rememberedTrust } from "./page-view-counter";
+import { clientAddress, rememberedTrust } from "./page-view-counter";
 
 function request(remoteAddress: string, forwardedFor?: string): IncomingMessage {
   const socket = { remoteAddress };
@@ -26,9 +26,16 @@ describe("rememberedTrust", () => {
         request("::1", "2001:db8::1"),
         request("::ffff:127.0.0.1", "203.0.113.9"),
         request("fd00::1", " 198.51.100.2 ,203.0.113.3"),
+        request("127.0.0.1", "  198.51.100.1 , , 10.0.0.7 ,127.0.0.1  "),
+        request("127.0.0.1", ","),
+        request("127.0.0.1", "a b, 127.0.0.1"),
+        request("127.0.0.1", "::1,::1, ::1"),
       ];
       for (let round = 0; round < 2; round++) {
-        for (const req of cases) expect(proxyAddress(req, remembered)).toBe(proxyAddress(req, trust));
+        for (const req of cases) {
+          expect(proxyAddress(req, remembered)).toBe(proxyAddress(req, trust));
+          expect(clientAddress(req, remembered), JSON.stringify(req.headers)).toBe(proxyAddress(req, trust));
+        }
       }
     },
   );

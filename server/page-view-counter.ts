@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Express } from "express";
-import proxyAddress from "proxy-addr";
 import { isBotUserAgent, isPrefetch, ownHostOf, referrerHost, viewedPage, type ViewedPage } from "~/analytics/page-views";
 import { SESSION_COOKIE } from "~/auth/auth.server";
 import type { AppServices } from "~/services.server";
@@ -13,7 +12,7 @@ const TRUST_CACHE_LIMIT = 1000;
 /**
  * Express's trust-proxy function, remembered: it parses the address on every
  * call (about 4 µs for "loopback"), and the same few proxies ask every time.
- * proxy-addr then resolves the client address exactly as Express's req.ip.
+ * clientAddress() then resolves the client address exactly as Express's req.ip.
  */
 export function rememberedTrust(trust: TrustFunction): TrustFunction {
   // One map per hop, so a lookup builds no key string.
@@ -35,6 +34,34 @@ export function rememberedTrust(trust: TrustFunction): TrustFunction {
   };
 }
 
+/**
+ * The client's address exactly as proxy-addr (Express's req.ip) resolves it: from the connection's
+ * peer, step left through X-Forwarded-For while each address is trusted; the last one reached is
+ * the client. Read in place, without building the address list (this runs for every page view).
+ */
+export function clientAddress(req: IncomingMessage, trust: TrustFunction): string {
+  let current = req.socket.remoteAddress ?? "";
+  const forwarded = req.headers["x-forwarded-for"];
+  if (!forwarded) return current;
+  // Node joins repeated headers into one string; an array would only come from a hand-made request.
+  const header = Array.isArray(forwarded) ? forwarded.join(",") : forwarded;
+  let end = header.length;
+  let hop = 0;
+  while (trust(current, hop)) {
+    // The next address to the left, spaces around it dropped (as the forwarded package parses it).
+    while (end > 0 && (header.charCodeAt(end - 1) === 0x20 || header.charCodeAt(end - 1) === 0x2c)) end--;
+    if (end === 0) return current;
+    let start = end;
+    while (start > 0 && header.charCodeAt(start - 1) !== 0x2c) start--;
+    let first = start;
+    while (first < end && header.charCodeAt(first) === 0x20) first++;
+    current = header.slice(first, end);
+    end = start;
+    hop++;
+  }
+  return current;
+}
+
 export type PageViewCounter = {
   /** After the cached-page responder answered: counts the view if it is one. */
   countAnswered(req: IncomingMessage, res: ServerResponse): void;
@@ -54,13 +81,6 @@ export function createPageViewCounter(app: Express, services: Pick<AppServices, 
   const siteHost = ownHostOf(new URL(services.env.SITE_URL).host);
   const sessionCookie = `${SESSION_COOKIE}=`;
 
-  /** As Express's req.ip; a direct connection (no X-Forwarded-For, or an untrusted peer) needs no parsing. */
-  function clientAddress(req: IncomingMessage): string {
-    const peer = req.socket.remoteAddress ?? "";
-    if (!req.headers["x-forwarded-for"] || !trustProxy(peer, 0)) return peer;
-    return proxyAddress(req, trustProxy) ?? peer;
-  }
-
   function count(req: IncomingMessage, status: number, page: ViewedPage): void {
     if (status !== 200 && status !== 304) return;
     const headers = req.headers;
@@ -71,7 +91,7 @@ export function createPageViewCounter(app: Express, services: Pick<AppServices, 
     const referer = headers.referer;
     const referrer =
       referer && page.navigation === "document" ? referrerHost(referer, [siteHost, ownHostOf(headers.host)]) : null;
-    analytics.record({ path: page.path, ip: clientAddress(req), userAgent: userAgent!, referrerHost: referrer });
+    analytics.record({ path: page.path, ip: clientAddress(req, trustProxy), userAgent: userAgent!, referrerHost: referrer });
   }
 
   return {

@@ -112,6 +112,25 @@ describe("counting and flushing", () => {
     expect(await db.selectFrom("analytics_salts").selectAll().execute()).toEqual([]);
   });
 
+  it("counts visitors seen before the day's salt was loaded: the flush hashes them", async () => {
+    const analytics = analyticsFor();
+    analytics.record(view("203.0.113.1"));
+    analytics.record(view("203.0.113.2"));
+    await analytics.runOnce();
+    expect(await daily("2026-03-14")).toMatchObject({ views: 2, visitors: 2 });
+  });
+
+  it("without the day's salt, still saves the views but not the visitors", async () => {
+    const analytics = analyticsFor();
+    await sql`alter table analytics_salts rename to analytics_salts_away`.execute(db);
+    analytics.record(view("203.0.113.1"));
+    await analytics.runOnce();
+    expect(await daily("2026-03-14")).toMatchObject({ views: 1, visitors: 0 });
+    expect(analytics.counters()).toMatchObject({ unsalted: 1, bufferedViews: 0, bufferedVisitors: 0 });
+    expect(logged.join("")).toMatch(/loading the day's salt failed/);
+    await sql`alter table analytics_salts_away rename to analytics_salts`.execute(db);
+  });
+
   it("flushes at stop", async () => {
     const analytics = analyticsFor();
     await analytics.start();

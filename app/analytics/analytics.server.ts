@@ -7,10 +7,12 @@ import { addDays, dayBounds, type DayBounds } from "./calendar";
 /**
  * Privacy-first visit counting (issue 11 §3, docs/decisions/0031).
  *
- * Page views are counted in memory on the request path (a few Map updates and
- * one SHA-256 of about 200 bytes) and flushed to the database every 10 s and
- * at shutdown, so a crash loses at most 10 s of counts. Unique visitors per
- * day come from a hash of (day's random salt, address, user agent); the salt
+ * Page views are counted in memory on the request path (a few Map and Set
+ * updates, no hashing, no I/O) and flushed to the database every 10 s and at
+ * shutdown, so a crash loses at most 10 s of counts. Unique visitors per day
+ * come from a hash of (day's random salt, address, user agent), made by the
+ * flush before anything is written (the pair itself stays in memory until
+ * then, at most 10 s, like the rate limiters' addresses); the salt
  * and the day's hashes are kept in the database, shared by every instance, and
  * deleted when the day ends in the business's time zone. Only daily totals
  * per page and per referrer host remain. No address, user agent, salt or hash
@@ -28,7 +30,7 @@ export type PageView = {
 };
 
 export type AnalyticsLimits = {
-  /** Distinct visitor hashes held between two flushes; past it, views still count but new visitors do not. */
+  /** Distinct visitors held between two flushes; past it, views still count but new visitors do not. */
   maxBufferedVisitors: number;
   /** Distinct referrer hosts per day held between two flushes; past it, views still count without their referrer. */
   maxBufferedReferrers: number;
@@ -40,11 +42,11 @@ export const FLUSH_INTERVAL_MS = 10_000;
 export type AnalyticsCounters = {
   /** Views recorded since start (flushed or not). */
   recorded: number;
-  /** Distinct visitor hashes left out because the buffer was full. */
+  /** Distinct visitors left out because the buffer was full. */
   droppedVisitors: number;
   /** Referrer hosts left out because the buffer was full. */
   droppedReferrers: number;
-  /** Views counted without a visitor hash because the day's salt was not loaded (database unreachable). */
+  /** Visitors left out because their day's salt was not loaded when the flush hashed them (database unreachable). */
   unsalted: number;
   /** Flushes that failed (their counts were kept for the next one). */
   failedFlushes: number;
@@ -73,6 +75,11 @@ type DayBuffer = {
   views: number;
   pages: Map<string, number>;
   referrers: Map<string, number>;
+  /**
+   * Distinct visitors. Filled on the request path with "address\nuser agent" (a Set lookup, no
+   * hashing there); the flush replaces each by its salted hash before anything is written, so the
+   * raw pair lives in memory only until the next flush (at most 10 s) and never reaches the database.
+   */
   visitors: Set<string>;
 };
 
@@ -81,9 +88,12 @@ const newDayBuffer = (): DayBuffer => ({ views: 0, pages: new Map(), referrers: 
 /** Rows per multi-row insert (2 parameters each; well under SQLite's and PostgreSQL's limits). */
 const INSERT_CHUNK = 400;
 
-/** A visitor's daily hash: 128 bits of SHA-256 over salt, address and user agent. */
-export function visitorHash(salt: string, ip: string, userAgent: string): string {
-  return hash("sha256", `${salt}\n${ip}\n${userAgent}`, "base64url").slice(0, 22);
+/** What the request path keeps of a visitor until the flush hashes it. */
+const visitorKey = (ip: string, userAgent: string) => `${ip}\n${userAgent}`;
+
+/** A visitor's daily hash: 128 bits of SHA-256 over the day's salt, the address and the user agent. */
+export function visitorHash(salt: string, key: string): string {
+  return hash("sha256", `${salt}\n${key}`, "base64url").slice(0, 22);
 }
 
 /** A log-safe description of a failure: its kind and message, never its parameters or details. */
@@ -147,12 +157,7 @@ export function createAnalytics(options: {
       else if (counts.referrers.size < limits.maxBufferedReferrers) counts.referrers.set(view.referrerHost, 1);
       else counters.droppedReferrers++;
     }
-    const salt = salts.get(day);
-    if (salt === undefined) {
-      counters.unsalted++;
-      return;
-    }
-    const visitor = visitorHash(salt, view.ip, view.userAgent);
+    const visitor = visitorKey(view.ip, view.userAgent);
     if (counts.visitors.has(visitor)) return;
     if (bufferedVisitors >= limits.maxBufferedVisitors) {
       counters.droppedVisitors++;
@@ -162,33 +167,49 @@ export function createAnalytics(options: {
     bufferedVisitors++;
   }
 
-  /** Puts counts back after a failed flush, within the same caps. */
-  function keepForNextFlush(pending: Map<string, DayBuffer>) {
-    for (const [day, old] of pending) {
-      let counts = buffer.get(day);
+  /** The flush's first step: every visitor becomes its salted hash (a day whose salt is gone keeps its views only). */
+  function hashVisitors(pending: Map<string, DayBuffer>): Map<string, DayBuffer> {
+    for (const [day, counts] of pending) {
+      const salt = salts.get(day);
+      const hashes = new Set<string>();
+      if (salt === undefined) counters.unsalted += counts.visitors.size;
+      else for (const key of counts.visitors) hashes.add(visitorHash(salt, key));
+      counts.visitors = hashes;
+    }
+    return pending;
+  }
+
+  /** Adds one set of counts to another, the caps applied (visitors and referrers beyond them are dropped and counted). */
+  function mergeInto(target: Map<string, DayBuffer>, source: Map<string, DayBuffer>, visitorsHeld: { count: number }) {
+    for (const [day, from] of source) {
+      let counts = target.get(day);
       if (!counts) {
         counts = newDayBuffer();
-        buffer.set(day, counts);
+        target.set(day, counts);
       }
-      counts.views += old.views;
-      bufferedViews += old.views;
-      for (const [path, n] of old.pages) counts.pages.set(path, (counts.pages.get(path) ?? 0) + n);
-      for (const [host, n] of old.referrers) {
+      counts.views += from.views;
+      for (const [path, n] of from.pages) counts.pages.set(path, (counts.pages.get(path) ?? 0) + n);
+      for (const [host, n] of from.referrers) {
         if (counts.referrers.has(host) || counts.referrers.size < limits.maxBufferedReferrers) {
           counts.referrers.set(host, (counts.referrers.get(host) ?? 0) + n);
         } else counters.droppedReferrers += n;
       }
-      for (const visitor of old.visitors) {
+      for (const visitor of from.visitors) {
         if (counts.visitors.has(visitor)) continue;
-        if (bufferedVisitors >= limits.maxBufferedVisitors) {
+        if (visitorsHeld.count >= limits.maxBufferedVisitors) {
           counters.droppedVisitors++;
           continue;
         }
         counts.visitors.add(visitor);
-        bufferedVisitors++;
+        visitorsHeld.count++;
       }
     }
   }
+
+  /** Counts of a failed flush (visitors already hashed), kept for the next one within the same caps. */
+  let retry = new Map<string, DayBuffer>();
+  let retryViews = 0;
+  let retryVisitors = 0;
 
   async function write(pending: Map<string, DayBuffer>): Promise<void> {
     await db.transaction().execute(async (trx) => {
@@ -246,17 +267,26 @@ export function createAnalytics(options: {
 
   function flush(): Promise<void> {
     return serially(async () => {
-      if (buffer.size === 0) return;
-      const pending = buffer;
+      if (buffer.size === 0 && retry.size === 0) return;
+      // First of all, raw visitors become salted hashes; last time's failed counts join them.
+      const toWrite = retry;
+      const held = { count: retryVisitors };
+      mergeInto(toWrite, hashVisitors(buffer), held);
       buffer = new Map();
-      bufferedVisitors = 0;
       bufferedViews = 0;
+      bufferedVisitors = 0;
+      retry = new Map();
+      retryViews = 0;
+      retryVisitors = 0;
       try {
-        await write(pending);
+        await write(toWrite);
       } catch (error) {
         counters.failedFlushes++;
         logger.warn({ err: safeError(error) }, "analytics: saving the visit counts failed; they are kept for the next try");
-        keepForNextFlush(pending);
+        const kept = { count: 0 };
+        mergeInto(retry, toWrite, kept);
+        retryVisitors = kept.count;
+        for (const counts of retry.values()) retryViews += counts.views;
       }
     });
   }
@@ -301,17 +331,14 @@ export function createAnalytics(options: {
   }
 
   let lastRolledDay: string | null = null;
+  const warn = (what: string) => (error: unknown) => logger.warn({ err: safeError(error) }, `analytics: ${what} failed; retrying in 10 s`);
   async function tick(): Promise<void> {
-    try {
-      await flush();
-      const { day } = currentDay(clock.now().getTime());
-      if (lastRolledDay !== day) {
-        await rollOver();
-        lastRolledDay = day;
-      }
-      await loadSalts();
-    } catch (error) {
-      logger.warn({ err: safeError(error) }, "analytics: background pass failed; retrying in 10 s");
+    // Salts first: the flush hashes with them (yesterday's stays in memory until the roll-over).
+    await loadSalts().catch(warn("loading the day's salt"));
+    await flush();
+    const { day } = currentDay(clock.now().getTime());
+    if (lastRolledDay !== day) {
+      await rollOver().then(() => (lastRolledDay = day), warn("closing ended days"));
     }
   }
 
@@ -342,6 +369,6 @@ export function createAnalytics(options: {
       timer = null;
       await flush();
     },
-    counters: () => ({ ...counters, bufferedViews, bufferedVisitors }),
+    counters: () => ({ ...counters, bufferedViews: bufferedViews + retryViews, bufferedVisitors: bufferedVisitors + retryVisitors }),
   };
 }
