@@ -76,24 +76,23 @@ type DayBuffer = {
   pages: Map<string, number>;
   referrers: Map<string, number>;
   /**
-   * Distinct visitors. Filled on the request path with "address\nuser agent" (a Set lookup, no
-   * hashing there); the flush replaces each by its salted hash before anything is written, so the
-   * raw pair lives in memory only until the next flush (at most 10 s) and never reaches the database.
+   * The day's distinct visitors as the request path sees them: address → user agent (or agents).
+   * No hashing there, and no string built; the flush turns each pair into its salted hash before
+   * anything is written, so the pair lives in memory only until then (at most 10 s).
    */
+  seen: Map<string, string | Set<string>>;
+  /** Salted visitor hashes, as the flush writes them. */
   visitors: Set<string>;
 };
 
-const newDayBuffer = (): DayBuffer => ({ views: 0, pages: new Map(), referrers: new Map(), visitors: new Set() });
+const newDayBuffer = (): DayBuffer => ({ views: 0, pages: new Map(), referrers: new Map(), seen: new Map(), visitors: new Set() });
 
 /** Rows per multi-row insert (2 parameters each; well under SQLite's and PostgreSQL's limits). */
 const INSERT_CHUNK = 400;
 
-/** What the request path keeps of a visitor until the flush hashes it. */
-const visitorKey = (ip: string, userAgent: string) => `${ip}\n${userAgent}`;
-
 /** A visitor's daily hash: 128 bits of SHA-256 over the day's salt, the address and the user agent. */
-export function visitorHash(salt: string, key: string): string {
-  return hash("sha256", `${salt}\n${key}`, "base64url").slice(0, 22);
+export function visitorHash(salt: string, ip: string, userAgent: string): string {
+  return hash("sha256", `${salt}\n${ip}\n${userAgent}`, "base64url").slice(0, 22);
 }
 
 /** A log-safe description of a failure: its kind and message, never its parameters or details. */
@@ -157,13 +156,17 @@ export function createAnalytics(options: {
       else if (counts.referrers.size < limits.maxBufferedReferrers) counts.referrers.set(view.referrerHost, 1);
       else counters.droppedReferrers++;
     }
-    const visitor = visitorKey(view.ip, view.userAgent);
-    if (counts.visitors.has(visitor)) return;
+    const { ip, userAgent } = view;
+    const agents = counts.seen.get(ip);
+    if (agents === userAgent || (typeof agents === "object" && agents.has(userAgent))) return;
     if (bufferedVisitors >= limits.maxBufferedVisitors) {
       counters.droppedVisitors++;
       return;
     }
-    counts.visitors.add(visitor);
+    // Most addresses show one browser: a plain string until a second one appears.
+    if (agents === undefined) counts.seen.set(ip, userAgent);
+    else if (typeof agents === "string") counts.seen.set(ip, new Set([agents, userAgent]));
+    else agents.add(userAgent);
     bufferedVisitors++;
   }
 
@@ -171,10 +174,13 @@ export function createAnalytics(options: {
   function hashVisitors(pending: Map<string, DayBuffer>): Map<string, DayBuffer> {
     for (const [day, counts] of pending) {
       const salt = salts.get(day);
-      const hashes = new Set<string>();
-      if (salt === undefined) counters.unsalted += counts.visitors.size;
-      else for (const key of counts.visitors) hashes.add(visitorHash(salt, key));
-      counts.visitors = hashes;
+      for (const [ip, agents] of counts.seen) {
+        for (const userAgent of typeof agents === "string" ? [agents] : agents) {
+          if (salt === undefined) counters.unsalted++;
+          else counts.visitors.add(visitorHash(salt, ip, userAgent));
+        }
+      }
+      counts.seen.clear();
     }
     return pending;
   }
