@@ -1,15 +1,17 @@
 /**
  * The cost of privacy-first visit counting (issue 11 §3), called from scripts/bench.ts
- * (`npm run bench -- --only=analytics [--rounds=5]`). Two parts:
+ * (`npm run bench -- --only=analytics [--rounds=8]`). Three parts:
  *
- *   per request  In-process timings of what the request path adds: the page-view check for a
+ *   per request  In-process CPU time of what the request path adds: the page-view check for a
  *                request that is not a page view, for a bot, and the whole count of a browser's
- *                view (bot check, address, SHA-256, Map and Set updates); median of 5 runs.
+ *                view (bot check, address, Map and Set updates; no hashing there); median of 5 runs.
  *   GET /        Each round starts two production servers on copies of the same seeded data, one
- *                with ANALYTICS=on and one with ANALYTICS=off, and loads them in turn (on/off, then
- *                off/on next round) with a browser's user agent, so every request of the "on"
- *                server is counted. Medians over the rounds of throughput, p99 and the servers' own
- *                CPU time per request; the difference is the cost of counting on the cached path.
+ *                with ANALYTICS=on and one with ANALYTICS=off, and loads each in turn with a
+ *                browser's user agent, so every request of the "on" server is counted. Start order
+ *                and load order alternate over a cycle of four rounds. Medians over the rounds of
+ *                throughput, p99 and the servers' own CPU time per request.
+ *   profile      One more ANALYTICS=on server under the same load with V8's CPU profiler: the
+ *                share of its busy CPU spent in the counting path (steady on a shared machine).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -214,18 +216,22 @@ async function getHome(options: AnalyticsBenchOptions) {
 
     // --rounds=N on the bench's command line: more rounds, steadier medians on a busy machine.
     const roundsArgument = process.argv.find((arg) => arg.startsWith("--rounds="))?.slice("--rounds=".length);
-    const rounds = options.rounds ?? (Number(roundsArgument) || 5);
+    const rounds = options.rounds ?? (Number(roundsArgument) || 8);
     const seconds = Math.max(3, Math.round(options.durationS / 2));
     const runs: Record<"on" | "off", WrkRun[]> = { on: [], off: [] };
     let viewsCounted = 0;
     for (let i = 0; i < rounds; i++) {
-      // Fresh processes each round (one process can be luckier than another all along), then the two
-      // settings in turn, alternating which goes first, so the machine's swings fall on both alike.
-      const on = await start("on");
-      const off = await start("off");
+      // Fresh processes each round (one process can be luckier than another all along). Which one
+      // starts first and which one is loaded first both alternate, in a cycle of four rounds: an A/A
+      // run (both off) showed the first-started server about 3 % costlier, and the machine's load
+      // drifts between the two runs of a round.
+      const startOrder = i % 2 === 0 ? (["on", "off"] as const) : (["off", "on"] as const);
+      const servers = {} as Record<"on" | "off", TestServer>;
+      for (const name of startOrder) servers[name] = await start(name);
+      const { on, off } = servers;
       for (const server of [on, off]) runWrk(server.url, 2, options); // warm-up, discarded
       const viewsBefore = await countedViews(on);
-      const order = i % 2 === 0 ? (["on", "off"] as const) : (["off", "on"] as const);
+      const order = Math.floor(i / 2) % 2 === 0 ? startOrder : ([...startOrder].reverse() as ("on" | "off")[]);
       for (const name of order) {
         const run = await measureRun(name === "on" ? on : off, seconds, options);
         runs[name].push(run);
