@@ -87,6 +87,10 @@ const envSchema = z
     MEDIA_BASE_URL: z
       .url({ protocol: /^https?$/, error: "MEDIA_BASE_URL must be an http(s) URL such as https://media.example.co.nz/variants" })
       .optional(),
+    // Privacy-first visit counting (docs/PRIVACY.md): on unless turned off.
+    ANALYTICS: z
+      .enum(["on", "off"], { error: "ANALYTICS must be on or off (leave it unset for on)" })
+      .default("on"),
   })
   .refine((env) => !(env.SMTP_URL && !env.MAIL_FROM), {
     message:

@@ -1,7 +1,9 @@
+import { createAnalytics, type Analytics } from "~/analytics/analytics.server";
 import { createSignInGuard, type SignInGuard } from "~/auth/sign-in.server";
 import type { SignInKeys } from "~/auth/keys.server";
 import type { Database } from "~/db/database.server";
 import type { Env } from "~/env.server";
+import { identity } from "~/identity";
 import type { ImageWorker } from "~/images/image-worker.server";
 import { createAddressKeyer, type AddressKeyer } from "~/lib/client-address.server";
 import { systemClock, type Clock } from "~/lib/clock";
@@ -38,6 +40,8 @@ export type AppServices = {
   mail: MailSetup | null;
   /** Wakes the mail outbox's worker when a job is queued (app/notifications/outbox.server.ts). */
   outboxWake: Signal;
+  /** Privacy-first visit counting; started and stopped by server/start.ts. */
+  analytics: Analytics;
   /** Closes the database, storage and change-feed connections. */
   close(): Promise<void>;
 };
@@ -90,6 +94,13 @@ export function createServices(parts: {
     },
     signIn: createSignInGuard({ db: rest.db, clock, addressKey, deviceCookieKey: keys.deviceCookie }),
     publicContentChanged: onPublicContentChanged ?? (() => {}),
+    analytics: createAnalytics({
+      db: rest.db,
+      logger: rest.logger,
+      clock,
+      enabled: rest.env.ANALYTICS === "on",
+      timeZone: identity.timeZone,
+    }),
     close: close ?? (() => rest.db.destroy()),
   };
 }

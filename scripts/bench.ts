@@ -15,6 +15,8 @@
  *   enquiries  Enquiries stored per second with synchronous = FULL against NORMAL (scripts/bench-enquiries.ts).
  *   backends  SQLite + disk next to PostgreSQL + S3: GET / and the public API reads, one enquiry's
  *           latency (scripts/bench-backends.ts).
+ *   analytics  scripts/bench-analytics.ts: the per-request cost of visit counting, and GET / with
+ *           ANALYTICS=on and =off as medians of interleaved runs.
  *
  * Prints tables and a target check, and merges the figures into reports/bench.json. Needs a
  * production build (`npm run build`; made automatically only when build/ is missing).
@@ -29,6 +31,7 @@ import { benchSignIn } from "./bench-sign-in";
 import { benchImageMemory } from "./bench-image-memory";
 import { benchBackup } from "./bench-backup";
 import { benchBackends } from "./bench-backends";
+import { analyticsBench } from "./bench-analytics";
 import { rawGet } from "./lib/http-raw";
 import {
   PRODUCTION_MALLOC_ENV,
@@ -42,7 +45,7 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Options and targets
 
-const PARTS = ["image", "load", "weight", "sign-in", "enquiries", "backup", "backends"] as const;
+const PARTS = ["image", "load", "weight", "sign-in", "enquiries", "backup", "backends", "analytics"] as const;
 type Part = (typeof PARTS)[number];
 
 function option(name: string): string | undefined {
@@ -704,6 +707,7 @@ async function main(): Promise<void> {
   if (runs("enquiries")) report.enquiries = await (await import("./bench-enquiries")).benchEnquiries();
   if (runs("backup")) report.backup = { date: new Date().toISOString(), ...(await benchBackup()) };
   if (runs("backends")) report.backends = await benchBackends({ durationSeconds: DURATION_S, connections: CONNECTIONS, threads: THREADS, tool: option("tool") });
+  if (runs("analytics")) report.analytics = await analyticsBench({ durationS: DURATION_S, connections: CONNECTIONS, threads: THREADS });
 
   // Every check on file, including those of parts run earlier with --only.
   const checks = ["image", "load"].flatMap((part) => ((report[part] as { checks?: Check[] } | undefined)?.checks ?? []));

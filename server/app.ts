@@ -8,6 +8,7 @@ import { createApiRouter } from "./api/router";
 import { createCachedPageResponder } from "./cached-page-responder";
 import { HttpError } from "./http-error";
 import { mediaRouter } from "./media";
+import { createPageViewCounter } from "./page-view-counter";
 import { missingAsset, precompressedAssets } from "./precompressed-assets";
 import { refuseCrossSitePagePosts } from "./middleware/cross-site";
 import { requestLogger } from "./middleware/request-logger";
@@ -97,12 +98,25 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
  */
 export function createRequestListener(services: AppServices, options: CreateAppOptions = {}): RequestListener {
   const app = createApp(services, options);
-  if (!options.pageCache) return app;
+  // Visit counting from the page requests themselves (issue 11, docs/decisions/0032); null when off.
+  const pageViews = createPageViewCounter(app, services);
+  if (!options.pageCache) {
+    if (!pageViews) return app;
+    return (req, res) => {
+      pageViews.countWhenAnswered(req, res);
+      app(req, res);
+    };
+  }
   const respondFromCache = createCachedPageResponder(app, options.pageCache, services.logger, {
     httpsSite: isHttpsSite(services.env),
   });
   return (req, res) => {
-    if (!respondFromCache(req, res)) app(req, res);
+    if (respondFromCache(req, res)) {
+      pageViews?.countAnswered(req, res);
+      return;
+    }
+    pageViews?.countWhenAnswered(req, res);
+    app(req, res);
   };
 }
 

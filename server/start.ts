@@ -81,6 +81,8 @@ export async function startServer(options: {
   const outbox = createOutbox(services);
   outbox.start();
   if (!services.mail) logger.warn("e-mail notifications are off: set SMTP_URL and MAIL_FROM to be e-mailed about enquiries");
+  // Visit counts: flushed every 10 s and at shutdown; each ended day's salt and visitor hashes deleted.
+  await services.analytics.start();
 
   const listener = createRequestListener(services, {
     reactRouter: { build: options.build, mode: options.mode },
@@ -107,9 +109,10 @@ export async function startServer(options: {
     logger,
     close: async () => {
       // A backup under way is abandoned (no partial file left); a mail being sent is finished and
-      // recorded, so it is not sent again after the restart.
+      // recorded, so it is not sent again after the restart; the visit counts still in memory are saved.
       await backups.stop();
       await outbox.stop();
+      await services.analytics.stop();
       await services.close();
     },
   });

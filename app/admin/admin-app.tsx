@@ -5,6 +5,7 @@ import { TooltipProvider } from "~/components/ui/tooltip";
 import { AdminShell } from "./admin-dashboard";
 import { LoginPage } from "./login-page";
 import { createAdminQueryClient } from "./query-client";
+import { UnsavedChangesProvider } from "./unsaved-changes";
 import { useCurrentUser } from "./use-current-user";
 
 /** The whole admin area: its own QueryClient, then the login page or the dashboard. */
@@ -33,5 +34,9 @@ function AuthGate({ navigate }: { navigate?: (url: string) => void }) {
   }
   // Any data counts as signed in (spec §4); no data, or a failed check, shows the login page.
   if (!user.data) return <LoginPage navigate={navigate} />;
-  return <AdminShell user={user.data} navigate={navigate} />;
+  return (
+    <UnsavedChangesProvider>
+      <AdminShell user={user.data} navigate={navigate} />
+    </UnsavedChangesProvider>
+  );
 }

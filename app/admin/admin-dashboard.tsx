@@ -11,6 +11,7 @@ import { apiRequest } from "~/lib/api-client";
 import { AccountCard } from "./account-security";
 import { cardClasses, ViewHeading } from "./admin-ui";
 import { BackupCard } from "./backup-card";
+import { AnalyticsCard } from "./analytics-card";
 import { ContentEditor } from "./content-editor";
 import { GalleryManager } from "./gallery-manager";
 import { NotificationsPanel } from "./notifications-panel";
@@ -18,6 +19,7 @@ import { HANDLES_OWN_401, hardNavigate } from "./query-client";
 import { SignInActivity } from "./sign-in-activity";
 import { SubmissionsView } from "./submissions-view";
 import { UnreadCount } from "./unread-count";
+import { useUnsavedChangesGuard } from "./unsaved-changes";
 import { DASHBOARD, openerIdFor, viewFromParam, viewToParam, type AdminView } from "./view";
 
 /** The address of a view: /admin, or /admin?view=… so a reload comes back to it. */
@@ -42,10 +44,21 @@ const OPENED_FROM_DASHBOARD = "cornerstoneAdminView";
 export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUser; navigate?: (url: string) => void }) {
   const [view, setView] = useState<AdminView>(() => (typeof window === "undefined" ? DASHBOARD : viewInAddress()));
   const [returnFocusTo, setReturnFocusTo] = useState<string | null>(null);
+  const unsaved = useUnsavedChangesGuard();
+  const viewRef = useRef(view);
+  useEffect(() => {
+    viewRef.current = view;
+  }, [view]);
 
   useEffect(() => {
     // The browser's Back and Forward buttons move between the dashboard and the views.
     const followAddress = () => {
+      if (unsaved?.hasUnsaved()) {
+        // Unsaved text: put this view's address back, and leave only if the owner discards it.
+        window.history.pushState({ ...window.history.state, [OPENED_FROM_DASHBOARD]: true }, "", urlOf(viewRef.current));
+        unsaved.confirmLeave(() => window.history.back());
+        return;
+      }
       const next = viewInAddress();
       setView((current) => {
         if (next.kind === "dashboard" && current.kind !== "dashboard") setReturnFocusTo(openerIdFor(current));
@@ -54,7 +67,7 @@ export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUse
     };
     window.addEventListener("popstate", followAddress);
     return () => window.removeEventListener("popstate", followAddress);
-  }, []);
+  }, [unsaved]);
 
   const open = (next: AdminView) => {
     setView(next);
@@ -66,6 +79,10 @@ export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUse
     window.scrollTo({ top: 0 });
   };
   const back = () => {
+    if (unsaved) unsaved.confirmLeave(leaveView);
+    else leaveView();
+  };
+  const leaveView = () => {
     setReturnFocusTo(openerIdFor(view));
     if (window.history.state?.[OPENED_FROM_DASHBOARD]) {
       // Step back to the dashboard's entry; popstate shows it.
@@ -231,6 +248,7 @@ function Dashboard({
         <AccountCard username={user.username} navigate={navigate} />
         <BackupCard />
       </div>
+      <AnalyticsCard />
     </div>
   );
 }

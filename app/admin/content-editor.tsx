@@ -30,6 +30,7 @@ export function ContentEditor({ group, onBack }: { group: PageGroup; onBack: () 
               <div className="mt-4">
                 <SectionEditor
                   sectionKey={section.key}
+                  sectionTitle={section.title}
                   defaultContent={section.defaultContent}
                   describedBy={`${base}-description ${base}-location`}
                 />

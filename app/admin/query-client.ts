@@ -1,6 +1,7 @@
 import { MutationCache, QueryCache, QueryClient, type QueryKey } from "@tanstack/react-query";
 import { toast } from "~/components/ui/use-toast";
 import { getJson, isUnauthorizedError } from "~/lib/api-client";
+import { leaveWithoutPrompt } from "./unsaved-changes";
 
 /** Spec §4, §8: what a 401 anywhere in the admin shows, and how long before the reload. */
 export const UNAUTHORIZED_TOAST = {
@@ -20,8 +21,9 @@ export const galleryKey = (type: string) => [`/api/galleries/${type}`] as const;
 /** Mutations that handle their own 401 (signing in and out) carry this meta. */
 export const HANDLES_OWN_401 = { handlesOwn401: true } as const;
 
-/** Goes to a URL with a full page load. */
+/** Goes to a URL with a full page load (on purpose: the browser does not ask about unsaved text). */
 export function hardNavigate(url: string) {
+  leaveWithoutPrompt();
   window.location.href = url;
 }
 

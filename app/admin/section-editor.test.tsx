@@ -1,9 +1,9 @@
-import { act, screen, waitFor } from "@testing-library/react";
+import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { toast } from "~/components/ui/use-toast";
 import { createAdminQueryClient } from "./query-client";
-import { SectionEditor } from "./section-editor";
+import { CONTENT_LOAD_FAILED, SectionEditor } from "./section-editor";
 import { deferred, json, mockFetch, renderWithClient } from "./test-helpers";
 
 vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
@@ -88,11 +88,73 @@ describe("SectionEditor", () => {
     expect(vi.mocked(toast).mock.calls[0]?.[0].title).toBe("Unauthorized");
   });
 
-  it("falls back to the built-in text when the stored text cannot be read", async () => {
-    mockFetch([{ method: "GET", path: "/api/content/hero.title", respond: () => json(500, { message: "boom" }) }]);
+  it("shows an error with Retry when the stored text cannot be read, and never offers the default for saving", async () => {
+    let fail = true;
+    const { calls } = mockFetch([
+      {
+        method: "GET",
+        path: "/api/content/hero.title",
+        respond: () => (fail ? json(500, { message: "boom" }) : json(200, entry("Stored headline"))),
+      },
+    ]);
     renderWithClient(<SectionEditor sectionKey="hero.title" defaultContent="Built-in headline" />);
-    expect(await screen.findByDisplayValue("Built-in headline")).toBeInTheDocument();
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent(CONTENT_LOAD_FAILED);
+    const field = screen.getByLabelText("Content");
+    expect(field).toHaveValue("");
+    expect(field).toBeDisabled();
+    expect(screen.queryByDisplayValue("Built-in headline")).toBeNull();
+    const saveButton = screen.getByRole("button", { name: "Save Changes" });
+    expect(saveButton).toBeDisabled();
+    fireEvent.submit(saveButton.closest("form")!);
+    expect(calls.some((c) => c.method === "PUT")).toBe(false);
+
+    fail = false;
+    await userEvent.click(within(alert).getByRole("button", { name: "Retry" }));
+    expect(await screen.findByDisplayValue("Stored headline")).toBeEnabled();
+    expect(screen.queryByRole("alert")).toBeNull();
+    expect(screen.getByRole("button", { name: "Save Changes" })).toBeEnabled();
     expect(toast).not.toHaveBeenCalled();
+  });
+
+  it("keeps Save disabled while the stored text is still loading", async () => {
+    const load = deferred<Response>();
+    mockFetch([{ method: "GET", path: "/api/content/hero.title", respond: () => load.promise }]);
+    renderWithClient(<SectionEditor sectionKey="hero.title" defaultContent="Built-in headline" />);
+    expect(screen.getByRole("button", { name: "Save Changes" })).toBeDisabled();
+    expect(screen.getByLabelText("Content")).toBeDisabled();
+    await act(async () => load.resolve(json(200, entry("Stored headline"))));
+    expect(await screen.findByRole("button", { name: "Save Changes" })).toBeEnabled();
+  });
+
+  describe("unsaved text", () => {
+    const beforeUnload = () => {
+      const event = new Event("beforeunload", { cancelable: true });
+      window.dispatchEvent(event);
+      return event.defaultPrevented;
+    };
+
+    it("makes the browser ask before the tab closes or reloads, until it is saved", async () => {
+      contentRoutes();
+      renderWithClient(<SectionEditor sectionKey="hero.title" />);
+      const field = await screen.findByDisplayValue("Stored headline");
+      expect(beforeUnload()).toBe(false);
+      await userEvent.type(field, " and more");
+      expect(beforeUnload()).toBe(true);
+      await userEvent.click(screen.getByRole("button", { name: "Save Changes" }));
+      await waitFor(() => expect(toast).toHaveBeenCalledTimes(1));
+      await waitFor(() => expect(beforeUnload()).toBe(false));
+    });
+
+    it("does not count text typed back to what is stored", async () => {
+      contentRoutes();
+      renderWithClient(<SectionEditor sectionKey="hero.title" />);
+      const field = await screen.findByDisplayValue("Stored headline");
+      await userEvent.type(field, "!");
+      expect(beforeUnload()).toBe(true);
+      await userEvent.type(field, "{Backspace}");
+      expect(beforeUnload()).toBe(false);
+    });
   });
 
   describe("when closable", () => {

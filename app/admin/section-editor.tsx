@@ -5,7 +5,9 @@ import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { apiRequest, getJson, isUnauthorizedError } from "~/lib/api-client";
 import { fieldClasses } from "~/components/ui/form-field";
+import { ContentHistory, historyKey } from "./content-history";
 import { contentKey } from "./query-client";
+import { useUnsavedDraft } from "./unsaved-changes";
 
 export const CONTENT_UPDATED = {
   title: "Content Updated",
@@ -15,13 +17,16 @@ export const CONTENT_SAVE_FAILED = {
   title: "Error",
   description: "Failed to update content. Please try again.",
 } as const;
+export const CONTENT_LOAD_FAILED = "The saved text of this section could not be loaded, so it cannot be changed yet.";
 
 /** What GET /api/content/:key answers. */
 export type ContentEntry = { key: string; content: string; updatedAt: string | null; isDefault: boolean };
 
 export type SectionEditorProps = {
   sectionKey: string;
-  /** Shown if the stored text cannot be read (spec §8: a silent fallback). */
+  /** The section's name, for its History dialog. */
+  sectionTitle?: string;
+  /** The built-in text, shown before a reset to default. */
   defaultContent?: string;
   /** Makes the editor closable: a Cancel button, and it closes after a save. */
   onClose?: () => void;
@@ -32,9 +37,11 @@ export type SectionEditorProps = {
 /**
  * One content entry's editor (spec §2): an 8-row Content field prefilled
  * with the current text, Save Changes ('Saving...' while pending) and, only
- * when closable, Cancel.
+ * when closable, Cancel; plus History (issue 11). Until the stored text has
+ * loaded nothing can be saved, so a failed load can never overwrite real
+ * text with the default (issue 8 item 16); it shows an error with Retry.
  */
-export function SectionEditor({ sectionKey, defaultContent, onClose, describedBy }: SectionEditorProps) {
+export function SectionEditor({ sectionKey, sectionTitle = sectionKey, defaultContent = "", onClose, describedBy }: SectionEditorProps) {
   const id = useId();
   const queryClient = useQueryClient();
   const queryKey = contentKey(sectionKey);
@@ -42,15 +49,23 @@ export function SectionEditor({ sectionKey, defaultContent, onClose, describedBy
   // Untouched (null) shows the stored text; typing keeps a draft until it is saved or cancelled.
   const [draft, setDraft] = useState<string | null>(null);
 
-  const loading = entry.isPending;
-  const stored = entry.data?.content ?? (entry.isError ? (defaultContent ?? "") : "");
+  // Data from an earlier load stays usable when a later refetch fails.
+  const loaded = entry.data != null;
+  const loadFailed = entry.isError && !loaded;
+  const stored = entry.data?.content ?? "";
   const value = draft ?? stored;
+  const unsaved = loaded && draft !== null && draft !== stored;
+  useUnsavedDraft(unsaved);
 
   const save = useMutation({
     mutationFn: (content: string) => apiRequest("PUT", `/api/admin/content/${sectionKey}`, { content }),
     onSuccess: async () => {
       toast({ ...CONTENT_UPDATED });
-      await queryClient.invalidateQueries({ queryKey });
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey }),
+        // The text this save replaced is now the newest version.
+        queryClient.invalidateQueries({ queryKey: historyKey(sectionKey) }),
+      ]);
       setDraft(null);
       onClose?.();
     },
@@ -66,7 +81,7 @@ export function SectionEditor({ sectionKey, defaultContent, onClose, describedBy
       className="space-y-3"
       onSubmit={(event) => {
         event.preventDefault();
-        save.mutate(value);
+        if (loaded) save.mutate(value);
       }}
     >
       <div>
@@ -79,14 +94,28 @@ export function SectionEditor({ sectionKey, defaultContent, onClose, describedBy
           rows={8}
           placeholder="Section content"
           value={value}
-          disabled={loading}
-          aria-busy={loading || undefined}
+          disabled={!loaded}
+          aria-busy={entry.isFetching && !loaded ? true : undefined}
           aria-describedby={describedBy}
           onChange={(event) => setDraft(event.target.value)}
           className={fieldClasses()}
         />
       </div>
-      <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+      {loadFailed ? (
+        <div role="alert" className="flex flex-col gap-3 rounded-lg border border-red-200 bg-red-50 p-4 text-red-800 sm:flex-row sm:items-center sm:justify-between">
+          <p>{CONTENT_LOAD_FAILED}</p>
+          <Button variant="outline" className="shrink-0" disabled={entry.isFetching} onClick={() => void entry.refetch()}>
+            {entry.isFetching ? <Spinner className="h-4 w-4" /> : null}
+            Retry
+          </Button>
+        </div>
+      ) : null}
+      {/* Save comes first after the field (focus order); on wider screens it sits on the right, History on the left. */}
+      <div className="flex flex-col gap-2 sm:flex-row-reverse sm:justify-start">
+        <Button type="submit" disabled={save.isPending || !loaded}>
+          {save.isPending ? <Spinner className="h-4 w-4" /> : null}
+          {save.isPending ? "Saving..." : "Save Changes"}
+        </Button>
         {onClose ? (
           <Button
             variant="outline"
@@ -99,10 +128,15 @@ export function SectionEditor({ sectionKey, defaultContent, onClose, describedBy
             Cancel
           </Button>
         ) : null}
-        <Button type="submit" disabled={save.isPending || loading}>
-          {save.isPending ? <Spinner className="h-4 w-4" /> : null}
-          {save.isPending ? "Saving..." : "Save Changes"}
-        </Button>
+        <ContentHistory
+          sectionKey={sectionKey}
+          sectionTitle={sectionTitle}
+          defaultContent={defaultContent}
+          isDefault={entry.data?.isDefault ?? false}
+          hasDraft={unsaved}
+          onReplaced={() => setDraft(null)}
+          disabled={save.isPending}
+        />
       </div>
     </form>
   );

@@ -21,10 +21,12 @@ export const BACKUP_TABLES: readonly BackupTable[] = [
   { name: "content_entries" },
   { name: "gallery_images", objectKeys: (row) => storageKeysOf(row as GalleryImageRow) },
   { name: "contact_submissions" },
-  // Added by other parts of round 2; a table this database lacks is simply not in the archive.
   { name: "notification_jobs" },
   { name: "content_revisions" },
+  // Visit counts: the daily aggregates only (the salts and visitor hashes are left out below).
   { name: "analytics_daily" },
+  { name: "analytics_daily_pages" },
+  { name: "analytics_daily_referrers" },
 ];
 
 /** Left out, with the reason. */

@@ -9,6 +9,7 @@ import { authAndUploads } from "./migrations/0002-auth-and-uploads";
 import { hardening } from "./migrations/0003-hardening";
 import { enquiryOutbox } from "./migrations/0004-enquiry-outbox";
 import { backups } from "./migrations/0005-backups";
+import { revisionsAndAnalytics } from "./migrations/0006-revisions-and-analytics";
 import { scaleOut } from "./migrations/0007-scale-out";
 import type { DatabaseSchema } from "./schema";
 
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0003-hardening": hardening,
   "0004-enquiry-outbox": enquiryOutbox,
   "0005-backups": backups,
+  "0006-revisions-and-analytics": revisionsAndAnalytics,
   "0007-scale-out": scaleOut,
 };
 

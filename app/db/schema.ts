@@ -8,6 +8,8 @@ export interface ContentEntriesTable {
   key: string;
   content: string;
   updated_at: string;
+  /** Who saved it (the administrator's username); null before revision history existed. */
+  updated_by: string | null;
 }
 
 export interface GalleryImagesTable {
@@ -165,6 +167,48 @@ export interface SecretsTable {
   value: string;
   created_at: string;
 }
+/** An earlier text of a content section (issue 11). */
+export interface ContentRevisionsTable {
+  id: string;
+  key: string;
+  content: string;
+  saved_at: string;
+  saved_by: string | null;
+  replaced_at: string;
+}
+
+/** Visits per New Zealand day (YYYY-MM-DD): aggregates, kept. */
+export interface AnalyticsDailyTable {
+  day: string;
+  views: number;
+  visitors: number;
+  closed_at: string | null;
+}
+
+export interface AnalyticsDailyPagesTable {
+  day: string;
+  path: string;
+  views: number;
+}
+
+export interface AnalyticsDailyReferrersTable {
+  day: string;
+  host: string;
+  views: number;
+}
+
+/** Working data: the day's random salt, deleted when the day ends. */
+export interface AnalyticsSaltsTable {
+  day: string;
+  salt: string;
+  created_at: string;
+}
+
+/** Working data: the day's visitor hashes, deleted when the day ends. */
+export interface AnalyticsVisitorsTable {
+  day: string;
+  hash: string;
+}
 
 export interface DatabaseSchema {
   content_entries: ContentEntriesTable;
@@ -182,6 +226,12 @@ export interface DatabaseSchema {
   deferred_deletions: DeferredDeletionsTable;
   backup_state: BackupStateTable;
   secrets: SecretsTable;
+  content_revisions: ContentRevisionsTable;
+  analytics_daily: AnalyticsDailyTable;
+  analytics_daily_pages: AnalyticsDailyPagesTable;
+  analytics_daily_referrers: AnalyticsDailyReferrersTable;
+  analytics_salts: AnalyticsSaltsTable;
+  analytics_visitors: AnalyticsVisitorsTable;
 }
 
 export type ContentEntryRow = Selectable<ContentEntriesTable>;
@@ -192,3 +242,4 @@ export type UserRow = Selectable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
 export type UploadRow = Selectable<UploadsTable>;
 export type NotificationJobRow = Selectable<NotificationJobsTable>;
+export type ContentRevisionRow = Selectable<ContentRevisionsTable>;

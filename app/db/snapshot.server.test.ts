@@ -17,7 +17,7 @@ afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-const entry = (key: string) => ({ key, content: `text of ${key}`, updated_at: "2026-01-01T00:00:00.000Z" });
+const entry = (key: string) => ({ key, content: `text of ${key}`, updated_at: "2026-01-01T00:00:00.000Z", updated_by: null });
 
 describe("readSnapshot", () => {
   it("reads one consistent view on its own connection: writes carry on meanwhile and stay out of it", async () => {

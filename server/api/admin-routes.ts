@@ -13,6 +13,8 @@ import type { AppServices } from "~/services.server";
 import { HttpError, notFound } from "../http-error";
 import { backupRoutes } from "./backup-routes";
 import { submissionRoutes } from "./submission-routes";
+import { analyticsRoutes } from "./analytics-routes";
+import { contentHistoryRoutes } from "./content-history-routes";
 import { addUploadedImage } from "./uploads";
 import { parseJsonBody } from "./validation";
 
@@ -24,8 +26,10 @@ export function adminRoutes(services: AppServices): Router {
     const key = req.params.sectionKey;
     if (!isSectionKey(key)) throw notFound(`Unknown content section: ${key}`);
     const { content } = parseJsonBody(req, contentUpdateSchema);
-    res.json(await saveContent(services, key, content));
+    res.json(await saveContent(services, key, content, { savedBy: res.locals.user?.username ?? null }));
   });
+  router.use(contentHistoryRoutes(services));
+  router.use(analyticsRoutes(services));
 
   router.use(submissionRoutes(services));
 

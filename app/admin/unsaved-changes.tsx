@@ -1,0 +1,111 @@
+import { createContext, useContext, useEffect, useId, useMemo, useRef, useState, type ReactNode } from "react";
+import { Button } from "~/components/ui/button";
+import { Dialog, DialogContent, DialogDescription, DialogTitle } from "~/components/ui/dialog";
+
+/**
+ * Issue 8 item 17: unsaved text is never dropped without asking. Editors
+ * report their drafts here; the admin shell asks before Back or a switch of
+ * view, and the browser asks (beforeunload) before the tab closes or reloads.
+ */
+export type UnsavedChangesGuard = {
+  /** Marks one editor's draft as unsaved, or no longer. */
+  report(editorId: string, unsaved: boolean): void;
+  hasUnsaved(): boolean;
+  /** Runs `leave` at once when nothing is unsaved; otherwise only once the owner chooses to discard. */
+  confirmLeave(leave: () => void): void;
+};
+
+const UnsavedChangesContext = createContext<UnsavedChangesGuard | null>(null);
+
+export const DISCARD_DIALOG = {
+  title: "Discard unsaved changes?",
+  description: "You have changed some text without saving it. If you leave now, those changes will be lost.",
+  keep: "Keep editing",
+  discard: "Discard changes",
+} as const;
+
+// Set when the app itself leaves the page on purpose (the sign-in redirect after a 401), so the browser does not ask.
+let leavingOnPurpose = false;
+
+/** Lets the next page unload go ahead without the browser's "Leave site?" question. */
+export function leaveWithoutPrompt(): void {
+  leavingOnPurpose = true;
+}
+
+export function UnsavedChangesProvider({ children }: { children: ReactNode }) {
+  const unsaved = useRef(new Set<string>());
+  const [pendingLeave, setPendingLeave] = useState<(() => void) | null>(null);
+  const guard = useMemo<UnsavedChangesGuard>(
+    () => ({
+      report(editorId, isUnsaved) {
+        if (isUnsaved) unsaved.current.add(editorId);
+        else unsaved.current.delete(editorId);
+      },
+      hasUnsaved: () => unsaved.current.size > 0,
+      confirmLeave(leave) {
+        if (unsaved.current.size === 0) leave();
+        else setPendingLeave(() => leave);
+      },
+    }),
+    [],
+  );
+
+  const discard = () => {
+    const leave = pendingLeave;
+    // The editors are about to go; their drafts no longer hold the owner back.
+    unsaved.current.clear();
+    setPendingLeave(null);
+    leave?.();
+  };
+
+  return (
+    <UnsavedChangesContext.Provider value={guard}>
+      {children}
+      <Dialog open={pendingLeave !== null} onOpenChange={(open) => !open && setPendingLeave(null)}>
+        <DialogContent>
+          <DialogTitle>{DISCARD_DIALOG.title}</DialogTitle>
+          <DialogDescription className="text-base text-stone-700">{DISCARD_DIALOG.description}</DialogDescription>
+          {/* Keep editing comes first, so it is the one focused when the dialog opens. */}
+          <div className="mt-6 flex flex-col gap-2 sm:flex-row sm:justify-end">
+            <Button variant="outline" onClick={() => setPendingLeave(null)}>
+              {DISCARD_DIALOG.keep}
+            </Button>
+            <Button variant="destructive" onClick={discard}>
+              {DISCARD_DIALOG.discard}
+            </Button>
+          </div>
+        </DialogContent>
+      </Dialog>
+    </UnsavedChangesContext.Provider>
+  );
+}
+
+/** The guard of the admin area, or null outside it (an editor rendered alone). */
+export function useUnsavedChangesGuard(): UnsavedChangesGuard | null {
+  return useContext(UnsavedChangesContext);
+}
+
+/**
+ * An editor holding a draft calls this: the admin shell then asks before
+ * leaving the view, and the browser before the tab closes or reloads.
+ */
+export function useUnsavedDraft(unsaved: boolean): void {
+  const guard = useContext(UnsavedChangesContext);
+  const editorId = useId();
+  useEffect(() => {
+    guard?.report(editorId, unsaved);
+    return () => guard?.report(editorId, false);
+  }, [guard, editorId, unsaved]);
+
+  useEffect(() => {
+    if (!unsaved) return;
+    const warn = (event: BeforeUnloadEvent) => {
+      if (leavingOnPurpose) return;
+      event.preventDefault();
+      // Browsers that predate preventDefault() here ask when returnValue is set.
+      event.returnValue = "";
+    };
+    window.addEventListener("beforeunload", warn);
+    return () => window.removeEventListener("beforeunload", warn);
+  }, [unsaved]);
+}

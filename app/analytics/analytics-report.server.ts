@@ -1,0 +1,73 @@
+import type { AppServices } from "~/services.server";
+import { addDays, dayIn, startOfDay, weekStartOf } from "./calendar";
+import { PUBLIC_PAGES } from "./page-views";
+import { REPORT_DAYS, REPORT_TOP, REPORT_WEEKS, type AnalyticsReport } from "./report";
+
+/** The dashboard's figures. Flushes this instance's buffered counts first, so they are up to the moment. */
+export async function analyticsReport({ db, analytics, clock }: Pick<AppServices, "db" | "analytics" | "clock">): Promise<AnalyticsReport> {
+  await analytics.flush();
+  const { timeZone } = analytics;
+  const today = dayIn(timeZone, clock.now());
+  const firstDay = addDays(today, -(REPORT_DAYS - 1));
+
+  const dailyRows = await db
+    .selectFrom("analytics_daily")
+    .select(["day", "views", "visitors"])
+    .where("day", ">=", firstDay)
+    .where("day", "<=", today)
+    .execute();
+  const byDay = new Map(dailyRows.map((row) => [row.day, row]));
+  const days = Array.from({ length: REPORT_DAYS }, (_, i) => {
+    const day = addDays(firstDay, i);
+    const row = byDay.get(day);
+    return { day, visitors: Number(row?.visitors ?? 0), views: Number(row?.views ?? 0) };
+  });
+
+  const pageRows = await db
+    .selectFrom("analytics_daily_pages")
+    .select((eb) => ["path", eb.fn.sum<number | string>("views").as("views")])
+    .where("day", ">=", firstDay)
+    .where("day", "<=", today)
+    .groupBy("path")
+    .orderBy("views", "desc")
+    .orderBy("path")
+    .limit(REPORT_TOP)
+    .execute();
+  const referrerRows = await db
+    .selectFrom("analytics_daily_referrers")
+    .select((eb) => ["host", eb.fn.sum<number | string>("views").as("views")])
+    .where("day", ">=", firstDay)
+    .where("day", "<=", today)
+    .groupBy("host")
+    .orderBy("views", "desc")
+    .orderBy("host")
+    .limit(REPORT_TOP)
+    .execute();
+
+  // Enquiries by the business's calendar day, from the stored submissions themselves.
+  const firstWeek = addDays(weekStartOf(today), -7 * (REPORT_WEEKS - 1));
+  const since = new Date(startOfDay(timeZone, firstWeek < firstDay ? firstWeek : firstDay)).toISOString();
+  const submissions = await db.selectFrom("contact_submissions").select("submitted_at").where("submitted_at", ">=", since).execute();
+  const weeks = new Map(Array.from({ length: REPORT_WEEKS }, (_, i) => [addDays(firstWeek, 7 * i), 0]));
+  let enquiries = 0;
+  for (const { submitted_at } of submissions) {
+    const day = dayIn(timeZone, Date.parse(submitted_at));
+    if (day > today) continue;
+    if (day >= firstDay) enquiries++;
+    const week = weekStartOf(day);
+    if (weeks.has(week)) weeks.set(week, weeks.get(week)! + 1);
+  }
+
+  const visitors = days.reduce((sum, d) => sum + d.visitors, 0);
+  return {
+    enabled: analytics.enabled,
+    timeZone,
+    today,
+    days,
+    totals: { visitors, views: days.reduce((sum, d) => sum + d.views, 0), enquiries },
+    enquiryRate: visitors > 0 ? enquiries / visitors : null,
+    topPages: pageRows.map((row) => ({ path: row.path, label: PUBLIC_PAGES.get(row.path) ?? row.path, views: Number(row.views) })),
+    topReferrers: referrerRows.map((row) => ({ host: row.host, views: Number(row.views) })),
+    enquiriesPerWeek: [...weeks].map(([weekStart, count]) => ({ weekStart, enquiries: count })),
+  };
+}

@@ -1,0 +1,380 @@
+import { hash, randomBytes } from "node:crypto";
+import type { Database } from "~/db/database.server";
+import { systemClock, type Clock } from "~/lib/clock";
+import type { Logger } from "~/lib/logger.server";
+import { addDays, dayBounds, type DayBounds } from "./calendar";
+
+/**
+ * Privacy-first visit counting (issue 11 §3, docs/decisions/0031).
+ *
+ * Page views are counted in memory on the request path (a few Map and Set
+ * updates, no hashing, no I/O) and flushed to the database every 10 s and at
+ * shutdown, so a crash loses at most 10 s of counts. Unique visitors per day
+ * come from a hash of (day's random salt, address, user agent), made by the
+ * flush before anything is written (the pair itself stays in memory until
+ * then, at most 10 s, like the rate limiters' addresses); the salt
+ * and the day's hashes are kept in the database, shared by every instance, and
+ * deleted when the day ends in the business's time zone. Only daily totals
+ * per page and per referrer host remain. No address, user agent, salt or hash
+ * is ever logged.
+ */
+
+export type PageView = {
+  /** A public page's path, e.g. "/stonework". */
+  path: string;
+  /** The visitor's address as Express resolves it (honouring TRUST_PROXY). */
+  ip: string;
+  userAgent: string;
+  /** The linking site's host only, or null. */
+  referrerHost: string | null;
+};
+
+export type AnalyticsLimits = {
+  /** Distinct visitors held between two flushes; past it, views still count but new visitors do not. */
+  maxBufferedVisitors: number;
+  /** Distinct referrer hosts per day held between two flushes; past it, views still count without their referrer. */
+  maxBufferedReferrers: number;
+};
+
+export const DEFAULT_ANALYTICS_LIMITS: AnalyticsLimits = { maxBufferedVisitors: 20_000, maxBufferedReferrers: 500 };
+export const FLUSH_INTERVAL_MS = 10_000;
+
+export type AnalyticsCounters = {
+  /** Views recorded since start (flushed or not). */
+  recorded: number;
+  /** Distinct visitors left out because the buffer was full. */
+  droppedVisitors: number;
+  /** Referrer hosts left out because the buffer was full. */
+  droppedReferrers: number;
+  /** Visitors left out because their day's salt was not loaded when the flush hashed them (database unreachable). */
+  unsalted: number;
+  /** Flushes that failed (their counts were kept for the next one). */
+  failedFlushes: number;
+};
+
+export type Analytics = {
+  readonly enabled: boolean;
+  readonly timeZone: string;
+  /** The hot path: counts one page view in memory. No I/O. */
+  record(view: PageView): void;
+  /** Writes the buffered counts to the database (one transaction). */
+  flush(): Promise<void>;
+  /** Closes every ended day: keeps its totals, deletes its salt and visitor hashes. Safe to run twice, or on two instances at once. */
+  rollOver(): Promise<void>;
+  /** One background pass: flush, close ended days (once per day), load today's and tomorrow's salts. */
+  runOnce(): Promise<void>;
+  /** Runs one pass now, then one every 10 s. */
+  start(): Promise<void>;
+  /** Stops the timer and flushes what is left. */
+  stop(): Promise<void>;
+  /** What is buffered now, and what was dropped. */
+  counters(): AnalyticsCounters & { bufferedViews: number; bufferedVisitors: number };
+};
+
+type DayBuffer = {
+  views: number;
+  pages: Map<string, number>;
+  referrers: Map<string, number>;
+  /**
+   * The day's distinct visitors as the request path sees them: address → user agent (or agents).
+   * No hashing there, and no string built; the flush turns each pair into its salted hash before
+   * anything is written, so the pair lives in memory only until then (at most 10 s).
+   */
+  seen: Map<string, string | Set<string>>;
+  /** Salted visitor hashes, as the flush writes them. */
+  visitors: Set<string>;
+};
+
+const newDayBuffer = (): DayBuffer => ({ views: 0, pages: new Map(), referrers: new Map(), seen: new Map(), visitors: new Set() });
+
+/** Rows per multi-row insert (2 parameters each; well under SQLite's and PostgreSQL's limits). */
+const INSERT_CHUNK = 400;
+
+/** A visitor's daily hash: 128 bits of SHA-256 over the day's salt, the address and the user agent. */
+export function visitorHash(salt: string, ip: string, userAgent: string): string {
+  return hash("sha256", `${salt}\n${ip}\n${userAgent}`, "base64url").slice(0, 22);
+}
+
+/** A log-safe description of a failure: its kind and message, never its parameters or details. */
+function safeError(error: unknown) {
+  const { name, message, code } = (error ?? {}) as { name?: string; message?: string; code?: string };
+  return { name, message, code };
+}
+
+export function createAnalytics(options: {
+  db: Database;
+  logger: Logger;
+  clock: Clock;
+  enabled: boolean;
+  timeZone: string;
+  limits?: Partial<AnalyticsLimits>;
+  flushIntervalMs?: number;
+}): Analytics {
+  const { db, logger, clock, enabled, timeZone } = options;
+  const limits = { ...DEFAULT_ANALYTICS_LIMITS, ...options.limits };
+  const flushIntervalMs = options.flushIntervalMs ?? FLUSH_INTERVAL_MS;
+
+  let buffer = new Map<string, DayBuffer>();
+  let bufferedVisitors = 0;
+  let bufferedViews = 0;
+  const counters: AnalyticsCounters = { recorded: 0, droppedVisitors: 0, droppedReferrers: 0, unsalted: 0, failedFlushes: 0 };
+  /** Salts by day: today's and tomorrow's (made ahead, so midnight needs no I/O). */
+  const salts = new Map<string, string>();
+  let today: DayBounds | null = null;
+  let timer: NodeJS.Timeout | null = null;
+
+  // The request path reads the time on every view: the system clock without building a Date.
+  const nowMs = clock === systemClock ? Date.now : () => clock.now().getTime();
+  const currentDay = (now: number): DayBounds => {
+    if (!today || now < today.startsAt || now >= today.endsAt) today = dayBounds(timeZone, now);
+    return today;
+  };
+
+  // Flushes, roll-overs and salt loads run one at a time.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serially = <T>(task: () => Promise<T>): Promise<T> => {
+    const run = queue.then(task, task);
+    queue = run.catch(() => {});
+    return run;
+  };
+
+  function record(view: PageView): void {
+    if (!enabled) return;
+    const { day } = currentDay(nowMs());
+    let counts = buffer.get(day);
+    if (!counts) {
+      counts = newDayBuffer();
+      buffer.set(day, counts);
+    }
+    counters.recorded++;
+    bufferedViews++;
+    counts.views++;
+    counts.pages.set(view.path, (counts.pages.get(view.path) ?? 0) + 1);
+    if (view.referrerHost) {
+      const seen = counts.referrers.get(view.referrerHost);
+      if (seen !== undefined) counts.referrers.set(view.referrerHost, seen + 1);
+      else if (counts.referrers.size < limits.maxBufferedReferrers) counts.referrers.set(view.referrerHost, 1);
+      else counters.droppedReferrers++;
+    }
+    const { ip, userAgent } = view;
+    const agents = counts.seen.get(ip);
+    if (agents === userAgent || (typeof agents === "object" && agents.has(userAgent))) return;
+    if (bufferedVisitors >= limits.maxBufferedVisitors) {
+      counters.droppedVisitors++;
+      return;
+    }
+    // Most addresses show one browser: a plain string until a second one appears.
+    if (agents === undefined) counts.seen.set(ip, userAgent);
+    else if (typeof agents === "string") counts.seen.set(ip, new Set([agents, userAgent]));
+    else agents.add(userAgent);
+    bufferedVisitors++;
+  }
+
+  /** The flush's first step: every visitor becomes its salted hash (a day whose salt is gone keeps its views only). */
+  function hashVisitors(pending: Map<string, DayBuffer>): Map<string, DayBuffer> {
+    for (const [day, counts] of pending) {
+      const salt = salts.get(day);
+      for (const [ip, agents] of counts.seen) {
+        for (const userAgent of typeof agents === "string" ? [agents] : agents) {
+          if (salt === undefined) counters.unsalted++;
+          else counts.visitors.add(visitorHash(salt, ip, userAgent));
+        }
+      }
+      counts.seen.clear();
+    }
+    return pending;
+  }
+
+  /** Adds one set of counts to another, the caps applied (visitors and referrers beyond them are dropped and counted). */
+  function mergeInto(target: Map<string, DayBuffer>, source: Map<string, DayBuffer>, visitorsHeld: { count: number }) {
+    for (const [day, from] of source) {
+      let counts = target.get(day);
+      if (!counts) {
+        counts = newDayBuffer();
+        target.set(day, counts);
+      }
+      counts.views += from.views;
+      for (const [path, n] of from.pages) counts.pages.set(path, (counts.pages.get(path) ?? 0) + n);
+      for (const [host, n] of from.referrers) {
+        if (counts.referrers.has(host) || counts.referrers.size < limits.maxBufferedReferrers) {
+          counts.referrers.set(host, (counts.referrers.get(host) ?? 0) + n);
+        } else counters.droppedReferrers += n;
+      }
+      for (const visitor of from.visitors) {
+        if (counts.visitors.has(visitor)) continue;
+        if (visitorsHeld.count >= limits.maxBufferedVisitors) {
+          counters.droppedVisitors++;
+          continue;
+        }
+        counts.visitors.add(visitor);
+        visitorsHeld.count++;
+      }
+    }
+  }
+
+  /** Counts of a failed flush (visitors already hashed), kept for the next one within the same caps. */
+  let retry = new Map<string, DayBuffer>();
+  let retryViews = 0;
+  let retryVisitors = 0;
+
+  async function write(pending: Map<string, DayBuffer>): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      for (const [day, counts] of pending) {
+        // The upsert locks the day's row, so a roll-over on another instance waits for this flush, or this one sees it closed.
+        const daily = await trx
+          .insertInto("analytics_daily")
+          .values({ day, views: counts.views, visitors: 0, closed_at: null })
+          .onConflict((oc) => oc.column("day").doUpdateSet((eb) => ({ views: eb("analytics_daily.views", "+", eb.ref("excluded.views")) })))
+          .returning("closed_at")
+          .executeTakeFirstOrThrow();
+        if (counts.pages.size) {
+          await trx
+            .insertInto("analytics_daily_pages")
+            .values([...counts.pages].map(([path, views]) => ({ day, path, views })))
+            .onConflict((oc) =>
+              oc.columns(["day", "path"]).doUpdateSet((eb) => ({ views: eb("analytics_daily_pages.views", "+", eb.ref("excluded.views")) })),
+            )
+            .execute();
+        }
+        const referrers = [...counts.referrers];
+        for (let i = 0; i < referrers.length; i += INSERT_CHUNK) {
+          await trx
+            .insertInto("analytics_daily_referrers")
+            .values(referrers.slice(i, i + INSERT_CHUNK).map(([host, views]) => ({ day, host, views })))
+            .onConflict((oc) =>
+              oc.columns(["day", "host"]).doUpdateSet((eb) => ({ views: eb("analytics_daily_referrers.views", "+", eb.ref("excluded.views")) })),
+            )
+            .execute();
+        }
+        // A closed day has deleted its hashes: new ones would linger and could count someone twice.
+        if (daily.closed_at !== null || counts.visitors.size === 0) continue;
+        const visitors = [...counts.visitors];
+        let added = 0;
+        for (let i = 0; i < visitors.length; i += INSERT_CHUNK) {
+          // Only hashes no instance has stored today come back: that is the number of new visitors.
+          const inserted = await trx
+            .insertInto("analytics_visitors")
+            .values(visitors.slice(i, i + INSERT_CHUNK).map((visitor) => ({ day, hash: visitor })))
+            .onConflict((oc) => oc.columns(["day", "hash"]).doNothing())
+            .returning("day")
+            .execute();
+          added += inserted.length;
+        }
+        if (added > 0) {
+          await trx
+            .updateTable("analytics_daily")
+            .set((eb) => ({ visitors: eb("visitors", "+", added) }))
+            .where("day", "=", day)
+            .execute();
+        }
+      }
+    });
+  }
+
+  function flush(): Promise<void> {
+    return serially(async () => {
+      if (buffer.size === 0 && retry.size === 0) return;
+      // First of all, raw visitors become salted hashes; last time's failed counts join them.
+      const toWrite = retry;
+      const held = { count: retryVisitors };
+      mergeInto(toWrite, hashVisitors(buffer), held);
+      buffer = new Map();
+      bufferedViews = 0;
+      bufferedVisitors = 0;
+      retry = new Map();
+      retryViews = 0;
+      retryVisitors = 0;
+      try {
+        await write(toWrite);
+      } catch (error) {
+        counters.failedFlushes++;
+        logger.warn({ err: safeError(error) }, "analytics: saving the visit counts failed; they are kept for the next try");
+        const kept = { count: 0 };
+        mergeInto(retry, toWrite, kept);
+        retryVisitors = kept.count;
+        for (const counts of retry.values()) retryViews += counts.views;
+      }
+    });
+  }
+
+  function rollOver(): Promise<void> {
+    return serially(async () => {
+      const now = clock.now();
+      const { day } = currentDay(now.getTime());
+      const closedAt = now.toISOString();
+      await db.transaction().execute(async (trx) => {
+        // Days that had a salt get a row, so a late flush from another instance sees them closed.
+        const ended = await trx.selectFrom("analytics_salts").select("day").where("day", "<", day).execute();
+        for (const row of ended) {
+          await trx
+            .insertInto("analytics_daily")
+            .values({ day: row.day, views: 0, visitors: 0, closed_at: closedAt })
+            .onConflict((oc) => oc.column("day").doUpdateSet({ closed_at: closedAt }).where("analytics_daily.closed_at", "is", null))
+            .execute();
+        }
+        await trx.updateTable("analytics_daily").set({ closed_at: closedAt }).where("day", "<", day).where("closed_at", "is", null).execute();
+        await trx.deleteFrom("analytics_visitors").where("day", "<", day).execute();
+        await trx.deleteFrom("analytics_salts").where("day", "<", day).execute();
+      });
+      for (const saltDay of [...salts.keys()]) if (saltDay < day) salts.delete(saltDay);
+    });
+  }
+
+  /** Today's and tomorrow's salts: the first instance to ask creates each, every instance uses the same. */
+  function loadSalts(): Promise<void> {
+    return serially(async () => {
+      const { day } = currentDay(clock.now().getTime());
+      const days = [day, addDays(day, 1)];
+      if (days.every((d) => salts.has(d))) return;
+      await db
+        .insertInto("analytics_salts")
+        .values(days.map((d) => ({ day: d, salt: randomBytes(24).toString("base64url"), created_at: clock.now().toISOString() })))
+        .onConflict((oc) => oc.column("day").doNothing())
+        .execute();
+      const rows = await db.selectFrom("analytics_salts").select(["day", "salt"]).where("day", "in", days).execute();
+      for (const row of rows) salts.set(row.day, row.salt);
+    });
+  }
+
+  let lastRolledDay: string | null = null;
+  const warn = (what: string) => (error: unknown) => logger.warn({ err: safeError(error) }, `analytics: ${what} failed; retrying in 10 s`);
+  async function tick(): Promise<void> {
+    // Salts first: the flush hashes with them (yesterday's stays in memory until the roll-over).
+    await loadSalts().catch(warn("loading the day's salt"));
+    await flush();
+    const { day } = currentDay(clock.now().getTime());
+    if (lastRolledDay !== day) {
+      await rollOver().then(() => (lastRolledDay = day), warn("closing ended days"));
+    }
+  }
+
+  return {
+    enabled,
+    timeZone,
+    record,
+    flush,
+    rollOver,
+    runOnce: tick,
+    async start() {
+      if (!enabled) {
+        // Counting is off: no working data is needed, so none is kept.
+        await serially(async () => {
+          await db.deleteFrom("analytics_visitors").execute();
+          await db.deleteFrom("analytics_salts").execute();
+        }).catch((error: unknown) => logger.warn({ err: safeError(error) }, "analytics: clearing working data failed"));
+        return;
+      }
+      await tick();
+      if (!timer) {
+        timer = setInterval(() => void tick(), flushIntervalMs);
+        timer.unref();
+      }
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await flush();
+    },
+    counters: () => ({ ...counters, bufferedViews: bufferedViews + retryViews, bufferedVisitors: bufferedVisitors + retryVisitors }),
+  };
+}

@@ -1,0 +1,91 @@
+import { isbot } from "isbot";
+import { NAV_LINKS } from "~/components/layout/nav-links";
+
+/**
+ * What counts as a page view (docs/decisions/0031): a GET of a public page's
+ * document, or of its `.data` (React Router's client-side navigation), that
+ * was answered 200 or 304, from a browser that is not a known crawler or
+ * script, not a prefetch, and not the signed-in owner. Everything here runs
+ * on the request path, so it is a few string checks and Map lookups.
+ */
+
+/** The public pages, by path. */
+export const PUBLIC_PAGES: ReadonlyMap<string, string> = new Map(NAV_LINKS.map((link) => [link.to, link.label]));
+
+export type ViewedPage = { path: string; navigation: "document" | "data" };
+
+/** The public page a request asks for (a document or its client-navigation data), or null. */
+export function viewedPage(method: string | undefined, url: string | undefined): ViewedPage | null {
+  if (method !== "GET" || !url) return null;
+  const query = url.indexOf("?");
+  const path = query === -1 ? url : url.slice(0, query);
+  if (PUBLIC_PAGES.has(path)) return { path, navigation: "document" };
+  if (path.endsWith(".data")) {
+    const page = path === "/_root.data" ? "/" : path.slice(0, -".data".length);
+    if (PUBLIC_PAGES.has(page)) return { path: page, navigation: "data" };
+  }
+  return null;
+}
+
+/** Prefetches (a `<link rel=prefetch>`, a speculation rule) fetch a page nobody may look at. */
+export function isPrefetch(headers: { [name: string]: string | string[] | undefined }): boolean {
+  const purpose = headers["sec-purpose"] ?? headers["purpose"] ?? headers["x-purpose"] ?? headers["x-moz"];
+  return typeof purpose === "string" && /prefetch|preview/i.test(purpose);
+}
+
+/** User agents longer than this are not browsers; they are not counted (and not matched against patterns). */
+const MAX_USER_AGENT_LENGTH = 512;
+/** isbot's patterns take a few microseconds; answers are remembered for this many distinct user agents. */
+const BOT_CACHE_LIMIT = 1000;
+const botAnswers = new Map<string, boolean>();
+
+/** Known crawlers and scripts (Googlebot, bingbot, curl, python-requests, headless browsers…), and no user agent at all. */
+export function isBotUserAgent(userAgent: string | undefined): boolean {
+  if (!userAgent || userAgent.length > MAX_USER_AGENT_LENGTH) return true;
+  let answer = botAnswers.get(userAgent);
+  if (answer === undefined) {
+    answer = isbot(userAgent);
+    // A hard cap: random user agents from anonymous traffic never grow memory.
+    if (botAnswers.size >= BOT_CACHE_LIMIT) botAnswers.clear();
+    botAnswers.set(userAgent, answer);
+  }
+  return answer;
+}
+
+const HOST_NAME = /^[a-z0-9.-]{1,253}$/;
+
+/** "example.co.nz:8080" → "example.co.nz"; IPv6 literals and junk → null. */
+function hostName(value: string): string | null {
+  const colon = value.indexOf(":");
+  const host = (colon === -1 ? value : value.slice(0, colon)).toLowerCase();
+  return HOST_NAME.test(host) ? host : null;
+}
+
+/**
+ * The host of the page that linked here ("google.com", without "www."), or
+ * null when there is none, it is this site itself, or it is not a plain host
+ * name. Nothing but the host is ever kept: no path, no query.
+ */
+export function referrerHost(referer: string | undefined, ownHosts: readonly (string | null | undefined)[]): string | null {
+  if (!referer) return null;
+  const schemeEnd = referer.indexOf("://");
+  if (schemeEnd < 1 || schemeEnd > 32) return null;
+  let start = schemeEnd + 3;
+  let end = start;
+  while (end < referer.length) {
+    const char = referer.charCodeAt(end);
+    // Ends at "/", "?" or "#".
+    if (char === 47 || char === 63 || char === 35) break;
+    end++;
+  }
+  const userInfo = referer.lastIndexOf("@", end);
+  if (userInfo >= start) start = userInfo + 1;
+  const host = hostName(referer.slice(start, end));
+  if (!host || ownHosts.includes(host)) return null;
+  return host.startsWith("www.") ? host.slice(4) : host;
+}
+
+/** The host name of a Host header or a URL's host, for telling this site's own links apart. */
+export function ownHostOf(hostHeader: string | undefined): string | null {
+  return hostHeader ? hostName(hostHeader) : null;
+}

@@ -1,0 +1,54 @@
+import { Router, type ErrorRequestHandler, type Response } from "express";
+import {
+  ContentWriteConflictError,
+  listContentHistory,
+  resetContent,
+  restoreContentVersion,
+} from "~/content/content.server";
+import { isSectionKey, type SectionKey } from "~/content/sections";
+import type { AppServices } from "~/services.server";
+import { HttpError, notFound } from "../http-error";
+
+function sectionKeyOf(key: string): SectionKey {
+  if (!isSectionKey(key)) throw notFound(`Unknown content section: ${key}`);
+  return key;
+}
+
+const savedBy = (res: Response) => res.locals.user?.username ?? null;
+
+/**
+ * Issue 11: earlier versions of each text section, under /api/admin (the
+ * router mounting it requires a signed-in administrator). The save itself
+ * stays in admin-routes.ts; it keeps the text it replaces as a version.
+ */
+export function contentHistoryRoutes(services: AppServices): Router {
+  const router = Router();
+
+  router.get("/content/:sectionKey/history", async (req, res) => {
+    res.json(await listContentHistory(services, sectionKeyOf(req.params.sectionKey)));
+  });
+
+  router.post("/content/:sectionKey/history/:versionId/restore", async (req, res) => {
+    const key = sectionKeyOf(req.params.sectionKey);
+    const entry = await restoreContentVersion(services, key, req.params.versionId, { savedBy: savedBy(res) });
+    if (!entry) throw notFound("No such version of this section");
+    res.json(entry);
+  });
+
+  router.delete("/content/:sectionKey", async (req, res) => {
+    await resetContent(services, sectionKeyOf(req.params.sectionKey), { savedBy: savedBy(res) });
+    res.status(204).end();
+  });
+
+  router.use(conflictAsHttpError);
+  return router;
+}
+
+/** A write that lost every compare-and-set round to other saves: the client may try again. */
+const conflictAsHttpError: ErrorRequestHandler = (error, _req, _res, next) => {
+  if (error instanceof ContentWriteConflictError) {
+    next(new HttpError(409, "This text was being changed at the same moment. Please try again."));
+    return;
+  }
+  next(error);
+};
