@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { lockForTransaction } from "~/db/database.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
 import { defaultContentFor, defaultContentMap, type ContentMap, type SectionKey } from "./sections";
@@ -104,6 +105,8 @@ async function writeContent(
   const clock = services.clock ?? systemClock;
   for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
     const entry = await services.db.transaction().execute(async (trx): Promise<ContentEntry | null> => {
+      // PostgreSQL: saves of one section queue here instead of losing the compare-and-set below.
+      await lockForTransaction(trx, `content:${key}`);
       const current = await trx
         .selectFrom("content_entries")
         .select(["content", "updated_at", "updated_by"])
