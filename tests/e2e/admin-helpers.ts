@@ -1,6 +1,6 @@
 import type { APIRequestContext, Locator, Page } from "@playwright/test";
 import { makeImage } from "../fixtures/images";
-import { TEST_ADMIN, expect } from "./fixtures";
+import { TEST_ADMIN, expect, hydrated as hydratedPage } from "./fixtures";
 
 /** Shared steps of the admin browser tests. */
 
@@ -48,6 +48,19 @@ export async function closeToast(page: Page) {
 }
 
 export { hydrated } from "./fixtures";
+
+/** Sends an enquiry through the contact page, as a visitor does, and waits for its toast. */
+export async function sendEnquiry(page: Page, values: { name: string; email: string; phone?: string; message: string }) {
+  await page.goto("/contact");
+  await hydratedPage(page);
+  await page.getByLabel("Name", { exact: true }).fill(values.name);
+  await page.getByLabel("Email", { exact: true }).fill(values.email);
+  if (values.phone) await page.getByLabel("Phone (optional)", { exact: true }).fill(values.phone);
+  await page.getByLabel("Message", { exact: true }).fill(values.message);
+  await page.getByRole("button", { name: "Send Message" }).click();
+  await expectToast(page, "Message Sent");
+}
+
 
 /** Signs in over the API, sharing the cookie with the page. */
 export async function signInApi(request: APIRequestContext) {

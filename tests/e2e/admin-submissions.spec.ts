@@ -1,18 +1,7 @@
 import type { Page } from "@playwright/test";
 import { formatSubmittedAt } from "~/admin/format-date";
-import { expectNoAxeViolations, expectOneH1AndOrderedHeadings, expectToast, hydrated, openView, signInApi } from "./admin-helpers";
+import { expectNoAxeViolations, expectOneH1AndOrderedHeadings, openView, sendEnquiry, signInApi } from "./admin-helpers";
 import { expect, test } from "./fixtures";
-
-async function sendEnquiry(page: Page, values: { name: string; email: string; phone?: string; message: string }) {
-  await page.goto("/contact");
-  await hydrated(page);
-  await page.getByLabel("Name", { exact: true }).fill(values.name);
-  await page.getByLabel("Email", { exact: true }).fill(values.email);
-  if (values.phone) await page.getByLabel("Phone (optional)", { exact: true }).fill(values.phone);
-  await page.getByLabel("Message", { exact: true }).fill(values.message);
-  await page.getByRole("button", { name: "Send Message" }).click();
-  await expectToast(page, "Message Sent");
-}
 
 async function openSubmissions(page: Page) {
   await signInApi(page.request);

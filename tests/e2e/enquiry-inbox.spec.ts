@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import type { Page } from "@playwright/test";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp";
 import { startTestServer, type TestServer } from "../support/test-server";
-import { expectNoAxeViolations, expectOneH1AndOrderedHeadings, expectToast, hydrated, openView, signInApi } from "./admin-helpers";
+import { expectNoAxeViolations, expectOneH1AndOrderedHeadings, expectToast, hydrated, openView, sendEnquiry, signInApi } from "./admin-helpers";
 import { test as base, expect } from "./fixtures";
 
 /**
@@ -30,17 +30,6 @@ const test = base.extend<{ smtp: TestSmtpServer }, { mailWorld: MailWorld }>({
   server: async ({ mailWorld }, use) => use(mailWorld.server),
   smtp: async ({ mailWorld }, use) => use(mailWorld.smtp),
 });
-
-async function sendEnquiry(page: Page, values: { name: string; email: string; phone?: string; message: string }) {
-  await page.goto("/contact");
-  await hydrated(page);
-  await page.getByLabel("Name", { exact: true }).fill(values.name);
-  await page.getByLabel("Email", { exact: true }).fill(values.email);
-  if (values.phone) await page.getByLabel("Phone (optional)", { exact: true }).fill(values.phone);
-  await page.getByLabel("Message", { exact: true }).fill(values.message);
-  await page.getByRole("button", { name: "Send Message" }).click();
-  await expectToast(page, "Message Sent");
-}
 
 /** Unique per test and project, so tests sharing the worker's server never see each other's enquiries. */
 const uniqueName = (label: string, testInfo: { project: { name: string }; repeatEachIndex: number }) =>
