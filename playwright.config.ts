@@ -33,8 +33,9 @@ export default defineConfig({
   projects: [
     {
       name: "phone",
-      // Server operations do not depend on the screen: run them once, on desktop.
-      testIgnore: /(operations|scale-out)\.spec\.ts/,
+      // Server behaviour (operations, headers, HTTPS, the proxy, SEO markup) does not depend on
+      // the screen: run it once, on desktop, to keep the whole CI run well under 30 minutes.
+      testIgnore: /(operations|scale-out|behind-caddy|https-site|security-headers|seo|degraded-render)\.spec\.ts/,
       use: {
         viewport: { width: 375, height: 812 },
         isMobile: true,
