@@ -1,3 +1,4 @@
+import { AdministratorRequiredError } from "~/auth/initial-admin.server";
 import { loadSignInKeys } from "~/auth/keys.server";
 import { openChangeFeed } from "~/db/change-feed.server";
 import {
@@ -20,7 +21,7 @@ import { StorageCheckError } from "~/storage/storage.server";
 
 /** A start-up check failed: the message says what to fix (no stack trace needed). */
 export function isStartupCheckError(error: unknown): error is Error {
-  return error instanceof DatabaseUnreachableError || error instanceof StorageCheckError;
+  return error instanceof DatabaseUnreachableError || error instanceof StorageCheckError || error instanceof AdministratorRequiredError;
 }
 
 /**

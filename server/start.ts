@@ -64,7 +64,12 @@ export async function startServer(options: {
   await services.images.start();
 
   // A generated first password goes to a private file; only its path is printed.
-  await prepareAdministrator(services, (text) => process.stdout.write(text));
+  await prepareAdministrator(services, (text) => process.stdout.write(text)).catch(async (error: unknown) => {
+    if (!isStartupCheckError(error)) throw error;
+    console.error(error.message);
+    await services.close();
+    process.exit(1);
+  });
   logger.info({ trustProxy: env.TRUST_PROXY }, describeTrustProxy(env.TRUST_PROXY));
   const housekeeping = async () => {
     try {

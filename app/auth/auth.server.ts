@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { hash, verify, type Options } from "@node-rs/argon2";
+import { lockForTransaction } from "~/db/database.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
 import type { CurrentUser } from "./login-schema";
@@ -64,31 +65,51 @@ export async function ensureAdministrator(
   services: Services,
   credentials: { username?: string; password?: string; reset?: boolean },
 ): Promise<{ action: "created" | "updated" | "unchanged" | "not-applied"; username: string; generatedPassword?: string }> {
-  const existing = await services.db.selectFrom("users").selectAll().orderBy("created_at").executeTakeFirst();
-  if (credentials.password) {
-    const username = credentials.username ?? existing?.username ?? "admin";
-    if (!existing) {
-      await createUser(services, username, credentials.password);
-      return { action: "created", username };
+  let existing = await firstUser(services);
+  if (!existing) {
+    const username = credentials.password ? (credentials.username ?? "admin") : "admin";
+    const generatedPassword = credentials.password ? undefined : generatePassword();
+    if (await createFirstAdministrator(services, username, credentials.password ?? generatedPassword!)) {
+      return generatedPassword ? { action: "created", username, generatedPassword } : { action: "created", username };
     }
-    const samePassword = await passwordMatches(services, existing.password_hash, credentials.password);
-    if (samePassword && existing.username === username) return { action: "unchanged", username };
-    if (!credentials.reset) return { action: "not-applied", username: existing.username };
-    await setAdministratorCredentials(services, { username, password: samePassword ? undefined : credentials.password });
-    return { action: "updated", username };
+    // Another instance, starting at the same time, created it first: carry on with theirs.
+    existing = await firstUser(services);
+    if (!existing) throw new Error("The administrator could not be created");
   }
-  if (existing) return { action: "unchanged", username: existing.username };
-  const generatedPassword = generatePassword();
-  await createUser(services, "admin", generatedPassword);
-  return { action: "created", username: "admin", generatedPassword };
+  if (!credentials.password) return { action: "unchanged", username: existing.username };
+  const username = credentials.username ?? existing.username;
+  const samePassword = await passwordMatches(services, existing.password_hash, credentials.password);
+  if (samePassword && existing.username === username) return { action: "unchanged", username };
+  if (!credentials.reset) return { action: "not-applied", username: existing.username };
+  await setAdministratorCredentials(services, { username, password: samePassword ? undefined : credentials.password });
+  return { action: "updated", username };
 }
 
-async function createUser(services: Services, username: string, password: string) {
+function firstUser(services: Services) {
+  return services.db.selectFrom("users").selectAll().orderBy("created_at").executeTakeFirst();
+}
+
+/**
+ * Creates the administrator unless one exists, under a lock, so that two
+ * instances starting at once on one PostgreSQL database make one (the other
+ * then finds it). False when someone else's is there. On SQLite the lock is a
+ * no-op; a second process that loses the race fails its write and finds it too.
+ */
+async function createFirstAdministrator(services: Services, username: string, password: string): Promise<boolean> {
+  // Hashed before the lock: argon2 takes a while, and nobody should wait on it.
+  const passwordHash = await hashPassword(password);
   const now = nowOf(services).toISOString();
-  await services.db
-    .insertInto("users")
-    .values({ id: randomUUID(), username, password_hash: await hashPassword(password), created_at: now, updated_at: now })
-    .execute();
+  try {
+    return await services.db.transaction().execute(async (trx) => {
+      await lockForTransaction(trx, "administrator");
+      if (await trx.selectFrom("users").select("id").limit(1).executeTakeFirst()) return false;
+      await trx.insertInto("users").values({ id: randomUUID(), username, password_hash: passwordHash, created_at: now, updated_at: now }).execute();
+      return true;
+    });
+  } catch (error) {
+    if (await firstUser(services)) return false;
+    throw error;
+  }
 }
 
 /**
@@ -102,8 +123,9 @@ export async function setAdministratorCredentials(
   const existing = await services.db.selectFrom("users").selectAll().orderBy("created_at").executeTakeFirst();
   if (!existing) {
     if (!change.password) throw new Error("There is no administrator yet; a password is needed to create one");
-    await createUser(services, change.username ?? "admin", change.password);
-    return;
+    if (await createFirstAdministrator(services, change.username ?? "admin", change.password)) return;
+    // Created meanwhile by someone else: the change applies to theirs.
+    return setAdministratorCredentials(services, change);
   }
   const passwordHash = change.password ? await hashPassword(change.password) : existing.password_hash;
   await services.db.transaction().execute(async (trx) => {

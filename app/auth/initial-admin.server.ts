@@ -39,9 +39,33 @@ async function writeInitialPassword(dataDir: string, username: string, password:
   return file;
 }
 
+/** Start-up refused: with PostgreSQL, the first administrator must come from the environment. */
+export class AdministratorRequiredError extends Error {
+  override name = "AdministratorRequiredError";
+}
+
+/**
+ * With DATABASE_URL there may be several instances, each with its own disk:
+ * a password generated into one of them would be lost with that machine, or
+ * be different on each. So the first start needs ADMIN_USERNAME and
+ * ADMIN_PASSWORD (decision 0044). Throws AdministratorRequiredError, saying so.
+ */
+async function requireAdministratorSource(services: Pick<AppServices, "db" | "env">): Promise<void> {
+  const { env } = services;
+  if (!env.DATABASE_URL || (env.ADMIN_USERNAME && env.ADMIN_PASSWORD)) return;
+  if (await services.db.selectFrom("users").select("id").limit(1).executeTakeFirst()) return;
+  throw new AdministratorRequiredError(
+    "There is no administrator yet, and with DATABASE_URL set the first one is not given a generated password " +
+      "(it would be kept on this instance's disk only).\n" +
+      "Set ADMIN_USERNAME and ADMIN_PASSWORD (at least 8 characters) for the first start, then start the server again. " +
+      "Once the administrator exists they may be removed.",
+  );
+}
+
 /**
  * At start-up: makes sure the administrator exists (ADMIN_USERNAME and
- * ADMIN_PASSWORD, or a generated password), and says what happened.
+ * ADMIN_PASSWORD, or on SQLite a generated password), and says what happened.
+ * Safe when several instances start at once: one creates it, the others find it.
  * `print` reaches the console only; the logger gets no password.
  */
 export async function prepareAdministrator(
@@ -49,6 +73,7 @@ export async function prepareAdministrator(
   print: (text: string) => void,
 ): Promise<void> {
   const { env, logger } = services;
+  await requireAdministratorSource(services);
   const result = await ensureAdministrator(services, {
     username: env.ADMIN_USERNAME,
     password: env.ADMIN_PASSWORD,

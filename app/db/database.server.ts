@@ -177,6 +177,26 @@ export async function lockForTransaction(trx: Kysely<DatabaseSchema>, scope: str
   await sql`select pg_advisory_xact_lock(${high}, ${low})`.execute(trx);
 }
 
+/**
+ * Like lockForTransaction, but gives up at once when another transaction holds
+ * the lock (false). SQLite: always true (its one connection already serialises).
+ */
+export async function tryLockForTransaction(trx: Kysely<DatabaseSchema>, scope: string): Promise<boolean> {
+  if (dialectOf(trx) !== "postgres") return true;
+  const [high, low] = advisoryLockKey(scope);
+  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${high}, ${low}) as locked`.execute(trx);
+  return rows[0]?.locked === true;
+}
+
+/**
+ * Whether the engine can claim rows with SELECT … FOR UPDATE SKIP LOCKED
+ * (PostgreSQL). Workers that share a queue table use it there; SQLite, which
+ * has neither row locks nor the clause, claims with a conditional update.
+ */
+export function canSkipLockedRows(db: Kysely<DatabaseSchema>): boolean {
+  return dialectOf(db) === "postgres";
+}
+
 /** Whether an error is a unique-constraint violation, on either engine. */
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ExpressionBuilder, Kysely } from "kysely";
 import { readContent } from "~/content/content.server";
+import { canSkipLockedRows, tryLockForTransaction } from "~/db/database.server";
 import type { DatabaseSchema, NotificationJobRow } from "~/db/schema";
 import { identity } from "~/identity";
 import { z } from "~/lib/zod";
@@ -160,7 +161,7 @@ export async function resendEnquiryNotification(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Claiming and recording (compare-and-set on the lease)
+// Claiming (row locks on PostgreSQL, compare-and-set on SQLite) and recording (compare-and-set on the lease)
 
 type Claim = { now: string; leaseUntil: string; token: string };
 
@@ -173,12 +174,63 @@ const dueAndUnleased = (now: string) => (eb: ExpressionBuilder<DatabaseSchema, "
 
 /**
  * Claims the next due work: one job, or every job held for the same hour's
- * digest at once. A conditional update that succeeds only while the jobs are
- * pending, due, and unleased (or their lease has expired), committed before
- * any mail is sent. The one place that picks work, so PostgreSQL (issue 12) can
- * use UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED) RETURNING * here.
+ * digest at once, committed before any mail is sent. PostgreSQL locks the
+ * rows it picks (FOR UPDATE SKIP LOCKED), so racing workers each take other
+ * work without waiting; SQLite claims with a conditional update that succeeds
+ * only while the jobs are pending, due, and unleased (or their lease expired).
  */
 export async function claimNextDue(db: Db, claim: Claim): Promise<NotificationJobRow[]> {
+  return canSkipLockedRows(db) ? claimSkippingLocked(db, claim) : claimByConditionalUpdate(db, claim);
+}
+
+/** Rolls a claim's transaction back: another worker is taking this digest. */
+class DigestTakenElsewhere extends Error {
+  constructor(readonly hour: string) {
+    super(`the digest of ${hour} is being claimed by another worker`);
+  }
+}
+
+async function claimSkippingLocked(db: Db, claim: Claim): Promise<NotificationJobRow[]> {
+  // Hours whose digest another worker is claiming right now: skipped in this call.
+  const busyHours: string[] = [];
+  for (let attempt = 0; attempt < 10; attempt++) {
+    try {
+      return await db.transaction().execute(async (trx) => {
+        const lease = { lease_until: claim.leaseUntil, lease_token: claim.token, updated_at: claim.now };
+        const first = await trx
+          .updateTable("notification_jobs")
+          .set(lease)
+          .where("id", "in", (eb) => {
+            let pick = eb.selectFrom("notification_jobs").select("id").where(dueAndUnleased(claim.now));
+            if (busyHours.length) pick = pick.where((w) => w.or([w("digest_hour", "is", null), w("digest_hour", "not in", busyHours)]));
+            return pick.orderBy("next_attempt_at").orderBy("id").limit(1).forUpdate().skipLocked();
+          })
+          .returningAll()
+          .execute();
+        const [job] = first;
+        if (!job?.digest_hour) return first;
+        // A digest is never split: one worker per hour claims the whole group. The others,
+        // which may each hold one of its rows, roll back at once, so nobody waits in a cycle.
+        if (!(await tryLockForTransaction(trx, `digest:${job.digest_hour}`))) throw new DigestTakenElsewhere(job.digest_hour);
+        const rest = await trx
+          .updateTable("notification_jobs")
+          .set(lease)
+          .where("digest_hour", "=", job.digest_hour)
+          .where("id", "!=", job.id)
+          .where(dueAndUnleased(claim.now))
+          .returningAll()
+          .execute();
+        return [...first, ...rest].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+      });
+    } catch (error) {
+      if (!(error instanceof DigestTakenElsewhere)) throw error;
+      busyHours.push(error.hour);
+    }
+  }
+  return [];
+}
+
+async function claimByConditionalUpdate(db: Db, claim: Claim): Promise<NotificationJobRow[]> {
   const candidates = await db
     .selectFrom("notification_jobs")
     .select(["id", "digest_hour"])

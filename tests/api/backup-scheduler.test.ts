@@ -1,4 +1,5 @@
 import fs from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -8,8 +9,11 @@ import { createBackupScheduler } from "~/backups/backup-scheduler.server";
 import { ensureBackupState, readBackupStatus, setNextDue } from "~/backups/backup-state.server";
 import { parseEnv } from "~/env.server";
 import { createManualClock, type ManualClock } from "~/lib/clock";
+import { createLogger } from "~/lib/logger.server";
 import type { AppServices } from "~/services.server";
+import { openServices } from "../../server/bootstrap";
 import { ERROR_LEVEL, capturingLogger, createSite, openSite } from "../support/backup-site";
+import { createTestContext, type TestContext } from "./helpers";
 
 const HOUR = 60 * 60 * 1000;
 
@@ -17,13 +21,16 @@ let dataDir: string;
 let services: AppServices;
 let clock: ManualClock;
 const opened: AppServices[] = [];
+let ctx: TestContext | undefined;
 beforeEach(async () => {
   ({ dataDir, services } = await createSite({ galleries: { traditional: 1 }, enquiries: 3 }));
   opened.push(services);
   clock = createManualClock("2026-05-01T10:00:00.000Z");
 });
 afterEach(async () => {
-  for (const s of opened.splice(0)) await s.db.destroy();
+  for (const s of opened.splice(0)) await s.close();
+  await ctx?.close();
+  ctx = undefined;
   await fs.rm(dataDir, { recursive: true, force: true });
 });
 
@@ -63,6 +70,34 @@ describe("scheduled backups", () => {
     // Later passes by either instance find the schedule moved on.
     expect(await b.runDue()).toBe("not-due");
     expect(await a.runDue()).toBe("not-due");
+  });
+
+  it("two instances on one PostgreSQL database, each with its own disk, run one backup per slot", async () => {
+    ctx = await createTestContext({}, { database: "postgres", storage: "s3" });
+    const otherDataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-backup-other-"));
+    const other = await openServices(parseEnv({ ...ctx.envVars, DATA_DIR: otherDataDir }), createLogger({ level: "silent" }));
+    opened.push(other);
+    const a = schedule(ctx.services);
+    const b = schedule(other);
+    const filesOn = async (dir: string) => (await fs.readdir(backupsDirOf(dir)).catch(() => [] as string[])).filter((n) => n.endsWith(".tar.gz"));
+    try {
+      expect((await Promise.all([a.runDue(), b.runDue()])).sort()).toEqual(["not-due", "not-due"]);
+      let succeeded = 0;
+      for (let slot = 1; slot <= 3; slot++) {
+        clock.advance(24 * HOUR);
+        const outcomes = await Promise.all([a.runDue(), b.runDue()]);
+        // One instance ran the slot's backup; the other found it claimed or (a moment later) already moved on.
+        // Whether the backup itself succeeds on PostgreSQL is the backup's business (tests/api/backup-*.test.ts).
+        const ran = outcomes.filter((o) => o !== "claimed-elsewhere" && o !== "not-due");
+        expect(ran, JSON.stringify(outcomes)).toHaveLength(1);
+        succeeded += ran.filter((o) => o === "succeeded").length;
+        expect([...(await filesOn(ctx.dataDir)), ...(await filesOn(otherDataDir))]).toHaveLength(succeeded);
+        // Neither runs it again in this slot.
+        expect(await Promise.all([a.runDue(), b.runDue()])).toEqual(["not-due", "not-due"]);
+      }
+    } finally {
+      await fs.rm(otherDataDir, { recursive: true, force: true });
+    }
   });
 
   it("a shortened interval takes effect at once", async () => {

@@ -35,6 +35,44 @@ async function keysUnder(root: string, prefix: string): Promise<string[]> {
 }
 
 /**
+ * A database and a bucket of this run's test back ends (or those `options`
+ * pick): the settings that point a server at them, and how to give them back.
+ * SQLite and the disk need no settings: they live in DATA_DIR.
+ */
+export async function acquireBackend(
+  base: Record<string, string>,
+  options: { database?: DatabaseKind; storage?: StorageKind } = {},
+): Promise<{ env: Record<string, string>; bucket: TestBucket | null; database: DatabaseKind; storage: StorageKind; release(): Promise<void> }> {
+  const backends = inject("backends");
+  const database = options.database ?? defaultBackend().database;
+  const storage = options.storage ?? defaultBackend().storage;
+  const releases: (() => Promise<void>)[] = [];
+  const release = async () => {
+    for (const fn of releases.reverse()) await fn().catch(() => {});
+  };
+  try {
+    const env: Record<string, string> = {};
+    if (database === "postgres") {
+      databases ??= createDatabaseReuse(backends.postgresUrl, backends.postgresTemplate);
+      const db = await databases.acquire();
+      releases.push(db.release);
+      env.DATABASE_URL = db.url;
+    }
+    let bucket: TestBucket | null = null;
+    if (storage === "s3") {
+      const created = await createTestBucket(backends.s3Endpoint, { siteOrigins: [new URL(parseEnv(base).SITE_URL).origin] });
+      bucket = created;
+      releases.push(async () => void created.remove().catch(() => {}));
+      Object.assign(env, s3Env(backends.s3Endpoint, created.name));
+    }
+    return { env, bucket, database, storage, release };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+/**
  * The real Express app (API only: no React Router build needed) over this
  * run's back end: a SQLite file and the local disk in a fresh temporary
  * directory, or (TEST_BACKEND=postgres-s3) a fresh PostgreSQL database and a
@@ -44,9 +82,6 @@ export async function createTestContext(
   envOverrides: Record<string, string> = {},
   options: { database?: DatabaseKind; storage?: StorageKind; logger?: Logger; clock?: Clock } = {},
 ) {
-  const backends = inject("backends");
-  const database = options.database ?? defaultBackend().database;
-  const storage = options.storage ?? defaultBackend().storage;
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-api-"));
   const cleanups: (() => Promise<void>)[] = [() => fs.rm(dataDir, { recursive: true, force: true })];
   const cleanUp = async () => {
@@ -54,20 +89,10 @@ export async function createTestContext(
   };
 
   try {
-    const backendEnv: Record<string, string> = {};
-    if (database === "postgres") {
-      databases ??= createDatabaseReuse(backends.postgresUrl, backends.postgresTemplate);
-      const db = await databases.acquire();
-      cleanups.push(db.release);
-      backendEnv.DATABASE_URL = db.url;
-    }
-    let bucket: TestBucket | null = null;
     const base = { DATA_DIR: dataDir, LOG_LEVEL: "silent", NODE_ENV: "test", ...envOverrides };
-    if (storage === "s3") {
-      bucket = await createTestBucket(backends.s3Endpoint, { siteOrigins: [new URL(parseEnv(base).SITE_URL).origin] });
-      cleanups.push(async () => void bucket!.remove().catch(() => {}));
-      Object.assign(backendEnv, s3Env(backends.s3Endpoint, bucket.name));
-    }
+    const acquired = await acquireBackend(base, options);
+    cleanups.push(acquired.release);
+    const { env: backendEnv, bucket, database, storage } = acquired;
     /** The settings as a process would get them (for child processes: scripts, servers). */
     const envVars = { ...base, ...backendEnv, ...envOverrides };
     const env = parseEnv(envVars);

@@ -2,13 +2,15 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { setAdministratorCredentials, verifyCredentials } from "~/auth/auth.server";
-import { initialPasswordPath, prepareAdministrator } from "~/auth/initial-admin.server";
+import { AdministratorRequiredError, initialPasswordPath, prepareAdministrator } from "~/auth/initial-admin.server";
 import { parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
 import type { AppServices } from "~/services.server";
-import { openServices } from "../../server/bootstrap";
+import { isStartupCheckError, openServices } from "../../server/bootstrap";
+import { createTestDatabase, type TestDatabase } from "../support/backends";
 
 // Issue 8, items 10 and 11: the first-start password file, and ADMIN_PASSWORD applied only when asked.
 
@@ -103,5 +105,101 @@ describe("ADMIN_PASSWORD", () => {
     await expect(fs.access(initialPasswordPath(dataDir))).rejects.toThrow(/ENOENT/);
     const scopes = (await reset.services.db.selectFrom("rate_limit_counters").select("scope").execute()).map((r) => r.scope);
     expect(scopes).toEqual(["contact"]);
+  });
+});
+
+describe("the first administrator on PostgreSQL (decision 0044)", () => {
+  const credentials = { ADMIN_USERNAME: "owner", ADMIN_PASSWORD: "the first password" };
+  let database: TestDatabase;
+  let otherDataDir: string;
+  beforeEach(async () => {
+    const { postgresUrl, postgresTemplate } = inject("backends");
+    database = await createTestDatabase(postgresUrl, { template: postgresTemplate });
+    // A second machine: its own disk.
+    otherDataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-first-other-"));
+  });
+  afterEach(async () => {
+    for (const services of opened) await services.close();
+    opened = [];
+    await database.drop();
+    await fs.rm(otherDataDir, { recursive: true, force: true });
+  });
+
+  /** One instance's services over the shared database, not yet prepared. */
+  async function open(onDisk: string, env: Record<string, string> = {}) {
+    const services = await openServices(
+      parseEnv({ DATA_DIR: onDisk, DATABASE_URL: database.url, LOG_LEVEL: "silent", ...env }),
+      createLogger({ level: "silent" }),
+    );
+    opened.push(services);
+    return services;
+  }
+
+  it("refuses to start without ADMIN_USERNAME and ADMIN_PASSWORD while there is no administrator, saying how to fix it", async () => {
+    const services = await open(dataDir);
+    let printed = "";
+    const error = await prepareAdministrator(services, (text) => (printed += text)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AdministratorRequiredError);
+    expect(isStartupCheckError(error)).toBe(true);
+    expect((error as Error).message).toMatch(/no administrator yet.*DATABASE_URL/s);
+    expect((error as Error).message).toContain("Set ADMIN_USERNAME and ADMIN_PASSWORD");
+    expect(printed).toBe("");
+    expect(await services.db.selectFrom("users").select("id").execute()).toEqual([]);
+    await expect(fs.access(initialPasswordPath(dataDir))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("once the administrator exists, later starts need neither", async () => {
+    await prepareAdministrator(await open(dataDir, credentials), () => {});
+    const later = await open(otherDataDir);
+    await prepareAdministrator(later, () => {});
+    expect(await verifyCredentials(later, "owner", "the first password")).not.toBeNull();
+  });
+
+  /**
+   * Runs both start-ups while another connection holds back every write to
+   * users, and lets the writes go only once both are waiting on a lock: both
+   * have then looked for an administrator, or one waits for the other's check.
+   * So the race is run every time, not only when the timing happens to allow it.
+   */
+  async function startTogether(starts: (() => Promise<void>)[]): Promise<void> {
+    const blocker = new pg.Client({ connectionString: database.url });
+    await blocker.connect();
+    try {
+      await blocker.query("BEGIN");
+      await blocker.query("LOCK TABLE users IN EXCLUSIVE MODE");
+      const done = Promise.allSettled(starts.map((start) => start()));
+      for (let waited = 0; ; waited += 20) {
+        const { rows } = await blocker.query<{ waiting: string }>(
+          "select count(*) as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+        );
+        if (Number(rows[0]!.waiting) >= starts.length) break;
+        if (waited > 15_000) {
+          const { rows: activity } = await blocker.query("select state, wait_event_type, wait_event, query from pg_stat_activity where datname = current_database()");
+          throw new Error(`the start-ups never both waited: ${JSON.stringify(activity)}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await blocker.query("COMMIT");
+      for (const result of await done) if (result.status === "rejected") throw result.reason;
+    } finally {
+      await blocker.end();
+    }
+  }
+
+  it("two instances starting at once on a fresh database make exactly one administrator, and both start", async () => {
+    const a = await open(dataDir, credentials);
+    const b = await open(otherDataDir, credentials);
+    await startTogether([() => prepareAdministrator(a, () => {}), () => prepareAdministrator(b, () => {})]);
+    expect(await a.db.selectFrom("users").select("username").execute()).toEqual([{ username: "owner" }]);
+    expect(await verifyCredentials(b, "owner", "the first password")).not.toBeNull();
+  });
+
+  it("an instance started with another username finds the winner's administrator instead of adding its own", async () => {
+    const a = await open(dataDir, credentials);
+    const b = await open(otherDataDir, { ADMIN_USERNAME: "second", ADMIN_PASSWORD: "another password" });
+    await startTogether([() => prepareAdministrator(a, () => {}), () => prepareAdministrator(b, () => {})]);
+    const users = await a.db.selectFrom("users").select("username").execute();
+    expect(users).toHaveLength(1);
+    expect(["owner", "second"]).toContain(users[0]!.username);
   });
 });

@@ -10,31 +10,33 @@ import { createLogger } from "~/lib/logger.server";
 import { createOutbox } from "~/notifications/outbox.server";
 import { createApp } from "../../server/app";
 import { openServices } from "../../server/bootstrap";
-import { ADMIN } from "./helpers";
+import { ADMIN, acquireBackend } from "./helpers";
 
 /**
- * The real app and mail outbox over a real SQLite file, with a manual clock
+ * The real app and mail outbox over this run's back end (a SQLite file, or a
+ * PostgreSQL database and a bucket), with a manual clock
  * (tests move time instead of waiting) and, when `smtpUrl` is given, the real
  * mail adapter pointed at a test SMTP server. `restart()` closes everything and
- * opens the same data directory again, as a server restart would.
+ * opens the same data directory and database again, as a server restart would.
  */
 export const NOTIFY_EMAIL = "owner@example.nz";
 export const MAIL_FROM = "Cornerstone Website <website@cornerstone.example.nz>";
 // Plain http: supertest keeps no Secure cookies, and an https:// site makes them Secure (issue 8).
 export const SITE_URL = "http://stone.example.nz";
 
-type Options = { smtpUrl?: string | null; env?: Record<string, string>; clock?: ManualClock; dataDir?: string };
+type Backend = Awaited<ReturnType<typeof acquireBackend>>;
+type Options = { smtpUrl?: string | null; env?: Record<string, string>; clock?: ManualClock; dataDir?: string; backend?: Backend };
 
 export async function createMailContext(options: Options = {}) {
   const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-mail-")));
   // 1 March 2026, 9:00 AM in New Plymouth (NZDT).
   const clock = options.clock ?? createManualClock("2026-02-28T20:00:00.000Z");
   const mailEnv: Record<string, string> = options.smtpUrl ? { SMTP_URL: options.smtpUrl, MAIL_FROM, NOTIFY_EMAIL } : {};
+  const base = { DATA_DIR: dataDir, LOG_LEVEL: "silent", NODE_ENV: "test", SITE_URL };
+  const backend = options.backend ?? (await acquireBackend(base));
   const env = parseEnv({
-    DATA_DIR: dataDir,
-    LOG_LEVEL: "silent",
-    NODE_ENV: "test",
-    SITE_URL,
+    ...base,
+    ...backend.env,
     ADMIN_USERNAME: ADMIN.username,
     ADMIN_PASSWORD: ADMIN.password,
     ...mailEnv,
@@ -79,12 +81,13 @@ export async function createMailContext(options: Options = {}) {
     /** A graceful stop of this "server", then a fresh start on the same data directory and clock. */
     async restart(overrides: Omit<Options, "dataDir" | "clock"> = {}) {
       await outbox.stop();
-      await services.db.destroy();
-      return createMailContext({ smtpUrl: options.smtpUrl, env: options.env, ...overrides, dataDir, clock });
+      await services.close();
+      return createMailContext({ smtpUrl: options.smtpUrl, env: options.env, ...overrides, dataDir, clock, backend });
     },
     async close() {
       await outbox.stop();
-      await services.db.destroy();
+      await services.close();
+      await backend.release();
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };

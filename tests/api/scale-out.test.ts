@@ -1,4 +1,7 @@
+import { once } from "node:events";
 import fs from "node:fs/promises";
+import { createServer, type RequestListener } from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
@@ -6,9 +9,11 @@ import { DatabaseUnreachableError } from "~/db/database.server";
 import { parseEnv } from "~/env.server";
 import { seedDemoGallery } from "~/galleries/demo-images.server";
 import { createLogger } from "~/lib/logger.server";
+import { createOutbox } from "~/notifications/outbox.server";
 import { StorageCheckError } from "~/storage/storage.server";
 import { openServices } from "../../server/bootstrap";
 import { createTestBucket, s3Env } from "../support/backends";
+import { startSmtpServer } from "../support/smtp";
 import { ADMIN, createAdminContext, createTestContext, signedInAgent, type TestContext } from "./helpers";
 
 /**
@@ -19,10 +24,22 @@ import { ADMIN, createAdminContext, createTestContext, signedInAgent, type TestC
 
 const silent = createLogger({ level: "silent" });
 let ctx: TestContext | undefined;
+/** Servers, workers and mail servers a test started, stopped before its context closes. */
+let stops: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
+  for (const stop of stops.reverse()) await stop();
+  stops = [];
   await ctx?.close();
   ctx = undefined;
 });
+
+/** Serves one instance on its own port, as a server process would; its origin. */
+async function listen(instance: { app: RequestListener }): Promise<string> {
+  const server = createServer(instance.app).listen(0, "127.0.0.1");
+  await once(server, "listening");
+  stops.push(() => new Promise((resolve) => server.close(resolve)));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
 
 describe("two instances on one PostgreSQL database", () => {
   it("a text saved on A shows on B within 1 second, though B serves it from its page cache", async () => {
@@ -76,6 +93,56 @@ describe("two instances on one PostgreSQL database", () => {
       expect(res.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
       expect(Number(res.headers["content-length"])).toBeGreaterThan(0);
     }
+  });
+
+  it("5 wrong sign-ins spread over A and B (two ports) make the next one on either answer 429", async () => {
+    const admin = { ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password };
+    ctx = await createTestContext(admin, { database: "postgres", storage: "s3" });
+    const { ensureAdministrator } = await import("~/auth/auth.server");
+    await ensureAdministrator(ctx.services, ADMIN);
+    const a = await listen(ctx);
+    const b = await listen(await ctx.openInstance());
+    const signIn = (origin: string, password: string) =>
+      fetch(`${origin}/api/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: ADMIN.username, password }) });
+
+    for (const origin of [a, b, a, b, a]) expect((await signIn(origin, "a wrong guess")).status).toBe(401);
+    for (const origin of [a, b]) {
+      const res = await signIn(origin, ADMIN.password);
+      expect(res.status).toBe(429);
+      expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(await res.json()).toHaveProperty("message");
+    }
+  });
+
+  it("one enquiry sends exactly one e-mail while both instances run their outbox workers", async () => {
+    const smtp = await startSmtpServer();
+    stops.push(() => smtp.stop());
+    const mailEnv = { SMTP_URL: smtp.url, MAIL_FROM: "Cornerstone <website@cornerstone.example.nz>", NOTIFY_EMAIL: "owner@example.nz" };
+    ctx = await createTestContext(mailEnv, { database: "postgres", storage: "s3" });
+    const instanceB = await ctx.openInstance();
+    const a = await listen(ctx);
+    // Each polls often and wakes on its own writes, so both are after every due job.
+    const workers = [createOutbox(ctx.services, { pollIntervalMs: 20 }), createOutbox(instanceB.services, { pollIntervalMs: 20 })];
+    for (const worker of workers) {
+      worker.start();
+      stops.push(() => worker.stop());
+    }
+
+    const res = await fetch(`${a}/api/contact`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "Two Instances", email: "visitor@example.com", message: "Please quote for a stone wall." }),
+    });
+    expect(res.status).toBe(201);
+    await Promise.all(workers.map((worker) => worker.runDue()));
+    const [mail] = await smtp.waitForMessages(1);
+    expect(mail!.subject).toBe("New enquiry from Two Instances");
+    // Many more passes of both workers later: still the one e-mail.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await Promise.all(workers.map((worker) => worker.runDue()));
+    expect(smtp.messages).toHaveLength(1);
+    const jobs = await ctx.services.db.selectFrom("notification_jobs").select(["status", "attempts"]).execute();
+    expect(jobs).toEqual([{ status: "sent", attempts: 1 }]);
   });
 
   it("share the upload-signing secret through the database, not their disks", async () => {

@@ -28,9 +28,17 @@ type Instances = { a: TestServer; b: TestServer; env: Record<string, string>; da
 async function startTwoInstances(): Promise<Instances> {
   const ports = [await freePort(), await freePort()];
   const provisioned = await backends.provision(ports.map((port) => `http://127.0.0.1:${port}`));
-  // One after the other: creating the first administrator at the same moment is the next round's (helper "auth").
-  const a = await startTestServer({ port: ports[0], env: provisioned.env });
-  const b = await startTestServer({ port: ports[1], env: provisioned.env });
+  // At the same moment, on a fresh database: exactly one administrator is created (decision 0044).
+  const started = await Promise.allSettled(ports.map((port) => startTestServer({ port, env: provisioned.env })));
+  const servers = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+  const failed = started.find((result) => result.status === "rejected");
+  if (failed) {
+    for (const server of servers) await server.stop();
+    await provisioned.remove();
+    throw failed.reason;
+  }
+  const [a, b] = servers as [TestServer, TestServer];
+  expect(await query(provisioned.database.url, "select username from users")).toEqual([{ username: TEST_ADMIN.username }]);
   const login = await fetch(`${a.url}/api/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(TEST_ADMIN) });
   expect(login.status).toBe(200);
   return {
@@ -187,6 +195,28 @@ test.describe("start-up on back ends it cannot use", () => {
     expect(result.stderr).toContain("Cannot use the PostgreSQL database at postgres://app@127.0.0.1:1/site (DATABASE_URL)");
     expect(result.stderr).not.toContain("hunter2");
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test("a fresh PostgreSQL database without ADMIN_USERNAME and ADMIN_PASSWORD stops the server, saying to set them", async () => {
+    const { env, remove } = await backends.provision(["http://127.0.0.1:3000"]);
+    try {
+      const { ADMIN_USERNAME: _user, ADMIN_PASSWORD: _password, ...inherited } = process.env;
+      const child = spawn(process.execPath, ["build/server/index.js"], {
+        env: { ...inherited, PORT: String(await freePort()), HOST: "127.0.0.1", LOG_LEVEL: "warn", SITE_URL: "http://127.0.0.1:3000", ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+        timeout: 30_000,
+      });
+      let output = "";
+      child.stdout.on("data", (chunk) => (output += chunk));
+      child.stderr.on("data", (chunk) => (output += chunk));
+      const status = await new Promise((resolve) => child.once("close", resolve));
+      expect(status).toBe(1);
+      expect(output).toContain("Set ADMIN_USERNAME and ADMIN_PASSWORD");
+      expect(output).not.toMatch(/\n\s+at /);
+      expect(await query(env.DATABASE_URL!, "select id from users")).toEqual([]);
+    } finally {
+      await remove();
+    }
   });
 
   test("a bucket that cannot be written stops the server with a clear message", async () => {

@@ -1,0 +1,146 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
+import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
+import { openPostgresDatabase, type Database } from "~/db/database.server";
+import { LEASE_MS, claimNextDue } from "~/notifications/outbox.server";
+import { createTestDatabase, type TestDatabase } from "../support/backends";
+
+/**
+ * Issue 12 §3: outbox workers on several instances share one PostgreSQL
+ * database. Each claim is UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP
+ * LOCKED) … RETURNING *, committed before any mail is sent. Two workers are
+ * two connection pools (as two processes have), racing over the same rows.
+ * PostgreSQL is chosen explicitly, so these run in both runs.
+ */
+
+const NOW = new Date("2026-03-01T10:00:00.000Z");
+const HOUR = 60 * 60_000;
+
+let database: TestDatabase;
+let a: Database;
+let b: Database;
+beforeEach(async () => {
+  const { postgresUrl, postgresTemplate } = inject("backends");
+  database = await createTestDatabase(postgresUrl, { template: postgresTemplate });
+  a = openPostgresDatabase(database.url);
+  b = openPostgresDatabase(database.url);
+});
+afterEach(async () => {
+  await a.destroy();
+  await b.destroy();
+  await database.drop();
+});
+
+const claimAt = (at: Date, token: string = randomUUID()) => ({
+  now: at.toISOString(),
+  leaseUntil: new Date(at.getTime() + LEASE_MS).toISOString(),
+  token,
+});
+
+/** Pending jobs, due at NOW (or, with a digest hour, held for that hour's digest). */
+async function queueJobs(count: number, options: { digestHour?: string; dueAt?: Date } = {}): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => randomUUID());
+  const at = (options.dueAt ?? NOW).toISOString();
+  await a
+    .insertInto("notification_jobs")
+    .values(
+      ids.map((id) => ({
+        id,
+        kind: options.digestHour ? "enquiry" : "sign-in",
+        submission_id: null,
+        payload: "{}",
+        status: "pending",
+        attempts: 0,
+        next_attempt_at: at,
+        give_up_at: new Date(NOW.getTime() + 24 * HOUR).toISOString(),
+        digest_hour: options.digestHour ?? null,
+        created_at: NOW.toISOString(),
+        updated_at: NOW.toISOString(),
+      })),
+    )
+    .execute();
+  return ids;
+}
+
+/** Claims until nothing is left, as a worker's pass does; each claim's job ids. */
+async function drain(db: Database, at: Date): Promise<string[][]> {
+  const claims: string[][] = [];
+  for (;;) {
+    const jobs = await claimNextDue(db, claimAt(at));
+    if (jobs.length === 0) return claims;
+    claims.push(jobs.map((job) => job.id));
+  }
+}
+
+describe("outbox claims on PostgreSQL", () => {
+  it("two workers racing over 60 due jobs claim each exactly once", async () => {
+    const ids = await queueJobs(60);
+    const [fromA, fromB] = await Promise.all([drain(a, NOW), drain(b, NOW)]);
+    const claimed = [...fromA, ...fromB].flat();
+    expect(claimed.toSorted()).toEqual(ids.toSorted());
+    // Without a digest, one claim is one job.
+    expect([...fromA, ...fromB].every((claim) => claim.length === 1)).toBe(true);
+    // Every row carries the lease of the claim that took it.
+    const leased = await a.selectFrom("notification_jobs").select(["lease_token"]).where("lease_token", "is not", null).execute();
+    expect(leased).toHaveLength(60);
+  });
+
+  it("a job locked by another transaction is skipped at once, not waited for", async () => {
+    const [first, second] = await queueJobs(2);
+    const pickedByB = await a.transaction().execute(async (trx) => {
+      // Another worker is in the middle of claiming the first job.
+      await sql`select id from notification_jobs where id = ${first} for update`.execute(trx);
+      const claimed = claimNextDue(b, claimAt(NOW));
+      // A claim that waited for the lock would only return after this transaction ends.
+      const waited = new Promise<"waited">((resolve) => setTimeout(() => resolve("waited"), 2_000));
+      const outcome = await Promise.race([claimed, waited]);
+      return outcome === "waited" ? outcome : outcome.map((job) => job.id);
+    });
+    expect(pickedByB).toEqual([second]);
+  });
+
+  it("one hour's digest is never split between workers", async () => {
+    const hours = ["2026-03-01T07:00:00.000Z", "2026-03-01T08:00:00.000Z", "2026-03-01T09:00:00.000Z"];
+    const groups = new Map<string, string[]>();
+    for (const hour of hours) groups.set(hour, await queueJobs(8, { digestHour: hour, dueAt: new Date(new Date(hour).getTime() + HOUR) }));
+    const singles = await queueJobs(10);
+
+    const claims = (await Promise.all([drain(a, NOW), drain(b, NOW), drain(a, NOW), drain(b, NOW)])).flat();
+    // Each digest came in one claim, whole; each single job in a claim of its own.
+    const expected = [...[...groups.values()].map((group) => group.toSorted()), ...singles.map((id) => [id])];
+    expect(claims.map((claim) => claim.toSorted()).toSorted((x, y) => x[0]!.localeCompare(y[0]!))).toEqual(
+      expected.toSorted((x, y) => x[0]!.localeCompare(y[0]!)),
+    );
+  });
+
+  it("a digest whose first row another worker holds is still claimed whole, by one of them", async () => {
+    const hour = "2026-03-01T09:00:00.000Z";
+    const group = await queueJobs(5, { digestHour: hour });
+    // Many rounds of racing claims, from a fresh start each time.
+    for (let round = 0; round < 10; round++) {
+      await a.updateTable("notification_jobs").set({ lease_until: null, lease_token: null }).execute();
+      const results = await Promise.all([claimNextDue(a, claimAt(NOW)), claimNextDue(b, claimAt(NOW)), claimNextDue(a, claimAt(NOW))]);
+      const nonEmpty = results.filter((jobs) => jobs.length > 0);
+      expect(nonEmpty).toHaveLength(1);
+      expect(nonEmpty[0]!.map((job) => job.id).toSorted()).toEqual(group.toSorted());
+    }
+  });
+
+  it("an expired lease is claimed again by another worker; an unexpired one is not", async () => {
+    const [id] = await queueJobs(1);
+    const first = await claimNextDue(a, claimAt(NOW, "worker-a"));
+    expect(first.map((job) => [job.id, job.lease_token])).toEqual([[id, "worker-a"]]);
+    expect(await claimNextDue(b, claimAt(new Date(NOW.getTime() + LEASE_MS - 1)))).toEqual([]);
+
+    // Worker A died mid-send: once its lease has passed, B takes the job over.
+    const takeover = await claimNextDue(b, claimAt(new Date(NOW.getTime() + LEASE_MS), "worker-b"));
+    expect(takeover.map((job) => [job.id, job.lease_token])).toEqual([[id, "worker-b"]]);
+  });
+
+  it("jobs not yet due, or no longer pending, are left alone", async () => {
+    await queueJobs(1, { dueAt: new Date(NOW.getTime() + 1) });
+    const [done] = await queueJobs(1);
+    await a.updateTable("notification_jobs").set({ status: "sent" }).where("id", "=", done!).execute();
+    expect(await claimNextDue(a, claimAt(NOW))).toEqual([]);
+  });
+});
