@@ -2,19 +2,28 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { openDatabase, type Database } from "~/db/database.server";
+import type { Kysely } from "kysely";
+import { openDatabase, type MigrateOptions } from "~/db/database.server";
+import type { DatabaseSchema } from "~/db/schema";
 import { createLocalStorage, type ObjectStorage } from "~/storage/storage.server";
 import { backupsDirOf } from "./backup-files.server";
 
 /**
- * Where a restore writes: a fresh database and storage built beside the live
- * ones, swapped in only once complete. This is the SQLite + local-disk
- * variant (a new site.db and uploads/ in DATA_DIR, then renamed in); a
- * PostgreSQL/S3 deployment provides its own (issue 12).
+ * Where a restore writes. SQLite + local disk (this file): a fresh database
+ * and uploads folder built beside the live ones, swapped in only once
+ * complete. PostgreSQL (restore-postgres.server.ts): objects into the live
+ * storage first, then the live database replaced in one transaction.
  */
 export type RestoreTarget = {
-  db: Database;
   storage: ObjectStorage;
+  /** True: the objects go in a pass of their own, before any row (into live storage, before the database changes). */
+  objectsFirst: boolean;
+  /**
+   * Runs build on the database to fill, which has no tables yet; build
+   * migrates it (passing `migrate` on to the migrator), loads the rows and
+   * runs the newer migrations. A failure leaves the live database as it was.
+   */
+  fill<T>(build: (db: Kysely<DatabaseSchema>, migrate: MigrateOptions) => Promise<T>): Promise<T>;
   /** Puts the restored data in place and keeps the previous data; returns where it was kept (null: there was none). */
   swapIn(): Promise<{ previousKeptAt: string | null }>;
   /** Throws the half-built data away; the live data was never touched. */
@@ -53,8 +62,9 @@ export async function prepareLocalRestoreTarget(dataDir: string, stamp: string):
   };
 
   return {
-    db,
     storage,
+    objectsFirst: false,
+    fill: (build) => build(db, {}),
     async discard() {
       await close().catch(() => {});
       await fs.rm(staging, { recursive: true, force: true });
