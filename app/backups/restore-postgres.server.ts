@@ -11,14 +11,11 @@ import { systemClock, type Clock } from "~/lib/clock";
 import type { Logger } from "~/lib/logger.server";
 import { openObjectStorage, storageConfigFor } from "~/storage/open-storage.server";
 import type { ObjectStorage } from "~/storage/storage.server";
-import { backupsDirOf } from "./backup-files.server";
+import { backupsDirOf, BUCKET_BACKUPS_PREFIX } from "./backup-files.server";
 import { BACKUP_TABLE_NAMES, EXCLUDED_TABLES } from "./backup-tables.server";
 import { createBackup } from "./backup.server";
 import { RestoreRefusedError, type RestoreDestination } from "./restore.server";
 import type { RestoreTarget } from "./restore-target.server";
-
-/** Where a pre-restore backup goes in a bucket: never inside a backup (a backup holds only objects rows refer to). */
-export const BUCKET_BACKUPS_PREFIX = "backups/";
 
 /**
  * A restore into PostgreSQL (DATABASE_URL) and the configured storage
