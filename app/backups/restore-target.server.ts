@@ -48,12 +48,18 @@ export async function removeAbandonedStaging(dataDir: string): Promise<void> {
   }
 }
 
-export async function prepareLocalRestoreTarget(dataDir: string, stamp: string): Promise<RestoreTarget> {
+/**
+ * `liveStorage`: SQLite with a bucket (S3_BUCKET without DATABASE_URL). The objects then go
+ * straight into the bucket, first (they only add keys), and only the database is swapped in.
+ */
+export async function prepareLocalRestoreTarget(dataDir: string, stamp: string, liveStorage?: ObjectStorage): Promise<RestoreTarget> {
   const staging = path.join(dataDir, `${STAGING_PREFIX}${stamp}-${randomBytes(4).toString("hex")}`);
   await fs.mkdir(staging, { recursive: true, mode: 0o700 });
   const db = openDatabase(staging);
   // Never signs anything: it only receives the restored objects.
-  const storage = createLocalStorage({ rootDir: path.join(staging, UPLOADS_DIR), signingSecret: randomBytes(32).toString("hex") });
+  const storage =
+    liveStorage ?? createLocalStorage({ rootDir: path.join(staging, UPLOADS_DIR), signingSecret: randomBytes(32).toString("hex") });
+  const swapped = liveStorage ? DATABASE_FILES : [...DATABASE_FILES, UPLOADS_DIR];
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -63,7 +69,7 @@ export async function prepareLocalRestoreTarget(dataDir: string, stamp: string):
 
   return {
     storage,
-    objectsFirst: false,
+    objectsFirst: Boolean(liveStorage),
     fill: (build) => build(db, {}),
     async discard() {
       await close().catch(() => {});
@@ -72,7 +78,7 @@ export async function prepareLocalRestoreTarget(dataDir: string, stamp: string):
     async swapIn() {
       await close();
       const keepDir = await uniqueDir(path.join(backupsDirOf(dataDir), `pre-restore-${stamp}`));
-      const live = [...DATABASE_FILES, UPLOADS_DIR].filter((name) => existsSync(path.join(dataDir, name)));
+      const live = swapped.filter((name) => existsSync(path.join(dataDir, name)));
       const movedOut: string[] = [];
       const movedIn: string[] = [];
       try {
@@ -80,8 +86,8 @@ export async function prepareLocalRestoreTarget(dataDir: string, stamp: string):
           await fs.rename(path.join(dataDir, name), path.join(keepDir, name));
           movedOut.push(name);
         }
-        if (!existsSync(path.join(staging, UPLOADS_DIR))) await fs.mkdir(path.join(staging, UPLOADS_DIR), { mode: 0o700 });
-        for (const name of [...DATABASE_FILES, UPLOADS_DIR]) {
+        if (!liveStorage && !existsSync(path.join(staging, UPLOADS_DIR))) await fs.mkdir(path.join(staging, UPLOADS_DIR), { mode: 0o700 });
+        for (const name of swapped) {
           if (!existsSync(path.join(staging, name))) continue;
           await fs.rename(path.join(staging, name), path.join(dataDir, name));
           movedIn.push(name);

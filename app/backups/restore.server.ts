@@ -50,8 +50,8 @@ export type RestoreDestination = {
   prepare(stamp: string): Promise<RestoreTarget>;
 };
 
-/** SQLite and the local disk in dataDir (decision 0028). */
-export function localRestoreDestination(dataDir: string): RestoreDestination {
+/** SQLite in dataDir (decision 0028), with the local disk, or `liveStorage` (a bucket) when given. */
+export function localRestoreDestination(dataDir: string, liveStorage?: ObjectStorage): RestoreDestination {
   return {
     buildsOnDisk: true,
     async lock() {
@@ -68,7 +68,7 @@ export function localRestoreDestination(dataDir: string): RestoreDestination {
     },
     async prepare(stamp) {
       await removeAbandonedStaging(dataDir);
-      return prepareLocalRestoreTarget(dataDir, stamp);
+      return prepareLocalRestoreTarget(dataDir, stamp, liveStorage);
     },
   };
 }
