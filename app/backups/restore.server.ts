@@ -117,7 +117,9 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
     } catch (error) {
       await target.discard();
       if (error instanceof BackupArchiveError) {
-        throw new RestoreRefusedError(`The backup file changed while it was being restored: ${fullStop(error.message)} Nothing was changed.`);
+        // Objects loaded first only added keys to the live storage; the database is as it was.
+        const unchanged = target.objectsFirst ? "The database was not changed." : "Nothing was changed.";
+        throw new RestoreRefusedError(`The backup file changed while it was being restored: ${fullStop(error.message)} ${unchanged}`);
       }
       throw error;
     }
