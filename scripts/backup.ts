@@ -8,6 +8,7 @@ import { formatBytes } from "~/backups/backup-status";
 import { createBackup } from "~/backups/backup.server";
 import { parseEnv } from "~/env.server";
 import { systemClock } from "~/lib/clock";
+import { DatabaseLockedError, lockDatabase } from "~/db/database-lock.server";
 import { DataDirLockedError, lockDataDir, wrongUserProblem } from "~/lib/data-dir-lock.server";
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../server/bootstrap";
@@ -40,6 +41,8 @@ async function main() {
   if (wrongUser) throw new Error(wrongUser);
   // Shared with the server: a backup may run beside it, but not beside a restore.
   const lock = lockDataDir(env.DATA_DIR, "shared");
+  // PostgreSQL: the same, on the database every instance shares (a restore takes it exclusive).
+  const databaseLock = env.DATABASE_URL ? await lockDatabase(env.DATABASE_URL, "shared") : null;
   // Logs (JSON) go to stderr; the outcome is printed below.
   const logger = createLogger({ level: "warn", destination: process.stderr });
   const services = await openServices(env, logger);
@@ -68,11 +71,12 @@ async function main() {
     }
   } finally {
     await services.close();
+    await databaseLock?.release();
     lock.release();
   }
 }
 
 main().catch((error: Error) => {
-  console.error(error instanceof DataDirLockedError ? `${error.message}: wait for it to finish.` : `The backup failed: ${error.message}`);
+  console.error(error instanceof DataDirLockedError || error instanceof DatabaseLockedError ? `${error.message}: wait for it to finish.` : `The backup failed: ${error.message}`);
   process.exit(1);
 });

@@ -5,6 +5,7 @@ import { prepareAdministrator } from "~/auth/initial-admin.server";
 import { createBackupScheduler } from "~/backups/backup-scheduler.server";
 import { InvalidEnvironmentError, describeTrustProxy, parseEnv } from "~/env.server";
 import type { ImageWorkerEntry } from "~/images/image-worker.server";
+import { DatabaseLockedError, lockDatabase } from "~/db/database-lock.server";
 import { DataDirLockedError, lockDataDir } from "~/lib/data-dir-lock.server";
 import { pruneRateLimitCounters } from "~/lib/rate-limit.server";
 import { createLogger } from "~/lib/logger.server";
@@ -48,6 +49,19 @@ export async function startServer(options: {
   }
 
   const logger = createLogger({ level: env.LOG_LEVEL });
+  // PostgreSQL: the same on the shared database, held on a connection of its own while the process lives.
+  if (env.DATABASE_URL) {
+    try {
+      await lockDatabase(env.DATABASE_URL, "shared", { logger });
+    } catch (error) {
+      if (error instanceof DatabaseLockedError) {
+        console.error(`${error.message}: wait for it to finish, then start the server again.`);
+        process.exit(1);
+      }
+      // Most likely unreachable: the start-up check below then says what to fix.
+      logger.warn({ err: error }, "could not take the database's instance lock; a restore would not see this server");
+    }
+  }
   // Development renders every page afresh, so edits to the code show at once.
   const pageCache = options.mode === "production" ? createPageCache() : undefined;
   const services = await openServices(env, logger, {

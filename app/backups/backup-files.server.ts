@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import type { ObjectStorage } from "~/storage/storage.server";
 import { formatBytes } from "./backup-status";
 
 /** Backups the server and `npm run backup` write: DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss.tar.gz (UTC). */
@@ -89,6 +90,21 @@ export async function pruneOldBackups(dir: string, keep: number): Promise<string
   const backups = names.filter((name) => BACKUP_FILE_PATTERN.test(name)).sort(compareBackupNames);
   const doomed = backups.slice(0, Math.max(0, backups.length - keep));
   for (const name of doomed) await fs.rm(path.join(dir, name), { force: true });
+  return doomed;
+}
+
+/** Where backups go in a bucket (issue 12). A backup holds only objects its rows refer to, so never these. */
+export const BUCKET_BACKUPS_PREFIX = "backups/";
+
+/** The bucket's counterpart of pruneOldBackups: keeps the newest `keep` under backups/; returns the keys deleted. */
+export async function pruneOldBucketBackups(storage: ObjectStorage, keep: number): Promise<string[]> {
+  const names = (await storage.list(BUCKET_BACKUPS_PREFIX))
+    .map((object) => object.key.slice(BUCKET_BACKUPS_PREFIX.length))
+    // Scheduled-style names only: pre-restore-… backups and anything else stay.
+    .filter((name) => BACKUP_FILE_PATTERN.test(name))
+    .sort(compareBackupNames);
+  const doomed = names.slice(0, Math.max(0, names.length - keep)).map((name) => `${BUCKET_BACKUPS_PREFIX}${name}`);
+  for (const key of doomed) await storage.delete(key);
   return doomed;
 }
 

@@ -1,7 +1,14 @@
 import path from "node:path";
 import { systemClock, type Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
-import { backupFileName, backupsDirOf, pruneOldBackups, type FreeSpaceProbe } from "./backup-files.server";
+import {
+  backupFileName,
+  backupsDirOf,
+  BUCKET_BACKUPS_PREFIX,
+  pruneOldBackups,
+  pruneOldBucketBackups,
+  type FreeSpaceProbe,
+} from "./backup-files.server";
 import { acquireBackupLease, pruneExpiredLeases, SCHEDULED_LEASE_ID } from "./backup-lease.server";
 import { ensureBackupState, setNextDue } from "./backup-state.server";
 import { referencedObjectKeys } from "./backup-tables.server";
@@ -36,6 +43,8 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
   const backupServices = { ...services, clock };
   const intervalMs = options.intervalHours * HOUR_MS;
   const backupDir = backupsDirOf(services.env.DATA_DIR);
+  // With a bucket there may be no lasting disk: the backups go to the bucket, under backups/.
+  const toBucket = Boolean(services.env.S3_BUCKET);
   let timer: NodeJS.Timeout | null = null;
   let inFlight: Promise<unknown> | null = null;
   let stopping: AbortController | null = null;
@@ -68,16 +77,19 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
     }
     let outcome: RunDueOutcome = "failed";
     try {
+      const name = backupFileName(clock.now());
       const result = await createBackup(backupServices, {
         purpose: "scheduled",
         lease,
         workDir: backupDir,
-        destination: { kind: "file", path: path.join(backupDir, backupFileName(clock.now())), freeSpace: options.freeSpace },
+        destination: toBucket
+          ? { kind: "storage", storage: services.storage, key: `${BUCKET_BACKUPS_PREFIX}${name}`, freeSpace: options.freeSpace }
+          : { kind: "file", path: path.join(backupDir, name), freeSpace: options.freeSpace },
         signal: stopping?.signal,
       });
       outcome = result.status;
       if (result.status === "succeeded") {
-        const removed = await pruneOldBackups(backupDir, options.keep);
+        const removed = toBucket ? await pruneOldBucketBackups(services.storage, options.keep) : await pruneOldBackups(backupDir, options.keep);
         if (removed.length) services.logger.info({ removed }, `removed ${removed.length} old backup(s), keeping the newest ${options.keep}`);
       }
     } catch {

@@ -9,6 +9,7 @@ import packageJson from "../../package.json";
 import { readSnapshot } from "~/db/snapshot.server";
 import type { Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
+import type { ObjectStorage } from "~/storage/storage.server";
 import { createArchiveWriter, objectFileName, tableFileName, type BackupManifest } from "./backup-archive.server";
 import { backupFileName, moveIntoPlace, spaceProblem, statfsProbe, type FreeSpaceProbe } from "./backup-files.server";
 import { acquireBackupLease, BACKUP_LEASE_RENEW_MS, type BackupLease, type LeasePurpose } from "./backup-lease.server";
@@ -23,7 +24,12 @@ export type BackupDestination =
   /** A file; the free space is checked before anything is written. */
   | { kind: "file"; path: string; freeSpace?: FreeSpaceProbe }
   /** A stream such as an HTTP response, opened once the snapshot is taken. */
-  | { kind: "stream"; open: (info: { fileName: string }) => Writable };
+  | { kind: "stream"; open: (info: { fileName: string }) => Writable }
+  /**
+   * An object in storage (the bucket's backups/, issue 12): written to a temporary file in
+   * workDir first (its free space checked), then uploaded, then the file removed.
+   */
+  | { kind: "storage"; storage: ObjectStorage; key: string; freeSpace?: FreeSpaceProbe };
 
 export type BackupOptions = {
   purpose: LeasePurpose;
@@ -74,8 +80,13 @@ export async function createBackup(services: BackupServices, options: BackupOpti
   let workDir: string | null = null;
   let temporaryArchive: string | null = null;
   const tableFiles = new Map<string, TableFile>();
+  const destination = options.destination;
   const fileName =
-    options.destination.kind === "file" ? path.basename(options.destination.path) : backupFileName(startedAt);
+    destination.kind === "file"
+      ? path.basename(destination.path)
+      : destination.kind === "storage"
+        ? path.basename(destination.key)
+        : backupFileName(startedAt);
 
   try {
     await fs.mkdir(options.workDir, { recursive: true, mode: 0o700 });
@@ -106,13 +117,13 @@ export async function createBackup(services: BackupServices, options: BackupOpti
 
     // 2. Room for it? (Only a file on this server can fill its disk.)
     let output: Writable;
-    if (options.destination.kind === "file") {
+    if (destination.kind === "file" || destination.kind === "storage") {
       const objectBytes = await sizeOfObjects(services, keys);
       const entries = tableFiles.size + keys.length + 1;
       const needed = tableBytes + objectBytes + entries * 1024 + 64 * 1024;
-      const dir = path.dirname(options.destination.path);
+      const dir = destination.kind === "file" ? path.dirname(destination.path) : options.workDir;
       await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-      const problem = await spaceProblem(options.destination.freeSpace ?? statfsProbe, dir, needed);
+      const problem = await spaceProblem(destination.freeSpace ?? statfsProbe, dir, needed);
       if (problem) {
         logger.error({ neededBytes: needed, purpose: options.purpose }, `backup skipped: ${problem}`);
         await recordBackupProblem(services, { at: clock.now(), kind: "skipped", message: problem });
@@ -121,7 +132,7 @@ export async function createBackup(services: BackupServices, options: BackupOpti
       temporaryArchive = path.join(dir, `.${fileName}.partial-${randomBytes(6).toString("hex")}`);
       output = createWriteStream(temporaryArchive, { flags: "wx", mode: 0o600 });
     } else {
-      output = options.destination.open({ fileName });
+      output = destination.open({ fileName });
     }
 
     // 3. The archive: tables, then objects (as stored: no recompression), then the manifest.
@@ -156,10 +167,15 @@ export async function createBackup(services: BackupServices, options: BackupOpti
 
     let finalPath: string | null = null;
     let bytes = writer.archiveBytes;
-    if (options.destination.kind === "file") {
-      finalPath = await moveIntoPlace(temporaryArchive!, options.destination.path);
+    if (destination.kind === "file") {
+      finalPath = await moveIntoPlace(temporaryArchive!, destination.path);
       temporaryArchive = null;
       bytes = (await fs.stat(finalPath)).size;
+    } else if (destination.kind === "storage") {
+      signal.throwIfAborted();
+      ({ bytes } = await destination.storage.writeFile(destination.key, temporaryArchive!));
+      await fs.rm(temporaryArchive!, { force: true });
+      temporaryArchive = null;
     }
     const finishedAt = clock.now();
     const finalName = finalPath ? path.basename(finalPath) : fileName;

@@ -2,19 +2,28 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { openDatabase, type Database } from "~/db/database.server";
+import type { Kysely } from "kysely";
+import { openDatabase, type MigrateOptions } from "~/db/database.server";
+import type { DatabaseSchema } from "~/db/schema";
 import { createLocalStorage, type ObjectStorage } from "~/storage/storage.server";
 import { backupsDirOf } from "./backup-files.server";
 
 /**
- * Where a restore writes: a fresh database and storage built beside the live
- * ones, swapped in only once complete. This is the SQLite + local-disk
- * variant (a new site.db and uploads/ in DATA_DIR, then renamed in); a
- * PostgreSQL/S3 deployment provides its own (issue 12).
+ * Where a restore writes. SQLite + local disk (this file): a fresh database
+ * and uploads folder built beside the live ones, swapped in only once
+ * complete. PostgreSQL (restore-postgres.server.ts): objects into the live
+ * storage first, then the live database replaced in one transaction.
  */
 export type RestoreTarget = {
-  db: Database;
   storage: ObjectStorage;
+  /** True: the objects go in a pass of their own, before any row (into live storage, before the database changes). */
+  objectsFirst: boolean;
+  /**
+   * Runs build on the database to fill, which has no tables yet; build
+   * migrates it (passing `migrate` on to the migrator), loads the rows and
+   * runs the newer migrations. A failure leaves the live database as it was.
+   */
+  fill<T>(build: (db: Kysely<DatabaseSchema>, migrate: MigrateOptions) => Promise<T>): Promise<T>;
   /** Puts the restored data in place and keeps the previous data; returns where it was kept (null: there was none). */
   swapIn(): Promise<{ previousKeptAt: string | null }>;
   /** Throws the half-built data away; the live data was never touched. */
@@ -39,12 +48,18 @@ export async function removeAbandonedStaging(dataDir: string): Promise<void> {
   }
 }
 
-export async function prepareLocalRestoreTarget(dataDir: string, stamp: string): Promise<RestoreTarget> {
+/**
+ * `liveStorage`: SQLite with a bucket (S3_BUCKET without DATABASE_URL). The objects then go
+ * straight into the bucket, first (they only add keys), and only the database is swapped in.
+ */
+export async function prepareLocalRestoreTarget(dataDir: string, stamp: string, liveStorage?: ObjectStorage): Promise<RestoreTarget> {
   const staging = path.join(dataDir, `${STAGING_PREFIX}${stamp}-${randomBytes(4).toString("hex")}`);
   await fs.mkdir(staging, { recursive: true, mode: 0o700 });
   const db = openDatabase(staging);
   // Never signs anything: it only receives the restored objects.
-  const storage = createLocalStorage({ rootDir: path.join(staging, UPLOADS_DIR), signingSecret: randomBytes(32).toString("hex") });
+  const storage =
+    liveStorage ?? createLocalStorage({ rootDir: path.join(staging, UPLOADS_DIR), signingSecret: randomBytes(32).toString("hex") });
+  const swapped = liveStorage ? DATABASE_FILES : [...DATABASE_FILES, UPLOADS_DIR];
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -53,8 +68,9 @@ export async function prepareLocalRestoreTarget(dataDir: string, stamp: string):
   };
 
   return {
-    db,
     storage,
+    objectsFirst: Boolean(liveStorage),
+    fill: (build) => build(db, {}),
     async discard() {
       await close().catch(() => {});
       await fs.rm(staging, { recursive: true, force: true });
@@ -62,7 +78,7 @@ export async function prepareLocalRestoreTarget(dataDir: string, stamp: string):
     async swapIn() {
       await close();
       const keepDir = await uniqueDir(path.join(backupsDirOf(dataDir), `pre-restore-${stamp}`));
-      const live = [...DATABASE_FILES, UPLOADS_DIR].filter((name) => existsSync(path.join(dataDir, name)));
+      const live = swapped.filter((name) => existsSync(path.join(dataDir, name)));
       const movedOut: string[] = [];
       const movedIn: string[] = [];
       try {
@@ -70,8 +86,8 @@ export async function prepareLocalRestoreTarget(dataDir: string, stamp: string):
           await fs.rename(path.join(dataDir, name), path.join(keepDir, name));
           movedOut.push(name);
         }
-        if (!existsSync(path.join(staging, UPLOADS_DIR))) await fs.mkdir(path.join(staging, UPLOADS_DIR), { mode: 0o700 });
-        for (const name of [...DATABASE_FILES, UPLOADS_DIR]) {
+        if (!liveStorage && !existsSync(path.join(staging, UPLOADS_DIR))) await fs.mkdir(path.join(staging, UPLOADS_DIR), { mode: 0o700 });
+        for (const name of swapped) {
           if (!existsSync(path.join(staging, name))) continue;
           await fs.rename(path.join(staging, name), path.join(dataDir, name));
           movedIn.push(name);

@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import type { Kysely } from "kysely";
-import { knownMigrations, migrateTo, migrateToLatest } from "~/db/database.server";
+import { knownMigrations, migrateTo, migrateToLatest, type Database } from "~/db/database.server";
+import type { DatabaseSchema } from "~/db/schema";
 import { listTables } from "~/db/snapshot.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import { DataDirLockedError, lockDataDir } from "~/lib/data-dir-lock.server";
@@ -13,6 +14,7 @@ import {
 import { statfsProbe, timestampForFileName, type FreeSpaceProbe } from "./backup-files.server";
 import { formatBytes } from "./backup-status";
 import { EXCLUDED_TABLES } from "./backup-tables.server";
+import type { ObjectStorage } from "~/storage/storage.server";
 import { prepareLocalRestoreTarget, removeAbandonedStaging, type RestoreTarget } from "./restore-target.server";
 
 /** A restore that did not happen; the message says why. Nothing was changed. */
@@ -35,9 +37,41 @@ export type RestoreOptions = {
   file: string;
   clock?: Clock;
   freeSpace?: FreeSpaceProbe;
-  /** Builds the data beside the live data; the SQLite + local-disk variant by default. */
-  prepareTarget?: (stamp: string) => Promise<RestoreTarget>;
+  /** Where the restore goes: SQLite + local disk in dataDir by default; restore-postgres.server.ts for PostgreSQL. */
+  destination?: RestoreDestination;
 };
+
+/** One kind of place a restore can go. */
+export type RestoreDestination = {
+  /** Refuses (RestoreRefusedError) while a server or backup uses the data; held until released. */
+  lock(): Promise<{ release(): void | Promise<void> }>;
+  /** True: the restored database is built on DATA_DIR's disk first, so its free space is checked. */
+  buildsOnDisk: boolean;
+  prepare(stamp: string): Promise<RestoreTarget>;
+};
+
+/** SQLite in dataDir (decision 0028), with the local disk, or `liveStorage` (a bucket) when given. */
+export function localRestoreDestination(dataDir: string, liveStorage?: ObjectStorage): RestoreDestination {
+  return {
+    buildsOnDisk: true,
+    async lock() {
+      try {
+        return lockDataDir(dataDir, "exclusive");
+      } catch (error) {
+        if (error instanceof DataDirLockedError) {
+          throw new RestoreRefusedError(
+            `${error.message}. Stop it first (for example: sudo systemctl stop cornerstone), then run the restore again. Nothing was changed.`,
+          );
+        }
+        throw error;
+      }
+    },
+    async prepare(stamp) {
+      await removeAbandonedStaging(dataDir);
+      return prepareLocalRestoreTarget(dataDir, stamp, liveStorage);
+    },
+  };
+}
 
 const INSERT_BATCH = 200;
 
@@ -45,48 +79,47 @@ const fullStop = (message: string) => (/[.!?]$/.test(message) ? message : `${mes
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 /**
- * Restores a backup into DATA_DIR (decision 0028):
- * 1. refuses while a server (or backup) holds DATA_DIR's lock;
+ * Restores a backup (decision 0028; PostgreSQL: decision 0042):
+ * 1. refuses while a server (or backup) uses the data (DATA_DIR's lock, or
+ *    on PostgreSQL the database's advisory lock);
  * 2. reads the whole archive once, checking every path, size and SHA-256 and
  *    that its schema is not newer than this code's, before touching anything;
- * 3. builds the database and uploads beside the live ones, at the backup's
- *    schema, then runs the newer migrations;
- * 4. swaps them in, keeping the previous ones under backups/pre-restore-….
+ * 3. builds the database at the backup's schema, loads it, then runs the
+ *    newer migrations: SQLite beside the live data, swapped in at the end
+ *    (the previous data kept under backups/pre-restore-…); PostgreSQL in one
+ *    transaction over the live database, after a pre-restore backup and after
+ *    the objects are in the live storage.
  * Sessions are never in a backup, so everyone signs in again.
  */
 export async function restoreBackup(options: RestoreOptions): Promise<RestoreResult> {
   const clock = options.clock ?? systemClock;
-  let lock;
-  try {
-    lock = lockDataDir(options.dataDir, "exclusive");
-  } catch (error) {
-    if (error instanceof DataDirLockedError) {
-      throw new RestoreRefusedError(
-        `${error.message}. Stop it first (for example: sudo systemctl stop cornerstone), then run the restore again. Nothing was changed.`,
-      );
-    }
-    throw error;
-  }
+  const destination = options.destination ?? localRestoreDestination(options.dataDir);
+  const lock = await destination.lock();
   try {
     // 1. Verify everything before changing anything.
     const manifest = await verifyArchive(options.file);
     checkSchema(manifest);
-    await checkRoom(options, manifest);
+    if (destination.buildsOnDisk) await checkRoom(options, manifest);
 
-    // 2. Build beside the live data.
-    await removeAbandonedStaging(options.dataDir);
+    // 2. Build.
     const stamp = timestampForFileName(clock.now());
-    const target = await (options.prepareTarget ?? ((s) => prepareLocalRestoreTarget(options.dataDir, s)))(stamp);
+    const target = await destination.prepare(stamp);
     let loaded: { rows: Record<string, number>; objects: number };
     let migrationsApplied: string[];
     try {
-      await migrateTo(target.db, manifest.schema.migration);
-      loaded = await loadArchive(options.file, manifest, target);
-      migrationsApplied = await migrateToLatest(target.db);
+      const objects = target.objectsFirst ? await loadObjects(options.file, target.storage) : null;
+      ({ loaded, migrationsApplied } = await target.fill(async (db, migrate) => {
+        await migrateTo(db, manifest.schema.migration, migrate);
+        const rowsLoaded = await loadArchive(options.file, manifest, db, objects === null ? target.storage : null);
+        const applied = await migrateToLatest(db, migrate);
+        return { loaded: { rows: rowsLoaded.rows, objects: objects ?? rowsLoaded.objects }, migrationsApplied: applied };
+      }));
     } catch (error) {
       await target.discard();
       if (error instanceof BackupArchiveError) {
-        throw new RestoreRefusedError(`The backup file changed while it was being restored: ${fullStop(error.message)} Nothing was changed.`);
+        // Objects loaded first only added keys to the live storage; the database is as it was.
+        const unchanged = target.objectsFirst ? "The database was not changed." : "Nothing was changed.";
+        throw new RestoreRefusedError(`The backup file changed while it was being restored: ${fullStop(error.message)} ${unchanged}`);
       }
       throw error;
     }
@@ -95,7 +128,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
     const { previousKeptAt } = await target.swapIn();
     return { manifest, ...loaded, migrationsApplied, previousKeptAt };
   } finally {
-    lock.release();
+    await lock.release();
   }
 }
 
@@ -140,25 +173,49 @@ async function checkRoom(options: RestoreOptions, manifest: BackupManifest): Pro
   }
 }
 
-/** Second pass: rows through Kysely, objects through ObjectStorage; checked against the manifest again. */
+/** Objects only, into storage; checked against the manifest again (PostgreSQL: before any row changes). */
+async function loadObjects(file: string, storage: ObjectStorage): Promise<number> {
+  let objects = 0;
+  const read = await readArchive(file, async (entry) => {
+    if (entry.kind.kind === "object") {
+      await storage.write(entry.kind.key, entry.stream);
+      objects += 1;
+      return;
+    }
+    for await (const _chunk of entry.stream) {
+      // Tables come in the pass that fills the database.
+    }
+  });
+  checkManifest(read);
+  return objects;
+}
+
+/** Rows through Kysely, and objects into `storage` unless they went in already; checked against the manifest again. */
 async function loadArchive(
   file: string,
   manifest: BackupManifest,
-  target: RestoreTarget,
+  targetDb: Kysely<DatabaseSchema>,
+  storage: ObjectStorage | null,
 ): Promise<{ rows: Record<string, number>; objects: number }> {
-  const present = new Set(await listTables(target.db));
+  const present = new Set(await listTables(targetDb as Database));
   for (const table of Object.keys(manifest.tables)) {
     if (!present.has(table) && !(table in EXCLUDED_TABLES)) {
       throw new BackupArchiveError(`The backup holds table ${table}, which its schema (${manifest.schema.migration}) does not define`);
     }
   }
-  const db = target.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+  const db = targetDb as unknown as Kysely<Record<string, Record<string, unknown>>>;
   const rows: Record<string, number> = {};
   let objects = 0;
   const read = await readArchive(file, async (entry) => {
     if (entry.kind.kind === "object") {
-      await target.storage.write(entry.kind.key, entry.stream);
-      objects += 1;
+      if (storage) {
+        await storage.write(entry.kind.key, entry.stream);
+        objects += 1;
+      } else {
+        for await (const _chunk of entry.stream) {
+          // Loaded in the objects' own pass.
+        }
+      }
       return;
     }
     if (entry.kind.kind !== "table") return;

@@ -71,10 +71,24 @@ export function knownMigrations(): string[] {
   return Object.keys(MIGRATIONS).sort();
 }
 
+/**
+ * Options for running migrations. `insideTransaction`: the caller already
+ * holds a transaction on db's one connection (a PostgreSQL restore), so the
+ * migrator must not open (and commit) its own.
+ */
+export type MigrateOptions = { insideTransaction?: boolean };
+
+function migratorFor(db: Kysely<DatabaseSchema>, options: MigrateOptions): Migrator {
+  return new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    disableTransactions: options.insideTransaction ?? false,
+  });
+}
+
 /** Applies migrations up to and including `name` (a restore loads rows at the backup's schema first). */
-export async function migrateTo(db: Database, name: string): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
-  const { error } = await migrator.migrateTo(name);
+export async function migrateTo(db: Kysely<DatabaseSchema>, name: string, options: MigrateOptions = {}): Promise<void> {
+  const { error } = await migratorFor(db, options).migrateTo(name);
   if (error) throw error;
 }
 
@@ -93,7 +107,17 @@ export function openPostgresDatabase(
   });
   // An idle connection that the server drops (restart, failover) must not end the process.
   pool.on("error", (error) => options.onIdleClientError?.(error));
-  return new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+  postgresPools.set(db, pool);
+  return db;
+}
+
+/** Each PostgreSQL database's pool: a backup's snapshot takes a dedicated client from it. */
+const postgresPools = new WeakMap<Database, pg.Pool>();
+
+/** The pool behind db, or null for another backend. */
+export function postgresPoolOf(db: Database): pg.Pool | null {
+  return postgresPools.get(db) ?? null;
 }
 
 export function openDatabaseAt(target: DatabaseTarget, options: { onIdleClientError?: (error: Error) => void } = {}): Database {
@@ -106,12 +130,8 @@ export function dialectOf(db: Kysely<DatabaseSchema>): DatabaseDialect {
 }
 
 /** Applies pending migrations; running it again is a no-op. Safe when two instances start at once (the migrator locks). */
-export async function migrateToLatest(db: Database): Promise<string[]> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => MIGRATIONS },
-  });
-  const { error, results } = await migrator.migrateToLatest();
+export async function migrateToLatest(db: Kysely<DatabaseSchema>, options: MigrateOptions = {}): Promise<string[]> {
+  const { error, results } = await migratorFor(db, options).migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
 }
@@ -158,7 +178,7 @@ export async function assertDatabaseReachable(db: Database, target: DatabaseTarg
 }
 
 /** Two signed 32-bit halves of a hash of `scope`, the key of a PostgreSQL advisory lock. */
-function advisoryLockKey(scope: string): [number, number] {
+export function advisoryLockKey(scope: string): [number, number] {
   const digest = createHash("sha256").update(`cornerstone:${scope}`).digest();
   return [digest.readInt32BE(0), digest.readInt32BE(4)];
 }

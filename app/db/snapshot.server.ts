@@ -1,5 +1,6 @@
 import SQLite from "better-sqlite3";
-import { sqliteFileOf, type Database } from "./database.server";
+import pg from "pg";
+import { postgresPoolOf, sqliteFileOf, type Database } from "./database.server";
 
 /** Kysely's bookkeeping tables: the archive records the migration name instead. */
 export const MIGRATION_TABLES = ["kysely_migration", "kysely_migration_lock"] as const;
@@ -25,8 +26,12 @@ const TABLE_NAME = /^[a-z_][a-z0-9_]*$/;
  * of its first read, while writers carry on. Read quickly, then close: the
  * checkpointer cannot pass a reader that is still open.
  *
- * PostgreSQL (issue 12) does the same on a dedicated connection with
- * `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`.
+ * PostgreSQL (issue 12) does the same on a dedicated pool client with
+ * `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`, reading each table
+ * through a cursor in batches, so a big table never sits in memory.
+ *
+ * Either way the rows come out dialect-neutral (neutralRow): the archive
+ * holds the same JSON whichever engine wrote it, so it restores into either.
  */
 export async function readSnapshot(
   db: Database,
@@ -36,8 +41,10 @@ export async function readSnapshot(
   for (const table of tables) {
     if (!TABLE_NAME.test(table)) throw new Error(`Invalid table name: ${JSON.stringify(table)}`);
   }
+  const pool = postgresPoolOf(db);
+  if (pool) return readPostgresSnapshot(pool, tables, onRow);
   const file = sqliteFileOf(db);
-  if (!file) throw new Error("readSnapshot: this database backend has no snapshot reader yet");
+  if (!file) throw new Error("readSnapshot: this database backend has no snapshot reader");
   const connection = new SQLite(file, { fileMustExist: true });
   try {
     connection.pragma("busy_timeout = 5000");
@@ -61,7 +68,7 @@ export async function readSnapshot(
         continue;
       }
       for (const row of connection.prepare(`SELECT * FROM "${table}" ORDER BY rowid`).iterate()) {
-        await onRow(table, row as SnapshotRow);
+        await onRow(table, neutralRow(row as SnapshotRow));
       }
     }
     connection.exec("COMMIT");
@@ -69,6 +76,108 @@ export async function readSnapshot(
   } finally {
     connection.close();
   }
+}
+
+/** Rows per FETCH from a PostgreSQL cursor. */
+const FETCH_ROWS = 500;
+/** PostgreSQL type ids whose text form we turn into numbers (pg returns int8 as a string). */
+const PG_INT8 = 20;
+
+async function readPostgresSnapshot(
+  pool: pg.Pool,
+  tables: readonly string[],
+  onRow: (table: string, row: SnapshotRow) => void | Promise<void>,
+): Promise<Snapshot> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    // Every read below sees the database as of the first one; writers carry on.
+    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    const existing = new Set(
+      (
+        await client.query<{ name: string }>(
+          "SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = current_schema()",
+        )
+      ).rows.map((row) => row.name),
+    );
+    const migration = existing.has("kysely_migration")
+      ? (await client.query<{ name: string }>("SELECT name FROM kysely_migration ORDER BY name DESC LIMIT 1")).rows[0]?.name
+      : undefined;
+    if (!migration) throw new Error("The database has no migrations applied");
+    const missingTables: string[] = [];
+    for (const table of tables) {
+      if (!existing.has(table)) {
+        missingTables.push(table);
+        continue;
+      }
+      const order = await primaryKeyColumns(client, table);
+      const orderBy = order.length ? ` ORDER BY ${order.map((column) => pg.escapeIdentifier(column)).join(", ")}` : "";
+      await client.query(`DECLARE backup_rows NO SCROLL CURSOR FOR SELECT * FROM ${pg.escapeIdentifier(table)}${orderBy}`);
+      for (;;) {
+        const batch = await client.query(`FETCH ${FETCH_ROWS} FROM backup_rows`);
+        const int8Columns = batch.fields.filter((field) => field.dataTypeID === PG_INT8).map((field) => field.name);
+        for (const row of batch.rows as SnapshotRow[]) {
+          for (const column of int8Columns) row[column] = int8ToNumber(row[column]);
+          await onRow(table, neutralRow(row));
+        }
+        if (batch.rows.length < FETCH_ROWS) break;
+      }
+      await client.query("CLOSE backup_rows");
+    }
+    await client.query("COMMIT");
+    return { migration, missingTables };
+  } catch (error) {
+    broken = error instanceof Error ? error : new Error(String(error));
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    // A client whose transaction could not be rolled back is not handed out again.
+    client.release(broken);
+  }
+}
+
+/** A stable order for the archive: the table's primary key. */
+async function primaryKeyColumns(client: pg.PoolClient, table: string): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT a.attname AS name
+       FROM pg_catalog.pg_index i
+       JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+      WHERE i.indrelid = to_regclass($1) AND i.indisprimary
+      ORDER BY array_position(i.indkey, a.attnum)`,
+    [pg.escapeIdentifier(table)],
+  );
+  return rows.map((row) => row.name);
+}
+
+function int8ToNumber(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  const number = Number(value);
+  // Beyond 2^53 a number would change the value: keep its text.
+  return Number.isSafeInteger(number) ? number : value;
+}
+
+/**
+ * One row as the archive holds it, whichever engine it came from: text,
+ * numbers and null only, as SQLite stores them. The schema keeps to portable
+ * types (text ISO-8601 timestamps, JSON as text, integers), so this is a
+ * safety net for what a driver might still hand back: Date → ISO text,
+ * boolean → 1/0, bigint → number, parsed JSON → its text.
+ */
+export function neutralRow(row: SnapshotRow): SnapshotRow {
+  const out: SnapshotRow = {};
+  for (const [column, value] of Object.entries(row)) out[column] = neutralValue(column, value);
+  return out;
+}
+
+function neutralValue(column: string, value: unknown): string | number | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === "string" || typeof value === "number") return value;
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (typeof value === "bigint") return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  if (value instanceof Date) return value.toISOString();
+  if (Buffer.isBuffer(value)) throw new Error(`Column ${column} holds binary data, which a backup does not carry`);
+  if (typeof value === "object") return JSON.stringify(value);
+  throw new Error(`Column ${column} holds a value a backup cannot carry (${typeof value})`);
 }
 
 /** Every table in the database, Kysely's migration tables included. */

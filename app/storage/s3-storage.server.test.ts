@@ -1,4 +1,7 @@
 import { createHash, createHmac } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { S3_TEST_CREDENTIALS, createTestBucket, s3ConfigFor, type TestBucket } from "../../tests/support/backends";
@@ -162,6 +165,21 @@ describe("S3 storage: objects", () => {
     const res = await fetch(`${endpoint}/${bucket.name}/variants/0123456789abcdef0123.avif`);
     expect(res.headers.get("content-type")).toBe("image/avif");
     expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+  });
+
+  it("writeFile streams a local file in (a backup archive); list pages through the keys under a prefix", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "cornerstone-s3-file-"));
+    try {
+      const file = path.join(dir, "archive.tar.gz");
+      await writeFile(file, Buffer.alloc(300_000, 7));
+      expect(await storage.writeFile("backups/cornerstone-20260101-000000.tar.gz", file)).toEqual({ bytes: 300_000 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    expect(await storage.stat("backups/cornerstone-20260101-000000.tar.gz")).toEqual({ bytes: 300_000 });
+    await storage.write("variants/0123456789abcdef0123.jpg", Readable.from([Buffer.from("jpg")]));
+    expect(await storage.list("backups/")).toEqual([{ key: "backups/cornerstone-20260101-000000.tar.gz", bytes: 300_000 }]);
+    expect((await storage.list("")).map((o) => o.key)).toEqual(["backups/cornerstone-20260101-000000.tar.gz", "variants/0123456789abcdef0123.jpg"]);
   });
 
   it("refuses keys outside the safe alphabet", async () => {

@@ -1,10 +1,13 @@
 import { randomBytes } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import {
   CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
 } from "@aws-sdk/client-s3";
@@ -142,6 +145,26 @@ export async function createS3Storage(config: S3StorageConfig): Promise<ObjectSt
         }),
       );
       return { bytes: data.length, head: first.subarray(0, HEAD_BYTES) };
+    },
+
+    async writeFile(key, file) {
+      assertValidKey(key);
+      const { size } = await stat(file);
+      await client.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(file), ContentLength: size, ContentType: "application/octet-stream" }),
+      );
+      return { bytes: size };
+    },
+
+    async list(prefix) {
+      const found: { key: string; bytes: number }[] = [];
+      let token: string | undefined;
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+        for (const object of page.Contents ?? []) if (object.Key) found.push({ key: object.Key, bytes: Number(object.Size ?? 0) });
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     },
 
     async read(key) {

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
@@ -252,5 +252,26 @@ describe("local storage: what registration and the start-up check use", () => {
     await import("node:fs/promises").then((fs) => fs.writeFile(blocked, "a file where the storage root should be"));
     const broken = createLocalStorage({ rootDir: blocked, signingSecret: SECRET });
     await expect(broken.check({ siteOrigin: "http://127.0.0.1:3000" })).rejects.toThrow(/Cannot write and read files in .*DATA_DIR/s);
+  });
+});
+
+describe("local storage: files and listings (backups)", () => {
+  it("writeFile copies a local file in; list gives the keys under a prefix with their sizes, sorted, without temp files", async () => {
+    const source = path.join(rootDir, "..", `source-${path.basename(rootDir)}`);
+    await writeFile(source, "archive bytes");
+    try {
+      expect(await storage.writeFile("backups/b.tar.gz", source)).toEqual({ bytes: 13 });
+    } finally {
+      await rm(source, { force: true });
+    }
+    await storage.write("backups/a.tar.gz", Readable.from([Buffer.from("x")]));
+    await storage.write("variants/c.jpg", Readable.from([Buffer.from("yy")]));
+    await writeFile(path.join(rootDir, "backups", ".b.tar.gz.123.tmp"), "half");
+    expect(await storage.list("backups/")).toEqual([
+      { key: "backups/a.tar.gz", bytes: 1 },
+      { key: "backups/b.tar.gz", bytes: 13 },
+    ]);
+    expect((await storage.list("")).map((o) => o.key)).toEqual(["backups/a.tar.gz", "backups/b.tar.gz", "variants/c.jpg"]);
+    expect(await createLocalStorage({ rootDir: path.join(rootDir, "missing"), signingSecret: SECRET }).list("backups/")).toEqual([]);
   });
 });

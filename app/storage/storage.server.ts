@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { constants as fsConstants } from "node:fs";
-import { mkdir, open, rename, stat, unlink } from "node:fs/promises";
+import { constants as fsConstants, createReadStream } from "node:fs";
+import { mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { Readable, Transform, type TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -33,6 +33,13 @@ export interface ObjectStorage {
     body: NodeJS.ReadableStream | Readable,
     options?: { maxBytes?: number },
   ): Promise<{ bytes: number; head: Buffer }>;
+  /**
+   * Copies a local file of any size into the object at key (a backup archive:
+   * S3 streams it in one PutObject of known length, up to S3's 5 GB limit).
+   */
+  writeFile(key: string, file: string): Promise<{ bytes: number }>;
+  /** Every object whose key starts with `prefix` (e.g. "backups/"), sorted by key. */
+  list(prefix: string): Promise<{ key: string; bytes: number }[]>;
   /** Returns a readable stream, or null when missing. Consume or destroy the stream: it holds a file handle. */
   read(key: string): Promise<{ stream: Readable; bytes: number } | null>;
   exists(key: string): Promise<boolean>;
@@ -228,6 +235,28 @@ export function createLocalStorage(options: { rootDir: string; signingSecret: st
         throw error;
       }
       return { bytes: counter.bytes, head: counter.head };
+    },
+
+    async writeFile(key, file) {
+      const { bytes } = await storage.write(key, createReadStream(file));
+      return { bytes };
+    },
+
+    async list(prefix) {
+      const found: { key: string; bytes: number }[] = [];
+      const entries = await readdir(rootDir, { recursive: true, withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === "ENOENT") return [];
+        throw error;
+      });
+      for (const entry of entries) {
+        // Temp files start with "."; keys never do.
+        if (!entry.isFile() || entry.name.startsWith(".")) continue;
+        const key = path.relative(rootDir, path.join(entry.parentPath, entry.name)).split(path.sep).join("/");
+        if (!key.startsWith(prefix)) continue;
+        const info = await stat(path.join(entry.parentPath, entry.name)).catch(() => null);
+        if (info) found.push({ key, bytes: info.size });
+      }
+      return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     },
 
     async read(key) {

@@ -1,3 +1,4 @@
+import { PassThrough } from "node:stream";
 import { Router } from "express";
 import { backupsDirOf } from "~/backups/backup-files.server";
 import { readBackupStatus } from "~/backups/backup-state.server";
@@ -31,6 +32,8 @@ export function backupRoutes(services: AppServices, options: { clock?: Clock } =
     res.on("close", () => {
       if (!res.writableFinished) cancelled.abort(new Error("The download was cancelled"));
     });
+    // The archive goes through `body`; the response ends only once createBackup has returned,
+    // its lease released and its outcome recorded, so the dashboard asked next sees it finished.
     try {
       await createBackup(
         { ...services, clock },
@@ -46,11 +49,14 @@ export function backupRoutes(services: AppServices, options: { clock?: Clock } =
                 "Content-Disposition": `attachment; filename="${fileName}"`,
                 "Cache-Control": "no-store",
               });
-              return res;
+              const body = new PassThrough();
+              body.pipe(res, { end: false });
+              return body;
             },
           },
         },
       );
+      res.end();
     } catch (error) {
       if (!res.headersSent) {
         if (cancelled.signal.aborted) return;

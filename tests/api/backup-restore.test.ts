@@ -3,12 +3,17 @@ import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { backupsDirOf } from "~/backups/backup-files.server";
 import { EXCLUDED_TABLES } from "~/backups/backup-tables.server";
 import { createBackup, type BackupServices } from "~/backups/backup.server";
 import { readBackupStatus } from "~/backups/backup-state.server";
-import { RestoreRefusedError, restoreBackup } from "~/backups/restore.server";
+import { localRestoreDestination, RestoreRefusedError, restoreBackup } from "~/backups/restore.server";
+import { parseEnv } from "~/env.server";
+import { createLogger } from "~/lib/logger.server";
+import { createS3Storage } from "~/storage/s3-storage.server";
+import { openServices } from "../../server/bootstrap";
+import { createTestBucket, s3ConfigFor, s3Env } from "../support/backends";
 import { verifyCredentials } from "~/auth/auth.server";
 import { knownMigrations, migrateTo, openDatabase } from "~/db/database.server";
 import { deleteGalleryImage, storageKeysOf } from "~/galleries/galleries.server";
@@ -224,6 +229,30 @@ describe("backup → wipe → restore → identical", () => {
       expect(dump.objects).toEqual(siteDump.objects);
     } finally {
       await restored.db.destroy();
+    }
+  });
+});
+
+describe("SQLite with a bucket (S3_BUCKET without DATABASE_URL)", () => {
+  it("the objects go into the bucket and only the database is swapped in; a server on them has everything", async () => {
+    const endpoint = inject("backends").s3Endpoint;
+    const base = { DATA_DIR: tmpPath("sqlite-s3"), LOG_LEVEL: "silent", NODE_ENV: "test" };
+    const bucket = await createTestBucket(endpoint, { siteOrigins: [new URL(parseEnv(base).SITE_URL).origin] });
+    const storage = await createS3Storage(s3ConfigFor(endpoint, bucket.name));
+    try {
+      const result = await restoreBackup({ dataDir: base.DATA_DIR, file: archive, destination: localRestoreDestination(base.DATA_DIR, storage) });
+      expect(result.objects).toBe(Object.keys(siteDump.objects).length);
+      expect(await bucket.keys()).toEqual(Object.keys(siteDump.objects).sort());
+      expect(existsSync(path.join(base.DATA_DIR, "uploads"))).toBe(false);
+      const services = await openServices(parseEnv({ ...base, ...s3Env(endpoint, bucket.name) }), createLogger({ level: "silent" }));
+      try {
+        expect(await dumpSite(services)).toEqual(siteDump);
+      } finally {
+        await services.close();
+      }
+    } finally {
+      await storage.close();
+      await bucket.remove();
     }
   });
 });

@@ -3,6 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { verifyArchive } from "~/backups/restore.server";
+import { seedDemoGallery } from "~/galleries/demo-images.server";
+import { storageKeysOf } from "~/galleries/galleries.server";
 import { backupsDirOf } from "~/backups/backup-files.server";
 import { acquireBackupLease, BACKUP_LEASE_TTL_MS, SCHEDULED_LEASE_ID } from "~/backups/backup-lease.server";
 import { createBackupScheduler } from "~/backups/backup-scheduler.server";
@@ -206,6 +209,48 @@ describe("scheduled backups", () => {
     expect(await services.storage.exists("variants/orphan.webp")).toBe(false);
     expect(await services.storage.exists(stillUsed)).toBe(true);
     expect(await services.db.selectFrom("deferred_deletions").selectAll().execute()).toEqual([]);
+  });
+});
+
+describe("scheduled backups with S3_BUCKET set (no lasting disk)", () => {
+  // This run's database, with a bucket chosen explicitly: it runs in both runs.
+  let ctx: TestContext | undefined;
+  afterEach(async () => {
+    await ctx?.close();
+    ctx = undefined;
+  });
+
+  it("go to the bucket under backups/, the newest BACKUP_KEEP kept there (other keys left alone), none left on disk; a backup never holds backups/ keys", async () => {
+    ctx = await createTestContext({}, { storage: "s3" });
+    await seedDemoGallery(ctx.services, "traditional", 1, { width: 480, height: 320 });
+    // Not a scheduled backup's name: pruning leaves it.
+    await ctx.services.storage.write("backups/pre-restore-20260101-000000.tar.gz", Readable.from([Buffer.from("older")]));
+    const scheduler = createBackupScheduler(ctx.services, { clock, intervalHours: 24, keep: 2 });
+    await scheduler.runDue();
+    for (let day = 0; day < 3; day++) {
+      clock.advance(24 * HOUR);
+      expect(await scheduler.runDue()).toBe("succeeded");
+    }
+    expect(await ctx.storedKeys("backups/")).toEqual([
+      "backups/cornerstone-20260503-100000.tar.gz",
+      "backups/cornerstone-20260504-100000.tar.gz",
+      "backups/pre-restore-20260101-000000.tar.gz",
+    ]);
+    expect((await fs.readdir(backupsDirOf(ctx.dataDir)).catch(() => [] as string[])).filter((n) => !n.startsWith(".work-"))).toEqual([]);
+    const status = await readBackupStatus({ db: ctx.services.db, clock }, { intervalHours: 24, keep: 2 });
+    const newest = (await ctx.services.storage.stat("backups/cornerstone-20260504-100000.tar.gz"))!;
+    expect(status.lastBackup).toMatchObject({ fileName: "cornerstone-20260504-100000.tar.gz", bytes: newest.bytes });
+
+    // The newest was taken with older backups already in the bucket: it holds the images, and none of them.
+    const copy = path.join(ctx.dataDir, "copy.tar.gz");
+    const object = (await ctx.services.storage.read("backups/cornerstone-20260504-100000.tar.gz"))!;
+    await fs.writeFile(copy, object.stream);
+    const manifest = await verifyArchive(copy);
+    const names = Object.keys(manifest.files);
+    const rows = await ctx.services.db.selectFrom("gallery_images").selectAll().execute();
+    const referenced = rows.flatMap(storageKeysOf).map((key) => `objects/${key}`).sort();
+    expect(referenced.length).toBeGreaterThan(0);
+    expect(names.filter((name) => name.startsWith("objects/")).sort()).toEqual(referenced);
   });
 });
 

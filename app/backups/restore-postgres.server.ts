@@ -1,0 +1,138 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { DatabaseLockedError, lockDatabase } from "~/db/database-lock.server";
+import { describeDatabaseUrl, openPostgresDatabase, type Database } from "~/db/database.server";
+import { hasMigrations, replacePostgresDatabase } from "~/db/restore-database.server";
+import { listTables } from "~/db/snapshot.server";
+import type { SecretsTable } from "~/db/schema";
+import type { Env } from "~/env.server";
+import { systemClock, type Clock } from "~/lib/clock";
+import type { Logger } from "~/lib/logger.server";
+import { openObjectStorage, storageConfigFor } from "~/storage/open-storage.server";
+import type { ObjectStorage } from "~/storage/storage.server";
+import { backupsDirOf, BUCKET_BACKUPS_PREFIX } from "./backup-files.server";
+import { BACKUP_TABLE_NAMES, EXCLUDED_TABLES } from "./backup-tables.server";
+import { createBackup } from "./backup.server";
+import { RestoreRefusedError, type RestoreDestination } from "./restore.server";
+import type { RestoreTarget } from "./restore-target.server";
+
+/**
+ * A restore into PostgreSQL (DATABASE_URL) and the configured storage
+ * (S3_BUCKET, or DATA_DIR/uploads), decision 0042:
+ * - refuses while any server holds the database's instance lock (shared);
+ * - writes a pre-restore backup of the live data first: to the bucket under
+ *   backups/pre-restore-…tar.gz with S3 (an app there may have no lasting
+ *   disk), else to DATA_DIR/backups/pre-restore-…tar.gz;
+ * - loads the objects into the live storage (new keys only add; nothing is
+ *   deleted), then replaces every table in one transaction. The `secrets`
+ *   table (the instances' shared keys) is carried over, as DATA_DIR/secrets/
+ *   is on SQLite.
+ */
+export function postgresRestoreDestination(setup: { env: Env; logger: Logger; clock?: Clock }): RestoreDestination {
+  const { env, logger } = setup;
+  const clock = setup.clock ?? systemClock;
+  const url = env.DATABASE_URL;
+  if (!url) throw new Error("postgresRestoreDestination needs DATABASE_URL");
+  return {
+    buildsOnDisk: false,
+    async lock() {
+      try {
+        return await lockDatabase(url, "exclusive");
+      } catch (error) {
+        if (error instanceof DatabaseLockedError) {
+          throw new RestoreRefusedError(`${error.message}. Stop every instance first, then run the restore again. Nothing was changed.`);
+        }
+        throw error;
+      }
+    },
+    async prepare(stamp) {
+      const db = openPostgresDatabase(url, { maxConnections: 4 });
+      let storage: ObjectStorage | null = null;
+      const close = async () => {
+        await storage?.close().catch(() => {});
+        await db.destroy().catch(() => {});
+      };
+      try {
+        // Never signs anything: it only receives the restored objects.
+        storage = await openObjectStorage(storageConfigFor(env, randomBytes(32).toString("hex")));
+        const previousKeptAt = (await hasMigrations(db)) ? await preRestoreBackup({ db, storage, logger, clock }, env, stamp) : null;
+        return postgresTarget(db, storage, previousKeptAt, close);
+      } catch (error) {
+        await close();
+        throw error;
+      }
+    },
+  };
+}
+
+async function preRestoreBackup(
+  services: { db: Database; storage: ObjectStorage; logger: Logger; clock: Clock },
+  env: Env,
+  stamp: string,
+): Promise<string> {
+  const dir = backupsDirOf(env.DATA_DIR);
+  let result;
+  try {
+    result = await createBackup(services, {
+      purpose: "manual",
+      workDir: dir,
+      destination: { kind: "file", path: path.join(dir, `pre-restore-${stamp}.tar.gz`) },
+    });
+  } catch (error) {
+    throw new RestoreRefusedError(
+      `Could not back up the live data before restoring: ${(error as Error).message}. Nothing was changed.`,
+    );
+  }
+  if (result.status !== "succeeded" || !result.path) {
+    throw new RestoreRefusedError(
+      `Could not back up the live data before restoring: ${result.status === "skipped" ? result.reason : "no file"} Nothing was changed.`,
+    );
+  }
+  if (!env.S3_BUCKET) return result.path;
+  const key = `${BUCKET_BACKUPS_PREFIX}${path.basename(result.path)}`;
+  await services.storage.writeFile(key, result.path);
+  await fs.rm(result.path, { force: true });
+  return `s3://${env.S3_BUCKET}/${key}`;
+}
+
+function postgresTarget(
+  db: Database,
+  storage: ObjectStorage,
+  previousKeptAt: string | null,
+  close: () => Promise<void>,
+): RestoreTarget {
+  // Every table this code knows of: all are rebuilt (the excluded ones come back empty, as on SQLite).
+  const tables = [...BACKUP_TABLE_NAMES, ...Object.keys(EXCLUDED_TABLES)];
+  return {
+    storage,
+    objectsFirst: true,
+    async fill(build) {
+      const secrets = (await listTables(db)).includes("secrets")
+        ? await db.selectFrom("secrets").selectAll().execute()
+        : ([] as SecretsTable[]);
+      return replacePostgresDatabase(db, tables, async (connection) => {
+        const result = await build(connection, { insideTransaction: true });
+        if (secrets.length) {
+          await connection
+            .insertInto("secrets")
+            .values(secrets)
+            .onConflict((conflict) => conflict.column("name").doNothing())
+            .execute();
+        }
+        return result;
+      });
+    },
+    async swapIn() {
+      await close();
+      return { previousKeptAt };
+    },
+    discard: close,
+  };
+}
+
+/** For messages: where a PostgreSQL restore went. */
+export function describePostgresTarget(env: Env): string {
+  const storage = env.S3_BUCKET ? `the bucket ${env.S3_BUCKET}` : `${path.join(env.DATA_DIR, "uploads")}`;
+  return `the PostgreSQL database ${describeDatabaseUrl(env.DATABASE_URL ?? "")} and ${storage}`;
+}
