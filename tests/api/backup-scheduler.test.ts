@@ -90,11 +90,14 @@ describe("scheduled backups", () => {
         clock.advance(24 * HOUR);
         const outcomes = await Promise.all([a.runDue(), b.runDue()]);
         // One instance ran the slot's backup; the other found it claimed or (a moment later) already moved on.
-        // Whether the backup itself succeeds on PostgreSQL is the backup's business (tests/api/backup-*.test.ts).
         const ran = outcomes.filter((o) => o !== "claimed-elsewhere" && o !== "not-due");
         expect(ran, JSON.stringify(outcomes)).toHaveLength(1);
-        succeeded += ran.filter((o) => o === "succeeded").length;
-        expect([...(await filesOn(ctx.dataDir)), ...(await filesOn(otherDataDir))]).toHaveLength(succeeded);
+        expect(ran).toEqual(["succeeded"]);
+        succeeded += 1;
+        // With a bucket, scheduled backups go there (under backups/), not to either instance's disk.
+        expect(await filesOn(ctx.dataDir)).toEqual([]);
+        expect(await filesOn(otherDataDir)).toEqual([]);
+        expect(await ctx.services.storage.list("backups/")).toHaveLength(succeeded);
         // Neither runs it again in this slot.
         expect(await Promise.all([a.runDue(), b.runDue()])).toEqual(["not-due", "not-due"]);
       }
