@@ -168,7 +168,7 @@ describe("S3 storage: objects", () => {
   });
 
   it("writeFile streams a local file in (a backup archive); list pages through the keys under a prefix", async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "cornerstone-s3-file-"));
+    const dir = await mkdtemp(path.join(os.tmpdir(), "cornerstone-bucket-file-"));
     try {
       const file = path.join(dir, "archive.tar.gz");
       await writeFile(file, Buffer.alloc(300_000, 7));

@@ -38,7 +38,7 @@ function runScript(script: "restore", args: string[], env: Record<string, string
 test("a restore refuses while instances run, runs once they stop, and a server started afterwards serves the restored site; no server starts during a restore", async () => {
   const ports = [await freePort(), await freePort()];
   const provisioned = await backends.provision(ports.map((port) => `http://127.0.0.1:${port}`));
-  const work = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-pg-restore-e2e-"));
+  const work = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-restore-e2e-"));
   const scriptEnv = { ...provisioned.env, DATA_DIR: path.join(work, "data") };
   try {
     const a = await startTestServer({ port: ports[0], env: provisioned.env });

@@ -78,6 +78,13 @@ async function stopClusterIn(dir: string): Promise<void> {
   await fs.rm(dir, { recursive: true, force: true });
 }
 
+const STALE_WITHOUT_OWNER_MS = 60 * 60 * 1000;
+
+async function olderThan(dir: string, ms: number): Promise<boolean> {
+  const stat = await fs.stat(dir).catch(() => null);
+  return stat !== null && Date.now() - stat.mtimeMs > ms;
+}
+
 /** Removes clusters and S3 directories left behind by runs that were killed. */
 export async function sweepStaleBackends(): Promise<void> {
   const entries = await fs.readdir(os.tmpdir()).catch(() => [] as string[]);
@@ -86,6 +93,8 @@ export async function sweepStaleBackends(): Promise<void> {
     const dir = path.join(os.tmpdir(), name);
     const owner = Number(await fs.readFile(path.join(dir, OWNER_FILE), "utf8").catch(() => "0"));
     if (owner && processAlive(owner)) continue;
+    // No owner yet: another process may have just made it (mkdtemp, then the owner file). Leave it unless old.
+    if (!owner && !(await olderThan(dir, STALE_WITHOUT_OWNER_MS))) continue;
     if (name.startsWith(PG_PREFIX)) await stopClusterIn(dir);
     else await fs.rm(dir, { recursive: true, force: true });
   }
