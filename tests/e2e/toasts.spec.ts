@@ -1,5 +1,11 @@
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { expect, hydrated, test } from "./fixtures";
+
+/** Where the toast rests once it has slid in: measured mid-slide, a drag could start beside it. */
+async function restingBox(toast: Locator) {
+  await toast.evaluate((element) => Promise.all(element.getAnimations().map((animation) => animation.finished)));
+  return (await toast.boundingBox())!;
+}
 
 async function sendEnquiry(page: Page, name = "Aroha Smith") {
   // Before hydration the click would post the form without JavaScript (and show no toast).
@@ -54,7 +60,7 @@ test.describe("toasts", () => {
     await sendEnquiry(page);
     const toast = page.locator("[data-variant]").filter({ hasText: "Message Sent" });
     await expect(toast).toBeVisible();
-    const box = (await toast.boundingBox())!;
+    const box = await restingBox(toast);
     const y = box.y + box.height / 2;
     const x = box.x + 20;
     // Radix reads pointer events; a mouse drag produces them at both sizes.
@@ -74,7 +80,7 @@ test.describe("toasts", () => {
     await sendEnquiry(page);
     const toast = page.locator("[data-variant]").filter({ hasText: "Message Sent" });
     await expect(toast).toHaveAttribute("data-state", "open");
-    const box = (await toast.boundingBox())!;
+    const box = await restingBox(toast);
     const y = box.y + box.height / 2;
     await page.mouse.move(box.x + 20, y);
     await page.mouse.down();
