@@ -50,6 +50,7 @@ export async function startServer(options: {
 
   const logger = createLogger({ level: env.LOG_LEVEL });
   // PostgreSQL: the same on the shared database, held on a connection of its own while the process lives.
+  let lockFailure: unknown = null;
   if (env.DATABASE_URL) {
     try {
       await lockDatabase(env.DATABASE_URL, "shared", { logger });
@@ -59,7 +60,7 @@ export async function startServer(options: {
         process.exit(1);
       }
       // Most likely unreachable: the start-up check below then says what to fix.
-      logger.warn({ err: error }, "could not take the database's instance lock; a restore would not see this server");
+      lockFailure = error;
     }
   }
   // Development renders every page afresh, so edits to the code show at once.
@@ -75,6 +76,18 @@ export async function startServer(options: {
     }
     throw error;
   });
+  if (env.DATABASE_URL && lockFailure) {
+    // The database answered the start-up check after all: never serve without the lock, or a
+    // restore could run under this server.
+    await lockDatabase(env.DATABASE_URL, "shared", { logger }).catch((error: unknown) => {
+      console.error(
+        error instanceof DatabaseLockedError
+          ? `${error.message}: wait for it to finish, then start the server again.`
+          : `Could not take the database's instance lock (${(error as Error).message}). Check DATABASE_URL and the database, then start the server again.`,
+      );
+      process.exit(1);
+    });
+  }
   await services.images.start();
 
   // A generated first password goes to a private file; only its path is printed.

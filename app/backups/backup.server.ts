@@ -172,8 +172,7 @@ export async function createBackup(services: BackupServices, options: BackupOpti
       temporaryArchive = null;
       bytes = (await fs.stat(finalPath)).size;
     } else if (destination.kind === "storage") {
-      signal.throwIfAborted();
-      ({ bytes } = await destination.storage.writeFile(destination.key, temporaryArchive!));
+      ({ bytes } = await destination.storage.writeFile(destination.key, temporaryArchive!, { signal }));
       await fs.rm(temporaryArchive!, { force: true });
       temporaryArchive = null;
     }

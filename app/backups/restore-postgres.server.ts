@@ -38,7 +38,8 @@ export function postgresRestoreDestination(setup: { env: Env; logger: Logger; cl
     buildsOnDisk: false,
     async lock() {
       try {
-        return await lockDatabase(url, "exclusive");
+        // Logged: should the lock's connection drop mid-restore, an instance could start meanwhile.
+        return await lockDatabase(url, "exclusive", { logger });
       } catch (error) {
         if (error instanceof DatabaseLockedError) {
           throw new RestoreRefusedError(`${error.message}. Stop every instance first, then run the restore again. Nothing was changed.`);
@@ -91,8 +92,16 @@ async function preRestoreBackup(
   }
   if (!env.S3_BUCKET) return result.path;
   const key = `${BUCKET_BACKUPS_PREFIX}${path.basename(result.path)}`;
-  await services.storage.writeFile(key, result.path);
-  await fs.rm(result.path, { force: true });
+  try {
+    await services.storage.writeFile(key, result.path);
+  } catch (error) {
+    throw new RestoreRefusedError(
+      `Could not keep the live data's backup in the bucket before restoring: ${(error as Error).message}. Nothing was changed.`,
+    );
+  } finally {
+    // The app may have no lasting disk: the copy that counts is the bucket's.
+    await fs.rm(result.path, { force: true });
+  }
   return `s3://${env.S3_BUCKET}/${key}`;
 }
 

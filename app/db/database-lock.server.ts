@@ -27,11 +27,15 @@ function lockedMessage(url: string, mode: "shared" | "exclusive"): string {
 }
 
 /** One session holding the lock; rejects with DatabaseLockedError when someone else holds it the other way. */
-async function takeLock(url: string, mode: "shared" | "exclusive", onLost: (error: Error) => void): Promise<pg.Client> {
+async function takeLock(
+  url: string,
+  mode: "shared" | "exclusive",
+  onLost: (error: Error, lost: pg.Client) => void,
+): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
   let ready = false;
   client.on("error", (error) => {
-    if (ready) onLost(error);
+    if (ready) onLost(error, client);
   });
   await client.connect();
   try {
@@ -62,8 +66,9 @@ export async function lockDatabase(
   let retry: NodeJS.Timeout | undefined;
   let attempt = 0;
 
-  const onLost = (error: Error) => {
-    if (released) return;
+  const onLost = (error: Error, lost: pg.Client) => {
+    // A late error from a connection already given up must not end the one holding the lock now.
+    if (released || lost !== client) return;
     client?.end().catch(() => {});
     client = null;
     logger?.warn({ err: error }, "lost the database connection that holds the instance lock; taking it again");

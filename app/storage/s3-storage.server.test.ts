@@ -1,5 +1,5 @@
 import { createHash, createHmac } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, truncate, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
@@ -180,6 +180,23 @@ describe("S3 storage: objects", () => {
     await storage.write("variants/0123456789abcdef0123.jpg", Readable.from([Buffer.from("jpg")]));
     expect(await storage.list("backups/")).toEqual([{ key: "backups/cornerstone-20260101-000000.tar.gz", bytes: 300_000 }]);
     expect((await storage.list("")).map((o) => o.key)).toEqual(["backups/cornerstone-20260101-000000.tar.gz", "variants/0123456789abcdef0123.jpg"]);
+  });
+
+  it("an abort stops writeFile mid-upload and leaves no object (a backup stopped at shutdown)", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "cornerstone-bucket-file-"));
+    try {
+      const file = path.join(dir, "archive.tar.gz");
+      await writeFile(file, "");
+      await truncate(file, 400 * 1024 * 1024);
+      const stop = new AbortController();
+      const upload = storage.writeFile("backups/cornerstone-20260101-010000.tar.gz", file, { signal: stop.signal });
+      setTimeout(() => stop.abort(new Error("shutting down")), 50);
+      await expect(upload).rejects.toThrow();
+      expect(stop.signal.aborted).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    expect(await storage.exists("backups/cornerstone-20260101-010000.tar.gz")).toBe(false);
   });
 
   it("refuses keys outside the safe alphabet", async () => {

@@ -147,12 +147,20 @@ export async function createS3Storage(config: S3StorageConfig): Promise<ObjectSt
       return { bytes: data.length, head: first.subarray(0, HEAD_BYTES) };
     },
 
-    async writeFile(key, file) {
+    async writeFile(key, file, options = {}) {
       assertValidKey(key);
+      options.signal?.throwIfAborted();
       const { size } = await stat(file);
-      await client.send(
-        new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(file), ContentLength: size, ContentType: "application/octet-stream" }),
-      );
+      try {
+        await client.send(
+          new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(file), ContentLength: size, ContentType: "application/octet-stream" }),
+          { abortSignal: options.signal },
+        );
+      } catch (error) {
+        // S3 keeps nothing of a cut-off PUT, but some compatible stores keep the part they got.
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })).catch(() => undefined);
+        throw error;
+      }
       return { bytes: size };
     },
 

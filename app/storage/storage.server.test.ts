@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, truncate, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
@@ -256,6 +256,22 @@ describe("local storage: what registration and the start-up check use", () => {
 });
 
 describe("local storage: files and listings (backups)", () => {
+  it("an abort stops writeFile and leaves neither the object nor a temp file", async () => {
+    const source = path.join(rootDir, "..", `big-${path.basename(rootDir)}`);
+    await writeFile(source, "");
+    await truncate(source, 400 * 1024 * 1024);
+    const stop = new AbortController();
+    try {
+      const copy = storage.writeFile("backups/big.tar.gz", source, { signal: stop.signal });
+      setTimeout(() => stop.abort(new Error("shutting down")), 20);
+      await expect(copy).rejects.toThrow();
+    } finally {
+      await rm(source, { force: true });
+    }
+    expect(await storage.exists("backups/big.tar.gz")).toBe(false);
+    expect(await readdir(path.join(rootDir, "backups")).catch(() => [])).toEqual([]);
+  });
+
   it("writeFile copies a local file in; list gives the keys under a prefix with their sizes, sorted, without temp files", async () => {
     const source = path.join(rootDir, "..", `source-${path.basename(rootDir)}`);
     await writeFile(source, "archive bytes");

@@ -36,8 +36,9 @@ export interface ObjectStorage {
   /**
    * Copies a local file of any size into the object at key (a backup archive:
    * S3 streams it in one PutObject of known length, up to S3's 5 GB limit).
+   * An abort stops the copy; a copy that fails leaves no object at key.
    */
-  writeFile(key: string, file: string): Promise<{ bytes: number }>;
+  writeFile(key: string, file: string, options?: { signal?: AbortSignal }): Promise<{ bytes: number }>;
   /** Every object whose key starts with `prefix` (e.g. "backups/"), sorted by key. */
   list(prefix: string): Promise<{ key: string; bytes: number }[]>;
   /** Returns a readable stream, or null when missing. Consume or destroy the stream: it holds a file handle. */
@@ -237,8 +238,8 @@ export function createLocalStorage(options: { rootDir: string; signingSecret: st
       return { bytes: counter.bytes, head: counter.head };
     },
 
-    async writeFile(key, file) {
-      const { bytes } = await storage.write(key, createReadStream(file));
+    async writeFile(key, file, options = {}) {
+      const { bytes } = await storage.write(key, createReadStream(file, { signal: options.signal }));
       return { bytes };
     },
 

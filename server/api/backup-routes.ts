@@ -1,4 +1,5 @@
 import { PassThrough } from "node:stream";
+import { finished } from "node:stream/promises";
 import { Router } from "express";
 import { backupsDirOf } from "~/backups/backup-files.server";
 import { readBackupStatus } from "~/backups/backup-state.server";
@@ -34,6 +35,8 @@ export function backupRoutes(services: AppServices, options: { clock?: Clock } =
     });
     // The archive goes through `body`; the response ends only once createBackup has returned,
     // its lease released and its outcome recorded, so the dashboard asked next sees it finished.
+    let body: PassThrough | null = null;
+    res.on("close", () => body?.destroy());
     try {
       await createBackup(
         { ...services, clock },
@@ -49,13 +52,16 @@ export function backupRoutes(services: AppServices, options: { clock?: Clock } =
                 "Content-Disposition": `attachment; filename="${fileName}"`,
                 "Cache-Control": "no-store",
               });
-              const body = new PassThrough();
+              body = new PassThrough();
               body.pipe(res, { end: false });
               return body;
             },
           },
         },
       );
+      // createBackup returns once it has written its last byte into `body`; the response may end
+      // only when the pipe has handed all of them on, or the owner gets a truncated archive.
+      if (body) await finished(body as PassThrough, { writable: false });
       res.end();
     } catch (error) {
       if (!res.headersSent) {

@@ -40,9 +40,13 @@ test("a restore refuses while instances run, runs once they stop, and a server s
   const provisioned = await backends.provision(ports.map((port) => `http://127.0.0.1:${port}`));
   const work = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-restore-e2e-"));
   const scriptEnv = { ...provisioned.env, DATA_DIR: path.join(work, "data") };
+  // Stopped in the finally too, so that a failing step leaves no server holding the database.
+  const running: { stop(): Promise<unknown> }[] = [];
   try {
     const a = await startTestServer({ port: ports[0], env: provisioned.env });
+    running.push(a);
     const b = await startTestServer({ port: ports[1], env: provisioned.env });
+    running.push(b);
     const login = await fetch(`${a.url}/api/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(TEST_ADMIN) });
     const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
     const save = (content: string) =>
@@ -91,6 +95,7 @@ test("a restore refuses while instances run, runs once they stop, and a server s
       await c.stop();
     }
   } finally {
+    await Promise.all(running.map((server) => server.stop()));
     await provisioned.remove();
     await fs.rm(work, { recursive: true, force: true });
   }
