@@ -1,25 +1,14 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashTree, rewriteArchive } from "../support/backup-archives";
 import { createSite, dumpSite, openSite, type SiteDump } from "../support/backup-site";
+import { runScript } from "../support/run-script";
 
 /** `npm run backup` and `npm run restore` as a person runs them: separate processes, real files. */
-function run(script: "backup" | "restore", args: string[], dataDir: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", `scripts/${script}.ts`, ...args], {
-      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "silent", ADMIN_PASSWORD: "", ADMIN_USERNAME: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.once("exit", (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const run = (script: "backup" | "restore", args: string[], dataDir: string) =>
+  runScript(script, args, { DATA_DIR: dataDir, LOG_LEVEL: "silent" });
 
 let dataDir: string;
 let dump: SiteDump;

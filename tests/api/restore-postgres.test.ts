@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import fs from "node:fs/promises";
@@ -28,6 +27,7 @@ import { openServices } from "../../server/bootstrap";
 import { createTestBucket, createTestDatabase, s3Env, type TestBucket, type TestDatabase } from "../support/backends";
 import { manifestOf, readEntries, rewriteArchive } from "../support/backup-archives";
 import { SITE_TEXTS, createSite, dumpSite, openSite, type SiteDump } from "../support/backup-site";
+import { runScript } from "../support/run-script";
 
 /**
  * `npm run restore` into PostgreSQL + S3, and the migration path: a backup of
@@ -272,30 +272,16 @@ describe.skipIf(!onPostgres)("restore into PostgreSQL + S3 (runs in the TEST_BAC
 });
 
 /** `npm run backup` / `npm run restore` as a person runs them. */
-function run(script: "backup" | "restore", args: string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", `scripts/${script}.ts`, ...args], {
-      env: { ...process.env, ADMIN_PASSWORD: "", ADMIN_USERNAME: "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.once("exit", (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
 describe.skipIf(!onPostgres)("npm run restore / backup on PostgreSQL + S3 (runs in the TEST_BACKEND=postgres-s3 run)", () => {
   it("restore -- FILE with DATABASE_URL and S3_* set fills that database and bucket; backup there writes a local file that restores into SQLite the same", async () => {
     const target = await freshTarget();
-    const restored = await run("restore", [archive], target.envVars);
+    const restored = await runScript("restore", [archive], target.envVars);
     expect(restored.status, restored.stderr).toBe(0);
     expect(restored.stdout).toContain(`into the PostgreSQL database postgres://postgres@`);
     expect(restored.stdout).toContain(`and the bucket ${target.bucket.name}.`);
     expect(restored.stdout).toContain("The database was empty: there was nothing to keep.");
 
-    const backedUp = await run("backup", [], target.envVars);
+    const backedUp = await runScript("backup", [], target.envVars);
     expect(backedUp.status, backedUp.stderr).toBe(0);
     const file = /Backup written: (\S+\.tar\.gz)/.exec(backedUp.stdout)![1]!;
     expect(path.dirname(file)).toBe(backupsDirOf(target.dataDir));

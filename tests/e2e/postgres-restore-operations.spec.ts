@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { lockDatabase } from "~/db/database-lock.server";
 import { startScaledBackends, type ScaledBackends } from "../support/backends";
+import { runScript } from "../support/run-script";
 import { TEST_ADMIN, freePort, startTestServer } from "../support/test-server";
 
 /**
@@ -21,25 +21,11 @@ test.afterAll(async () => {
   await backends?.stop();
 });
 
-function runScript(script: "restore", args: string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", `scripts/${script}.ts`, ...args], {
-      env: { ...process.env, LOG_LEVEL: "warn", ADMIN_PASSWORD: "", ADMIN_USERNAME: "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.once("exit", (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
 test("a restore refuses while instances run, runs once they stop, and a server started afterwards serves the restored site; no server starts during a restore", async () => {
   const ports = [await freePort(), await freePort()];
   const provisioned = await backends.provision(ports.map((port) => `http://127.0.0.1:${port}`));
   const work = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-restore-e2e-"));
-  const scriptEnv = { ...provisioned.env, DATA_DIR: path.join(work, "data") };
+  const scriptEnv = { ...provisioned.env, DATA_DIR: path.join(work, "data"), LOG_LEVEL: "warn" };
   // Stopped in the finally too, so that a failing step leaves no server holding the database.
   const running: { stop(): Promise<unknown> }[] = [];
   try {

@@ -22,7 +22,10 @@ test.describe("toasts", () => {
     await sendEnquiry(page, "First Visitor");
     const region = page.getByRole("region", { name: "Notifications (F8)" });
     await expect(region.getByRole("listitem")).toHaveCount(1);
+    // Both toasts say the same: mark the first, so the test can tell when the second has taken its place.
+    await region.getByRole("listitem").evaluate((toast) => toast.setAttribute("data-first-toast", ""));
     await sendEnquiry(page, "Second Visitor");
+    await expect(region.locator("[data-first-toast]")).toHaveCount(0);
     await expect(region.getByText("Message Sent")).toHaveCount(1);
     await expect(region.getByRole("listitem")).toHaveCount(1);
 
