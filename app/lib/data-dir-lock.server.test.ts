@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
+import { statSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DataDirLockedError, lockDataDir, wrongUserProblem } from "./data-dir-lock.server";
+import { DataDirLockedError, LOCK_FILE_NAME, lockDataDir, wrongUserProblem } from "./data-dir-lock.server";
 
 let dir: string;
 beforeEach(async () => {
@@ -29,6 +30,19 @@ async function holder(mode: "shared" | "exclusive") {
 }
 
 describe("the DATA_DIR lock", () => {
+  it("creates DATA_DIR 0700 and its lock file 0600 even under a loose umask (it runs before the server sets its own)", () => {
+    const before = process.umask(0o022);
+    try {
+      const dataDir = path.join(dir, "data");
+      const lock = lockDataDir(dataDir, "shared");
+      lock.release();
+      expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+      expect(statSync(path.join(dataDir, LOCK_FILE_NAME)).mode & 0o777).toBe(0o600);
+    } finally {
+      process.umask(before);
+    }
+  });
+
   it("a server's shared lock keeps a restore out, lets another server or backup in, and dies with its process (SIGKILL)", async () => {
     const server = await holder("shared");
     try {

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./private-data-dir.server";
 
 /**
  * A lock on DATA_DIR that cannot go stale: SQLite's own file lock on a small
@@ -23,8 +24,12 @@ export type DataDirLock = { release(): void };
 const held = new Set<SQLite.Database>();
 
 export function lockDataDir(dataDir: string, mode: "shared" | "exclusive"): DataDirLock {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const connection = new SQLite(path.join(dataDir, LOCK_FILE_NAME));
+  // The lock is taken before anything else runs (and sets the private umask), so it makes DATA_DIR
+  // and its own file private itself: a first start then has nothing to tighten.
+  fs.mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const lockFile = path.join(dataDir, LOCK_FILE_NAME);
+  fs.closeSync(fs.openSync(lockFile, "a", PRIVATE_FILE_MODE));
+  const connection = new SQLite(lockFile);
   try {
     connection.pragma("busy_timeout = 0");
     if (mode === "exclusive") {

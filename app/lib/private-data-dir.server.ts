@@ -6,8 +6,8 @@ import path from "node:path";
  * sessions, secrets, and originals that may carry GPS positions.
  */
 export const PRIVATE_UMASK = 0o077;
-const PRIVATE_DIR_MODE = 0o700;
-const PRIVATE_FILE_MODE = 0o600;
+export const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
 
 /**
  * Sets the process umask to 077, so every file written from now on is
