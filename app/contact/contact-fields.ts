@@ -3,6 +3,8 @@
  * form can render before the schema (and zod) is loaded.
  */
 
+import type { ContactSubmissionRow } from "~/db/schema";
+
 /** Spec §9. */
 export const MESSAGE_MIN_LENGTH = 10;
 
@@ -21,3 +23,8 @@ export type ContactSubmission = {
   message: string;
   submittedAt: string;
 };
+
+/** A stored row as the admin and the notification e-mails read it. */
+export function submissionFromRow(row: Omit<ContactSubmissionRow, "read_at">): ContactSubmission {
+  return { id: row.id, name: row.name, email: row.email, phone: row.phone, message: row.message, submittedAt: row.submitted_at };
+}

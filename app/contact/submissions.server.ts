@@ -11,6 +11,7 @@ import {
   type ContactFieldErrors,
   type ContactSubmission,
 } from "./contact-schema";
+import { submissionFromRow } from "./contact-fields";
 import { INBOX_PAGE_SIZE, type InboxItem, type InboxSummary } from "./inbox";
 
 export type EnquiryOutcome =
@@ -19,17 +20,6 @@ export type EnquiryOutcome =
   | { status: "trapped" }
   | { status: "invalid"; errors: ContactFieldErrors }
   | { status: "rate-limited"; retryAfterSeconds: number };
-
-function toSubmission(row: Omit<ContactSubmissionRow, "read_at">): ContactSubmission {
-  return {
-    id: row.id,
-    name: row.name,
-    email: row.email,
-    phone: row.phone,
-    message: row.message,
-    submittedAt: row.submitted_at,
-  };
-}
 
 /**
  * One path for every enquiry (the JSON API and the no-JS form): validate,
@@ -69,7 +59,7 @@ export async function submitEnquiry(
   });
   services.outboxWake.notify();
   services.logger.info({ submissionId: row.id }, "contact enquiry stored");
-  return { status: "stored", submission: toSubmission(row) };
+  return { status: "stored", submission: submissionFromRow(row) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -130,7 +120,7 @@ function notificationStateOf(row: InboxRow): NotificationState {
 
 function toInboxItem(row: InboxRow): InboxItem {
   return {
-    ...toSubmission(row),
+    ...submissionFromRow(row),
     cursor: encodeCursor({ submittedAt: row.submitted_at, id: row.id }),
     readAt: row.read_at,
     notification: notificationStateOf(row),

@@ -1,4 +1,5 @@
 import { formatSubmittedAt } from "~/admin/format-date";
+import type { ContactSubmission } from "~/contact/contact-fields";
 import { identity } from "~/identity";
 import { singleLine, type OutgoingMail } from "./mailer.server";
 import type { MailAddress } from "./smtp-settings";
@@ -14,15 +15,6 @@ export type MailContext = {
   to: string;
   /** SITE_URL, for the link to the admin. */
   siteUrl: string;
-};
-
-export type EnquiryForMail = {
-  id: string;
-  name: string;
-  email: string;
-  phone: string | null;
-  message: string;
-  submittedAt: string;
 };
 
 export function escapeHtml(text: string): string {
@@ -85,7 +77,7 @@ function htmlDocument(title: string, inner: string): string {
   );
 }
 
-function enquiryRows(enquiry: EnquiryForMail): string {
+function enquiryRows(enquiry: ContactSubmission): string {
   const tel = enquiry.phone ? telLink(enquiry.phone) : null;
   const row = (label: string, value: string) =>
     `<tr><th scope="row" style="${STYLE.label}" align="left">${label}</th><td style="${STYLE.value}">${value}</td></tr>`;
@@ -103,7 +95,7 @@ function enquiryRows(enquiry: EnquiryForMail): string {
   );
 }
 
-function enquiryLines(enquiry: EnquiryForMail): string[] {
+function enquiryLines(enquiry: ContactSubmission): string[] {
   return [
     `Name:     ${enquiry.name}`,
     `Email:    ${enquiry.email}`,
@@ -118,12 +110,12 @@ function enquiryLines(enquiry: EnquiryForMail): string[] {
 const AUTOMATED = { "Auto-Submitted": "auto-generated" };
 
 /** Name, e-mail and phone are one-line fields: a stray line break is shown as a space. */
-function oneLineFields(enquiry: EnquiryForMail): EnquiryForMail {
+function oneLineFields(enquiry: ContactSubmission): ContactSubmission {
   return { ...enquiry, name: singleLine(enquiry.name), email: singleLine(enquiry.email), phone: enquiry.phone === null ? null : singleLine(enquiry.phone) };
 }
 
 /** Issue 9 §2: one enquiry, with Reply-To set to the visitor. */
-export function enquiryMail(ctx: MailContext, received: EnquiryForMail, messageId: string): OutgoingMail {
+export function enquiryMail(ctx: MailContext, received: ContactSubmission, messageId: string): OutgoingMail {
   const enquiry = oneLineFields(received);
   const subject = `New enquiry from ${enquiry.name}`;
   const text = [
@@ -155,7 +147,7 @@ export function enquiryMail(ctx: MailContext, received: EnquiryForMail, messageI
 }
 
 /** The hourly cap's digest: every enquiry held back in one clock hour, in one mail. */
-export function digestMail(ctx: MailContext, received: EnquiryForMail[], hourStart: string, messageId: string): OutgoingMail {
+export function digestMail(ctx: MailContext, received: ContactSubmission[], hourStart: string, messageId: string): OutgoingMail {
   const enquiries = received.map(oneLineFields);
   const count = enquiries.length;
   const subject = `${count} more ${count === 1 ? "enquiry" : "enquiries"} from the website`;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ExpressionBuilder, Kysely } from "kysely";
 import { readContent } from "~/content/content.server";
+import { submissionFromRow, type ContactSubmission } from "~/contact/contact-fields";
 import { canSkipLockedRows, tryLockForTransaction } from "~/db/database.server";
 import type { DatabaseSchema, NotificationJobRow } from "~/db/schema";
 import { identity } from "~/identity";
@@ -14,7 +15,6 @@ import {
   messageIdFor,
   signInAlertMail,
   testMail,
-  type EnquiryForMail,
   type MailContext,
   type SignInForMail,
 } from "./messages.server";
@@ -378,7 +378,7 @@ async function mailContext(services: OutboxServices, mail: MailSetup): Promise<M
   return { from: mail.from, to: await notificationRecipient(services), siteUrl: services.env.SITE_URL };
 }
 
-async function enquiriesFor(db: Db, submissionIds: string[]): Promise<EnquiryForMail[]> {
+async function enquiriesFor(db: Db, submissionIds: string[]): Promise<ContactSubmission[]> {
   if (submissionIds.length === 0) return [];
   const rows = await db
     .selectFrom("contact_submissions")
@@ -387,7 +387,7 @@ async function enquiriesFor(db: Db, submissionIds: string[]): Promise<EnquiryFor
     .orderBy("submitted_at")
     .orderBy("id")
     .execute();
-  return rows.map((row) => ({ id: row.id, name: row.name, email: row.email, phone: row.phone, message: row.message, submittedAt: row.submitted_at }));
+  return rows.map(submissionFromRow);
 }
 
 function safeJson(text: string): unknown {
