@@ -77,6 +77,16 @@ describe("AnalyticsCard", () => {
     expect(within(firstRow).getByRole("rowheader")).toHaveTextContent("Sat, Mar 14");
   });
 
+  it("writes a count of one in the singular: '1 visitor', not '1 visitors'", async () => {
+    const days = report().days.map((d) => ({ ...d, visitors: 0, views: 0 }));
+    days[29] = { ...days[29]!, visitors: 1, views: 2 };
+    mockFetch([{ method: "GET", path: "/api/admin/analytics", respond: () => json(200, report({ days, totals: { visitors: 1, views: 2, enquiries: 0 } })) }]);
+    renderWithClient(<AnalyticsCard />);
+    const chart = await screen.findByRole("img", { name: "Visitors per day, last 30 days" });
+    expect(chart).toHaveAccessibleDescription("1 visitor in the last 30 days. Busiest day: Sat, Mar 14 with 1. Today so far: 1.");
+    expect(chart.querySelectorAll("rect")[29]!.querySelector("title")).toHaveTextContent("Sat, Mar 14: 1 visitor");
+  });
+
   it("says when counting is turned off, and when the figures cannot be loaded (with Retry)", async () => {
     let fail = true;
     mockFetch([

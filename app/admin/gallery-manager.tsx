@@ -16,6 +16,7 @@ import { ImagePlus, Upload } from "lucide-react";
 import { useId, useState, type PointerEvent as ReactPointerEvent } from "react";
 import { Button } from "~/components/ui/button";
 import { GALLERY_LOAD_ERROR, GALLERY_TITLES, galleryImageAlt, type GalleryImage, type GalleryType } from "~/galleries/gallery";
+import { plural } from "~/lib/plural";
 import { SubViewFrame } from "./admin-ui";
 import { GalleryImageCard } from "./gallery-image-card";
 import { useReorderImages } from "./gallery-mutations";
@@ -115,7 +116,7 @@ export function GalleryManager({ galleryType, onBack }: { galleryType: GalleryTy
       intro={
         gallery.isSuccess && images.length ? (
           <p>
-            {images.length} {images.length === 1 ? "image" : "images"}, shown on the website in this order.
+            {plural(images.length, "image", "images")}, shown on the website in this order.
           </p>
         ) : null
       }

@@ -1,11 +1,10 @@
 import { useQuery } from "@tanstack/react-query";
 import { ShieldAlert, ShieldCheck } from "lucide-react";
 import type { SecuritySummary, SignInReport } from "~/auth/security-summary";
+import { plural } from "~/lib/plural";
 import { formatSubmittedAt } from "./format-date";
 
 export const SECURITY_SUMMARY_KEY = ["/api/admin/security/summary"] as const;
-
-const plural = (count: number, one: string, many: string) => `${count.toLocaleString("en-NZ")} ${count === 1 ? one : many}`;
 
 /** "5 failed sign-in attempts from 3 different addresses" (with "more than" when the count is capped). */
 export function describeFailures(report: SignInReport): string {

@@ -4,6 +4,7 @@ import { useId, useState } from "react";
 import { buttonClasses, Button } from "~/components/ui/button";
 import { ErrorNotice } from "~/components/ui/error-notice";
 import { Spinner } from "~/components/ui/spinner";
+import { plural } from "~/lib/plural";
 import { SubViewFrame } from "./admin-ui";
 import { inboxKey, useInbox } from "./inbox-queries";
 import { SUBMISSIONS_KEY } from "./query-client";
@@ -75,7 +76,7 @@ export function SubmissionsView({ onBack }: { onBack: () => void }) {
           ) : null}
           {inbox.isFetchNextPageError ? <ErrorNotice>Unable to load more submissions. Please try again.</ErrorNotice> : null}
           <p role="status" className="sr-only">
-            {items.length} {items.length === 1 ? "enquiry" : "enquiries"} shown
+            {plural(items.length, "enquiry", "enquiries")} shown
           </p>
         </>
       )}

@@ -1,5 +1,6 @@
 import { useId } from "react";
 import type { AnalyticsReport } from "~/analytics/report";
+import { plural } from "~/lib/plural";
 import { formatDay } from "./format-day";
 
 const BAR_WIDTH = 8;
@@ -21,7 +22,7 @@ export function VisitorsChart({ days }: { days: AnalyticsReport["days"] }) {
   const summary =
     total === 0
       ? `No visitors counted in the last ${days.length} days.`
-      : `${total} visitors in the last ${days.length} days. Busiest day: ${formatDay(busiest.day)} with ${busiest.visitors}. Today so far: ${today.visitors}.`;
+      : `${plural(total, "visitor", "visitors")} in the last ${days.length} days. Busiest day: ${formatDay(busiest.day)} with ${busiest.visitors}. Today so far: ${today.visitors}.`;
 
   return (
     <figure className="space-y-2">
@@ -53,7 +54,7 @@ export function VisitorsChart({ days }: { days: AnalyticsReport["days"] }) {
               data-day={d.day}
               data-visitors={d.visitors}
             >
-              <title>{`${formatDay(d.day)}: ${d.visitors} visitors`}</title>
+              <title>{`${formatDay(d.day)}: ${plural(d.visitors, "visitor", "visitors")}`}</title>
             </rect>
           );
         })}
