@@ -4,7 +4,7 @@ import { useId, useState, type FormEvent } from "react";
 import { changePasswordSchema, PASSWORD_MIN_LENGTH, type ChangePasswordInput } from "~/auth/password-schema";
 import { Button } from "~/components/ui/button";
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle, DialogTrigger } from "~/components/ui/dialog";
-import { FieldError, fieldClasses } from "~/components/ui/form-field";
+import { TextField } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { ApiError, apiRequest } from "~/lib/api-client";
@@ -126,35 +126,20 @@ function ChangePasswordDialog({ username }: { username: string }) {
         <form noValidate onSubmit={handleSubmit} className="mt-5 space-y-4" aria-label="Change password">
           {/* Lets password managers file the new password under the right account. */}
           <input type="text" name="username" autoComplete="username" value={username} readOnly hidden />
-          {FIELDS.map((field) => {
-            const inputId = `${id}-${field.name}`;
-            const error = errors[field.name];
-            const described = [error ? `${inputId}-error` : null, field.hint ? `${inputId}-hint` : null].filter(Boolean).join(" ");
-            return (
-              <div key={field.name}>
-                <label htmlFor={inputId} className="block text-sm font-semibold text-stone-800">
-                  {field.label}
-                </label>
-                <input
-                  id={inputId}
-                  name={field.name}
-                  type="password"
-                  autoComplete={field.autoComplete}
-                  required
-                  disabled={pending}
-                  aria-invalid={error ? true : undefined}
-                  aria-describedby={described || undefined}
-                  className={fieldClasses(Boolean(error))}
-                />
-                {field.hint && !error ? (
-                  <p id={`${inputId}-hint`} className="mt-1 text-sm text-stone-600">
-                    {field.hint}
-                  </p>
-                ) : null}
-                <FieldError id={`${inputId}-error`} message={error} />
-              </div>
-            );
-          })}
+          {FIELDS.map((field) => (
+            <TextField
+              key={field.name}
+              id={`${id}-${field.name}`}
+              label={field.label}
+              error={errors[field.name]}
+              hint={field.hint}
+              name={field.name}
+              type="password"
+              autoComplete={field.autoComplete}
+              required
+              disabled={pending}
+            />
+          ))}
           {problem ? (
             <p role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-800">
               {problem}

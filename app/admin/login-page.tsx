@@ -3,7 +3,7 @@ import { Lock } from "lucide-react";
 import { useState, type FormEvent } from "react";
 import { loginSchema, type CurrentUser } from "~/auth/login-schema";
 import { Button } from "~/components/ui/button";
-import { FieldError, fieldClasses } from "~/components/ui/form-field";
+import { TextField } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { ApiError, apiRequest } from "~/lib/api-client";
@@ -82,31 +82,21 @@ export function LoginPage({ navigate = hardNavigate }: { navigate?: (url: string
           <p className="mt-2 text-stone-700">Sign in to manage your website content</p>
         </div>
         <form noValidate onSubmit={handleSubmit} className="space-y-5" aria-label="Sign in">
-          {FIELDS.map((field) => {
-            const id = `login-${field.name}`;
-            const error = errors[field.name];
-            return (
-              <div key={field.name}>
-                <label htmlFor={id} className="block text-sm font-semibold text-stone-800">
-                  {field.label}
-                </label>
-                <input
-                  id={id}
-                  name={field.name}
-                  type={field.type}
-                  autoComplete={field.autoComplete}
-                  autoCapitalize="none"
-                  autoCorrect="off"
-                  spellCheck={false}
-                  required
-                  aria-invalid={error ? true : undefined}
-                  aria-describedby={error ? `${id}-error` : undefined}
-                  className={fieldClasses(Boolean(error))}
-                />
-                <FieldError id={`${id}-error`} message={error} />
-              </div>
-            );
-          })}
+          {FIELDS.map((field) => (
+            <TextField
+              key={field.name}
+              id={`login-${field.name}`}
+              label={field.label}
+              error={errors[field.name]}
+              name={field.name}
+              type={field.type}
+              autoComplete={field.autoComplete}
+              autoCapitalize="none"
+              autoCorrect="off"
+              spellCheck={false}
+              required
+            />
+          ))}
           <Button type="submit" size="lg" disabled={pending} className="w-full">
             {pending ? <Spinner className="h-5 w-5" /> : null}
             {pending ? "Signing In..." : "Sign In"}

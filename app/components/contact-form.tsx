@@ -3,7 +3,7 @@ import { useRef, useState, type FormEvent } from "react";
 import { HONEYPOT_FIELD, type ContactField, type ContactFieldErrors } from "~/contact/contact-fields";
 import { apiRequest } from "~/lib/api-client";
 import { Button } from "./ui/button";
-import { FieldError, fieldClasses } from "./ui/form-field";
+import { FieldError, TextField, fieldClasses } from "./ui/form-field";
 import { Spinner } from "./ui/spinner";
 import { toast } from "./ui/use-toast";
 
@@ -108,29 +108,20 @@ export function ContactForm({ serverResult }: { serverResult?: ContactActionResu
       ) : null}
 
       <div className="grid gap-5 sm:grid-cols-2">
-        {FIELDS.map((field) => {
-          const id = `contact-${field.name}`;
-          const error = errors[field.name];
-          return (
-            <div key={field.name} className={field.name === "phone" ? "sm:col-span-2" : undefined}>
-              <label htmlFor={id} className="block text-sm font-semibold text-stone-800">
-                {field.label}
-              </label>
-              <input
-                id={id}
-                name={field.name}
-                type={field.type}
-                autoComplete={field.autoComplete}
-                required={field.required}
-                defaultValue={defaults[field.name] ?? ""}
-                aria-invalid={error ? true : undefined}
-                aria-describedby={error ? `${id}-error` : undefined}
-                className={fieldClasses(Boolean(error))}
-              />
-              <FieldError id={`${id}-error`} message={error} />
-            </div>
-          );
-        })}
+        {FIELDS.map((field) => (
+          <TextField
+            key={field.name}
+            id={`contact-${field.name}`}
+            label={field.label}
+            error={errors[field.name]}
+            className={field.name === "phone" ? "sm:col-span-2" : undefined}
+            name={field.name}
+            type={field.type}
+            autoComplete={field.autoComplete}
+            required={field.required}
+            defaultValue={defaults[field.name] ?? ""}
+          />
+        ))}
       </div>
 
       <div>

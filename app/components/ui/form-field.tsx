@@ -1,3 +1,4 @@
+import type { InputHTMLAttributes } from "react";
 import { cn } from "~/lib/cn";
 
 /** Text inputs and textareas, on the public site and in the admin alike. */
@@ -16,4 +17,40 @@ export function FieldError({ id, message }: { id: string; message?: string }) {
       {message}
     </p>
   ) : null;
+}
+
+type TextFieldProps = Omit<InputHTMLAttributes<HTMLInputElement>, "id" | "className" | "aria-invalid" | "aria-describedby"> & {
+  id: string;
+  label: string;
+  error?: string;
+  /** Help under the field, shown until there is an error to show instead. */
+  hint?: string;
+  /** Classes for the wrapper (its place in a grid), not the input. */
+  className?: string;
+};
+
+/** A labelled input with its hint and its validation message, wired for screen readers. */
+export function TextField({ id, label, error, hint, className, ...input }: TextFieldProps) {
+  const hintId = hint && !error ? `${id}-hint` : undefined;
+  const errorId = error ? `${id}-error` : undefined;
+  return (
+    <div className={className}>
+      <label htmlFor={id} className="block text-sm font-semibold text-stone-800">
+        {label}
+      </label>
+      <input
+        id={id}
+        {...input}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={[errorId, hintId].filter(Boolean).join(" ") || undefined}
+        className={fieldClasses(Boolean(error))}
+      />
+      {hintId ? (
+        <p id={hintId} className="mt-1 text-sm text-stone-600">
+          {hint}
+        </p>
+      ) : null}
+      <FieldError id={`${id}-error`} message={error} />
+    </div>
+  );
 }
