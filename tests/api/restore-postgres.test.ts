@@ -15,7 +15,7 @@ import { postgresRestoreDestination } from "~/backups/restore-postgres.server";
 import { RestoreRefusedError, restoreBackup, verifyArchive } from "~/backups/restore.server";
 import { saveContent } from "~/content/content.server";
 import { DatabaseLockedError, lockDatabase } from "~/db/database-lock.server";
-import { knownMigrations, migrateTo, openDatabase } from "~/db/database.server";
+import { knownMigrations } from "~/db/database.server";
 import { listTables } from "~/db/snapshot.server";
 import { parseEnv, type Env } from "~/env.server";
 import { variantKeyFromPublicPath } from "~/images/processed-image";
@@ -25,7 +25,7 @@ import type { AppServices } from "~/services.server";
 import { createApp } from "../../server/app";
 import { openServices } from "../../server/bootstrap";
 import { createTestBucket, createTestDatabase, s3Env, type TestBucket, type TestDatabase } from "../support/backends";
-import { manifestOf, readEntries, rewriteArchive } from "../support/backup-archives";
+import { manifestOf, readEntries, rewriteArchive, rewriteAtOlderSchema } from "../support/backup-archives";
 import { SITE_TEXTS, createSite, dumpSite, openSite, type SiteDump } from "../support/backup-site";
 import { runScript } from "../support/run-script";
 
@@ -224,40 +224,8 @@ describe.skipIf(!onPostgres)("restore into PostgreSQL + S3 (runs in the TEST_BAC
 
   it("a backup at an older schema restores over a database at the newest: tables rebuilt at the backup's schema, then migrated", async () => {
     const oldest = knownMigrations()[1]!;
-    const scratch = openDatabase(tmpPath("scratch"));
-    let columnsAt: Map<string, Set<string>>;
-    try {
-      await migrateTo(scratch, oldest);
-      columnsAt = new Map((await scratch.introspection.getTables()).map((t) => [t.name, new Set(t.columns.map((c) => c.name))]));
-    } finally {
-      await scratch.destroy();
-    }
     const older = tmpPath("older-schema.tar.gz");
-    await rewriteArchive(
-      archive,
-      older,
-      (entries, manifest) => {
-        manifest.schema.migration = oldest;
-        const kept: typeof entries = [];
-        for (const entry of entries) {
-          const table = Object.entries(manifest.tables).find(([, t]) => t.file === entry.name)?.[0];
-          if (table === undefined) {
-            kept.push(entry);
-            continue;
-          }
-          const columns = columnsAt.get(table);
-          if (!columns) {
-            delete manifest.tables[table];
-            continue;
-          }
-          const lines = entry.data.toString("utf8").split("\n").filter(Boolean);
-          const trimmed = lines.map((line) => JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(line) as object).filter(([k]) => columns.has(k)))));
-          kept.push({ ...entry, data: Buffer.from(trimmed.map((line) => `${line}\n`).join("")) });
-        }
-        return kept;
-      },
-      { rehash: true },
-    );
+    await rewriteAtOlderSchema(archive, older, oldest);
     const target = await freshTarget();
     await liveSite(target);
 

@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import fs from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import zlib from "node:zlib";
 import tar from "tar-stream";
+import { migrateTo, openDatabase } from "~/db/database.server";
 
 /**
  * Tests' tools for backup archives: read every entry of one, and write a
@@ -79,6 +81,49 @@ export async function rewriteArchive(
   }
   await fs.mkdir(path.dirname(target), { recursive: true });
   await writeEntries(target, [...changed, { name: "manifest.json", type: "file", data: Buffer.from(JSON.stringify(manifest)) }]);
+}
+
+/**
+ * Copies `source` to `target` as an older version would have written it: at
+ * schema `migration`, with only the tables and columns that existed then (read
+ * off a scratch database migrated that far), and checksums that match again.
+ */
+export async function rewriteAtOlderSchema(source: string, target: string, migration: string): Promise<void> {
+  const scratchDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-schema-"));
+  let columnsAt: Map<string, Set<string>>;
+  const scratch = openDatabase(path.join(scratchDir, "scratch.db"));
+  try {
+    await migrateTo(scratch, migration);
+    columnsAt = new Map((await scratch.introspection.getTables()).map((t) => [t.name, new Set(t.columns.map((c) => c.name))]));
+  } finally {
+    await scratch.destroy();
+    await fs.rm(scratchDir, { recursive: true, force: true });
+  }
+  await rewriteArchive(
+    source,
+    target,
+    (entries, manifest) => {
+      manifest.schema.migration = migration;
+      const kept: RawEntry[] = [];
+      for (const entry of entries) {
+        const table = Object.entries(manifest.tables).find(([, t]) => t.file === entry.name)?.[0];
+        if (table === undefined) {
+          kept.push(entry);
+          continue;
+        }
+        const columns = columnsAt.get(table);
+        if (!columns) {
+          delete manifest.tables[table];
+          continue;
+        }
+        const lines = entry.data.toString("utf8").split("\n").filter(Boolean);
+        const trimmed = lines.map((line) => JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(line) as object).filter(([k]) => columns.has(k)))));
+        kept.push({ ...entry, data: Buffer.from(trimmed.map((line) => `${line}\n`).join("")) });
+      }
+      return kept;
+    },
+    { rehash: true },
+  );
 }
 
 /** Every file under dir (relative path → SHA-256), for "nothing changed" checks. */
