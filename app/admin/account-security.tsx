@@ -8,7 +8,7 @@ import { TextField } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { ApiError, apiRequest } from "~/lib/api-client";
-import { cardClasses } from "./admin-ui";
+import { DashboardCard } from "./admin-ui";
 import { serverMessage } from "./query-client";
 
 /**
@@ -18,23 +18,15 @@ import { serverMessage } from "./query-client";
  */
 export function AccountCard({ username, navigate }: { username: string; navigate: (url: string) => void }) {
   return (
-    <section aria-labelledby="account-title" className={cardClasses}>
-      <div className="flex items-start gap-3">
-        <span className="inline-flex h-10 w-10 shrink-0 items-center justify-center rounded-lg bg-brand-50 text-brand-700">
-          <UserCog aria-hidden="true" className="h-5 w-5" />
-        </span>
-        <div>
-          <h2 id="account-title" className="text-xl font-bold text-stone-900">
-            Your Account
-          </h2>
-          <p className="mt-1 text-sm text-stone-700">Change your password, or sign out on every phone and computer.</p>
-        </div>
-      </div>
-      <div className="mt-5 grid gap-2">
-        <ChangePasswordDialog username={username} />
-        <SignOutEverywhereDialog navigate={navigate} />
-      </div>
-    </section>
+    <DashboardCard
+      id="account"
+      title="Your Account"
+      description="Change your password, or sign out on every phone and computer."
+      icon={<UserCog aria-hidden="true" className="h-5 w-5" />}
+    >
+      <ChangePasswordDialog username={username} />
+      <SignOutEverywhereDialog navigate={navigate} />
+    </DashboardCard>
   );
 }
 

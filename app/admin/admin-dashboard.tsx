@@ -1,6 +1,6 @@
 import { useMutation } from "@tanstack/react-query";
 import { ExternalLink, FileText, Images, Inbox, LogOut } from "lucide-react";
-import { useEffect, useRef, useState, type ReactNode } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { CurrentUser } from "~/auth/login-schema";
 import { buttonClasses, Button } from "~/components/ui/button";
 import { Spinner } from "~/components/ui/spinner";
@@ -9,7 +9,7 @@ import { PAGE_GROUP_LABELS, PAGE_GROUPS } from "~/content/sections";
 import { GALLERY_TITLES, GALLERY_TYPES } from "~/galleries/gallery";
 import { apiRequest } from "~/lib/api-client";
 import { AccountCard } from "./account-security";
-import { cardClasses, ViewHeading } from "./admin-ui";
+import { DashboardCard, ViewHeading } from "./admin-ui";
 import { BackupCard } from "./backup-card";
 import { AnalyticsCard } from "./analytics-card";
 import { ContentEditor } from "./content-editor";
@@ -105,37 +105,6 @@ export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUse
     case "dashboard":
       return <Dashboard user={user} onOpen={open} focusId={returnFocusTo} navigate={navigate} />;
   }
-}
-
-function DashboardCard({
-  id,
-  title,
-  description,
-  icon,
-  children,
-}: {
-  id: string;
-  title: string;
-  description: string;
-  icon: ReactNode;
-  children: ReactNode;
-}) {
-  return (
-    <section aria-labelledby={`${id}-title`} className={cardClasses}>
-      <div className="flex items-start gap-3">
-        <span className="inline-flex h-10 w-10 shrink-0 items-center justify-center rounded-lg bg-brand-50 text-brand-700">
-          {icon}
-        </span>
-        <div>
-          <h2 id={`${id}-title`} className="text-xl font-bold text-stone-900">
-            {title}
-          </h2>
-          <p className="mt-1 text-sm text-stone-700">{description}</p>
-        </div>
-      </div>
-      <div className="mt-5 grid gap-2">{children}</div>
-    </section>
-  );
 }
 
 const choiceClasses = buttonClasses("outline", "md", "w-full justify-start text-left");

@@ -1,6 +1,7 @@
 import { ArrowLeft } from "lucide-react";
 import { useEffect, useRef, type ReactNode } from "react";
 import { Button } from "~/components/ui/button";
+import { Spinner } from "~/components/ui/spinner";
 import { cn } from "~/lib/cn";
 
 export const cardClasses = "rounded-xl bg-white p-5 shadow-sm ring-1 ring-stone-200 sm:p-6";
@@ -69,6 +70,53 @@ export function SubViewFrame({
         </div>
       </div>
       {children}
+    </div>
+  );
+}
+
+/** A card on the dashboard: an icon, a heading that names the section, a line on what it is for, then its body. */
+export function DashboardCard({
+  id,
+  title,
+  description,
+  icon,
+  bodyClassName = "mt-5 grid gap-2",
+  children,
+}: {
+  id: string;
+  title: string;
+  description: string;
+  icon: ReactNode;
+  bodyClassName?: string;
+  children: ReactNode;
+}) {
+  return (
+    <section aria-labelledby={`${id}-title`} className={cardClasses}>
+      <div className="flex items-start gap-3">
+        <span className="inline-flex h-10 w-10 shrink-0 items-center justify-center rounded-lg bg-brand-50 text-brand-700">
+          {icon}
+        </span>
+        <div>
+          <h2 id={`${id}-title`} className="text-xl font-bold text-stone-900">
+            {title}
+          </h2>
+          <p className="mt-1 text-sm text-stone-700">{description}</p>
+        </div>
+      </div>
+      <div className={bodyClassName}>{children}</div>
+    </section>
+  );
+}
+
+/** Something a view needs could not be loaded: announced at once, with Retry (which spins while it runs). */
+export function LoadFailed({ message, onRetry, retrying }: { message: string; onRetry: () => void; retrying: boolean }) {
+  return (
+    <div role="alert" className="flex flex-col gap-3 rounded-lg border border-red-200 bg-red-50 p-4 text-red-800 sm:flex-row sm:items-center sm:justify-between">
+      <p>{message}</p>
+      <Button variant="outline" className="shrink-0" disabled={retrying} onClick={onRetry}>
+        {retrying ? <Spinner className="h-4 w-4" /> : null}
+        Retry
+      </Button>
     </div>
   );
 }

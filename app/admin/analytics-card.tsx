@@ -2,8 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { BarChart3 } from "lucide-react";
 import type { ReactNode } from "react";
 import type { AnalyticsReport } from "~/analytics/report";
-import { Button } from "~/components/ui/button";
-import { cardClasses } from "./admin-ui";
+import { DashboardCard, LoadFailed } from "./admin-ui";
 import { formatDay } from "./format-day";
 import { VisitorsChart } from "./visitors-chart";
 
@@ -51,43 +50,30 @@ export function AnalyticsCard() {
   const report = useQuery<AnalyticsReport>({ queryKey: ANALYTICS_KEY });
 
   return (
-    <section aria-labelledby="analytics-title" className={cardClasses}>
-      <div className="flex items-start gap-3">
-        <span className="inline-flex h-10 w-10 shrink-0 items-center justify-center rounded-lg bg-brand-50 text-brand-700">
-          <BarChart3 aria-hidden="true" className="h-5 w-5" />
-        </span>
-        <div>
-          <h2 id="analytics-title" className="text-xl font-bold text-stone-900">
-            Visits and Enquiries
-          </h2>
-          <p className="mt-1 text-sm text-stone-700">
-            The last 30 days. Visits are counted without cookies and without tracking anyone; each visitor counts once a day.
-          </p>
-        </div>
-      </div>
-
+    <DashboardCard
+      id="analytics"
+      title="Visits and Enquiries"
+      description="The last 30 days. Visits are counted without cookies and without tracking anyone; each visitor counts once a day."
+      icon={<BarChart3 aria-hidden="true" className="h-5 w-5" />}
+      bodyClassName="mt-5"
+    >
       {report.isPending ? (
-        <p role="status" className="mt-5 text-stone-700">
+        <p role="status" className="text-stone-700">
           Loading visits...
         </p>
       ) : report.isError ? (
-        <div role="alert" className="mt-5 flex flex-col gap-3 rounded-lg border border-red-200 bg-red-50 p-4 text-red-800 sm:flex-row sm:items-center sm:justify-between">
-          <p>The visit figures could not be loaded.</p>
-          <Button variant="outline" className="shrink-0" disabled={report.isFetching} onClick={() => void report.refetch()}>
-            Retry
-          </Button>
-        </div>
+        <LoadFailed message="The visit figures could not be loaded." onRetry={() => void report.refetch()} retrying={report.isFetching} />
       ) : (
         <AnalyticsFigures report={report.data} />
       )}
-    </section>
+    </DashboardCard>
   );
 }
 
 function AnalyticsFigures({ report }: { report: AnalyticsReport }) {
   const mostEnquiries = Math.max(1, ...report.enquiriesPerWeek.map((w) => w.enquiries));
   return (
-    <div className="mt-5 space-y-6">
+    <div className="space-y-6">
       {!report.enabled ? (
         <p className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-stone-900">
           Visit counting is turned off on this server (ANALYTICS=off). Enquiries are still shown.

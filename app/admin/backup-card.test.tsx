@@ -74,11 +74,19 @@ describe("the dashboard's backup card", () => {
     expect(within(card).getByRole("status")).toHaveTextContent("Your backup is downloading.");
   });
 
-  it("says so when the status cannot be loaded, and still offers the download", async () => {
-    mockFetch([{ method: "GET", path: "/api/admin/backups/status", respond: () => json(500, { message: "boom" }) }]);
+  it("says so when the status cannot be loaded, still offers the download, and loads it on Retry", async () => {
+    let fail = true;
+    mockFetch([
+      { method: "GET", path: "/api/admin/backups/status", respond: () => (fail ? json(500, { message: "boom" }) : json(200, base)) },
+    ]);
     renderWithClient(<BackupCard />);
     const card = screen.getByRole("region", { name: "Backups" });
-    expect(await within(card).findByRole("alert")).toHaveTextContent("Unable to load the backup status.");
+    const alert = await within(card).findByRole("alert");
+    expect(alert).toHaveTextContent("Unable to load the backup status.");
     expect(within(card).getByRole("link", { name: "Download backup" })).toBeInTheDocument();
+    fail = false;
+    await userEvent.click(within(alert).getByRole("button", { name: "Retry" }));
+    expect(await within(card).findByText("No backup yet.")).toBeInTheDocument();
+    expect(within(card).queryByRole("alert")).toBeNull();
   });
 });

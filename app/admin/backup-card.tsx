@@ -9,7 +9,7 @@ import {
   type BackupStatus,
 } from "~/backups/backup-status";
 import { buttonClasses } from "~/components/ui/button";
-import { cardClasses } from "./admin-ui";
+import { DashboardCard, LoadFailed } from "./admin-ui";
 import { formatSubmittedAt } from "./format-date";
 
 const PROBLEM_LEAD: Record<NonNullable<BackupStatus["problem"]>["kind"], string> = {
@@ -30,76 +30,66 @@ export function BackupCard() {
   const [downloadStarted, setDownloadStarted] = useState(false);
 
   return (
-    <section aria-labelledby="backups-title" className={cardClasses}>
-      <div className="flex items-start gap-3">
-        <span className="inline-flex h-10 w-10 shrink-0 items-center justify-center rounded-lg bg-brand-50 text-brand-700">
-          <DatabaseBackup aria-hidden="true" className="h-5 w-5" />
-        </span>
-        <div>
-          <h2 id="backups-title" className="text-xl font-bold text-stone-900">
-            Backups
-          </h2>
-          <p className="mt-1 text-sm text-stone-700">A copy of every text, photo and enquiry on the website.</p>
-        </div>
-      </div>
-
-      <div className="mt-5 grid gap-3 text-sm text-stone-800">
-        {status.isPending ? (
-          <p role="status">Loading backup status...</p>
-        ) : status.isError ? (
-          <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-3 text-red-800">
-            Unable to load the backup status. Please try again later.
+    <DashboardCard
+      id="backups"
+      title="Backups"
+      description="A copy of every text, photo and enquiry on the website."
+      icon={<DatabaseBackup aria-hidden="true" className="h-5 w-5" />}
+      bodyClassName="mt-5 grid gap-3 text-sm text-stone-800"
+    >
+      {status.isPending ? (
+        <p role="status">Loading backup status...</p>
+      ) : status.isError ? (
+        <LoadFailed message="Unable to load the backup status." onRetry={() => void status.refetch()} retrying={status.isFetching} />
+      ) : (
+        <>
+          <p>
+            {status.data.lastBackup ? (
+              <>
+                Last backup: {when(status.data.lastBackup.at)} ({formatBytes(status.data.lastBackup.bytes)})
+              </>
+            ) : (
+              "No backup yet."
+            )}
           </p>
-        ) : (
-          <>
-            <p>
-              {status.data.lastBackup ? (
-                <>
-                  Last backup: {when(status.data.lastBackup.at)} ({formatBytes(status.data.lastBackup.bytes)})
-                </>
-              ) : (
-                "No backup yet."
-              )}
-            </p>
-            <p className="text-stone-700">
-              {status.data.schedule.intervalHours > 0
-                ? `Automatic backups every ${status.data.schedule.intervalHours} hours; the newest ${status.data.schedule.keep} are kept on the server.`
-                : "Automatic backups are off."}
-            </p>
-            {status.data.running ? <p className="text-stone-700">A backup is being made right now.</p> : null}
-            {status.data.problem ? (
-              <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-3 text-red-800" data-testid="backup-problem">
-                {PROBLEM_LEAD[status.data.problem.kind]} ({when(status.data.problem.at)}): {status.data.problem.message}
-              </p>
-            ) : null}
-            <p>
-              {status.data.lastDownloadAt ? <>Last downloaded: {when(status.data.lastDownloadAt)}</> : "Not downloaded yet."}
-            </p>
-            {status.data.downloadReminder && !downloadStarted ? (
-              <p className="rounded-lg border border-amber-200 bg-amber-50 p-3 text-amber-900" data-testid="backup-reminder">
-                {status.data.lastDownloadAt
-                  ? `It has been more than ${DOWNLOAD_REMINDER_DAYS} days since you last downloaded a backup.`
-                  : `You have not downloaded a backup in the last ${DOWNLOAD_REMINDER_DAYS} days.`}{" "}
-                Download one now and keep it somewhere safe, off this server: on your computer or in cloud storage.
-              </p>
-            ) : null}
-          </>
-        )}
-        <a
-          href={BACKUP_DOWNLOAD_URL}
-          download
-          className={buttonClasses("primary", "md", "w-full")}
-          onClick={() => setDownloadStarted(true)}
-        >
-          <Download aria-hidden="true" className="h-4 w-4" />
-          Download backup
-        </a>
-        {downloadStarted ? (
-          <p role="status" className="text-stone-700">
-            Your backup is downloading. Keep the file somewhere safe, off this server.
+          <p className="text-stone-700">
+            {status.data.schedule.intervalHours > 0
+              ? `Automatic backups every ${status.data.schedule.intervalHours} hours; the newest ${status.data.schedule.keep} are kept on the server.`
+              : "Automatic backups are off."}
           </p>
-        ) : null}
-      </div>
-    </section>
+          {status.data.running ? <p className="text-stone-700">A backup is being made right now.</p> : null}
+          {status.data.problem ? (
+            <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-3 text-red-800" data-testid="backup-problem">
+              {PROBLEM_LEAD[status.data.problem.kind]} ({when(status.data.problem.at)}): {status.data.problem.message}
+            </p>
+          ) : null}
+          <p>
+            {status.data.lastDownloadAt ? <>Last downloaded: {when(status.data.lastDownloadAt)}</> : "Not downloaded yet."}
+          </p>
+          {status.data.downloadReminder && !downloadStarted ? (
+            <p className="rounded-lg border border-amber-200 bg-amber-50 p-3 text-amber-900" data-testid="backup-reminder">
+              {status.data.lastDownloadAt
+                ? `It has been more than ${DOWNLOAD_REMINDER_DAYS} days since you last downloaded a backup.`
+                : `You have not downloaded a backup in the last ${DOWNLOAD_REMINDER_DAYS} days.`}{" "}
+              Download one now and keep it somewhere safe, off this server: on your computer or in cloud storage.
+            </p>
+          ) : null}
+        </>
+      )}
+      <a
+        href={BACKUP_DOWNLOAD_URL}
+        download
+        className={buttonClasses("primary", "md", "w-full")}
+        onClick={() => setDownloadStarted(true)}
+      >
+        <Download aria-hidden="true" className="h-4 w-4" />
+        Download backup
+      </a>
+      {downloadStarted ? (
+        <p role="status" className="text-stone-700">
+          Your backup is downloading. Keep the file somewhere safe, off this server.
+        </p>
+      ) : null}
+    </DashboardCard>
   );
 }

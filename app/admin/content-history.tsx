@@ -8,6 +8,7 @@ import { toast } from "~/components/ui/use-toast";
 import { apiRequest, isUnauthorizedError } from "~/lib/api-client";
 import { formatSubmittedAt } from "./format-date";
 import { contentKey } from "./query-client";
+import { LoadFailed } from "./admin-ui";
 
 /** One earlier text, as GET /api/admin/content/:key/history lists it. */
 export type ContentVersion = { id: string; content: string; savedAt: string; savedBy: string | null };
@@ -179,12 +180,7 @@ function HistorySteps({
           <Spinner className="h-4 w-4" /> Loading earlier versions...
         </p>
       ) : versions.isError ? (
-        <div role="alert" className="space-y-3 rounded-lg border border-red-200 bg-red-50 p-4 text-red-800">
-          <p>The earlier versions could not be loaded.</p>
-          <Button variant="outline" onClick={() => void versions.refetch()} disabled={versions.isFetching}>
-            Retry
-          </Button>
-        </div>
+        <LoadFailed message="The earlier versions could not be loaded." onRetry={() => void versions.refetch()} retrying={versions.isFetching} />
       ) : versions.data.length === 0 ? (
         <p className="rounded-lg bg-stone-50 p-4 text-stone-700">
           No earlier versions yet. Each time you save, the text it replaces is kept here.

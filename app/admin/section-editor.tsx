@@ -8,6 +8,7 @@ import { fieldClasses } from "~/components/ui/form-field";
 import { ContentHistory, historyKey } from "./content-history";
 import { contentKey } from "./query-client";
 import { useUnsavedDraft } from "./unsaved-changes";
+import { LoadFailed } from "./admin-ui";
 
 export const CONTENT_UPDATED = {
   title: "Content Updated",
@@ -102,13 +103,7 @@ export function SectionEditor({ sectionKey, sectionTitle = sectionKey, defaultCo
         />
       </div>
       {loadFailed ? (
-        <div role="alert" className="flex flex-col gap-3 rounded-lg border border-red-200 bg-red-50 p-4 text-red-800 sm:flex-row sm:items-center sm:justify-between">
-          <p>{CONTENT_LOAD_FAILED}</p>
-          <Button variant="outline" className="shrink-0" disabled={entry.isFetching} onClick={() => void entry.refetch()}>
-            {entry.isFetching ? <Spinner className="h-4 w-4" /> : null}
-            Retry
-          </Button>
-        </div>
+        <LoadFailed message={CONTENT_LOAD_FAILED} onRetry={() => void entry.refetch()} retrying={entry.isFetching} />
       ) : null}
       {/* Save comes first after the field (focus order); on wider screens it sits on the right, History on the left. */}
       <div className="flex flex-col gap-2 sm:flex-row-reverse sm:justify-start">
