@@ -45,17 +45,12 @@ export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUse
   const [view, setView] = useState<AdminView>(() => (typeof window === "undefined" ? DASHBOARD : viewInAddress()));
   const [returnFocusTo, setReturnFocusTo] = useState<string | null>(null);
   const unsaved = useUnsavedChangesGuard();
-  const viewRef = useRef(view);
-  useEffect(() => {
-    viewRef.current = view;
-  }, [view]);
-
   useEffect(() => {
     // The browser's Back and Forward buttons move between the dashboard and the views.
     const followAddress = () => {
       if (unsaved?.hasUnsaved()) {
         // Unsaved text: put this view's address back, and leave only if the owner discards it.
-        window.history.pushState({ ...window.history.state, [OPENED_FROM_DASHBOARD]: true }, "", urlOf(viewRef.current));
+        window.history.pushState({ ...window.history.state, [OPENED_FROM_DASHBOARD]: true }, "", urlOf(view));
         unsaved.confirmLeave(() => window.history.back());
         return;
       }
@@ -67,7 +62,7 @@ export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUse
     };
     window.addEventListener("popstate", followAddress);
     return () => window.removeEventListener("popstate", followAddress);
-  }, [unsaved]);
+  }, [unsaved, view]);
 
   const open = (next: AdminView) => {
     setView(next);

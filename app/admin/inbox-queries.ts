@@ -10,7 +10,7 @@ type Pages = InfiniteData<InboxItem[], string | null>;
 
 export const inboxKey = (unreadOnly: boolean) => [...SUBMISSIONS_KEY, { unreadOnly }] as const;
 
-export function inboxUrl(unreadOnly: boolean, before: string | null): string {
+function inboxUrl(unreadOnly: boolean, before: string | null): string {
   const params = new URLSearchParams({ limit: String(INBOX_PAGE_SIZE) });
   if (unreadOnly) params.set("unread", "1");
   if (before) params.set("before", before);
@@ -76,9 +76,4 @@ export function useResendNotification() {
       void queryClient.invalidateQueries({ queryKey: NOTIFICATIONS_STATUS_KEY });
     },
   });
-}
-
-/** Loads the open lists again (e.g. "Check again" after a resend, so its result shows). */
-export function refreshInbox(queryClient: QueryClient) {
-  return queryClient.invalidateQueries({ queryKey: SUBMISSIONS_KEY });
 }
