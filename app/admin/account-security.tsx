@@ -7,9 +7,9 @@ import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle, Dia
 import { TextField } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
-import { ApiError, apiRequest } from "~/lib/api-client";
+import { ApiError, apiRequest, isUnauthorizedError } from "~/lib/api-client";
 import { DashboardCard } from "./admin-ui";
-import { serverMessage } from "./query-client";
+import { failureToast, serverMessage } from "./query-client";
 
 /**
  * Issue 8, items 13 and 14: the owner's own account on the dashboard.
@@ -64,7 +64,7 @@ function ChangePasswordDialog({ username }: { username: string }) {
     },
     onError: (error) => {
       // A 401 has its own toast and reload (see query-client.ts).
-      if (error instanceof ApiError && error.status === 401) return;
+      if (isUnauthorizedError(error)) return;
       const fieldErrors = serverFieldErrors(error);
       if (Object.keys(fieldErrors).length) {
         setErrors(fieldErrors);
@@ -160,10 +160,7 @@ function SignOutEverywhereDialog({ navigate }: { navigate: (url: string) => void
     mutationFn: () => apiRequest("DELETE", "/api/admin/sessions"),
     // This session has ended too: a fresh load of /admin shows the login page.
     onSuccess: () => navigate("/admin"),
-    onError: (error) => {
-      if (error instanceof ApiError && error.status === 401) return;
-      toast({ title: "Sign Out Failed", description: "Please try again.", variant: "destructive" });
-    },
+    onError: failureToast({ title: "Sign Out Failed", description: "Please try again." }),
   });
   const pending = signOut.isPending || signOut.isSuccess;
   return (

@@ -5,9 +5,9 @@ import { Button } from "~/components/ui/button";
 import { Dialog, DialogContent, DialogDescription, DialogTitle, DialogTrigger } from "~/components/ui/dialog";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
-import { apiRequest, isUnauthorizedError } from "~/lib/api-client";
+import { apiRequest } from "~/lib/api-client";
 import { formatSubmittedAt } from "./format-date";
-import { contentKey } from "./query-client";
+import { contentKey, failureToast } from "./query-client";
 import { LoadFailed } from "./admin-ui";
 
 /** One earlier text, as GET /api/admin/content/:key/history lists it. */
@@ -111,11 +111,7 @@ function HistorySteps({
         queryClient.invalidateQueries({ queryKey: historyKey(sectionKey) }),
       ]);
     },
-    onError: (error) => {
-      // A 401 has its own toast and reload (see query-client.ts).
-      if (isUnauthorizedError(error)) return;
-      toast({ ...RESTORE_FAILED, variant: "destructive" });
-    },
+    onError: failureToast(RESTORE_FAILED),
   });
 
   if (step.kind !== "list") {

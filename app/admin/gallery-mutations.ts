@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { toast } from "~/components/ui/use-toast";
 import type { GalleryImage, GalleryType } from "~/galleries/gallery";
-import { apiRequest, isUnauthorizedError } from "~/lib/api-client";
-import { galleryKey, invalidateGalleries } from "./query-client";
+import { apiRequest } from "~/lib/api-client";
+import { failureToast, galleryKey, invalidateGalleries } from "./query-client";
 
 /** Spec §8: the gallery toasts, word for word. */
 export const GALLERY_TOASTS = {
@@ -15,14 +15,6 @@ export const GALLERY_TOASTS = {
   captionFailed: { title: "Update failed", description: "Failed to update caption" },
   reorderFailed: { title: "Reorder failed", description: "Failed to reorder images" },
 } as const;
-
-function failureToast(which: { title: string; description: string }) {
-  return (error: unknown) => {
-    // A 401 has its own toast and reload (see query-client.ts).
-    if (isUnauthorizedError(error)) return;
-    toast({ ...which, variant: "destructive" });
-  };
-}
 
 export const DELETE_CONFIRMATION = "Are you sure you want to delete this image?";
 

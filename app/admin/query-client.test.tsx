@@ -2,8 +2,8 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { act, fireEvent, screen } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { toast } from "~/components/ui/use-toast";
-import { apiRequest } from "~/lib/api-client";
-import { createAdminQueryClient, invalidateGalleries, serverMessage } from "./query-client";
+import { ApiError, apiRequest } from "~/lib/api-client";
+import { createAdminQueryClient, failureToast, invalidateGalleries, serverMessage } from "./query-client";
 import { json, mockFetch, renderWithClient } from "./test-helpers";
 
 vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
@@ -101,6 +101,18 @@ describe("createAdminQueryClient", () => {
     for (const key of keys) await client.fetchQuery({ queryKey: [key] });
     await invalidateGalleries(client);
     expect(keys.map((key) => client.getQueryState([key])?.isInvalidated)).toEqual([true, true, false]);
+  });
+
+  it("a mutation's failure toast: none on a 401 (that has its own), the given text, or the server's message with fromServer", () => {
+    const which = { title: "Delete failed", description: "Could not delete the enquiry." };
+    failureToast(which)(new ApiError(401, '{"message":"Authentication required"}', "Unauthorized"));
+    expect(toast).not.toHaveBeenCalled();
+    failureToast(which)(new ApiError(500, '{"message":"Disk full"}', "Internal Server Error"));
+    expect(toast).toHaveBeenLastCalledWith({ ...which, variant: "destructive" });
+    failureToast(which, { fromServer: true })(new ApiError(500, '{"message":"Disk full"}', "Internal Server Error"));
+    expect(toast).toHaveBeenLastCalledWith({ title: "Delete failed", description: "Disk full", variant: "destructive" });
+    failureToast(which, { fromServer: true })(new TypeError("Failed to fetch"));
+    expect(toast).toHaveBeenLastCalledWith({ ...which, variant: "destructive" });
   });
 
   it("reads the server's message from an error", () => {

@@ -77,6 +77,19 @@ export function invalidateGalleries(queryClient: QueryClient) {
   });
 }
 
+/**
+ * A mutation's onError: its failure toast, except on a 401 (that has its own
+ * toast and reload, above). With `fromServer`, the server's message, when it
+ * sent one, replaces the description.
+ */
+export function failureToast(which: { title: string; description: string }, options: { fromServer?: boolean } = {}) {
+  return (error: unknown) => {
+    if (isUnauthorizedError(error)) return;
+    const description = options.fromServer ? serverMessage(error, which.description) : which.description;
+    toast({ title: which.title, description, variant: "destructive" });
+  };
+}
+
 /** The server's `{message}` from an API error, or the fallback. */
 export function serverMessage(error: unknown, fallback: string): string {
   const text = (error as { responseText?: unknown })?.responseText;

@@ -3,10 +3,10 @@ import { useId, useState } from "react";
 import { Button } from "~/components/ui/button";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
-import { apiRequest, getJson, isUnauthorizedError } from "~/lib/api-client";
+import { apiRequest, getJson } from "~/lib/api-client";
 import { fieldClasses } from "~/components/ui/form-field";
 import { ContentHistory, historyKey } from "./content-history";
-import { contentKey } from "./query-client";
+import { contentKey, failureToast } from "./query-client";
 import { useUnsavedDraft } from "./unsaved-changes";
 import { LoadFailed } from "./admin-ui";
 
@@ -70,11 +70,7 @@ export function SectionEditor({ sectionKey, sectionTitle = sectionKey, defaultCo
       setDraft(null);
       onClose?.();
     },
-    onError: (error) => {
-      // A 401 has its own toast and reload (see query-client.ts).
-      if (isUnauthorizedError(error)) return;
-      toast({ ...CONTENT_SAVE_FAILED, variant: "destructive" });
-    },
+    onError: failureToast(CONTENT_SAVE_FAILED),
   });
 
   return (

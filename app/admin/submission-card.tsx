@@ -6,23 +6,16 @@ import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle } fr
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { telHref } from "~/identity";
-import { isUnauthorizedError } from "~/lib/api-client";
 import { cn } from "~/lib/cn";
 import { cardClasses } from "./admin-ui";
 import { formatSubmittedAt } from "./format-date";
 import { useDeleteEnquiry, useResendNotification, useSetRead } from "./inbox-queries";
 import { NotificationStateLine } from "./notification-state-line";
-import { serverMessage } from "./query-client";
+import { failureToast } from "./query-client";
 
 const linkClasses = "font-medium break-all text-brand-700 underline underline-offset-2 hover:text-brand-800";
 
-function failed(title: string, fallback: string) {
-  return (error: unknown) => {
-    // A 401 has its own toast and reload (see query-client.ts).
-    if (isUnauthorizedError(error)) return;
-    toast({ title, description: serverMessage(error, fallback), variant: "destructive" });
-  };
-}
+const failed = (title: string, description: string) => failureToast({ title, description }, { fromServer: true });
 
 /**
  * One enquiry in the inbox (spec §2 Submissions view, issue 9 §4–5): date,
