@@ -37,5 +37,7 @@ export function formatSubmittedAt(value: string | number | Date, options: { time
 export function formatDueTime(value: string | number | Date, now: Date = new Date()): string {
   const time = new Date(value);
   if (time.toDateString() !== now.toDateString()) return formatSubmittedAt(time);
-  return new Intl.DateTimeFormat("en-US", { hour: "numeric", minute: "2-digit", hour12: true }).format(time);
+  return timeOfDay.format(time);
 }
+
+const timeOfDay = new Intl.DateTimeFormat("en-US", { hour: "numeric", minute: "2-digit", hour12: true });

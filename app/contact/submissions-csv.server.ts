@@ -1,3 +1,4 @@
+import { dayIn } from "~/analytics/calendar";
 import { identity } from "~/identity";
 import type { NotificationState } from "~/notifications/notification-state";
 import type { InboxItem } from "./inbox";
@@ -20,32 +21,27 @@ export function csvRow(cells: readonly string[]): string {
   return `${cells.map(csvCell).join(",")}\r\n`;
 }
 
-/** Wall-clock parts in the business's time zone (app/identity.ts). */
-function businessParts(time: Date) {
-  const parts: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};
-  const formatter = new Intl.DateTimeFormat("en-US", {
-    timeZone: identity.timeZone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-  });
-  for (const part of formatter.formatToParts(time)) parts[part.type] = part.value;
-  return parts;
-}
+// Wall-clock parts in the business's time zone (app/identity.ts); one formatter for every row.
+const businessTime = new Intl.DateTimeFormat("en-US", {
+  timeZone: identity.timeZone,
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+  hour: "2-digit",
+  minute: "2-digit",
+  hourCycle: "h23",
+});
 
 /** "2026-01-01 15:00", the business's local time: a format every spreadsheet reads as a date. */
 export function csvTime(iso: string): string {
-  const p = businessParts(new Date(iso));
+  const p: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};
+  for (const part of businessTime.formatToParts(new Date(iso))) p[part.type] = part.value;
   return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}`;
 }
 
 /** enquiries-YYYY-MM-DD.csv, dated in the business's time zone. */
 export function csvFileName(now: Date): string {
-  const p = businessParts(now);
-  return `enquiries-${p.year}-${p.month}-${p.day}.csv`;
+  return `enquiries-${dayIn(identity.timeZone, now)}.csv`;
 }
 
 function notificationText(state: NotificationState): string {
