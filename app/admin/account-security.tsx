@@ -4,10 +4,11 @@ import { useId, useState, type FormEvent } from "react";
 import { changePasswordSchema, PASSWORD_MIN_LENGTH, type ChangePasswordInput } from "~/auth/password-schema";
 import { Button } from "~/components/ui/button";
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle, DialogTrigger } from "~/components/ui/dialog";
-import { TextField } from "~/components/ui/form-field";
+import { focusFirstInvalid, TextField } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { ApiError, apiRequest, isUnauthorizedError } from "~/lib/api-client";
+import { firstErrorPerField } from "~/lib/zod";
 import { DashboardCard } from "./admin-ui";
 import { failureToast, serverMessage } from "./query-client";
 
@@ -38,6 +39,7 @@ const FIELDS: { name: Field; label: string; autoComplete: string; hint?: string 
   { name: "newPassword", label: "New password", autoComplete: "new-password", hint: `At least ${PASSWORD_MIN_LENGTH} characters.` },
   { name: "confirmPassword", label: "Repeat the new password", autoComplete: "new-password" },
 ];
+const FIELD_NAMES = FIELDS.map((field) => field.name);
 
 /** The server's per-field messages from a 400, if any. */
 function serverFieldErrors(error: unknown): FieldErrors {
@@ -81,14 +83,9 @@ function ChangePasswordDialog({ username }: { username: string }) {
     setProblem(null);
     const parsed = changePasswordSchema.safeParse(values);
     if (!parsed.success) {
-      const fieldErrors: FieldErrors = {};
-      for (const issue of parsed.error.issues) {
-        const field = issue.path[0] as Field;
-        if (FIELDS.some((f) => f.name === field) && !fieldErrors[field]) fieldErrors[field] = issue.message;
-      }
+      const fieldErrors = firstErrorPerField(parsed.error, FIELD_NAMES);
       setErrors(fieldErrors);
-      const firstInvalid = FIELDS.find((f) => fieldErrors[f.name]);
-      if (firstInvalid) form.querySelector<HTMLElement>(`[name="${firstInvalid.name}"]`)?.focus();
+      focusFirstInvalid(form, FIELD_NAMES, fieldErrors);
       return;
     }
     setErrors({});

@@ -3,10 +3,11 @@ import { Lock } from "lucide-react";
 import { useState, type FormEvent } from "react";
 import { loginSchema, type CurrentUser } from "~/auth/login-schema";
 import { Button } from "~/components/ui/button";
-import { TextField } from "~/components/ui/form-field";
+import { focusFirstInvalid, TextField } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { ApiError, apiRequest } from "~/lib/api-client";
+import { firstErrorPerField } from "~/lib/zod";
 import { cardClasses, ViewHeading } from "./admin-ui";
 import { AUTH_USER_KEY, HANDLES_OWN_401, hardNavigate, serverMessage } from "./query-client";
 
@@ -22,6 +23,7 @@ const FIELDS: { name: Field; label: string; type: string; autoComplete: string }
   { name: "username", label: "Username", type: "text", autoComplete: "username" },
   { name: "password", label: "Password", type: "password", autoComplete: "current-password" },
 ];
+const FIELD_NAMES = FIELDS.map((field) => field.name);
 
 /** Spec §2 Login page: validates in place, signs in, then reloads /admin. */
 export function LoginPage({ navigate = hardNavigate }: { navigate?: (url: string) => void }) {
@@ -55,14 +57,9 @@ export function LoginPage({ navigate = hardNavigate }: { navigate?: (url: string
     const values = Object.fromEntries(new FormData(form)) as Record<string, string>;
     const parsed = loginSchema.safeParse(values);
     if (!parsed.success) {
-      const fieldErrors: FieldErrors = {};
-      for (const issue of parsed.error.issues) {
-        const field = issue.path[0];
-        if ((field === "username" || field === "password") && !fieldErrors[field]) fieldErrors[field] = issue.message;
-      }
+      const fieldErrors = firstErrorPerField(parsed.error, FIELD_NAMES);
       setErrors(fieldErrors);
-      const firstInvalid = FIELDS.find((f) => fieldErrors[f.name]);
-      if (firstInvalid) form.querySelector<HTMLElement>(`[name="${firstInvalid.name}"]`)?.focus();
+      focusFirstInvalid(form, FIELD_NAMES, fieldErrors);
       return;
     }
     setErrors({});

@@ -1,9 +1,9 @@
 import { Send } from "lucide-react";
 import { useRef, useState, type FormEvent } from "react";
-import { HONEYPOT_FIELD, type ContactField, type ContactFieldErrors } from "~/contact/contact-fields";
+import { CONTACT_FIELDS, HONEYPOT_FIELD, type ContactField, type ContactFieldErrors } from "~/contact/contact-fields";
 import { apiRequest } from "~/lib/api-client";
 import { Button } from "./ui/button";
-import { FieldError, TextField, fieldClasses } from "./ui/form-field";
+import { FieldError, TextField, fieldClasses, focusFirstInvalid } from "./ui/form-field";
 import { Spinner } from "./ui/spinner";
 import { toast } from "./ui/use-toast";
 
@@ -59,8 +59,7 @@ export function ContactForm({ serverResult }: { serverResult?: ContactActionResu
     if (!parsed.success) {
       const fieldErrors = contactFieldErrors(parsed.error);
       setErrors(fieldErrors);
-      const firstInvalid = (["name", "email", "phone", "message"] as const).find((f) => fieldErrors[f]);
-      if (firstInvalid) form.querySelector<HTMLElement>(`[name="${firstInvalid}"]`)?.focus();
+      focusFirstInvalid(form, CONTACT_FIELDS, fieldErrors);
       return;
     }
     setErrors({});

@@ -8,7 +8,9 @@ import type { ContactSubmissionRow } from "~/db/schema";
 /** Spec §9. */
 export const MESSAGE_MIN_LENGTH = 10;
 
-export type ContactField = "name" | "email" | "phone" | "message";
+/** The form's fields, in the order it shows them. */
+export const CONTACT_FIELDS = ["name", "email", "phone", "message"] as const;
+export type ContactField = (typeof CONTACT_FIELDS)[number];
 export type ContactFieldErrors = Partial<Record<ContactField, string>>;
 
 /** Name of the honeypot field: hidden from people, tempting to bots. */

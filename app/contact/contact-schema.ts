@@ -1,5 +1,5 @@
-import { z } from "~/lib/zod";
-import { MESSAGE_MIN_LENGTH, type ContactField, type ContactFieldErrors } from "./contact-fields";
+import { firstErrorPerField, z } from "~/lib/zod";
+import { CONTACT_FIELDS, MESSAGE_MIN_LENGTH, type ContactFieldErrors } from "./contact-fields";
 
 export { HONEYPOT_FIELD, MESSAGE_MIN_LENGTH, type ContactField, type ContactFieldErrors, type ContactSubmission } from "./contact-fields";
 
@@ -36,12 +36,5 @@ export type ContactMessage = z.infer<typeof contactMessageSchema>;
 
 /** First message per field, in the shape the form and the API share. */
 export function contactFieldErrors(error: z.ZodError): ContactFieldErrors {
-  const errors: ContactFieldErrors = {};
-  for (const issue of error.issues) {
-    const field = issue.path[0];
-    if (typeof field === "string" && field in contactMessageSchema.shape && !errors[field as ContactField]) {
-      errors[field as ContactField] = issue.message;
-    }
-  }
-  return errors;
+  return firstErrorPerField(error, CONTACT_FIELDS);
 }

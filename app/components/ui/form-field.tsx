@@ -10,6 +10,12 @@ export const fieldClasses = (invalid = false) =>
     invalid ? "border-red-700" : "border-stone-400",
   );
 
+/** Focuses the first field, in form order, that has an error: keyboard and screen-reader users land on it. */
+export function focusFirstInvalid(form: HTMLFormElement, order: readonly string[], errors: Partial<Record<string, string>>) {
+  const first = order.find((name) => errors[name]);
+  if (first) form.querySelector<HTMLElement>(`[name="${first}"]`)?.focus();
+}
+
 /** A field's validation message, under it; the input points here with aria-describedby. */
 export function FieldError({ id, message }: { id: string; message?: string }) {
   return message ? (
