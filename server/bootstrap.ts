@@ -24,7 +24,8 @@ import { StorageCheckError } from "~/storage/storage.server";
 /** A start-up check failed: the message says what to fix (no stack trace needed). */
 export function isStartupCheckError(error: unknown): error is Error {
   return (
-    error instanceof DatabaseUnreachableError || error instanceof StorageCheckError ||
+    error instanceof DatabaseUnreachableError ||
+    error instanceof StorageCheckError ||
     error instanceof AdministratorRequiredError ||
     error instanceof SeveralAdministratorsError
   );
