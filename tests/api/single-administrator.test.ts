@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -14,6 +13,7 @@ import { createLogger } from "~/lib/logger.server";
 import type { AppServices } from "~/services.server";
 import { isStartupCheckError, openServices } from "../../server/bootstrap";
 import { createTestDatabase, type TestDatabase } from "../support/backends";
+import { runAdminPassword } from "./admin-password-runner";
 
 // Issue 17, item 1: exactly one administrator, enforced by the database itself on both engines.
 
@@ -52,17 +52,7 @@ describe.each(["sqlite", "postgres"] as const)("one administrator on %s", (engin
   }
 
   /** Runs `npm run admin:password` against this database, the password piped in. */
-  function adminPassword(input: string, args: string[] = []): Promise<{ status: number | null; stdout: string; stderr: string }> {
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/admin-password.ts", ...args], {
-      env: { ...process.env, ...envVars },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.stdin.end(input);
-    return new Promise((resolve) => child.once("close", (status) => resolve({ status, stdout, stderr })));
-  }
+  const adminPassword = (input: string, args: string[] = []) => runAdminPassword(envVars, input, args);
 
   /** Hand-written SQL, as an operator (or an attacker with a shell) would type it; `singleton` only when given. */
   const insertUser = (db: Database, user: { id: string; username: string; createdAt?: string; singleton?: string }) =>
