@@ -10,9 +10,14 @@ const SERVICES = path.join(APP, "services.server.ts");
 function importsOf(file: string): string[] {
   const { importedFiles } = ts.preProcessFile(fs.readFileSync(file, "utf8"), true, true);
   return importedFiles.flatMap(({ fileName: spec }) => {
-    const base = spec.startsWith("~/") ? path.join(APP, spec.slice(2)) : spec.startsWith(".") ? path.resolve(path.dirname(file), spec) : null;
+    const base = spec.startsWith("~/")
+      ? path.join(APP, spec.slice(2))
+      : spec.startsWith(".")
+        ? path.resolve(path.dirname(file), spec)
+        : null; // a package
     if (!base) return [];
-    const found = [base, `${base}.ts`, `${base}.tsx`, path.join(base, "index.ts")].find((candidate) => fs.statSync(candidate, { throwIfNoEntry: false })?.isFile());
+    const candidates = [base, `${base}.ts`, `${base}.tsx`, path.join(base, "index.ts")];
+    const found = candidates.find((candidate) => fs.statSync(candidate, { throwIfNoEntry: false })?.isFile());
     return found ? [found] : [];
   });
 }
