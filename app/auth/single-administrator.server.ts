@@ -4,7 +4,8 @@ import type { Kysely } from "kysely";
  * There is exactly one administrator (issue 17, decision 0045). Migration
  * 0008 makes the database enforce it; this module handles databases made
  * before that, which may already hold several users. It takes a plain Kysely
- * (not ~/db's Database) because migration 0008 runs it too.
+ * (not ~/db's Database): migration 0008 runs it too, at a schema of its own,
+ * and ~/db/database.server.ts, which registers that migration, is not imported back.
  */
 
 /** Start-up refused: the database holds more than one user. The message names them and the fix. */
