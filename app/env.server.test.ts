@@ -31,6 +31,14 @@ describe("parseEnv", () => {
     expect(() => parseEnv({ TRUST_PROXY: "my-proxy" })).toThrow(/TRUST_PROXY "my-proxy" is not a list of addresses/);
   });
 
+  it("refuses a TRUST_PROXY hop count above 3 (a client could choose its own address), and says why", () => {
+    expect(parseEnv({ TRUST_PROXY: "3" }).TRUST_PROXY).toBe(3);
+    expect(() => parseEnv({ TRUST_PROXY: "4" })).toThrow(InvalidEnvironmentError);
+    expect(() => parseEnv({ TRUST_PROXY: "100" })).toThrow(/TRUST_PROXY=100 trusts more hops than any real set-up has \(at most 3\)/);
+    expect(() => parseEnv({ TRUST_PROXY: "100" })).toThrow(/lets a client choose its own address/);
+    expect(() => parseEnv({ TRUST_PROXY: "100" })).toThrow(/Set the real number of proxies \(usually 1\)/);
+  });
+
   it("describes, for the start-up log, whose X-Forwarded-For is trusted", () => {
     expect(describeTrustProxy(false)).toMatch(/X-Forwarded-For is ignored/);
     expect(describeTrustProxy(1)).toMatch(/last 1 hop\(s\) of X-Forwarded-For are trusted/);

@@ -154,9 +154,21 @@ const TRUST_PROXY_HELP =
   "list your proxy's addresses instead (loopback, an IP such as 10.0.0.2, or a CIDR such as 10.0.0.0/24, comma-separated), " +
   "or give the number of proxies in front of the app (a hop count such as 1)";
 
+/** The most proxies a hop count may name: real set-ups have one or two (a CDN, then a load balancer). */
+const MAX_TRUSTED_HOPS = 3;
+
 /** Why a TRUST_PROXY value is refused, or null. `true` trusts an X-Forwarded-For any client can write. */
 function trustProxyProblem(value: string): string | null {
-  if (value === "false" || /^\d+$/.test(value)) return null;
+  if (value === "false") return null;
+  if (/^\d+$/.test(value)) {
+    if (Number(value) <= MAX_TRUSTED_HOPS) return null;
+    return (
+      `TRUST_PROXY=${value} trusts more hops than any real set-up has (at most ${MAX_TRUSTED_HOPS}): ` +
+      "a count larger than the number of proxies in front of the app lets a client choose its own address " +
+      "by sending its own X-Forwarded-For. Set the real number of proxies (usually 1), or " +
+      "list your proxy's addresses instead (loopback, an IP such as 10.0.0.2, or a CIDR such as 10.0.0.0/24, comma-separated)"
+    );
+  }
   if (value === "true") return `TRUST_PROXY=true would believe any client's X-Forwarded-For: ${TRUST_PROXY_HELP}`;
   try {
     proxyAddress.compile(value.split(",").map((part) => part.trim()));

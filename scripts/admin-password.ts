@@ -1,13 +1,17 @@
-// npm run admin:password [-- --username NAME]
+// npm run admin:password [-- --username NAME] [-- --keep NAME]
 // Sets the administrator's password: typed at a hidden prompt, or piped on stdin
 // (echo 'new password' | npm run admin:password). Signs out every session, clears
 // every sign-in lock-out and deletes the first-start password file.
+// --keep NAME: for a database that holds several users (the server refuses to start
+// then), keeps NAME and deletes the others with their sessions, before anything else.
 import readline from "node:readline";
 import { Writable } from "node:stream";
 import { setAdministratorCredentials } from "~/auth/auth.server";
 import { forgetInitialPassword } from "~/auth/initial-admin.server";
 import { newPasswordSchema } from "~/auth/password-schema";
 import { clearSignInLimits } from "~/auth/sign-in.server";
+import { keepOnlyAdministrator } from "~/auth/single-administrator.server";
+import type { Database } from "~/db/database.server";
 import { parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../server/bootstrap";
@@ -35,10 +39,19 @@ async function prompt(question: string): Promise<string> {
   return value;
 }
 
+/** The value after `--name`; undefined when absent. Throws when the value is missing. */
+function optionValue(args: string[], name: string): string | undefined {
+  const index = args.indexOf(name);
+  if (index < 0) return undefined;
+  const value = args[index + 1];
+  if (!value || value.startsWith("--")) throw new Error(`${name} needs a username after it; nothing was changed.`);
+  return value;
+}
+
 async function main() {
   const args = process.argv.slice(2);
-  const usernameIndex = args.indexOf("--username");
-  const username = usernameIndex >= 0 ? args[usernameIndex + 1] : undefined;
+  const username = optionValue(args, "--username");
+  const keep = optionValue(args, "--keep");
 
   let password: string;
   if (process.stdin.isTTY) {
@@ -51,13 +64,22 @@ async function main() {
   if (!checked.success) throw new Error(`${checked.error.issues[0]?.message}; nothing was changed.`);
 
   const env = parseEnv();
-  const services = await openServices(env, createLogger({ level: "warn" }));
+  // Before the migrations: migration 0008 refuses a database that holds several users.
+  let removed: string[] = [];
+  const beforeMigrations = async (db: Database) => {
+    if (keep) removed = await keepOnlyAdministrator(db, keep);
+  };
+  const services = await openServices(env, createLogger({ level: "warn" }), { beforeMigrations });
   try {
     await setAdministratorCredentials(services, { username, password });
     await clearSignInLimits(services.db);
     await forgetInitialPassword(env.DATA_DIR);
   } finally {
     await services.close();
+  }
+  if (removed.length) {
+    const names = removed.map((name) => JSON.stringify(name)).join(", ");
+    console.log(`Kept ${JSON.stringify(keep)}; deleted the other users and their sessions: ${names}.`);
   }
   console.log(
     `The admin password was changed${username ? ` (username: ${username})` : ""}. ` +

@@ -1,9 +1,11 @@
 import { AdministratorRequiredError } from "~/auth/initial-admin.server";
 import { loadSignInKeys } from "~/auth/keys.server";
+import { SeveralAdministratorsError } from "~/auth/single-administrator.server";
 import { openChangeFeed } from "~/db/change-feed.server";
 import {
   DatabaseUnreachableError,
   assertDatabaseReachable,
+  type Database,
   databaseTargetFor,
   migrateToLatest,
   openDatabaseAt,
@@ -21,7 +23,12 @@ import { StorageCheckError } from "~/storage/storage.server";
 
 /** A start-up check failed: the message says what to fix (no stack trace needed). */
 export function isStartupCheckError(error: unknown): error is Error {
-  return error instanceof DatabaseUnreachableError || error instanceof StorageCheckError || error instanceof AdministratorRequiredError;
+  return (
+    error instanceof DatabaseUnreachableError ||
+    error instanceof StorageCheckError ||
+    error instanceof AdministratorRequiredError ||
+    error instanceof SeveralAdministratorsError
+  );
 }
 
 /**
@@ -42,6 +49,11 @@ export async function openServices(
     mail?: MailSetup | null;
     /** Where the image worker's code is; without it, `services.images` cannot start (scripts do not need it). */
     imageWorker?: ImageWorkerEntry;
+    /**
+     * Runs once the database answers, before migrations: `admin:password --keep`
+     * removes extra users here, which migration 0008 would otherwise refuse.
+     */
+    beforeMigrations?: (db: Database) => Promise<void>;
   } = {},
 ): Promise<AppServices> {
   const tightened = makeDataDirPrivate(env.DATA_DIR);
@@ -52,6 +64,8 @@ export async function openServices(
   });
   try {
     await assertDatabaseReachable(db, target);
+    await options.beforeMigrations?.(db);
+    // Refuses (SeveralAdministratorsError) a database from before 0008 that holds two users.
     await migrateToLatest(db);
     // With PostgreSQL there may be several instances: the secret is shared through the database.
     const signingSecret =

@@ -1,8 +1,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { hash, verify, type Options } from "@node-rs/argon2";
-import { lockForTransaction } from "~/db/database.server";
+import { lockForTransaction, type Database } from "~/db/database.server";
 import { systemClock, type Clock } from "~/lib/clock";
-import type { AppServices } from "~/services.server";
 import type { CurrentUser } from "./login-schema";
 
 /** argon2id with the library's (OWASP-recommended) cost: 19 MiB, 2 passes. */
@@ -20,7 +19,10 @@ export const GENERATED_PASSWORD_LENGTH = 24;
 /** Counts argon2 verifications, so tests count them instead of timing them. */
 export type VerificationMeter = { verifications: number };
 
-type Services = Pick<AppServices, "db"> & {
+// What these functions need, named here rather than taken from AppServices, so
+// that app/services.server.ts (which builds the sign-in guard) is not imported back.
+type Services = {
+  db: Database;
   clock?: Clock;
   /** When given, every argon2 verification is counted here. */
   meter?: VerificationMeter;
@@ -114,7 +116,8 @@ async function createFirstAdministrator(services: Services, username: string, pa
 
 /**
  * Changes the administrator's username and/or password. A new password
- * signs every session out, except `keepSessionToken`'s (the dashboard's own).
+ * signs every session out (every user's: not only this one's), except
+ * `keepSessionToken`'s (the dashboard's own).
  */
 export async function setAdministratorCredentials(
   services: Services,
@@ -134,12 +137,16 @@ export async function setAdministratorCredentials(
       .set({ username: change.username ?? existing.username, password_hash: passwordHash, updated_at: nowOf(services).toISOString() })
       .where("id", "=", existing.id)
       .execute();
-    if (change.password) {
-      let sessions = trx.deleteFrom("sessions").where("user_id", "=", existing.id);
-      if (change.keepSessionToken) sessions = sessions.where("id", "!=", sessionIdOf(change.keepSessionToken));
-      await sessions.execute();
-    }
+    if (change.password) await endEverySession({ db: trx }, change.keepSessionToken);
   });
+}
+
+/** Signs every session out, whoever it belongs to, except `keepSessionToken`'s; returns how many. */
+export async function endEverySession(services: Services, keepSessionToken?: string): Promise<number> {
+  let sessions = services.db.deleteFrom("sessions");
+  if (keepSessionToken) sessions = sessions.where("id", "!=", sessionIdOf(keepSessionToken));
+  const result = await sessions.executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /** The user for these credentials, or null. Unknown names cost a full verify too. */

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { AppServices } from "~/services.server";
-import { ensureAdministrator } from "./auth.server";
+import { endEverySession, ensureAdministrator } from "./auth.server";
 import { clearSignInLimits } from "./sign-in.server";
 
 /**
@@ -79,6 +79,11 @@ export async function prepareAdministrator(
     password: env.ADMIN_PASSWORD,
     reset: env.ADMIN_PASSWORD_RESET,
   });
+  if (env.ADMIN_PASSWORD_RESET) {
+    // Whatever changed (even nothing): a reset ends every session and every lock-out.
+    await endEverySession(services);
+    await clearSignInLimits(services.db);
+  }
   switch (result.action) {
     case "created":
       if (result.generatedPassword) {
@@ -93,7 +98,6 @@ export async function prepareAdministrator(
       }
       return;
     case "updated":
-      await clearSignInLimits(services.db);
       await forgetInitialPassword(env.DATA_DIR);
       logger.warn(
         { username: result.username },
@@ -108,7 +112,6 @@ export async function prepareAdministrator(
       );
       return;
     case "unchanged":
-      if (env.ADMIN_PASSWORD_RESET) await clearSignInLimits(services.db);
       if (await fileExists(initialPasswordPath(env.DATA_DIR))) {
         logger.warn(
           { file: initialPasswordPath(env.DATA_DIR) },

@@ -2,7 +2,6 @@ import type { Database } from "~/db/database.server";
 import type { AddressKeyer } from "~/lib/client-address.server";
 import type { Clock } from "~/lib/clock";
 import { clearRateLimits, createRateLimiter, type RateLimiter } from "~/lib/rate-limit.server";
-import type { AppServices } from "~/services.server";
 import { verifyCredentials, type VerificationMeter } from "./auth.server";
 import { createDeviceCookies, type Device, type DeviceCookies } from "./device-cookie.server";
 import type { CurrentUser } from "./login-schema";
@@ -82,7 +81,8 @@ export type SignInOutcome =
   /** The verification queue is full or the wait ran out. */
   | { status: "busy"; retryAfterSeconds: number };
 
-type SignInServices = Pick<AppServices, "db" | "clock" | "signIn" | "addressKey">;
+/** The part of AppServices sign-in uses (named here, so this module does not import app/services.server.ts, which builds the guard). */
+type SignInServices = { db: Database; clock: Clock; signIn: SignInGuard; addressKey: AddressKeyer };
 
 /**
  * Checks a username and password under the limits above. The sign-in route
@@ -131,7 +131,7 @@ export function clearSignInLimits(db: Database): Promise<number> {
  * Notes a failed sign-in for the next good one's report: per keyed hash of
  * the address, at most FAILURE_ADDRESSES_KEPT rows, the rest counted together.
  */
-async function recordSignInFailure(services: Pick<AppServices, "db" | "clock" | "addressKey">, address: string) {
+async function recordSignInFailure(services: Omit<SignInServices, "signIn">, address: string) {
   const { db } = services;
   const now = services.clock.now().toISOString();
   const hash = services.addressKey(address);
@@ -165,7 +165,7 @@ const NO_FAILURES: SignInReport = { failedAttempts: 0, addresses: 0, moreAddress
  * atomic DELETE … RETURNING, so none is counted twice or lost) and files them
  * with the new session, for its dashboard.
  */
-export async function fileSignInReport(services: Pick<AppServices, "db">, sessionId: string): Promise<SignInReport> {
+export async function fileSignInReport(services: { db: Database }, sessionId: string): Promise<SignInReport> {
   const rows = await services.db.deleteFrom("sign_in_failures").returningAll().execute();
   if (!rows.length) {
     await saveReport(services.db, sessionId, NO_FAILURES);
@@ -198,7 +198,7 @@ async function saveReport(db: Database, sessionId: string, report: SignInReport)
 }
 
 /** The report filed with this session at its sign-in (none for sessions older than the feature). */
-export async function readSignInReport(services: Pick<AppServices, "db">, sessionId: string): Promise<SignInReport> {
+export async function readSignInReport(services: { db: Database }, sessionId: string): Promise<SignInReport> {
   const row = await services.db.selectFrom("sign_in_reports").selectAll().where("session_id", "=", sessionId).executeTakeFirst();
   if (!row) return NO_FAILURES;
   return {

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from "kysely";
+import type { Generated, Insertable, Selectable } from "kysely";
 
 /**
  * Table types for Kysely. Kept portable on purpose (text ids, ISO-8601 text
@@ -46,6 +46,8 @@ export interface UsersTable {
   password_hash: string;
   created_at: string;
   updated_at: string;
+  /** Always 1, and unique: the database holds one administrator at most (migration 0008, decision 0045). */
+  singleton: Generated<number>;
 }
 
 export interface SessionsTable {

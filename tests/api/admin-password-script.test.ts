@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ensureAdministrator, verifyCredentials } from "~/auth/auth.server";
 import { initialPasswordPath } from "~/auth/initial-admin.server";
 import { SIGN_IN_SCOPES } from "~/auth/sign-in.server";
+import { runAdminPassword } from "./admin-password-runner";
 import { createTestContext, type TestContext } from "./helpers";
 
 // The script runs against this run's back end (SQLite in DATA_DIR, or PostgreSQL and S3).
@@ -17,18 +17,7 @@ afterEach(async () => {
   await ctx.close();
 });
 
-/** Runs the script to the end (asynchronously: the test process keeps serving its own connections meanwhile). */
-function runScript(input: string, args: string[] = []): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/admin-password.ts", ...args], {
-    env: { ...process.env, ...ctx.envVars, LOG_LEVEL: "silent" },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  child.stdin.end(input);
-  return new Promise((resolve) => child.once("close", (status) => resolve({ status, stdout, stderr })));
-}
+const runScript = (input: string, args: string[] = []) => runAdminPassword({ ...ctx.envVars, LOG_LEVEL: "silent" }, input, args);
 
 describe("npm run admin:password", () => {
   it("sets a new password read from stdin, without echoing it", async () => {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
-import { setAdministratorCredentials, verifyCredentials } from "~/auth/auth.server";
+import { createSession, getSessionUser, setAdministratorCredentials, verifyCredentials } from "~/auth/auth.server";
 import { AdministratorRequiredError, initialPasswordPath, prepareAdministrator } from "~/auth/initial-admin.server";
 import { parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
@@ -105,6 +105,21 @@ describe("ADMIN_PASSWORD", () => {
     await expect(fs.access(initialPasswordPath(dataDir))).rejects.toThrow(/ENOENT/);
     const scopes = (await reset.services.db.selectFrom("rate_limit_counters").select("scope").execute()).map((r) => r.scope);
     expect(scopes).toEqual(["contact"]);
+  });
+
+  it("ADMIN_PASSWORD_RESET=1 ends every session and lock-out even when the name and password are already those (issue 17)", async () => {
+    const first = await start(credentials);
+    const user = await first.services.db.selectFrom("users").select("id").executeTakeFirstOrThrow();
+    const sessions = [await createSession(first.services, user.id), await createSession(first.services, user.id)];
+    await first.services.signIn.limits.account.hit("administrator");
+    await first.services.db.destroy();
+    opened = [];
+
+    const reset = await start({ ...credentials, ADMIN_PASSWORD_RESET: "1" });
+    for (const session of sessions) expect(await getSessionUser(reset.services, session.token)).toBeNull();
+    expect(await reset.services.db.selectFrom("sessions").select("id").execute()).toEqual([]);
+    expect(await reset.services.db.selectFrom("rate_limit_counters").select("scope").execute()).toEqual([]);
+    expect(await verifyCredentials(reset.services, "owner", "the first password")).not.toBeNull();
   });
 });
 
