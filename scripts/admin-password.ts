@@ -1,4 +1,4 @@
-// npm run admin:password [-- --username NAME]
+// npm run admin:password [-- --username NAME] [--env-file /etc/cornerstone/cornerstone.env]
 // Sets the administrator's password: typed at a hidden prompt, or piped on stdin
 // (echo 'new password' | npm run admin:password). Signs out every session, clears
 // every sign-in lock-out and deletes the first-start password file.
@@ -11,6 +11,7 @@ import { clearSignInLimits } from "~/auth/sign-in.server";
 import { parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../server/bootstrap";
+import { applyEnvFileArgument } from "./lib/env-file";
 
 async function readPiped(): Promise<string> {
   let text = "";
@@ -36,7 +37,8 @@ async function prompt(question: string): Promise<string> {
 }
 
 async function main() {
-  const args = process.argv.slice(2);
+  // The service's settings, read as systemd reads them (decision 0050).
+  const args = applyEnvFileArgument(process.argv.slice(2));
   const usernameIndex = args.indexOf("--username");
   const username = usernameIndex >= 0 ? args[usernameIndex + 1] : undefined;
 
@@ -51,7 +53,7 @@ async function main() {
   if (!checked.success) throw new Error(`${checked.error.issues[0]?.message}; nothing was changed.`);
 
   const env = parseEnv();
-  const services = await openServices(env, createLogger({ level: "warn" }));
+  const services = await openServices(env, createLogger({ level: "warn" }), { checkBrowserUploads: false });
   try {
     await setAdministratorCredentials(services, { username, password });
     await clearSignInLimits(services.db);
