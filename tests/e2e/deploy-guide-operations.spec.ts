@@ -72,6 +72,27 @@ async function readUnit(): Promise<{ settings: Map<string, string>; environment:
   return { settings, environment };
 }
 
+/**
+ * The guide clones into /opt/cornerstone, which every user may reach. A CI checkout may sit below a
+ * private folder (/root, a 0700 temporary folder): give others the right to pass through (o+x, not
+ * to list) each such folder above the checkout and its node_modules, for this test only.
+ */
+async function letTheSiteUserReachTheCheckout(): Promise<() => Promise<void>> {
+  const changed: { dir: string; mode: number }[] = [];
+  for (const target of [ROOT, await fs.realpath(path.join(ROOT, "node_modules"))]) {
+    for (let dir = target; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+      const { mode } = await fs.stat(dir);
+      if ((mode & 0o001) === 0 && !changed.some((entry) => entry.dir === dir)) {
+        changed.push({ dir, mode: mode & 0o7777 });
+        await fs.chmod(dir, (mode & 0o7777) | 0o001);
+      }
+    }
+  }
+  return async () => {
+    for (const { dir, mode } of changed) await fs.chmod(dir, mode);
+  };
+}
+
 /** `systemctl start cornerstone`, as the unit says: its user, folder, command and environment. */
 async function startService(folders: Folders): Promise<{ child: ChildProcess; output: () => string; stop(): Promise<void> }> {
   const { settings, environment } = await readUnit();
@@ -136,6 +157,7 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
       expect(spawnSync("getent", ["passwd", "cornerstone"]).status).toBe(0);
     });
 
+    cleanups.push(await letTheSiteUserReachTheCheckout());
     const caddyPort = await freePort();
     const nodePort = await freePort();
     const smtp: TestSmtpServer = await startSmtpServer();
