@@ -3,6 +3,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { parseMailAddress, parseSmtpUrl } from "~/notifications/smtp-settings";
 import { parseEnvFile } from "../../scripts/lib/env-file";
 import { startCaddy, type Caddy } from "../support/caddy";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp";
@@ -207,6 +208,21 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
       startCaddy({ upstream: `127.0.0.1:${nodePort}`, port: caddyPort }),
     );
     cleanups.push(() => caddy.stop());
+
+    await test.step("8. e-mail: the worked example means what the guide says it means", async () => {
+      // The two lines as the guide prints them, read as systemd reads the settings file.
+      const guide = await fs.readFile(GUIDE_FILE, "utf8");
+      const example = /^SMTP_URL=.*\nMAIL_FROM=.*$/m.exec(guide)?.[0] ?? "";
+      const { values } = parseEnvFile(example);
+      expect(parseSmtpUrl(values.SMTP_URL ?? "")).toMatchObject({
+        secure: false,
+        host: "smtp.example.com",
+        port: 587,
+        user: "website@example.co.nz",
+        pass: "p@ss:w/rd#1",
+      });
+      expect(parseMailAddress(values.MAIL_FROM ?? "")).toMatchObject({ name: "Website", address: "website@example.co.nz" });
+    });
 
     await test.step("8. e-mail: sign in and press Send test e-mail on the dashboard", async () => {
       await page.goto(`${caddy.url}/admin`);
