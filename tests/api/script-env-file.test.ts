@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureAdministrator, verifyCredentials } from "~/auth/auth.server";
+import { runScript as runScriptAsNpmDoes } from "../support/run-script";
 import { createTestContext, type TestContext } from "./helpers";
 
 /**
@@ -19,18 +19,9 @@ let tmp: string;
 let envFile: string;
 let shellDataDir: string;
 
-/** Runs scripts/{name}.ts as npm does, from a shell whose DATA_DIR points elsewhere. */
-function runScript(name: string, args: string[], input = ""): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", `scripts/${name}.ts`, ...args], {
-    env: { ...process.env, DATA_DIR: shellDataDir, LOG_LEVEL: "info" },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  child.stdin.end(input);
-  return new Promise((resolve) => child.once("close", (status) => resolve({ status, stdout, stderr })));
-}
+/** Runs a script as npm does, from a shell whose DATA_DIR points elsewhere. */
+const runScript = (name: "backup" | "restore" | "admin-password", args: string[], input = "") =>
+  runScriptAsNpmDoes(name, args, { DATA_DIR: shellDataDir, LOG_LEVEL: "info" }, input);
 
 beforeAll(async () => {
   ctx = await createTestContext({ SITE_URL: SITE });
