@@ -15,7 +15,7 @@ const status = await new Promise((resolve) => child.once("close", resolve));
 if (status !== 0) process.exit(status ?? 1);
 const warnings = buildWarnings(output);
 if (warnings.length) {
-  console.error(`\nThe build printed ${warnings.length} line(s) a clean build does not (warnings: fix or silence each with its reason, see vite.config.ts):`);
+  console.error(`\nThe build printed ${warnings.length} line(s) a clean build does not (warnings: fix each, or silence it with its reason in vite.config.ts or react-router.config.ts):`);
   for (const line of warnings) console.error(`  ${line}`);
   process.exit(1);
 }
