@@ -1,4 +1,4 @@
-// npm run admin:password [-- --username NAME] [-- --keep NAME]
+// npm run admin:password [-- --username NAME] [--keep NAME] [--env-file /etc/cornerstone/cornerstone.env]
 // Sets the administrator's password: typed at a hidden prompt, or piped on stdin
 // (echo 'new password' | npm run admin:password). Signs out every session, clears
 // every sign-in lock-out and deletes the first-start password file.
@@ -15,6 +15,7 @@ import type { Database } from "~/db/database.server";
 import { parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../server/bootstrap";
+import { applyEnvFileArgument } from "./lib/env-file";
 
 async function readPiped(): Promise<string> {
   let text = "";
@@ -49,7 +50,8 @@ function optionValue(args: string[], name: string): string | undefined {
 }
 
 async function main() {
-  const args = process.argv.slice(2);
+  // The service's settings, read as systemd reads them (decision 0050).
+  const args = applyEnvFileArgument(process.argv.slice(2));
   const username = optionValue(args, "--username");
   const keep = optionValue(args, "--keep");
 
@@ -69,7 +71,7 @@ async function main() {
   const beforeMigrations = async (db: Database) => {
     if (keep) removed = await keepOnlyAdministrator(db, keep);
   };
-  const services = await openServices(env, createLogger({ level: "warn" }), { beforeMigrations });
+  const services = await openServices(env, createLogger({ level: "warn" }), { beforeMigrations, checkBrowserUploads: false });
   try {
     await setAdministratorCredentials(services, { username, password });
     await clearSignInLimits(services.db);
