@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from "kysely";
+import type { ColumnType, Insertable, Selectable } from "kysely";
 
 /**
  * Table types for Kysely. Kept portable on purpose (text ids, ISO-8601 text
@@ -46,6 +46,11 @@ export interface UsersTable {
   password_hash: string;
   created_at: string;
   updated_at: string;
+  /**
+   * The first start's generated password's hash (migration 0009): while it
+   * equals password_hash, the password is the temporary one (decision 0051).
+   */
+  temporary_password_hash: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SessionsTable {
