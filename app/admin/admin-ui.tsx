@@ -103,7 +103,7 @@ export function DashboardCard({
         </span>
         <div>
           {/* Focusable, so a jump link can move focus to it. */}
-          <h2 id={cardHeadingId(id)} tabIndex={-1} className="text-xl font-bold text-stone-900 focus:outline-none focus-visible:underline">
+          <h2 id={cardHeadingId(id)} tabIndex={-1} className="text-xl font-bold text-stone-900">
             {title}
           </h2>
           <p className="mt-1 text-sm text-stone-700">{description}</p>

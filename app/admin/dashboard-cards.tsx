@@ -40,7 +40,7 @@ function jumpTo(event: MouseEvent<HTMLAnchorElement>, targetId: string, scroll: 
 /** A row of links at the top of the dashboard, one per card: each card is one tap away on a phone. */
 export function JumpLinks() {
   return (
-    <nav id={JUMP_LINKS_ID} tabIndex={-1} aria-label="Dashboard sections" className="focus:outline-none">
+    <nav id={JUMP_LINKS_ID} tabIndex={-1} aria-label="Dashboard sections" className="rounded-md">
       <ul className="flex flex-wrap gap-2">
         {DASHBOARD_CARDS.map(({ id, jumpLabel }) => (
           <li key={id}>
