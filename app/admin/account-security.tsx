@@ -1,4 +1,4 @@
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { KeyRound, LogOut, UserCog } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
 import { changePasswordSchema, PASSWORD_MIN_LENGTH, type ChangePasswordInput } from "~/auth/password-schema";
@@ -11,13 +11,31 @@ import { ApiError, apiRequest, isUnauthorizedError } from "~/lib/api-client";
 import { firstErrorPerField } from "~/lib/zod";
 import { DashboardCard } from "./admin-ui";
 import { failureToast, serverMessage } from "./query-client";
+import { SECURITY_SUMMARY_KEY } from "./sign-in-activity";
 
 /**
  * Issue 8, items 13 and 14: the owner's own account on the dashboard.
  * Change the password (an owner with only a phone cannot run
  * `npm run admin:password`), and sign out on every device.
  */
-export function AccountCard({ username, navigate }: { username: string; navigate: (url: string) => void }) {
+/** Lets the dashboard open Change Password from elsewhere (the temporary-password banner). */
+export type PasswordDialogControl = {
+  open: boolean;
+  setOpen: (open: boolean) => void;
+  /** After the dialog closes: focus goes back to whatever opened it. */
+  onCloseAutoFocus?: (event: Event) => void;
+  onChanged?: () => void;
+};
+
+export function AccountCard({
+  username,
+  navigate,
+  passwordDialog,
+}: {
+  username: string;
+  navigate: (url: string) => void;
+  passwordDialog?: PasswordDialogControl;
+}) {
   return (
     <DashboardCard
       id="account"
@@ -25,7 +43,7 @@ export function AccountCard({ username, navigate }: { username: string; navigate
       description="Change your password, or sign out on every phone and computer."
       icon={<UserCog aria-hidden="true" className="h-5 w-5" />}
     >
-      <ChangePasswordDialog username={username} />
+      <ChangePasswordDialog username={username} control={passwordDialog} />
       <SignOutEverywhereDialog navigate={navigate} />
     </DashboardCard>
   );
@@ -52,16 +70,22 @@ function serverFieldErrors(error: unknown): FieldErrors {
   }
 }
 
-function ChangePasswordDialog({ username }: { username: string }) {
+function ChangePasswordDialog({ username, control }: { username: string; control?: PasswordDialogControl }) {
   const id = useId();
-  const [open, setOpen] = useState(false);
+  const queryClient = useQueryClient();
+  const [ownOpen, setOwnOpen] = useState(false);
+  const open = control?.open ?? ownOpen;
+  const setOpen = control?.setOpen ?? setOwnOpen;
   const [errors, setErrors] = useState<FieldErrors>({});
   const [problem, setProblem] = useState<string | null>(null);
 
   const change = useMutation({
     mutationFn: (input: ChangePasswordInput) => apiRequest("POST", "/api/admin/password", input),
     onSuccess: () => {
+      control?.onChanged?.();
       setOpen(false);
+      // The temporary-password banner goes once the server says so.
+      void queryClient.invalidateQueries({ queryKey: SECURITY_SUMMARY_KEY });
       toast({ title: "Password Changed", description: "Every other phone and computer was signed out." });
     },
     onError: (error) => {
@@ -109,7 +133,7 @@ function ChangePasswordDialog({ username }: { username: string }) {
           Change Password
         </Button>
       </DialogTrigger>
-      <DialogContent closeDisabled={pending}>
+      <DialogContent closeDisabled={pending} onCloseAutoFocus={control?.onCloseAutoFocus}>
         <DialogTitle>Change Password</DialogTitle>
         <DialogDescription>Every other phone and computer signed in to the admin will be signed out.</DialogDescription>
         <form noValidate onSubmit={handleSubmit} className="mt-5 space-y-4" aria-label="Change password">

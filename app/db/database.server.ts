@@ -12,6 +12,7 @@ import { backups } from "./migrations/0005-backups";
 import { revisionsAndAnalytics } from "./migrations/0006-revisions-and-analytics";
 import { scaleOut } from "./migrations/0007-scale-out";
 import { singleAdministrator } from "./migrations/0008-single-administrator";
+import { temporaryPassword } from "./migrations/0009-temporary-password";
 import type { DatabaseSchema } from "./schema";
 
 /**
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0006-revisions-and-analytics": revisionsAndAnalytics,
   "0007-scale-out": scaleOut,
   "0008-single-administrator": singleAdministrator,
+  "0009-temporary-password": temporaryPassword,
 };
 
 export type DatabaseDialect = "sqlite" | "postgres";

@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable } from "kysely";
+import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
 
 /**
  * Table types for Kysely. Kept portable on purpose (text ids, ISO-8601 text
@@ -48,6 +48,11 @@ export interface UsersTable {
   updated_at: string;
   /** Always 1, and unique: the database holds one administrator at most (migration 0008, decision 0045). */
   singleton: Generated<number>;
+  /**
+   * The first start's generated password's hash (migration 0009): while it
+   * equals password_hash, the password is the temporary one (decision 0051).
+   */
+  temporary_password_hash: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SessionsTable {

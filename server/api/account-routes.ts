@@ -1,6 +1,6 @@
 import { Router } from "express";
 import { deleteUserSessions, sessionIdOf, setAdministratorCredentials } from "~/auth/auth.server";
-import { forgetInitialPassword } from "~/auth/initial-admin.server";
+import { forgetInitialPassword, usesTemporaryPassword } from "~/auth/initial-admin.server";
 import { changePasswordSchema } from "~/auth/password-schema";
 import type { SecuritySummary } from "~/auth/security-summary";
 import { checkSignIn, readSignInReport } from "~/auth/sign-in.server";
@@ -22,6 +22,7 @@ export function accountRoutes(services: AppServices): Router {
   router.get("/security/summary", async (_req, res) => {
     const summary: SecuritySummary = {
       failedSignInsBeforeThisSession: await readSignInReport(services, sessionIdOf(res.locals.sessionToken!)),
+      temporaryPassword: await usesTemporaryPassword(services.db, res.locals.user!.id),
     };
     res.json(summary);
   });
