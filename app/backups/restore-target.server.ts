@@ -55,8 +55,6 @@ export async function removeAbandonedStaging(dataDir: string): Promise<void> {
  */
 export async function prepareLocalRestoreTarget(dataDir: string, at: Date, liveStorage?: ObjectStorage): Promise<RestoreTarget> {
   const staging = path.join(dataDir, `${STAGING_PREFIX}${timestampForFileName(at)}-${randomBytes(4).toString("hex")}`);
-  // The folder that keeps the replaced data carries this installation's tag, like every backup it names.
-  const naming = await loadBackupNaming({ dataDir });
   await fs.mkdir(staging, { recursive: true, mode: 0o700 });
   const db = openDatabase(staging);
   // Never signs anything: it only receives the restored objects.
@@ -80,6 +78,8 @@ export async function prepareLocalRestoreTarget(dataDir: string, at: Date, liveS
     },
     async swapIn() {
       await close();
+      // The folder that keeps the replaced data carries this installation's tag, like every backup it names.
+      const naming = await loadBackupNaming({ dataDir });
       const keepDir = await uniqueDir(path.join(backupsDirOf(dataDir), naming.make("pre-restore", at, { folder: true })));
       const live = swapped.filter((name) => existsSync(path.join(dataDir, name)));
       const movedOut: string[] = [];

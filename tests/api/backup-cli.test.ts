@@ -25,10 +25,10 @@ afterAll(async () => {
 });
 
 describe("npm run backup", () => {
-  it("writes DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss.tar.gz by default and says what it wrote", async () => {
+  it("writes DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss-<random>-<tag>.tar.gz by default and says what it wrote", async () => {
     const result = await run("backup", [], dataDir);
     expect(result.status, result.stderr).toBe(0);
-    const match = /Backup written: (\S+cornerstone-\d{8}-\d{6}\.tar\.gz) \(.+: \d+ rows in \d+ tables, \d+ image files, schema \S+\)/.exec(result.stdout);
+    const match = /Backup written: (\S+cornerstone-\d{8}-\d{6}-[0-9a-f]{24}-[0-9a-f]{32}\.tar\.gz) \(.+: \d+ rows in \d+ tables, \d+ image files, schema \S+\)/.exec(result.stdout);
     expect(match, result.stdout).not.toBeNull();
     expect(path.dirname(match![1]!)).toBe(path.join(dataDir, "backups"));
     const stat = await fs.stat(match![1]!);
@@ -43,7 +43,7 @@ describe("npm run backup", () => {
     const folder = path.join(tmp, "folder");
     await fs.mkdir(folder);
     expect((await run("backup", ["--out", folder], dataDir)).status).toBe(0);
-    expect(await fs.readdir(folder)).toEqual([expect.stringMatching(/^cornerstone-\d{8}-\d{6}\.tar\.gz$/)]);
+    expect(await fs.readdir(folder)).toEqual([expect.stringMatching(/^cornerstone-\d{8}-\d{6}-[0-9a-f]{24}-[0-9a-f]{32}\.tar\.gz$/)]);
   });
 });
 
