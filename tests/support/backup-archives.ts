@@ -173,7 +173,7 @@ export async function addZeroEntry(source: string, target: string, name: string,
         hash.update(piece);
         if (!stream.write(piece)) return void stream.once("drain", writeMore);
       }
-      stream.end();
+      stream.end(undefined);
     };
     writeMore();
   });
