@@ -10,7 +10,6 @@ import { listTables } from "~/db/snapshot.server";
 import { seedDemoGallery } from "~/galleries/demo-images.server";
 import { systemClock } from "~/lib/clock";
 import { createLogger } from "~/lib/logger.server";
-import type { AppServices } from "~/services.server";
 import { openServices } from "../../server/bootstrap";
 import { addZeroEntry, rewriteArchive, type RawEntry } from "../support/backup-archives";
 import { runScript } from "../support/run-script";
@@ -60,19 +59,14 @@ async function restore(file: string) {
 const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");
 
 /** Every row of every table and the SHA-256 of every stored object, for "nothing changed". */
-async function liveState(services: AppServices = ctx.services) {
-  const db = services.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+async function liveState() {
+  const db = ctx.services.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
   const tables: Record<string, string[]> = {};
-  for (const table of await listTables(services.db)) {
+  for (const table of await listTables(ctx.services.db)) {
     tables[table] = (await db.selectFrom(table).selectAll().execute()).map((row) => JSON.stringify(row)).sort();
   }
   const objects: Record<string, string> = {};
-  for (const key of await ctx.storedKeys("")) {
-    const object = (await services.storage.read(key))!;
-    const chunks: Buffer[] = [];
-    for await (const chunk of object.stream) chunks.push(chunk as Buffer);
-    objects[key] = sha256(Buffer.concat(chunks));
-  }
+  for (const key of await ctx.storedKeys("")) objects[key] = sha256(await readObject(key));
   return { tables, objects };
 }
 
