@@ -14,6 +14,9 @@ import { createLogger } from "~/lib/logger.server";
 import { openObjectStorage, storageConfigFor } from "~/storage/open-storage.server";
 import { applyEnvFileArgument, EnvFileError } from "./lib/env-file";
 
+// Everything the restore writes (the database, the image files, what it keeps) is the service's alone.
+process.umask(0o077);
+
 async function main() {
   // The service's settings, read as systemd reads them (decision 0050).
   const args = applyEnvFileArgument(process.argv.slice(2));
@@ -43,6 +46,7 @@ async function main() {
     `Restored ${path.basename(file)} (made ${manifest.createdAt} by Cornerstone ${manifest.appVersion}, schema ${manifest.schema.migration}) into ${env.DATABASE_URL ? describePostgresTarget(env) : env.S3_BUCKET ? `${env.DATA_DIR} and the bucket ${env.S3_BUCKET}` : env.DATA_DIR}.`,
   );
   console.log(`  Rows: ${tables}. Image files: ${result.objects}.`);
+  console.log(`  The administrator is ${result.administrator}.`);
   if (result.migrationsApplied.length) console.log(`  Then ran the newer migrations: ${result.migrationsApplied.join(", ")}.`);
   if (env.DATABASE_URL) {
     console.log(
@@ -57,7 +61,7 @@ async function main() {
         : "There was no previous database or uploads folder to keep.",
     );
   }
-  console.log("Sessions are never restored: everyone signs in again.");
+  console.log("Sessions are never restored: everyone signs in again. Every sign-in lock-out is cleared.");
   console.log(
     `The administrator's password is now the one it was when the backup was made (${manifest.createdAt}).` +
       (env.ADMIN_PASSWORD ? " ADMIN_PASSWORD is set, so the server sets that password again when it starts." : ""),

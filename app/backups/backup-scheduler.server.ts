@@ -2,13 +2,13 @@ import path from "node:path";
 import { systemClock, type Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
 import {
-  backupFileName,
   backupsDirOf,
   BUCKET_BACKUPS_PREFIX,
   pruneOldBackups,
   pruneOldBucketBackups,
   type FreeSpaceProbe,
 } from "./backup-files.server";
+import { loadBackupNaming } from "./backup-names.server";
 import { acquireBackupLease, pruneExpiredLeases, SCHEDULED_LEASE_ID } from "./backup-lease.server";
 import { ensureBackupState, setNextDue } from "./backup-state.server";
 import { referencedObjectKeys } from "./backup-tables.server";
@@ -77,7 +77,8 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
     }
     let outcome: RunDueOutcome = "failed";
     try {
-      const name = backupFileName(clock.now());
+      const naming = await loadBackupNaming({ dataDir: services.env.DATA_DIR, sharedDb: services.env.DATABASE_URL ? services.db : null });
+      const name = naming.make("cornerstone", clock.now());
       const result = await createBackup(backupServices, {
         purpose: "scheduled",
         lease,
@@ -89,7 +90,9 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
       });
       outcome = result.status;
       if (result.status === "succeeded") {
-        const removed = toBucket ? await pruneOldBucketBackups(services.storage, options.keep) : await pruneOldBackups(backupDir, options.keep);
+        const removed = toBucket
+          ? await pruneOldBucketBackups(services.storage, options.keep, naming)
+          : await pruneOldBackups(backupDir, options.keep, naming);
         if (removed.length) services.logger.info({ removed }, `removed ${removed.length} old backup(s), keeping the newest ${options.keep}`);
       }
     } catch {

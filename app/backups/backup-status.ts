@@ -13,6 +13,11 @@ export type BackupStatus = {
   schedule: { intervalHours: number; keep: number; nextDueAt: string | null };
   /** A backup is running now (on any instance, or `npm run backup`). */
   running: boolean;
+  /**
+   * Files in DATA_DIR/backups/ or the bucket's backups/ whose name this installation did not
+   * sign (decision 0046): never deleted, shown as "Backups this site did not make".
+   */
+  foreignBackups: { location: "server" | "bucket"; name: string }[];
 };
 
 export const DOWNLOAD_REMINDER_DAYS = 30;

@@ -1,7 +1,8 @@
 import { PassThrough } from "node:stream";
 import { finished } from "node:stream/promises";
 import { Router } from "express";
-import { backupsDirOf } from "~/backups/backup-files.server";
+import { backupsDirOf, listForeignBackups } from "~/backups/backup-files.server";
+import { loadBackupNaming } from "~/backups/backup-names.server";
 import { readBackupStatus } from "~/backups/backup-state.server";
 import { createBackup } from "~/backups/backup.server";
 import { systemClock, type Clock } from "~/lib/clock";
@@ -14,12 +15,13 @@ export function backupRoutes(services: AppServices, options: { clock?: Clock } =
   const router = Router();
 
   router.get("/status", async (_req, res) => {
-    res.json(
-      await readBackupStatus(
-        { db: services.db, clock },
-        { intervalHours: services.env.BACKUP_INTERVAL_HOURS, keep: services.env.BACKUP_KEEP },
-      ),
+    const status = await readBackupStatus(
+      { db: services.db, clock },
+      { intervalHours: services.env.BACKUP_INTERVAL_HOURS, keep: services.env.BACKUP_KEEP },
     );
+    const naming = await loadBackupNaming({ dataDir: services.env.DATA_DIR, sharedDb: services.env.DATABASE_URL ? services.db : null });
+    const bucket = services.env.S3_BUCKET ? services.storage : null;
+    res.json({ ...status, foreignBackups: await listForeignBackups(backupsDirOf(services.env.DATA_DIR), bucket, naming) });
   });
 
   // A fresh backup streamed to the owner's device, so that a copy lives off the server.

@@ -21,7 +21,7 @@ let shellDataDir: string;
 
 /** Runs a script as npm does, from a shell whose DATA_DIR points elsewhere. */
 const runScript = (name: "backup" | "restore" | "admin-password", args: string[], input = "") =>
-  runScriptAsNpmDoes(name, args, { DATA_DIR: shellDataDir, LOG_LEVEL: "info" }, input);
+  runScriptAsNpmDoes(name, args, { DATA_DIR: shellDataDir, LOG_LEVEL: "info" }, { input });
 
 beforeAll(async () => {
   ctx = await createTestContext({ SITE_URL: SITE });

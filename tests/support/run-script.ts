@@ -10,15 +10,21 @@ export function runScript(
   script: "backup" | "restore" | "admin-password",
   args: string[],
   env: Record<string, string>,
-  /** What the script reads on stdin (admin-password's new password). */
-  input = "",
+  options: {
+    /** What the script reads on stdin (admin-password's new password). */
+    input?: string;
+    /** Started from a shell with this umask (e.g. "022", a usual login's), to show the script sets its own. */
+    umask?: string;
+  } = {},
 ): Promise<ScriptResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", `scripts/${script}.ts`, ...args], {
+    const command = [process.execPath, "--import", "tsx", `scripts/${script}.ts`, ...args];
+    const [file, ...argv] = options.umask ? ["/bin/sh", "-c", `umask ${options.umask} && exec "$@"`, "sh", ...command] : command;
+    const child = spawn(file!, argv, {
       env: { ...process.env, ADMIN_PASSWORD: "", ADMIN_USERNAME: "", ...env },
       stdio: ["pipe", "pipe", "pipe"],
     });
-    child.stdin.end(input);
+    child.stdin.end(options.input ?? "");
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));
