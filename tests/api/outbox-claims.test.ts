@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { openPostgresDatabase, type Database } from "~/db/database.server";
-import { LEASE_MS, claimNextDue } from "~/notifications/outbox.server";
+import { claimNextDue } from "~/notifications/outbox-claims.server";
+import { LEASE_MS } from "~/notifications/outbox.server";
 import { createTestDatabase, type TestDatabase } from "../support/backends";
 
 /**
