@@ -96,18 +96,26 @@ describe("concurrent gallery writes on one instance", () => {
     ctx = await createAdminContext();
     const images = await addImages("homepage", 6);
     const ids = images.map((image) => image.id);
-    const results = await Promise.all([
+    const [reversed, deleted2, created, restored, deleted4] = await Promise.all([
       ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "homepage", imageIds: [...ids].reverse() }),
       ctx.admin.delete(`/api/admin/gallery-images/${ids[2]}`),
       createGalleryImage(ctx.services, { galleryType: "homepage", caption: "new", processed: fakeProcessed(), originalKey: null }),
       ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "homepage", imageIds: ids }),
       ctx.admin.delete(`/api/admin/gallery-images/${ids[4]}`),
     ]);
-    // A reorder that lost the race to a change of membership is refused whole (400), never half-applied.
-    for (const result of results) {
-      if ("status" in result && typeof result.status === "number") expect([200, 204, 400]).toContain(result.status);
-    }
-    expect(await orderOf("homepage")).toEqual(range(5));
+    // Additions and deletions always go through.
+    expect([deleted2.status, deleted4.status]).toEqual([204, 204]);
+    expect(created).toMatchObject({ galleryType: "homepage", caption: "new" });
+    // A reorder either ran before every change of membership (200, the six images it named, in its order)
+    // or is refused whole (400, with the reason): never half-applied.
+    const refused = { status: 400, body: { message: "imageIds must list every image of the gallery exactly once" } };
+    const outcome = (reorder: typeof reversed) =>
+      reorder.status === 200 ? { status: 200, ids: (reorder.body as { id: string }[]).map((image) => image.id) } : { status: reorder.status, body: reorder.body };
+    expect([{ status: 200, ids: [...ids].reverse() }, refused]).toContainEqual(outcome(reversed));
+    expect([{ status: 200, ids }, refused]).toContainEqual(outcome(restored));
+    const left = await listGalleryImages(ctx.services, "homepage");
+    expect(left.map((image) => image.sortOrder)).toEqual(range(5));
+    expect(left.map((image) => image.id).toSorted()).toEqual([ids[0], ids[1], ids[3], ids[5], created.id].toSorted());
   });
 });
 
