@@ -1,7 +1,7 @@
 import type { AppServices } from "~/services.server";
 import { addDays, dayIn, startOfDay, weekStartOf } from "./calendar";
 import { PUBLIC_PAGES } from "./page-views";
-import { REPORT_DAYS, REPORT_TOP, REPORT_WEEKS, type AnalyticsReport } from "./report";
+import { OTHER_REFERRERS, REPORT_DAYS, REPORT_TOP, REPORT_WEEKS, type AnalyticsReport } from "./report";
 
 /** The dashboard's figures. Flushes this instance's buffered counts first, so they are up to the moment. */
 export async function analyticsReport({ db, analytics, clock }: Pick<AppServices, "db" | "analytics" | "clock">): Promise<AnalyticsReport> {
@@ -38,11 +38,21 @@ export async function analyticsReport({ db, analytics, clock }: Pick<AppServices
     .select((eb) => ["host", eb.fn.sum<number | string>("views").as("views")])
     .where("day", ">=", firstDay)
     .where("day", "<=", today)
+    .where("host", "!=", OTHER_REFERRERS)
     .groupBy("host")
     .orderBy("views", "desc")
     .orderBy("host")
     .limit(REPORT_TOP)
     .execute();
+  // Hosts past each day's first 100 are not ranked: their views are one row at the end of the list.
+  const otherReferrers = await db
+    .selectFrom("analytics_daily_referrers")
+    .select((eb) => eb.fn.sum<number | string>("views").as("views"))
+    .where("day", ">=", firstDay)
+    .where("day", "<=", today)
+    .where("host", "=", OTHER_REFERRERS)
+    .executeTakeFirst();
+  const otherViews = Number(otherReferrers?.views ?? 0);
 
   // Enquiries by the business's calendar day, from the stored submissions themselves.
   const firstWeek = addDays(weekStartOf(today), -7 * (REPORT_WEEKS - 1));
@@ -67,7 +77,10 @@ export async function analyticsReport({ db, analytics, clock }: Pick<AppServices
     totals: { visitors, views: days.reduce((sum, d) => sum + d.views, 0), enquiries },
     enquiryRate: visitors > 0 ? enquiries / visitors : null,
     topPages: pageRows.map((row) => ({ path: row.path, label: PUBLIC_PAGES.get(row.path) ?? row.path, views: Number(row.views) })),
-    topReferrers: referrerRows.map((row) => ({ host: row.host, views: Number(row.views) })),
+    topReferrers: [
+      ...referrerRows.map((row) => ({ host: row.host, views: Number(row.views) })),
+      ...(otherViews > 0 ? [{ host: OTHER_REFERRERS, views: otherViews }] : []),
+    ],
     enquiriesPerWeek: [...weeks].map(([weekStart, count]) => ({ weekStart, enquiries: count })),
   };
 }

@@ -158,7 +158,7 @@ describe("counting and flushing", () => {
 });
 
 describe("memory between flushes is bounded", () => {
-  it("past the cap on distinct visitors, views still count but extra visitors are dropped", async () => {
+  it("past the cap on distinct visitors, views still count but extra visitors are dropped; extra referrers count as (other)", async () => {
     const analytics = analyticsFor({ limits: { maxBufferedVisitors: 3, maxBufferedReferrers: 2 } });
     await analytics.start();
     for (let i = 1; i <= 5; i++) analytics.record(view(`198.51.100.${i}`, "/", PHONE, `site${i}.example`));
@@ -167,7 +167,7 @@ describe("memory between flushes is bounded", () => {
     expect(analytics.counters()).toMatchObject({ bufferedViews: 6, bufferedVisitors: 3, droppedVisitors: 2, droppedReferrers: 3 });
     await analytics.flush();
     expect(await daily("2026-03-14")).toMatchObject({ views: 6, visitors: 3 });
-    expect(await referrers("2026-03-14")).toEqual({ "site1.example": 2, "site2.example": 1 });
+    expect(await referrers("2026-03-14")).toEqual({ "site1.example": 2, "site2.example": 1, "(other)": 3 });
   });
 });
 

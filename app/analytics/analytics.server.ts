@@ -2,7 +2,9 @@ import { hash, randomBytes } from "node:crypto";
 import type { Database } from "~/db/database.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import type { Logger } from "~/lib/logger.server";
+import { closeEndedDays, newDayBuffer, writeDayCounts, type DayBuffer } from "./analytics-store.server";
 import { addDays, dayBounds, type DayBounds } from "./calendar";
+import { OTHER_REFERRERS } from "./report";
 
 /**
  * Privacy-first visit counting (issue 11 §3, docs/decisions/0031).
@@ -15,8 +17,9 @@ import { addDays, dayBounds, type DayBounds } from "./calendar";
  * then, at most 10 s, like the rate limiters' addresses); the salt
  * and the day's hashes are kept in the database, shared by every instance, and
  * deleted when the day ends in the business's time zone. Only daily totals
- * per page and per referrer host remain. No address, user agent, salt or hash
- * is ever logged.
+ * per page and per referrer host remain (at most 100 hosts a day by name, the
+ * rest as "(other)"), for 400 days. No address, user agent, salt or hash is
+ * ever logged.
  */
 
 export type PageView = {
@@ -32,7 +35,7 @@ export type PageView = {
 export type AnalyticsLimits = {
   /** Distinct visitors held between two flushes; past it, views still count but new visitors do not. */
   maxBufferedVisitors: number;
-  /** Distinct referrer hosts per day held between two flushes; past it, views still count without their referrer. */
+  /** Distinct referrer hosts per day held between two flushes; past it, views count under "(other)". */
   maxBufferedReferrers: number;
 };
 
@@ -44,7 +47,7 @@ export type AnalyticsCounters = {
   recorded: number;
   /** Distinct visitors left out because the buffer was full. */
   droppedVisitors: number;
-  /** Referrer hosts left out because the buffer was full. */
+  /** Referred views counted under "(other)" because the buffer was full. */
   droppedReferrers: number;
   /** Visitors left out because their day's salt was not loaded when the flush hashed them (database unreachable). */
   unsalted: number;
@@ -59,7 +62,7 @@ export type Analytics = {
   record(view: PageView): void;
   /** Writes the buffered counts to the database (one transaction). */
   flush(): Promise<void>;
-  /** Closes every ended day: keeps its totals, deletes its salt and visitor hashes. Safe to run twice, or on two instances at once. */
+  /** Closes every ended day: keeps its totals, deletes its salt and visitor hashes, and deletes days older than 400. Safe to run twice, or on two instances at once. */
   rollOver(): Promise<void>;
   /** One background pass: flush, close ended days (once per day), load today's and tomorrow's salts. */
   runOnce(): Promise<void>;
@@ -70,25 +73,6 @@ export type Analytics = {
   /** What is buffered now, and what was dropped. */
   counters(): AnalyticsCounters & { bufferedViews: number; bufferedVisitors: number };
 };
-
-type DayBuffer = {
-  views: number;
-  pages: Map<string, number>;
-  referrers: Map<string, number>;
-  /**
-   * The day's distinct visitors as the request path sees them: address → user agent (or agents).
-   * No hashing there, and no string built; the flush turns each pair into its salted hash before
-   * anything is written, so the pair lives in memory only until then (at most 10 s).
-   */
-  seen: Map<string, string | Set<string>>;
-  /** Salted visitor hashes, as the flush writes them. */
-  visitors: Set<string>;
-};
-
-const newDayBuffer = (): DayBuffer => ({ views: 0, pages: new Map(), referrers: new Map(), seen: new Map(), visitors: new Set() });
-
-/** Rows per multi-row insert (2 parameters each; well under SQLite's and PostgreSQL's limits). */
-const INSERT_CHUNK = 400;
 
 /** A visitor's daily hash: 128 bits of SHA-256 over the day's salt, the address and the user agent. */
 export function visitorHash(salt: string, ip: string, userAgent: string): string {
@@ -150,12 +134,7 @@ export function createAnalytics(options: {
     bufferedViews++;
     counts.views++;
     counts.pages.set(view.path, (counts.pages.get(view.path) ?? 0) + 1);
-    if (view.referrerHost) {
-      const seen = counts.referrers.get(view.referrerHost);
-      if (seen !== undefined) counts.referrers.set(view.referrerHost, seen + 1);
-      else if (counts.referrers.size < limits.maxBufferedReferrers) counts.referrers.set(view.referrerHost, 1);
-      else counters.droppedReferrers++;
-    }
+    if (view.referrerHost) addReferrer(counts.referrers, view.referrerHost, 1);
     const { ip, userAgent } = view;
     const agents = counts.seen.get(ip);
     if (agents === userAgent || (typeof agents === "object" && agents.has(userAgent))) return;
@@ -168,6 +147,17 @@ export function createAnalytics(options: {
     else if (typeof agents === "string") counts.seen.set(ip, new Set([agents, userAgent]));
     else agents.add(userAgent);
     bufferedVisitors++;
+  }
+
+  /** Counts referred views by host; past the buffer's cap of hosts, a new host's views go under "(other)". */
+  function addReferrer(referrers: Map<string, number>, host: string, views: number): void {
+    const held = referrers.get(host);
+    if (held !== undefined) referrers.set(host, held + views);
+    else if (referrers.size < limits.maxBufferedReferrers) referrers.set(host, views);
+    else {
+      counters.droppedReferrers += views;
+      referrers.set(OTHER_REFERRERS, (referrers.get(OTHER_REFERRERS) ?? 0) + views);
+    }
   }
 
   /** The flush's first step: every visitor becomes its salted hash (a day whose salt is gone keeps its views only). */
@@ -185,7 +175,7 @@ export function createAnalytics(options: {
     return pending;
   }
 
-  /** Adds one set of counts to another, the caps applied (visitors and referrers beyond them are dropped and counted). */
+  /** Adds one set of counts to another, the caps applied (visitors beyond them are dropped and counted, referrers folded into "(other)"). */
   function mergeInto(target: Map<string, DayBuffer>, source: Map<string, DayBuffer>, visitorsHeld: { count: number }) {
     for (const [day, from] of source) {
       let counts = target.get(day);
@@ -195,11 +185,7 @@ export function createAnalytics(options: {
       }
       counts.views += from.views;
       for (const [path, n] of from.pages) counts.pages.set(path, (counts.pages.get(path) ?? 0) + n);
-      for (const [host, n] of from.referrers) {
-        if (counts.referrers.has(host) || counts.referrers.size < limits.maxBufferedReferrers) {
-          counts.referrers.set(host, (counts.referrers.get(host) ?? 0) + n);
-        } else counters.droppedReferrers += n;
-      }
+      for (const [host, n] of from.referrers) addReferrer(counts.referrers, host, n);
       for (const visitor of from.visitors) {
         if (counts.visitors.has(visitor)) continue;
         if (visitorsHeld.count >= limits.maxBufferedVisitors) {
@@ -217,60 +203,6 @@ export function createAnalytics(options: {
   let retryViews = 0;
   let retryVisitors = 0;
 
-  async function write(pending: Map<string, DayBuffer>): Promise<void> {
-    await db.transaction().execute(async (trx) => {
-      for (const [day, counts] of pending) {
-        // The upsert locks the day's row, so a roll-over on another instance waits for this flush, or this one sees it closed.
-        const daily = await trx
-          .insertInto("analytics_daily")
-          .values({ day, views: counts.views, visitors: 0, closed_at: null })
-          .onConflict((oc) => oc.column("day").doUpdateSet((eb) => ({ views: eb("analytics_daily.views", "+", eb.ref("excluded.views")) })))
-          .returning("closed_at")
-          .executeTakeFirstOrThrow();
-        if (counts.pages.size) {
-          await trx
-            .insertInto("analytics_daily_pages")
-            .values([...counts.pages].map(([path, views]) => ({ day, path, views })))
-            .onConflict((oc) =>
-              oc.columns(["day", "path"]).doUpdateSet((eb) => ({ views: eb("analytics_daily_pages.views", "+", eb.ref("excluded.views")) })),
-            )
-            .execute();
-        }
-        const referrers = [...counts.referrers];
-        for (let i = 0; i < referrers.length; i += INSERT_CHUNK) {
-          await trx
-            .insertInto("analytics_daily_referrers")
-            .values(referrers.slice(i, i + INSERT_CHUNK).map(([host, views]) => ({ day, host, views })))
-            .onConflict((oc) =>
-              oc.columns(["day", "host"]).doUpdateSet((eb) => ({ views: eb("analytics_daily_referrers.views", "+", eb.ref("excluded.views")) })),
-            )
-            .execute();
-        }
-        // A closed day has deleted its hashes: new ones would linger and could count someone twice.
-        if (daily.closed_at !== null || counts.visitors.size === 0) continue;
-        const visitors = [...counts.visitors];
-        let added = 0;
-        for (let i = 0; i < visitors.length; i += INSERT_CHUNK) {
-          // Only hashes no instance has stored today come back: that is the number of new visitors.
-          const inserted = await trx
-            .insertInto("analytics_visitors")
-            .values(visitors.slice(i, i + INSERT_CHUNK).map((visitor) => ({ day, hash: visitor })))
-            .onConflict((oc) => oc.columns(["day", "hash"]).doNothing())
-            .returning("day")
-            .execute();
-          added += inserted.length;
-        }
-        if (added > 0) {
-          await trx
-            .updateTable("analytics_daily")
-            .set((eb) => ({ visitors: eb("visitors", "+", added) }))
-            .where("day", "=", day)
-            .execute();
-        }
-      }
-    });
-  }
-
   function flush(): Promise<void> {
     return serially(async () => {
       if (buffer.size === 0 && retry.size === 0) return;
@@ -285,7 +217,7 @@ export function createAnalytics(options: {
       retryViews = 0;
       retryVisitors = 0;
       try {
-        await write(toWrite);
+        await writeDayCounts(db, toWrite);
       } catch (error) {
         counters.failedFlushes++;
         logger.warn({ err: safeError(error) }, "analytics: saving the visit counts failed; they are kept for the next try");
@@ -301,21 +233,7 @@ export function createAnalytics(options: {
     return serially(async () => {
       const now = clock.now();
       const { day } = currentDay(now.getTime());
-      const closedAt = now.toISOString();
-      await db.transaction().execute(async (trx) => {
-        // Days that had a salt get a row, so a late flush from another instance sees them closed.
-        const ended = await trx.selectFrom("analytics_salts").select("day").where("day", "<", day).execute();
-        for (const row of ended) {
-          await trx
-            .insertInto("analytics_daily")
-            .values({ day: row.day, views: 0, visitors: 0, closed_at: closedAt })
-            .onConflict((oc) => oc.column("day").doUpdateSet({ closed_at: closedAt }).where("analytics_daily.closed_at", "is", null))
-            .execute();
-        }
-        await trx.updateTable("analytics_daily").set({ closed_at: closedAt }).where("day", "<", day).where("closed_at", "is", null).execute();
-        await trx.deleteFrom("analytics_visitors").where("day", "<", day).execute();
-        await trx.deleteFrom("analytics_salts").where("day", "<", day).execute();
-      });
+      await closeEndedDays(db, day, now.toISOString());
       for (const saltDay of [...salts.keys()]) if (saltDay < day) salts.delete(saltDay);
     });
   }

@@ -5,6 +5,12 @@ export const REPORT_DAYS = 30;
 export const REPORT_WEEKS = 8;
 export const REPORT_TOP = 10;
 
+/**
+ * The referrer row that holds a day's views from hosts past the first 100 (issue 17 §3).
+ * No real host can be named this: referrer hosts are letters, digits, dots and hyphens only.
+ */
+export const OTHER_REFERRERS = "(other)";
+
 /** What GET /api/admin/analytics answers. Days are calendar days in `timeZone`, oldest first. */
 export type AnalyticsReport = {
   /** False when ANALYTICS=off: nothing new is counted (earlier totals still show). */
@@ -17,6 +23,7 @@ export type AnalyticsReport = {
   /** Enquiries ÷ visitors over the `days`; null without visitors. */
   enquiryRate: number | null;
   topPages: { path: string; label: string; views: number }[];
+  /** The busiest hosts, then (when there are any) the views of hosts not stored by name, as OTHER_REFERRERS. */
   topReferrers: { host: string; views: number }[];
   /** Weeks starting on Sunday (spec §9), the current one last. */
   enquiriesPerWeek: { weekStart: string; enquiries: number }[];

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { ExpressionBuilder } from "kysely";
 import type { ContactSubmissionRow, DatabaseSchema } from "~/db/schema";
 import { NOTIFICATIONS_OFF_STATE, type NotificationState, type NotificationStatus } from "~/notifications/notification-state";
-import { queueEnquiryNotification } from "~/notifications/outbox.server";
+import { queueEnquiryNotification } from "~/notifications/outbox-queue.server";
 import type { AppServices } from "~/services.server";
 import {
   HONEYPOT_FIELD,

@@ -47,6 +47,11 @@ async function until(check: () => boolean | Promise<boolean>, ms = 5_000) {
   }
 }
 
+/** Waits until `check` holds or `ms` has passed, without failing: the expect after it says which. */
+async function settle(check: () => boolean, ms = 5_000) {
+  await until(check, ms).catch(() => {});
+}
+
 describe("PostgreSQL through Kysely", () => {
   it("migrates an empty database, also when two instances start at once", async () => {
     const [a, b] = [open(), open()];
@@ -193,29 +198,50 @@ describe("the change feed (LISTEN/NOTIFY)", () => {
     const listener = await openChangeFeed({ target, db: open(), logger: silent, onRemoteChange: () => (seen += 1) });
     const other = open();
     const notifyFromElsewhere = () => sql`select pg_notify(${PUBLIC_CONTENT_CHANNEL}, 'another instance')`.execute(other);
+    const listeningBackends = async () =>
+      (
+        await sql<{ pid: number }>`select pid from pg_stat_activity
+          where datname = current_database() and query ilike 'LISTEN%' and pid <> pg_backend_pid()`.execute(other)
+      ).rows.map((row) => row.pid);
     try {
       await notifyFromElsewhere();
-      await until(() => seen === 1);
-      await sql`select pg_terminate_backend(pid) from pg_stat_activity
-        where datname = current_database() and query ilike 'LISTEN%' and pid <> pg_backend_pid()`.execute(other);
-      await until(() => seen === 2);
+      await settle(() => seen === 1);
+      expect(seen).toBe(1);
+      const [lost, ...more] = await listeningBackends();
+      expect(more).toEqual([]);
+      const killed = await sql<{ done: boolean }>`select pg_terminate_backend(${lost}) as done`.execute(other);
+      expect(killed.rows).toEqual([{ done: true }]);
+
+      // Back on a new connection, it reports the change it may have missed…
+      await settle(() => seen === 2);
+      expect(seen).toBe(2);
+      const listening = await listeningBackends();
+      expect(listening).toHaveLength(1);
+      expect(listening[0]).not.toBe(lost);
+      // …and hears the next one.
       await notifyFromElsewhere();
-      await until(() => seen === 3);
+      await settle(() => seen === 3);
+      expect(seen).toBe(3);
     } finally {
       await listener.close();
     }
   });
 
   it("is silent on SQLite: one process owns the file", async () => {
+    let remoteChanges = 0;
     const feed = await openChangeFeed({
       target: { kind: "sqlite", dataDir: os.tmpdir() },
       db: open(),
       logger: silent,
-      onRemoteChange: () => {
-        throw new Error("no remote changes on SQLite");
-      },
+      onRemoteChange: () => (remoteChanges += 1),
     });
+    // A feed that listened would hear this database's notifications: none arrives, and nothing listens.
     feed.publish();
-    await feed.close();
+    await sql`select pg_notify(${PUBLIC_CONTENT_CHANNEL}, 'another instance')`.execute(open());
+    const listening = await sql<{ count: string }>`select count(*)::text as count from pg_stat_activity
+      where datname = current_database() and query ilike 'LISTEN%'`.execute(open());
+    expect(listening.rows).toEqual([{ count: "0" }]);
+    expect(remoteChanges).toBe(0);
+    await expect(feed.close()).resolves.toBeUndefined();
   });
 });

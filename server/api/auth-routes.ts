@@ -2,7 +2,7 @@ import { Router } from "express";
 import { createSession, deleteSession, pruneExpiredSessions } from "~/auth/auth.server";
 import { loginSchema } from "~/auth/login-schema";
 import { checkSignIn, fileSignInReport, type SignInOutcome } from "~/auth/sign-in.server";
-import { queueSignInAlert } from "~/notifications/outbox.server";
+import { queueSignInAlert } from "~/notifications/outbox-queue.server";
 import type { AppServices } from "~/services.server";
 import { HttpError } from "../http-error";
 import { clearSessionCookie, readDeviceCookie, setDeviceCookie, setSessionCookie } from "../middleware/session";

@@ -10,7 +10,8 @@ import {
   listInbox,
   setRead,
 } from "~/contact/submissions.server";
-import { notificationsOverview, resendEnquiryNotification, sendTestMail } from "~/notifications/outbox.server";
+import { notificationsOverview, sendTestMail } from "~/notifications/outbox-admin.server";
+import { resendEnquiryNotification } from "~/notifications/outbox-queue.server";
 import type { AppServices } from "~/services.server";
 import { HttpError, badRequest, notFound } from "../http-error";
 import { parseJsonBody } from "./validation";

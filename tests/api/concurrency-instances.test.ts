@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
+import { lockForTransaction, type Database } from "~/db/database.server";
 import { createGalleryImage, listGalleryImages } from "~/galleries/galleries.server";
 import type { GalleryType } from "~/galleries/gallery";
 import type { ProcessedImage } from "~/images/image-pipeline.server";
@@ -96,22 +98,94 @@ describe("concurrent gallery writes on one instance", () => {
     ctx = await createAdminContext();
     const images = await addImages("homepage", 6);
     const ids = images.map((image) => image.id);
-    const results = await Promise.all([
+    const [reversed, deleted2, created, restored, deleted4] = await Promise.all([
       ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "homepage", imageIds: [...ids].reverse() }),
       ctx.admin.delete(`/api/admin/gallery-images/${ids[2]}`),
       createGalleryImage(ctx.services, { galleryType: "homepage", caption: "new", processed: fakeProcessed(), originalKey: null }),
       ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "homepage", imageIds: ids }),
       ctx.admin.delete(`/api/admin/gallery-images/${ids[4]}`),
     ]);
-    // A reorder that lost the race to a change of membership is refused whole (400), never half-applied.
-    for (const result of results) {
-      if ("status" in result && typeof result.status === "number") expect([200, 204, 400]).toContain(result.status);
-    }
-    expect(await orderOf("homepage")).toEqual(range(5));
+    // Additions and deletions always go through.
+    expect([deleted2.status, deleted4.status]).toEqual([204, 204]);
+    expect(created).toMatchObject({ galleryType: "homepage", caption: "new" });
+    // A reorder either ran before every change of membership (200, the six images it named, in its order)
+    // or is refused whole (400, with the reason): never half-applied.
+    const refused = { status: 400, body: { message: "imageIds must list every image of the gallery exactly once" } };
+    const outcome = (reorder: typeof reversed) =>
+      reorder.status === 200 ? { status: 200, ids: (reorder.body as { id: string }[]).map((image) => image.id) } : { status: reorder.status, body: reorder.body };
+    expect([{ status: 200, ids: [...ids].reverse() }, refused]).toContainEqual(outcome(reversed));
+    expect([{ status: 200, ids }, refused]).toContainEqual(outcome(restored));
+    const left = await listGalleryImages(ctx.services, "homepage");
+    expect(left.map((image) => image.sortOrder)).toEqual(range(5));
+    expect(left.map((image) => image.id).toSorted()).toEqual([ids[0], ids[1], ids[3], ids[5], created.id].toSorted());
   });
 });
 
+/** How many connections to this database wait for a lock now (PostgreSQL). */
+async function lockWaiters(db: Database): Promise<number> {
+  const { rows } = await sql<{ waiting: number }>`select count(*)::int as waiting from pg_stat_activity
+    where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
+  return rows[0]!.waiting;
+}
+
 describe("two instances sharing one PostgreSQL database and one bucket", () => {
+  it("a reorder, a delete and an add wait for the gallery's lock while another instance holds it, then run one at a time", async () => {
+    ctx = await createAdminContext({}, { database: "postgres", storage: "s3" });
+    const other = (await ctx.openInstance()).services.db;
+    const ids = (await addImages("traditional", 4)).map((image) => image.id);
+
+    // Another instance is in the middle of changing this gallery.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const holding = other.transaction().execute(async (trx) => {
+      await lockForTransaction(trx, "gallery:traditional");
+      locked();
+      await released;
+    });
+    await lockTaken;
+    let held = true;
+    const letGo = async () => {
+      if (!held) return;
+      held = false;
+      release();
+      await holding;
+    };
+
+    try {
+      // Each starts once the one before it is queued for the lock, so they are served in this order.
+      const settled: string[] = [];
+      const queued = async <T>(name: string, waiters: number, start: () => Promise<T>): Promise<{ running: Promise<T> }> => {
+        const running = start().finally(() => settled.push(name));
+        while (settled.length === 0 && (await lockWaiters(other)) < waiters) await new Promise((resolve) => setTimeout(resolve, 5));
+        return { running };
+      };
+      const reversed = [...ids].reverse();
+      const reorder = await queued("reorder", 1, async () =>
+        ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "traditional", imageIds: reversed }),
+      );
+      const removal = await queued("delete", 2, async () => ctx.admin.delete(`/api/admin/gallery-images/${ids[1]}`));
+      const addition = await queued("add", 3, () =>
+        createGalleryImage(ctx.services, { galleryType: "traditional", caption: "new", processed: fakeProcessed(), originalKey: null }),
+      );
+      // All three are waiting: none has touched the gallery.
+      expect({ waiting: await lockWaiters(other), settled }).toEqual({ waiting: 3, settled: [] });
+      expect(await orderOf("traditional")).toEqual(range(4));
+
+      await letGo();
+      const [reordered, removed, added] = await Promise.all([reorder.running, removal.running, addition.running]);
+      expect([reordered.status, removed.status]).toEqual([200, 204]);
+      const left = await listGalleryImages(ctx.services, "traditional");
+      expect(left.map((image) => [image.id, image.sortOrder])).toEqual(
+        [...reversed.filter((id) => id !== ids[1]), added.id].map((id, sortOrder) => [id, sortOrder]),
+      );
+    } finally {
+      // A failed check must not leave the lock held.
+      await letGo();
+    }
+  });
+
   it("uploads, deletes and reorders through both at once keep every gallery's order complete", async () => {
     ctx = await createAdminContext({}, { database: "postgres", storage: "s3" });
     const b = await ctx.openInstance();

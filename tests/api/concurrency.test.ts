@@ -5,8 +5,9 @@ import { pruneStaleUploads } from "~/uploads/uploads.server";
 import { makeImage } from "../fixtures/images";
 import { createAdminContext, type AdminContext } from "./helpers";
 
-// Races, run at once through the API (so they hold on PostgreSQL too): each
-// asserts what must be true whichever request the database serves first.
+// Races, run at once through the API (so they hold on PostgreSQL too). Where two
+// outcomes are possible, the interleaving is set by pausing one request at a
+// known point (pauseNextCall), so each test proves the one outcome its name says.
 
 let ctx: AdminContext;
 // Uploads through this server (PUT to its signed URL), so local disk; the database is this run's
@@ -34,6 +35,25 @@ const register = (imageURL: string, galleryType = "traditional") =>
 /** The ids of the stored originals. */
 async function originals(): Promise<string[]> {
   return (await ctx.storedKeys("originals/")).map((key) => key.slice("originals/".length));
+}
+
+/**
+ * Holds the next call of `object[method]` (a real service's method, which then runs as usual)
+ * until `release()`; `reached` resolves once the call has begun.
+ */
+function pauseNextCall<T extends object, K extends keyof T>(object: T, method: K) {
+  const original = object[method] as (...args: unknown[]) => Promise<unknown>;
+  let reachedNow!: () => void;
+  const reached = new Promise<void>((resolve) => (reachedNow = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  object[method] = (async (...args: unknown[]) => {
+    object[method] = original as T[K];
+    reachedNow();
+    await released;
+    return original.apply(object, args);
+  }) as T[K];
+  return { reached, release };
 }
 
 async function galleryOrders(galleryType: string) {
@@ -75,43 +95,61 @@ describe("races", () => {
     expect(new Set(listed.map((image) => image.id)).size).toBe(5);
   });
 
-  it("a reorder racing an add: either the reorder sees the whole gallery or it is refused; orders stay 0..n-1", async () => {
+  it("a reorder that commits while an add is being processed: the new image goes to the end of the new order", async () => {
     const seeded = (await seedDemoGallery(ctx.services, "veneer", 3, { width: 300, height: 200 })).map((image) => image.id);
     const url = await completedUpload();
     const reversed = [...seeded].reverse();
-    const [reorder, add] = await Promise.all([
-      ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "veneer", imageIds: reversed }),
-      register(url, "veneer"),
-    ]);
-    expect(add.status).toBe(201);
+    // The add has claimed its upload and is making the variants when the reorder comes in.
+    const processing = pauseNextCall(ctx.services.images, "process");
+    const adding = register(url, "veneer").then((res) => res);
+    await processing.reached;
+    const reorder = await ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "veneer", imageIds: reversed });
+    processing.release();
+    const add = await adding;
+    expect([reorder.status, add.status]).toEqual([200, 201]);
     const added = (add.body as { id: string }).id;
-    const listed = await galleryOrders("veneer");
-    expect(listed.map((image) => image.sortOrder)).toEqual([0, 1, 2, 3]);
-    if (reorder.status === 200) {
-      // The reorder ran first: the new image went to the end of the new order.
-      expect(listed.map((image) => image.id)).toEqual([...reversed, added]);
-    } else {
-      // The add ran first: the reorder no longer listed every image and changed nothing.
-      expect(reorder.status).toBe(400);
-      expect(listed.map((image) => image.id)).toEqual([...seeded, added]);
-    }
+    expect(await galleryOrders("veneer")).toEqual([...reversed, added].map((id, sortOrder) => ({ id, sortOrder })));
   });
 
-  it("a reorder racing a delete: no gaps or duplicates in the order, whichever wins", async () => {
+  it("a reorder sent before an add committed, arriving after: refused whole, and the order stays 0..n-1", async () => {
+    const seeded = (await seedDemoGallery(ctx.services, "veneer", 3, { width: 300, height: 200 })).map((image) => image.id);
+    const url = await completedUpload();
+    // The admin's page listed three images; another tab adds a fourth before the reorder lands.
+    const add = await register(url, "veneer");
+    expect(add.status).toBe(201);
+    const reorder = await ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "veneer", imageIds: [...seeded].reverse() });
+    expect({ status: reorder.status, body: reorder.body }).toEqual({
+      status: 400,
+      body: { message: "imageIds must list every image of the gallery exactly once" },
+    });
+    const added = (add.body as { id: string }).id;
+    expect(await galleryOrders("veneer")).toEqual([...seeded, added].map((id, sortOrder) => ({ id, sortOrder })));
+  });
+
+  it("a reorder that arrives while a committed delete is still removing its files: refused whole, no gaps", async () => {
     const seeded = (await seedDemoGallery(ctx.services, "homepage", 4, { width: 300, height: 200 })).map((image) => image.id);
-    const [reorder, removed] = await Promise.all([
-      ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "homepage", imageIds: [...seeded].reverse() }),
-      ctx.admin.delete(`/api/admin/gallery-images/${seeded[1]}`),
-    ]);
-    expect(removed.status).toBe(204);
-    const listed = await galleryOrders("homepage");
-    expect(listed.map((image) => image.sortOrder)).toEqual([0, 1, 2]);
+    // The delete has committed and is removing the image's files when the reorder comes in.
+    const removingFiles = pauseNextCall(ctx.services.storage, "delete");
+    const deleting = ctx.admin.delete(`/api/admin/gallery-images/${seeded[1]}`).then((res) => res);
+    await removingFiles.reached;
+    const reorder = await ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "homepage", imageIds: [...seeded].reverse() });
+    removingFiles.release();
+    expect((await deleting).status).toBe(204);
+    expect({ status: reorder.status, body: reorder.body }).toEqual({
+      status: 400,
+      body: { message: "imageIds must list every image of the gallery exactly once" },
+    });
     const survivors = seeded.filter((id) => id !== seeded[1]);
-    if (reorder.status === 200) expect(listed.map((image) => image.id)).toEqual([...survivors].reverse());
-    else {
-      expect(reorder.status).toBe(400);
-      expect(listed.map((image) => image.id)).toEqual(survivors);
-    }
+    expect(await galleryOrders("homepage")).toEqual(survivors.map((id, sortOrder) => ({ id, sortOrder })));
+  });
+
+  it("a delete after a reorder committed: the gap in the new order is closed", async () => {
+    const seeded = (await seedDemoGallery(ctx.services, "homepage", 4, { width: 300, height: 200 })).map((image) => image.id);
+    const reversed = [...seeded].reverse();
+    await ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "homepage", imageIds: reversed }).expect(200);
+    await ctx.admin.delete(`/api/admin/gallery-images/${seeded[1]}`).expect(204);
+    const survivors = reversed.filter((id) => id !== seeded[1]);
+    expect(await galleryOrders("homepage")).toEqual(survivors.map((id, sortOrder) => ({ id, sortOrder })));
   });
 
   it("concurrent deletes of images in one gallery close every gap", async () => {
@@ -156,39 +194,35 @@ describe("pruning stale uploads (the clock injected)", () => {
     expect(await originals()).toEqual([idOf(used)]);
   });
 
-  it("the owner adds a day-old upload while housekeeping is pruning it: added with its original, or pruned, never half of each", async () => {
+  it("the owner adds a day-old upload while housekeeping is deleting it: refused, and nothing of it is left", async () => {
     const url = await completedUpload();
     const clock = createManualClock(Date.now() + 25 * 60 * 60 * 1000);
-    // Housekeeping has picked the upload and is deleting its file when the owner's request comes in.
-    let entered!: () => void;
-    const deleting = new Promise<void>((resolve) => (entered = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const storage = {
-      ...ctx.services.storage,
-      delete: async (key: string) => {
-        entered();
-        await released;
-        await ctx.services.storage.delete(key);
-      },
-    };
-    const pruning = pruneStaleUploads({ ...ctx.services, storage }, clock);
-    await deleting;
+    // Housekeeping has claimed the upload and is deleting its file when the owner's request comes in.
+    const deletingFile = pauseNextCall(ctx.services.storage, "delete");
+    const pruning = pruneStaleUploads(ctx.services, clock);
+    await deletingFile.reached;
     const added = await register(url, "veneer");
-    release();
-    await pruning;
+    deletingFile.release();
+    expect(await pruning).toBe(1);
 
+    expect({ status: added.status, body: added.body }).toEqual({ status: 400, body: { message: expect.any(String) } });
     const id = idOf(url);
-    const statuses = await uploadStatuses();
-    if (added.status === 201) {
-      expect(statuses[id]).toBe("used");
-      expect(await originals()).toContain(id);
-    } else {
-      expect(added.status).toBe(400);
-      expect(statuses[id]).toBeUndefined();
-      expect(await originals()).not.toContain(id);
-      expect(await galleryOrders("veneer")).toEqual([]);
-    }
+    expect((await uploadStatuses())[id]).toBeUndefined();
+    expect(await originals()).not.toContain(id);
+    expect(await galleryOrders("veneer")).toEqual([]);
+  });
+
+  it("an upload the owner added before housekeeping ran keeps its original", async () => {
+    const url = await completedUpload();
+    const added = await register(url, "veneer");
+    expect(added.status).toBe(201);
+    const clock = createManualClock(Date.now() + 25 * 60 * 60 * 1000);
+    // Its expired ticket is forgotten; the file a gallery image refers to stays.
+    expect(await pruneStaleUploads(ctx.services, clock)).toBe(1);
+    const id = idOf(url);
+    expect((await uploadStatuses())[id]).toBeUndefined();
+    expect(await originals()).toEqual([id]);
+    expect(await galleryOrders("veneer")).toEqual([{ id: (added.body as { id: string }).id, sortOrder: 0 }]);
   });
 
   it("finishes an upload a crash left half-pruned", async () => {

@@ -1,8 +1,12 @@
+import { sql } from "kysely";
 import supertest from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatSubmittedAt } from "~/admin/format-date";
 import { identity } from "~/identity";
-import { HOURLY_CAP, LEASE_MS, claimNextDue, createOutbox, queueSignInAlert } from "~/notifications/outbox.server";
+import { claimNextDue } from "~/notifications/outbox-claims.server";
+import { HOURLY_CAP } from "~/notifications/outbox-digest.server";
+import { queueSignInAlert } from "~/notifications/outbox-queue.server";
+import { LEASE_MS, createOutbox } from "~/notifications/outbox.server";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp";
 import { ADMIN } from "./helpers";
 import { MAIL_FROM, NOTIFY_EMAIL, SITE_URL, createMailContext, type MailContext } from "./mail-helpers";
@@ -22,6 +26,19 @@ async function setUp(options: { auth?: { user: string; pass: string }; smtpUrl?:
   smtp = await startSmtpServer({ auth: options.auth });
   ctx = await createMailContext({ smtpUrl: options.smtpUrl ?? smtp.url });
   return { smtp, ctx };
+}
+
+/** Every row of every table of this run's database (either engine), as one text to search. */
+async function everyTableAsText(services: MailContext["services"]): Promise<string> {
+  const tables = await services.db.introspection.getTables();
+  expect(tables.map((table) => table.name)).toContain("notification_jobs");
+  const dumps: string[] = [];
+  for (const table of tables) {
+    const name = table.schema ? `${table.schema}.${table.name}` : table.name;
+    const { rows } = await sql`select * from ${sql.table(name)}`.execute(services.db);
+    dumps.push(`${name}: ${JSON.stringify(rows)}`);
+  }
+  return dumps.join("\n");
 }
 
 const SECOND = 1000;
@@ -518,6 +535,45 @@ describe("the sign-in alert", () => {
     expect(jobs).toHaveLength(1);
     await ctx.outbox.runDue();
     expect(smtp.messages).toHaveLength(1);
+  });
+
+  it("keeps the address and browser only until the mail is sent: then no table holds them", async () => {
+    smtp = await startSmtpServer();
+    ctx = await createMailContext({ smtpUrl: smtp.url, env: { TRUST_PROXY: "loopback" } });
+    const address = "203.0.113.58";
+    const userAgent = "Mozilla/5.0 (X11; Linux x86_64; rv:131.0) Gecko/20100101 Firefox/131.0 AlertScan/7";
+    await supertest(ctx.app).post("/api/login").set("User-Agent", userAgent).set("X-Forwarded-For", address).send(ADMIN).expect(200);
+    // Until it is sent, the job holds what the mail needs (and the scan can see it).
+    const before = await everyTableAsText(ctx.services);
+    expect(before).toContain(address);
+    expect(before).toContain(userAgent);
+
+    expect(await ctx.outbox.runDue()).toMatchObject({ sent: 1 });
+    const [mail] = await smtp.waitForMessages(1);
+    expect(mail!.text).toContain(address);
+    const after = await everyTableAsText(ctx.services);
+    expect(after).not.toContain(address);
+    expect(after).not.toContain(userAgent);
+  });
+
+  it("clears the address and browser when the alert fails for good too", async () => {
+    const { smtp, ctx } = await setUp();
+    await smtp.stop();
+    const address = "198.51.100.77";
+    const userAgent = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Safari/605.1.15 AlertScan/8";
+    await queueSignInAlert(ctx.services, { at: ctx.clock.now(), address, userAgent });
+    expect(await ctx.outbox.runDue()).toMatchObject({ retrying: 1 });
+    expect(await everyTableAsText(ctx.services)).toContain(address);
+    // Retries for 24 hours, then the job is failed.
+    let summary = { failed: 0 };
+    for (let hour = 0; hour < 26 && summary.failed === 0; hour++) {
+      ctx.clock.advance(HOUR);
+      summary = await ctx.outbox.runDue();
+    }
+    expect(summary).toMatchObject({ failed: 1 });
+    const after = await everyTableAsText(ctx.services);
+    expect(after).not.toContain(address);
+    expect(after).not.toContain(userAgent);
   });
 
   it("is not queued while notifications are off", async () => {

@@ -1,9 +1,17 @@
 import { randomUUID } from "node:crypto";
+import os from "node:os";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { openPostgresDatabase, type Database } from "~/db/database.server";
-import { LEASE_MS, claimNextDue } from "~/notifications/outbox.server";
+import { parseEnv } from "~/env.server";
+import { createManualClock } from "~/lib/clock";
+import { createLogger } from "~/lib/logger.server";
+import { createSignal } from "~/lib/signal";
+import { mailSetupFromEnv } from "~/notifications/mailer.server";
+import { claimNextDue } from "~/notifications/outbox-claims.server";
+import { LEASE_MS, createOutbox } from "~/notifications/outbox.server";
 import { createTestDatabase, type TestDatabase } from "../support/backends";
+import { startSmtpServer } from "../support/smtp";
 
 /**
  * Issue 12 §3: outbox workers on several instances share one PostgreSQL
@@ -37,9 +45,12 @@ const claimAt = (at: Date, token: string = randomUUID()) => ({
   token,
 });
 
-/** Pending jobs, due at NOW (or, with a digest hour, held for that hour's digest). */
-async function queueJobs(count: number, options: { digestHour?: string; dueAt?: Date } = {}): Promise<string[]> {
-  const ids = Array.from({ length: count }, () => randomUUID());
+/**
+ * Pending jobs, due at NOW (or, with a digest hour, held for that hour's digest). Their ids come
+ * back in the order claims take them (due time, then id), so a test knows which job is first.
+ */
+async function queueJobs(count: number, options: { digestHour?: string; dueAt?: Date; payload?: string } = {}): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => randomUUID()).toSorted();
   const at = (options.dueAt ?? NOW).toISOString();
   await a
     .insertInto("notification_jobs")
@@ -48,7 +59,7 @@ async function queueJobs(count: number, options: { digestHour?: string; dueAt?: 
         id,
         kind: options.digestHour ? "enquiry" : "sign-in",
         submission_id: null,
-        payload: "{}",
+        payload: options.payload ?? "{}",
         status: "pending",
         attempts: 0,
         next_attempt_at: at,
@@ -60,6 +71,44 @@ async function queueJobs(count: number, options: { digestHour?: string; dueAt?: 
     )
     .execute();
   return ids;
+}
+
+/**
+ * Resolves "waiting" once `count` connections to the test database wait for a lock, or
+ * "went on" once `wentOn()` holds (the claims did not wait). Polls pg_stat_activity.
+ */
+async function lockWaitersOr(db: Database, count: number, wentOn: () => boolean): Promise<"waiting" | "went on"> {
+  for (;;) {
+    if (wentOn()) return "went on";
+    const { rows } = await sql<{ waiting: number }>`select count(*)::int as waiting from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
+    if (rows[0]!.waiting >= count) return "waiting";
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Holds a row lock on a job, as a worker in the middle of claiming it does, until `release()`; then rolls back. */
+async function holdJob(db: Database, id: string): Promise<{ release(): Promise<void> }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let locked!: () => void;
+  const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+  const holding = db
+    .transaction()
+    .execute(async (trx) => {
+      await sql`select id from notification_jobs where id = ${id} for update`.execute(trx);
+      locked();
+      await released;
+      throw new Error("rolled back on purpose");
+    })
+    .catch(() => {});
+  await lockTaken;
+  return {
+    async release() {
+      release();
+      await holding;
+    },
+  };
 }
 
 /** Claims until nothing is left, as a worker's pass does; each claim's job ids. */
@@ -86,17 +135,16 @@ describe("outbox claims on PostgreSQL", () => {
   });
 
   it("a job locked by another transaction is skipped at once, not waited for", async () => {
+    // The ids sort in claim order: the locked job is the one a claim looks at first.
     const [first, second] = await queueJobs(2);
-    const pickedByB = await a.transaction().execute(async (trx) => {
-      // Another worker is in the middle of claiming the first job.
-      await sql`select id from notification_jobs where id = ${first} for update`.execute(trx);
-      const claimed = claimNextDue(b, claimAt(NOW));
-      // A claim that waited for the lock would only return after this transaction ends.
-      const waited = new Promise<"waited">((resolve) => setTimeout(() => resolve("waited"), 2_000));
-      const outcome = await Promise.race([claimed, waited]);
-      return outcome === "waited" ? outcome : outcome.map((job) => job.id);
-    });
-    expect(pickedByB).toEqual([second]);
+    const held = await holdJob(a, first!);
+    let settled = false;
+    const claimed = claimNextDue(b, claimAt(NOW)).finally(() => (settled = true));
+    // A claim that waits for the lock shows in pg_stat_activity until the holder lets go.
+    const outcome = await lockWaitersOr(a, 1, () => settled);
+    await held.release();
+    expect(outcome).toBe("went on");
+    expect((await claimed).map((job) => job.id)).toEqual([second]);
   });
 
   it("one hour's digest is never split between workers", async () => {
@@ -142,5 +190,45 @@ describe("outbox claims on PostgreSQL", () => {
     const [done] = await queueJobs(1);
     await a.updateTable("notification_jobs").set({ status: "sent" }).where("id", "=", done!).execute();
     expect(await claimNextDue(a, claimAt(NOW))).toEqual([]);
+  });
+});
+
+describe("two outbox workers on PostgreSQL", () => {
+  it("send each sign-in alert exactly once, racing each other while a third holds the first job mid-claim", async () => {
+    const smtp = await startSmtpServer();
+    const c = openPostgresDatabase(database.url);
+    try {
+      const payload = JSON.stringify({ at: NOW.toISOString(), address: "192.0.2.10", userAgent: "Firefox" });
+      const ids = await queueJobs(24, { payload });
+      const env = parseEnv({ DATA_DIR: os.tmpdir(), NODE_ENV: "test", LOG_LEVEL: "silent", SITE_URL: "http://stone.example.nz" });
+      const mail = mailSetupFromEnv({ SMTP_URL: smtp.url, MAIL_FROM: "Cornerstone <website@cornerstone.example.nz>", NOTIFY_EMAIL: "owner@example.nz" });
+      const clock = createManualClock(NOW);
+      const logger = createLogger({ level: "silent" });
+      // Two workers, each with its own connection pool, as on two instances.
+      const [workerA, workerB] = [a, b].map((db) => createOutbox({ db, logger, clock, mail, env, outboxWake: createSignal() }));
+
+      const held = await holdJob(c, ids[0]!);
+      let passesEnded = false;
+      const passes = Promise.all([workerA!.runDue(), workerB!.runDue()]).finally(() => (passesEnded = true));
+      // Both passes either go past the held job, or (claims that wait for row locks) both wait for it.
+      const outcome = await lockWaitersOr(c, 2, () => passesEnded);
+      await held.release();
+      const [fromA, fromB] = await passes;
+      // The held job was let go unclaimed: the next passes send it.
+      const [laterA, laterB] = await Promise.all([workerA!.runDue(), workerB!.runDue()]);
+
+      // Exactly once: every alert's Message-ID arrived, none twice.
+      const messageIds = smtp.messages.map((received) => received.header("message-id"));
+      expect(messageIds.toSorted()).toEqual(ids.map((id) => `<sign-in-${id}@cornerstone.example.nz>`).toSorted());
+      expect(messageIds).toHaveLength(24);
+      const jobs = await a.selectFrom("notification_jobs").select(["status", "attempts"]).distinct().execute();
+      expect(jobs).toEqual([{ status: "sent", attempts: 1 }]);
+      // And without waiting: the held job was passed over, then sent once let go.
+      expect(outcome).toBe("went on");
+      expect([fromA!.sent + fromB!.sent, laterA!.sent + laterB!.sent]).toEqual([23, 1]);
+    } finally {
+      await c.destroy();
+      await smtp.stop();
+    }
   });
 });

@@ -22,15 +22,38 @@ for (const setup of [{ name: "empty" }, { name: "populated", seed: { galleries: 
 }
 
 test.describe("accessibility of states", () => {
-  test("the open mobile menu and the contact form with errors have no violations", async ({ page }) => {
+  // The menu button exists below Tailwind's md breakpoint (768 px): checked at each size, on both projects.
+  for (const width of [375, 767]) {
+    test(`at ${width} px the mobile menu opens, has no violations, and closes`, async ({ page }) => {
+      await page.setViewportSize({ width, height: 800 });
+      await page.goto("/contact");
+      await hydrated(page);
+      const menu = page.getByRole("button", { name: "Open menu" });
+      await expect(menu).toBeVisible();
+      await expect(menu).toHaveAttribute("aria-expanded", "false");
+      await menu.click();
+      const opened = page.locator("#mobile-menu");
+      await expect(opened).toBeVisible();
+      await expect(opened.getByRole("link")).toHaveCount(4);
+      await expect(page.getByRole("button", { name: "Close menu" })).toHaveAttribute("aria-expanded", "true");
+      await expectNoAxeViolations(page, `open menu at ${width} px`);
+      await page.getByRole("button", { name: "Close menu" }).click();
+      await expect(opened).toHaveCount(0);
+      await expect(page.getByRole("button", { name: "Open menu" })).toBeVisible();
+    });
+  }
+
+  test("from 768 px there is no menu button: the navigation shows as it is", async ({ page }) => {
+    await page.setViewportSize({ width: 768, height: 800 });
     await page.goto("/contact");
     await hydrated(page);
-    const menu = page.getByRole("button", { name: "Open menu" });
-    if (await menu.isVisible()) {
-      await menu.click();
-      await expectNoAxeViolations(page, "open menu");
-      await page.getByRole("button", { name: "Close menu" }).click();
-    }
+    await expect(page.getByRole("button", { name: "Open menu" })).toBeHidden();
+    await expect(page.getByRole("banner").getByRole("navigation", { name: "Main" }).getByRole("link")).toHaveCount(4);
+  });
+
+  test("the contact form with errors has no violations", async ({ page }) => {
+    await page.goto("/contact");
+    await hydrated(page);
     await page.getByRole("button", { name: "Send Message" }).click();
     await expect(page.getByText("Name is required")).toBeVisible();
     await expectNoAxeViolations(page, "form errors");

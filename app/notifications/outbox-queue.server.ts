@@ -1,0 +1,129 @@
+import { randomUUID } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { DatabaseSchema } from "~/db/schema";
+import { z } from "~/lib/zod";
+import type { AppServices } from "~/services.server";
+import { enquiryMessageId, messageIdFor, type SignInForMail } from "./messages.server";
+import { giveUpTime } from "./retry-schedule";
+
+/**
+ * Queueing notification e-mails (decision 0020): each is a row in
+ * notification_jobs that the worker (outbox.server.ts) sends.
+ */
+
+type Db = Kysely<DatabaseSchema>;
+
+/**
+ * Queues the e-mail about a new enquiry, in the transaction that stores it.
+ * With notifications off the job is written as "off" and never sent, so
+ * turning SMTP on later does not mail the backlog.
+ */
+export async function queueEnquiryNotification(
+  trx: Db,
+  services: Pick<AppServices, "mail">,
+  submissionId: string,
+  now: Date,
+): Promise<void> {
+  const at = now.toISOString();
+  const on = services.mail !== null;
+  await trx
+    .insertInto("notification_jobs")
+    .values({
+      id: randomUUID(),
+      kind: "enquiry",
+      submission_id: submissionId,
+      payload: "{}",
+      status: on ? "pending" : "off",
+      attempts: 0,
+      next_attempt_at: on ? at : null,
+      give_up_at: on ? giveUpTime(now) : null,
+      // Stable: a retry after an unclear failure shows as the same mail.
+      message_id: on ? enquiryMessageId(submissionId, services.mail!.from) : null,
+      created_at: at,
+      updated_at: at,
+    })
+    .execute();
+}
+
+/** What a sign-in alert's job holds until it is sent (or fails for good), then clears (issue 17 §9). */
+export const signInPayloadSchema = z.object({ at: z.string(), address: z.string(), userAgent: z.string() });
+
+/**
+ * Issue 9 §7: e-mails the owner about a sign-in (the sign-in route calls this
+ * for a browser that has not signed in before). Goes through the outbox like
+ * every notification; not queued at all while notifications are off.
+ */
+export async function queueSignInAlert(
+  services: Pick<AppServices, "db" | "mail" | "outboxWake" | "clock">,
+  signIn: { at: Date | string; address: string; userAgent: string },
+): Promise<{ queued: boolean }> {
+  if (!services.mail) return { queued: false };
+  const now = services.clock.now();
+  const id = randomUUID();
+  const payload: SignInForMail = {
+    at: new Date(signIn.at).toISOString(),
+    address: signIn.address.slice(0, 100),
+    userAgent: signIn.userAgent.slice(0, 500),
+  };
+  await services.db
+    .insertInto("notification_jobs")
+    .values({
+      id,
+      kind: "sign-in",
+      submission_id: null,
+      payload: JSON.stringify(payload),
+      status: "pending",
+      attempts: 0,
+      next_attempt_at: now.toISOString(),
+      give_up_at: giveUpTime(now),
+      message_id: messageIdFor("sign-in", id, services.mail.from),
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    })
+    .execute();
+  services.outboxWake.notify();
+  return { queued: true };
+}
+
+export type ResendOutcome = "queued" | "not-found" | "off" | "busy";
+
+/**
+ * The admin's Send again: a new attempt now, with a new Message-ID (providers
+ * drop a repeated one) and a fresh 24-hour retry window. Refused while a
+ * worker holds the job (a send is in progress).
+ */
+export async function resendEnquiryNotification(
+  services: Pick<AppServices, "db" | "mail" | "outboxWake" | "clock">,
+  submissionId: string,
+): Promise<ResendOutcome> {
+  const exists = await services.db.selectFrom("contact_submissions").select("id").where("id", "=", submissionId).executeTakeFirst();
+  if (!exists) return "not-found";
+  if (!services.mail) return "off";
+  const now = services.clock.now();
+  const at = now.toISOString();
+  const fresh = {
+    status: "pending",
+    attempts: 0,
+    next_attempt_at: at,
+    give_up_at: giveUpTime(now),
+    digest_hour: null,
+    message_id: enquiryMessageId(submissionId, services.mail.from, randomUUID().slice(0, 8)),
+    last_error: null,
+    sent_at: null,
+    updated_at: at,
+  };
+  const result = await services.db
+    .insertInto("notification_jobs")
+    .values({ id: randomUUID(), kind: "enquiry", submission_id: submissionId, payload: "{}", created_at: at, ...fresh })
+    .onConflict((oc) =>
+      oc
+        .column("submission_id")
+        .doUpdateSet(fresh)
+        .where((eb) => eb.or([eb("notification_jobs.lease_until", "is", null), eb("notification_jobs.lease_until", "<=", at)])),
+    )
+    .executeTakeFirst();
+  if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return "busy";
+  services.outboxWake.notify();
+  return "queued";
+}
+
