@@ -13,7 +13,10 @@ import { acquireBackupLease, pruneExpiredLeases, SCHEDULED_LEASE_ID } from "./ba
 import { ensureBackupState, setNextDue } from "./backup-state.server";
 import { referencedObjectKeys } from "./backup-tables.server";
 import { createBackup, type BackupResult } from "./backup.server";
+import { ENCRYPTED_SUFFIX } from "./backup-encryption.server";
 import { purgeDeferredDeletions } from "./deferred-deletions.server";
+import { copyOffsiteAndPrune, type NameVerifier } from "./offsite-copy.server";
+import { openOffsiteTarget, type OffsiteTarget } from "./offsite-target.server";
 
 const HOUR_MS = 60 * 60 * 1000;
 /** How often a server looks at the schedule (and settles deferred deletions). */
@@ -28,6 +31,10 @@ export type BackupSchedulerOptions = {
   /** BACKUP_KEEP: the newest this many scheduled backups stay. */
   keep: number;
   freeSpace?: FreeSpaceProbe;
+  /** Where each backup is copied off the server; from BACKUP_S3_* when not given (null: nowhere). */
+  offsite?: OffsiteTarget | null;
+  /** Tells this installation's backup names from others', for pruning off-site. */
+  naming?: NameVerifier | null;
 };
 
 export type RunDueOutcome = "off" | "not-due" | "claimed-elsewhere" | BackupResult["status"] | "failed";
@@ -45,6 +52,8 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
   const backupDir = backupsDirOf(services.env.DATA_DIR);
   // With a bucket there may be no lasting disk: the backups go to the bucket, under backups/.
   const toBucket = Boolean(services.env.S3_BUCKET);
+  const offsite = options.offsite === undefined ? openOffsiteTarget(services.env) : options.offsite;
+  const passphrase = services.env.BACKUP_PASSPHRASE;
   let timer: NodeJS.Timeout | null = null;
   let inFlight: Promise<unknown> | null = null;
   let stopping: AbortController | null = null;
@@ -77,20 +86,26 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
     }
     let outcome: RunDueOutcome = "failed";
     try {
-      const name = backupFileName(clock.now());
+      const name = `${backupFileName(clock.now())}${passphrase ? ENCRYPTED_SUFFIX : ""}`;
+      const key = `${BUCKET_BACKUPS_PREFIX}${name}`;
       const result = await createBackup(backupServices, {
         purpose: "scheduled",
         lease,
         workDir: backupDir,
         destination: toBucket
-          ? { kind: "storage", storage: services.storage, key: `${BUCKET_BACKUPS_PREFIX}${name}`, freeSpace: options.freeSpace }
+          ? { kind: "storage", storage: services.storage, key, freeSpace: options.freeSpace }
           : { kind: "file", path: path.join(backupDir, name), freeSpace: options.freeSpace },
         signal: stopping?.signal,
+        passphrase,
       });
       outcome = result.status;
       if (result.status === "succeeded") {
         const removed = toBucket ? await pruneOldBucketBackups(services.storage, options.keep) : await pruneOldBackups(backupDir, options.keep);
         if (removed.length) services.logger.info({ removed }, `removed ${removed.length} old backup(s), keeping the newest ${options.keep}`);
+        if (offsite) {
+          const source = result.path ? { file: result.path } : { storage: services.storage, key, workDir: backupDir };
+          await copyOffsiteAndPrune(backupServices, offsite, source, { keep: options.keep, naming: options.naming ?? null, signal: stopping?.signal });
+        }
       }
     } catch {
       // createBackup logged it and recorded it for the dashboard.
@@ -126,6 +141,7 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
       timer = null;
       stopping?.abort(new Error("The server is shutting down"));
       await inFlight;
+      if (options.offsite === undefined) offsite?.close();
     },
   };
 }

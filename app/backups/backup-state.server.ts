@@ -81,7 +81,7 @@ export async function setNextDue({ db }: StateServices, nextDueAt: Date | null):
 export async function readBackupStatus(
   services: StateServices,
   schedule: { intervalHours: number; keep: number },
-): Promise<BackupStatus> {
+): Promise<Omit<BackupStatus, "offsite">> {
   const state = await ensureBackupState(services);
   const now = services.clock.now().getTime();
   const lastBackup =

@@ -11,6 +11,7 @@ import { enquiryOutbox } from "./migrations/0004-enquiry-outbox";
 import { backups } from "./migrations/0005-backups";
 import { revisionsAndAnalytics } from "./migrations/0006-revisions-and-analytics";
 import { scaleOut } from "./migrations/0007-scale-out";
+import { offsiteBackups } from "./migrations/0013-offsite-backups";
 import type { DatabaseSchema } from "./schema";
 
 /**
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0005-backups": backups,
   "0006-revisions-and-analytics": revisionsAndAnalytics,
   "0007-scale-out": scaleOut,
+  "0013-offsite-backups": offsiteBackups,
 };
 
 export type DatabaseDialect = "sqlite" | "postgres";

@@ -13,6 +13,8 @@ import {
   enquiryMail,
   enquiryMessageId,
   messageIdFor,
+  OFFSITE_FAILING_KIND,
+  offsiteFailingMail,
   signInAlertMail,
   testMail,
   type MailContext,
@@ -450,6 +452,8 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
       }
       capped = true;
       outgoing = enquiryMail(ctx, enquiry, job.message_id ?? enquiryMessageId(enquiry.id, mail.from));
+    } else if (job.kind === OFFSITE_FAILING_KIND) {
+      outgoing = offsiteFailingMail(ctx, safeJson(job.payload), job.message_id ?? messageIdFor(job.kind, job.id, mail.from));
     } else {
       const payload = job.kind === "sign-in" ? signInPayloadSchema.safeParse(safeJson(job.payload)) : null;
       if (!payload?.success) {

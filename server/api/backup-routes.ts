@@ -3,7 +3,9 @@ import { finished } from "node:stream/promises";
 import { Router } from "express";
 import { backupsDirOf } from "~/backups/backup-files.server";
 import { readBackupStatus } from "~/backups/backup-state.server";
+import { ENCRYPTED_SUFFIX } from "~/backups/backup-encryption.server";
 import { createBackup } from "~/backups/backup.server";
+import { readOffsiteStatus } from "~/backups/offsite-copy.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
 import { HttpError } from "../http-error";
@@ -14,12 +16,10 @@ export function backupRoutes(services: AppServices, options: { clock?: Clock } =
   const router = Router();
 
   router.get("/status", async (_req, res) => {
-    res.json(
-      await readBackupStatus(
-        { db: services.db, clock },
-        { intervalHours: services.env.BACKUP_INTERVAL_HOURS, keep: services.env.BACKUP_KEEP },
-      ),
-    );
+    const { env } = services;
+    const status = await readBackupStatus({ db: services.db, clock }, { intervalHours: env.BACKUP_INTERVAL_HOURS, keep: env.BACKUP_KEEP });
+    const offsite = await readOffsiteStatus({ db: services.db, clock }, { configured: Boolean(env.BACKUP_S3_BUCKET), encrypted: Boolean(env.BACKUP_PASSPHRASE) });
+    res.json({ ...status, offsite });
   });
 
   // A fresh backup streamed to the owner's device, so that a copy lives off the server.
@@ -44,11 +44,12 @@ export function backupRoutes(services: AppServices, options: { clock?: Clock } =
           purpose: "download",
           workDir: backupsDirOf(services.env.DATA_DIR),
           signal: cancelled.signal,
+          passphrase: services.env.BACKUP_PASSPHRASE,
           destination: {
             kind: "stream",
             open: ({ fileName }) => {
               res.status(200).set({
-                "Content-Type": "application/gzip",
+                "Content-Type": fileName.endsWith(ENCRYPTED_SUFFIX) ? "application/octet-stream" : "application/gzip",
                 "Content-Disposition": `attachment; filename="${fileName}"`,
                 "Cache-Control": "no-store",
               });
