@@ -1,9 +1,10 @@
 // npm run backup [-- --out FILE]
 // Writes one .tar.gz backup of DATA_DIR's database and images, safely while the server runs.
-// Default: DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss.tar.gz (UTC). --out may name a file or a folder.
+// Default: DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss-<random>-<tag>.tar.gz (UTC; decision 0046). --out may name a file or a folder.
 import { statSync } from "node:fs";
 import path from "node:path";
-import { backupFileName, backupsDirOf } from "~/backups/backup-files.server";
+import { backupsDirOf } from "~/backups/backup-files.server";
+import { loadBackupNaming } from "~/backups/backup-names.server";
 import { formatBytes } from "~/backups/backup-status";
 import { createBackup } from "~/backups/backup.server";
 import { parseEnv } from "~/env.server";
@@ -23,11 +24,11 @@ function outArgument(args: string[]): string | undefined {
   return args.find((arg) => arg.startsWith("--out="))?.slice("--out=".length);
 }
 
-function targetPath(out: string | undefined, dataDir: string, now: Date): string {
-  if (!out) return path.join(backupsDirOf(dataDir), backupFileName(now));
+function targetPath(out: string | undefined, dataDir: string, name: string): string {
+  if (!out) return path.join(backupsDirOf(dataDir), name);
   const resolved = path.resolve(out);
   try {
-    if (statSync(resolved).isDirectory()) return path.join(resolved, backupFileName(now));
+    if (statSync(resolved).isDirectory()) return path.join(resolved, name);
   } catch {
     // Not there yet: a file name.
   }
@@ -47,12 +48,14 @@ async function main() {
   const logger = createLogger({ level: "warn", destination: process.stderr });
   const services = await openServices(env, logger);
   try {
+    // Tagged with this installation's key: the scheduler's pruning may later count it among its own.
+    const naming = await loadBackupNaming({ dataDir: env.DATA_DIR, sharedDb: env.DATABASE_URL ? services.db : null });
     const result = await createBackup(
       { ...services, clock: systemClock },
       {
         purpose: "manual",
         workDir: backupsDirOf(env.DATA_DIR),
-        destination: { kind: "file", path: targetPath(out, env.DATA_DIR, systemClock.now()) },
+        destination: { kind: "file", path: targetPath(out, env.DATA_DIR, naming.make("cornerstone", systemClock.now())) },
       },
     );
     if (result.status === "skipped") {

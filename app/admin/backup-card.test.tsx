@@ -17,6 +17,7 @@ const base: BackupStatus = {
   schedule: { intervalHours: 24, keep: 7, nextDueAt: "2026-05-02T10:00:00.000Z" },
   running: false,
   offsite: { configured: false, encrypted: false, lastCopy: null, failing: null },
+  foreignBackups: [],
 };
 
 function renderCard(status: BackupStatus) {
@@ -60,6 +61,28 @@ describe("the dashboard's backup card", () => {
       problem: { at: "2026-05-01T03:04:00.000Z", kind: "skipped", message: "Not enough free disk space for a backup: …" },
     });
     expect(await within(card).findByRole("alert")).toHaveTextContent(/^A backup was skipped \(May 1st, 2026 at .+\): Not enough free disk space/);
+  });
+
+  it("lists the backups this site did not make, and where each is", async () => {
+    const card = renderCard({
+      ...base,
+      foreignBackups: [
+        { location: "server", name: "cornerstone-20260101-000000.tar.gz" },
+        { location: "bucket", name: "cornerstone-99991231-235959.tar.gz" },
+      ],
+    });
+    const list = await within(card).findByTestId("foreign-backups");
+    expect(within(list).getByRole("heading", { name: "Backups this site did not make" })).toBeInTheDocument();
+    expect(within(list).getAllByRole("listitem").map((item) => item.textContent)).toEqual([
+      "cornerstone-20260101-000000.tar.gz (on the server)",
+      "cornerstone-99991231-235959.tar.gz (in the bucket)",
+    ]);
+  });
+
+  it("shows no such list when every file under backups/ is the site's own", async () => {
+    const card = renderCard(base);
+    expect(await within(card).findByText("No backup yet.")).toBeInTheDocument();
+    expect(within(card).queryByText("Backups this site did not make")).toBeNull();
   });
 
   it("reminds gently after 30 days without a download; the reminder goes once a download starts", async () => {

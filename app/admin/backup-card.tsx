@@ -63,6 +63,19 @@ export function BackupCard() {
               {PROBLEM_LEAD[status.data.problem.kind]} ({when(status.data.problem.at)}): {status.data.problem.message}
             </p>
           ) : null}
+          {status.data.foreignBackups.length ? (
+            <div className="rounded-lg border border-amber-200 bg-amber-50 p-3 text-amber-900" data-testid="foreign-backups">
+              <h3 className="font-semibold">Backups this site did not make</h3>
+              <p>These files are not named with this site's key, so they are never deleted or counted among its backups. Check where they came from.</p>
+              <ul className="mt-1 list-disc pl-5 break-all">
+                {status.data.foreignBackups.map((file) => (
+                  <li key={`${file.location}/${file.name}`}>
+                    {file.name} ({file.location === "bucket" ? "in the bucket" : "on the server"})
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
           <p>
             {status.data.lastDownloadAt ? <>Last downloaded: {when(status.data.lastDownloadAt)}</> : "Not downloaded yet."}
           </p>

@@ -41,6 +41,12 @@ export async function encryptingWriter(output: Writable, passphrase: string): Pr
   return { input, sealed };
 }
 
+/** A backup's name verifies with or without ".age": its tag covers the archive's own name. */
+export function withEncryptedNames<N extends { verify(name: string): unknown }>(naming: N): N {
+  const strip = (name: string) => (name.endsWith(ENCRYPTED_SUFFIX) ? name.slice(0, -ENCRYPTED_SUFFIX.length) : name);
+  return { ...naming, verify: (name: string) => naming.verify(strip(name)) };
+}
+
 /** True when the file starts as an age file does. */
 export async function isEncryptedFile(file: string): Promise<boolean> {
   const handle = await fs.open(file, "r");

@@ -1,26 +1,15 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { ObjectStorage } from "~/storage/storage.server";
-import { formatBytes } from "./backup-status";
-
-/** Backups the server and `npm run backup` write: DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss.tar.gz (UTC). */
-export const BACKUP_FILE_PATTERN = /^cornerstone-\d{8}-\d{6}(-\d+)?\.tar\.gz$/;
+import { timestampForFileName, type BackupNaming } from "./backup-names.server";
+import { formatBytes, type BackupStatus } from "./backup-status";
 
 export function backupsDirOf(dataDir: string): string {
   return path.join(dataDir, "backups");
 }
 
-const pad = (value: number) => String(value).padStart(2, "0");
-
-/** YYYYMMDD-HHmmss in UTC: names sort by time and mean the same on every server. */
-export function timestampForFileName(date: Date): string {
-  return (
-    `${date.getUTCFullYear()}${pad(date.getUTCMonth() + 1)}${pad(date.getUTCDate())}-` +
-    `${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}${pad(date.getUTCSeconds())}`
-  );
-}
-
-export function backupFileName(date: Date): string {
+/** A download's suggested file name (it is never stored on the server, so it carries no tag). */
+export function downloadFileName(date: Date): string {
   return `cornerstone-${timestampForFileName(date)}.tar.gz`;
 }
 
@@ -77,17 +66,30 @@ export async function moveIntoPlace(temporary: string, target: string): Promise<
   throw new Error(`Could not find a free file name next to ${target}`);
 }
 
-/** Keeps the newest `keep` scheduled-style backups in dir; returns the names deleted. */
-export async function pruneOldBackups(dir: string, keep: number): Promise<string[]> {
-  let names: string[];
+/** Backups this installation made (their tag verifies), oldest first; everything else is left alone. */
+function ownBackupsOldestFirst(names: readonly string[], naming: BackupNaming): string[] {
+  return names
+    .map((name) => ({ name, verified: naming.verify(name) }))
+    .filter((entry) => entry.verified?.kind === "cornerstone" && /\.tar\.gz(\.age)?$/.test(entry.name))
+    .sort((a, b) => a.verified!.stamp.localeCompare(b.verified!.stamp) || a.name.localeCompare(b.name))
+    .map((entry) => entry.name);
+}
+
+async function namesIn(dir: string): Promise<string[]> {
   try {
-    names = await fs.readdir(dir);
+    return await fs.readdir(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw error;
   }
-  // The names sort by time; "-1" suffixes sort after their plain twin.
-  const backups = names.filter((name) => BACKUP_FILE_PATTERN.test(name)).sort(compareBackupNames);
+}
+
+/**
+ * Keeps the newest `keep` backups in dir that this installation named (decision 0046);
+ * never deletes by name pattern. Returns the names deleted.
+ */
+export async function pruneOldBackups(dir: string, keep: number, naming: BackupNaming): Promise<string[]> {
+  const backups = ownBackupsOldestFirst(await namesIn(dir), naming);
   const doomed = backups.slice(0, Math.max(0, backups.length - keep));
   for (const name of doomed) await fs.rm(path.join(dir, name), { force: true });
   return doomed;
@@ -97,23 +99,25 @@ export async function pruneOldBackups(dir: string, keep: number): Promise<string
 export const BUCKET_BACKUPS_PREFIX = "backups/";
 
 /** The bucket's counterpart of pruneOldBackups: keeps the newest `keep` under backups/; returns the keys deleted. */
-export async function pruneOldBucketBackups(storage: ObjectStorage, keep: number): Promise<string[]> {
-  const names = (await storage.list(BUCKET_BACKUPS_PREFIX))
-    .map((object) => object.key.slice(BUCKET_BACKUPS_PREFIX.length))
-    // Scheduled-style names only: pre-restore-… backups and anything else stay.
-    .filter((name) => BACKUP_FILE_PATTERN.test(name))
-    .sort(compareBackupNames);
-  const doomed = names.slice(0, Math.max(0, names.length - keep)).map((name) => `${BUCKET_BACKUPS_PREFIX}${name}`);
+export async function pruneOldBucketBackups(storage: ObjectStorage, keep: number, naming: BackupNaming): Promise<string[]> {
+  const names = (await storage.list(BUCKET_BACKUPS_PREFIX)).map((object) => object.key.slice(BUCKET_BACKUPS_PREFIX.length));
+  const backups = ownBackupsOldestFirst(names, naming);
+  const doomed = backups.slice(0, Math.max(0, backups.length - keep)).map((name) => `${BUCKET_BACKUPS_PREFIX}${name}`);
   for (const key of doomed) await storage.delete(key);
   return doomed;
 }
 
-function compareBackupNames(a: string, b: string): number {
-  const key = (name: string) => {
-    const match = /^cornerstone-(\d{8}-\d{6})(?:-(\d+))?\.tar\.gz$/.exec(name)!;
-    return [match[1]!, Number(match[2] ?? 0)] as const;
-  };
-  const [stampA, suffixA] = key(a);
-  const [stampB, suffixB] = key(b);
-  return stampA === stampB ? suffixA - suffixB : stampA < stampB ? -1 : 1;
+export type ForeignBackup = BackupStatus["foreignBackups"][number];
+
+/**
+ * What lies in DATA_DIR/backups/ and, with a bucket, under backups/ that this installation did
+ * not name: never deleted, listed on the dashboard. Its own working files (".work-…", ".…partial-…") are skipped.
+ */
+export async function listForeignBackups(dir: string, bucket: ObjectStorage | null, naming: BackupNaming): Promise<ForeignBackup[]> {
+  const foreign = (names: string[], location: ForeignBackup["location"]) =>
+    names.filter((name) => !name.startsWith(".") && !naming.verify(name)).sort().map((name) => ({ location, name }));
+  const bucketNames = bucket
+    ? (await bucket.list(BUCKET_BACKUPS_PREFIX)).map((object) => object.key.slice(BUCKET_BACKUPS_PREFIX.length))
+    : [];
+  return [...foreign(await namesIn(dir), "server"), ...foreign(bucketNames, "bucket")];
 }

@@ -2,20 +2,20 @@ import path from "node:path";
 import { systemClock, type Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
 import {
-  backupFileName,
   backupsDirOf,
   BUCKET_BACKUPS_PREFIX,
   pruneOldBackups,
   pruneOldBucketBackups,
   type FreeSpaceProbe,
 } from "./backup-files.server";
+import { loadBackupNaming } from "./backup-names.server";
 import { acquireBackupLease, pruneExpiredLeases, SCHEDULED_LEASE_ID } from "./backup-lease.server";
 import { ensureBackupState, setNextDue } from "./backup-state.server";
 import { referencedObjectKeys } from "./backup-tables.server";
 import { createBackup, type BackupResult } from "./backup.server";
 import { ENCRYPTED_SUFFIX } from "./backup-encryption.server";
 import { purgeDeferredDeletions } from "./deferred-deletions.server";
-import { copyOffsiteAndPrune, type NameVerifier } from "./offsite-copy.server";
+import { copyOffsiteAndPrune } from "./offsite-copy.server";
 import { openOffsiteTarget, type OffsiteTarget } from "./offsite-target.server";
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -33,8 +33,6 @@ export type BackupSchedulerOptions = {
   freeSpace?: FreeSpaceProbe;
   /** Where each backup is copied off the server; from BACKUP_S3_* when not given (null: nowhere). */
   offsite?: OffsiteTarget | null;
-  /** Tells this installation's backup names from others', for pruning off-site. */
-  naming?: NameVerifier | null;
 };
 
 export type RunDueOutcome = "off" | "not-due" | "claimed-elsewhere" | BackupResult["status"] | "failed";
@@ -86,7 +84,8 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
     }
     let outcome: RunDueOutcome = "failed";
     try {
-      const name = `${backupFileName(clock.now())}${passphrase ? ENCRYPTED_SUFFIX : ""}`;
+      const naming = await loadBackupNaming({ dataDir: services.env.DATA_DIR, sharedDb: services.env.DATABASE_URL ? services.db : null });
+      const name = `${naming.make("cornerstone", clock.now())}${passphrase ? ENCRYPTED_SUFFIX : ""}`;
       const key = `${BUCKET_BACKUPS_PREFIX}${name}`;
       const result = await createBackup(backupServices, {
         purpose: "scheduled",
@@ -100,11 +99,13 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
       });
       outcome = result.status;
       if (result.status === "succeeded") {
-        const removed = toBucket ? await pruneOldBucketBackups(services.storage, options.keep) : await pruneOldBackups(backupDir, options.keep);
+        const removed = toBucket
+          ? await pruneOldBucketBackups(services.storage, options.keep, naming)
+          : await pruneOldBackups(backupDir, options.keep, naming);
         if (removed.length) services.logger.info({ removed }, `removed ${removed.length} old backup(s), keeping the newest ${options.keep}`);
         if (offsite) {
           const source = result.path ? { file: result.path } : { storage: services.storage, key, workDir: backupDir };
-          await copyOffsiteAndPrune(backupServices, offsite, source, { keep: options.keep, naming: options.naming ?? null, signal: stopping?.signal });
+          await copyOffsiteAndPrune(backupServices, offsite, source, { keep: options.keep, naming, signal: stopping?.signal });
         }
       }
     } catch {

@@ -21,6 +21,11 @@ export type BackupStatus = {
     /** Two or more uploads failed in a row: the card's red notice. */
     failing: { failures: number; lastFailedAt: string; message: string } | null;
   };
+  /**
+   * Files in DATA_DIR/backups/ or the bucket's backups/ whose name this installation did not
+   * sign (decision 0046): never deleted, shown as "Backups this site did not make".
+   */
+  foreignBackups: { location: "server" | "bucket"; name: string }[];
 };
 
 export const DOWNLOAD_REMINDER_DAYS = 30;

@@ -11,7 +11,7 @@ import type { Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { createArchiveWriter, objectFileName, tableFileName, type BackupManifest } from "./backup-archive.server";
-import { backupFileName, moveIntoPlace, spaceProblem, statfsProbe, type FreeSpaceProbe } from "./backup-files.server";
+import { downloadFileName, moveIntoPlace, spaceProblem, statfsProbe, type FreeSpaceProbe } from "./backup-files.server";
 import { acquireBackupLease, BACKUP_LEASE_RENEW_MS, type BackupLease, type LeasePurpose } from "./backup-lease.server";
 import { encryptingWriter, ENCRYPTED_SUFFIX } from "./backup-encryption.server";
 import { formatBytes } from "./backup-status";
@@ -89,7 +89,7 @@ export async function createBackup(services: BackupServices, options: BackupOpti
       ? path.basename(destination.path)
       : destination.kind === "storage"
         ? path.basename(destination.key)
-        : `${backupFileName(startedAt)}${options.passphrase ? ENCRYPTED_SUFFIX : ""}`;
+        : `${downloadFileName(startedAt)}${options.passphrase ? ENCRYPTED_SUFFIX : ""}`;
 
   try {
     await fs.mkdir(options.workDir, { recursive: true, mode: 0o700 });

@@ -11,7 +11,6 @@ import type { AppServices } from "~/services.server";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { ensureBackupState } from "./backup-state.server";
 import type { BackupStatus } from "./backup-status";
-import { ENCRYPTED_SUFFIX } from "./backup-encryption.server";
 import type { OffsiteCopy, OffsiteTarget } from "./offsite-target.server";
 
 /**
@@ -136,17 +135,14 @@ export async function readOffsiteStatus(
   };
 }
 
-/** What names this installation made: h2's BackupNaming (backup-names.server.ts) fits. */
+/** Tells this installation's backup names from others' (BackupNaming, backup-names.server.ts). */
 export type NameVerifier = { verify(name: string): { kind: string; stamp: string } | null };
-
-/** The name without ".age": the tag covers the archive's own name. */
-const archiveNameOf = (name: string) => (name.endsWith(ENCRYPTED_SUFFIX) ? name.slice(0, -ENCRYPTED_SUFFIX.length) : name);
 
 /** This installation's scheduled-style copies, oldest first; anything else in the bucket is not ours to touch. */
 export function ownCopies(copies: OffsiteCopy[], naming: NameVerifier): (OffsiteCopy & { stamp: string })[] {
   return copies
     .flatMap((copy) => {
-      const verified = naming.verify(archiveNameOf(copy.name));
+      const verified = naming.verify(copy.name);
       return verified?.kind === "cornerstone" ? [{ ...copy, stamp: verified.stamp }] : [];
     })
     .sort((a, b) => (a.stamp === b.stamp ? a.name.localeCompare(b.name) : a.stamp < b.stamp ? -1 : 1));
@@ -165,10 +161,10 @@ export async function copyOffsiteAndPrune(
   services: OffsiteServices,
   target: OffsiteTarget,
   source: ArchiveSource,
-  options: { keep: number; naming: NameVerifier | null; signal?: AbortSignal },
+  options: { keep: number; naming: NameVerifier; signal?: AbortSignal },
 ): Promise<void> {
   const copied = await copyBackupOffsite(services, target, source, { signal: options.signal });
-  if (copied.status !== "copied" || !options.naming) return;
+  if (copied.status !== "copied") return;
   try {
     const removed = await pruneOffsite(target, options.naming, options.keep);
     if (removed.length) services.logger.info({ removed }, `removed ${removed.length} old off-site backup(s), keeping the newest ${options.keep}`);

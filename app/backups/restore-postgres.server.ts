@@ -12,6 +12,7 @@ import type { Logger } from "~/lib/logger.server";
 import { openObjectStorage, storageConfigFor } from "~/storage/open-storage.server";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { backupsDirOf, BUCKET_BACKUPS_PREFIX } from "./backup-files.server";
+import { loadBackupNaming } from "./backup-names.server";
 import { BACKUP_TABLE_NAMES, EXCLUDED_TABLES } from "./backup-tables.server";
 import { createBackup } from "./backup.server";
 import { RestoreRefusedError, type RestoreDestination } from "./restore.server";
@@ -47,7 +48,7 @@ export function postgresRestoreDestination(setup: { env: Env; logger: Logger; cl
         throw error;
       }
     },
-    async prepare(stamp) {
+    async prepare(at) {
       const db = openPostgresDatabase(url, { maxConnections: 4 });
       let storage: ObjectStorage | null = null;
       const close = async () => {
@@ -57,7 +58,7 @@ export function postgresRestoreDestination(setup: { env: Env; logger: Logger; cl
       try {
         // Never signs anything: it only receives the restored objects.
         storage = await openObjectStorage(storageConfigFor(env, randomBytes(32).toString("hex")));
-        const previousKeptAt = (await hasMigrations(db)) ? await preRestoreBackup({ db, storage, logger, clock }, env, stamp) : null;
+        const previousKeptAt = (await hasMigrations(db)) ? await preRestoreBackup({ db, storage, logger, clock }, env, at) : null;
         return postgresTarget(db, storage, previousKeptAt, close);
       } catch (error) {
         await close();
@@ -70,15 +71,17 @@ export function postgresRestoreDestination(setup: { env: Env; logger: Logger; cl
 async function preRestoreBackup(
   services: { db: Database; storage: ObjectStorage; logger: Logger; clock: Clock },
   env: Env,
-  stamp: string,
+  at: Date,
 ): Promise<string> {
   const dir = backupsDirOf(env.DATA_DIR);
+  // Named with the key in the live secrets table, which the restore carries over: pruning can verify it later.
+  const naming = await loadBackupNaming({ dataDir: env.DATA_DIR, sharedDb: services.db });
   let result;
   try {
     result = await createBackup(services, {
       purpose: "manual",
       workDir: dir,
-      destination: { kind: "file", path: path.join(dir, `pre-restore-${stamp}.tar.gz`) },
+      destination: { kind: "file", path: path.join(dir, naming.make("pre-restore", at)) },
     });
   } catch (error) {
     throw new RestoreRefusedError(

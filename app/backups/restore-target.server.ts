@@ -7,6 +7,7 @@ import { openDatabase, type MigrateOptions } from "~/db/database.server";
 import type { DatabaseSchema } from "~/db/schema";
 import { createLocalStorage, type ObjectStorage } from "~/storage/storage.server";
 import { backupsDirOf } from "./backup-files.server";
+import { loadBackupNaming, timestampForFileName } from "./backup-names.server";
 
 /**
  * Where a restore writes. SQLite + local disk (this file): a fresh database
@@ -52,8 +53,10 @@ export async function removeAbandonedStaging(dataDir: string): Promise<void> {
  * `liveStorage`: SQLite with a bucket (S3_BUCKET without DATABASE_URL). The objects then go
  * straight into the bucket, first (they only add keys), and only the database is swapped in.
  */
-export async function prepareLocalRestoreTarget(dataDir: string, stamp: string, liveStorage?: ObjectStorage): Promise<RestoreTarget> {
-  const staging = path.join(dataDir, `${STAGING_PREFIX}${stamp}-${randomBytes(4).toString("hex")}`);
+export async function prepareLocalRestoreTarget(dataDir: string, at: Date, liveStorage?: ObjectStorage): Promise<RestoreTarget> {
+  const staging = path.join(dataDir, `${STAGING_PREFIX}${timestampForFileName(at)}-${randomBytes(4).toString("hex")}`);
+  // The folder that keeps the replaced data carries this installation's tag, like every backup it names.
+  const naming = await loadBackupNaming({ dataDir });
   await fs.mkdir(staging, { recursive: true, mode: 0o700 });
   const db = openDatabase(staging);
   // Never signs anything: it only receives the restored objects.
@@ -77,7 +80,7 @@ export async function prepareLocalRestoreTarget(dataDir: string, stamp: string, 
     },
     async swapIn() {
       await close();
-      const keepDir = await uniqueDir(path.join(backupsDirOf(dataDir), `pre-restore-${stamp}`));
+      const keepDir = await uniqueDir(path.join(backupsDirOf(dataDir), naming.make("pre-restore", at, { folder: true })));
       const live = swapped.filter((name) => existsSync(path.join(dataDir, name)));
       const movedOut: string[] = [];
       const movedIn: string[] = [];

@@ -11,7 +11,7 @@ import {
   readArchive,
   type BackupManifest,
 } from "./backup-archive.server";
-import { statfsProbe, timestampForFileName, type FreeSpaceProbe } from "./backup-files.server";
+import { statfsProbe, type FreeSpaceProbe } from "./backup-files.server";
 import { formatBytes } from "./backup-status";
 import { EXCLUDED_TABLES } from "./backup-tables.server";
 import type { ObjectStorage } from "~/storage/storage.server";
@@ -47,7 +47,8 @@ export type RestoreDestination = {
   lock(): Promise<{ release(): void | Promise<void> }>;
   /** True: the restored database is built on DATA_DIR's disk first, so its free space is checked. */
   buildsOnDisk: boolean;
-  prepare(stamp: string): Promise<RestoreTarget>;
+  /** `at`: the restore's time, for the names of what it keeps. */
+  prepare(at: Date): Promise<RestoreTarget>;
 };
 
 /** SQLite in dataDir (decision 0028), with the local disk, or `liveStorage` (a bucket) when given. */
@@ -66,9 +67,9 @@ export function localRestoreDestination(dataDir: string, liveStorage?: ObjectSto
         throw error;
       }
     },
-    async prepare(stamp) {
+    async prepare(at) {
       await removeAbandonedStaging(dataDir);
-      return prepareLocalRestoreTarget(dataDir, stamp, liveStorage);
+      return prepareLocalRestoreTarget(dataDir, at, liveStorage);
     },
   };
 }
@@ -102,8 +103,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
     if (destination.buildsOnDisk) await checkRoom(options, manifest);
 
     // 2. Build.
-    const stamp = timestampForFileName(clock.now());
-    const target = await destination.prepare(stamp);
+    const target = await destination.prepare(clock.now());
     let loaded: { rows: Record<string, number>; objects: number };
     let migrationsApplied: string[];
     try {

@@ -1,7 +1,8 @@
 import { PassThrough } from "node:stream";
 import { finished } from "node:stream/promises";
 import { Router } from "express";
-import { backupsDirOf } from "~/backups/backup-files.server";
+import { backupsDirOf, listForeignBackups } from "~/backups/backup-files.server";
+import { loadBackupNaming } from "~/backups/backup-names.server";
 import { readBackupStatus } from "~/backups/backup-state.server";
 import { ENCRYPTED_SUFFIX } from "~/backups/backup-encryption.server";
 import { createBackup } from "~/backups/backup.server";
@@ -18,8 +19,11 @@ export function backupRoutes(services: AppServices, options: { clock?: Clock } =
   router.get("/status", async (_req, res) => {
     const { env } = services;
     const status = await readBackupStatus({ db: services.db, clock }, { intervalHours: env.BACKUP_INTERVAL_HOURS, keep: env.BACKUP_KEEP });
+    const naming = await loadBackupNaming({ dataDir: env.DATA_DIR, sharedDb: env.DATABASE_URL ? services.db : null });
+    const bucket = env.S3_BUCKET ? services.storage : null;
+    const foreignBackups = await listForeignBackups(backupsDirOf(env.DATA_DIR), bucket, naming);
     const offsite = await readOffsiteStatus({ db: services.db, clock }, { configured: Boolean(env.BACKUP_S3_BUCKET), encrypted: Boolean(env.BACKUP_PASSPHRASE) });
-    res.json({ ...status, offsite });
+    res.json({ ...status, foreignBackups, offsite });
   });
 
   // A fresh backup streamed to the owner's device, so that a copy lives off the server.

@@ -1,9 +1,11 @@
 import fs from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { Readable } from "node:stream";
 import supertest from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isBackupRunning } from "~/backups/backup-lease.server";
+import { loadBackupNaming } from "~/backups/backup-names.server";
 import { ensureBackupState, readBackupStatus, recordBackupSuccess } from "~/backups/backup-state.server";
 import { DOWNLOAD_REMINDER_DAYS } from "~/backups/backup-status";
 import { verifyArchive } from "~/backups/restore.server";
@@ -42,7 +44,25 @@ describe("GET /api/admin/backups/status and /download", () => {
       downloadReminder: false,
       schedule: { intervalHours: 24, keep: 7, nextDueAt: null },
       running: false,
+      foreignBackups: [],
     });
+  });
+
+  it("status: lists the files under backups/ that this site did not name (on the server, and in the bucket when there is one), never its own", async () => {
+    const dir = path.join(ctx.dataDir, "backups");
+    await fs.mkdir(dir, { recursive: true });
+    const naming = await loadBackupNaming({ dataDir: ctx.dataDir, sharedDb: ctx.services.env.DATABASE_URL ? ctx.services.db : null });
+    const own = naming.make("cornerstone", new Date("2026-05-01T00:00:00Z"));
+    for (const name of [own, "cornerstone-99991231-235959.tar.gz", ".work-abc"]) await fs.writeFile(path.join(dir, name), "x");
+    const expected = [{ location: "server", name: "cornerstone-99991231-235959.tar.gz" }];
+    if (ctx.services.env.S3_BUCKET) {
+      for (const name of [own, "cornerstone-99991231-235958.tar.gz"]) {
+        await ctx.services.storage.write(`backups/${name}`, Readable.from([Buffer.from("x")]));
+      }
+      expected.push({ location: "bucket", name: "cornerstone-99991231-235958.tar.gz" });
+    }
+    const res = await ctx.admin.get("/api/admin/backups/status").expect(200);
+    expect(res.body.foreignBackups).toEqual(expected);
   });
 
   it("download: streams a fresh, complete backup named like the files, no-store; the dashboard then shows it", async () => {

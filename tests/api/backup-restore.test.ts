@@ -154,7 +154,7 @@ describe("backup → wipe → restore → identical", () => {
 
     const result = await restoreBackup({ dataDir, file: archive });
 
-    expect(result.previousKeptAt).toMatch(/backups\/pre-restore-\d{8}-\d{6}$/);
+    expect(result.previousKeptAt).toMatch(/backups\/pre-restore-\d{8}-\d{6}-[0-9a-f]{24}-[0-9a-f]{32}$/);
     const kept = await openSite(result.previousKeptAt!);
     try {
       // The previous data, whole: the enquiry and text added after the backup are there.

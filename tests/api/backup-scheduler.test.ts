@@ -7,6 +7,7 @@ import { verifyArchive } from "~/backups/restore.server";
 import { seedDemoGallery } from "~/galleries/demo-images.server";
 import { storageKeysOf } from "~/galleries/galleries.server";
 import { backupsDirOf } from "~/backups/backup-files.server";
+import { loadBackupNaming } from "~/backups/backup-names.server";
 import { acquireBackupLease, BACKUP_LEASE_TTL_MS, SCHEDULED_LEASE_ID } from "~/backups/backup-lease.server";
 import { createBackupScheduler } from "~/backups/backup-scheduler.server";
 import { ensureBackupState, readBackupStatus, setNextDue } from "~/backups/backup-state.server";
@@ -38,6 +39,13 @@ afterEach(async () => {
 });
 
 const backupFiles = async () => (await fs.readdir(backupsDirOf(dataDir)).catch(() => [] as string[])).filter((n) => n.endsWith(".tar.gz")).sort();
+/** A name without its random part and tag (decision 0046), for comparing times. */
+const untagged = (name: string) => name.replace(/-[0-9a-f]{24}-[0-9a-f]{32}\.tar\.gz$/, ".tar.gz");
+/** Files this site named under backups/, untagged; the tag checked with the site's own key. */
+async function ownBackups(dir: string, names: string[]): Promise<string[]> {
+  const naming = await loadBackupNaming({ dataDir: dir });
+  return names.filter((name) => naming.verify(name)).map(untagged).sort();
+}
 const schedule = (s: AppServices = services, options: Partial<Parameters<typeof createBackupScheduler>[1]> = {}) =>
   createBackupScheduler(s, { clock, intervalHours: 24, keep: 7, ...options });
 
@@ -51,10 +59,11 @@ describe("scheduled backups", () => {
 
     clock.advance(1);
     expect(await scheduler.runDue()).toBe("succeeded");
-    expect(await backupFiles()).toEqual(["cornerstone-20260502-100000.tar.gz"]);
+    const [written] = await backupFiles();
+    expect(await ownBackups(dataDir, [written!])).toEqual(["cornerstone-20260502-100000.tar.gz"]);
     const status = await readBackupStatus({ db: services.db, clock }, { intervalHours: 24, keep: 7 });
-    expect(status.lastBackup).toMatchObject({ at: "2026-05-02T10:00:00.000Z", fileName: "cornerstone-20260502-100000.tar.gz" });
-    expect(status.lastBackup!.bytes).toBe((await fs.stat(path.join(backupsDirOf(dataDir), "cornerstone-20260502-100000.tar.gz"))).size);
+    expect(status.lastBackup).toMatchObject({ at: "2026-05-02T10:00:00.000Z", fileName: written });
+    expect(status.lastBackup!.bytes).toBe((await fs.stat(path.join(backupsDirOf(dataDir), written!))).size);
     expect(status.schedule.nextDueAt).toBe("2026-05-03T10:00:00.000Z");
     // Not due again until the next interval.
     expect(await scheduler.runDue()).toBe("not-due");
@@ -114,14 +123,20 @@ describe("scheduled backups", () => {
     expect(await hourly.runDue()).toBe("succeeded");
   });
 
-  it("keeps the newest BACKUP_KEEP backups", async () => {
+  it("keeps the newest BACKUP_KEEP backups it named; planted names that sort last are never deleted and never count", async () => {
+    const planted = ["cornerstone-99991231-235959.tar.gz", "cornerstone-20260101-000000.tar.gz", "cornerstone-99991231-235959-1.tar.gz"];
+    await fs.mkdir(backupsDirOf(dataDir), { recursive: true });
+    for (const name of planted) await fs.writeFile(path.join(backupsDirOf(dataDir), name), "planted");
     const scheduler = schedule(services, { keep: 2 });
     await scheduler.runDue();
     for (let day = 0; day < 4; day++) {
       clock.advance(24 * HOUR);
       expect(await scheduler.runDue()).toBe("succeeded");
     }
-    expect(await backupFiles()).toEqual(["cornerstone-20260504-100000.tar.gz", "cornerstone-20260505-100000.tar.gz"]);
+    const files = await backupFiles();
+    expect(await ownBackups(dataDir, files)).toEqual(["cornerstone-20260504-100000.tar.gz", "cornerstone-20260505-100000.tar.gz"]);
+    expect(files.filter((name) => planted.includes(name)).sort()).toEqual([...planted].sort());
+    expect(files).toHaveLength(5);
   });
 
   it("BACKUP_INTERVAL_HOURS=0 turns them off", async () => {
@@ -226,27 +241,29 @@ describe("scheduled backups with S3_BUCKET set (no lasting disk)", () => {
   it("go to the bucket under backups/, the newest BACKUP_KEEP kept there (other keys left alone), none left on disk; a backup never holds backups/ keys", async () => {
     ctx = await createTestContext({}, { storage: "s3" });
     await seedDemoGallery(ctx.services, "traditional", 1, { width: 480, height: 320 });
-    // Not a scheduled backup's name: pruning leaves it.
-    await ctx.services.storage.write("backups/pre-restore-20260101-000000.tar.gz", Readable.from([Buffer.from("older")]));
+    // Not names this site made (issue 17: seven such keys once pushed every real backup out): pruning leaves them.
+    const planted = ["backups/pre-restore-20260101-000000.tar.gz", "backups/cornerstone-99991231-235959.tar.gz", "backups/cornerstone-99991231-235958.tar.gz"];
+    for (const key of planted) await ctx.services.storage.write(key, Readable.from([Buffer.from("planted")]));
     const scheduler = createBackupScheduler(ctx.services, { clock, intervalHours: 24, keep: 2 });
     await scheduler.runDue();
     for (let day = 0; day < 3; day++) {
       clock.advance(24 * HOUR);
       expect(await scheduler.runDue()).toBe("succeeded");
     }
-    expect(await ctx.storedKeys("backups/")).toEqual([
-      "backups/cornerstone-20260503-100000.tar.gz",
-      "backups/cornerstone-20260504-100000.tar.gz",
-      "backups/pre-restore-20260101-000000.tar.gz",
-    ]);
+    const keys = await ctx.storedKeys("backups/");
+    const naming = await loadBackupNaming({ dataDir: ctx.dataDir, sharedDb: ctx.services.env.DATABASE_URL ? ctx.services.db : null });
+    const own = keys.filter((key) => naming.verify(key.slice("backups/".length)));
+    expect(own.map(untagged)).toEqual(["backups/cornerstone-20260503-100000.tar.gz", "backups/cornerstone-20260504-100000.tar.gz"]);
+    expect(keys.filter((key) => !own.includes(key)).sort()).toEqual([...planted].sort());
+    const newestKey = own[1]!;
     expect((await fs.readdir(backupsDirOf(ctx.dataDir)).catch(() => [] as string[])).filter((n) => !n.startsWith(".work-"))).toEqual([]);
     const status = await readBackupStatus({ db: ctx.services.db, clock }, { intervalHours: 24, keep: 2 });
-    const newest = (await ctx.services.storage.stat("backups/cornerstone-20260504-100000.tar.gz"))!;
-    expect(status.lastBackup).toMatchObject({ fileName: "cornerstone-20260504-100000.tar.gz", bytes: newest.bytes });
+    const newest = (await ctx.services.storage.stat(newestKey))!;
+    expect(status.lastBackup).toMatchObject({ fileName: newestKey.slice("backups/".length), bytes: newest.bytes });
 
     // The newest was taken with older backups already in the bucket: it holds the images, and none of them.
     const copy = path.join(ctx.dataDir, "copy.tar.gz");
-    const object = (await ctx.services.storage.read("backups/cornerstone-20260504-100000.tar.gz"))!;
+    const object = (await ctx.services.storage.read(newestKey))!;
     await fs.writeFile(copy, object.stream);
     const manifest = await verifyArchive(copy);
     const names = Object.keys(manifest.files);

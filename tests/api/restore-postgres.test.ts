@@ -151,7 +151,7 @@ describe.skipIf(!onPostgres)("restore into PostgreSQL + S3 (runs in the TEST_BAC
 
     const result = await restoreInto(target, archive);
 
-    expect(result.previousKeptAt).toMatch(new RegExp(`^s3://${target.bucket.name}/backups/pre-restore-\\d{8}-\\d{6}\\.tar\\.gz$`));
+    expect(result.previousKeptAt).toMatch(new RegExp(`^s3://${target.bucket.name}/backups/pre-restore-\\d{8}-\\d{6}-[0-9a-f]{24}-[0-9a-f]{32}\\.tar\\.gz$`));
     const key = result.previousKeptAt!.slice(`s3://${target.bucket.name}/`.length);
     expect(await target.bucket.keys("backups/")).toEqual([key]);
     // Nothing of it is left on this machine's disk.

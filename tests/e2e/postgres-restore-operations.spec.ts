@@ -61,7 +61,7 @@ test("a restore refuses while instances run, runs once they stop, and a server s
 
     const restored = await runScript("restore", [archive], scriptEnv);
     expect(restored.status, restored.stderr).toBe(0);
-    expect(restored.stdout).toMatch(/A backup of the data it replaced was written first: s3:\/\/.+\/backups\/pre-restore-\d{8}-\d{6}\.tar\.gz/);
+    expect(restored.stdout).toMatch(/A backup of the data it replaced was written first: s3:\/\/.+\/backups\/pre-restore-\d{8}-\d{6}-[0-9a-f]{24}-[0-9a-f]{32}\.tar\.gz/);
 
     // While a restore holds the database, a server refuses to start.
     const restoring = await lockDatabase(provisioned.database.url, "exclusive");
