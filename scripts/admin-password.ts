@@ -2,8 +2,6 @@
 // Sets the administrator's password: typed at a hidden prompt, or piped on stdin
 // (echo 'new password' | npm run admin:password). Signs out every session, clears
 // every sign-in lock-out and deletes the first-start password file.
-import readline from "node:readline";
-import { Writable } from "node:stream";
 import { setAdministratorCredentials } from "~/auth/auth.server";
 import { forgetInitialPassword } from "~/auth/initial-admin.server";
 import { newPasswordSchema } from "~/auth/password-schema";
@@ -11,28 +9,12 @@ import { clearSignInLimits } from "~/auth/sign-in.server";
 import { parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../server/bootstrap";
+import { hiddenPrompt as prompt } from "./lib/hidden-prompt";
 
 async function readPiped(): Promise<string> {
   let text = "";
   for await (const chunk of process.stdin) text += chunk;
   return text.split(/\r?\n/)[0] ?? "";
-}
-
-async function prompt(question: string): Promise<string> {
-  let muted = false;
-  const output = new Writable({
-    write(chunk, _encoding, callback) {
-      if (!muted) process.stdout.write(chunk);
-      callback();
-    },
-  });
-  const rl = readline.createInterface({ input: process.stdin, output, terminal: true });
-  const answer = new Promise<string>((resolve) => rl.question(question, resolve));
-  muted = true;
-  const value = await answer;
-  rl.close();
-  process.stdout.write("\n");
-  return value;
 }
 
 async function main() {

@@ -11,6 +11,7 @@ import {
 import { buttonClasses } from "~/components/ui/button";
 import { DashboardCard, LoadFailed } from "./admin-ui";
 import { formatSubmittedAt } from "./format-date";
+import { OffsiteBackupStatus } from "./offsite-backup-status";
 
 const PROBLEM_LEAD: Record<NonNullable<BackupStatus["problem"]>["kind"], string> = {
   failed: "The last backup failed",
@@ -58,6 +59,7 @@ export function BackupCard() {
               : "Automatic backups are off."}
           </p>
           {status.data.running ? <p className="text-stone-700">A backup is being made right now.</p> : null}
+          <OffsiteBackupStatus offsite={status.data.offsite} />
           {status.data.problem ? (
             <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-3 text-red-800" data-testid="backup-problem">
               {PROBLEM_LEAD[status.data.problem.kind]} ({when(status.data.problem.at)}): {status.data.problem.message}
