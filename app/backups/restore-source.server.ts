@@ -50,8 +50,14 @@ function newestFirst(copies: OffsiteCopy[]): OffsiteCopy[] {
 
 export async function openRestoreSource(options: RestoreSourceOptions): Promise<RestoreSource> {
   const temporary: string[] = [];
+  let createdDir: string | undefined;
   const cleanup = async () => {
     for (const file of temporary) await fs.rm(file, { force: true });
+    // A folder made only for these files goes too (rmdir leaves one that holds anything else).
+    if (createdDir) await fs.rmdir(createdDir).catch(() => {});
+  };
+  const makeWorkDir = async () => {
+    createdDir ??= await fs.mkdir(options.workDir, { recursive: true, mode: 0o700 });
   };
   const scratch = (label: string) => {
     const file = path.join(options.workDir, `.restore-${randomBytes(6).toString("hex")}-${label}`);
@@ -64,7 +70,7 @@ export async function openRestoreSource(options: RestoreSourceOptions): Promise<
     if (options.offsite) {
       const { target } = options.offsite;
       const copy = chooseOffsiteCopy(await target.list(), options.offsite.name, target.description);
-      await fs.mkdir(options.workDir, { recursive: true, mode: 0o700 });
+      await makeWorkDir();
       file = scratch(copy.name);
       name = copy.name;
       await target.download(copy.name, file);
@@ -76,7 +82,7 @@ export async function openRestoreSource(options: RestoreSourceOptions): Promise<
     }
     if (await isEncryptedFile(file).catch(() => false)) {
       const passphrase = await options.passphrase();
-      await fs.mkdir(options.workDir, { recursive: true, mode: 0o700 });
+      await makeWorkDir();
       const plain = scratch("decrypted.tar.gz");
       try {
         await decryptFile(file, plain, passphrase);
