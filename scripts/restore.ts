@@ -22,7 +22,8 @@ import { openObjectStorage, storageConfigFor } from "~/storage/open-storage.serv
 import { hiddenPrompt } from "./lib/hidden-prompt";
 
 const USAGE =
-  "Usage: npm run restore -- /path/to/cornerstone-….tar.gz   or   npm run restore -- --from-offsite [NAME]\n" +
+  "Usage: npm run restore -- /path/to/cornerstone-YYYYMMDD-HHmmss.tar.gz\n" +
+  "   or: npm run restore -- --from-offsite [NAME]   (the newest backup in the off-site bucket, or the one named)\n" +
   "       add --passphrase-file PATH for an encrypted backup (otherwise it asks)";
 /** Flags followed by a value (which is therefore not the backup file). */
 const VALUE_FLAGS = new Set(["--passphrase-file", "--env-file"]);
