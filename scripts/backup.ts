@@ -40,6 +40,9 @@ function targetPath(out: string | undefined, dataDir: string, name: string): str
   return resolved;
 }
 
+// The backup holds the password hash and the enquiries: readable by the service's user only.
+process.umask(0o077);
+
 async function main() {
   const env = parseEnv();
   const out = outArgument(process.argv.slice(2));

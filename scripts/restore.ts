@@ -40,6 +40,9 @@ function restoreArguments(args: string[]) {
   return { file: fromOffsite ? undefined : positional[0], offsiteName: fromOffsite ? positional[0] : undefined, fromOffsite, passphraseFile: values["--passphrase-file"] };
 }
 
+// Everything the restore writes (the database, the image files, what it keeps) is the service's alone.
+process.umask(0o077);
+
 async function main() {
   const args = restoreArguments(process.argv.slice(2));
   if (!args.file && !args.fromOffsite) {
@@ -91,6 +94,7 @@ async function restoreFrom(env: ReturnType<typeof parseEnv>, file: string, name:
     `Restored ${name} (made ${manifest.createdAt} by Cornerstone ${manifest.appVersion}, schema ${manifest.schema.migration}) into ${env.DATABASE_URL ? describePostgresTarget(env) : env.S3_BUCKET ? `${env.DATA_DIR} and the bucket ${env.S3_BUCKET}` : env.DATA_DIR}.`,
   );
   console.log(`  Rows: ${tables}. Image files: ${result.objects}.`);
+  console.log(`  The administrator is ${result.administrator}.`);
   if (result.migrationsApplied.length) console.log(`  Then ran the newer migrations: ${result.migrationsApplied.join(", ")}.`);
   if (env.DATABASE_URL) {
     console.log(
@@ -105,7 +109,7 @@ async function restoreFrom(env: ReturnType<typeof parseEnv>, file: string, name:
         : "There was no previous database or uploads folder to keep.",
     );
   }
-  console.log("Sessions are never restored: everyone signs in again.");
+  console.log("Sessions and sign-in lock-outs are never restored: everyone signs in again.");
   console.log(
     `The administrator's password is now the one it was when the backup was made (${manifest.createdAt}).` +
       (env.ADMIN_PASSWORD ? " ADMIN_PASSWORD is set, so the server sets that password again when it starts." : ""),

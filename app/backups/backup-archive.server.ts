@@ -7,6 +7,7 @@ import zlib from "node:zlib";
 import tar from "tar-stream";
 import { z } from "~/lib/zod";
 import { assertValidKey } from "~/storage/storage.server";
+import { formatBytes } from "./backup-status";
 
 /**
  * The backup archive (decision 0025): a gzip'd tar holding
@@ -18,7 +19,8 @@ import { assertValidKey } from "~/storage/storage.server";
 export const ARCHIVE_FORMAT = "cornerstone-backup";
 export const ARCHIVE_FORMAT_VERSION = 1;
 export const MANIFEST_NAME = "manifest.json";
-const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+/** Read whole into memory, so bounded: about 100,000 files' sizes and checksums. */
+const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 /**
  * Photos are already compressed: run-length deflate passes them through about three times faster
  * than zlib's default (and seven times faster than level 1, whose fast path does badly on
@@ -202,6 +204,8 @@ function describeReadError(error: unknown): BackupArchiveError {
 export async function readArchive(
   file: string,
   onEntry: (entry: ArchiveEntry) => Promise<void>,
+  /** An object entry larger than this is refused from its header, before a byte of it is read. */
+  limits: { maxObjectBytes?: number } = {},
 ): Promise<{ hashes: ManifestFiles; manifestText: string | null; order: string[] }> {
   const extract = tar.extract();
   const hashes: ManifestFiles = {};
@@ -225,6 +229,11 @@ export async function readArchive(
       seenNames.add(name);
       const kind = classifyEntryName(name);
       const bytes = size ?? 0;
+      if (kind.kind === "object" && limits.maxObjectBytes !== undefined && bytes > limits.maxObjectBytes) {
+        throw new BackupArchiveError(
+          `${name} is ${formatBytes(bytes)}, larger than any image file this site stores (at most ${formatBytes(limits.maxObjectBytes)})`,
+        );
+      }
       order.push(name);
       if (kind.kind === "manifest") {
         if (bytes > MAX_MANIFEST_BYTES) throw new BackupArchiveError("manifest.json is implausibly large");

@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
 import type { Database } from "~/db/database.server";
 import { listTables, MIGRATION_TABLES } from "~/db/snapshot.server";
-import type { GalleryImageRow } from "~/db/schema";
-import { storageKeysOf } from "~/galleries/galleries.server";
+import { MAX_UPLOAD_BYTES, type ImageVariants } from "~/galleries/gallery";
+import { variantKeyFromPublicPath } from "~/images/processed-image";
 
 /**
  * Which tables a backup holds, and which it leaves out and why. Every table
@@ -11,15 +11,52 @@ import { storageKeysOf } from "~/galleries/galleries.server";
  */
 export type BackupTable = {
   name: string;
-  /** The stored objects a row refers to: the backup copies them, and they are never deleted while referenced. */
-  objectKeys?: (row: Record<string, unknown>) => string[];
+  /**
+   * The columns that name stored objects: a backup copies those objects, they are never deleted
+   * while named, and a restore writes only the objects its rows name (decision 0046). A new kind
+   * of object (enquiry photos, say) is covered by declaring its column here.
+   */
+  objectColumns?: readonly ObjectColumn[];
+};
+
+export type ObjectColumn = {
+  column: string;
+  /** The keys one value names; throws when the value is not what the column holds. */
+  keysOf: (value: unknown) => string[];
+  /** The largest object this column may name: a restore refuses a bigger one. */
+  maxBytes: number;
+};
+
+/** A processed image file (AVIF, WebP or JPEG at display sizes) is far smaller than this. */
+export const MAX_VARIANT_BYTES = 5 * 1024 * 1024;
+
+const originalKey: ObjectColumn = {
+  column: "original_key",
+  keysOf: (value) => {
+    if (value === null || value === undefined) return [];
+    if (typeof value !== "string") throw new Error("not a storage key");
+    return [value];
+  },
+  // An original is an upload, limited to 20 MB when it came in.
+  maxBytes: MAX_UPLOAD_BYTES,
+};
+
+const variantFiles: ObjectColumn = {
+  column: "variants",
+  keysOf: (value) => {
+    const variants = JSON.parse(String(value)) as ImageVariants;
+    const paths = [...variants.avif, ...variants.webp, variants.jpeg].map((variant) => variant.path);
+    if (!paths.every((p) => typeof p === "string")) throw new Error("not a list of image files");
+    return paths.map(variantKeyFromPublicPath).filter((key): key is string => key !== null);
+  },
+  maxBytes: MAX_VARIANT_BYTES,
 };
 
 /** Included, in the order a restore inserts them: a table comes after the tables its rows refer to. */
 export const BACKUP_TABLES: readonly BackupTable[] = [
   { name: "users" },
   { name: "content_entries" },
-  { name: "gallery_images", objectKeys: (row) => storageKeysOf(row as GalleryImageRow) },
+  { name: "gallery_images", objectColumns: [originalKey, variantFiles] },
   { name: "contact_submissions" },
   { name: "notification_jobs" },
   { name: "content_revisions" },
@@ -48,6 +85,18 @@ export const EXCLUDED_TABLES: Readonly<Record<string, string>> = {
 
 export const BACKUP_TABLE_NAMES = BACKUP_TABLES.map((table) => table.name);
 
+/** No object a restore writes may be larger than this: the largest any column allows. */
+export const MAX_OBJECT_BYTES = Math.max(...BACKUP_TABLES.flatMap((table) => table.objectColumns ?? []).map((c) => c.maxBytes));
+
+/** The objects one row names, each with the largest size its column allows (deduplicated). */
+export function objectsNamedBy(table: BackupTable, row: Record<string, unknown>): Map<string, number> {
+  const named = new Map<string, number>();
+  for (const column of table.objectColumns ?? []) {
+    for (const key of column.keysOf(row[column.column])) named.set(key, Math.max(named.get(key) ?? 0, column.maxBytes));
+  }
+  return named;
+}
+
 /** Tables in the database that neither list mentions. */
 export function unclassifiedTables(tablesInDatabase: readonly string[]): string[] {
   const included = new Set(BACKUP_TABLE_NAMES);
@@ -59,10 +108,10 @@ export async function referencedObjectKeys(db: Database): Promise<Set<string>> {
   const keys = new Set<string>();
   const present = new Set(await listTables(db));
   for (const table of BACKUP_TABLES) {
-    if (!table.objectKeys || !present.has(table.name)) continue;
+    if (!table.objectColumns || !present.has(table.name)) continue;
     // Tables are named by the registry above, not by input.
     const rows = await (db as unknown as Kysely<Record<string, Record<string, unknown>>>).selectFrom(table.name).selectAll().execute();
-    for (const row of rows) for (const key of table.objectKeys(row)) keys.add(key);
+    for (const row of rows) for (const key of objectsNamedBy(table, row).keys()) keys.add(key);
   }
   return keys;
 }

@@ -16,7 +16,7 @@ import { acquireBackupLease, BACKUP_LEASE_RENEW_MS, type BackupLease, type Lease
 import { encryptingWriter, ENCRYPTED_SUFFIX } from "./backup-encryption.server";
 import { formatBytes } from "./backup-status";
 import { recordBackupProblem, recordBackupSuccess } from "./backup-state.server";
-import { BACKUP_TABLES, referencedObjectKeys } from "./backup-tables.server";
+import { BACKUP_TABLES, objectsNamedBy, referencedObjectKeys } from "./backup-tables.server";
 import { purgeDeferredDeletions } from "./deferred-deletions.server";
 
 export type BackupServices = Pick<AppServices, "db" | "storage" | "logger"> & { clock: Clock };
@@ -97,7 +97,7 @@ export async function createBackup(services: BackupServices, options: BackupOpti
     const tableDir = workDir;
     // 1. The tables, from one read transaction, into JSON-lines files.
     const objectKeys = new Set<string>();
-    const objectKeysOf = new Map(BACKUP_TABLES.map((table) => [table.name, table.objectKeys]));
+    const tableOf = new Map(BACKUP_TABLES.map((table) => [table.name, table]));
     const snapshot = await readSnapshot(services.db, BACKUP_TABLES.map((table) => table.name), async (table, row) => {
       let target = tableFiles.get(table);
       if (!target) target = openTableFile(tableFiles, tableDir, table);
@@ -105,7 +105,7 @@ export async function createBackup(services: BackupServices, options: BackupOpti
       target.rows += 1;
       target.bytes += Buffer.byteLength(line);
       if (!target.stream.write(line)) await once(target.stream, "drain");
-      for (const key of objectKeysOf.get(table)?.(row) ?? []) objectKeys.add(key);
+      for (const key of objectsNamedBy(tableOf.get(table)!, row).keys()) objectKeys.add(key);
     });
     // Tables present but empty still get their (empty) file.
     for (const table of BACKUP_TABLES) {

@@ -25,10 +25,10 @@ import type { RestoreTarget } from "./restore-target.server";
  * - writes a pre-restore backup of the live data first: to the bucket under
  *   backups/pre-restore-…tar.gz with S3 (an app there may have no lasting
  *   disk), else to DATA_DIR/backups/pre-restore-…tar.gz;
- * - loads the objects into the live storage (new keys only add; nothing is
- *   deleted), then replaces every table in one transaction. The `secrets`
- *   table (the instances' shared keys) is carried over, as DATA_DIR/secrets/
- *   is on SQLite.
+ * - replaces every table in one transaction, and just before it commits
+ *   writes the objects the rows name into the live storage (nothing is
+ *   deleted). The `secrets` table (the instances' shared keys) is carried
+ *   over, as DATA_DIR/secrets/ is on SQLite.
  */
 export function postgresRestoreDestination(setup: { env: Env; logger: Logger; clock?: Clock }): RestoreDestination {
   const { env, logger } = setup;
@@ -118,7 +118,7 @@ function postgresTarget(
   const tables = [...BACKUP_TABLE_NAMES, ...Object.keys(EXCLUDED_TABLES)];
   return {
     storage,
-    objectsFirst: true,
+    objectsLast: true,
     async fill(build) {
       const secrets = (await listTables(db)).includes("secrets")
         ? await db.selectFrom("secrets").selectAll().execute()

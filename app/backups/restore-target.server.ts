@@ -12,13 +12,16 @@ import { loadBackupNaming, timestampForFileName } from "./backup-names.server";
 /**
  * Where a restore writes. SQLite + local disk (this file): a fresh database
  * and uploads folder built beside the live ones, swapped in only once
- * complete. PostgreSQL (restore-postgres.server.ts): objects into the live
- * storage first, then the live database replaced in one transaction.
+ * complete. PostgreSQL (restore-postgres.server.ts): the live database replaced
+ * in one transaction, the objects written into the live storage just before it commits.
  */
 export type RestoreTarget = {
   storage: ObjectStorage;
-  /** True: the objects go in a pass of their own, before any row (into live storage, before the database changes). */
-  objectsFirst: boolean;
+  /**
+   * True: the storage is live (a bucket, or PostgreSQL's storage), so the named objects go in a
+   * pass of their own once every row is loaded, never before (decision 0046).
+   */
+  objectsLast: boolean;
   /**
    * Runs build on the database to fill, which has no tables yet; build
    * migrates it (passing `migrate` on to the migrator), loads the rows and
@@ -51,12 +54,10 @@ export async function removeAbandonedStaging(dataDir: string): Promise<void> {
 
 /**
  * `liveStorage`: SQLite with a bucket (S3_BUCKET without DATABASE_URL). The objects then go
- * straight into the bucket, first (they only add keys), and only the database is swapped in.
+ * straight into the bucket once the rows are loaded, and only the database is swapped in.
  */
 export async function prepareLocalRestoreTarget(dataDir: string, at: Date, liveStorage?: ObjectStorage): Promise<RestoreTarget> {
   const staging = path.join(dataDir, `${STAGING_PREFIX}${timestampForFileName(at)}-${randomBytes(4).toString("hex")}`);
-  // The folder that keeps the replaced data carries this installation's tag, like every backup it names.
-  const naming = await loadBackupNaming({ dataDir });
   await fs.mkdir(staging, { recursive: true, mode: 0o700 });
   const db = openDatabase(staging);
   // Never signs anything: it only receives the restored objects.
@@ -72,7 +73,7 @@ export async function prepareLocalRestoreTarget(dataDir: string, at: Date, liveS
 
   return {
     storage,
-    objectsFirst: Boolean(liveStorage),
+    objectsLast: Boolean(liveStorage),
     fill: (build) => build(db, {}),
     async discard() {
       await close().catch(() => {});
@@ -80,6 +81,8 @@ export async function prepareLocalRestoreTarget(dataDir: string, at: Date, liveS
     },
     async swapIn() {
       await close();
+      // The folder that keeps the replaced data carries this installation's tag, like every backup it names.
+      const naming = await loadBackupNaming({ dataDir });
       const keepDir = await uniqueDir(path.join(backupsDirOf(dataDir), naming.make("pre-restore", at, { folder: true })));
       const live = swapped.filter((name) => existsSync(path.join(dataDir, name)));
       const movedOut: string[] = [];

@@ -1,4 +1,3 @@
-import type { Readable } from "node:stream";
 import type { Kysely } from "kysely";
 import { knownMigrations, migrateTo, migrateToLatest, type Database } from "~/db/database.server";
 import type { DatabaseSchema } from "~/db/schema";
@@ -9,11 +8,13 @@ import {
   BackupArchiveError,
   checkManifest,
   readArchive,
+  type ArchiveEntry,
   type BackupManifest,
 } from "./backup-archive.server";
 import { statfsProbe, type FreeSpaceProbe } from "./backup-files.server";
 import { formatBytes } from "./backup-status";
-import { EXCLUDED_TABLES } from "./backup-tables.server";
+import { EXCLUDED_TABLES, MAX_OBJECT_BYTES } from "./backup-tables.server";
+import { inspectArchive, readTableLines } from "./restore-inspect.server";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { prepareLocalRestoreTarget, removeAbandonedStaging, type RestoreTarget } from "./restore-target.server";
 
@@ -26,6 +27,8 @@ export type RestoreResult = {
   manifest: BackupManifest;
   rows: Record<string, number>;
   objects: number;
+  /** The restored administrator's username (a backup holds exactly one). */
+  administrator: string;
   /** Migrations newer than the backup, run after loading it. */
   migrationsApplied: string[];
   /** Where the data the restore replaced now lives; null when there was none. */
@@ -77,28 +80,35 @@ export function localRestoreDestination(dataDir: string, liveStorage?: ObjectSto
 const INSERT_BATCH = 200;
 
 const fullStop = (message: string) => (/[.!?]$/.test(message) ? message : `${message}.`);
-const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/** The archive's bytes differ from what the first pass checked: it changed while being restored. */
+class ArchiveChangedError extends BackupArchiveError {
+  override name = "ArchiveChangedError";
+}
 
 /**
- * Restores a backup (decision 0028; PostgreSQL: decision 0042):
+ * Restores a backup (decision 0028; PostgreSQL: decision 0042; what it writes: decision 0046):
  * 1. refuses while a server (or backup) uses the data (DATA_DIR's lock, or
  *    on PostgreSQL the database's advisory lock);
- * 2. reads the whole archive once, checking every path, size and SHA-256 and
- *    that its schema is not newer than this code's, before touching anything;
+ * 2. reads the whole archive once before touching anything (inspectArchive):
+ *    every path, size and SHA-256, every row of every table, one
+ *    administrator, and only objects the rows name, none over its limit;
  * 3. builds the database at the backup's schema, loads it, then runs the
  *    newer migrations: SQLite beside the live data, swapped in at the end
  *    (the previous data kept under backups/pre-restore-…); PostgreSQL in one
- *    transaction over the live database, after a pre-restore backup and after
- *    the objects are in the live storage.
- * Sessions are never in a backup, so everyone signs in again.
+ *    transaction over the live database, after a pre-restore backup;
+ * 4. only then writes the named objects into live storage (a bucket, or
+ *    PostgreSQL's storage): a refused restore leaves every live object as it was.
+ * Sessions, sign-in failures and rate-limit counters are never in a backup:
+ * everyone signs in again, and every lock-out is cleared.
  */
 export async function restoreBackup(options: RestoreOptions): Promise<RestoreResult> {
   const clock = options.clock ?? systemClock;
   const destination = options.destination ?? localRestoreDestination(options.dataDir);
   const lock = await destination.lock();
   try {
-    // 1. Verify everything before changing anything.
-    const manifest = await verifyArchive(options.file);
+    // 1. Check everything before changing anything.
+    const { manifest, namedObjects, administrator } = await refuseUnlessValid(() => inspectArchive(options.file));
     checkSchema(manifest);
     if (destination.buildsOnDisk) await checkRoom(options, manifest);
 
@@ -107,44 +117,51 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
     let loaded: { rows: Record<string, number>; objects: number };
     let migrationsApplied: string[];
     try {
-      const objects = target.objectsFirst ? await loadObjects(options.file, target.storage) : null;
       ({ loaded, migrationsApplied } = await target.fill(async (db, migrate) => {
         await migrateTo(db, manifest.schema.migration, migrate);
-        const rowsLoaded = await loadArchive(options.file, manifest, db, objects === null ? target.storage : null);
+        const rowsLoaded = await loadArchive(options.file, manifest, db, target.objectsLast ? null : { storage: target.storage, namedObjects });
         const applied = await migrateToLatest(db, migrate);
-        return { loaded: { rows: rowsLoaded.rows, objects: objects ?? rowsLoaded.objects }, migrationsApplied: applied };
+        // Live storage only now, every row in: PostgreSQL commits after this, SQLite swaps in after it.
+        const objects = target.objectsLast ? await loadObjects(options.file, target.storage, namedObjects) : rowsLoaded.objects;
+        return { loaded: { rows: rowsLoaded.rows, objects }, migrationsApplied: applied };
       }));
     } catch (error) {
       await target.discard();
-      if (error instanceof BackupArchiveError) {
-        // Objects loaded first only added keys to the live storage; the database is as it was.
-        const unchanged = target.objectsFirst ? "The database was not changed." : "Nothing was changed.";
+      if (error instanceof ArchiveChangedError) {
+        const unchanged = target.objectsLast ? "The database was not changed." : "Nothing was changed.";
         throw new RestoreRefusedError(`The backup file changed while it was being restored: ${fullStop(error.message)} ${unchanged}`);
       }
+      if (error instanceof BackupArchiveError) throw new RestoreRefusedError(`${fullStop(error.message)} Nothing was changed.`);
       throw error;
     }
 
     // 3. Swap in.
     const { previousKeptAt } = await target.swapIn();
-    return { manifest, ...loaded, migrationsApplied, previousKeptAt };
+    return { manifest, ...loaded, administrator, migrationsApplied, previousKeptAt };
   } finally {
     await lock.release();
   }
 }
 
-/** Reads the whole archive, checking every entry against the manifest. Throws RestoreRefusedError. */
-export async function verifyArchive(file: string): Promise<BackupManifest> {
+async function refuseUnlessValid<T>(check: () => Promise<T>): Promise<T> {
   try {
+    return await check();
+  } catch (error) {
+    if (error instanceof BackupArchiveError) throw new RestoreRefusedError(`${fullStop(error.message)} Nothing was changed.`);
+    throw error;
+  }
+}
+
+/** Reads the whole archive, checking every entry against the manifest (its integrity only). Throws RestoreRefusedError. */
+export async function verifyArchive(file: string): Promise<BackupManifest> {
+  return refuseUnlessValid(async () => {
     const read = await readArchive(file, async (entry) => {
       for await (const _chunk of entry.stream) {
         // Hashed by readArchive; nothing else to do on this pass.
       }
     });
     return checkManifest(read);
-  } catch (error) {
-    if (error instanceof BackupArchiveError) throw new RestoreRefusedError(`${fullStop(error.message)} Nothing was changed.`);
-    throw error;
-  }
+  });
 }
 
 function checkSchema(manifest: BackupManifest): void {
@@ -173,29 +190,50 @@ async function checkRoom(options: RestoreOptions, manifest: BackupManifest): Pro
   }
 }
 
-/** Objects only, into storage; checked against the manifest again (PostgreSQL: before any row changes). */
-async function loadObjects(file: string, storage: ObjectStorage): Promise<number> {
+/** The later passes must read the bytes the first pass checked. */
+function checkUnchanged(read: Parameters<typeof checkManifest>[0]): void {
+  try {
+    checkManifest(read);
+  } catch (error) {
+    if (error instanceof BackupArchiveError) throw new ArchiveChangedError(error.message);
+    throw error;
+  }
+}
+
+/** Writes an object the first pass found named by a row; anything else means the file changed since. */
+async function writeNamedObject(storage: ObjectStorage, namedObjects: ReadonlyMap<string, number>, entry: ArchiveEntry): Promise<void> {
+  const key = (entry.kind as { key: string }).key;
+  if (!namedObjects.has(key) || entry.bytes > namedObjects.get(key)!) throw new ArchiveChangedError(`${entry.name} was not in the archive checked first`);
+  await storage.write(key, entry.stream);
+}
+
+/** The named objects only, into live storage, after every row is in (a bucket, or PostgreSQL's storage). */
+async function loadObjects(file: string, storage: ObjectStorage, namedObjects: ReadonlyMap<string, number>): Promise<number> {
   let objects = 0;
-  const read = await readArchive(file, async (entry) => {
-    if (entry.kind.kind === "object") {
-      await storage.write(entry.kind.key, entry.stream);
-      objects += 1;
-      return;
-    }
-    for await (const _chunk of entry.stream) {
-      // Tables come in the pass that fills the database.
-    }
-  });
-  checkManifest(read);
+  const read = await readArchive(
+    file,
+    async (entry) => {
+      if (entry.kind.kind === "object") {
+        await writeNamedObject(storage, namedObjects, entry);
+        objects += 1;
+        return;
+      }
+      for await (const _chunk of entry.stream) {
+        // The rows are in already.
+      }
+    },
+    { maxObjectBytes: MAX_OBJECT_BYTES },
+  );
+  checkUnchanged(read);
   return objects;
 }
 
-/** Rows through Kysely, and objects into `storage` unless they went in already; checked against the manifest again. */
+/** Rows through Kysely, and with `objects` (a staging folder) the named objects too; checked against the manifest again. */
 async function loadArchive(
   file: string,
   manifest: BackupManifest,
   targetDb: Kysely<DatabaseSchema>,
-  storage: ObjectStorage | null,
+  objects: { storage: ObjectStorage; namedObjects: ReadonlyMap<string, number> } | null,
 ): Promise<{ rows: Record<string, number>; objects: number }> {
   const present = new Set(await listTables(targetDb as Database));
   for (const table of Object.keys(manifest.tables)) {
@@ -205,84 +243,46 @@ async function loadArchive(
   }
   const db = targetDb as unknown as Kysely<Record<string, Record<string, unknown>>>;
   const rows: Record<string, number> = {};
-  let objects = 0;
-  const read = await readArchive(file, async (entry) => {
-    if (entry.kind.kind === "object") {
-      if (storage) {
-        await storage.write(entry.kind.key, entry.stream);
-        objects += 1;
-      } else {
+  let objectCount = 0;
+  const read = await readArchive(
+    file,
+    async (entry) => {
+      if (entry.kind.kind === "object") {
+        if (objects) {
+          await writeNamedObject(objects.storage, objects.namedObjects, entry);
+          objectCount += 1;
+        } else {
+          for await (const _chunk of entry.stream) {
+            // Written after the rows, into live storage.
+          }
+        }
+        return;
+      }
+      if (entry.kind.kind !== "table") return;
+      const table = entry.kind.table;
+      if (table in EXCLUDED_TABLES || !present.has(table)) {
+        // Left out of restores on purpose (e.g. an older backup's working data).
         for await (const _chunk of entry.stream) {
-          // Loaded in the objects' own pass.
+          // Skipped.
+        }
+        return;
+      }
+      let count = 0;
+      let batch: Record<string, unknown>[] = [];
+      for await (const { row } of readTableLines(entry.stream, table)) {
+        batch.push(row);
+        if (batch.length === INSERT_BATCH) {
+          await db.insertInto(table).values(batch).execute();
+          count += batch.length;
+          batch = [];
         }
       }
-      return;
-    }
-    if (entry.kind.kind !== "table") return;
-    const table = entry.kind.table;
-    if (table in EXCLUDED_TABLES || !present.has(table)) {
-      // Left out of restores on purpose (e.g. an older backup's working data).
-      for await (const _chunk of entry.stream) {
-        // Skipped.
-      }
-      return;
-    }
-    let count = 0;
-    let batch: Record<string, unknown>[] = [];
-    for await (const row of jsonLines(entry.stream, entry.name)) {
-      batch.push(row);
-      if (batch.length === INSERT_BATCH) {
-        await db.insertInto(table).values(batch).execute();
-        count += batch.length;
-        batch = [];
-      }
-    }
-    if (batch.length) await db.insertInto(table).values(batch).execute();
-    count += batch.length;
-    rows[table] = count;
-  });
-  // The same bytes as the first pass, or nothing is swapped in.
-  checkManifest(read);
-  for (const [table, info] of Object.entries(manifest.tables)) {
-    if (rows[table] !== undefined && rows[table] !== info.rows) {
-      throw new BackupArchiveError(`tables/${table}.jsonl holds ${rows[table]} rows; the manifest says ${info.rows}`);
-    }
-  }
-  return { rows, objects };
-}
-
-/** One JSON object per line; plain values only (text, numbers, null). */
-async function* jsonLines(stream: Readable, name: string): AsyncGenerator<Record<string, unknown>> {
-  let pending = "";
-  let lineNumber = 0;
-  const parse = (line: string) => {
-    lineNumber += 1;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw new BackupArchiveError(`${name} line ${lineNumber} is not valid JSON`);
-    }
-    if (
-      typeof value !== "object" ||
-      value === null ||
-      Array.isArray(value) ||
-      !Object.values(value).every((v) => v === null || typeof v === "string" || typeof v === "number")
-    ) {
-      throw new BackupArchiveError(`${name} line ${lineNumber} is not a row`);
-    }
-    return value as Record<string, unknown>;
-  };
-  stream.setEncoding("utf8");
-  for await (const chunk of stream) {
-    pending += chunk as string;
-    let newline;
-    while ((newline = pending.indexOf("\n")) !== -1) {
-      const line = pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-      if (line.trim()) yield parse(line);
-    }
-    if (pending.length > MAX_LINE_BYTES) throw new BackupArchiveError(`${name} has an implausibly long line`);
-  }
-  if (pending.trim()) yield parse(pending);
+      if (batch.length) await db.insertInto(table).values(batch).execute();
+      count += batch.length;
+      rows[table] = count;
+    },
+    { maxObjectBytes: MAX_OBJECT_BYTES },
+  );
+  checkUnchanged(read);
+  return { rows, objects: objectCount };
 }

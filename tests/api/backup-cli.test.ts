@@ -8,7 +8,18 @@ import { runScript } from "../support/run-script";
 
 /** `npm run backup` and `npm run restore` as a person runs them: separate processes, real files. */
 const run = (script: "backup" | "restore", args: string[], dataDir: string) =>
-  runScript(script, args, { DATA_DIR: dataDir, LOG_LEVEL: "silent" });
+  runScript(script, args, { DATA_DIR: dataDir, LOG_LEVEL: "silent" }, { umask: "022" });
+
+/** Every path under dir whose mode is not 0600 (files) or 0700 (folders). */
+async function notPrivate(dir: string): Promise<string[]> {
+  const wrong: string[] = [];
+  for (const entry of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
+    const full = path.join(entry.parentPath, entry.name);
+    const mode = (await fs.stat(full)).mode & 0o777;
+    if (mode !== (entry.isDirectory() ? 0o700 : 0o600)) wrong.push(`${path.relative(dir, full)} ${mode.toString(8)}`);
+  }
+  return wrong;
+}
 
 let dataDir: string;
 let dump: SiteDump;
@@ -25,10 +36,10 @@ afterAll(async () => {
 });
 
 describe("npm run backup", () => {
-  it("writes DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss.tar.gz by default and says what it wrote", async () => {
+  it("writes DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss-<random>-<tag>.tar.gz by default and says what it wrote", async () => {
     const result = await run("backup", [], dataDir);
     expect(result.status, result.stderr).toBe(0);
-    const match = /Backup written: (\S+cornerstone-\d{8}-\d{6}\.tar\.gz) \(.+: \d+ rows in \d+ tables, \d+ image files, schema \S+\)/.exec(result.stdout);
+    const match = /Backup written: (\S+cornerstone-\d{8}-\d{6}-[0-9a-f]{24}-[0-9a-f]{32}\.tar\.gz) \(.+: \d+ rows in \d+ tables, \d+ image files, schema \S+\)/.exec(result.stdout);
     expect(match, result.stdout).not.toBeNull();
     expect(path.dirname(match![1]!)).toBe(path.join(dataDir, "backups"));
     const stat = await fs.stat(match![1]!);
@@ -43,12 +54,12 @@ describe("npm run backup", () => {
     const folder = path.join(tmp, "folder");
     await fs.mkdir(folder);
     expect((await run("backup", ["--out", folder], dataDir)).status).toBe(0);
-    expect(await fs.readdir(folder)).toEqual([expect.stringMatching(/^cornerstone-\d{8}-\d{6}\.tar\.gz$/)]);
+    expect(await fs.readdir(folder)).toEqual([expect.stringMatching(/^cornerstone-\d{8}-\d{6}-[0-9a-f]{24}-[0-9a-f]{32}\.tar\.gz$/)]);
   });
 });
 
 describe("npm run restore", () => {
-  it("restores, and says where the previous data is kept, that sessions are gone and whose password now applies", async () => {
+  it("restores, and says where the previous data is kept, who the administrator is, that sessions are gone and whose password now applies", async () => {
     const file = path.join(tmp, "for-restore.tar.gz");
     expect((await run("backup", ["--out", file], dataDir)).status).toBe(0);
     const target = path.join(tmp, "restore-target");
@@ -58,7 +69,8 @@ describe("npm run restore", () => {
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/Restored for-restore\.tar\.gz \(made \S+ by Cornerstone 1\.0\.0, schema \S+\)/);
     expect(result.stdout).toMatch(/The previous database and uploads are kept in \S+\/backups\/pre-restore-\d{8}-\d{6}/);
-    expect(result.stdout).toMatch(/Sessions are never restored: everyone signs in again/);
+    expect(result.stdout).toMatch(/The administrator is owner\./);
+    expect(result.stdout).toMatch(/Sessions and sign-in lock-outs are never restored: everyone signs in again/);
     expect(result.stdout).toMatch(/The administrator's password is now the one it was when the backup was made/);
     const restored = await openSite(target);
     try {
@@ -66,6 +78,18 @@ describe("npm run restore", () => {
     } finally {
       await restored.db.destroy();
     }
+  });
+
+  it("run from a shell whose umask is 022, the restore still leaves the database and image files 0600 and their folders 0700", async () => {
+    const file = path.join(tmp, "for-modes.tar.gz");
+    expect((await run("backup", ["--out", file], dataDir)).status).toBe(0);
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
+    const target = path.join(tmp, "modes-target");
+    await fs.mkdir(target, { mode: 0o700 });
+    const result = await run("restore", [file], target);
+    expect(result.status, result.stderr).toBe(0);
+    expect(await fs.readdir(path.join(target, "uploads"), { recursive: true })).not.toHaveLength(0);
+    expect(await notPrivate(target)).toEqual([]);
   });
 
   it("a tampered backup: exit code 1, names what is wrong, changes nothing", async () => {

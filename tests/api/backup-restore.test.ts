@@ -4,6 +4,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { loadBackupNaming } from "~/backups/backup-names.server";
 import { backupsDirOf } from "~/backups/backup-files.server";
 import { EXCLUDED_TABLES } from "~/backups/backup-tables.server";
 import { createBackup, type BackupServices } from "~/backups/backup.server";
@@ -149,6 +150,8 @@ describe("backup → wipe → restore → identical", () => {
     await insertEnquiry(services, 999);
     await services.db.updateTable("content_entries").set({ content: "Changed after the backup" }).where("key", "=", "hero.title").execute();
     await services.db.destroy();
+    // The installation's backup-naming key, made by its first backup: a restore keeps it (decision 0046).
+    await loadBackupNaming({ dataDir });
     const secretsBefore = await hashTree(path.join(dataDir, "secrets"));
     const before = await dataDirState(dataDir);
 

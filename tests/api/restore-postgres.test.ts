@@ -10,6 +10,7 @@ import supertest from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { createSession, ensureAdministrator } from "~/auth/auth.server";
 import { backupsDirOf } from "~/backups/backup-files.server";
+import { loadBackupNaming } from "~/backups/backup-names.server";
 import { createBackup } from "~/backups/backup.server";
 import { postgresRestoreDestination } from "~/backups/restore-postgres.server";
 import { RestoreRefusedError, restoreBackup, verifyArchive } from "~/backups/restore.server";
@@ -146,6 +147,8 @@ describe.skipIf(!onPostgres)("restore into PostgreSQL + S3 (runs in the TEST_BAC
   it("over live data: backs the live data up into the bucket under backups/ first, replaces every table, keeps the instances' secrets, ends the sessions", async () => {
     const target = await freshTarget();
     const live = await liveSite(target);
+    // The installation's backup-naming key, made by its first backup: the restore carries it over (decision 0046).
+    await loadBackupNaming({ dataDir: target.dataDir, sharedDb: live.db });
     const secretsBefore = await live.db.selectFrom("secrets").selectAll().orderBy("name").execute();
     expect(secretsBefore.length).toBeGreaterThan(0);
 
@@ -203,9 +206,10 @@ describe.skipIf(!onPostgres)("restore into PostgreSQL + S3 (runs in the TEST_BAC
     await rewriteArchive(
       archive,
       badRows,
-      (entries) => {
+      (entries, manifest) => {
         const entry = entries.find((e) => e.name === "tables/contact_submissions.jsonl")!;
         entry.data = Buffer.concat([entry.data, Buffer.from('{"id":"x","no_such_column":1}\n')]);
+        manifest.tables.contact_submissions!.rows += 1;
       },
       { rehash: true },
     );

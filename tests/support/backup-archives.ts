@@ -146,3 +146,39 @@ export async function hashTree(dir: string): Promise<Record<string, string>> {
   await walk(dir);
   return result;
 }
+
+/**
+ * Copies `source` to `target` with one more entry, `name`, of `bytes` zero bytes, written as a
+ * stream (a 512 MB entry never sits in memory) and listed in a manifest whose checksums match.
+ */
+export async function addZeroEntry(source: string, target: string, name: string, bytes: number): Promise<void> {
+  const entries = (await readEntries(source)).filter((e) => e.name !== "manifest.json");
+  const manifest = manifestOf(await readEntries(source));
+  const pack = tar.pack();
+  const done = pipeline(pack, zlib.createGzip(), createWriteStream(target));
+  const add = (entryName: string, data: Buffer) =>
+    new Promise<void>((resolve, reject) => {
+      pack.entry({ name: entryName, size: data.length }, data, (error) => (error ? reject(error) : resolve()));
+    });
+  for (const entry of entries) await add(entry.name, entry.data);
+  const hash = createHash("sha256");
+  await new Promise<void>((resolve, reject) => {
+    const stream = pack.entry({ name, size: bytes }, (error) => (error ? reject(error) : resolve()));
+    const chunk = Buffer.alloc(1024 * 1024);
+    let left = bytes;
+    const writeMore = () => {
+      while (left > 0) {
+        const piece = chunk.subarray(0, Math.min(chunk.length, left));
+        left -= piece.length;
+        hash.update(piece);
+        if (!stream.write(piece)) return void stream.once("drain", writeMore);
+      }
+      stream.end(undefined);
+    };
+    writeMore();
+  });
+  manifest.files[name] = { bytes, sha256: hash.digest("hex") };
+  await add("manifest.json", Buffer.from(JSON.stringify(manifest)));
+  pack.finalize();
+  await done;
+}

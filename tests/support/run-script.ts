@@ -6,9 +6,17 @@ export type ScriptResult = { status: number | null; stdout: string; stderr: stri
  * Runs scripts/{script}.ts the way `npm run backup|restore` does, and collects what it printed.
  * ADMIN_* from the caller's shell are cleared, so a test's outcome never depends on them.
  */
-export function runScript(script: "backup" | "restore", args: string[], env: Record<string, string>): Promise<ScriptResult> {
+export function runScript(
+  script: "backup" | "restore",
+  args: string[],
+  env: Record<string, string>,
+  /** Started from a shell with this umask (e.g. "022", a usual login's), to show the script sets its own. */
+  options: { umask?: string } = {},
+): Promise<ScriptResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", `scripts/${script}.ts`, ...args], {
+    const command = [process.execPath, "--import", "tsx", `scripts/${script}.ts`, ...args];
+    const [file, ...argv] = options.umask ? ["/bin/sh", "-c", `umask ${options.umask} && exec "$@"`, "sh", ...command] : command;
+    const child = spawn(file!, argv, {
       env: { ...process.env, ADMIN_PASSWORD: "", ADMIN_USERNAME: "", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -1,0 +1,148 @@
+import type { Readable } from "node:stream";
+import { BackupArchiveError, checkManifest, readArchive, type BackupManifest } from "./backup-archive.server";
+import { formatBytes } from "./backup-status";
+import { BACKUP_TABLES, MAX_OBJECT_BYTES, objectsNamedBy } from "./backup-tables.server";
+
+/** No row the site writes comes near this; a longer line is refused as soon as it passes it. */
+export const MAX_LINE_BYTES = 1024 * 1024;
+/** At most this many refused keys are named in a message. */
+const LISTED_KEYS = 10;
+
+export type ArchiveInspection = {
+  manifest: BackupManifest;
+  /** Every object key the restored rows name, with the largest size its column allows. */
+  namedObjects: ReadonlyMap<string, number>;
+  /** The one administrator's username. */
+  administrator: string;
+};
+
+/** A row of a table file, with the line it came from (for messages). */
+export type TableLine = { row: Record<string, unknown>; line: number };
+
+/**
+ * Reads a table's JSON lines one at a time, never holding more than one line (MAX_LINE_BYTES):
+ * a 40 MB line is refused after its first megabyte (issue 17 item 8). Each line is one JSON
+ * object of plain values (text, numbers, null); blank lines are skipped.
+ */
+export async function* readTableLines(stream: Readable, table: string): AsyncGenerator<TableLine> {
+  let parts: Buffer[] = [];
+  let lineBytes = 0;
+  let line = 1;
+  const where = () => `table ${table} (tables/${table}.jsonl), line ${line}`;
+  const finishLine = (): TableLine | null => {
+    const text = Buffer.concat(parts).toString("utf8");
+    parts = [];
+    lineBytes = 0;
+    return text.trim() ? { row: parseRow(text, where), line } : null;
+  };
+  for await (const chunk of stream) {
+    const buffer = chunk as Buffer;
+    let start = 0;
+    for (;;) {
+      const newline = buffer.indexOf(0x0a, start);
+      const piece = buffer.subarray(start, newline === -1 ? buffer.length : newline);
+      lineBytes += piece.length;
+      if (lineBytes > MAX_LINE_BYTES) {
+        throw new BackupArchiveError(`In ${where()}: the line is longer than ${formatBytes(MAX_LINE_BYTES)}, which no row of this site is`);
+      }
+      // Copied, so a kept piece never pins the whole chunk.
+      parts.push(Buffer.from(piece));
+      if (newline === -1) break;
+      const done = finishLine();
+      if (done) yield done;
+      line += 1;
+      start = newline + 1;
+    }
+  }
+  const last = finishLine();
+  if (last) yield last;
+}
+
+function parseRow(text: string, where: () => string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new BackupArchiveError(`In ${where()}: the line is not valid JSON`);
+  }
+  if (
+    typeof value !== "object" ||
+    value === null ||
+    Array.isArray(value) ||
+    !Object.values(value).every((v) => v === null || typeof v === "string" || typeof v === "number")
+  ) {
+    throw new BackupArchiveError(`In ${where()}: the line is not a row (one JSON object of text, numbers and nulls)`);
+  }
+  return value as Record<string, unknown>;
+}
+
+const listKeys = (keys: string[]) =>
+  keys.slice(0, LISTED_KEYS).join(", ") + (keys.length > LISTED_KEYS ? ` and ${keys.length - LISTED_KEYS} more` : "");
+
+/**
+ * The restore's first pass (decision 0046), before anything is written: reads the whole archive
+ * once, checks every path, size and SHA-256 against the manifest, parses every row of every
+ * table (a line at a time, each at most MAX_LINE_BYTES), collects the object keys the rows name
+ * through BACKUP_TABLES' object columns, and refuses an object no row names, an object larger
+ * than its column allows, and a users table that does not hold exactly one administrator.
+ * Throws BackupArchiveError with what is wrong.
+ */
+export async function inspectArchive(file: string): Promise<ArchiveInspection> {
+  const tableOf = new Map(BACKUP_TABLES.map((table) => [table.name, table]));
+  const namedObjects = new Map<string, number>();
+  const archivedObjects = new Map<string, number>();
+  const rows = new Map<string, number>();
+  const usernames: string[] = [];
+  const read = await readArchive(
+    file,
+    async (entry) => {
+      if (entry.kind.kind === "object") {
+        archivedObjects.set(entry.kind.key, entry.bytes);
+        for await (const _chunk of entry.stream) {
+          // Hashed by readArchive; written only in a later pass.
+        }
+        return;
+      }
+      if (entry.kind.kind !== "table") return;
+      const name = entry.kind.table;
+      const table = tableOf.get(name);
+      let count = 0;
+      for await (const { row, line } of readTableLines(entry.stream, name)) {
+        count += 1;
+        if (name === "users" && usernames.length < 3) usernames.push(String(row.username));
+        if (!table) continue;
+        let named: Map<string, number>;
+        try {
+          named = objectsNamedBy(table, row);
+        } catch {
+          throw new BackupArchiveError(`In table ${name} (tables/${name}.jsonl), line ${line}: a column that names image files holds something else`);
+        }
+        for (const [key, maxBytes] of named) namedObjects.set(key, Math.max(namedObjects.get(key) ?? 0, maxBytes));
+      }
+      rows.set(name, count);
+    },
+    { maxObjectBytes: MAX_OBJECT_BYTES },
+  );
+  const manifest = checkManifest(read);
+  for (const [table, info] of Object.entries(manifest.tables)) {
+    const counted = rows.get(table) ?? 0;
+    if (counted !== info.rows) throw new BackupArchiveError(`tables/${table}.jsonl holds ${counted} rows; the manifest says ${info.rows}`);
+  }
+  const unnamed = [...archivedObjects.keys()].filter((key) => !namedObjects.has(key)).sort();
+  if (unnamed.length) {
+    throw new BackupArchiveError(
+      `The archive holds ${unnamed.length} file(s) that no restored row refers to, so they would never be part of the site: ${listKeys(unnamed)}`,
+    );
+  }
+  const oversized = [...archivedObjects].filter(([key, bytes]) => bytes > namedObjects.get(key)!).map(([key]) => key).sort();
+  if (oversized.length) {
+    throw new BackupArchiveError(`The archive holds image files larger than this site ever stores: ${listKeys(oversized)}`);
+  }
+  const users = rows.get("users") ?? 0;
+  if (users !== 1) {
+    throw new BackupArchiveError(
+      `The backup's users table holds ${users} rows; a site has exactly one administrator, so this backup cannot be restored`,
+    );
+  }
+  return { manifest, namedObjects, administrator: usernames[0]! };
+}
