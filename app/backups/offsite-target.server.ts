@@ -13,6 +13,7 @@ import {
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import type { Env } from "~/env.server";
+import { s3ConfigOf } from "~/storage/open-storage.server";
 import { createS3Client, type S3StorageConfig } from "~/storage/s3-storage.server";
 
 /**
@@ -41,17 +42,14 @@ export const OFFSITE_PART_BYTES = 16 * 1024 * 1024;
 
 export function offsiteConfigFor(env: Env): S3StorageConfig | null {
   if (!env.BACKUP_S3_BUCKET) return null;
-  return {
-    kind: "s3",
+  return s3ConfigOf({
     bucket: env.BACKUP_S3_BUCKET,
-    region: env.BACKUP_S3_REGION ?? "us-east-1",
+    region: env.BACKUP_S3_REGION,
     endpoint: env.BACKUP_S3_ENDPOINT,
     forcePathStyle: env.BACKUP_S3_FORCE_PATH_STYLE,
-    credentials:
-      env.BACKUP_S3_ACCESS_KEY_ID && env.BACKUP_S3_SECRET_ACCESS_KEY
-        ? { accessKeyId: env.BACKUP_S3_ACCESS_KEY_ID, secretAccessKey: env.BACKUP_S3_SECRET_ACCESS_KEY }
-        : undefined,
-  };
+    accessKeyId: env.BACKUP_S3_ACCESS_KEY_ID,
+    secretAccessKey: env.BACKUP_S3_SECRET_ACCESS_KEY,
+  });
 }
 
 /** The off-site target BACKUP_S3_BUCKET names, or null when it is not set. */

@@ -13,6 +13,7 @@ import { seedDemoGallery } from "~/galleries/demo-images.server";
 import { createManualClock, systemClock } from "~/lib/clock";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { createApp } from "../../server/app";
+import { binaryBody } from "../support/binary-body";
 import { ADMIN, createAdminContext, type AdminContext } from "./helpers";
 
 let ctx: AdminContext;
@@ -70,11 +71,7 @@ describe("GET /api/admin/backups/status and /download", () => {
     const res = await ctx.admin
       .get("/api/admin/backups/download")
       .buffer(true)
-      .parse((response, callback) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => callback(null, Buffer.concat(chunks)));
-      })
+      .parse(binaryBody)
       .expect(200);
     expect(res.headers["content-type"]).toBe("application/gzip");
     // Already compressed: never compressed again on the way.

@@ -20,6 +20,7 @@ import { createS3Client } from "~/storage/s3-storage.server";
 import { createApp } from "../../server/app";
 import { openServices } from "../../server/bootstrap";
 import { createTestBucket, s3ConfigFor, S3_TEST_CREDENTIALS, S3_TEST_REGION, startS3Server, type S3Server } from "../support/backends";
+import { binaryBody } from "../support/binary-body";
 import { createSite, dumpSite, openSite, type SiteDump } from "../support/backup-site";
 import { runScript } from "../support/run-script";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp";
@@ -75,6 +76,19 @@ async function siteWithOffsite(env: Record<string, string>) {
     await fs.rm(site.dataDir, { recursive: true, force: true });
   });
   return { dataDir: site.dataDir, dump, clock, services };
+}
+
+/** One scheduled backup of a site with BACKUP_PASSPHRASE, copied to a fresh off-site bucket. */
+async function encryptedScheduledBackup() {
+  const bucket = await offsiteBucket();
+  const site = await siteWithOffsite({ ...offsiteEnv(bucket.name), BACKUP_PASSPHRASE: PASSPHRASE });
+  const scheduler = createBackupScheduler(site.services, { clock: site.clock, intervalHours: 24, keep: 7 });
+  cleanups.push(() => scheduler.stop());
+  await scheduler.runDue();
+  site.clock.advance(24 * HOUR);
+  expect(await scheduler.runDue()).toBe("succeeded");
+  const [local] = (await fs.readdir(backupsDirOf(site.dataDir))).filter((name) => name.startsWith("cornerstone-"));
+  return { bucket, site, local: local! };
 }
 
 describe("off-site backups", () => {
@@ -169,17 +183,9 @@ describe("off-site backups", () => {
   }, 120_000);
 
   it("with BACKUP_PASSPHRASE, the backup is encrypted with age on the server and off it, and restores from the off-site copy onto an empty DATA_DIR", async () => {
-    const bucket = await offsiteBucket();
-    const site = await siteWithOffsite({ ...offsiteEnv(bucket.name), BACKUP_PASSPHRASE: PASSPHRASE });
-    const scheduler = createBackupScheduler(site.services, { clock: site.clock, intervalHours: 24, keep: 7 });
-    cleanups.push(() => scheduler.stop());
-    await scheduler.runDue();
-    site.clock.advance(24 * HOUR);
-    expect(await scheduler.runDue()).toBe("succeeded");
-
-    const [local] = (await fs.readdir(backupsDirOf(site.dataDir))).filter((name) => name.startsWith("cornerstone-"));
+    const { bucket, site, local } = await encryptedScheduledBackup();
     expect(local).toMatch(/\.tar\.gz\.age$/);
-    const localFile = path.join(backupsDirOf(site.dataDir), local!);
+    const localFile = path.join(backupsDirOf(site.dataDir), local);
     expect(await isEncryptedFile(localFile)).toBe(true);
     // Nothing of the site reads through: no enquiry text, no gzip header after age's.
     const bytes = await fs.readFile(localFile);
@@ -187,7 +193,7 @@ describe("off-site backups", () => {
     expect(bytes.includes(Buffer.from([0x1f, 0x8b, 0x08]))).toBe(false);
     expect(await bucket.keys(OFFSITE_PREFIX)).toEqual([`${OFFSITE_PREFIX}${local}`]);
     // The name still counts as this installation's own (pruned, not listed as someone else's).
-    expect((await loadBackupNaming({ dataDir: site.dataDir })).verify(local!)).toMatchObject({ kind: "cornerstone" });
+    expect((await loadBackupNaming({ dataDir: site.dataDir })).verify(local)).toMatchObject({ kind: "cornerstone" });
     expect((await fetchStatus(site)).offsite.encrypted).toBe(true);
 
     // The server is lost: a new, empty DATA_DIR, the same off-site settings, the passphrase from a file.
@@ -207,18 +213,11 @@ describe("off-site backups", () => {
     cleanups.push(() => reopened.close());
     expect(await dumpSite(reopened)).toEqual(site.dump);
     // The downloaded and decrypted copies are gone.
-    expect((await fs.readdir(backupsDirOf(fresh))).filter((name) => name.startsWith(".restore-"))).toEqual([]);
+    expect((await fs.readdir(fresh, { recursive: true })).filter((name) => path.basename(name).startsWith(".restore-"))).toEqual([]);
   }, 180_000);
 
   it("a wrong passphrase is refused, and nothing is changed", async () => {
-    const bucket = await offsiteBucket();
-    const site = await siteWithOffsite({ ...offsiteEnv(bucket.name), BACKUP_PASSPHRASE: PASSPHRASE });
-    const scheduler = createBackupScheduler(site.services, { clock: site.clock, intervalHours: 24, keep: 7 });
-    cleanups.push(() => scheduler.stop());
-    await scheduler.runDue();
-    site.clock.advance(24 * HOUR);
-    expect(await scheduler.runDue()).toBe("succeeded");
-    const [local] = (await fs.readdir(backupsDirOf(site.dataDir))).filter((name) => name.startsWith("cornerstone-"));
+    const { bucket, site, local } = await encryptedScheduledBackup();
     await site.services.close();
 
     // Another site's data, which a restore would replace.
@@ -233,7 +232,7 @@ describe("off-site backups", () => {
     await fs.writeFile(wrong, "not-the-passphrase-at-all\n");
     cleanups.push(() => fs.rm(wrong, { force: true }));
     const env = { DATA_DIR: target.dataDir, LOG_LEVEL: "silent", ...offsiteEnv(bucket.name) };
-    for (const args of [["--from-offsite", local!], [path.join(backupsDirOf(site.dataDir), local!)]]) {
+    for (const args of [["--from-offsite", local], [path.join(backupsDirOf(site.dataDir), local)]]) {
       const refused = await runScript("restore", [...args, "--passphrase-file", wrong], env);
       expect(refused.status).toBe(1);
       expect(refused.stderr).toContain("The passphrase does not open this backup");
@@ -253,11 +252,7 @@ describe("off-site backups", () => {
     const res = await admin
       .get("/api/admin/backups/download")
       .buffer(true)
-      .parse((response, callback) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => callback(null, Buffer.concat(chunks)));
-      })
+      .parse(binaryBody)
       .expect(200);
     expect(res.headers["content-disposition"]).toMatch(/\.tar\.gz\.age"$/);
     const file = path.join(site.dataDir, "download.age");
