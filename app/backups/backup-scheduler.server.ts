@@ -83,6 +83,7 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
       return "claimed-elsewhere";
     }
     let outcome: RunDueOutcome = "failed";
+    let copyOffsite: (() => Promise<void>) | null = null;
     try {
       const naming = await loadBackupNaming({ dataDir: services.env.DATA_DIR, sharedDb: services.env.DATABASE_URL ? services.db : null });
       const name = `${naming.make("cornerstone", clock.now())}${passphrase ? ENCRYPTED_SUFFIX : ""}`;
@@ -105,7 +106,7 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
         if (removed.length) services.logger.info({ removed }, `removed ${removed.length} old backup(s), keeping the newest ${options.keep}`);
         if (offsite) {
           const source = result.path ? { file: result.path } : { storage: services.storage, key, workDir: backupDir };
-          await copyOffsiteAndPrune(backupServices, offsite, source, { keep: options.keep, naming, signal: stopping?.signal });
+          copyOffsite = () => copyOffsiteAndPrune(backupServices, offsite, source, { keep: options.keep, naming, signal: stopping?.signal });
         }
       }
     } catch {
@@ -115,6 +116,8 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
     if (stopping?.signal.aborted) return outcome;
     const after = clock.now().getTime();
     await setNextDue(backupServices, new Date(after + (outcome === "succeeded" ? intervalMs : Math.min(intervalMs, RETRY_MS))));
+    // Then off-site (it may take minutes): the schedule has moved on, so no other instance runs this backup again.
+    await copyOffsite?.();
     return outcome;
   }
 

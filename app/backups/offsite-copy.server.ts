@@ -52,6 +52,11 @@ export async function copyBackupOffsite(
     return { status: "copied", name };
   } catch (error) {
     const message = (error as Error).message ?? String(error);
+    if (options.signal?.aborted) {
+      // A shutdown, not an outage: not counted.
+      services.logger.warn({ name }, "copying the backup off the server was stopped by a shutdown");
+      return { status: "failed", message };
+    }
     services.logger.error({ err: error, name, target: target.description }, "could not copy the backup off the server");
     await recordOffsiteFailure(services, message, target.description);
     return { status: "failed", message };
