@@ -8,7 +8,14 @@ import { createTestBucket, S3_TEST_CREDENTIALS, S3_TEST_REGION, startS3Server, t
  * (tests/e2e/deploy-guide-operations.spec.ts, at its off-site hook): s3rver
  * stands in for Backblaze B2. The guide's test passes its own runner, which
  * checks that each command is in the guide word for word and runs it with
- * the test's folders.
+ * the test's folders. At the hook after step 9 (with `let service`):
+ *
+ *   const guide = { envFile: folders.envFile, dataDir: folders.dataDir, run: (c) => runGuideCommand(c, folders),
+ *     stopService: () => service.stop(), startService: async () => { service = await startService(folders); } };
+ *   const offsite = await test.step("Off-site backups", () => offsiteBackupStep(guide, page, caddy.url));
+ *   cleanups.push(() => offsite.stop());
+ *
+ * and after step 10: `await test.step("Off-site restore", () => offsiteRestoreStep(guide, offsite))`.
  */
 export type GuideRunner = {
   envFile: string;
