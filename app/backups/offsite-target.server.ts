@@ -65,6 +65,22 @@ export function describeS3Error(error: unknown): string {
   return [e?.name, e?.message, status ? `(HTTP ${status})` : ""].filter(Boolean).join(": ").trim() || String(error);
 }
 
+/**
+ * The SDK never retries a request whose body is a stream (it cannot rewind it); each attempt here
+ * opens the file again, so a dropped connection costs one part, not the whole upload.
+ */
+async function withRetries<T>(signal: AbortSignal | undefined, attempt: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode ?? 0;
+      // A refusal (a missing bucket, a wrong key) will not change on a second try.
+      if (n >= attempts || signal?.aborted || (status >= 400 && status < 500)) throw error;
+    }
+  }
+}
+
 export function createS3OffsiteTarget(config: S3StorageConfig): OffsiteTarget {
   const client = createS3Client(config);
   const Bucket = config.bucket;
@@ -79,16 +95,18 @@ export function createS3OffsiteTarget(config: S3StorageConfig): OffsiteTarget {
     try {
       for (let start = 0, PartNumber = 1; start < bytes; start += OFFSITE_PART_BYTES, PartNumber += 1) {
         const end = Math.min(bytes, start + OFFSITE_PART_BYTES);
-        const part = await client.send(
-          new UploadPartCommand({
-            Bucket,
-            Key,
-            UploadId,
-            PartNumber,
-            ContentLength: end - start,
-            Body: createReadStream(file, { start, end: end - 1 }),
-          }),
-          { abortSignal: signal },
+        const part = await withRetries(signal, () =>
+          client.send(
+            new UploadPartCommand({
+              Bucket,
+              Key,
+              UploadId,
+              PartNumber,
+              ContentLength: end - start,
+              Body: createReadStream(file, { start, end: end - 1 }),
+            }),
+            { abortSignal: signal },
+          ),
         );
         parts.push({ ETag: part.ETag!, PartNumber });
       }
@@ -108,9 +126,10 @@ export function createS3OffsiteTarget(config: S3StorageConfig): OffsiteTarget {
       const { size } = await fs.stat(file);
       try {
         if (size <= OFFSITE_PART_BYTES) {
-          await client.send(
-            new PutObjectCommand({ Bucket, Key: keyOf(name), ContentLength: size, Body: createReadStream(file) }),
-            { abortSignal: options.signal },
+          await withRetries(options.signal, () =>
+            client.send(new PutObjectCommand({ Bucket, Key: keyOf(name), ContentLength: size, Body: createReadStream(file) }), {
+              abortSignal: options.signal,
+            }),
           );
         } else {
           await uploadInParts(keyOf(name), file, size, options.signal);
