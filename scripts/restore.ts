@@ -109,7 +109,7 @@ async function restoreFrom(env: ReturnType<typeof parseEnv>, file: string, name:
         : "There was no previous database or uploads folder to keep.",
     );
   }
-  console.log("Sessions and sign-in lock-outs are never restored: everyone signs in again.");
+  console.log("Sessions are never restored: everyone signs in again. Every sign-in lock-out is cleared.");
   console.log(
     `The administrator's password is now the one it was when the backup was made (${manifest.createdAt}).` +
       (env.ADMIN_PASSWORD ? " ADMIN_PASSWORD is set, so the server sets that password again when it starts." : ""),

@@ -70,7 +70,7 @@ describe("npm run restore", () => {
     expect(result.stdout).toMatch(/Restored for-restore\.tar\.gz \(made \S+ by Cornerstone 1\.0\.0, schema \S+\)/);
     expect(result.stdout).toMatch(/The previous database and uploads are kept in \S+\/backups\/pre-restore-\d{8}-\d{6}/);
     expect(result.stdout).toMatch(/The administrator is owner\./);
-    expect(result.stdout).toMatch(/Sessions and sign-in lock-outs are never restored: everyone signs in again/);
+    expect(result.stdout).toMatch(/Sessions are never restored: everyone signs in again\. Every sign-in lock-out is cleared\./);
     expect(result.stdout).toMatch(/The administrator's password is now the one it was when the backup was made/);
     const restored = await openSite(target);
     try {

@@ -10,7 +10,6 @@ import { listTables } from "~/db/snapshot.server";
 import { seedDemoGallery } from "~/galleries/demo-images.server";
 import { systemClock } from "~/lib/clock";
 import { createLogger } from "~/lib/logger.server";
-import type { AppServices } from "~/services.server";
 import { openServices } from "../../server/bootstrap";
 import { addZeroEntry, rewriteArchive, type RawEntry } from "../support/backup-archives";
 import { runScript } from "../support/run-script";
@@ -60,19 +59,14 @@ async function restore(file: string) {
 const sha256 = (data: Buffer) => createHash("sha256").update(data).digest("hex");
 
 /** Every row of every table and the SHA-256 of every stored object, for "nothing changed". */
-async function liveState(services: AppServices = ctx.services) {
-  const db = services.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+async function liveState() {
+  const db = ctx.services.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
   const tables: Record<string, string[]> = {};
-  for (const table of await listTables(services.db)) {
+  for (const table of await listTables(ctx.services.db)) {
     tables[table] = (await db.selectFrom(table).selectAll().execute()).map((row) => JSON.stringify(row)).sort();
   }
   const objects: Record<string, string> = {};
-  for (const key of await ctx.storedKeys("")) {
-    const object = (await services.storage.read(key))!;
-    const chunks: Buffer[] = [];
-    for await (const chunk of object.stream) chunks.push(chunk as Buffer);
-    objects[key] = sha256(Buffer.concat(chunks));
-  }
+  for (const key of await ctx.storedKeys("")) objects[key] = sha256(await readObject(key));
   return { tables, objects };
 }
 
@@ -115,11 +109,12 @@ describe("npm run restore refuses a hostile archive and changes nothing", () => 
     await rewriteArchive(
       archive,
       file,
-      (entries) => {
+      (entries, manifest) => {
         entries.find((e) => e.name === `objects/${variant}`)!.data = Buffer.from("DEFACED-NOT-A-JPEG");
         const contents = table(entries, "content_entries");
         line = contents.data.toString("utf8").split("\n").filter(Boolean).length + 1;
         appendLine(contents, '{"key": "hero.title", "content": broken');
+        manifest.tables.content_entries!.rows += 1;
       },
       { rehash: true },
     );
@@ -130,6 +125,34 @@ describe("npm run restore refuses a hostile archive and changes nothing", () => 
     expect(await readObject(variant!)).toEqual(liveBytes);
     const served = await ctx.api.get(`/media/${variant!.slice("variants/".length)}`).buffer(true).expect(200);
     expect(sha256(served.body as Buffer)).toBe(sha256(liveBytes));
+  });
+
+  it("a replaced live variant and a row only the database rejects: the variant is written after the rows, so it stays byte-identical", async () => {
+    const [variant] = await ctx.storedKeys("variants/");
+    const liveBytes = await readObject(variant!);
+    const file = path.join(tmp, "defaced-bad-row.tar.gz");
+    await rewriteArchive(
+      archive,
+      file,
+      (entries, manifest) => {
+        entries.find((e) => e.name === `objects/${variant}`)!.data = Buffer.from("DEFACED-NOT-A-JPEG");
+        appendLine(table(entries, "content_entries"), JSON.stringify({ key: "hero.title", no_such_column: 1 }));
+        manifest.tables.content_entries!.rows += 1;
+      },
+      { rehash: true },
+    );
+    // Found only by the database, after the pre-restore backup (PostgreSQL), so compare the site's own objects and rows.
+    const siteObjects = (state: Awaited<ReturnType<typeof liveState>>) =>
+      Object.entries(state.objects).filter(([key]) => !key.startsWith("backups/"));
+    const before = await liveState();
+    const result = await restore(file);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/The restore failed: .*no_such_column.* The live data was left as it was\./);
+    const after = await liveState();
+    expect(siteObjects(after)).toEqual(siteObjects(before));
+    expect(after.tables.content_entries).toEqual(before.tables.content_entries);
+    expect(after.tables.gallery_images).toEqual(before.tables.gallery_images);
+    expect(await readObject(variant!)).toEqual(liveBytes);
   });
 
   it("a second administrator in users (manifest count and hash fixed): refused with the count", async () => {
