@@ -69,6 +69,12 @@ describe("parseEnv", () => {
     [{ S3_BUCKET: "photos", S3_ACCESS_KEY_ID: "AKIA123" }, /set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither/],
     [{ S3_REGION: "auto" }, /S3_\* settings are set but S3_BUCKET is not/],
     [{ MEDIA_BASE_URL: "cdn.example.co.nz" }, /MEDIA_BASE_URL must be an http\(s\) URL/],
+    [{ BACKUP_S3_BUCKET: "Backups!" }, /BACKUP_S3_BUCKET must be a bucket name: 3-63 lower-case letters/],
+    [{ BACKUP_S3_ENDPOINT: "https://s3.eu-central-003.backblazeb2.com" }, /BACKUP_S3_\* settings are set but BACKUP_S3_BUCKET is not: set BACKUP_S3_BUCKET/],
+    [{ BACKUP_S3_BUCKET: "backups", BACKUP_S3_ENDPOINT: "s3.example" }, /BACKUP_S3_ENDPOINT must be an http\(s\) URL/],
+    [{ BACKUP_S3_BUCKET: "backups", BACKUP_S3_SECRET_ACCESS_KEY: "secret" }, /set both BACKUP_S3_ACCESS_KEY_ID and BACKUP_S3_SECRET_ACCESS_KEY/],
+    [{ BACKUP_S3_BUCKET: "backups", BACKUP_S3_FORCE_PATH_STYLE: "1" }, /BACKUP_S3_FORCE_PATH_STYLE must be true or false/],
+    [{ BACKUP_PASSPHRASE: "short" }, /BACKUP_PASSPHRASE must be at least 12 characters/],
   ])("refuses %o with a clear message", (source, message) => {
     expect(() => parseEnv(source)).toThrow(InvalidEnvironmentError);
     expect(() => parseEnv(source)).toThrow(message);

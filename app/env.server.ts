@@ -9,6 +9,13 @@ import { parseMailAddress, parseSmtpUrl, SmtpSettingsError } from "~/notificatio
  * start-up. Nothing else reads process.env.
  */
 const S3_SETTINGS = ["S3_REGION", "S3_ENDPOINT", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY", "S3_FORCE_PATH_STYLE"] as const;
+const BACKUP_S3_SETTINGS = [
+  "BACKUP_S3_REGION",
+  "BACKUP_S3_ENDPOINT",
+  "BACKUP_S3_ACCESS_KEY_ID",
+  "BACKUP_S3_SECRET_ACCESS_KEY",
+  "BACKUP_S3_FORCE_PATH_STYLE",
+] as const;
 
 const envSchema = z
   .object({
@@ -62,6 +69,33 @@ const envSchema = z
       .min(1, "BACKUP_KEEP must be at least 1")
       .max(1000, "BACKUP_KEEP must be at most 1000")
       .default(7),
+    // Off-site backups (issue 18): every backup is also copied to this S3-compatible bucket.
+    BACKUP_S3_BUCKET: z
+      .string()
+      .regex(
+        /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+        "BACKUP_S3_BUCKET must be a bucket name: 3-63 lower-case letters, digits, dots and hyphens (for example cornerstone-backups)",
+      )
+      .optional(),
+    BACKUP_S3_REGION: z
+      .string()
+      .regex(/^[a-z0-9-]{1,40}$/, "BACKUP_S3_REGION must be a region name such as eu-central-003 (Backblaze B2) or auto (R2)")
+      .optional(),
+    BACKUP_S3_ENDPOINT: z
+      .url({
+        protocol: /^https?$/,
+        error: "BACKUP_S3_ENDPOINT must be an http(s) URL such as https://s3.eu-central-003.backblazeb2.com (leave it unset for AWS)",
+      })
+      .optional(),
+    BACKUP_S3_ACCESS_KEY_ID: z.string().min(1).max(256).optional(),
+    BACKUP_S3_SECRET_ACCESS_KEY: z.string().min(1).max(256).optional(),
+    BACKUP_S3_FORCE_PATH_STYLE: z.enum(["true", "false"], { error: "BACKUP_S3_FORCE_PATH_STYLE must be true or false" }).optional(),
+    // With it, every backup (local, off-site, downloaded) is encrypted with age (decision 0052).
+    BACKUP_PASSPHRASE: z
+      .string()
+      .min(12, "BACKUP_PASSPHRASE must be at least 12 characters: use four or five random words, and keep a copy away from this server")
+      .max(1000)
+      .optional(),
     // Scale-out (issue 12): PostgreSQL instead of SQLite, an S3-compatible bucket instead of DATA_DIR/uploads.
     DATABASE_URL: z
       .url({
@@ -110,6 +144,16 @@ const envSchema = z
     message: "S3_* settings are set but S3_BUCKET is not: set S3_BUCKET too, or remove them to keep images on the local disk",
     path: ["S3_BUCKET"],
   })
+  .refine((env) => env.BACKUP_S3_BUCKET || BACKUP_S3_SETTINGS.every((name) => env[name] === undefined), {
+    message:
+      "BACKUP_S3_* settings are set but BACKUP_S3_BUCKET is not: set BACKUP_S3_BUCKET to the off-site bucket's name, or remove them to keep backups on this server only",
+    path: ["BACKUP_S3_BUCKET"],
+  })
+  .refine((env) => !env.BACKUP_S3_ACCESS_KEY_ID === !env.BACKUP_S3_SECRET_ACCESS_KEY, {
+    message:
+      "set both BACKUP_S3_ACCESS_KEY_ID and BACKUP_S3_SECRET_ACCESS_KEY (the off-site bucket's application key), or neither (to use the provider's default credentials)",
+    path: ["BACKUP_S3_SECRET_ACCESS_KEY"],
+  })
   .refine((env) => !env.S3_ACCESS_KEY_ID === !env.S3_SECRET_ACCESS_KEY, {
     message:
       "set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (to use the provider's default credentials, such as an instance role)",
@@ -135,13 +179,14 @@ function checkWith(parse: (value: string) => unknown, prefix: string) {
 
 export type Env = Omit<
   z.infer<typeof envSchema>,
-  "SITE_URL" | "TRUST_PROXY" | "DATA_DIR" | "S3_FORCE_PATH_STYLE" | "MEDIA_BASE_URL"
+  "SITE_URL" | "TRUST_PROXY" | "DATA_DIR" | "S3_FORCE_PATH_STYLE" | "BACKUP_S3_FORCE_PATH_STYLE" | "MEDIA_BASE_URL"
 > & {
   DATA_DIR: string;
   SITE_URL: string;
   /** false, a hop count, or a list of the proxies' addresses; never `true` (see trustProxyProblem). */
   TRUST_PROXY: false | number | string;
   S3_FORCE_PATH_STYLE: boolean;
+  BACKUP_S3_FORCE_PATH_STYLE: boolean;
   /** Without a trailing slash. */
   MEDIA_BASE_URL?: string;
 };
@@ -216,6 +261,7 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     SITE_URL: siteUrl,
     TRUST_PROXY: parseTrustProxy(env.TRUST_PROXY),
     S3_FORCE_PATH_STYLE: env.S3_FORCE_PATH_STYLE === "true",
+    BACKUP_S3_FORCE_PATH_STYLE: env.BACKUP_S3_FORCE_PATH_STYLE === "true",
     MEDIA_BASE_URL: env.MEDIA_BASE_URL?.replace(/\/+$/, ""),
   };
 }

@@ -4,8 +4,6 @@
 // every sign-in lock-out and deletes the first-start password file.
 // --keep NAME: for a database that holds several users (the server refuses to start
 // then), keeps NAME and deletes the others with their sessions, before anything else.
-import readline from "node:readline";
-import { Writable } from "node:stream";
 import { setAdministratorCredentials } from "~/auth/auth.server";
 import { forgetInitialPassword } from "~/auth/initial-admin.server";
 import { newPasswordSchema } from "~/auth/password-schema";
@@ -16,28 +14,12 @@ import { parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../server/bootstrap";
 import { applyEnvFileArgument } from "./lib/env-file";
+import { hiddenPrompt as prompt } from "./lib/hidden-prompt";
 
 async function readPiped(): Promise<string> {
   let text = "";
   for await (const chunk of process.stdin) text += chunk;
   return text.split(/\r?\n/)[0] ?? "";
-}
-
-async function prompt(question: string): Promise<string> {
-  let muted = false;
-  const output = new Writable({
-    write(chunk, _encoding, callback) {
-      if (!muted) process.stdout.write(chunk);
-      callback();
-    },
-  });
-  const rl = readline.createInterface({ input: process.stdin, output, terminal: true });
-  const answer = new Promise<string>((resolve) => rl.question(question, resolve));
-  muted = true;
-  const value = await answer;
-  rl.close();
-  process.stdout.write("\n");
-  return value;
 }
 
 /** The value after `--name`; undefined when absent. Throws when the value is missing. */

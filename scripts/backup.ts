@@ -1,4 +1,6 @@
-// npm run backup [-- --out FILE] [--env-file /etc/cornerstone/cornerstone.env]
+// npm run backup [-- --out FILE] [--offsite] [--env-file /etc/cornerstone/cornerstone.env]
+// --offsite: then copies it to the off-site bucket (BACKUP_S3_BUCKET), as scheduled backups are.
+// With BACKUP_PASSPHRASE set the file is encrypted with age (.tar.gz.age).
 // Writes one .tar.gz backup of DATA_DIR's database and images, safely while the server runs.
 // Default: DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss-<random>-<tag>.tar.gz (UTC; decision 0046). --out may name a file or a folder.
 // --env-file reads the service's settings as systemd does, over the shell's (decision 0050).
@@ -7,7 +9,10 @@ import path from "node:path";
 import { backupsDirOf } from "~/backups/backup-files.server";
 import { loadBackupNaming } from "~/backups/backup-names.server";
 import { formatBytes } from "~/backups/backup-status";
+import { ENCRYPTED_SUFFIX } from "~/backups/backup-encryption.server";
 import { createBackup } from "~/backups/backup.server";
+import { copyBackupOffsite } from "~/backups/offsite-copy.server";
+import { openOffsiteTarget } from "~/backups/offsite-target.server";
 import { parseEnv } from "~/env.server";
 import { systemClock } from "~/lib/clock";
 import { DatabaseLockedError, lockDatabase } from "~/db/database-lock.server";
@@ -44,6 +49,10 @@ async function main() {
   const args = applyEnvFileArgument(process.argv.slice(2));
   const env = parseEnv();
   const out = outArgument(args);
+  const offsite = args.includes("--offsite") ? openOffsiteTarget(env) : null;
+  if (args.includes("--offsite") && !offsite) {
+    throw new Error("--offsite needs an off-site bucket: set BACKUP_S3_BUCKET and its BACKUP_S3_* settings (docs/DEPLOY.md, Off-site backups)");
+  }
   const wrongUser = wrongUserProblem(env.DATA_DIR);
   if (wrongUser) throw new Error(wrongUser);
   // Shared with the server: a backup may run beside it, but not beside a restore.
@@ -61,7 +70,8 @@ async function main() {
       {
         purpose: "manual",
         workDir: backupsDirOf(env.DATA_DIR),
-        destination: { kind: "file", path: targetPath(out, env.DATA_DIR, naming.make("cornerstone", systemClock.now())) },
+        destination: { kind: "file", path: targetPath(out, env.DATA_DIR, `${naming.make("cornerstone", systemClock.now())}${env.BACKUP_PASSPHRASE ? ENCRYPTED_SUFFIX : ""}`) },
+        passphrase: env.BACKUP_PASSPHRASE,
       },
     );
     if (result.status === "skipped") {
@@ -78,7 +88,16 @@ async function main() {
     if (manifest.missingObjects.length) {
       console.error(`Warning: ${manifest.missingObjects.length} image file(s) the database refers to were missing from storage.`);
     }
+    if (offsite && result.path) {
+      const copied = await copyBackupOffsite({ ...services, clock: systemClock }, offsite, { file: result.path });
+      if (copied.status === "copied") console.log(`Copied off the server to ${offsite.description}.`);
+      else {
+        console.error(`The backup is on this server, but copying it off the server failed: ${copied.message}`);
+        process.exitCode = 1;
+      }
+    }
   } finally {
+    offsite?.close();
     await services.close();
     await databaseLock?.release();
     lock.release();

@@ -1,11 +1,18 @@
-// npm run restore -- FILE [--env-file /etc/cornerstone/cornerstone.env]
+// npm run restore -- FILE | --from-offsite [NAME]  [--passphrase-file PATH] [--env-file /etc/cornerstone/cornerstone.env]
+// --from-offsite: the newest backup in the off-site bucket (BACKUP_S3_*), or the one named; it
+// lists the bucket, so nothing kept on the lost server is needed. An encrypted backup (.age) asks
+// for its passphrase at a hidden prompt, or reads the first line of --passphrase-file (or uses
+// BACKUP_PASSPHRASE when the environment has it). A wrong passphrase changes nothing.
 // Restores a backup into DATA_DIR, or with DATABASE_URL set into that PostgreSQL database and
 // the configured storage (S3_BUCKET or DATA_DIR/uploads). Stop the server(s) first; run it as
 // the service's user (docs/DEPLOY.md shows the exact command). The data it replaces is kept
 // under DATA_DIR/backups/pre-restore-YYYYMMDD-HHmmss/ (PostgreSQL: a pre-restore backup
 // file, in the bucket under backups/ when S3_BUCKET is set).
 import { randomBytes } from "node:crypto";
-import path from "node:path";
+import { readFileSync } from "node:fs";
+import { backupsDirOf } from "~/backups/backup-files.server";
+import { openOffsiteTarget } from "~/backups/offsite-target.server";
+import { openRestoreSource } from "~/backups/restore-source.server";
 import { describePostgresTarget, postgresRestoreDestination } from "~/backups/restore-postgres.server";
 import { localRestoreDestination, RestoreRefusedError, restoreBackup } from "~/backups/restore.server";
 import { parseEnv } from "~/env.server";
@@ -13,16 +20,36 @@ import { wrongUserProblem } from "~/lib/data-dir-lock.server";
 import { createLogger } from "~/lib/logger.server";
 import { openObjectStorage, storageConfigFor } from "~/storage/open-storage.server";
 import { applyEnvFileArgument, EnvFileError } from "./lib/env-file";
+import { hiddenPrompt } from "./lib/hidden-prompt";
+
+const USAGE =
+  "Usage: npm run restore -- /path/to/cornerstone-YYYYMMDD-HHmmss.tar.gz\n" +
+  "   or: npm run restore -- --from-offsite [NAME]   (the newest backup in the off-site bucket, or the one named)\n" +
+  "       add --passphrase-file PATH for an encrypted backup (otherwise it asks),\n" +
+  "       and --env-file /etc/cornerstone/cornerstone.env to read the service's settings";
+/** Flags followed by a value (which is therefore not the backup file). */
+const VALUE_FLAGS = new Set(["--passphrase-file", "--env-file"]);
+
+function restoreArguments(args: string[]) {
+  const positional: string[] = [];
+  const values: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const [flag, inline] = args[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+    if (VALUE_FLAGS.has(flag)) values[flag] = inline ?? args[++i] ?? "";
+    else if (!flag.startsWith("--")) positional.push(flag);
+  }
+  const fromOffsite = args.includes("--from-offsite");
+  return { file: fromOffsite ? undefined : positional[0], offsiteName: fromOffsite ? positional[0] : undefined, fromOffsite, passphraseFile: values["--passphrase-file"] };
+}
 
 // Everything the restore writes (the database, the image files, what it keeps) is the service's alone.
 process.umask(0o077);
 
 async function main() {
   // The service's settings, read as systemd reads them (decision 0050).
-  const args = applyEnvFileArgument(process.argv.slice(2));
-  const file = args.find((arg) => !arg.startsWith("--"));
-  if (!file) {
-    console.error("Usage: npm run restore -- /path/to/cornerstone-YYYYMMDD-HHmmss.tar.gz [--env-file /etc/cornerstone/cornerstone.env]");
+  const args = restoreArguments(applyEnvFileArgument(process.argv.slice(2)));
+  if (!args.file && !args.fromOffsite) {
+    console.error(USAGE);
     process.exit(2);
   }
   const env = parseEnv();
@@ -31,19 +58,43 @@ async function main() {
     console.error(wrongUser);
     process.exit(1);
   }
-  console.log(`Checking ${file} …`);
+  const offsite = args.fromOffsite ? openOffsiteTarget(env) : null;
+  if (args.fromOffsite && !offsite) {
+    throw new RestoreRefusedError("--from-offsite needs the off-site bucket's settings: set BACKUP_S3_BUCKET and its BACKUP_S3_* (docs/DEPLOY.md). Nothing was changed.");
+  }
+  if (offsite) console.log(`Reading ${args.offsiteName ?? "the newest backup"} from ${offsite.description} …`);
+  const source = await openRestoreSource({
+    file: args.file,
+    offsite: offsite ? { target: offsite, name: args.offsiteName } : undefined,
+    workDir: backupsDirOf(env.DATA_DIR),
+    passphrase: async () => {
+      if (args.passphraseFile) return readFileSync(args.passphraseFile, "utf8").split(/\r?\n/)[0] ?? "";
+      if (env.BACKUP_PASSPHRASE) return env.BACKUP_PASSPHRASE;
+      if (!process.stdin.isTTY) throw new RestoreRefusedError("This backup is encrypted: give --passphrase-file PATH, or run the restore in a terminal to type the passphrase. Nothing was changed.");
+      return hiddenPrompt("This backup is encrypted. Passphrase (BACKUP_PASSPHRASE): ");
+    },
+  }).finally(() => offsite?.close());
+  try {
+    await restoreFrom(env, source.file, source.name);
+  } finally {
+    await source.cleanup();
+  }
+}
+
+async function restoreFrom(env: ReturnType<typeof parseEnv>, file: string, name: string) {
+  console.log(`Checking ${name} …`);
   // SQLite with a bucket: the photos go to the bucket, the database to DATA_DIR.
   const bucket = !env.DATABASE_URL && env.S3_BUCKET ? await openObjectStorage(storageConfigFor(env, randomBytes(32).toString("hex"))) : null;
   const destination = env.DATABASE_URL
     ? postgresRestoreDestination({ env, logger: createLogger({ level: "warn", destination: process.stderr }) })
     : localRestoreDestination(env.DATA_DIR, bucket ?? undefined);
-  const result = await restoreBackup({ dataDir: env.DATA_DIR, file: path.resolve(file), destination }).finally(() => bucket?.close());
+  const result = await restoreBackup({ dataDir: env.DATA_DIR, file, destination }).finally(() => bucket?.close());
   const { manifest } = result;
   const tables = Object.entries(result.rows)
     .map(([table, rows]) => `${table} ${rows}`)
     .join(", ");
   console.log(
-    `Restored ${path.basename(file)} (made ${manifest.createdAt} by Cornerstone ${manifest.appVersion}, schema ${manifest.schema.migration}) into ${env.DATABASE_URL ? describePostgresTarget(env) : env.S3_BUCKET ? `${env.DATA_DIR} and the bucket ${env.S3_BUCKET}` : env.DATA_DIR}.`,
+    `Restored ${name} (made ${manifest.createdAt} by Cornerstone ${manifest.appVersion}, schema ${manifest.schema.migration}) into ${env.DATABASE_URL ? describePostgresTarget(env) : env.S3_BUCKET ? `${env.DATA_DIR} and the bucket ${env.S3_BUCKET}` : env.DATA_DIR}.`,
   );
   console.log(`  Rows: ${tables}. Image files: ${result.objects}.`);
   console.log(`  The administrator is ${result.administrator}.`);

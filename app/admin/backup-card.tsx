@@ -12,6 +12,7 @@ import { buttonClasses } from "~/components/ui/button";
 import { DashboardCard, LoadFailed } from "./admin-ui";
 import { formatSubmittedAt } from "./format-date";
 import { OwnerNotice } from "./owner-notice";
+import { OffsiteBackupStatus } from "./offsite-backup-status";
 
 const PROBLEM_LEAD: Record<NonNullable<BackupStatus["problem"]>["kind"], string> = {
   failed: "The last backup failed",
@@ -66,6 +67,7 @@ export function BackupCard() {
               : "Automatic backups are off."}
           </p>
           {status.data.running ? <p className="text-stone-700">A backup is being made right now.</p> : null}
+          <OffsiteBackupStatus offsite={status.data.offsite} />
           {status.data.problem ? (
             <OwnerNotice
               tone="danger"

@@ -70,7 +70,7 @@ export async function moveIntoPlace(temporary: string, target: string): Promise<
 function ownBackupsOldestFirst(names: readonly string[], naming: BackupNaming): string[] {
   return names
     .map((name) => ({ name, verified: naming.verify(name) }))
-    .filter((entry) => entry.verified?.kind === "cornerstone" && entry.name.endsWith(".tar.gz"))
+    .filter((entry) => entry.verified?.kind === "cornerstone" && /\.tar\.gz(\.age)?$/.test(entry.name))
     .sort((a, b) => a.verified!.stamp.localeCompare(b.verified!.stamp) || a.name.localeCompare(b.name))
     .map((entry) => entry.name);
 }

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Database } from "~/db/database.server";
+import { withEncryptedNames } from "./backup-encryption.server";
 import { loadOrCreateDatabaseSecret, loadOrCreateSecret } from "~/lib/secrets.server";
 
 /**
@@ -66,5 +67,5 @@ export async function loadBackupNaming(setup: { dataDir: string; sharedDb?: Data
   const key = setup.sharedDb
     ? await loadOrCreateDatabaseSecret(setup.sharedDb, BACKUP_NAME_KEY)
     : loadOrCreateSecret(setup.dataDir, BACKUP_NAME_KEY);
-  return createBackupNaming(key);
+  return withEncryptedNames(createBackupNaming(key));
 }

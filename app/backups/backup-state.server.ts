@@ -81,7 +81,7 @@ export async function setNextDue({ db }: StateServices, nextDueAt: Date | null):
 export async function readBackupStatus(
   services: StateServices,
   schedule: { intervalHours: number; keep: number },
-): Promise<Omit<BackupStatus, "foreignBackups">> {
+): Promise<Omit<BackupStatus, "offsite" | "foreignBackups">> {
   const state = await ensureBackupState(services);
   const now = services.clock.now().getTime();
   const lastBackup =

@@ -13,6 +13,14 @@ export type BackupStatus = {
   schedule: { intervalHours: number; keep: number; nextDueAt: string | null };
   /** A backup is running now (on any instance, or `npm run backup`). */
   running: boolean;
+  /** Copies kept off the server (issue 18): BACKUP_S3_BUCKET, and BACKUP_PASSPHRASE for encryption. */
+  offsite: {
+    configured: boolean;
+    encrypted: boolean;
+    lastCopy: { at: string; name: string } | null;
+    /** Two or more uploads failed in a row: the card's red notice. */
+    failing: { failures: number; lastFailedAt: string; message: string } | null;
+  };
   /**
    * Files in DATA_DIR/backups/ or the bucket's backups/ whose name this installation did not
    * sign (decision 0046): never deleted, shown as "Backups this site did not make".

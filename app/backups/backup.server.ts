@@ -13,6 +13,7 @@ import type { ObjectStorage } from "~/storage/storage.server";
 import { createArchiveWriter, objectFileName, tableFileName, type BackupManifest } from "./backup-archive.server";
 import { downloadFileName, moveIntoPlace, spaceProblem, statfsProbe, type FreeSpaceProbe } from "./backup-files.server";
 import { acquireBackupLease, BACKUP_LEASE_RENEW_MS, type BackupLease, type LeasePurpose } from "./backup-lease.server";
+import { encryptingWriter, ENCRYPTED_SUFFIX } from "./backup-encryption.server";
 import { formatBytes } from "./backup-status";
 import { recordBackupProblem, recordBackupSuccess } from "./backup-state.server";
 import { BACKUP_TABLES, objectsNamedBy, referencedObjectKeys } from "./backup-tables.server";
@@ -39,6 +40,8 @@ export type BackupOptions = {
   /** A lease already held (the scheduled backup claims its slot with it); released at the end all the same. */
   lease?: BackupLease;
   signal?: AbortSignal;
+  /** BACKUP_PASSPHRASE: the archive is encrypted with age as it is written (decision 0052). */
+  passphrase?: string;
   /** For tests: runs after the snapshot is read, before any object is copied. */
   afterSnapshot?: () => Promise<void>;
 };
@@ -86,7 +89,7 @@ export async function createBackup(services: BackupServices, options: BackupOpti
       ? path.basename(destination.path)
       : destination.kind === "storage"
         ? path.basename(destination.key)
-        : downloadFileName(startedAt);
+        : `${downloadFileName(startedAt)}${options.passphrase ? ENCRYPTED_SUFFIX : ""}`;
 
   try {
     await fs.mkdir(options.workDir, { recursive: true, mode: 0o700 });
@@ -136,7 +139,8 @@ export async function createBackup(services: BackupServices, options: BackupOpti
     }
 
     // 3. The archive: tables, then objects (as stored: no recompression), then the manifest.
-    const writer = createArchiveWriter(output, { mtime: startedAt, signal });
+    const sealing = options.passphrase ? await encryptingWriter(output, options.passphrase) : null;
+    const writer = createArchiveWriter(sealing?.input ?? output, { mtime: startedAt, signal });
     const tables: BackupManifest["tables"] = {};
     for (const table of BACKUP_TABLES) {
       const written = tableFiles.get(table.name);
@@ -164,6 +168,7 @@ export async function createBackup(services: BackupServices, options: BackupOpti
       objects: { count: keys.length - missingObjects.length, bytes: objectBytes },
       missingObjects,
     });
+    await sealing?.sealed;
 
     let finalPath: string | null = null;
     let bytes = writer.archiveBytes;

@@ -166,6 +166,15 @@ export interface BackupStateTable {
   last_problem_kind: string | null;
   last_problem_message: string | null;
   last_download_at: string | null;
+  /** The newest copy kept off the server (issue 18). */
+  offsite_last_at: string | null;
+  offsite_last_name: string | null;
+  /** Off-site uploads failed in a row since the last that worked (null: none). */
+  offsite_failures: number | null;
+  offsite_failed_at: string | null;
+  offsite_last_error: string | null;
+  /** When this outage's e-mail was queued; cleared by the next upload that works. */
+  offsite_alerted_at: string | null;
 }
 
 /** Generated secrets shared by every instance (issue 12), e.g. the upload-signing key. */

@@ -252,3 +252,35 @@ export function testMail(ctx: MailContext, sentAt: string, messageId: string): O
     headers: AUTOMATED,
   };
 }
+
+/** Issue 18: off-site backups failing; one per outage (app/backups/offsite-copy.server.ts queues it). */
+export const OFFSITE_FAILING_KIND = "offsite-failing";
+
+export type OffsiteFailingForMail = { failures: number; lastCopyAt: string | null; where: string; message: string };
+
+/** The owner's words first; the detail is for whoever runs the website. Reads its payload leniently. */
+export function offsiteFailingMail(ctx: MailContext, payload: unknown, messageId: string): OutgoingMail {
+  const given = (payload ?? {}) as Partial<OffsiteFailingForMail>;
+  const lastCopyAt = typeof given.lastCopyAt === "string" ? given.lastCopyAt : null;
+  const subject = `Backups of the ${identity.businessName} website are not leaving the server`;
+  const lead =
+    "Your website could not copy its backups off the server the last two times it tried. " +
+    "Your backups are still made on the server, but a copy elsewhere is what saves your website if the server is lost. " +
+    "Ask whoever runs your website to look at it.";
+  const since = lastCopyAt ? `The last copy kept off the server was made ${businessTime(lastCopyAt)}.` : "No copy has been kept off the server yet.";
+  const details = [
+    `Failed uploads in a row: ${typeof given.failures === "number" ? given.failures : "2 or more"}`,
+    `Where: ${typeof given.where === "string" ? given.where : "the off-site bucket (BACKUP_S3_BUCKET)"}`,
+    `Last error: ${typeof given.message === "string" ? given.message : "(not recorded)"}`,
+  ];
+  const text = [lead, "", since, "", "Details for whoever runs your website:", ...details, "", `Dashboard: ${ctx.siteUrl}/admin`, ""].join("\n");
+  const html = htmlDocument(
+    subject,
+    `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1>` +
+      `<p style="margin:0 0 16px;">${escapeHtml(lead)}</p><p style="margin:0 0 16px;">${escapeHtml(since)}</p>` +
+      `<p style="margin:0;font-weight:600;color:#57534e;">Details for whoever runs your website</p>` +
+      `<p style="${STYLE.message}">${escapeHtml(details.join("\n"))}</p>` +
+      `<p style="margin:16px 0 0;"><a style="${STYLE.link}" href="${escapeHtml(`${ctx.siteUrl}/admin`)}">Open the dashboard</a></p>`,
+  );
+  return { from: sender(ctx), to: ctx.to, replyTo: null, subject, text, html, messageId, headers: AUTOMATED };
+}

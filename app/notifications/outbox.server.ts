@@ -4,7 +4,7 @@ import { submissionFromRow, type ContactSubmission } from "~/contact/contact-fie
 import type { DatabaseSchema, NotificationJobRow } from "~/db/schema";
 import type { AppServices } from "~/services.server";
 import { MailSendError, type MailSetup, type OutgoingMail } from "./mailer.server";
-import { digestMail, enquiryMail, enquiryMessageId, messageIdFor, signInAlertMail, type MailContext } from "./messages.server";
+import { digestMail, enquiryMail, enquiryMessageId, messageIdFor, OFFSITE_FAILING_KIND, offsiteFailingMail, signInAlertMail, type MailContext } from "./messages.server";
 import { notificationRecipient } from "./outbox-admin.server";
 import { claimNextDue, recordFailure, recordSent, retryWaitingNow, type Claim } from "./outbox-claims.server";
 import { HOUR_MS, holdForDigest, pruneHourlySends, releaseHourlySend, reserveHourlySend } from "./outbox-digest.server";
@@ -107,6 +107,8 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
       }
       capped = true;
       outgoing = enquiryMail(ctx, enquiry, job.message_id ?? enquiryMessageId(enquiry.id, mail.from));
+    } else if (job.kind === OFFSITE_FAILING_KIND) {
+      outgoing = offsiteFailingMail(ctx, safeJson(job.payload), job.message_id ?? messageIdFor(job.kind, job.id, mail.from));
     } else {
       const payload = job.kind === "sign-in" ? signInPayloadSchema.safeParse(safeJson(job.payload)) : null;
       if (!payload?.success) {

@@ -4,7 +4,9 @@ import { Router } from "express";
 import { backupsDirOf, listForeignBackups } from "~/backups/backup-files.server";
 import { loadBackupNaming } from "~/backups/backup-names.server";
 import { readBackupStatus } from "~/backups/backup-state.server";
+import { ENCRYPTED_SUFFIX } from "~/backups/backup-encryption.server";
 import { createBackup } from "~/backups/backup.server";
+import { readOffsiteStatus } from "~/backups/offsite-copy.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
 import { HttpError } from "../http-error";
@@ -15,13 +17,13 @@ export function backupRoutes(services: AppServices, options: { clock?: Clock } =
   const router = Router();
 
   router.get("/status", async (_req, res) => {
-    const status = await readBackupStatus(
-      { db: services.db, clock },
-      { intervalHours: services.env.BACKUP_INTERVAL_HOURS, keep: services.env.BACKUP_KEEP },
-    );
-    const naming = await loadBackupNaming({ dataDir: services.env.DATA_DIR, sharedDb: services.env.DATABASE_URL ? services.db : null });
-    const bucket = services.env.S3_BUCKET ? services.storage : null;
-    res.json({ ...status, foreignBackups: await listForeignBackups(backupsDirOf(services.env.DATA_DIR), bucket, naming) });
+    const { env } = services;
+    const status = await readBackupStatus({ db: services.db, clock }, { intervalHours: env.BACKUP_INTERVAL_HOURS, keep: env.BACKUP_KEEP });
+    const naming = await loadBackupNaming({ dataDir: env.DATA_DIR, sharedDb: env.DATABASE_URL ? services.db : null });
+    const bucket = env.S3_BUCKET ? services.storage : null;
+    const foreignBackups = await listForeignBackups(backupsDirOf(env.DATA_DIR), bucket, naming);
+    const offsite = await readOffsiteStatus({ db: services.db, clock }, { configured: Boolean(env.BACKUP_S3_BUCKET), encrypted: Boolean(env.BACKUP_PASSPHRASE) });
+    res.json({ ...status, foreignBackups, offsite });
   });
 
   // A fresh backup streamed to the owner's device, so that a copy lives off the server.
@@ -46,11 +48,12 @@ export function backupRoutes(services: AppServices, options: { clock?: Clock } =
           purpose: "download",
           workDir: backupsDirOf(services.env.DATA_DIR),
           signal: cancelled.signal,
+          passphrase: services.env.BACKUP_PASSPHRASE,
           destination: {
             kind: "stream",
             open: ({ fileName }) => {
               res.status(200).set({
-                "Content-Type": "application/gzip",
+                "Content-Type": fileName.endsWith(ENCRYPTED_SUFFIX) ? "application/octet-stream" : "application/gzip",
                 "Content-Disposition": `attachment; filename="${fileName}"`,
                 "Cache-Control": "no-store",
               });

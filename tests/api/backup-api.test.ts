@@ -13,6 +13,7 @@ import { seedDemoGallery } from "~/galleries/demo-images.server";
 import { createManualClock, systemClock } from "~/lib/clock";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { createApp } from "../../server/app";
+import { binaryBody } from "../support/binary-body";
 import { ADMIN, createAdminContext, type AdminContext } from "./helpers";
 
 let ctx: AdminContext;
@@ -45,6 +46,7 @@ describe("GET /api/admin/backups/status and /download", () => {
       schedule: { intervalHours: 24, keep: 7, nextDueAt: null },
       running: false,
       foreignBackups: [],
+      offsite: { configured: false, encrypted: false, lastCopy: null, failing: null },
     });
   });
 
@@ -69,11 +71,7 @@ describe("GET /api/admin/backups/status and /download", () => {
     const res = await ctx.admin
       .get("/api/admin/backups/download")
       .buffer(true)
-      .parse((response, callback) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => callback(null, Buffer.concat(chunks)));
-      })
+      .parse(binaryBody)
       .expect(200);
     expect(res.headers["content-type"]).toBe("application/gzip");
     // Already compressed: never compressed again on the way.
