@@ -127,7 +127,7 @@ describe("S3 storage: presigned upload URLs", () => {
     otherPrefix.pathname = otherPrefix.pathname.replace("incoming/", "originals/");
     expect(storage.objectIdFromUploadUrl(otherPrefix, own)).toBeNull();
     expect(storage.objectIdFromUploadUrl(new URL(`/api/uploads/${id}`, own[0]), own)).toBeNull();
-    expect(storage.verifyUploadTarget(id, "1", "0".repeat(64))).toBe("invalid");
+    expect(storage.verifyUploadTarget(id, { expires: "1", signature: "0".repeat(64) })).toBe("invalid");
   });
 });
 

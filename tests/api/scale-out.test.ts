@@ -151,7 +151,7 @@ describe("two instances on one PostgreSQL database", () => {
     try {
       const { uploadURL } = await ctx.services.storage.createUploadTarget("abc-123", new Date(Date.now() + 60_000));
       const url = new URL(uploadURL, "http://x");
-      expect(other.storage.verifyUploadTarget("abc-123", url.searchParams.get("expires")!, url.searchParams.get("signature")!)).toBe("ok");
+      expect(other.storage.verifyUploadTarget("abc-123", { expires: url.searchParams.get("expires")!, signature: url.searchParams.get("signature")! })).toBe("ok");
       await expect(fs.access(path.join(ctx.dataDir, "secrets"))).rejects.toThrow();
       await expect(fs.access(path.join(otherDataDir, "secrets"))).rejects.toThrow();
     } finally {
