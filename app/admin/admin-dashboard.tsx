@@ -11,6 +11,7 @@ import { apiRequest } from "~/lib/api-client";
 import { AccountCard } from "./account-security";
 import { DashboardCard, ViewHeading } from "./admin-ui";
 import { BackupCard } from "./backup-card";
+import { BucketPrivacyNotice } from "./bucket-privacy-notice";
 import { AnalyticsCard } from "./analytics-card";
 import { ContentEditor } from "./content-editor";
 import { GalleryManager } from "./gallery-manager";
@@ -155,6 +156,7 @@ function Dashboard({
         </div>
       </div>
 
+      <BucketPrivacyNotice />
       <SignInActivity />
 
       <NotificationsPanel />
