@@ -26,6 +26,7 @@ import {
 import pg from "pg";
 import S3rver from "s3rver";
 import { createS3Client, requiredCorsRule, type S3StorageConfig } from "~/storage/s3-storage.server";
+import { startVerifyingS3Front } from "./s3-verifying-front";
 import { freePort } from "./test-server";
 
 const run = promisify(execFile);
@@ -35,7 +36,7 @@ const PG_PREFIX = "cornerstone-pg-";
 const S3_PREFIX = "cornerstone-s3-";
 const OWNER_FILE = "owner.pid";
 
-/** s3rver accepts any key pair (it checks no signatures); these are what the tests present. */
+/** The key pair the tests present; the verifying front checks every signature against it (s3rver itself checks none). */
 export const S3_TEST_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" } as const;
 export const S3_TEST_REGION = "us-east-1";
 
@@ -255,18 +256,43 @@ export function createDatabaseReuse(maintenanceUrl: string, template: string) {
 // ---------------------------------------------------------------------------------------------
 // S3
 
-export type S3Server = { endpoint: string; stop(): Promise<void> };
+export type S3Server = {
+  /** Where clients go: the signature-verifying front (tests/support/s3-verifying-front.ts), or s3rver itself. */
+  endpoint: string;
+  /** s3rver itself, which serves everything to anyone: a public bucket. */
+  s3rverEndpoint: string;
+  stop(): Promise<void>;
+};
 
-export async function startS3Server(): Promise<S3Server> {
+/**
+ * s3rver in a temp directory. By default behind the verifying front, which
+ * checks every signature as S3 does and keeps buckets private but for
+ * `variants/`; with
+ * `verifySignatures: false`, clients talk to s3rver directly.
+ */
+export async function startS3Server(options: { verifySignatures?: boolean } = {}): Promise<S3Server> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), S3_PREFIX));
   await fs.writeFile(path.join(dir, OWNER_FILE), String(process.pid));
   const server = new S3rver({ port: 0, address: "127.0.0.1", silent: true, directory: path.join(dir, "buckets") });
   const forget = onInterrupt(() => execFileSync("rm", ["-rf", dir]));
   const { port } = await server.run();
+  const s3rverEndpoint = `http://127.0.0.1:${port}`;
+  const front =
+    options.verifySignatures === false
+      ? null
+      : await startVerifyingS3Front({
+          upstream: s3rverEndpoint,
+          credentials: S3_TEST_CREDENTIALS,
+          region: S3_TEST_REGION,
+          // As the README asks: only variants/ public (for MEDIA_BASE_URL), everything else private.
+          publicPrefixes: ["variants/"],
+        });
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: front?.endpoint ?? s3rverEndpoint,
+    s3rverEndpoint,
     async stop() {
       forget();
+      await front?.stop();
       await server.close();
       await fs.rm(dir, { recursive: true, force: true });
     },
@@ -351,7 +377,8 @@ export type ScaledBackends = {
 
 export async function startScaledBackends(): Promise<ScaledBackends> {
   await sweepStaleBackends();
-  const s3 = await startS3Server();
+  // Browser tests read objects from s3rver without a key, so no verifying front here.
+  const s3 = await startS3Server({ verifySignatures: false });
   const cluster = await startPostgresCluster().catch(async (error: unknown) => {
     await s3.stop();
     throw error;
@@ -367,7 +394,8 @@ export async function startScaledBackends(): Promise<ScaledBackends> {
         throw error;
       });
       return {
-        env: { DATABASE_URL: database.url, ...s3Env(s3.endpoint, bucket.name) },
+        // s3rver serves everything to anyone: the start-up privacy check would find it public, every time.
+        env: { DATABASE_URL: database.url, ...s3Env(s3.endpoint, bucket.name), S3_PRIVACY_CHECK: "off" },
         database,
         bucket,
         async remove() {
