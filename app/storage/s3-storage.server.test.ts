@@ -219,6 +219,16 @@ describe("S3 storage: the start-up check", () => {
     expect((error as Error).message).toContain('"AllowedMethods":["PUT"]');
   });
 
+  it("without SITE_URL, advises no CORS origin at all: it asks for SITE_URL", async () => {
+    const error = await storage.check({ siteOrigin: "http://localhost:3000", siteUrlGiven: false }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageCheckError);
+    const { message } = error as Error;
+    expect(message).toContain("SITE_URL is not set, so this check stood in http://localhost:3000 for the site's address");
+    expect(message).toContain("Set SITE_URL to the address visitors use");
+    expect(message).not.toContain("AllowedOrigins");
+    expect(message).not.toContain("put-bucket-cors");
+  });
+
   it("refuses a bucket without any CORS rule", async () => {
     const bare = await createTestBucket(endpoint, { siteOrigins: [] });
     const bareStorage = await createS3Storage(s3ConfigFor(endpoint, bare.name));

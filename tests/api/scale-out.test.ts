@@ -183,7 +183,16 @@ describe("start-up checks", () => {
     const elsewhere = await createTestBucket(s3Endpoint, { siteOrigins: ["https://another-site.example"] });
     try {
       const wrongCors = parseEnv({ ...ctx.envVars, ...s3Env(s3Endpoint, elsewhere.name) });
-      await expect(openServices(wrongCors, silent)).rejects.toThrow(/Browsers cannot upload to the S3 bucket/);
+      // SITE_URL is unset here: the message asks for it and advises no origin (a rule for the stand-in would break the real site).
+      const unset = (await openServices(wrongCors, silent).catch((error: unknown) => error)) as Error;
+      expect(unset).toBeInstanceOf(StorageCheckError);
+      expect(unset.message).toMatch(/Browsers cannot upload to the S3 bucket/);
+      expect(unset.message).toContain("Set SITE_URL to the address visitors use");
+      expect(unset.message).not.toContain("AllowedOrigins");
+      // With SITE_URL set, the rule it advises is for exactly SITE_URL's origin.
+      const given = parseEnv({ ...ctx.envVars, ...s3Env(s3Endpoint, elsewhere.name), SITE_URL: "https://www.stone.example.nz/" });
+      const advised = ((await openServices(given, silent).catch((error: unknown) => error)) as Error).message;
+      expect(advised.match(/"AllowedOrigins":\[[^\]]*\]/g)).toEqual(['"AllowedOrigins":["https://www.stone.example.nz"]', '"AllowedOrigins":["https://www.stone.example.nz"]']);
     } finally {
       await elsewhere.remove();
     }
