@@ -170,6 +170,19 @@ describe("local storage: signed upload targets", () => {
     expect(storage.verifyUploadTarget(target.objectId, { expires: target.expires, signature: target.signature }, now)).toBe("ok");
   });
 
+  it("signs a declared size and type into the URL: changed, dropped or added, they no longer verify", async () => {
+    const { uploadURL } = await storage.createUploadTarget(objectId, expiresAt, { bytes: 123456, contentType: "image/jpeg" });
+    expect(uploadURL).toMatch(/^\/api\/uploads\/[a-z0-9-]+\?expires=\d+&size=123456&type=image%2Fjpeg&signature=[0-9a-f]{64}$/);
+    const { expires, signature } = parse(uploadURL);
+    expect(storage.verifyUploadTarget(objectId, { expires, signature, size: "123456", type: "image/jpeg" }, now)).toBe("ok");
+    expect(storage.verifyUploadTarget(objectId, { expires, signature, size: "123457", type: "image/jpeg" }, now)).toBe("invalid");
+    expect(storage.verifyUploadTarget(objectId, { expires, signature, size: "123456", type: "text/html" }, now)).toBe("invalid");
+    expect(storage.verifyUploadTarget(objectId, { expires, signature }, now)).toBe("invalid");
+    expect(storage.verifyUploadTarget(objectId, { expires, signature, size: "123456" }, now)).toBe("invalid");
+    const unsized = parse((await storage.createUploadTarget(objectId, expiresAt)).uploadURL);
+    expect(storage.verifyUploadTarget(objectId, { ...unsized, size: "1", type: "image/png" }, now)).toBe("invalid");
+  });
+
   it("rejects a tampered signature, object id or expiry as invalid", async () => {
     const target = parse((await storage.createUploadTarget(objectId, expiresAt)).uploadURL);
     const flipped = (target.signature[0] === "a" ? "b" : "a") + target.signature.slice(1);
