@@ -375,10 +375,14 @@ export type ScaledBackends = {
   stop(): Promise<void>;
 };
 
-export async function startScaledBackends(): Promise<ScaledBackends> {
+/**
+ * `verifySignatures`: put the verifying front before s3rver (the browser tests do, so a browser's
+ * PUT must match what was signed); the bench leaves it out, to measure s3rver alone.
+ */
+export async function startScaledBackends(options: { verifySignatures?: boolean } = {}): Promise<ScaledBackends> {
   await sweepStaleBackends();
-  // Browser tests read objects from s3rver without a key, so no verifying front here.
-  const s3 = await startS3Server({ verifySignatures: false });
+  const verifySignatures = options.verifySignatures ?? false;
+  const s3 = await startS3Server({ verifySignatures });
   const cluster = await startPostgresCluster().catch(async (error: unknown) => {
     await s3.stop();
     throw error;
@@ -394,8 +398,12 @@ export async function startScaledBackends(): Promise<ScaledBackends> {
         throw error;
       });
       return {
-        // s3rver serves everything to anyone: the start-up privacy check would find it public, every time.
-        env: { DATABASE_URL: database.url, ...s3Env(s3.endpoint, bucket.name), S3_PRIVACY_CHECK: "off" },
+        env: {
+          DATABASE_URL: database.url,
+          ...s3Env(s3.endpoint, bucket.name),
+          // s3rver alone serves everything to anyone: the start-up privacy check would find it public, every time.
+          ...(verifySignatures ? {} : { S3_PRIVACY_CHECK: "off" }),
+        },
         database,
         bucket,
         async remove() {
