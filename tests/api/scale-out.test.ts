@@ -215,7 +215,8 @@ describe("what browsers are allowed to reach", () => {
   });
 
   it("with MEDIA_BASE_URL, images are listed there and img-src adds exactly that origin", async () => {
-    ctx = await createTestContext({ MEDIA_BASE_URL: "https://media.example.co.nz/variants/" });
+    // The privacy check would GET media.example.co.nz over the internet: not this test's subject (tests/api/bucket-privacy.test.ts).
+    ctx = await createTestContext({ MEDIA_BASE_URL: "https://media.example.co.nz/variants/", S3_PRIVACY_CHECK: "off" });
     const [image] = await seedDemoGallery(ctx.services, "traditional", 1, { width: 500, height: 300 });
     const listed = (await ctx.api.get("/api/galleries/traditional").expect(200)).body[0];
     expect(listed.imagePath).toMatch(/^https:\/\/media\.example\.co\.nz\/variants\/[0-9a-f]{20}\.jpg$/);
