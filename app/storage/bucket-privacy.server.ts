@@ -3,6 +3,7 @@ import { Readable } from "node:stream";
 import type { Logger } from "~/lib/logger.server";
 import { BUCKET_PUBLIC_MESSAGE, type BucketPrivacy } from "./bucket-privacy";
 import { INCOMING_PREFIX } from "./s3-storage.server";
+import { StorageCheckError } from "./storage-errors.server";
 import type { ObjectStorage } from "./storage.server";
 
 /**
@@ -83,8 +84,8 @@ export async function findReadableWithoutKey(targets: readonly PrivacyTarget[]):
 
 /**
  * The start-up privacy check (unless S3_PRIVACY_CHECK=off): logs an error
- * naming every address that handed a probe out. A probe that cannot even be
- * written is left to the storage check, which ran before.
+ * naming every address that handed a probe out. A probe that cannot be
+ * written or deleted stops the start with a StorageCheckError saying what to fix.
  */
 export async function checkBucketPrivacy(options: {
   targets: readonly PrivacyTarget[];
@@ -94,7 +95,17 @@ export async function checkBucketPrivacy(options: {
   const { targets, enabled, logger } = options;
   if (!targets.some(({ storage }) => storage.anonymousUrl(`originals/${PROBE_NAME}`))) return { status: "no-bucket" };
   if (!enabled) return { status: "off" };
-  const readableAt = await findReadableWithoutKey(targets);
+  let readableAt: string[];
+  try {
+    readableAt = await findReadableWithoutKey(targets);
+  } catch (error) {
+    throw new StorageCheckError(
+      `Cannot check that the bucket is private: writing a probe under ${PRIVATE_PREFIXES.join(", ")} failed: ` +
+        `${error instanceof Error ? error.message : String(error)}\n` +
+        "Check that the access key may put and delete objects under those prefixes (the site writes there itself), " +
+        "or set S3_PRIVACY_CHECK=off if the bucket's privacy is enforced elsewhere.",
+    );
+  }
   if (!readableAt.length) return { status: "private" };
   logger.error(
     { readableAt },

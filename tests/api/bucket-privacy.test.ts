@@ -9,9 +9,11 @@
 import { createServer, request as forward, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { mediaAddresses, PRIVATE_PREFIXES } from "~/storage/bucket-privacy.server";
+import { checkBucketPrivacy, mediaAddresses, PRIVATE_PREFIXES } from "~/storage/bucket-privacy.server";
+import { createS3Storage } from "~/storage/s3-storage.server";
+import { StorageCheckError } from "~/storage/storage.server";
 import { ERROR_LEVEL, capturingLogger } from "../support/backup-site";
-import { createTestBucket, s3Env, type TestBucket } from "../support/backends";
+import { createTestBucket, s3ConfigFor, s3Env, type TestBucket } from "../support/backends";
 import { ADMIN, createTestContext, signedInAgent, type TestContext } from "./helpers";
 
 const NOTICE = "Anyone on the internet can download your backups and original photos. Make the bucket private.";
@@ -109,6 +111,16 @@ describe("the start-up bucket privacy check", () => {
   it("has nothing to check on the local disk, which serves nothing but variants", async () => {
     const { privacy } = await site({}, { storage: "disk" });
     expect(await privacy()).toEqual({ status: "no-bucket" });
+  });
+
+  it("stops the start with what to fix when the probe cannot be written", async () => {
+    const missing = await createS3Storage(s3ConfigFor(inject("backends").s3Endpoint, "no-such-bucket"));
+    cleanups.push(() => missing.close());
+    const { logger } = capturingLogger();
+    const error = await checkBucketPrivacy({ targets: [{ storage: missing }], enabled: true, logger }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageCheckError);
+    expect((error as Error).message).toMatch(/^Cannot check that the bucket is private: writing a probe under incoming\/, originals\/, backups\/ failed/);
+    expect((error as Error).message).toContain("S3_PRIVACY_CHECK=off");
   });
 
   it("refuses a wrong S3_PRIVACY_CHECK with a message that says what to set", async () => {
