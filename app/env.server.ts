@@ -121,6 +121,12 @@ const envSchema = z
     MEDIA_BASE_URL: z
       .url({ protocol: /^https?$/, error: "MEDIA_BASE_URL must be an http(s) URL such as https://media.example.co.nz/variants" })
       .optional(),
+    // The start-up check that backups and originals cannot be downloaded from the bucket without a key.
+    S3_PRIVACY_CHECK: z
+      .enum(["on", "off"], {
+        error: "S3_PRIVACY_CHECK must be on or off (off only for a store whose privacy is enforced elsewhere; leave it unset for on)",
+      })
+      .default("on"),
     // Privacy-first visit counting (docs/PRIVACY.md): on unless turned off.
     ANALYTICS: z
       .enum(["on", "off"], { error: "ANALYTICS must be on or off (leave it unset for on)" })
@@ -183,6 +189,8 @@ export type Env = Omit<
 > & {
   DATA_DIR: string;
   SITE_URL: string;
+  /** False when SITE_URL was not set and is the stand-in http://localhost:PORT (no message may advise it as a CORS origin). */
+  SITE_URL_GIVEN: boolean;
   /** false, a hop count, or a list of the proxies' addresses; never `true` (see trustProxyProblem). */
   TRUST_PROXY: false | number | string;
   S3_FORCE_PATH_STYLE: boolean;
@@ -259,6 +267,7 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     ...env,
     DATA_DIR: path.resolve(env.DATA_DIR),
     SITE_URL: siteUrl,
+    SITE_URL_GIVEN: env.SITE_URL !== undefined,
     TRUST_PROXY: parseTrustProxy(env.TRUST_PROXY),
     S3_FORCE_PATH_STYLE: env.S3_FORCE_PATH_STYLE === "true",
     BACKUP_S3_FORCE_PATH_STYLE: env.BACKUP_S3_FORCE_PATH_STYLE === "true",

@@ -11,6 +11,7 @@ import type { Logger } from "~/lib/logger.server";
 import { createRateLimiter, type RateLimiter } from "~/lib/rate-limit.server";
 import { createSignal, type Signal } from "~/lib/signal";
 import { mailSetupFromEnv, type MailSetup } from "~/notifications/mailer.server";
+import type { BucketPrivacy } from "~/storage/bucket-privacy";
 import type { ObjectStorage } from "~/storage/storage.server";
 
 /**
@@ -22,6 +23,8 @@ export type AppServices = {
   db: Database;
   logger: Logger;
   storage: ObjectStorage;
+  /** What the start-up check found: can anyone download originals and backups from the bucket? */
+  bucketPrivacy: BucketPrivacy;
   /** The time, injected so tests of schedules, leases and limits move it instead of waiting. */
   clock: Clock;
   /** The key every per-address limit and record uses: a keyed hash of the normalised address. */
@@ -71,6 +74,8 @@ export function createServices(parts: {
   db: Database;
   logger: Logger;
   storage: ObjectStorage;
+  /** The start-up privacy check's finding; "no-bucket" when not given (the local disk). */
+  bucketPrivacy?: BucketPrivacy;
   keys: SignInKeys;
   clock?: Clock;
   images: ImageWorker;
@@ -81,10 +86,11 @@ export function createServices(parts: {
   /** Closes what the services hold; by default the database. */
   close?: () => Promise<void>;
 }): AppServices {
-  const { onPublicContentChanged, keys, clock = systemClock, mail, close, ...rest } = parts;
+  const { onPublicContentChanged, keys, clock = systemClock, mail, close, bucketPrivacy = { status: "no-bucket" }, ...rest } = parts;
   const addressKey = createAddressKeyer(keys.clientAddress);
   return {
     ...rest,
+    bucketPrivacy,
     clock,
     addressKey,
     mail: mail === undefined ? mailSetupFromEnv(rest.env) : mail,

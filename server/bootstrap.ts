@@ -18,6 +18,8 @@ import { makeDataDirPrivate } from "~/lib/private-data-dir.server";
 import { loadOrCreateDatabaseSecret, loadOrCreateSecret } from "~/lib/secrets.server";
 import type { MailSetup } from "~/notifications/mailer.server";
 import { createServices, type AppServices } from "~/services.server";
+import type { BucketPrivacy } from "~/storage/bucket-privacy";
+import { checkBucketPrivacy, mediaAddresses } from "~/storage/bucket-privacy.server";
 import { openObjectStorage, storageConfigFor } from "~/storage/open-storage.server";
 import { StorageCheckError } from "~/storage/storage.server";
 
@@ -36,7 +38,8 @@ export function isStartupCheckError(error: unknown): error is Error {
  * applies migrations, opens storage (DATA_DIR/uploads, or the S3_BUCKET) and
  * builds the services. Both back ends are checked first: an unreachable
  * database or a bucket that cannot be written and read rejects with a
- * start-up check error. Shared by the server, the npm scripts and the tests.
+ * start-up check error; a bucket that hands out private objects without a
+ * key is logged as an error and shown on the dashboard (services.bucketPrivacy). Shared by the server, the npm scripts and the tests.
  * First of all, it makes the data directory private (umask 077, 0700/0600).
  */
 export async function openServices(
@@ -79,8 +82,18 @@ export async function openServices(
         : loadOrCreateSecret(env.DATA_DIR, "upload-signing", env.UPLOAD_SIGNING_SECRET);
     const storageConfig = storageConfigFor(env, signingSecret);
     const storage = await openObjectStorage(storageConfig);
+    let bucketPrivacy: BucketPrivacy;
     try {
-      await storage.check({ siteOrigin: options.checkBrowserUploads === false ? null : new URL(env.SITE_URL).origin });
+      await storage.check({
+        siteOrigin: options.checkBrowserUploads === false ? null : new URL(env.SITE_URL).origin,
+        siteUrlGiven: env.SITE_URL_GIVEN,
+      });
+      // Every bucket the site writes to (a later one joins this list); the dashboard shows what it found.
+      bucketPrivacy = await checkBucketPrivacy({
+        targets: [{ storage, alsoServedAt: mediaAddresses(env.MEDIA_BASE_URL) }],
+        enabled: env.S3_PRIVACY_CHECK === "on",
+        logger,
+      });
     } catch (error) {
       await storage.close();
       throw error;
@@ -94,6 +107,7 @@ export async function openServices(
       db,
       logger,
       storage,
+      bucketPrivacy,
       images,
       keys: await loadSignInKeys(env, target.kind === "postgres" ? db : null),
       clock: options.clock,

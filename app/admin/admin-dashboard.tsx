@@ -11,6 +11,7 @@ import { apiRequest } from "~/lib/api-client";
 import { AccountCard, type PasswordDialogControl } from "./account-security";
 import { DashboardCard, ViewHeading } from "./admin-ui";
 import { BackupCard } from "./backup-card";
+import { BucketPrivacyNotice } from "./bucket-privacy-notice";
 import { AnalyticsCard } from "./analytics-card";
 import { ContentEditor } from "./content-editor";
 import { JumpLinks } from "./dashboard-cards";
@@ -180,6 +181,8 @@ function Dashboard({
           </Button>
         </div>
       </div>
+
+      <BucketPrivacyNotice />
 
       <JumpLinks />
 

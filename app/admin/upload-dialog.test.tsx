@@ -222,6 +222,11 @@ describe("UploadDialog", () => {
     await settle();
 
     await expectClosed();
+    // Each URL was asked for with the file's size and type (the server refuses or signs them).
+    expect(calls.filter((c) => c.method === "POST").map((c) => c.body)).toEqual([
+      { size: 1000, type: "image/jpeg" },
+      { size: 3000, type: "image/jpeg" },
+    ]);
     const registrations = calls.filter((c) => c.method === "PUT").map((c) => c.body);
     expect(registrations).toEqual([
       { imageURL: first.url, galleryType: "veneer", caption: "Basalt wall", sortOrder: "3" },

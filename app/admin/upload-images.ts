@@ -1,5 +1,6 @@
 import type { GalleryImage, GalleryType } from "~/galleries/gallery";
 import { apiRequest, isUnauthorizedError } from "~/lib/api-client";
+import type { UploadDeclaration } from "~/uploads/upload-declaration";
 import { serverMessage } from "./query-client";
 import { UPLOAD_FAILED_MESSAGE, uploadFile } from "./upload-file";
 
@@ -22,7 +23,8 @@ export type FileToUpload = {
 
 /**
  * Uploads files one after another (spec §7): for each, ask for a new upload
- * URL, PUT the bytes there, then register it in the gallery with its caption
+ * URL (saying the file's size and type, which the URL is then signed for),
+ * PUT the bytes there with that type, then register it in the gallery with its caption
  * and sortOrder = the gallery's image count so far (the server processes it
  * then). One failed file does not stop the others; a 401 at any step stops
  * everything and is thrown (the session is gone). Progress is bytes sent over
@@ -46,7 +48,9 @@ export async function uploadImages(input: {
   for (const [index, { file, caption }] of files.entries()) {
     try {
       onFileState?.(index, { state: "uploading", percent: 0 });
-      const target = (await (await apiRequest("POST", "/api/objects/upload")).json()) as { uploadURL: string };
+      // The file's size and type: refused at once if the server will not take it, else signed into the URL.
+      const declaration: UploadDeclaration = { size: file.size, type: file.type };
+      const target = (await (await apiRequest("POST", "/api/objects/upload", declaration)).json()) as { uploadURL: string };
       await uploadFile(target.uploadURL, file, {
         signal,
         onProgress: (loaded) => {

@@ -3,12 +3,13 @@ import { mkdtemp, rm, truncate, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
+import { HeadObjectCommand } from "@aws-sdk/client-s3";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { S3_TEST_CREDENTIALS, createTestBucket, s3ConfigFor, type TestBucket } from "../../tests/support/backends";
 import { createS3Storage } from "./s3-storage.server";
 import { StorageCheckError, type ObjectStorage } from "./storage.server";
 
-// Against the run's S3 server (s3rver, started by tests/support/vitest-backends.ts).
+// Against the run's S3 server (s3rver behind the verifying front, started by tests/support/vitest-backends.ts).
 const endpoint = inject("backends").s3Endpoint;
 const SITE = "http://127.0.0.1:3000";
 
@@ -30,8 +31,10 @@ async function readAll(stream: Readable): Promise<Buffer> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// s3rver checks no signatures, so the presigned URLs are checked here, by an independent
-// AWS Signature V4 verifier (the algorithm as AWS documents it for query-string auth).
+// s3rver checks no signatures. The tests' S3 endpoint is the verifying front
+// (tests/support/s3-verifying-front.ts, the SDK's own signer); the presigned URLs are also checked
+// here, by an independent AWS Signature V4 verifier (the algorithm as AWS documents it for
+// query-string auth).
 
 const hmac = (key: string | Buffer, data: string) => createHmac("sha256", key).update(data, "utf8").digest();
 const sha256Hex = (data: string) => createHash("sha256").update(data, "utf8").digest("hex");
@@ -103,14 +106,22 @@ describe("S3 storage: presigned upload URLs", () => {
     expect(s3WouldAccept(stretched.toString(), "PUT", secret, new Date(signedAt.getTime() + 901_000))).toBe(false);
   });
 
-  it("bakes in no checksum (R2 and others refuse one) and signs only the host header", async () => {
+  it("bakes in no checksum (R2 and others refuse one) and, without a declaration, signs only the host header", async () => {
     const { uploadURL } = await storage.createUploadTarget(id, new Date(Date.now() + 15 * 60_000));
     const url = new URL(uploadURL);
     expect([...url.searchParams.keys()].filter((name) => /checksum/i.test(name))).toEqual([]);
     expect(url.searchParams.get("X-Amz-SignedHeaders")).toBe("host");
-    // Any Content-Type the phone sends goes through: s3rver stores it as sent.
+    // Any Content-Type the phone sends goes through: the bucket stores it as sent.
     const put = await fetch(uploadURL, { method: "PUT", headers: { "Content-Type": "image/heic" }, body: "x" });
     expect(put.status).toBe(200);
+  });
+
+  it("with a declaration, signs Content-Length and Content-Type: only that file is taken", async () => {
+    const { uploadURL } = await storage.createUploadTarget(id, new Date(Date.now() + 15 * 60_000), { bytes: 5, contentType: "image/png" });
+    expect(new URL(uploadURL).searchParams.get("X-Amz-SignedHeaders")).toBe("content-length;content-type;host");
+    expect((await fetch(uploadURL, { method: "PUT", headers: { "Content-Type": "image/png" }, body: "12345678" })).status).toBe(403);
+    expect((await fetch(uploadURL, { method: "PUT", headers: { "Content-Type": "text/html" }, body: "12345" })).status).toBe(403);
+    expect((await fetch(uploadURL, { method: "PUT", headers: { "Content-Type": "image/png" }, body: "12345" })).status).toBe(200);
   });
 
   it("recognises only its own upload URLs", async () => {
@@ -127,7 +138,7 @@ describe("S3 storage: presigned upload URLs", () => {
     otherPrefix.pathname = otherPrefix.pathname.replace("incoming/", "originals/");
     expect(storage.objectIdFromUploadUrl(otherPrefix, own)).toBeNull();
     expect(storage.objectIdFromUploadUrl(new URL(`/api/uploads/${id}`, own[0]), own)).toBeNull();
-    expect(storage.verifyUploadTarget(id, "1", "0".repeat(64))).toBe("invalid");
+    expect(storage.verifyUploadTarget(id, { expires: "1", signature: "0".repeat(64) })).toBe("invalid");
   });
 });
 
@@ -143,9 +154,12 @@ describe("S3 storage: objects", () => {
     expect(read?.bytes).toBe(body.length);
     expect(await readAll(read!.stream)).toEqual(body);
 
-    await storage.move("originals/a-1", "originals/b-2");
+    await storage.move("originals/a-1", "originals/b-2", { contentType: "image/png" });
     expect(await storage.exists("originals/a-1")).toBe(false);
     expect(await storage.stat("originals/b-2")).toEqual({ bytes: body.length });
+    // Stored as the type it was moved with, whatever it was written as.
+    const moved = await bucket.client.send(new HeadObjectCommand({ Bucket: bucket.name, Key: "originals/b-2" }));
+    expect(moved.ContentType).toBe("image/png");
     await storage.delete("originals/b-2");
     await storage.delete("originals/b-2");
     expect(await bucket.keys()).toEqual([]);
@@ -217,6 +231,16 @@ describe("S3 storage: the start-up check", () => {
     expect((error as Error).message).toContain("Browsers cannot upload");
     expect((error as Error).message).toContain('"AllowedOrigins":["https://stone.example.nz"]');
     expect((error as Error).message).toContain('"AllowedMethods":["PUT"]');
+  });
+
+  it("without SITE_URL, advises no CORS origin at all: it asks for SITE_URL", async () => {
+    const error = await storage.check({ siteOrigin: "http://localhost:3000", siteUrlGiven: false }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageCheckError);
+    const { message } = error as Error;
+    expect(message).toContain("SITE_URL is not set, so this check stood in http://localhost:3000 for the site's address");
+    expect(message).toContain("Set SITE_URL to the address visitors use");
+    expect(message).not.toContain("AllowedOrigins");
+    expect(message).not.toContain("put-bucket-cors");
   });
 
   it("refuses a bucket without any CORS rule", async () => {

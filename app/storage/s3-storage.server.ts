@@ -12,15 +12,13 @@ import {
   S3Client,
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import {
-  HEAD_BYTES,
-  StorageCheckError,
-  assertValidKey,
-  collectStream,
-  isValidObjectId,
-  InvalidStorageKeyError,
-  type ObjectStorage,
-} from "./storage.server";
+import { checkBucketCors } from "./s3-cors-check.server";
+import { InvalidStorageKeyError, StorageCheckError } from "./storage-errors.server";
+import { assertValidKey, isValidObjectId } from "./storage-keys.server";
+import type { DeclaredUpload, ObjectStorage } from "./storage.server";
+import { HEAD_BYTES, collectStream } from "./stream-limits.server";
+
+export { requiredCorsRule } from "./s3-cors-check.server";
 
 /** A plain, serialisable description of a bucket (it can be handed to a worker process). */
 export type S3StorageConfig = {
@@ -40,15 +38,6 @@ export const INCOMING_PREFIX = "incoming/";
 const CONTENT_TYPES: Record<string, string> = { avif: "image/avif", webp: "image/webp", jpg: "image/jpeg" };
 /** Variant names are content hashes, so a stored variant never changes (as /media/ tells browsers). */
 const IMMUTABLE = "public, max-age=31536000, immutable";
-
-/**
- * The CORS rule the bucket needs so the admin page can PUT to it: the site's
- * origin, PUT, and the Content-Type header; no credentials (the upload sends
- * no cookies). Shown in the start-up error and in the README.
- */
-export function requiredCorsRule(siteOrigin: string) {
-  return { AllowedOrigins: [siteOrigin], AllowedMethods: ["PUT"], AllowedHeaders: ["content-type"], MaxAgeSeconds: 3600 };
-}
 
 export function createS3Client(config: S3StorageConfig): S3Client {
   // The SDK warns once per process that its releases after early January 2027 need Node 22; our
@@ -86,8 +75,14 @@ export async function createS3Storage(config: S3StorageConfig): Promise<ObjectSt
   const client = createS3Client(config);
   const { bucket } = config;
 
-  const presignPut = (key: string, expiresInSeconds: number) =>
-    getSignedUrl(client, new PutObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: expiresInSeconds });
+  // With a declaration, Content-Length and Content-Type are signed too (the presigner leaves the
+  // type out unless asked): the bucket then refuses a PUT of any other size or type.
+  const presignPut = (key: string, expiresInSeconds: number, declared?: DeclaredUpload) =>
+    getSignedUrl(
+      client,
+      new PutObjectCommand({ Bucket: bucket, Key: key, ContentLength: declared?.bytes, ContentType: declared?.contentType }),
+      { expiresIn: expiresInSeconds, signableHeaders: declared ? new Set(["content-length", "content-type"]) : undefined },
+    );
 
   // Where this bucket's objects live, as the presigner writes it (path or virtual-host style).
   let probeUrl: URL;
@@ -100,6 +95,8 @@ export async function createS3Storage(config: S3StorageConfig): Promise<ObjectSt
     );
   }
   const incomingBase = `${probeUrl.origin}${probeUrl.pathname.slice(0, -1)}`;
+  // The bucket's own address (path or virtual-host style), where an unsigned GET of a key would go.
+  const bucketBase = incomingBase.slice(0, -INCOMING_PREFIX.length);
   const bucketOrigin = probeUrl.origin;
 
   async function head(key: string) {
@@ -199,10 +196,13 @@ export async function createS3Storage(config: S3StorageConfig): Promise<ObjectSt
       return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, length));
     },
 
-    async move(from, to) {
+    async move(from, to, options = {}) {
       assertValidKey(from);
       assertValidKey(to);
-      await client.send(new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: `${bucket}/${from}` }));
+      const { contentType } = options;
+      // A copy keeps the source's metadata unless told to replace it: the type the uploader sent.
+      const retype = contentType ? { MetadataDirective: "REPLACE" as const, ContentType: contentType } : {};
+      await client.send(new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: `${bucket}/${from}`, ...retype }));
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: from }));
     },
 
@@ -211,13 +211,13 @@ export async function createS3Storage(config: S3StorageConfig): Promise<ObjectSt
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
 
-    async createUploadTarget(objectId, expiresAt) {
+    async createUploadTarget(objectId, expiresAt, declared) {
       if (!isValidObjectId(objectId)) {
         throw new InvalidStorageKeyError(`Invalid object id: ${JSON.stringify(objectId)}`);
       }
       const key = `${INCOMING_PREFIX}${objectId}`;
       const expiresIn = Math.max(1, Math.round((expiresAt.getTime() - Date.now()) / 1000));
-      return { uploadURL: await presignPut(key, expiresIn), key };
+      return { uploadURL: await presignPut(key, expiresIn, declared), key };
     },
 
     objectIdFromUploadUrl(url) {
@@ -230,7 +230,12 @@ export async function createS3Storage(config: S3StorageConfig): Promise<ObjectSt
     // This server never receives uploads itself with a bucket: only presigned URLs exist.
     verifyUploadTarget: () => "invalid",
 
-    async check({ siteOrigin }) {
+    anonymousUrl(key) {
+      assertValidKey(key);
+      return `${bucketBase}${key}`;
+    },
+
+    async check({ siteOrigin, siteUrlGiven = true }) {
       const where = `the S3 bucket "${bucket}"${config.endpoint ? ` at ${config.endpoint}` : ""}`;
       const probe = `healthcheck/${randomBytes(8).toString("hex")}`;
       try {
@@ -248,31 +253,8 @@ export async function createS3Storage(config: S3StorageConfig): Promise<ObjectSt
 
       // The scripts take no uploads: only the server checks the CORS rule (decision 0050).
       if (siteOrigin === null) return;
-      // The browser PUTs straight to the bucket: ask the bucket what it would answer the admin page.
-      const rule = JSON.stringify([requiredCorsRule(siteOrigin)]);
-      let problem: string | null = null;
-      try {
-        const preflight = await fetch(await presignPut(`${INCOMING_PREFIX}cors-check`, 60), {
-          method: "OPTIONS",
-          headers: { Origin: siteOrigin, "Access-Control-Request-Method": "PUT", "Access-Control-Request-Headers": "content-type" },
-          signal: AbortSignal.timeout(10_000),
-        });
-        await preflight.arrayBuffer().catch(() => {});
-        const allowedOrigin = preflight.headers.get("access-control-allow-origin");
-        const allowedMethods = (preflight.headers.get("access-control-allow-methods") ?? "").toUpperCase();
-        if (!preflight.ok) problem = `the bucket refused the browser's CORS preflight (HTTP ${preflight.status})`;
-        else if (allowedOrigin !== siteOrigin && allowedOrigin !== "*") problem = `the CORS rule does not allow the origin ${siteOrigin}`;
-        else if (!/\bPUT\b/.test(allowedMethods)) problem = "the CORS rule does not allow PUT";
-      } catch (error) {
-        problem = `the CORS preflight failed: ${describe(error)}`;
-      }
-      if (problem) {
-        throw new StorageCheckError(
-          `Browsers cannot upload to ${where}: ${problem}.\n` +
-            `Give the bucket this CORS rule (SITE_URL's origin, PUT, the Content-Type header): ${rule}\n` +
-            `For example: aws s3api put-bucket-cors --bucket ${bucket} --cors-configuration '{"CORSRules":${rule}}'`,
-        );
-      }
+      const presignedPutUrl = await presignPut(`${INCOMING_PREFIX}cors-check`, 60);
+      await checkBucketCors({ presignedPutUrl, siteOrigin, siteUrlGiven, where, bucket });
     },
 
     async close() {

@@ -1,14 +1,9 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { constants as fsConstants, createReadStream } from "node:fs";
-import { mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
-import path from "node:path";
-import { Readable, Transform, type TransformCallback } from "node:stream";
-import { pipeline } from "node:stream/promises";
+import type { Readable } from "node:stream";
 
 /**
- * Object storage behind one small interface: local disk (this file) or an
- * S3-compatible bucket (s3-storage.server.ts), chosen by openObjectStorage().
- * Routes and the image pipeline never know which.
+ * Object storage behind one small interface: local disk
+ * (local-storage.server.ts) or an S3-compatible bucket (s3-storage.server.ts),
+ * chosen by openObjectStorage(). Routes and the image pipeline never know which.
  */
 export interface ObjectStorage {
   /**
@@ -48,344 +43,62 @@ export interface ObjectStorage {
   stat(key: string): Promise<{ bytes: number } | null>;
   /** At most the first `length` bytes (S3: a ranged GET), or null when missing. */
   readHead(key: string, length: number): Promise<Buffer | null>;
-  /** Moves an object to another key, replacing what is there. Rejects when `from` is missing. */
-  move(from: string, to: string): Promise<void>;
+  /**
+   * Moves an object to another key, replacing what is there. Rejects when
+   * `from` is missing. `contentType`: what the bucket serves it as from now
+   * on (S3; the disk keeps no type), instead of whatever the uploader claimed.
+   */
+  move(from: string, to: string, options?: { contentType?: string }): Promise<void>;
   /** Idempotent: deleting a missing key is fine. */
   delete(key: string): Promise<void>;
   /**
    * A URL a client can PUT one object to, and the key it lands at. Local:
    * the same-origin relative URL `/api/uploads/<objectId>?expires=<unixMs>&signature=<hex hmac-sha256>`
    * writing `originals/<objectId>`. S3: a presigned PUT for `incoming/<objectId>`.
+   * With `declared`, the URL also signs the file's size and type: a PUT of
+   * another Content-Length or Content-Type is refused (local: `&size=&type=`
+   * in the URL and its signature; S3: both headers signed).
    */
-  createUploadTarget(objectId: string, expiresAt: Date): Promise<{ uploadURL: string; key: string }>;
+  createUploadTarget(objectId: string, expiresAt: Date, declared?: DeclaredUpload): Promise<{ uploadURL: string; key: string }>;
   /**
    * The object id in an upload URL this storage issued, or null (another host,
    * another path, junk). `ownOrigins`: the origins this site is reached at.
    */
   objectIdFromUploadUrl(url: URL, ownOrigins: readonly string[]): string | null;
-  /** Verifies a signed upload URL's (objectId, expires, signature) in constant time. Only "via-server" storage issues such URLs. */
-  verifyUploadTarget(
-    objectId: string,
-    expires: string,
-    signature: string,
-    now?: Date,
-  ): "ok" | "expired" | "invalid";
+  /**
+   * Verifies a signed upload URL's object id and query parameters in constant
+   * time. Only "via-server" storage issues such URLs. When "ok", a `size`
+   * and `type` in `params` are the signed declaration the upload must match.
+   */
+  verifyUploadTarget(objectId: string, params: UploadUrlParams, now?: Date): "ok" | "expired" | "invalid";
+  /**
+   * The address anyone could fetch the object at without credentials if the
+   * store let them (S3: the bucket's own URL for the key), or null when
+   * objects have no address of their own (the disk: /media serves variants only).
+   * The start-up privacy check GETs it unsigned (bucket-privacy.server.ts).
+   */
+  anonymousUrl(key: string): string | null;
   /**
    * The start-up check: writes, reads back and deletes a probe object (S3:
-   * and checks the bucket's CORS rule lets `siteOrigin` PUT; null skips that
-   * for the scripts, which take no uploads). Rejects with StorageCheckError,
-   * whose message says what to fix.
+   * and checks the bucket's CORS rule lets `siteOrigin` PUT; null skips that for the scripts,
+   * which take no uploads). Rejects with
+   * StorageCheckError, whose message says what to fix. It only ever advises
+   * a CORS rule for SITE_URL's origin: with `siteUrlGiven: false` (SITE_URL
+   * unset, so `siteOrigin` is a stand-in) it asks for SITE_URL instead.
    */
-  check(options: { siteOrigin: string | null }): Promise<void>;
+  check(options: { siteOrigin: string | null; siteUrlGiven?: boolean }): Promise<void>;
   /** Releases connections. */
   close(): Promise<void>;
 }
 
-export class StorageCheckError extends Error {
-  override name = "StorageCheckError";
-}
+/** What the uploader says it will PUT: signed into the upload URL (POST /api/objects/upload's body). */
+export type DeclaredUpload = { bytes: number; contentType: string };
 
-export class ObjectTooLargeError extends Error {
-  override name = "ObjectTooLargeError";
-  constructor(readonly maxBytes?: number) {
-    super(maxBytes === undefined ? "Object is too large" : `Object exceeds the limit of ${maxBytes} bytes`);
-  }
-}
+/** The query parameters of a local signed upload URL, as received. */
+export type UploadUrlParams = { expires: string; signature: string; size?: string; type?: string };
 
-export class InvalidStorageKeyError extends Error {
-  override name = "InvalidStorageKeyError";
-}
-
-export const HEAD_BYTES = 32;
-
-// Lower-case segments of [a-z0-9._-]; a segment may not start with "." so
-// keys can never name our temp files (".<name>.<random>.tmp") or dotfiles.
-const SEGMENT = /^[a-z0-9_-][a-z0-9._-]*$/;
-const MAX_KEY_LENGTH = 512;
-
-/** Throws InvalidStorageKeyError unless key is a safe relative object key. */
-export function assertValidKey(key: string): void {
-  if (
-    typeof key !== "string" ||
-    key.length === 0 ||
-    key.length > MAX_KEY_LENGTH ||
-    key.includes("..") ||
-    !key.split("/").every((segment) => SEGMENT.test(segment))
-  ) {
-    throw new InvalidStorageKeyError(`Invalid storage key: ${JSON.stringify(key)}`);
-  }
-}
-
-/** An object id is one key segment (it becomes `originals/<id>`). */
-export function isValidObjectId(objectId: string): boolean {
-  return (
-    typeof objectId === "string" &&
-    objectId.length <= 128 &&
-    !objectId.includes("..") &&
-    SEGMENT.test(objectId)
-  );
-}
-
-/** Counts bytes as they pass, keeps the first HEAD_BYTES, and fails past the limit. */
-class CountingTransform extends Transform {
-  bytes = 0;
-  private headChunks: Buffer[] = [];
-  private headLength = 0;
-
-  constructor(private readonly maxBytes: number) {
-    super();
-  }
-
-  get head(): Buffer {
-    return Buffer.concat(this.headChunks, this.headLength);
-  }
-
-  override _transform(chunk: unknown, encoding: BufferEncoding, callback: TransformCallback): void {
-    const buffer = Buffer.isBuffer(chunk)
-      ? chunk
-      : typeof chunk === "string"
-        ? Buffer.from(chunk, encoding)
-        : Buffer.from(chunk as Uint8Array);
-    this.bytes += buffer.length;
-    if (this.bytes > this.maxBytes) {
-      callback(new ObjectTooLargeError(this.maxBytes));
-      return;
-    }
-    if (this.headLength < HEAD_BYTES) {
-      const part = buffer.subarray(0, HEAD_BYTES - this.headLength);
-      // Copy: the source may reuse its chunk buffers.
-      this.headChunks.push(Buffer.from(part));
-      this.headLength += part.length;
-    }
-    callback(null, buffer);
-  }
-}
-
-/**
- * Reads a whole stream into memory, failing with ObjectTooLargeError past
- * maxBytes (for stores that need the length before the first byte).
- */
-export async function collectStream(
-  body: NodeJS.ReadableStream | Readable,
-  maxBytes = Number.POSITIVE_INFINITY,
-): Promise<{ data: Buffer; head: Buffer }> {
-  const counter = new CountingTransform(maxBytes);
-  const chunks: Buffer[] = [];
-  await pipeline(body as Readable, counter, async (source: AsyncIterable<Buffer>) => {
-    for await (const chunk of source) chunks.push(chunk);
-  });
-  return { data: Buffer.concat(chunks, counter.bytes), head: counter.head };
-}
-
-async function unlinkIfPresent(file: string): Promise<void> {
-  try {
-    await unlink(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  }
-}
-
-function sign(secret: string, objectId: string, expires: string): string {
-  return createHmac("sha256", secret).update(`upload\n${objectId}\n${expires}`).digest("hex");
-}
-
-export function createLocalStorage(options: { rootDir: string; signingSecret: string }): ObjectStorage {
-  const rootDir = path.resolve(options.rootDir);
-  const { signingSecret } = options;
-  // Matches UPLOAD_SIGNING_SECRET's rule in env.server.ts.
-  if (typeof signingSecret !== "string" || signingSecret.length < 32) {
-    throw new Error("signingSecret must be at least 32 characters");
-  }
-
-  function resolveKey(key: string): string {
-    assertValidKey(key);
-    const file = path.resolve(rootDir, ...key.split("/"));
-    // Belt and braces: the key rules above already rule out escaping rootDir.
-    if (!file.startsWith(rootDir + path.sep)) {
-      throw new InvalidStorageKeyError(`Invalid storage key: ${JSON.stringify(key)}`);
-    }
-    return file;
-  }
-
-  const storage: ObjectStorage = {
-    uploadMode: "via-server",
-    uploadOrigins: [],
-
-    async write(key, body, writeOptions = {}) {
-      const file = resolveKey(key);
-      const maxBytes = writeOptions.maxBytes ?? Number.POSITIVE_INFINITY;
-      await mkdir(path.dirname(file), { recursive: true });
-      // Same directory as the target so the rename is atomic (same filesystem).
-      const temp = path.join(
-        path.dirname(file),
-        `.${path.basename(file)}.${randomBytes(8).toString("hex")}.tmp`,
-      );
-      // Open before streaming so the temp file exists by the time any error
-      // can happen; otherwise a late open could recreate it after cleanup.
-      const handle = await open(
-        temp,
-        fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL,
-        0o600,
-      );
-      const counter = new CountingTransform(maxBytes);
-      try {
-        await pipeline(body as Readable, counter, handle.createWriteStream());
-        await rename(temp, file);
-      } catch (error) {
-        await handle.close().catch(() => {});
-        await unlinkIfPresent(temp);
-        throw error;
-      }
-      return { bytes: counter.bytes, head: counter.head };
-    },
-
-    async writeFile(key, file, options = {}) {
-      const { bytes } = await storage.write(key, createReadStream(file, { signal: options.signal }));
-      return { bytes };
-    },
-
-    async list(prefix) {
-      const found: { key: string; bytes: number }[] = [];
-      const entries = await readdir(rootDir, { recursive: true, withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT") return [];
-        throw error;
-      });
-      for (const entry of entries) {
-        // Temp files start with "."; keys never do.
-        if (!entry.isFile() || entry.name.startsWith(".")) continue;
-        const key = path.relative(rootDir, path.join(entry.parentPath, entry.name)).split(path.sep).join("/");
-        if (!key.startsWith(prefix)) continue;
-        const info = await stat(path.join(entry.parentPath, entry.name)).catch(() => null);
-        if (info) found.push({ key, bytes: info.size });
-      }
-      return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    },
-
-    async read(key) {
-      const file = resolveKey(key);
-      let handle;
-      try {
-        handle = await open(file, "r");
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOENT" || code === "EISDIR") return null;
-        throw error;
-      }
-      try {
-        // Stat the open handle, not the path, so size and content agree even
-        // if the key is replaced meanwhile.
-        const info = await handle.stat();
-        if (!info.isFile()) {
-          await handle.close();
-          return null;
-        }
-        return { stream: handle.createReadStream(), bytes: info.size };
-      } catch (error) {
-        await handle.close().catch(() => {});
-        throw error;
-      }
-    },
-
-    async exists(key) {
-      const file = resolveKey(key);
-      try {
-        return (await stat(file)).isFile();
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-        throw error;
-      }
-    },
-
-    async stat(key) {
-      try {
-        const info = await stat(resolveKey(key));
-        return info.isFile() ? { bytes: info.size } : null;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-        throw error;
-      }
-    },
-
-    async readHead(key, length) {
-      let handle;
-      try {
-        handle = await open(resolveKey(key), "r");
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOENT" || code === "EISDIR") return null;
-        throw error;
-      }
-      try {
-        const buffer = Buffer.alloc(length);
-        const { bytesRead } = await handle.read(buffer, 0, length, 0);
-        return buffer.subarray(0, bytesRead);
-      } finally {
-        await handle.close();
-      }
-    },
-
-    async move(from, to) {
-      const source = resolveKey(from);
-      const target = resolveKey(to);
-      await mkdir(path.dirname(target), { recursive: true });
-      await rename(source, target);
-    },
-
-    async delete(key) {
-      await unlinkIfPresent(resolveKey(key));
-    },
-
-    async createUploadTarget(objectId, expiresAt) {
-      if (!isValidObjectId(objectId)) {
-        throw new InvalidStorageKeyError(`Invalid object id: ${JSON.stringify(objectId)}`);
-      }
-      const expires = String(expiresAt.getTime());
-      if (!/^\d{1,15}$/.test(expires)) throw new Error("expiresAt must be a valid date");
-      const signature = sign(signingSecret, objectId, expires);
-      const query = new URLSearchParams({ expires, signature });
-      return { uploadURL: `/api/uploads/${encodeURIComponent(objectId)}?${query}`, key: `originals/${objectId}` };
-    },
-
-    objectIdFromUploadUrl(url, ownOrigins) {
-      if (!ownOrigins.includes(url.origin)) return null;
-      const match = /^\/api\/uploads\/([a-z0-9-]{1,128})$/.exec(url.pathname);
-      return match ? match[1]! : null;
-    },
-
-    verifyUploadTarget(objectId, expires, signature, now = new Date()) {
-      if (
-        !isValidObjectId(objectId) ||
-        typeof expires !== "string" ||
-        !/^\d{1,15}$/.test(expires) ||
-        typeof signature !== "string" ||
-        !/^[0-9a-f]{64}$/.test(signature)
-      ) {
-        return "invalid";
-      }
-      const expected = Buffer.from(sign(signingSecret, objectId, expires), "hex");
-      const given = Buffer.from(signature, "hex");
-      if (!timingSafeEqual(expected, given)) return "invalid";
-      // Signature first: an expired URL only reports "expired" if it is genuine.
-      return now.getTime() > Number(expires) ? "expired" : "ok";
-    },
-
-    async check() {
-      const probe = `healthcheck/${randomBytes(8).toString("hex")}`;
-      try {
-        await storage.write(probe, Readable.from([Buffer.from("ok")]));
-        const head = await storage.readHead(probe, 2);
-        if (head?.toString() !== "ok") throw new Error("the probe file read back differently");
-      } catch (error) {
-        throw new StorageCheckError(
-          `Cannot write and read files in ${rootDir}: ${error instanceof Error ? error.message : String(error)}\n` +
-            "Check that DATA_DIR is on a writable disk with free space.",
-        );
-      } finally {
-        await storage.delete(probe).catch(() => {});
-      }
-    },
-
-    async close() {},
-  };
-  return storage;
-}
+export { InvalidStorageKeyError, ObjectTooLargeError, StorageCheckError } from "./storage-errors.server";
+export { assertValidKey, isValidObjectId } from "./storage-keys.server";
+export { HEAD_BYTES, collectStream } from "./stream-limits.server";
+// The disk adapter, where callers have always found it.
+export { createLocalStorage } from "./local-storage.server";

@@ -4,7 +4,8 @@ import { systemClock, type Clock } from "~/lib/clock";
 import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
 import { sniffImageType } from "~/images/sniff-image-type.server";
 import type { AppServices } from "~/services.server";
-import { HEAD_BYTES } from "~/storage/storage.server";
+import type { DeclaredUpload } from "~/storage/storage.server";
+import { HEAD_BYTES } from "~/storage/stream-limits.server";
 
 /** Spec/issue: signed upload URLs live 15 minutes and work once. */
 export const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000;
@@ -23,10 +24,18 @@ export type UploadStatus = "pending" | "receiving" | "completed" | "registering"
 
 type Services = Pick<AppServices, "db" | "storage">;
 
-export async function issueUploadTarget(services: Services, now = new Date()): Promise<{ uploadURL: string }> {
+/**
+ * A signed URL for one upload. With `declared` (the file's size and type,
+ * already checked), the URL fits only a PUT of exactly that size and type.
+ */
+export async function issueUploadTarget(
+  services: Services,
+  now = new Date(),
+  declared?: DeclaredUpload,
+): Promise<{ uploadURL: string }> {
   const id = randomUUID();
   const expiresAt = new Date(now.getTime() + UPLOAD_URL_LIFETIME_MS);
-  const target = await services.storage.createUploadTarget(id, expiresAt);
+  const target = await services.storage.createUploadTarget(id, expiresAt, declared);
   await services.db
     .insertInto("uploads")
     .values({
@@ -95,13 +104,22 @@ export type DirectUploadClaim =
   | { status: "too-large" }
   | { status: "not-an-image" };
 
+/** The image type of an object's first bytes, or null (missing, empty, or not a supported image). */
+async function sniffStored(storage: Services["storage"], key: string, bytes: number): Promise<string | null> {
+  // An empty object has no first bytes (S3 answers a ranged GET of one with 416).
+  const head = bytes > 0 ? await storage.readHead(key, HEAD_BYTES) : null;
+  return head ? sniffImageType(head) : null;
+}
+
 /**
  * Claims an upload that went straight to the bucket. Only a pending ticket
  * this server issued whose object now exists qualifies. The object's size
- * comes from a HEAD (over the limit: deleted), then it moves to its private
- * key, and the checks that count are made on that private copy, which a
- * reused presigned URL can no longer replace: the size again, and the type
- * from the first bytes (a ranged GET). A refused object is deleted.
+ * comes from a HEAD (over the limit: deleted) and its type from its first
+ * bytes; it then moves to its private key, stored as that sniffed type
+ * (never the Content-Type the uploader sent). The checks that count are
+ * made again on that private copy, which a reused presigned URL can no
+ * longer replace: the size, and the type, which must be the one it was
+ * stored as. A refused object is deleted.
  */
 export async function claimDirectUpload(services: Services, id: string, now = new Date()): Promise<DirectUploadClaim> {
   const { db, storage } = services;
@@ -118,14 +136,15 @@ export async function claimDirectUpload(services: Services, id: string, now = ne
     return { status };
   };
   if (uploaded.bytes > MAX_UPLOAD_BYTES) return refuse([upload.storage_key], "too-large");
+  const claimedType = await sniffStored(storage, upload.storage_key, uploaded.bytes);
+  if (!claimedType) return refuse([upload.storage_key], "not-an-image");
   const originalKey = originalKeyFor(id);
-  await storage.move(upload.storage_key, originalKey);
+  await storage.move(upload.storage_key, originalKey, { contentType: claimedType });
   const original = await storage.stat(originalKey);
   if (!original || original.bytes > MAX_UPLOAD_BYTES) return refuse([originalKey], "too-large");
-  // An empty object has no first bytes (S3 answers a ranged GET of one with 416).
-  const head = original.bytes > 0 ? await storage.readHead(originalKey, HEAD_BYTES) : null;
-  const contentType = head ? sniffImageType(head) : null;
-  if (!contentType) return refuse([originalKey], "not-an-image");
+  // Replaced between the first look and the move: judged again, and it must still be what it is stored as.
+  const contentType = await sniffStored(storage, originalKey, original.bytes);
+  if (contentType !== claimedType) return refuse([originalKey], "not-an-image");
   await db
     .updateTable("uploads")
     .set({ content_type: contentType, bytes: original.bytes, completed_at: now.toISOString() })

@@ -12,6 +12,7 @@ import { captionUpdateSchema, reorderGallerySchema } from "~/galleries/gallery-s
 import type { AppServices } from "~/services.server";
 import { HttpError, notFound } from "../http-error";
 import { backupRoutes } from "./backup-routes";
+import { storageRoutes } from "./storage-routes";
 import { submissionRoutes } from "./submission-routes";
 import { analyticsRoutes } from "./analytics-routes";
 import { contentHistoryRoutes } from "./content-history-routes";
@@ -61,6 +62,7 @@ export function adminRoutes(services: AppServices): Router {
   });
 
   router.use("/backups", backupRoutes(services));
+  router.use(storageRoutes(services));
 
   return router;
 }

@@ -6,7 +6,9 @@ import { addGalleryImageSchema } from "~/galleries/gallery-schemas";
 import { ImageRefusedError } from "~/images/image-limits";
 import { sniffImageType } from "~/images/sniff-image-type.server";
 import type { AppServices } from "~/services.server";
-import { ObjectTooLargeError } from "~/storage/storage.server";
+import { ObjectTooLargeError } from "~/storage/storage-errors.server";
+import type { DeclaredUpload } from "~/storage/storage.server";
+import { UPLOAD_TOO_LARGE_MESSAGE, uploadDeclarationSchema } from "~/uploads/upload-declaration";
 import {
   claimCompletedUpload,
   claimDirectUpload,
@@ -23,13 +25,38 @@ import { parseJsonBody } from "./validation";
 /** Uploads beyond the limit are read and thrown away up to this point, so the client sees the 413. */
 const DRAIN_LIMIT_BYTES = 3 * MAX_UPLOAD_BYTES;
 
-const TOO_LARGE_MESSAGE = "The file is too large. Maximum size is 20MB";
 const NOT_AN_IMAGE_MESSAGE = "The file is not a supported image (JPEG, PNG, WebP, AVIF or GIF)";
 const NOT_COMPLETED_MESSAGE = "imageURL is not a completed upload (it may be unfinished or already used)";
 
-/** POST /api/objects/upload: a signed URL for one object, valid 15 minutes (this server's, or a presigned bucket PUT). */
-export async function createUploadTarget(services: AppServices, _req: Request, res: Response) {
-  res.json(await issueUploadTarget(services));
+/** The body of POST /api/objects/upload, or null for the spec's empty one (no body, or `{}`). */
+function uploadDeclaration(req: Request): DeclaredUpload | null {
+  const body: unknown = req.body;
+  if (body === undefined || (typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
+    return null;
+  }
+  const { size, type } = parseJsonBody(req, uploadDeclarationSchema);
+  return { bytes: size, contentType: type };
+}
+
+/**
+ * POST /api/objects/upload: a signed URL for one object, valid 15 minutes
+ * (this server's, or a presigned bucket PUT). With a body `{ size, type }`,
+ * a file too large or not an image is refused here (400), before anything
+ * is signed, and the URL then fits only a PUT of that size and type.
+ */
+export async function createUploadTarget(services: AppServices, req: Request, res: Response) {
+  const declared = uploadDeclaration(req);
+  res.json(await issueUploadTarget(services, new Date(), declared ?? undefined));
+}
+
+/** What a PUT to a URL signed for `declared` must look like, or why it does not (the bucket's rule, on the disk). */
+function mismatchWithDeclaration(req: Request, declared: DeclaredUpload): string | null {
+  const length = req.get("content-length");
+  const type = (req.get("content-type") ?? "").trim().toLowerCase();
+  if (length !== String(declared.bytes) || type !== declared.contentType) {
+    return `This upload link is for a file of ${declared.bytes} bytes of type ${declared.contentType}: send that file, with that Content-Length and Content-Type`;
+  }
+  return null;
 }
 
 /** Discards the rest of a refused body, then answers; gives up on endless bodies. */
@@ -57,16 +84,21 @@ function answerAfterDraining(req: Request, res: Response, error: HttpError) {
  */
 export async function receiveUpload(services: AppServices, req: Request, res: Response) {
   const objectId = String(req.params.objectId);
-  const verdict = services.storage.verifyUploadTarget(objectId, String(req.query.expires ?? ""), String(req.query.signature ?? ""));
+  const param = (name: string) => (typeof req.query[name] === "string" ? req.query[name] : undefined);
+  const params = { expires: param("expires") ?? "", signature: param("signature") ?? "", size: param("size"), type: param("type") };
+  const verdict = services.storage.verifyUploadTarget(objectId, params);
   if (verdict === "expired") throw new HttpError(403, "This upload link has expired");
   if (verdict !== "ok") throw new HttpError(403, "This upload link is not valid");
+  // Signed (verified above): the one file this link is for. Refused before the ticket is used, as the bucket does.
+  const declared = params.size !== undefined ? { bytes: Number(params.size), contentType: String(params.type) } : null;
+  const mismatch = declared ? mismatchWithDeclaration(req, declared) : null;
+  if (mismatch) return answerAfterDraining(req, res, new HttpError(403, mismatch));
   if (!(await startReceiving(services, objectId))) throw new HttpError(403, "This upload link has already been used");
 
   const key = `originals/${objectId}`;
-  const declared = Number(req.get("content-length") ?? 0);
-  if (declared > MAX_UPLOAD_BYTES) {
+  if (Number(req.get("content-length") ?? 0) > MAX_UPLOAD_BYTES) {
     await markFailed(services, objectId);
-    return answerAfterDraining(req, res, new HttpError(413, TOO_LARGE_MESSAGE));
+    return answerAfterDraining(req, res, new HttpError(413, UPLOAD_TOO_LARGE_MESSAGE));
   }
 
   // A pass-through, so a refusal stops the file without destroying the request we answer on.
@@ -81,12 +113,12 @@ export async function receiveUpload(services: AppServices, req: Request, res: Re
   });
   let written: { bytes: number; head: Buffer };
   try {
-    written = await services.storage.write(key, body, { maxBytes: MAX_UPLOAD_BYTES });
+    written = await services.storage.write(key, body, { maxBytes: declared?.bytes ?? MAX_UPLOAD_BYTES });
   } catch (error) {
     await markFailed(services, objectId);
     req.unpipe(body);
     if (error instanceof ObjectTooLargeError) {
-      return answerAfterDraining(req, res, new HttpError(413, TOO_LARGE_MESSAGE));
+      return answerAfterDraining(req, res, new HttpError(413, UPLOAD_TOO_LARGE_MESSAGE));
     }
     if (req.destroyed || req.readableAborted) return; // The client went away.
     throw error;
@@ -121,7 +153,7 @@ async function claimBucketUpload(services: AppServices, uploadId: string): Promi
     case "claimed":
       return claim.originalKey;
     case "too-large":
-      throw new HttpError(413, TOO_LARGE_MESSAGE);
+      throw new HttpError(413, UPLOAD_TOO_LARGE_MESSAGE);
     case "not-an-image":
       throw new HttpError(415, NOT_AN_IMAGE_MESSAGE);
     default:

@@ -151,7 +151,7 @@ describe("two instances on one PostgreSQL database", () => {
     try {
       const { uploadURL } = await ctx.services.storage.createUploadTarget("abc-123", new Date(Date.now() + 60_000));
       const url = new URL(uploadURL, "http://x");
-      expect(other.storage.verifyUploadTarget("abc-123", url.searchParams.get("expires")!, url.searchParams.get("signature")!)).toBe("ok");
+      expect(other.storage.verifyUploadTarget("abc-123", { expires: url.searchParams.get("expires")!, signature: url.searchParams.get("signature")! })).toBe("ok");
       await expect(fs.access(path.join(ctx.dataDir, "secrets"))).rejects.toThrow();
       await expect(fs.access(path.join(otherDataDir, "secrets"))).rejects.toThrow();
     } finally {
@@ -183,7 +183,16 @@ describe("start-up checks", () => {
     const elsewhere = await createTestBucket(s3Endpoint, { siteOrigins: ["https://another-site.example"] });
     try {
       const wrongCors = parseEnv({ ...ctx.envVars, ...s3Env(s3Endpoint, elsewhere.name) });
-      await expect(openServices(wrongCors, silent)).rejects.toThrow(/Browsers cannot upload to the S3 bucket/);
+      // SITE_URL is unset here: the message asks for it and advises no origin (a rule for the stand-in would break the real site).
+      const unset = (await openServices(wrongCors, silent).catch((error: unknown) => error)) as Error;
+      expect(unset).toBeInstanceOf(StorageCheckError);
+      expect(unset.message).toMatch(/Browsers cannot upload to the S3 bucket/);
+      expect(unset.message).toContain("Set SITE_URL to the address visitors use");
+      expect(unset.message).not.toContain("AllowedOrigins");
+      // With SITE_URL set, the rule it advises is for exactly SITE_URL's origin.
+      const given = parseEnv({ ...ctx.envVars, ...s3Env(s3Endpoint, elsewhere.name), SITE_URL: "https://www.stone.example.nz/" });
+      const advised = ((await openServices(given, silent).catch((error: unknown) => error)) as Error).message;
+      expect(advised.match(/"AllowedOrigins":\[[^\]]*\]/g)).toEqual(['"AllowedOrigins":["https://www.stone.example.nz"]', '"AllowedOrigins":["https://www.stone.example.nz"]']);
     } finally {
       await elsewhere.remove();
     }
@@ -206,7 +215,8 @@ describe("what browsers are allowed to reach", () => {
   });
 
   it("with MEDIA_BASE_URL, images are listed there and img-src adds exactly that origin", async () => {
-    ctx = await createTestContext({ MEDIA_BASE_URL: "https://media.example.co.nz/variants/" });
+    // The privacy check would GET media.example.co.nz over the internet: not this test's subject (tests/api/bucket-privacy.test.ts).
+    ctx = await createTestContext({ MEDIA_BASE_URL: "https://media.example.co.nz/variants/", S3_PRIVACY_CHECK: "off" });
     const [image] = await seedDemoGallery(ctx.services, "traditional", 1, { width: 500, height: 300 });
     const listed = (await ctx.api.get("/api/galleries/traditional").expect(200)).body[0];
     expect(listed.imagePath).toMatch(/^https:\/\/media\.example\.co\.nz\/variants\/[0-9a-f]{20}\.jpg$/);

@@ -3,7 +3,7 @@ import { expectToast, galleryImages, imageCards, jpegFile, openView, publicGalle
 import { expect, hydrated, test } from "./scaled-fixtures";
 
 // The server runs on PostgreSQL with an S3 bucket (s3rver): photos go from the browser straight to the bucket.
-test("a photo goes from the admin straight to the bucket, with no cookies, and shows on the site", async ({ page, s3Endpoint }) => {
+test("a photo goes from the admin straight to the bucket, with no cookies, and shows on the site", async ({ page, s3Endpoint, s3rverEndpoint }) => {
   await signInApi(page.request);
   await page.goto("/admin");
   await openView(page, "Veneer Stonework", "Veneer Stonework Gallery");
@@ -28,6 +28,8 @@ test("a photo goes from the admin straight to the bucket, with no cookies, and s
   const put = bucketPuts[0]!;
   expect(new URL(put.url()).pathname).toMatch(/^\/t-[0-9a-f]{16}\/incoming\/[0-9a-f-]{36}$/);
   expect(new URL(put.url()).searchParams.get("X-Amz-Expires")).toBe("900");
+  // Signed for this very file: its size and type (the verifying front refuses any other).
+  expect(new URL(put.url()).searchParams.get("X-Amz-SignedHeaders")).toBe("content-length;content-type;host");
   const headers = await put.allHeaders();
   expect(headers.cookie).toBeUndefined();
   expect(headers["content-type"]).toBe("image/jpeg");
@@ -35,9 +37,12 @@ test("a photo goes from the admin straight to the bucket, with no cookies, and s
   // …then registered with this server by the URL it went to, which moved the very bytes sent to a private key.
   expect(registrations).toEqual([expect.objectContaining({ imageURL: put.url(), galleryType: "veneer" })]);
   const [, bucket, , id] = new URL(put.url()).pathname.split("/");
-  const original = await page.request.get(`${s3Endpoint}/${bucket}/originals/${id}`);
+  // The bucket keeps it private: no key, no photo.
+  expect((await page.request.get(`${s3Endpoint}/${bucket}/originals/${id}`)).status()).toBe(403);
+  const original = await page.request.get(`${s3rverEndpoint}/${bucket}/originals/${id}`);
   expect(Buffer.from(await original.body()).equals(photo.buffer)).toBe(true);
-  expect((await page.request.get(`${s3Endpoint}/${bucket}/incoming/${id}`)).status()).toBe(404);
+  expect(original.headers()["content-type"]).toBe("image/jpeg");
+  expect((await page.request.get(`${s3rverEndpoint}/${bucket}/incoming/${id}`)).status()).toBe(404);
 
   // The public gallery shows it, its variants streamed from the bucket through /media/.
   const [image] = await galleryImages(page.request, "veneer");

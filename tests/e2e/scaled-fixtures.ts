@@ -9,10 +9,11 @@ export { expect, TEST_ADMIN, hydrated } from "./fixtures";
  * PostgreSQL cluster and S3 server when a test first needs them, and each
  * test's server gets a fresh database and bucket.
  */
-export const test = base.extend<{ s3Endpoint: string }, { backends: ScaledBackends }>({
+export const test = base.extend<{ s3Endpoint: string; s3rverEndpoint: string }, { backends: ScaledBackends }>({
   backends: [
     async ({}, use) => {
-      const backends = await startScaledBackends();
+      // Behind the verifying front: the browser's PUT must match what the server signed.
+      const backends = await startScaledBackends({ verifySignatures: true });
       await use(backends);
       await backends.stop();
     },
@@ -27,6 +28,8 @@ export const test = base.extend<{ s3Endpoint: string }, { backends: ScaledBacken
     await provisioned.remove();
   },
   s3Endpoint: async ({ backends }, use) => use(backends.s3.endpoint),
+  // s3rver itself, which reads out any object without a key (for checking what was stored).
+  s3rverEndpoint: async ({ backends }, use) => use(backends.s3.s3rverEndpoint),
   // The base fixture adds X-Forwarded-For to every request, which would make the browser's
   // cross-origin PUT to the bucket ask CORS for a header a real browser never sends.
   // Each test has its own server here, so per-IP limits cannot leak between tests anyway.

@@ -15,29 +15,16 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import {
-  CreateBucketCommand,
-  DeleteBucketCommand,
-  DeleteObjectCommand,
-  ListObjectsV2Command,
-  PutBucketCorsCommand,
-  type S3Client,
-} from "@aws-sdk/client-s3";
 import pg from "pg";
-import S3rver from "s3rver";
-import { createS3Client, requiredCorsRule, type S3StorageConfig } from "~/storage/s3-storage.server";
+import { OWNER_FILE, PG_PREFIX, S3_PREFIX, STALE_WITHOUT_OWNER_MS, olderThan, onInterrupt, processAlive } from "./backend-dirs";
+import { createTestBucket, s3Env, startS3Server, type S3Server, type TestBucket } from "./s3-backend";
 import { freePort } from "./test-server";
+
+export * from "./s3-backend";
 
 const run = promisify(execFile);
 
 export const POSTGRES_BIN = process.env.POSTGRES_BIN ?? "/usr/lib/postgresql/15/bin";
-const PG_PREFIX = "cornerstone-pg-";
-const S3_PREFIX = "cornerstone-s3-";
-const OWNER_FILE = "owner.pid";
-
-/** s3rver accepts any key pair (it checks no signatures); these are what the tests present. */
-export const S3_TEST_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" } as const;
-export const S3_TEST_REGION = "us-east-1";
 
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL
@@ -60,15 +47,6 @@ function asClusterOwner(command: string, args: string[]): [string, string[]] {
   return isRoot() ? ["runuser", ["-u", "postgres", "--", binary, ...args]] : [binary, args];
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 async function stopClusterIn(dir: string): Promise<void> {
   const dataDir = path.join(dir, "data");
   if (existsSync(path.join(dataDir, "postmaster.pid"))) {
@@ -76,13 +54,6 @@ async function stopClusterIn(dir: string): Promise<void> {
     await run(command, args).catch(() => {});
   }
   await fs.rm(dir, { recursive: true, force: true });
-}
-
-const STALE_WITHOUT_OWNER_MS = 60 * 60 * 1000;
-
-async function olderThan(dir: string, ms: number): Promise<boolean> {
-  const stat = await fs.stat(dir).catch(() => null);
-  return stat !== null && Date.now() - stat.mtimeMs > ms;
 }
 
 /** Removes clusters and S3 directories left behind by runs that were killed. */
@@ -98,29 +69,6 @@ export async function sweepStaleBackends(): Promise<void> {
     if (name.startsWith(PG_PREFIX)) await stopClusterIn(dir);
     else await fs.rm(dir, { recursive: true, force: true });
   }
-}
-
-/** Stops this process's back ends if it is interrupted, as far as a dying process can. */
-const exitHooks = new Set<() => void>();
-let exitHandlersInstalled = false;
-function onInterrupt(hook: () => void): () => void {
-  if (!exitHandlersInstalled) {
-    exitHandlersInstalled = true;
-    const runHooks = () => {
-      for (const fn of exitHooks) fn();
-      exitHooks.clear();
-    };
-    process.once("exit", runHooks);
-    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-      process.once(signal, () => {
-        runHooks();
-        // Alone, our listener would stop Node's default exit: re-raise it. Otherwise the runner's own handlers decide.
-        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-      });
-    }
-  }
-  exitHooks.add(hook);
-  return () => exitHooks.delete(hook);
 }
 
 export async function startPostgresCluster(): Promise<PostgresCluster> {
@@ -253,88 +201,6 @@ export function createDatabaseReuse(maintenanceUrl: string, template: string) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// S3
-
-export type S3Server = { endpoint: string; stop(): Promise<void> };
-
-export async function startS3Server(): Promise<S3Server> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), S3_PREFIX));
-  await fs.writeFile(path.join(dir, OWNER_FILE), String(process.pid));
-  const server = new S3rver({ port: 0, address: "127.0.0.1", silent: true, directory: path.join(dir, "buckets") });
-  const forget = onInterrupt(() => execFileSync("rm", ["-rf", dir]));
-  const { port } = await server.run();
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    async stop() {
-      forget();
-      await server.close();
-      await fs.rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-export function s3ConfigFor(endpoint: string, bucket: string): S3StorageConfig {
-  return { kind: "s3", bucket, region: S3_TEST_REGION, endpoint, forcePathStyle: true, credentials: { ...S3_TEST_CREDENTIALS } };
-}
-
-/** The settings that point the server at a bucket of the test S3 server. */
-export function s3Env(endpoint: string, bucket: string): Record<string, string> {
-  return {
-    S3_BUCKET: bucket,
-    S3_REGION: S3_TEST_REGION,
-    S3_ENDPOINT: endpoint,
-    S3_FORCE_PATH_STYLE: "true",
-    S3_ACCESS_KEY_ID: S3_TEST_CREDENTIALS.accessKeyId,
-    S3_SECRET_ACCESS_KEY: S3_TEST_CREDENTIALS.secretAccessKey,
-  };
-}
-
-export type TestBucket = {
-  name: string;
-  client: S3Client;
-  /** Every key in the bucket (under `prefix`), sorted. */
-  keys(prefix?: string): Promise<string[]>;
-  remove(): Promise<void>;
-};
-
-/**
- * A fresh bucket whose CORS rule lets `siteOrigins` PUT (the rule the README
- * asks for); pass `[]` for a bucket without CORS.
- */
-export async function createTestBucket(endpoint: string, options: { siteOrigins: string[] }): Promise<TestBucket> {
-  const name = `t-${randomBytes(8).toString("hex")}`;
-  const client = createS3Client(s3ConfigFor(endpoint, name));
-  await client.send(new CreateBucketCommand({ Bucket: name }));
-  if (options.siteOrigins.length) {
-    const rules = options.siteOrigins.map((origin) => requiredCorsRule(origin));
-    await client.send(new PutBucketCorsCommand({ Bucket: name, CORSConfiguration: { CORSRules: rules } }));
-  }
-  const keys = async (prefix?: string) => {
-    const found: string[] = [];
-    let token: string | undefined;
-    do {
-      const page = await client.send(new ListObjectsV2Command({ Bucket: name, Prefix: prefix, ContinuationToken: token }));
-      found.push(...(page.Contents ?? []).map((object) => object.Key!));
-      token = page.NextContinuationToken;
-    } while (token);
-    return found.sort();
-  };
-  return {
-    name,
-    client,
-    keys,
-    async remove() {
-      try {
-        for (const key of await keys()) await client.send(new DeleteObjectCommand({ Bucket: name, Key: key }));
-        await client.send(new DeleteBucketCommand({ Bucket: name }));
-      } finally {
-        client.destroy();
-      }
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
 // Both at once, for servers started as processes (browser tests, the bench)
 
 export type ScaledBackends = {
@@ -349,9 +215,14 @@ export type ScaledBackends = {
   stop(): Promise<void>;
 };
 
-export async function startScaledBackends(): Promise<ScaledBackends> {
+/**
+ * `verifySignatures`: put the verifying front before s3rver (the browser tests do, so a browser's
+ * PUT must match what was signed); the bench leaves it out, to measure s3rver alone.
+ */
+export async function startScaledBackends(options: { verifySignatures?: boolean } = {}): Promise<ScaledBackends> {
   await sweepStaleBackends();
-  const s3 = await startS3Server();
+  const verifySignatures = options.verifySignatures ?? false;
+  const s3 = await startS3Server({ verifySignatures });
   const cluster = await startPostgresCluster().catch(async (error: unknown) => {
     await s3.stop();
     throw error;
@@ -367,7 +238,12 @@ export async function startScaledBackends(): Promise<ScaledBackends> {
         throw error;
       });
       return {
-        env: { DATABASE_URL: database.url, ...s3Env(s3.endpoint, bucket.name) },
+        env: {
+          DATABASE_URL: database.url,
+          ...s3Env(s3.endpoint, bucket.name),
+          // s3rver alone serves everything to anyone: the start-up privacy check would find it public, every time.
+          ...(verifySignatures ? {} : { S3_PRIVACY_CHECK: "off" }),
+        },
         database,
         bucket,
         async remove() {

@@ -17,7 +17,10 @@ export type TestBackend = (typeof TEST_BACKENDS)[number];
 
 export type ProvidedBackends = {
   testBackend: TestBackend;
+  /** The S3 server behind the verifying front: signatures checked, buckets private. */
   s3Endpoint: string;
+  /** s3rver itself, which serves every object to anyone (the privacy notice's test). */
+  s3rverEndpoint: string;
   /** The cluster's maintenance database (for CREATE DATABASE). */
   postgresUrl: string;
   /** A database with every migration applied, copied for each test context. */
@@ -61,7 +64,7 @@ export default async function setup(project: TestProject) {
     throw error;
   }
 
-  project.provide("backends", { testBackend, s3Endpoint: s3.endpoint, postgresUrl, postgresTemplate });
+  project.provide("backends", { testBackend, s3Endpoint: s3.endpoint, s3rverEndpoint: s3.s3rverEndpoint, postgresUrl, postgresTemplate });
   return async () => {
     await s3.stop();
     await cluster.stop();

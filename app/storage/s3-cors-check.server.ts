@@ -1,0 +1,59 @@
+import { StorageCheckError } from "./storage-errors.server";
+
+/**
+ * The CORS rule the bucket needs so the admin page can PUT to it: the site's
+ * origin, PUT, and the Content-Type header; no credentials (the upload sends
+ * no cookies). Shown in the start-up error and in the README.
+ */
+export function requiredCorsRule(siteOrigin: string) {
+  return { AllowedOrigins: [siteOrigin], AllowedMethods: ["PUT"], AllowedHeaders: ["content-type"], MaxAgeSeconds: 3600 };
+}
+
+/**
+ * The browser PUTs straight to the bucket: asks the bucket what it would
+ * answer the admin page's preflight, and rejects with what to fix. The
+ * advice only ever names SITE_URL's origin: a rule for any other (the
+ * stand-in http://localhost:3000 when SITE_URL is unset) would let uploads
+ * work here and fail from the real site.
+ */
+export async function checkBucketCors(options: {
+  /** A presigned PUT URL of the bucket (any incoming/ key): the preflight goes to it. */
+  presignedPutUrl: string;
+  siteOrigin: string;
+  siteUrlGiven: boolean;
+  /** "the S3 bucket "photos" at https://…", for the message. */
+  where: string;
+  bucket: string;
+}): Promise<void> {
+  const { siteOrigin, where, bucket } = options;
+  let problem: string | null = null;
+  try {
+    const preflight = await fetch(options.presignedPutUrl, {
+      method: "OPTIONS",
+      headers: { Origin: siteOrigin, "Access-Control-Request-Method": "PUT", "Access-Control-Request-Headers": "content-type" },
+      signal: AbortSignal.timeout(10_000),
+    });
+    await preflight.arrayBuffer().catch(() => {});
+    const allowedOrigin = preflight.headers.get("access-control-allow-origin");
+    const allowedMethods = (preflight.headers.get("access-control-allow-methods") ?? "").toUpperCase();
+    if (!preflight.ok) problem = `the bucket refused the browser's CORS preflight (HTTP ${preflight.status})`;
+    else if (allowedOrigin !== siteOrigin && allowedOrigin !== "*") problem = `the CORS rule does not allow the origin ${siteOrigin}`;
+    else if (!/\bPUT\b/.test(allowedMethods)) problem = "the CORS rule does not allow PUT";
+  } catch (error) {
+    problem = `the CORS preflight failed: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  if (!problem) return;
+  if (!options.siteUrlGiven) {
+    throw new StorageCheckError(
+      `Browsers cannot upload to ${where}: ${problem}.\n` +
+        `SITE_URL is not set, so this check stood in ${siteOrigin} for the site's address; a CORS rule for that would break uploads from the real site.\n` +
+        "Set SITE_URL to the address visitors use (such as https://www.example.co.nz) and start again: this message then gives the exact CORS rule the bucket needs.",
+    );
+  }
+  const rule = JSON.stringify([requiredCorsRule(siteOrigin)]);
+  throw new StorageCheckError(
+    `Browsers cannot upload to ${where}: ${problem}.\n` +
+      `Give the bucket this CORS rule (SITE_URL's origin, PUT, the Content-Type header): ${rule}\n` +
+      `For example: aws s3api put-bucket-cors --bucket ${bucket} --cors-configuration '{"CORSRules":${rule}}'`,
+  );
+}

@@ -1,0 +1,29 @@
+import { InvalidStorageKeyError } from "./storage-errors.server";
+
+// Lower-case segments of [a-z0-9._-]; a segment may not start with "." so
+// keys can never name our temp files (".<name>.<random>.tmp") or dotfiles.
+const SEGMENT = /^[a-z0-9_-][a-z0-9._-]*$/;
+const MAX_KEY_LENGTH = 512;
+
+/** Throws InvalidStorageKeyError unless key is a safe relative object key. */
+export function assertValidKey(key: string): void {
+  if (
+    typeof key !== "string" ||
+    key.length === 0 ||
+    key.length > MAX_KEY_LENGTH ||
+    key.includes("..") ||
+    !key.split("/").every((segment) => SEGMENT.test(segment))
+  ) {
+    throw new InvalidStorageKeyError(`Invalid storage key: ${JSON.stringify(key)}`);
+  }
+}
+
+/** An object id is one key segment (it becomes `originals/<id>`). */
+export function isValidObjectId(objectId: string): boolean {
+  return (
+    typeof objectId === "string" &&
+    objectId.length <= 128 &&
+    !objectId.includes("..") &&
+    SEGMENT.test(objectId)
+  );
+}
