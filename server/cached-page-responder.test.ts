@@ -35,11 +35,25 @@ describe("the cached-page responder (through createRequestListener)", () => {
     const second = await site.request("GET", "/");
     expect([first.status, second.status]).toEqual([200, 200]);
     expect(state.renders).toBe(1);
+    expect([first.headers["x-cache"], second.headers["x-cache"]]).toEqual([undefined, "hit"]);
     expect(second.body).toBe(first.body);
     expect(second.headers.etag).toBe(first.headers.etag);
     expect(nonceOf(second.headers["content-security-policy"])).not.toBe(nonceOf(first.headers["content-security-policy"]));
     expect(second.headers["content-security-policy"]).toContain(sha("window.__page = 1;"));
     expect(second.headers["cache-control"]).toBe("no-cache");
+  });
+
+  it("gives every cached copy a nonce of its own, never one shared by several copies", async () => {
+    const { state, page } = countingPage();
+    site = await startFakeSite(page);
+    const first = await site.request("GET", "/");
+    const copies = [];
+    for (let i = 0; i < 5; i++) copies.push(await site.request("GET", "/"));
+    expect(state.renders).toBe(1);
+    expect(copies.map((copy) => copy.headers["x-cache"])).toEqual(["hit", "hit", "hit", "hit", "hit"]);
+    const nonces = [first, ...copies].map((res) => nonceOf(res.headers["content-security-policy"]));
+    for (const nonce of nonces) expect(nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+    expect(new Set(nonces).size).toBe(6);
   });
 
   it("answers If-None-Match with a 304 and no body", async () => {
@@ -83,7 +97,7 @@ describe("the cached-page responder (through createRequestListener)", () => {
     site = await startFakeSite(page, { TRUST_PROXY: "false" });
     await site.request("GET", "/");
     const cached = await site.request("GET", "/", { "X-Forwarded-Proto": "https" });
-    expect(cached.headers.etag).toBeTruthy();
+    expect(cached.headers["x-cache"], "answered by the cached-page responder").toBe("hit");
     expect(cached.headers["strict-transport-security"]).toBeUndefined();
   });
 

@@ -27,7 +27,10 @@ export function createCachedPageResponder(
     const page = key ? pageCache.get(key) : undefined;
     if (!page) return false;
     const startedAt = logging ? process.hrtime.bigint() : 0n;
-    sendCachedCopy(req, res, page, cachedCopyHeaders(page, createNonce(), options.httpsSite || isSecure(req)));
+    const headers = cachedCopyHeaders(page, createNonce(), options.httpsSite || isSecure(req));
+    // Says this copy came from memory, not from a render (the first response has an ETag too).
+    headers.push("X-Cache", "hit");
+    sendCachedCopy(req, res, page, headers);
     if (logging) {
       logRequest(logger, { method: req.method!, url: req.url!, status: res.statusCode, startedAt, ip: proxyAddress(req, trustProxy) });
     }
