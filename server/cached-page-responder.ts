@@ -60,7 +60,7 @@ export function cachedCopyHeaders(page: CachedPage, nonce: string, secure: boole
 
 /** Sends a copy of a cached page: 304 when the browser has it, else the encoding it accepts. */
 export function sendCachedCopy(req: IncomingMessage, res: ServerResponse, page: CachedPage, headers: string[]): void {
-  if (req.headers["if-none-match"] === page.etag) {
+  if (page.status === 200 && req.headers["if-none-match"] === page.etag) {
     res.writeHead(304, headers);
     res.end();
     return;
@@ -68,7 +68,7 @@ export function sendCachedCopy(req: IncomingMessage, res: ServerResponse, page: 
   const { encoding, body } = encodedBody(page, req.headers["accept-encoding"]);
   if (encoding) headers.push("Content-Encoding", encoding);
   headers.push("Content-Length", String(body.length));
-  res.writeHead(200, headers);
+  res.writeHead(page.status, headers);
   if (req.method === "HEAD") res.end();
   else res.end(body);
 }
