@@ -20,7 +20,7 @@ export type LogDestination = {
 
 /**
  * Log lines to a file descriptor, bounded: a reader that drains slowly (journald under a flood) or
- * not at all never grows memory, and never holds the process at exit (docs/decisions/0049).
+ * not at all never grows memory, and never holds the process at exit (docs/decisions/0049-bounded-logs-and-a-cached-not-found-page.md).
  * The descriptor must be non-blocking when it is a pipe or socket (see `stdoutLogDestination`).
  */
 export function createLogDestination(fd: number, limits: { maxBytes?: number } = {}): LogDestination {
