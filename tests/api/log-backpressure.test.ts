@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort, TEST_ADMIN, waitUntilHealthy } from "../support/test-server";
+import { freePort, testServerEnv, waitUntilHealthy } from "../support/test-server";
 
 /**
  * The production logger against a log reader that is slow or stuck (issue 17 §5): the real server
@@ -28,17 +28,7 @@ async function startSite(): Promise<Site> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ["--import", "tsx", "tests/support/fake-site-server.ts"], {
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATA_DIR: dataDir,
-      SITE_URL: url,
-      ADMIN_USERNAME: TEST_ADMIN.username,
-      ADMIN_PASSWORD: TEST_ADMIN.password,
-      LOG_LEVEL: "info",
-    },
+    env: { ...testServerEnv(port, dataDir), LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout.pause();
