@@ -7,10 +7,8 @@ import { Readable } from "node:stream";
 import express from "express";
 import supertest from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isBackupRunning } from "~/backups/backup-lease.server";
 import { verifyArchive } from "~/backups/restore.server";
 import { seedDemoGallery } from "~/galleries/demo-images.server";
-import { systemClock } from "~/lib/clock";
 import { createApp } from "../../server/app";
 import { ADMIN, createAdminContext, type AdminContext } from "./helpers";
 
