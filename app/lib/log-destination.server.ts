@@ -36,27 +36,32 @@ export function createLogDestination(fd: number, limits: { maxBytes?: number } =
 
   const queuedBytes = () => linesBytes + (unwritten?.length ?? 0);
 
-  /** One write of everything queued; false when the reader would not take it all now. */
+  /** Writes what is queued, a batch at a time; false when the reader would not take it all now. */
   function writeQueued(): boolean {
-    if (lines.length) {
-      const batch = Buffer.from(lines.join(""));
-      unwritten = unwritten ? Buffer.concat([unwritten, batch]) : batch;
-      lines = [];
-      linesBytes = 0;
-    }
-    if (!unwritten) return true;
-    try {
-      const written = fs.writeSync(fd, unwritten);
-      unwritten = written < unwritten.length ? unwritten.subarray(written) : null;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") {
+    for (;;) {
+      if (!unwritten) {
+        if (!lines.length) return true;
+        unwritten = Buffer.from(lines.join(""));
+        lines = [];
+        linesBytes = 0;
+      }
+      try {
+        const written = fs.writeSync(fd, unwritten);
+        if (written < unwritten.length) {
+          unwritten = unwritten.subarray(written);
+          return false;
+        }
+        unwritten = null;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "EAGAIN") return false;
         // EPIPE and the like: the reader is gone, and nothing can be logged about it.
         broken = true;
         unwritten = null;
+        lines = [];
+        linesBytes = 0;
         return true;
       }
     }
-    return unwritten === null;
   }
 
   function flush() {
