@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import type { Logger } from "~/lib/logger.server";
+import { requestLineLogger, type Logger } from "~/lib/logger.server";
 
 export type RequestLogLine = { method: string; url: string; status: number; startedAt: bigint; ip: string | undefined };
 
@@ -9,7 +9,7 @@ export type RequestLogLine = { method: string; url: string; status: number; star
  */
 export function logRequest(logger: Logger, line: RequestLogLine): void {
   const query = line.url.indexOf("?");
-  logger.info(
+  requestLineLogger(logger).info(
     {
       method: line.method,
       path: query === -1 ? line.url : line.url.slice(0, query),
