@@ -38,7 +38,7 @@ export function createLogger(options: { level: string; destination?: Destination
     destination,
   );
   // Request lines hold only method, path (no query), status, time and address: nothing to redact,
-  // and redaction is most of what a line costs on the hottest path.
+  // and redaction was most of what a line cost on the hottest path.
   requestLineLoggers.set(logger, pino({ level: options.level, base: undefined, serializers }, destination));
   if (stdout) {
     stdout.onCaughtUp = (dropped) => logger.warn({ dropped }, "log lines dropped: the log reader was too slow");
