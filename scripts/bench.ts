@@ -17,6 +17,8 @@
  *           latency (scripts/bench-backends.ts).
  *   analytics  scripts/bench-analytics.ts: the per-request cost of visit counting, and GET / with
  *           ANALYTICS=on and =off as medians of interleaved runs.
+ *   memory  scripts/bench-memory.ts: peak RSS of the server as `npm run serve` starts it under 80,000
+ *           junk requests of three kinds, and the cost of request logging on cached GET /.
  *
  * Prints tables and a target check, and merges the figures into reports/bench.json. Needs a
  * production build (`npm run build`; made automatically only when build/ is missing).
@@ -32,6 +34,7 @@ import { benchImageMemory } from "./bench-image-memory";
 import { benchBackup } from "./bench-backup";
 import { benchBackends } from "./bench-backends";
 import { analyticsBench } from "./bench-analytics";
+import { benchMemory } from "./bench-memory";
 import { rawGet } from "./lib/http-raw";
 import {
   PRODUCTION_MALLOC_ENV,
@@ -45,7 +48,7 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Options and targets
 
-const PARTS = ["image", "load", "weight", "sign-in", "enquiries", "backup", "backends", "analytics"] as const;
+const PARTS = ["image", "load", "weight", "sign-in", "enquiries", "backup", "backends", "analytics", "memory"] as const;
 type Part = (typeof PARTS)[number];
 
 function option(name: string): string | undefined {
@@ -708,9 +711,10 @@ async function main(): Promise<void> {
   if (runs("backup")) report.backup = { date: new Date().toISOString(), ...(await benchBackup()) };
   if (runs("backends")) report.backends = await benchBackends({ durationSeconds: DURATION_S, connections: CONNECTIONS, threads: THREADS, tool: option("tool") });
   if (runs("analytics")) report.analytics = await analyticsBench({ durationS: DURATION_S, connections: CONNECTIONS, threads: THREADS });
+  if (runs("memory")) report.memory = await benchMemory({ durationS: DURATION_S });
 
   // Every check on file, including those of parts run earlier with --only.
-  const checks = ["image", "load"].flatMap((part) => ((report[part] as { checks?: Check[] } | undefined)?.checks ?? []));
+  const checks = ["image", "load", "memory"].flatMap((part) => ((report[part] as { checks?: Check[] } | undefined)?.checks ?? []));
   if (checks.length) {
     console.log(`\n== Targets${only ? " (parts not run this time: from the earlier reports/bench.json)" : ""}`);
     console.log(table(["target", "measured", "result"], checks.map((c) => [c.target, c.value, c.met ? "met" : "MISSED"])));

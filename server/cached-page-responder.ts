@@ -27,7 +27,10 @@ export function createCachedPageResponder(
     const page = key ? pageCache.get(key) : undefined;
     if (!page) return false;
     const startedAt = logging ? process.hrtime.bigint() : 0n;
-    sendCachedCopy(req, res, page, cachedCopyHeaders(page, createNonce(), options.httpsSite || isSecure(req)));
+    const headers = cachedCopyHeaders(page, createNonce(), options.httpsSite || isSecure(req));
+    // Says this copy came from memory, not from a render (the first response has an ETag too).
+    headers.push("X-Cache", "hit");
+    sendCachedCopy(req, res, page, headers);
     if (logging) {
       logRequest(logger, { method: req.method!, url: req.url!, status: res.statusCode, startedAt, ip: proxyAddress(req, trustProxy) });
     }
@@ -57,7 +60,7 @@ export function cachedCopyHeaders(page: CachedPage, nonce: string, secure: boole
 
 /** Sends a copy of a cached page: 304 when the browser has it, else the encoding it accepts. */
 export function sendCachedCopy(req: IncomingMessage, res: ServerResponse, page: CachedPage, headers: string[]): void {
-  if (req.headers["if-none-match"] === page.etag) {
+  if (page.status === 200 && req.headers["if-none-match"] === page.etag) {
     res.writeHead(304, headers);
     res.end();
     return;
@@ -65,7 +68,7 @@ export function sendCachedCopy(req: IncomingMessage, res: ServerResponse, page: 
   const { encoding, body } = encodedBody(page, req.headers["accept-encoding"]);
   if (encoding) headers.push("Content-Encoding", encoding);
   headers.push("Content-Length", String(body.length));
-  res.writeHead(200, headers);
+  res.writeHead(page.status, headers);
   if (req.method === "HEAD") res.end();
   else res.end(body);
 }

@@ -17,10 +17,13 @@ export function storeAndSend(
     generation: number;
     routeHeaders: Record<string, string>;
     body: Buffer;
+    /** 200, or 404 for the not-found page. */
+    status?: number;
     cacheControl?: "no-cache" | "no-store";
   },
 ): CachedPage {
   const page = preparePage({
+    status: entry.status,
     frameHeaders: res.getHeaders(),
     routeHeaders: entry.routeHeaders,
     cspNonce: res.locals.cspNonce,

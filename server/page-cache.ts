@@ -19,6 +19,8 @@ export function cacheKeyFor(method: string, url: string): string | null {
 }
 
 export type CachedPage = {
+  /** 200, or 404 for the not-found page (server/not-found-page.ts). */
+  status: number;
   body: Buffer;
   gzip: Buffer;
   brotli: Buffer;
@@ -83,6 +85,8 @@ export function preparePage(input: {
   routeHeaders: Record<string, string>;
   cspNonce: string;
   body: Buffer;
+  /** The first response's status: 200, or 404 for the not-found page. */
+  status?: number;
   /** Pages: "no-cache" (browsers revalidate with the ETag, so an edit shows at once). The API: "no-store". */
   cacheControl?: "no-cache" | "no-store";
 }): CachedPage {
@@ -109,6 +113,7 @@ export function preparePage(input: {
   }
 
   return {
+    status: input.status ?? 200,
     body,
     // Compressed once per content change, at the best ratio, instead of on every response.
     gzip: gzipSync(body, { level: 9 }),

@@ -9,6 +9,7 @@ import { setHeaders, storeAndSend } from "./cached-response";
 import { HttpError } from "./http-error";
 import { cacheKeyFor, type CachedPage, type PageCache } from "./page-cache";
 import { isHttpsSite } from "./middleware/session";
+import { notFoundKeys } from "./not-found-page";
 
 /** Form posts to pages (the no-JS contact form) are small; refuse anything bigger. */
 const PAGE_BODY_LIMIT_BYTES = 64 * 1024;
@@ -80,9 +81,9 @@ async function renderAndCache(
   req: ExpressRequest,
   res: ExpressResponse,
   response: Response,
-  entry: { key: string; cache: PageCache; generation: number; degraded: () => boolean },
+  entry: { key: string; cache: PageCache; generation: number; degraded: () => boolean; status: 200 | 404 },
 ): Promise<CachedPage | undefined> {
-  if (response.status !== 200 || response.headers.has("set-cookie") || !response.body) {
+  if (response.status !== entry.status || response.headers.has("set-cookie") || !response.body) {
     await sendFetchResponse(res, response);
     return undefined;
   }
@@ -95,7 +96,7 @@ async function renderAndCache(
     res.status(response.status).set(routeHeaders).set("Cache-Control", "no-store").send(body);
     return undefined;
   }
-  return storeAndSend(req, res, { cache: entry.cache, key: entry.key, generation: entry.generation, routeHeaders, body });
+  return storeAndSend(req, res, { cache: entry.cache, key: entry.key, generation: entry.generation, routeHeaders, body, status: entry.status });
 }
 
 /**
@@ -117,9 +118,13 @@ export function reactRouterHandler(options: {
   pageCache?: PageCache;
 }): RequestHandler {
   const handle = createRequestHandler(options.build, options.mode);
+  // The page cache is production's, where the build is a module, not a loader.
+  const notFoundKeyFor = options.pageCache && typeof options.build !== "function" ? notFoundKeys(options.build) : () => null;
   return async (req, res) => {
     const cache = options.pageCache;
-    const key = cache ? cacheKeyFor(req.method, req.originalUrl) : null;
+    const pageKey = cache ? cacheKeyFor(req.method, req.originalUrl) : null;
+    const notFoundKey = cache && !pageKey ? notFoundKeyFor(req.method, req.originalUrl) : null;
+    const key = pageKey ?? notFoundKey;
     let degraded = false;
     const render = () =>
       handle(toFetchRequest(req, res), {
@@ -150,7 +155,8 @@ export function reactRouterHandler(options: {
     let settle!: (page: CachedPage | undefined) => void;
     cache.track(key, new Promise((resolve) => (settle = resolve)));
     try {
-      settle(await renderAndCache(req, res, await render(), { key, cache, generation, degraded: () => degraded }));
+      const status = notFoundKey ? 404 : 200;
+      settle(await renderAndCache(req, res, await render(), { key, cache, generation, degraded: () => degraded, status }));
     } catch (error) {
       settle(undefined);
       throw error;

@@ -1,14 +1,18 @@
 import type { RequestHandler } from "express";
-import type { Logger } from "~/lib/logger.server";
+import { requestLineLogger, type Logger } from "~/lib/logger.server";
 
 export type RequestLogLine = { method: string; url: string; status: number; startedAt: bigint; ip: string | undefined };
 
-/** One structured line per request: no query strings, cookies or bodies, so no secrets. */
+/**
+ * One structured line per request: no query strings, cookies or bodies, so no secrets. The path
+ * and address are clipped by the logger's serializers (a 4 KB junk path logs 256 characters).
+ */
 export function logRequest(logger: Logger, line: RequestLogLine): void {
-  logger.info(
+  const query = line.url.indexOf("?");
+  requestLineLogger(logger).info(
     {
       method: line.method,
-      path: line.url.split("?")[0],
+      path: query === -1 ? line.url : line.url.slice(0, query),
       status: line.status,
       ms: Number((process.hrtime.bigint() - line.startedAt) / 1000n) / 1000,
       ip: line.ip,

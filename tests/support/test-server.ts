@@ -50,6 +50,23 @@ export async function waitUntilHealthy(url: string, child: ChildProcess, output:
   throw new Error(`The server did not become healthy:\n${output()}`);
 }
 
+/** The environment of a production server started by a test: port, data directory, administrator. */
+export function testServerEnv(port: number, dataDir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: "production",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    SITE_URL: `http://127.0.0.1:${port}`,
+    ADMIN_USERNAME: TEST_ADMIN.username,
+    ADMIN_PASSWORD: TEST_ADMIN.password,
+    // Tests give each browser context its own client address via X-Forwarded-For.
+    TRUST_PROXY: "loopback",
+    LOG_LEVEL: "warn",
+  };
+}
+
 /**
  * Starts the production build on a free port with a fresh temporary DATA_DIR.
  * `prepare` runs against the empty data directory first (e.g. to seed images).
@@ -70,20 +87,7 @@ export async function startTestServer(
   const url = `http://127.0.0.1:${port}`;
   let log = "";
   const child = spawn(process.execPath, [SERVER_ENTRY], {
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATA_DIR: dataDir,
-      SITE_URL: url,
-      ADMIN_USERNAME: TEST_ADMIN.username,
-      ADMIN_PASSWORD: TEST_ADMIN.password,
-      // Tests give each browser context its own client address via X-Forwarded-For.
-      TRUST_PROXY: "loopback",
-      LOG_LEVEL: "warn",
-      ...options.env,
-    },
+    env: { ...testServerEnv(port, dataDir), ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));

@@ -1,0 +1,125 @@
+import fs from "node:fs";
+
+/** At most this much log text waits for a slow reader; lines past it are dropped and counted. */
+export const LOG_BUFFER_BYTES = 4 * 1024 * 1024;
+/** At exit, the lines still waiting get this long to reach a reader that has stopped reading. */
+export const EXIT_FLUSH_DEADLINE_MS = 1000;
+/** A write the reader refused is tried again after 1 ms, backing off to this while it keeps refusing. */
+const MAX_RETRY_DELAY_MS = 100;
+
+export type LogDestination = {
+  /** Queues one line; it is written with the others of this event-loop turn, in one write. */
+  write(line: string): void;
+  /** Writes what is queued now, waiting for a full pipe until `deadlineMs` has passed, then gives up. */
+  flushSync(deadlineMs: number): void;
+  /** Called once the reader has caught up after lines were dropped, with how many were. */
+  onCaughtUp?: (dropped: number) => void;
+  /** Bytes queued and not yet written. */
+  readonly queuedBytes: number;
+};
+
+/**
+ * Log lines to a file descriptor, bounded: a reader that drains slowly (journald under a flood) or
+ * not at all never grows memory, and never holds the process at exit (docs/decisions/0049-bounded-logs-and-a-cached-not-found-page.md).
+ * The descriptor must be non-blocking when it is a pipe or socket (see `stdoutLogDestination`).
+ */
+export function createLogDestination(fd: number, limits: { maxBytes?: number } = {}): LogDestination {
+  const maxBytes = limits.maxBytes ?? LOG_BUFFER_BYTES;
+  let lines: string[] = [];
+  let linesBytes = 0;
+  // A batch the reader took only part of: what is left of it goes first.
+  let unwritten: Buffer | null = null;
+  let dropped = 0;
+  let broken = false;
+  let scheduled = false;
+  let retryDelay = 0;
+
+  const queuedBytes = () => linesBytes + (unwritten?.length ?? 0);
+
+  /** Writes what is queued, a batch at a time; false when the reader would not take it all now. */
+  function writeQueued(): boolean {
+    for (;;) {
+      if (!unwritten) {
+        if (!lines.length) return true;
+        unwritten = Buffer.from(lines.join(""));
+        lines = [];
+        linesBytes = 0;
+      }
+      try {
+        const written = fs.writeSync(fd, unwritten);
+        if (written < unwritten.length) {
+          unwritten = unwritten.subarray(written);
+          return false;
+        }
+        unwritten = null;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "EAGAIN") return false;
+        // EPIPE and the like: the reader is gone, and nothing can be logged about it.
+        broken = true;
+        unwritten = null;
+        lines = [];
+        linesBytes = 0;
+        return true;
+      }
+    }
+  }
+
+  function flush() {
+    scheduled = false;
+    if (broken) return;
+    if (!writeQueued()) {
+      retryDelay = Math.min(MAX_RETRY_DELAY_MS, Math.max(1, retryDelay * 2));
+      scheduled = true;
+      setTimeout(flush, retryDelay).unref();
+      return;
+    }
+    retryDelay = 0;
+    if (dropped > 0) {
+      const count = dropped;
+      dropped = 0;
+      destination.onCaughtUp?.(count);
+    }
+  }
+
+  const destination: LogDestination = {
+    write(line) {
+      if (broken) return;
+      const bytes = Buffer.byteLength(line);
+      if (queuedBytes() + bytes > maxBytes) {
+        dropped += 1;
+        return;
+      }
+      lines.push(line);
+      linesBytes += bytes;
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    flushSync(deadlineMs) {
+      const deadline = Date.now() + deadlineMs;
+      const pause = new Int32Array(new SharedArrayBuffer(4));
+      while (!broken && !writeQueued() && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+    },
+    get queuedBytes() {
+      return queuedBytes();
+    },
+  };
+  return destination;
+}
+
+let stdout: LogDestination | undefined;
+
+/**
+ * The process's standard output as a log destination: one per process, flushed at exit within
+ * EXIT_FLUSH_DEADLINE_MS. Opening `process.stdout` first makes a pipe or socket non-blocking
+ * (libuv does), so a write to a full pipe fails at once with EAGAIN instead of stopping the server.
+ */
+export function stdoutLogDestination(): LogDestination {
+  if (stdout) return stdout;
+  void process.stdout;
+  const destination = createLogDestination(process.stdout.fd ?? 1);
+  process.on("exit", () => destination.flushSync(EXIT_FLUSH_DEADLINE_MS));
+  stdout = destination;
+  return destination;
+}
