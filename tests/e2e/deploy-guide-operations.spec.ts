@@ -237,7 +237,7 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
       await page.getByLabel("Password").fill(password);
       await page.getByRole("button", { name: "Sign In" }).click();
       await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
-      const card = page.getByRole("region", { name: "E-mail notifications are on" });
+      const card = page.getByRole("region", { name: "E-mail Notifications" });
       await card.getByRole("button", { name: "Send test e-mail" }).click();
       await expect(card.getByRole("status")).toContainText("Test e-mail sent to owner@example.co.nz");
       const [mail] = await smtp.waitForMessages(1);
