@@ -1,12 +1,12 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { sql } from "kysely";
 import type { Clock } from "~/lib/clock";
-import { messageIdFor, OFFSITE_FAILING_KIND, type OffsiteFailingForMail } from "~/notifications/messages.server";
-import { giveUpTime } from "~/notifications/retry-schedule";
+import { OFFSITE_FAILING_KIND, type OffsiteFailingForMail } from "~/notifications/messages.server";
+import { queueOwnerAlert } from "~/notifications/outbox-queue.server";
 import type { AppServices } from "~/services.server";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { ensureBackupState } from "./backup-state.server";
@@ -97,30 +97,9 @@ async function recordOffsiteFailure(services: OffsiteServices, message: string, 
     .executeTakeFirst();
   if (Number(claimed.numUpdatedRows) === 1 && services.mail) {
     const row = await ensureBackupState({ db, clock });
-    await queueOffsiteFailingMail(services, { failures: row.offsite_failures ?? OFFSITE_ALERT_AFTER_FAILURES, lastCopyAt: row.offsite_last_at, where, message });
+    const payload: OffsiteFailingForMail = { failures: row.offsite_failures ?? OFFSITE_ALERT_AFTER_FAILURES, lastCopyAt: row.offsite_last_at, where, message };
+    await queueOwnerAlert(OFFSITE_FAILING_KIND, payload, services);
   }
-}
-
-async function queueOffsiteFailingMail(services: OffsiteServices, payload: OffsiteFailingForMail): Promise<void> {
-  const now = services.clock.now();
-  const id = randomUUID();
-  await services.db
-    .insertInto("notification_jobs")
-    .values({
-      id,
-      kind: OFFSITE_FAILING_KIND,
-      submission_id: null,
-      payload: JSON.stringify(payload),
-      status: "pending",
-      attempts: 0,
-      next_attempt_at: now.toISOString(),
-      give_up_at: giveUpTime(now),
-      message_id: messageIdFor(OFFSITE_FAILING_KIND, id, services.mail!.from),
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-    })
-    .execute();
-  services.outboxWake.notify();
 }
 
 /** The dashboard's view of the off-site copies. */

@@ -48,41 +48,50 @@ export async function queueEnquiryNotification(
 /** What a sign-in alert's job holds until it is sent (or fails for good), then clears (issue 17 §9). */
 export const signInPayloadSchema = z.object({ at: z.string(), address: z.string(), userAgent: z.string() });
 
+type OwnerAlertServices = Pick<AppServices, "db" | "mail" | "outboxWake" | "clock">;
+
 /**
- * Issue 9 §7: e-mails the owner about a sign-in (the sign-in route calls this
- * for a browser that has not signed in before). Goes through the outbox like
- * every notification; not queued at all while notifications are off.
+ * Queues one e-mail to the owner (a sign-in, an off-site outage) through the
+ * outbox like every notification; not queued at all while notifications are off.
  */
-export async function queueSignInAlert(
-  services: Pick<AppServices, "db" | "mail" | "outboxWake" | "clock">,
-  signIn: { at: Date | string; address: string; userAgent: string },
-): Promise<{ queued: boolean }> {
+export async function queueOwnerAlert(kind: string, payload: object, services: OwnerAlertServices): Promise<{ queued: boolean }> {
   if (!services.mail) return { queued: false };
   const now = services.clock.now();
   const id = randomUUID();
-  const payload: SignInForMail = {
-    at: new Date(signIn.at).toISOString(),
-    address: signIn.address.slice(0, 100),
-    userAgent: signIn.userAgent.slice(0, 500),
-  };
   await services.db
     .insertInto("notification_jobs")
     .values({
       id,
-      kind: "sign-in",
+      kind,
       submission_id: null,
       payload: JSON.stringify(payload),
       status: "pending",
       attempts: 0,
       next_attempt_at: now.toISOString(),
       give_up_at: giveUpTime(now),
-      message_id: messageIdFor("sign-in", id, services.mail.from),
+      message_id: messageIdFor(kind, id, services.mail.from),
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     })
     .execute();
   services.outboxWake.notify();
   return { queued: true };
+}
+
+/**
+ * Issue 9 §7: e-mails the owner about a sign-in (the sign-in route calls this
+ * for a browser that has not signed in before).
+ */
+export async function queueSignInAlert(
+  services: OwnerAlertServices,
+  signIn: { at: Date | string; address: string; userAgent: string },
+): Promise<{ queued: boolean }> {
+  const payload: SignInForMail = {
+    at: new Date(signIn.at).toISOString(),
+    address: signIn.address.slice(0, 100),
+    userAgent: signIn.userAgent.slice(0, 500),
+  };
+  return queueOwnerAlert("sign-in", payload, services);
 }
 
 export type ResendOutcome = "queued" | "not-found" | "off" | "busy";

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { endStdin } from "../support/run-script";
 
 /**
  * Runs `npm run admin:password` (its script, under tsx) with these settings
@@ -17,6 +18,6 @@ export function runAdminPassword(
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
   child.stderr.on("data", (chunk) => (stderr += chunk));
-  child.stdin.end(input);
+  endStdin(child, input);
   return new Promise((resolve) => child.once("close", (status) => resolve({ status, stdout, stderr })));
 }

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { initialPasswordPath, prepareAdministrator } from "~/auth/initial-admin.server";
 import type { SecuritySummary } from "~/auth/security-summary";
 import { parseEnv } from "~/env.server";
+import { endStdin } from "../support/run-script";
 import { createTestContext, type TestContext } from "./helpers";
 
 // Issue 18 §10: the dashboard asks the owner to change the generated first password,
@@ -46,7 +47,7 @@ function runPasswordScript(input: string): Promise<number | null> {
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/admin-password.ts"], {
     env: { ...process.env, ...ctx.envVars, LOG_LEVEL: "silent" },
   });
-  child.stdin.end(input);
+  endStdin(child, input);
   return new Promise((resolve) => child.once("close", resolve));
 }
 

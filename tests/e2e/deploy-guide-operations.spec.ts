@@ -6,6 +6,8 @@ import { expect, test } from "@playwright/test";
 import { parseMailAddress, parseSmtpUrl } from "~/notifications/smtp-settings";
 import { parseEnvFile } from "../../scripts/lib/env-file";
 import { startCaddy, type Caddy } from "../support/caddy";
+import { offsiteBackupStep, offsiteRestoreStep, type GuideRunner } from "../support/offsite-guide-step";
+import { endStdin } from "../support/run-script";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp";
 import { freePort, waitUntilHealthy } from "../support/test-server";
 
@@ -52,7 +54,7 @@ async function runGuideCommand(
 ): Promise<{ stdout: string; stderr: string }> {
   expect(await fs.readFile(GUIDE_FILE, "utf8"), `docs/DEPLOY.md no longer says: ${command}`).toContain(command);
   const child = spawn("sh", ["-c", onThisMachine(command, folders, options.backupFile)], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
-  child.stdin.end(options.input ?? "");
+  endStdin(child, options.input ?? "");
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -235,7 +237,7 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
       await page.getByLabel("Password").fill(password);
       await page.getByRole("button", { name: "Sign In" }).click();
       await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
-      const card = page.getByRole("region", { name: "E-mail notifications are on" });
+      const card = page.getByRole("region", { name: "E-mail Notifications" });
       await card.getByRole("button", { name: "Send test e-mail" }).click();
       await expect(card.getByRole("status")).toContainText("Test e-mail sent to owner@example.co.nz");
       const [mail] = await smtp.waitForMessages(1);
@@ -251,9 +253,20 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
       expect(path.dirname(backupFile)).toBe(path.join(folders.dataDir, "backups"));
     });
 
-    // HOOK (issue 18, item 9): DEPLOY.md's off-site step goes here. Start s3rver (tests/support/backends.ts),
-    // add its BACKUP_S3_* lines (and BACKUP_PASSPHRASE) to folders.envFile, run the guide's off-site backup
-    // command, and in step 10 restore with --from-offsite onto an empty DATA_DIR.
+    // Step 12, "Off-site backups": s3rver stands in for the bucket; the backup goes off-site by the guide's command.
+    const guide: GuideRunner = {
+      envFile: folders.envFile,
+      dataDir: folders.dataDir,
+      run: (command) => runGuideCommand(command, folders),
+      stopService: () => service.stop(), // systemctl stop cornerstone
+      startService: async () => {
+        service = await startService(folders); // systemctl start cornerstone
+      },
+    };
+    const offsite = await test.step("12. off-site backups: a bucket, the settings, a backup copied off-site", () =>
+      offsiteBackupStep(guide, page, caddy.url),
+    );
+    cleanups.push(() => offsite.stop());
 
     await test.step("10. restore a copy kept outside DATA_DIR, with the service stopped", async () => {
       // The copy "from your computer" lands where step 10 puts it.
@@ -279,7 +292,13 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
       expect(health.status()).toBe(200);
     });
 
-    await test.step("12. a forgotten password, set again as cornerstone with the service's settings", async () => {
+    await test.step("12. restoring from the bucket onto an empty DATA_DIR", async () => {
+      await offsiteRestoreStep(guide, offsite);
+      const health = await page.request.get(`${caddy.url}/healthz`);
+      expect(health.status()).toBe(200);
+    });
+
+    await test.step("13. a forgotten password, set again as cornerstone with the service's settings", async () => {
       // The guide's command asks twice at a hidden prompt; here the new password comes on stdin, as the README allows.
       const { stderr, stdout } = await runGuideCommand(
         "cd /opt/cornerstone && runuser -u cornerstone -- npm run admin:password -- --env-file /etc/cornerstone/cornerstone.env",

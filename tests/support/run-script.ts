@@ -1,4 +1,15 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
+
+/**
+ * Gives a child its input and closes its stdin. A command that exits before
+ * reading it closes the pipe: that EPIPE is no failure (its exit status tells).
+ */
+export function endStdin(child: ChildProcess, input: string): void {
+  child.stdin!.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+  });
+  child.stdin!.end(input);
+}
 
 export type ScriptResult = { status: number | null; stdout: string; stderr: string };
 
@@ -24,7 +35,7 @@ export function runScript(
       env: { ...process.env, ADMIN_PASSWORD: "", ADMIN_USERNAME: "", ...env },
       stdio: ["pipe", "pipe", "pipe"],
     });
-    child.stdin.end(options.input ?? "");
+    endStdin(child, options.input ?? "");
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));
