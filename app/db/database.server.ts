@@ -13,6 +13,7 @@ import { revisionsAndAnalytics } from "./migrations/0006-revisions-and-analytics
 import { scaleOut } from "./migrations/0007-scale-out";
 import { singleAdministrator } from "./migrations/0008-single-administrator";
 import { temporaryPassword } from "./migrations/0009-temporary-password";
+import { activityLog } from "./migrations/0015-activity-log";
 import type { DatabaseSchema } from "./schema";
 
 /**
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0007-scale-out": scaleOut,
   "0008-single-administrator": singleAdministrator,
   "0009-temporary-password": temporaryPassword,
+  "0015-activity-log": activityLog,
 };
 
 export type DatabaseDialect = "sqlite" | "postgres";

@@ -11,6 +11,7 @@ import {
 import { captionUpdateSchema, reorderGallerySchema } from "~/galleries/gallery-schemas";
 import type { AppServices } from "~/services.server";
 import { HttpError, notFound } from "../http-error";
+import { activityRoutes } from "./activity-routes";
 import { backupRoutes } from "./backup-routes";
 import { submissionRoutes } from "./submission-routes";
 import { analyticsRoutes } from "./analytics-routes";
@@ -30,6 +31,7 @@ export function adminRoutes(services: AppServices): Router {
   });
   router.use(contentHistoryRoutes(services));
   router.use(analyticsRoutes(services));
+  router.use(activityRoutes(services));
 
   router.use(submissionRoutes(services));
 
