@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { isIP } from "node:net";
+import path from "node:path";
 import type { Database } from "~/db/database.server";
 import { browserName, USER_AGENT_MAX_CHARS } from "~/lib/browser-name";
 import { normaliseClientAddress, type AddressKeyer } from "~/lib/client-address.server";
@@ -38,7 +39,8 @@ import {
 export const ACTIVITY_LIMITS = { records: 10_000, maxAgeMs: 365 * 24 * 60 * 60_000 } as const;
 export const ACTIVITY_PAGE_SIZE = 50;
 
-export type ActivityServices = { db: Database; clock: Clock; addressKey: AddressKeyer };
+/** addressKey may be left out only by callers that never pass a client address (a restore). */
+export type ActivityServices = { db: Database; clock: Clock; addressKey?: AddressKeyer };
 export type ActivityClient = { userAgent?: string | null; address?: string | null };
 export type ActivityEvent = { kind: ActivityKind; outcome: ActivityOutcome; detail?: ActivityDetail; client?: ActivityClient };
 
@@ -70,6 +72,7 @@ export async function recordActivity(services: ActivityServices, event: Activity
   const { db } = services;
   const now = services.clock.now();
   const address = event.client?.address;
+  if (address && !services.addressKey) throw new Error("recordActivity needs addressKey to record a client address");
   const row = {
     id: randomUUID(),
     occurred_at: now.toISOString(),
@@ -78,7 +81,7 @@ export async function recordActivity(services: ActivityServices, event: Activity
     detail: boundedDetail(event.detail),
     user_agent: event.client?.userAgent ? event.client.userAgent.slice(0, USER_AGENT_MAX_CHARS) : null,
     network: networkPrefix(address),
-    address_hash: address ? services.addressKey(address) : null,
+    address_hash: address && services.addressKey ? services.addressKey(address) : null,
     count: 1,
     fold_key: event.outcome === "refused" ? `${event.kind}@${hourOf(now)}` : null,
   };
@@ -101,6 +104,11 @@ export async function recordActivity(services: ActivityServices, event: Activity
     await db.insertInto("activity_log").values(row).execute();
   }
   await pruneActivity(services);
+}
+
+/** A restore notes itself in the restored database, inside the restore (no browser: it runs on the server). */
+export function recordRestoreRun(services: { db: Database; clock: Clock }, archiveFile: string): Promise<void> {
+  return recordActivity(services, { kind: "backup.restored", outcome: "success", detail: { file: path.basename(archiveFile) } });
 }
 
 /** recordActivity for request handlers: a failure to record is logged, never thrown at the owner. */
