@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { RequestHandler } from "express";
+import { pruneActivity } from "~/activity/activity-log.server";
 import { pruneExpiredSessions } from "~/auth/auth.server";
 import { prepareAdministrator } from "~/auth/initial-admin.server";
 import { createBackupScheduler } from "~/backups/backup-scheduler.server";
@@ -103,6 +104,8 @@ export async function startServer(options: {
       await pruneExpiredSessions(services);
       await pruneRateLimitCounters(services);
       await pruneStaleUploads(services, services.clock);
+      // The security log: nothing older than a year (the 10,000 cap is kept at every insert).
+      await pruneActivity(services);
     } catch (error) {
       logger.warn({ err: error }, "housekeeping failed");
     }
