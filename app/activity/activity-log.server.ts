@@ -142,7 +142,7 @@ export async function pruneActivity(services: { db: Database; clock: Clock }): P
   return removed;
 }
 
-const KNOWN_KINDS = new Set<string>(ACTIVITY_KINDS);
+const KNOWN_KINDS = new Set<string>(Object.keys(ACTIVITY_KINDS));
 
 /** A page of the log, newest first; `securityOnly` keeps SECURITY_KINDS. */
 export async function readActivity(

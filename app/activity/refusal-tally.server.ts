@@ -1,4 +1,6 @@
+import type { Insertable } from "kysely";
 import type { Database } from "~/db/database.server";
+import type { ActivityLogTable } from "~/db/schema";
 import type { Logger } from "~/lib/logger.server";
 
 /**
@@ -11,17 +13,8 @@ import type { Logger } from "~/lib/logger.server";
  * and at shutdown. The tally holds one entry per record being counted (a few
  * kinds, this hour): its memory is bounded whatever the flood.
  */
-export type RefusalRow = {
-  id: string;
-  occurred_at: string;
-  kind: string;
-  outcome: string;
-  detail: string;
-  user_agent: string | null;
-  network: string | null;
-  address_hash: string | null;
-  fold_key: string;
-};
+/** A folded record as first written (its count is added separately). */
+export type RefusalRow = Omit<Insertable<ActivityLogTable>, "count"> & { fold_key: string };
 
 type Pending = { row: RefusalRow; uncounted: number };
 
