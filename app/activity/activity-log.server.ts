@@ -19,25 +19,26 @@ import {
 } from "./activity-kinds";
 
 /**
- * The security log (issue 19 §8-9, decision 0054). One call records an event:
+ * The security log (issue 19 §8-9, decision 0054).
  *
- *   await recordActivity(services, { kind: "passkey.added", outcome: "success",
- *     detail: { passkey: "Mark's iPhone" }, client: clientOf(req) });
+ * From a route (server/api/activity-routes.ts), which adds the request's
+ * browser and address and logs, never throws, a failure to record:
  *
+ *   await recordRequestActivity(services, req, { kind: "passkey.added", outcome: "success",
+ *     detail: { passkey: "Mark's iPhone" } });
+ *
+ * Elsewhere: `await recordActivity(services, { kind, outcome, detail?, client? })`,
+ * which throws on a database error.
  * - `services` is anything with db, clock and addressKey (AppServices is).
- * - `client` (optional): the request's user agent and address. The agent is
- *   cut to 256 characters; the address is kept only as a coarse network
- *   (IPv4 /24, IPv6 /48) and the limiters' keyed hash, never in full.
+ * - `client`: the user agent and address. The agent is cut to 256
+ *   characters; the address is kept only as a coarse network (IPv4 /24,
+ *   IPv6 /48) and the limiters' keyed hash, never in full.
  * - An outcome "refused" (a 429) is folded: one record per kind per UTC hour,
  *   its count raised at each attempt (tallied in memory between writes:
  *   refusal-tally.server.ts), so a flood can neither fill the log nor cost
  *   a write per attempt.
  * - The log keeps at most ACTIVITY_LIMITS.records records and nothing older
  *   than ACTIVITY_LIMITS.maxAgeMs: pruned at every insert and hourly.
- *
- * Recording never fails the action it records: an error is passed to
- * `onError` (the caller logs it) and swallowed. Use recordActivitySafely
- * from routes for that.
  */
 export const ACTIVITY_LIMITS = { records: 10_000, maxAgeMs: 365 * 24 * 60 * 60_000 } as const;
 export const ACTIVITY_PAGE_SIZE = 50;
