@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { knownMigrations, migrateTo, migrateToLatest, type Database } from "~/db/database.server";
 import type { DatabaseSchema } from "~/db/schema";
 import { listTables } from "~/db/snapshot.server";
+import { recordRestoreRun } from "~/activity/activity-log.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import { DataDirLockedError, lockDataDir } from "~/lib/data-dir-lock.server";
 import {
@@ -121,6 +122,8 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
         await migrateTo(db, manifest.schema.migration, migrate);
         const rowsLoaded = await loadArchive(options.file, manifest, db, target.objectsLast ? null : { storage: target.storage, namedObjects });
         const applied = await migrateToLatest(db, migrate);
+        // The security log notes the restore in the restored data itself (issue 19 §8).
+        await recordRestoreRun({ db, clock }, options.file);
         // Live storage only now, every row in: PostgreSQL commits after this, SQLite swaps in after it.
         const objects = target.objectsLast ? await loadObjects(options.file, target.storage, namedObjects) : rowsLoaded.objects;
         return { loaded: { rows: rowsLoaded.rows, objects }, migrationsApplied: applied };

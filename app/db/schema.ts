@@ -226,6 +226,27 @@ export interface AnalyticsVisitorsTable {
   hash: string;
 }
 
+/** The security log (issue 19 §8, app/activity/activity-log.server.ts): no full client address. */
+export interface ActivityLogTable {
+  id: string;
+  occurred_at: string;
+  /** An ActivityKind. */
+  kind: string;
+  /** success | failure | refused */
+  outcome: string;
+  /** JSON: ActivityDetail. */
+  detail: string;
+  /** Cut to 256 characters. */
+  user_agent: string | null;
+  /** IPv4 /24 or IPv6 /48. */
+  network: string | null;
+  /** The limiters' keyed hash of the normalised address. */
+  address_hash: string | null;
+  count: ColumnType<number, number | undefined, number>;
+  /** Set on a folded record (refused attempts, one per kind per hour). */
+  fold_key: string | null;
+}
+
 export interface DatabaseSchema {
   content_entries: ContentEntriesTable;
   gallery_images: GalleryImagesTable;
@@ -248,6 +269,7 @@ export interface DatabaseSchema {
   analytics_daily_referrers: AnalyticsDailyReferrersTable;
   analytics_salts: AnalyticsSaltsTable;
   analytics_visitors: AnalyticsVisitorsTable;
+  activity_log: ActivityLogTable;
 }
 
 export type ContentEntryRow = Selectable<ContentEntriesTable>;

@@ -8,6 +8,7 @@ import type { AppServices } from "~/services.server";
 import { badRequest } from "../http-error";
 import { clearSessionCookie, readDeviceCookie } from "../middleware/session";
 import { signInRefusal } from "./auth-routes";
+import { recordRequestActivity } from "./activity-routes";
 import { parseJsonBody } from "./validation";
 
 /**
@@ -37,14 +38,19 @@ export function accountRoutes(services: AppServices): Router {
       address: req.ip ?? "unknown",
       deviceCookie: readDeviceCookie(env, req),
     });
-    if (outcome.status === "locked" || outcome.status === "busy") throw signInRefusal(outcome);
+    if (outcome.status === "locked" || outcome.status === "busy") {
+      await recordRequestActivity(services, req, { kind: "sign-in.locked", outcome: "refused" });
+      throw signInRefusal(outcome);
+    }
     if (outcome.status === "wrong-password") {
+      await recordRequestActivity(services, req, { kind: "account.password-changed", outcome: "failure" });
       const message = "The current password is not right";
       throw badRequest(message, { errors: { currentPassword: message } });
     }
     await setAdministratorCredentials(services, { password: newPassword, keepSessionToken: res.locals.sessionToken });
     await forgetInitialPassword(env.DATA_DIR);
     services.logger.info({ userId: user.id }, "password changed from the dashboard; other sessions signed out");
+    await recordRequestActivity(services, req, { kind: "account.password-changed", outcome: "success" });
     res.json({ message: "Password changed. Every other session was signed out." });
   });
 
@@ -53,6 +59,7 @@ export function accountRoutes(services: AppServices): Router {
     const ended = await deleteUserSessions(services, res.locals.user!.id);
     clearSessionCookie(env, req, res);
     services.logger.info({ userId: res.locals.user!.id, sessions: ended }, "signed out everywhere");
+    await recordRequestActivity(services, req, { kind: "account.signed-out-everywhere", outcome: "success" });
     res.status(204).end();
   });
 

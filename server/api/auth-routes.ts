@@ -6,6 +6,7 @@ import { queueSignInAlert } from "~/notifications/outbox-queue.server";
 import type { AppServices } from "~/services.server";
 import { HttpError } from "../http-error";
 import { clearSessionCookie, readDeviceCookie, setDeviceCookie, setSessionCookie } from "../middleware/session";
+import { recordRequestActivity } from "./activity-routes";
 import { parseJsonBody } from "./validation";
 
 /** What a locked-out browser is told: the same for every limit, so it reveals nothing. */
@@ -38,9 +39,11 @@ export function authRoutes(services: AppServices): Router {
       case "locked":
       case "busy":
         services.logger.warn({ ip: address, outcome: outcome.status }, "sign-in refused without checking the password");
+        await recordRequestActivity(services, req, { kind: "sign-in.locked", outcome: "refused" });
         throw signInRefusal(outcome);
       case "wrong-password":
         services.logger.warn({ ip: address }, "failed sign-in");
+        await recordRequestActivity(services, req, { kind: "sign-in.password", outcome: "failure" });
         throw new HttpError(401, "Invalid username or password");
       case "signed-in":
         break;
@@ -58,6 +61,7 @@ export function authRoutes(services: AppServices): Router {
     // The device cookie is renewed at every sign-in, keeping its id.
     setDeviceCookie(env, req, res, services.signIn.deviceCookies.issue(user.username, device?.id).value);
     services.logger.info({ userId: user.id, newBrowser: fromNewBrowser }, "signed in");
+    await recordRequestActivity(services, req, { kind: "sign-in.password", outcome: "success" });
     if (fromNewBrowser) {
       // The owner hears of every sign-in from a browser not seen before (issue 9); a failed queue
       // never blocks the sign-in itself.
