@@ -266,8 +266,9 @@ describe("off-site backups", () => {
 
   it("a connection dropped during a part costs that part only: it is sent again and the copy is whole", async () => {
     const bucket = await offsiteBucket();
-    // Between the server and s3rver: cuts the connection of the first attempt at part 2.
-    const upstream = new URL(s3.endpoint);
+    // Between the server and s3rver: cuts the connection of the first attempt at part 2. It forwards
+    // the signed Host of its own address, so it talks to s3rver itself, not to the verifying front.
+    const upstream = new URL(s3.s3rverEndpoint);
     let cut = 0;
     const proxy = http.createServer((req, res) => {
       if (req.method === "PUT" && /[?&]partNumber=2(&|$)/.test(req.url ?? "") && cut === 0) {
