@@ -12,6 +12,7 @@ import { backups } from "./migrations/0005-backups";
 import { revisionsAndAnalytics } from "./migrations/0006-revisions-and-analytics";
 import { scaleOut } from "./migrations/0007-scale-out";
 import { singleAdministrator } from "./migrations/0008-single-administrator";
+import { passkeysAndTwoStep } from "./migrations/0014-passkeys-and-two-step";
 import type { DatabaseSchema } from "./schema";
 
 /**
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0006-revisions-and-analytics": revisionsAndAnalytics,
   "0007-scale-out": scaleOut,
   "0008-single-administrator": singleAdministrator,
+  "0014-passkeys-and-two-step": passkeysAndTwoStep,
 };
 
 export type DatabaseDialect = "sqlite" | "postgres";

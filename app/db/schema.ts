@@ -212,6 +212,49 @@ export interface AnalyticsVisitorsTable {
   hash: string;
 }
 
+/** A passkey (issue 19): its public key and signature counter, never anything secret. */
+export interface PasskeysTable {
+  /** The credential id, base64url. */
+  id: string;
+  user_id: string;
+  name: string;
+  /** The COSE public key, base64url. */
+  public_key: string;
+  counter: number;
+  /** JSON: the transports the browser reported. */
+  transports: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** Two-step verification (issue 19): the TOTP secret, encrypted with a key that is never in a backup. */
+export interface TwoFactorTable {
+  user_id: string;
+  secret_encrypted: string;
+  /** Null while enrolling. */
+  enabled_at: string | null;
+  last_used_step: Generated<number>;
+  created_at: string;
+}
+
+export interface RecoveryCodesTable {
+  /** HMAC-SHA256 of the code; the code itself is shown once and never stored. */
+  code_hash: string;
+  user_id: string;
+  created_at: string;
+}
+
+/** Short-lived sign-in steps tied to one browser's cookie: WebAuthn challenges, a pending two-step sign-in. */
+export interface AuthCeremoniesTable {
+  id: string;
+  kind: string;
+  challenge: string | null;
+  user_id: string | null;
+  attempts: Generated<number>;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface DatabaseSchema {
   content_entries: ContentEntriesTable;
   gallery_images: GalleryImagesTable;
@@ -234,6 +277,10 @@ export interface DatabaseSchema {
   analytics_daily_referrers: AnalyticsDailyReferrersTable;
   analytics_salts: AnalyticsSaltsTable;
   analytics_visitors: AnalyticsVisitorsTable;
+  passkeys: PasskeysTable;
+  two_factor: TwoFactorTable;
+  recovery_codes: RecoveryCodesTable;
+  auth_ceremonies: AuthCeremoniesTable;
 }
 
 export type ContentEntryRow = Selectable<ContentEntriesTable>;

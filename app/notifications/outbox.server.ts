@@ -13,6 +13,7 @@ import {
   enquiryMail,
   enquiryMessageId,
   messageIdFor,
+  securityNoticeMail,
   signInAlertMail,
   testMail,
   type MailContext,
@@ -20,6 +21,7 @@ import {
 } from "./messages.server";
 import type { NotificationsOverview } from "./notification-state";
 import { afterFailure, giveUpTime } from "./retry-schedule";
+import { securityNoticePayloadSchema } from "./security-notices.server";
 
 /**
  * The mail outbox (issue 9, decision 0020). A notification is a row in
@@ -452,13 +454,16 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
       outgoing = enquiryMail(ctx, enquiry, job.message_id ?? enquiryMessageId(enquiry.id, mail.from));
     } else {
       const payload = job.kind === "sign-in" ? signInPayloadSchema.safeParse(safeJson(job.payload)) : null;
-      if (!payload?.success) {
+      const notice = job.kind === "security" ? securityNoticePayloadSchema.safeParse(safeJson(job.payload)) : null;
+      if (!payload?.success && !notice?.success) {
         // Nothing a retry could fix: failed at once.
         await recordFailure(db, { ...job, give_up_at: claim.now }, claim.token, clock.now(), `Unreadable ${job.kind} notification`);
         summary.failed += 1;
         return;
       }
-      outgoing = signInAlertMail(ctx, payload.data, job.message_id ?? messageIdFor("sign-in", job.id, mail.from));
+      outgoing = notice?.success
+        ? securityNoticeMail(ctx, notice.data, job.message_id ?? messageIdFor("security", job.id, mail.from))
+        : signInAlertMail(ctx, payload!.data!, job.message_id ?? messageIdFor("sign-in", job.id, mail.from));
     }
 
     // No transaction is open here: the claim committed, and the result is written after.

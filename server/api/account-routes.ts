@@ -4,6 +4,7 @@ import { forgetInitialPassword } from "~/auth/initial-admin.server";
 import { changePasswordSchema } from "~/auth/password-schema";
 import type { SecuritySummary } from "~/auth/security-summary";
 import { checkSignIn, readSignInReport } from "~/auth/sign-in.server";
+import { queueSecurityNotice } from "~/notifications/security-notices.server";
 import type { AppServices } from "~/services.server";
 import { badRequest } from "../http-error";
 import { clearSessionCookie, readDeviceCookie } from "../middleware/session";
@@ -44,6 +45,7 @@ export function accountRoutes(services: AppServices): Router {
     await setAdministratorCredentials(services, { password: newPassword, keepSessionToken: res.locals.sessionToken });
     await forgetInitialPassword(env.DATA_DIR);
     services.logger.info({ userId: user.id }, "password changed from the dashboard; other sessions signed out");
+    await queueSecurityNotice(services, { kind: "password-changed", userAgent: req.get("user-agent") ?? "" });
     res.json({ message: "Password changed. Every other session was signed out." });
   });
 
