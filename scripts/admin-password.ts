@@ -1,4 +1,7 @@
 // npm run admin:password [-- --username NAME] [-- --keep NAME]
+// npm run admin:password -- --reset-2fa
+//   The phone is lost: turns two-step verification off, removes every passkey, ends every
+//   session and pending sign-in step, clears every lock-out. No new password needed.
 // Sets the administrator's password: typed at a hidden prompt, or piped on stdin
 // (echo 'new password' | npm run admin:password). Signs out every session, clears
 // every sign-in lock-out and deletes the first-start password file.
@@ -6,7 +9,10 @@
 // then), keeps NAME and deletes the others with their sessions, before anything else.
 import readline from "node:readline";
 import { Writable } from "node:stream";
-import { setAdministratorCredentials } from "~/auth/auth.server";
+import { endEverySession, setAdministratorCredentials } from "~/auth/auth.server";
+import { endEveryCeremony } from "~/auth/ceremonies.server";
+import { removeEveryPasskey } from "~/auth/passkeys.server";
+import { turnOffTwoStep } from "~/auth/two-step.server";
 import { forgetInitialPassword } from "~/auth/initial-admin.server";
 import { newPasswordSchema } from "~/auth/password-schema";
 import { clearSignInLimits } from "~/auth/sign-in.server";
@@ -48,8 +54,31 @@ function optionValue(args: string[], name: string): string | undefined {
   return value;
 }
 
+/** `--reset-2fa`: back in with the password alone (issue 19 item 7). */
+async function resetTwoStep() {
+  const services = await openServices(parseEnv(), createLogger({ level: "warn" }));
+  try {
+    await turnOffTwoStep(services);
+    const passkeys = await removeEveryPasskey(services);
+    const sessions = await endEverySession(services);
+    await endEveryCeremony(services);
+    await clearSignInLimits(services.db);
+    console.log(
+      `Two-step verification is off and ${passkeys} passkey(s) were removed. ` +
+        `${sessions} session(s) and every pending sign-in were ended, and every sign-in lock-out was cleared. ` +
+        "Sign in with the password, then turn two-step verification on again under Your Account.",
+    );
+  } finally {
+    await services.close();
+  }
+}
+
 async function main() {
   const args = process.argv.slice(2);
+  if (args.includes("--reset-2fa")) {
+    if (args.length > 1) throw new Error("--reset-2fa takes no other option; nothing was changed.");
+    return resetTwoStep();
+  }
   const username = optionValue(args, "--username");
   const keep = optionValue(args, "--keep");
 
