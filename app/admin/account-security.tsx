@@ -1,6 +1,7 @@
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { KeyRound, LogOut, UserCog } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
+import type { SignInMethods } from "~/auth/sign-in-methods";
 import { changePasswordSchema, PASSWORD_MIN_LENGTH, type ChangePasswordInput } from "~/auth/password-schema";
 import { Button } from "~/components/ui/button";
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle, DialogTrigger } from "~/components/ui/dialog";
@@ -10,10 +11,13 @@ import { toast } from "~/components/ui/use-toast";
 import { ApiError, apiRequest, isUnauthorizedError } from "~/lib/api-client";
 import { firstErrorPerField } from "~/lib/zod";
 import { DashboardCard } from "./admin-ui";
+import { SIGN_IN_METHODS_KEY } from "./passkey-client";
+import { PasskeysSection } from "./passkeys-section";
 import { failureToast, serverMessage } from "./query-client";
+import { TwoStepSection } from "./two-step-section";
 
 /**
- * Issue 8, items 13 and 14: the owner's own account on the dashboard.
+ * Issue 8, items 13 and 14 (and issue 19): the owner's own account on the dashboard.
  * Change the password (an owner with only a phone cannot run
  * `npm run admin:password`), and sign out on every device.
  */
@@ -22,12 +26,28 @@ export function AccountCard({ username, navigate }: { username: string; navigate
     <DashboardCard
       id="account"
       title="Your Account"
-      description="Change your password, or sign out on every phone and computer."
+      description="Change your password, sign in with a passkey, turn on two-step verification, or sign out everywhere."
       icon={<UserCog aria-hidden="true" className="h-5 w-5" />}
     >
       <ChangePasswordDialog username={username} />
       <SignOutEverywhereDialog navigate={navigate} />
+      <SignInMethodsPanel username={username} />
     </DashboardCard>
+  );
+}
+
+/** Issue 19: passkeys and two-step verification. */
+function SignInMethodsPanel({ username }: { username: string }) {
+  const methods = useQuery<SignInMethods>({ queryKey: SIGN_IN_METHODS_KEY });
+  if (methods.isPending) return null;
+  if (!methods.data) {
+    return <p className="mt-4 text-sm text-stone-600">Passkeys and two-step verification could not be loaded. Reload the page to try again.</p>;
+  }
+  return (
+    <div>
+      <PasskeysSection methods={methods.data} username={username} />
+      <TwoStepSection methods={methods.data} username={username} />
+    </div>
   );
 }
 
