@@ -12,7 +12,7 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
-          include: ["app/**/*.test.ts", "server/**/*.test.ts", "tests/api/**/*.test.ts"],
+          include: ["app/**/*.test.ts", "server/**/*.test.ts", "scripts/**/*.test.ts", "tests/api/**/*.test.ts"],
           testTimeout: 30_000,
           // Setting up a test context (a database, a bucket, a signed-in administrator) can take a few
           // seconds on a busy 2-core machine.

@@ -1,5 +1,5 @@
-// npm run admin:password [-- --username NAME] [-- --keep NAME]
-// npm run admin:password -- --reset-2fa
+// npm run admin:password [-- --username NAME] [--keep NAME] [--env-file /etc/cornerstone/cornerstone.env]
+// npm run admin:password -- --reset-2fa [--env-file …]
 //   The phone is lost: turns two-step verification off, removes every passkey, ends every
 //   session and pending sign-in step, clears every lock-out. No new password needed.
 // Sets the administrator's password: typed at a hidden prompt, or piped on stdin
@@ -21,6 +21,7 @@ import type { Database } from "~/db/database.server";
 import { parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../server/bootstrap";
+import { applyEnvFileArgument } from "./lib/env-file";
 
 async function readPiped(): Promise<string> {
   let text = "";
@@ -56,7 +57,7 @@ function optionValue(args: string[], name: string): string | undefined {
 
 /** `--reset-2fa`: back in with the password alone (issue 19 item 7). */
 async function resetTwoStep() {
-  const services = await openServices(parseEnv(), createLogger({ level: "warn" }));
+  const services = await openServices(parseEnv(), createLogger({ level: "warn" }), { checkBrowserUploads: false });
   try {
     await turnOffTwoStep(services);
     const passkeys = await removeEveryPasskey(services);
@@ -74,9 +75,10 @@ async function resetTwoStep() {
 }
 
 async function main() {
-  const args = process.argv.slice(2);
+  // The service's settings, read as systemd reads them (decision 0050).
+  const args = applyEnvFileArgument(process.argv.slice(2));
   if (args.includes("--reset-2fa")) {
-    if (args.length > 1) throw new Error("--reset-2fa takes no other option; nothing was changed.");
+    if (args.length > 1) throw new Error("--reset-2fa takes no other option but --env-file; nothing was changed.");
     return resetTwoStep();
   }
   const username = optionValue(args, "--username");
@@ -98,7 +100,7 @@ async function main() {
   const beforeMigrations = async (db: Database) => {
     if (keep) removed = await keepOnlyAdministrator(db, keep);
   };
-  const services = await openServices(env, createLogger({ level: "warn" }), { beforeMigrations });
+  const services = await openServices(env, createLogger({ level: "warn" }), { beforeMigrations, checkBrowserUploads: false });
   try {
     await setAdministratorCredentials(services, { username, password });
     await clearSignInLimits(services.db);

@@ -1,6 +1,7 @@
-// npm run backup [-- --out FILE]
+// npm run backup [-- --out FILE] [--env-file /etc/cornerstone/cornerstone.env]
 // Writes one .tar.gz backup of DATA_DIR's database and images, safely while the server runs.
 // Default: DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss.tar.gz (UTC). --out may name a file or a folder.
+// --env-file reads the service's settings as systemd does, over the shell's (decision 0050).
 import { statSync } from "node:fs";
 import path from "node:path";
 import { backupFileName, backupsDirOf } from "~/backups/backup-files.server";
@@ -12,6 +13,7 @@ import { DatabaseLockedError, lockDatabase } from "~/db/database-lock.server";
 import { DataDirLockedError, lockDataDir, wrongUserProblem } from "~/lib/data-dir-lock.server";
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../server/bootstrap";
+import { applyEnvFileArgument } from "./lib/env-file";
 
 function outArgument(args: string[]): string | undefined {
   const index = args.indexOf("--out");
@@ -35,8 +37,9 @@ function targetPath(out: string | undefined, dataDir: string, now: Date): string
 }
 
 async function main() {
+  const args = applyEnvFileArgument(process.argv.slice(2));
   const env = parseEnv();
-  const out = outArgument(process.argv.slice(2));
+  const out = outArgument(args);
   const wrongUser = wrongUserProblem(env.DATA_DIR);
   if (wrongUser) throw new Error(wrongUser);
   // Shared with the server: a backup may run beside it, but not beside a restore.
@@ -45,7 +48,7 @@ async function main() {
   const databaseLock = env.DATABASE_URL ? await lockDatabase(env.DATABASE_URL, "shared") : null;
   // Logs (JSON) go to stderr; the outcome is printed below.
   const logger = createLogger({ level: "warn", destination: process.stderr });
-  const services = await openServices(env, logger);
+  const services = await openServices(env, logger, { checkBrowserUploads: false });
   try {
     const result = await createBackup(
       { ...services, clock: systemClock },

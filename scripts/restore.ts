@@ -1,4 +1,4 @@
-// npm run restore -- FILE
+// npm run restore -- FILE [--env-file /etc/cornerstone/cornerstone.env]
 // Restores a backup into DATA_DIR, or with DATABASE_URL set into that PostgreSQL database and
 // the configured storage (S3_BUCKET or DATA_DIR/uploads). Stop the server(s) first; run it as
 // the service's user (docs/DEPLOY.md shows the exact command). The data it replaces is kept
@@ -12,11 +12,14 @@ import { parseEnv } from "~/env.server";
 import { wrongUserProblem } from "~/lib/data-dir-lock.server";
 import { createLogger } from "~/lib/logger.server";
 import { openObjectStorage, storageConfigFor } from "~/storage/open-storage.server";
+import { applyEnvFileArgument, EnvFileError } from "./lib/env-file";
 
 async function main() {
-  const file = process.argv.slice(2).find((arg) => !arg.startsWith("--"));
+  // The service's settings, read as systemd reads them (decision 0050).
+  const args = applyEnvFileArgument(process.argv.slice(2));
+  const file = args.find((arg) => !arg.startsWith("--"));
   if (!file) {
-    console.error("Usage: npm run restore -- /path/to/cornerstone-YYYYMMDD-HHmmss.tar.gz");
+    console.error("Usage: npm run restore -- /path/to/cornerstone-YYYYMMDD-HHmmss.tar.gz [--env-file /etc/cornerstone/cornerstone.env]");
     process.exit(2);
   }
   const env = parseEnv();
@@ -63,6 +66,6 @@ async function main() {
 }
 
 main().catch((error: Error) => {
-  console.error(error instanceof RestoreRefusedError ? error.message : `The restore failed: ${error.message}. The live data was left as it was.`);
+  console.error(error instanceof RestoreRefusedError || error instanceof EnvFileError ? error.message : `The restore failed: ${error.message}. The live data was left as it was.`);
   process.exit(1);
 });

@@ -54,6 +54,11 @@ export async function openServices(
      * removes extra users here, which migration 0008 would otherwise refuse.
      */
     beforeMigrations?: (db: Database) => Promise<void>;
+    /**
+     * Whether to check that browsers may upload to the bucket (its CORS rule for SITE_URL). Only the
+     * server takes uploads: the scripts pass false, so a shell without SITE_URL never fails on it (decision 0050).
+     */
+    checkBrowserUploads?: boolean;
   } = {},
 ): Promise<AppServices> {
   const tightened = makeDataDirPrivate(env.DATA_DIR);
@@ -75,7 +80,7 @@ export async function openServices(
     const storageConfig = storageConfigFor(env, signingSecret);
     const storage = await openObjectStorage(storageConfig);
     try {
-      await storage.check({ siteOrigin: new URL(env.SITE_URL).origin });
+      await storage.check({ siteOrigin: options.checkBrowserUploads === false ? null : new URL(env.SITE_URL).origin });
     } catch (error) {
       await storage.close();
       throw error;

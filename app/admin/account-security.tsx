@@ -1,4 +1,4 @@
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { KeyRound, LogOut, UserCog } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
 import type { SignInMethods } from "~/auth/sign-in-methods";
@@ -14,6 +14,7 @@ import { DashboardCard } from "./admin-ui";
 import { SIGN_IN_METHODS_KEY } from "./passkey-client";
 import { PasskeysSection } from "./passkeys-section";
 import { failureToast, serverMessage } from "./query-client";
+import { SECURITY_SUMMARY_KEY } from "./sign-in-activity";
 import { TwoStepSection } from "./two-step-section";
 
 /**
@@ -21,7 +22,24 @@ import { TwoStepSection } from "./two-step-section";
  * Change the password (an owner with only a phone cannot run
  * `npm run admin:password`), and sign out on every device.
  */
-export function AccountCard({ username, navigate }: { username: string; navigate: (url: string) => void }) {
+/** Lets the dashboard open Change Password from elsewhere (the temporary-password banner). */
+export type PasswordDialogControl = {
+  open: boolean;
+  setOpen: (open: boolean) => void;
+  /** After the dialog closes: focus goes back to whatever opened it. */
+  onCloseAutoFocus?: (event: Event) => void;
+  onChanged?: () => void;
+};
+
+export function AccountCard({
+  username,
+  navigate,
+  passwordDialog,
+}: {
+  username: string;
+  navigate: (url: string) => void;
+  passwordDialog?: PasswordDialogControl;
+}) {
   return (
     <DashboardCard
       id="account"
@@ -29,7 +47,7 @@ export function AccountCard({ username, navigate }: { username: string; navigate
       description="Change your password, sign in with a passkey, turn on two-step verification, or sign out everywhere."
       icon={<UserCog aria-hidden="true" className="h-5 w-5" />}
     >
-      <ChangePasswordDialog username={username} />
+      <ChangePasswordDialog username={username} control={passwordDialog} />
       <SignOutEverywhereDialog navigate={navigate} />
       <SignInMethodsPanel username={username} />
     </DashboardCard>
@@ -72,16 +90,22 @@ function serverFieldErrors(error: unknown): FieldErrors {
   }
 }
 
-function ChangePasswordDialog({ username }: { username: string }) {
+function ChangePasswordDialog({ username, control }: { username: string; control?: PasswordDialogControl }) {
   const id = useId();
-  const [open, setOpen] = useState(false);
+  const queryClient = useQueryClient();
+  const [ownOpen, setOwnOpen] = useState(false);
+  const open = control?.open ?? ownOpen;
+  const setOpen = control?.setOpen ?? setOwnOpen;
   const [errors, setErrors] = useState<FieldErrors>({});
   const [problem, setProblem] = useState<string | null>(null);
 
   const change = useMutation({
     mutationFn: (input: ChangePasswordInput) => apiRequest("POST", "/api/admin/password", input),
     onSuccess: () => {
+      control?.onChanged?.();
       setOpen(false);
+      // The temporary-password banner goes once the server says so.
+      void queryClient.invalidateQueries({ queryKey: SECURITY_SUMMARY_KEY });
       toast({ title: "Password Changed", description: "Every other phone and computer was signed out." });
     },
     onError: (error) => {
@@ -129,7 +153,7 @@ function ChangePasswordDialog({ username }: { username: string }) {
           Change Password
         </Button>
       </DialogTrigger>
-      <DialogContent closeDisabled={pending}>
+      <DialogContent closeDisabled={pending} onCloseAutoFocus={control?.onCloseAutoFocus}>
         <DialogTitle>Change Password</DialogTitle>
         <DialogDescription>Every other phone and computer signed in to the admin will be signed out.</DialogDescription>
         <form noValidate onSubmit={handleSubmit} className="mt-5 space-y-4" aria-label="Change password">

@@ -8,16 +8,18 @@ import { toast } from "~/components/ui/use-toast";
 import { PAGE_GROUP_LABELS, PAGE_GROUPS } from "~/content/sections";
 import { GALLERY_TITLES, GALLERY_TYPES } from "~/galleries/gallery";
 import { apiRequest } from "~/lib/api-client";
-import { AccountCard } from "./account-security";
+import { AccountCard, type PasswordDialogControl } from "./account-security";
 import { DashboardCard, ViewHeading } from "./admin-ui";
 import { BackupCard } from "./backup-card";
 import { AnalyticsCard } from "./analytics-card";
 import { ContentEditor } from "./content-editor";
+import { JumpLinks } from "./dashboard-cards";
+import { EmailCard } from "./email-card";
 import { GalleryManager } from "./gallery-manager";
-import { NotificationsPanel } from "./notifications-panel";
 import { HANDLES_OWN_401, hardNavigate } from "./query-client";
 import { SignInActivity } from "./sign-in-activity";
 import { SubmissionsView } from "./submissions-view";
+import { TemporaryPasswordBanner } from "./temporary-password-banner";
 import { UnreadCount } from "./unread-count";
 import { useUnsavedChangesGuard } from "./unsaved-changes";
 import { DASHBOARD, openerIdFor, viewFromParam, viewToParam, type AdminView } from "./view";
@@ -122,6 +124,29 @@ function Dashboard({
     if (focusId) rootRef.current?.querySelector<HTMLElement>(`#${CSS.escape(focusId)}`)?.focus();
   }, [focusId]);
 
+  // Change Password opens from its card or from the temporary-password banner;
+  // cancelled from the banner, focus goes back to the banner.
+  const [passwordDialogOpen, setPasswordDialogOpen] = useState(false);
+  const bannerButton = useRef<HTMLButtonElement>(null);
+  const openedFromBanner = useRef(false);
+  const passwordDialog: PasswordDialogControl = {
+    open: passwordDialogOpen,
+    setOpen: (open) => {
+      if (open) openedFromBanner.current = false;
+      setPasswordDialogOpen(open);
+    },
+    onChanged: () => (openedFromBanner.current = false),
+    onCloseAutoFocus: (event) => {
+      if (!openedFromBanner.current || !bannerButton.current) return;
+      event.preventDefault();
+      bannerButton.current.focus();
+    },
+  };
+  const changeTemporaryPassword = () => {
+    openedFromBanner.current = true;
+    setPasswordDialogOpen(true);
+  };
+
   const logout = useMutation({
     meta: HANDLES_OWN_401,
     mutationFn: () => apiRequest("POST", "/api/logout"),
@@ -131,6 +156,7 @@ function Dashboard({
 
   return (
     <div ref={rootRef} className="space-y-8">
+      <TemporaryPasswordBanner onChange={changeTemporaryPassword} buttonRef={bannerButton} />
       <div className="flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
         <div>
           <ViewHeading>Website Management</ViewHeading>
@@ -155,9 +181,9 @@ function Dashboard({
         </div>
       </div>
 
-      <SignInActivity />
+      <JumpLinks />
 
-      <NotificationsPanel />
+      <SignInActivity />
 
       <div className="grid gap-6 md:grid-cols-2 lg:grid-cols-3">
         <DashboardCard
@@ -209,7 +235,8 @@ function Dashboard({
           </button>
         </DashboardCard>
 
-        <AccountCard username={user.username} navigate={navigate} />
+        <EmailCard />
+        <AccountCard username={user.username} navigate={navigate} passwordDialog={passwordDialog} />
         <BackupCard />
       </div>
       <AnalyticsCard />

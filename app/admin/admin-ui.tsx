@@ -3,6 +3,7 @@ import { useEffect, useRef, type ReactNode } from "react";
 import { Button } from "~/components/ui/button";
 import { Spinner } from "~/components/ui/spinner";
 import { cn } from "~/lib/cn";
+import { BackToTop, cardHeadingId, type DashboardCardId } from "./dashboard-cards";
 
 export const cardClasses = "rounded-xl bg-white p-5 shadow-sm ring-1 ring-stone-200 sm:p-6";
 
@@ -74,7 +75,11 @@ export function SubViewFrame({
   );
 }
 
-/** A card on the dashboard: an icon, a heading that names the section, a line on what it is for, then its body. */
+/**
+ * A card on the dashboard: an icon, a heading that names the section, a line
+ * on what it is for, its body, then "Back to top". Its id is one of
+ * DASHBOARD_CARDS, which gives it its jump link.
+ */
 export function DashboardCard({
   id,
   title,
@@ -83,7 +88,7 @@ export function DashboardCard({
   bodyClassName = "mt-5 grid gap-2",
   children,
 }: {
-  id: string;
+  id: DashboardCardId;
   title: string;
   description: string;
   icon: ReactNode;
@@ -91,19 +96,21 @@ export function DashboardCard({
   children: ReactNode;
 }) {
   return (
-    <section aria-labelledby={`${id}-title`} className={cardClasses}>
+    <section id={id} aria-labelledby={cardHeadingId(id)} className={cn(cardClasses, "scroll-mt-20")}>
       <div className="flex items-start gap-3">
         <span className="inline-flex h-10 w-10 shrink-0 items-center justify-center rounded-lg bg-brand-50 text-brand-700">
           {icon}
         </span>
         <div>
-          <h2 id={`${id}-title`} className="text-xl font-bold text-stone-900">
+          {/* Focusable, so a jump link can move focus to it. */}
+          <h2 id={cardHeadingId(id)} tabIndex={-1} className="text-xl font-bold text-stone-900">
             {title}
           </h2>
           <p className="mt-1 text-sm text-stone-700">{description}</p>
         </div>
       </div>
       <div className={bodyClassName}>{children}</div>
+      <BackToTop />
     </section>
   );
 }

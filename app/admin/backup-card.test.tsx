@@ -53,12 +53,26 @@ describe("the dashboard's backup card", () => {
     expect(await within(card).findByText("A backup is being made right now.")).toBeInTheDocument();
   });
 
-  it("shows a failed or skipped backup as an alert, with its reason", async () => {
+  it("shows a failed backup as an alert in plain words, with the reason under the details", async () => {
+    const card = renderCard({
+      ...base,
+      problem: { at: "2026-05-01T03:04:00.000Z", kind: "failed", message: "EACCES: permission denied, open '/var/lib/cornerstone/backups/x.tar.gz'" },
+    });
+    expect(await within(card).findByRole("alert")).toHaveTextContent(
+      /^Your site could not make its last backup\. Ask whoever runs your website to look at it\.$/,
+    );
+    const details = within(card).getByText("Details for whoever runs your website").closest("details")!;
+    expect(details).not.toHaveAttribute("open");
+    expect(details).toHaveTextContent(/The last backup failed \(May 1st, 2026 at .+\): EACCES: permission denied/);
+  });
+
+  it("shows a skipped backup with its reason under the details", async () => {
     const card = renderCard({
       ...base,
       problem: { at: "2026-05-01T03:04:00.000Z", kind: "skipped", message: "Not enough free disk space for a backup: …" },
     });
-    expect(await within(card).findByRole("alert")).toHaveTextContent(/^A backup was skipped \(May 1st, 2026 at .+\): Not enough free disk space/);
+    expect(await within(card).findByRole("alert")).toHaveTextContent("Your site skipped its last backup. Ask whoever runs your website to look at it.");
+    expect(within(card).getByTestId("backup-problem")).toHaveTextContent(/A backup was skipped \(May 1st, 2026 at .+\): Not enough free disk space/);
   });
 
   it("reminds gently after 30 days without a download; the reminder goes once a download starts", async () => {

@@ -11,11 +11,19 @@ import {
 import { buttonClasses } from "~/components/ui/button";
 import { DashboardCard, LoadFailed } from "./admin-ui";
 import { formatSubmittedAt } from "./format-date";
+import { OwnerNotice } from "./owner-notice";
 
 const PROBLEM_LEAD: Record<NonNullable<BackupStatus["problem"]>["kind"], string> = {
   failed: "The last backup failed",
   skipped: "A backup was skipped",
   warning: "The last backup finished with a warning",
+};
+
+/** What the owner reads (issue 18 §12); the lead above goes under the details. */
+const PROBLEM_SENTENCE: Record<NonNullable<BackupStatus["problem"]>["kind"], string> = {
+  failed: "Your site could not make its last backup. Ask whoever runs your website to look at it.",
+  skipped: "Your site skipped its last backup. Ask whoever runs your website to look at it.",
+  warning: "Your site made its last backup, with a warning. Ask whoever runs your website to look at it.",
 };
 
 const when = (iso: string) => <time dateTime={iso}>{formatSubmittedAt(iso)}</time>;
@@ -59,9 +67,18 @@ export function BackupCard() {
           </p>
           {status.data.running ? <p className="text-stone-700">A backup is being made right now.</p> : null}
           {status.data.problem ? (
-            <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-3 text-red-800" data-testid="backup-problem">
-              {PROBLEM_LEAD[status.data.problem.kind]} ({when(status.data.problem.at)}): {status.data.problem.message}
-            </p>
+            <OwnerNotice
+              tone="danger"
+              title="Backup problem"
+              testId="backup-problem"
+              details={
+                <p>
+                  {PROBLEM_LEAD[status.data.problem.kind]} ({when(status.data.problem.at)}): {status.data.problem.message}
+                </p>
+              }
+            >
+              {PROBLEM_SENTENCE[status.data.problem.kind]}
+            </OwnerNotice>
           ) : null}
           <p>
             {status.data.lastDownloadAt ? <>Last downloaded: {when(status.data.lastDownloadAt)}</> : "Not downloaded yet."}

@@ -1,4 +1,4 @@
-import { ChevronDown, Mail, MailOpen, Phone, RotateCw, Trash2 } from "lucide-react";
+import { Mail, MailCheck, MailOpen, Phone, RotateCw, Trash2 } from "lucide-react";
 import { useId, useState } from "react";
 import type { InboxItem } from "~/contact/inbox";
 import { Button, buttonClasses } from "~/components/ui/button";
@@ -18,32 +18,29 @@ const linkClasses = "font-medium break-all text-brand-700 underline underline-of
 const failed = (title: string, description: string) => failureToast({ title, description }, { fromServer: true });
 
 /**
- * One enquiry in the inbox (spec §2 Submissions view, issue 9 §4–5): date,
- * name, e-mail and phone links and the message at a glance; opening it shows
- * the whole message and its actions, and marks it read.
+ * One enquiry in the inbox (spec §2 Submissions view, issue 9 §4–5): the
+ * date, then Name, Email (mail link), Phone (call link) and the whole
+ * Message with its line breaks, then its actions. Marking it read is an
+ * explicit action (Mark as read / Mark as unread, decision 0051): reading
+ * the list marks nothing.
  */
 export function SubmissionCard({ submission }: { submission: InboxItem }) {
-  const [open, setOpen] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const setRead = useSetRead();
   const resend = useResendNotification();
   const remove = useDeleteEnquiry();
-  const detailsId = useId();
   const nameId = useId();
   const unread = submission.readAt === null;
 
-  const toggle = () => {
-    const opening = !open;
-    setOpen(opening);
-    if (opening && unread) setRead.mutate({ id: submission.id, read: true }, { onError: failed("Update failed", "Could not mark the enquiry as read.") });
-  };
+  const markRead = (read: boolean) =>
+    setRead.mutate(
+      { id: submission.id, read },
+      { onError: failed("Update failed", `Could not mark the enquiry as ${read ? "read" : "unread"}.`) },
+    );
 
   return (
     <li>
-      <article
-        aria-labelledby={nameId}
-        className={cn(cardClasses, unread && "ring-2 ring-brand-600")}
-      >
+      <article aria-labelledby={nameId} className={cn(cardClasses, unread && "ring-2 ring-brand-600")}>
         <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1">
           <p className="text-sm font-semibold text-stone-600">
             <time dateTime={submission.submittedAt}>{formatSubmittedAt(submission.submittedAt)}</time>
@@ -52,10 +49,14 @@ export function SubmissionCard({ submission }: { submission: InboxItem }) {
             <span className="rounded-full bg-brand-700 px-2.5 py-0.5 text-xs font-bold tracking-wide text-white uppercase">New</span>
           ) : null}
         </div>
-        <h2 id={nameId} className={cn("mt-1 text-lg text-stone-900", unread ? "font-bold" : "font-semibold")}>
-          {submission.name}
-        </h2>
         <dl className="mt-3 grid gap-x-6 gap-y-3 sm:grid-cols-[max-content_1fr]">
+          <dt className="text-sm font-semibold text-stone-800">Name</dt>
+          <dd>
+            {/* The name is each entry's heading too, for moving between entries. */}
+            <h2 id={nameId} className={cn("text-lg leading-snug break-words text-stone-900", unread ? "font-bold" : "font-semibold")}>
+              {submission.name}
+            </h2>
+          </dd>
           <dt className="text-sm font-semibold text-stone-800">Email</dt>
           <dd>
             <a href={`mailto:${submission.email}`} className={linkClasses}>
@@ -75,16 +76,25 @@ export function SubmissionCard({ submission }: { submission: InboxItem }) {
             </>
           ) : null}
           <dt className="text-sm font-semibold text-stone-800">Message</dt>
-          <dd className={cn("break-words whitespace-pre-line text-stone-900", !open && "line-clamp-3")}>{submission.message}</dd>
+          <dd className="break-words whitespace-pre-line text-stone-900">{submission.message}</dd>
         </dl>
 
         <NotificationStateLine state={submission.notification} className="mt-4" />
 
-        <div className="mt-4 flex flex-wrap gap-2">
-          <Button variant="outline" size="sm" aria-expanded={open} aria-controls={detailsId} onClick={toggle}>
-            <ChevronDown aria-hidden="true" className={cn("h-4 w-4 transition-transform", open && "rotate-180")} />
-            {open ? "Close" : "Open"}
-            <span className="sr-only"> the enquiry from {submission.name}</span>
+        <div className="mt-4 flex flex-wrap gap-2 border-t border-stone-200 pt-4">
+          <a href={`mailto:${submission.email}`} className={buttonClasses("primary", "sm")}>
+            <Mail aria-hidden="true" className="h-4 w-4" />
+            Reply
+          </a>
+          {submission.phone ? (
+            <a href={telHref(submission.phone)} className={buttonClasses("outline", "sm")}>
+              <Phone aria-hidden="true" className="h-4 w-4" />
+              Call
+            </a>
+          ) : null}
+          <Button variant="outline" size="sm" disabled={setRead.isPending} onClick={() => markRead(unread)}>
+            {unread ? <MailCheck aria-hidden="true" className="h-4 w-4" /> : <MailOpen aria-hidden="true" className="h-4 w-4" />}
+            {unread ? "Mark as read" : "Mark as unread"}
           </Button>
           {submission.notification.status === "failed" ? (
             <Button
@@ -102,34 +112,10 @@ export function SubmissionCard({ submission }: { submission: InboxItem }) {
               Send again
             </Button>
           ) : null}
-        </div>
-
-        <div id={detailsId} hidden={!open} className="mt-4 border-t border-stone-200 pt-4">
-          <div className="flex flex-wrap gap-2">
-            <a href={`mailto:${submission.email}`} className={buttonClasses("primary", "sm")}>
-              <Mail aria-hidden="true" className="h-4 w-4" />
-              Reply
-            </a>
-            {submission.phone ? (
-              <a href={telHref(submission.phone)} className={buttonClasses("outline", "sm")}>
-                <Phone aria-hidden="true" className="h-4 w-4" />
-                Call
-              </a>
-            ) : null}
-            <Button
-              variant="outline"
-              size="sm"
-              disabled={unread || setRead.isPending}
-              onClick={() => setRead.mutate({ id: submission.id, read: false }, { onError: failed("Update failed", "Could not mark the enquiry as unread.") })}
-            >
-              <MailOpen aria-hidden="true" className="h-4 w-4" />
-              Mark as unread
-            </Button>
-            <Button variant="ghost" size="sm" className="text-red-800 hover:bg-red-50" onClick={() => setConfirmingDelete(true)}>
-              <Trash2 aria-hidden="true" className="h-4 w-4" />
-              Delete
-            </Button>
-          </div>
+          <Button variant="ghost" size="sm" className="text-red-800 hover:bg-red-50" onClick={() => setConfirmingDelete(true)}>
+            <Trash2 aria-hidden="true" className="h-4 w-4" />
+            Delete
+          </Button>
         </div>
       </article>
 

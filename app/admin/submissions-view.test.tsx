@@ -54,11 +54,18 @@ describe("SubmissionsView", () => {
     expect(first).toHaveTextContent("January 1st, 2024 at 3:00 PM");
     expect(first.querySelector("time")).toHaveAttribute("dateTime", newer);
     expect(within(first).getByRole("heading", { level: 2, name: "Aroha Smith" })).toBeInTheDocument();
+    // Spec §2: each entry shows Name, Email, Phone if present and Message, each labelled.
+    const labels = (entry: HTMLElement) => Array.from(entry.querySelectorAll("dt"), (dt) => dt.textContent);
+    expect(labels(first)).toEqual(["Name", "Email", "Phone", "Message"]);
+    expect(labels(second)).toEqual(["Name", "Email", "Message"]);
+    expect(first.querySelector("dt + dd")).toHaveTextContent("Aroha Smith");
     expect(within(first).getByRole("link", { name: "aroha@example.co.nz" })).toHaveAttribute("href", "mailto:aroha@example.co.nz");
     expect(within(first).getByRole("link", { name: "027 123 4567" })).toHaveAttribute("href", "tel:0271234567");
     const message = within(first).getByText(/Line one/);
     expect(message.textContent).toBe("Line one\nLine two");
     expect(message.className).toContain("whitespace-pre-line");
+    // The whole message, not clamped until it is opened (issue 18 §13).
+    expect(message.className).not.toMatch(/line-clamp/);
     expect(within(first).getByText("New")).toBeInTheDocument();
     expect(within(second).queryByText("New")).toBeNull();
     expect(within(second).queryByText("Phone")).toBeNull();
@@ -74,9 +81,9 @@ describe("SubmissionsView", () => {
     expect(await screen.findByText("No contact submissions yet")).toBeInTheDocument();
   });
 
-  it("opening an unread enquiry marks it read; it can be marked unread again", async () => {
+  it("marks nothing read by being shown: Mark as read does, and Mark as unread undoes it", async () => {
     const { calls } = mockFetch([
-      { method: "GET", path: LIST, respond: () => json(200, [item("7")]) },
+      { method: "GET", path: LIST, respond: () => json(200, [item("7", { message: "First line\nSecond line\nThird line\nFourth line" })]) },
       {
         method: "PATCH",
         path: "/api/admin/contact-submissions/7",
@@ -84,17 +91,19 @@ describe("SubmissionsView", () => {
       },
     ]);
     renderWithClient(<SubmissionsView onBack={vi.fn()} />);
-    const open = await screen.findByRole("button", { name: "Open the enquiry from Visitor 7" });
-    expect(open).toHaveAttribute("aria-expanded", "false");
-    await userEvent.click(open);
-    expect(open).toHaveAttribute("aria-expanded", "true");
+    const entry = await screen.findByRole("article", { name: "Visitor 7" });
+    expect(entry).toHaveTextContent("Fourth line");
+    expect(within(entry).getByRole("link", { name: "Reply" })).toHaveAttribute("href", "mailto:v7@example.nz");
+    expect(within(entry).getByText("New")).toBeInTheDocument();
+    expect(calls.some((c) => c.method === "PATCH")).toBe(false);
+
+    await userEvent.click(within(entry).getByRole("button", { name: "Mark as read" }));
     await waitFor(() => expect(screen.queryByText("New")).toBeNull());
     expect(calls.filter((c) => c.method === "PATCH").map((c) => c.body)).toEqual([{ read: true }]);
 
     await userEvent.click(screen.getByRole("button", { name: "Mark as unread" }));
     expect(await screen.findByText("New")).toBeInTheDocument();
     expect(calls.filter((c) => c.method === "PATCH").map((c) => c.body)).toEqual([{ read: true }, { read: false }]);
-    expect(screen.getByRole("link", { name: "Reply" })).toHaveAttribute("href", "mailto:v7@example.nz");
   });
 
   it("deletes only after a confirmation that names the sender", async () => {
@@ -103,13 +112,13 @@ describe("SubmissionsView", () => {
       { method: "DELETE", path: "/api/admin/contact-submissions/3", respond: () => new Response(null, { status: 204 }) },
     ]);
     renderWithClient(<SubmissionsView onBack={vi.fn()} />);
-    await userEvent.click(await screen.findByRole("button", { name: "Open the enquiry from Hemi Walker" }));
-    await userEvent.click(screen.getByRole("button", { name: "Delete" }));
+    const entry = await screen.findByRole("article", { name: "Hemi Walker" });
+    await userEvent.click(within(entry).getByRole("button", { name: "Delete" }));
     const dialog = await screen.findByRole("dialog", { name: "Delete the enquiry from Hemi Walker?" });
     await userEvent.click(within(dialog).getByRole("button", { name: "Cancel" }));
     expect(calls.some((c) => c.method === "DELETE")).toBe(false);
 
-    await userEvent.click(screen.getByRole("button", { name: "Delete" }));
+    await userEvent.click(within(entry).getByRole("button", { name: "Delete" }));
     await userEvent.click(within(await screen.findByRole("dialog")).getByRole("button", { name: "Delete enquiry" }));
     await waitFor(() => expect(screen.queryByText("Hemi Walker")).toBeNull());
     expect(calls.filter((c) => c.method === "DELETE").map((c) => c.url)).toEqual(["/api/admin/contact-submissions/3"]);

@@ -1,7 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import type { Database } from "~/db/database.server";
 import type { AppServices } from "~/services.server";
-import { endEverySession, ensureAdministrator } from "./auth.server";
+import { endEverySession, ensureAdministrator, verifyCredentials } from "./auth.server";
 import { clearSignInLimits } from "./sign-in.server";
 
 /**
@@ -87,6 +88,7 @@ export async function prepareAdministrator(
   switch (result.action) {
     case "created":
       if (result.generatedPassword) {
+        await markPasswordTemporary(services.db, result.username);
         const file = await writeInitialPassword(env.DATA_DIR, result.username, result.generatedPassword);
         print(
           `\n  An administrator "${result.username}" was created for the admin area (/admin).\n` +
@@ -113,6 +115,7 @@ export async function prepareAdministrator(
       return;
     case "unchanged":
       if (await fileExists(initialPasswordPath(env.DATA_DIR))) {
+        await markUnchangedInitialPassword(services);
         logger.warn(
           { file: initialPasswordPath(env.DATA_DIR) },
           "the first-start admin password is still unchanged; sign in and change it to delete its file",
@@ -120,6 +123,49 @@ export async function prepareAdministrator(
       }
       return;
   }
+}
+
+/**
+ * Issue 18 §10 (decision 0051): the generated password is recorded as
+ * temporary by keeping a copy of its hash. Every change of the password
+ * writes a new hash, so it stops matching whichever way it was changed.
+ */
+async function markPasswordTemporary(db: Database, username: string): Promise<void> {
+  await db
+    .updateTable("users")
+    .set((eb) => ({ temporary_password_hash: eb.ref("password_hash") }))
+    .where("username", "=", username)
+    .execute();
+}
+
+/** Whether this user still has the password the first start generated. */
+export async function usesTemporaryPassword(db: Database, userId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("users")
+    .select("id")
+    .where("id", "=", userId)
+    .whereRef("temporary_password_hash", "=", "password_hash")
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * A site first started before migration 0009 has no record, but its password
+ * file is still there while the password is unchanged: when the file's
+ * password still signs in, it is recorded as temporary.
+ */
+async function markUnchangedInitialPassword(services: Pick<AppServices, "db" | "env">): Promise<void> {
+  const text = await fs.readFile(initialPasswordPath(services.env.DATA_DIR), "utf8");
+  const username = /^username: (.+)$/m.exec(text)?.[1];
+  const password = /^password: (.+)$/m.exec(text)?.[1];
+  if (!username || !password) return;
+  const unmarked = await services.db
+    .selectFrom("users")
+    .select("id")
+    .where("username", "=", username)
+    .where("temporary_password_hash", "is", null)
+    .executeTakeFirst();
+  if (unmarked && (await verifyCredentials(services, username, password))) await markPasswordTemporary(services.db, username);
 }
 
 async function fileExists(file: string): Promise<boolean> {

@@ -10,4 +10,8 @@ export type SignInReport = {
   lastFailedAt: string | null;
 };
 
-export type SecuritySummary = { failedSignInsBeforeThisSession: SignInReport };
+export type SecuritySummary = {
+  failedSignInsBeforeThisSession: SignInReport;
+  /** The password is still the one the first start generated (issue 18 §10). */
+  temporaryPassword: boolean;
+};

@@ -32,6 +32,8 @@ export const BACKUP_TABLES: readonly BackupTable[] = [
   { name: "analytics_daily" },
   { name: "analytics_daily_pages" },
   { name: "analytics_daily_referrers" },
+  // The security log (issue 19 §11): no full address in it, only a /24 or /48 and a keyed hash.
+  { name: "activity_log" },
 ];
 
 /** Left out, with the reason. */

@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import { knownMigrations, migrateTo, migrateToLatest, type Database } from "~/db/database.server";
 import type { DatabaseSchema } from "~/db/schema";
 import { listTables } from "~/db/snapshot.server";
+import { recordRestoreRun } from "~/activity/activity-log.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import { DataDirLockedError, lockDataDir } from "~/lib/data-dir-lock.server";
 import {
@@ -112,6 +113,8 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
         await migrateTo(db, manifest.schema.migration, migrate);
         const rowsLoaded = await loadArchive(options.file, manifest, db, objects === null ? target.storage : null);
         const applied = await migrateToLatest(db, migrate);
+        // The security log notes the restore in the restored data itself (issue 19 §8).
+        await recordRestoreRun({ db, clock }, options.file);
         return { loaded: { rows: rowsLoaded.rows, objects: objects ?? rowsLoaded.objects }, migrationsApplied: applied };
       }));
     } catch (error) {

@@ -12,7 +12,9 @@ import { backups } from "./migrations/0005-backups";
 import { revisionsAndAnalytics } from "./migrations/0006-revisions-and-analytics";
 import { scaleOut } from "./migrations/0007-scale-out";
 import { singleAdministrator } from "./migrations/0008-single-administrator";
+import { temporaryPassword } from "./migrations/0009-temporary-password";
 import { passkeysAndTwoStep } from "./migrations/0014-passkeys-and-two-step";
+import { activityLog } from "./migrations/0015-activity-log";
 import type { DatabaseSchema } from "./schema";
 
 /**
@@ -32,7 +34,9 @@ const MIGRATIONS: Record<string, Migration> = {
   "0006-revisions-and-analytics": revisionsAndAnalytics,
   "0007-scale-out": scaleOut,
   "0008-single-administrator": singleAdministrator,
+  "0009-temporary-password": temporaryPassword,
   "0014-passkeys-and-two-step": passkeysAndTwoStep,
+  "0015-activity-log": activityLog,
 };
 
 export type DatabaseDialect = "sqlite" | "postgres";

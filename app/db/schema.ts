@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable } from "kysely";
+import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
 
 /**
  * Table types for Kysely. Kept portable on purpose (text ids, ISO-8601 text
@@ -48,6 +48,11 @@ export interface UsersTable {
   updated_at: string;
   /** Always 1, and unique: the database holds one administrator at most (migration 0008, decision 0045). */
   singleton: Generated<number>;
+  /**
+   * The first start's generated password's hash (migration 0009): while it
+   * equals password_hash, the password is the temporary one (decision 0051).
+   */
+  temporary_password_hash: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SessionsTable {
@@ -255,6 +260,27 @@ export interface AuthCeremoniesTable {
   expires_at: string;
 }
 
+/** The security log (issue 19 §8, app/activity/activity-log.server.ts): no full client address. */
+export interface ActivityLogTable {
+  id: string;
+  occurred_at: string;
+  /** An ActivityKind. */
+  kind: string;
+  /** success | failure | refused */
+  outcome: string;
+  /** JSON: ActivityDetail. */
+  detail: string;
+  /** Cut to 256 characters. */
+  user_agent: string | null;
+  /** IPv4 /24 or IPv6 /48. */
+  network: string | null;
+  /** The limiters' keyed hash of the normalised address. */
+  address_hash: string | null;
+  count: ColumnType<number, number | undefined, number>;
+  /** Set on a folded record (refused attempts, one per kind per hour). */
+  fold_key: string | null;
+}
+
 export interface DatabaseSchema {
   content_entries: ContentEntriesTable;
   gallery_images: GalleryImagesTable;
@@ -281,6 +307,7 @@ export interface DatabaseSchema {
   two_factor: TwoFactorTable;
   recovery_codes: RecoveryCodesTable;
   auth_ceremonies: AuthCeremoniesTable;
+  activity_log: ActivityLogTable;
 }
 
 export type ContentEntryRow = Selectable<ContentEntriesTable>;

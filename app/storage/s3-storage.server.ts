@@ -246,6 +246,8 @@ export async function createS3Storage(config: S3StorageConfig): Promise<ObjectSt
         await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: probe })).catch(() => {});
       }
 
+      // The scripts take no uploads: only the server checks the CORS rule (decision 0050).
+      if (siteOrigin === null) return;
       // The browser PUTs straight to the bucket: ask the bucket what it would answer the admin page.
       const rule = JSON.stringify([requiredCorsRule(siteOrigin)]);
       let problem: string | null = null;

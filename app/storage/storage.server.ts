@@ -72,10 +72,11 @@ export interface ObjectStorage {
   ): "ok" | "expired" | "invalid";
   /**
    * The start-up check: writes, reads back and deletes a probe object (S3:
-   * and checks the bucket's CORS rule lets `siteOrigin` PUT). Rejects with
-   * StorageCheckError, whose message says what to fix.
+   * and checks the bucket's CORS rule lets `siteOrigin` PUT; null skips that
+   * for the scripts, which take no uploads). Rejects with StorageCheckError,
+   * whose message says what to fix.
    */
-  check(options: { siteOrigin: string }): Promise<void>;
+  check(options: { siteOrigin: string | null }): Promise<void>;
   /** Releases connections. */
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { Router } from "express";
 import { deleteUserSessions, sessionIdOf, setAdministratorCredentials } from "~/auth/auth.server";
-import { forgetInitialPassword } from "~/auth/initial-admin.server";
+import { forgetInitialPassword, usesTemporaryPassword } from "~/auth/initial-admin.server";
 import { changePasswordSchema } from "~/auth/password-schema";
 import type { SecuritySummary } from "~/auth/security-summary";
 import { checkSignIn, readSignInReport } from "~/auth/sign-in.server";
@@ -9,6 +9,7 @@ import type { AppServices } from "~/services.server";
 import { badRequest } from "../http-error";
 import { clearSessionCookie, readDeviceCookie } from "../middleware/session";
 import { signInRefusal } from "./auth-routes";
+import { recordRequestActivity } from "./activity-routes";
 import { parseJsonBody } from "./validation";
 
 /**
@@ -23,6 +24,7 @@ export function accountRoutes(services: AppServices): Router {
   router.get("/security/summary", async (_req, res) => {
     const summary: SecuritySummary = {
       failedSignInsBeforeThisSession: await readSignInReport(services, sessionIdOf(res.locals.sessionToken!)),
+      temporaryPassword: await usesTemporaryPassword(services.db, res.locals.user!.id),
     };
     res.json(summary);
   });
@@ -37,14 +39,19 @@ export function accountRoutes(services: AppServices): Router {
       address: req.ip ?? "unknown",
       deviceCookie: readDeviceCookie(env, req),
     });
-    if (outcome.status === "locked" || outcome.status === "busy") throw signInRefusal(outcome);
+    if (outcome.status === "locked" || outcome.status === "busy") {
+      await recordRequestActivity(services, req, { kind: "sign-in.locked", outcome: "refused" });
+      throw signInRefusal(outcome);
+    }
     if (outcome.status === "wrong-password") {
+      await recordRequestActivity(services, req, { kind: "account.password-changed", outcome: "failure" });
       const message = "The current password is not right";
       throw badRequest(message, { errors: { currentPassword: message } });
     }
     await setAdministratorCredentials(services, { password: newPassword, keepSessionToken: res.locals.sessionToken });
     await forgetInitialPassword(env.DATA_DIR);
     services.logger.info({ userId: user.id }, "password changed from the dashboard; other sessions signed out");
+    await recordRequestActivity(services, req, { kind: "account.password-changed", outcome: "success" });
     await queueSecurityNotice(services, { kind: "password-changed", userAgent: req.get("user-agent") ?? "" });
     res.json({ message: "Password changed. Every other session was signed out." });
   });
@@ -54,6 +61,7 @@ export function accountRoutes(services: AppServices): Router {
     const ended = await deleteUserSessions(services, res.locals.user!.id);
     clearSessionCookie(env, req, res);
     services.logger.info({ userId: res.locals.user!.id, sessions: ended }, "signed out everywhere");
+    await recordRequestActivity(services, req, { kind: "account.signed-out-everywhere", outcome: "success" });
     res.status(204).end();
   });
 

@@ -1,4 +1,5 @@
 import { Router, type Request, type Response } from "express";
+import type { ActivityEvent } from "~/activity/activity-log.server";
 import { createSession, deleteSession, pruneExpiredSessions } from "~/auth/auth.server";
 import { beginCeremony } from "~/auth/ceremonies.server";
 import type { Device } from "~/auth/device-cookie.server";
@@ -9,6 +10,7 @@ import { queueSignInAlert } from "~/notifications/outbox.server";
 import type { AppServices } from "~/services.server";
 import { HttpError } from "../http-error";
 import { clearSessionCookie, readDeviceCookie, setDeviceCookie, setSessionCookie } from "../middleware/session";
+import { recordRequestActivity } from "./activity-routes";
 import { setCeremonyCookie } from "./ceremony-cookies";
 import { parseJsonBody } from "./validation";
 
@@ -29,7 +31,13 @@ export function signInRefusal(outcome: Extract<SignInOutcome, { status: "locked"
  * passkey): a fresh session, the failures since the last one filed for the
  * dashboard, the device cookie renewed, the owner told of a new browser.
  */
-export async function completeSignIn(services: AppServices, req: Request, res: Response, user: CurrentUser, device: Device | null) {
+export async function completeSignIn(
+  services: AppServices,
+  req: Request,
+  res: Response,
+  signedIn: { user: CurrentUser; device: Device | null; activity: Omit<ActivityEvent, "client" | "outcome"> },
+) {
+  const { user, device } = signedIn;
   const { env } = services;
   // No valid device cookie: this browser has not signed in to this account before (or lost its cookie).
   const fromNewBrowser = device === null;
@@ -42,7 +50,8 @@ export async function completeSignIn(services: AppServices, req: Request, res: R
   setSessionCookie(env, req, res, session.token);
   // The device cookie is renewed at every sign-in, keeping its id.
   setDeviceCookie(env, req, res, services.signIn.deviceCookies.issue(user.username, device?.id).value);
-  services.logger.info({ userId: user.id, newBrowser: fromNewBrowser }, "signed in");
+  services.logger.info({ userId: user.id, newBrowser: fromNewBrowser, kind: signedIn.activity.kind }, "signed in");
+  await recordRequestActivity(services, req, { ...signedIn.activity, outcome: "success" });
   if (fromNewBrowser) {
     // The owner hears of every sign-in from a browser not seen before (issue 9); a failed queue
     // never blocks the sign-in itself.
@@ -73,9 +82,11 @@ export function authRoutes(services: AppServices): Router {
       case "locked":
       case "busy":
         services.logger.warn({ ip: address, outcome: outcome.status }, "sign-in refused without checking the password");
+        await recordRequestActivity(services, req, { kind: "sign-in.locked", outcome: "refused" });
         throw signInRefusal(outcome);
       case "wrong-password":
         services.logger.warn({ ip: address }, "failed sign-in");
+        await recordRequestActivity(services, req, { kind: "sign-in.password", outcome: "failure" });
         throw new HttpError(401, "Invalid username or password");
       case "signed-in":
         break;
@@ -89,7 +100,7 @@ export function authRoutes(services: AppServices): Router {
       return;
     }
     await clearSignInCounts(outcome.attempt);
-    await completeSignIn(services, req, res, outcome.user, outcome.device);
+    await completeSignIn(services, req, res, { user: outcome.user, device: outcome.device, activity: { kind: "sign-in.password" } });
   });
 
   router.post("/logout", async (req, res) => {

@@ -7,6 +7,7 @@ import { createBackup } from "~/backups/backup.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
 import { HttpError } from "../http-error";
+import { recordRequestActivity } from "./activity-routes";
 
 /** /api/admin/backups: the dashboard's backup status and the Download backup button. */
 export function backupRoutes(services: AppServices, options: { clock?: Clock } = {}): Router {
@@ -62,6 +63,7 @@ export function backupRoutes(services: AppServices, options: { clock?: Clock } =
       // createBackup returns once it has written its last byte into `body`; the response may end
       // only when the pipe has handed all of them on, or the owner gets a truncated archive.
       if (body) await finished(body as PassThrough, { writable: false });
+      await recordRequestActivity({ ...services, clock }, req, { kind: "backup.downloaded", outcome: "success" });
       res.end();
     } catch (error) {
       if (!res.headersSent) {

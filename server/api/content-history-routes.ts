@@ -5,9 +5,10 @@ import {
   resetContent,
   restoreContentVersion,
 } from "~/content/content.server";
-import { isSectionKey, type SectionKey } from "~/content/sections";
+import { getSection, isSectionKey, type SectionKey } from "~/content/sections";
 import type { AppServices } from "~/services.server";
 import { HttpError, notFound } from "../http-error";
+import { recordRequestActivity } from "./activity-routes";
 
 function sectionKeyOf(key: string): SectionKey {
   if (!isSectionKey(key)) throw notFound(`Unknown content section: ${key}`);
@@ -32,11 +33,14 @@ export function contentHistoryRoutes(services: AppServices): Router {
     const key = sectionKeyOf(req.params.sectionKey);
     const entry = await restoreContentVersion(services, key, req.params.versionId, { savedBy: savedBy(res) });
     if (!entry) throw notFound("No such version of this section");
+    await recordRequestActivity(services, req, { kind: "text.restored", outcome: "success", detail: { section: getSection(key).title } });
     res.json(entry);
   });
 
   router.delete("/content/:sectionKey", async (req, res) => {
-    await resetContent(services, sectionKeyOf(req.params.sectionKey), { savedBy: savedBy(res) });
+    const key = sectionKeyOf(req.params.sectionKey);
+    await resetContent(services, key, { savedBy: savedBy(res) });
+    await recordRequestActivity(services, req, { kind: "text.reset", outcome: "success", detail: { section: getSection(key).title } });
     res.status(204).end();
   });
 

@@ -19,7 +19,7 @@ import { queueSecurityNotice } from "~/notifications/security-notices.server";
 import type { AppServices } from "~/services.server";
 import { HttpError, badRequest, notFound } from "../http-error";
 import { readDeviceCookie } from "../middleware/session";
-import { recordAuthEvent } from "./auth-events";
+import { recordRequestActivity } from "./activity-routes";
 import { completeSignIn } from "./auth-routes";
 import { clearCeremonyCookie, readCeremonyCookie, setCeremonyCookie } from "./ceremony-cookies";
 import { confirmOwner } from "./owner-confirmation";
@@ -59,7 +59,7 @@ export function passkeySignInRoutes(services: AppServices): Router {
     const address = req.ip ?? "unknown";
     const admitted = await services.signIn.limits.passkey.hit(address);
     if (!admitted.allowed) {
-      await recordAuthEvent(services, req, { type: "passkey-sign-in", outcome: "refused" });
+      await recordRequestActivity(services, req, { kind: "sign-in.locked", outcome: "refused" });
       throw new HttpError(429, PASSKEY_SIGN_IN_LIMITED, undefined, { "Retry-After": String(admitted.retryAfterSeconds) });
     }
     const token = readCeremonyCookie(env, req, "passkey-sign-in");
@@ -70,13 +70,16 @@ export function passkeySignInRoutes(services: AppServices): Router {
     } catch (error) {
       if (!(error instanceof PasskeyRefusal)) throw error;
       services.logger.warn({ ip: address, reason: error.message }, "failed passkey sign-in");
-      await recordAuthEvent(services, req, { type: "passkey-sign-in", outcome: "failure" });
+      await recordRequestActivity(services, req, { kind: "sign-in.passkey", outcome: "failure" });
       throw new HttpError(401, error.message);
     }
     await services.signIn.limits.passkey.reset(address);
-    await recordAuthEvent(services, req, { type: "passkey-sign-in", outcome: "success", passkeyName: signedIn.passkeyName });
     const { device } = signInCountersFor(services, { username: signedIn.user.username, address, deviceCookie: readDeviceCookie(env, req) });
-    await completeSignIn(services, req, res, signedIn.user, device);
+    await completeSignIn(services, req, res, {
+      user: signedIn.user,
+      device,
+      activity: { kind: "sign-in.passkey", detail: { passkey: signedIn.passkeyName } },
+    });
   });
 
   return router;
@@ -131,7 +134,7 @@ export function passkeyAccountRoutes(services: AppServices): Router {
       response: response as unknown as RegistrationResponseJSON,
       name: name || defaultPasskeyName(req),
     }).catch(refusedAs(400));
-    await recordAuthEvent(services, req, { type: "passkey-added", passkeyName: passkey.name });
+    await recordRequestActivity(services, req, { kind: "passkey.added", outcome: "success", detail: { passkey: passkey.name } });
     await queueSecurityNotice(services, { kind: "passkey-added", passkeyName: passkey.name, userAgent: req.get("user-agent") ?? "" });
     res.status(201).json(passkey);
   });
@@ -139,7 +142,7 @@ export function passkeyAccountRoutes(services: AppServices): Router {
   router.delete("/passkeys/:id", async (req, res) => {
     const name = await removePasskey(services, res.locals.user!.id, String(req.params.id));
     if (name === null) throw notFound("That passkey was not found; it may have been removed already.");
-    await recordAuthEvent(services, req, { type: "passkey-removed", passkeyName: name });
+    await recordRequestActivity(services, req, { kind: "passkey.removed", outcome: "success", detail: { passkey: name } });
     res.status(204).end();
   });
 

@@ -13,6 +13,7 @@ import {
 import { notificationsOverview, resendEnquiryNotification, sendTestMail } from "~/notifications/outbox.server";
 import type { AppServices } from "~/services.server";
 import { HttpError, badRequest, notFound } from "../http-error";
+import { recordRequestActivity } from "./activity-routes";
 import { parseJsonBody } from "./validation";
 
 const NO_SUCH_ENQUIRY = "No such enquiry";
@@ -50,6 +51,7 @@ export function submissionRoutes(services: AppServices): Router {
 
   router.delete("/contact-submissions/:id", async (req, res) => {
     if (!(await deleteSubmission(services, req.params.id))) throw notFound(NO_SUCH_ENQUIRY);
+    await recordRequestActivity(services, req, { kind: "enquiry.deleted", outcome: "success", detail: { count: 1 } });
     res.status(204).end();
   });
 

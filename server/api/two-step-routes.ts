@@ -8,7 +8,7 @@ import { queueSecurityNotice } from "~/notifications/security-notices.server";
 import type { AppServices } from "~/services.server";
 import { HttpError, badRequest } from "../http-error";
 import { readDeviceCookie } from "../middleware/session";
-import { recordAuthEvent } from "./auth-events";
+import { recordRequestActivity } from "./activity-routes";
 import { completeSignIn } from "./auth-routes";
 import { clearCeremonyCookie, readCeremonyCookie } from "./ceremony-cookies";
 import { confirmOwner } from "./owner-confirmation";
@@ -54,18 +54,17 @@ export function twoStepSignInRoutes(services: AppServices): Router {
         await endCeremony(services, ceremony);
         clearCeremonyCookie(env, req, res, "two-step-sign-in");
       }
-      await recordAuthEvent(services, req, { type: "two-step-sign-in", outcome: "failure" });
+      await recordRequestActivity(services, req, { kind: "sign-in.two-step", outcome: "failure" });
       throw new HttpError(401, INVALID_CODE_MESSAGE);
     }
     await endCeremony(services, ceremony);
     clearCeremonyCookie(env, req, res, "two-step-sign-in");
     const counters = signInCountersFor(services, browser);
     await clearSignInCounts(counters);
-    await recordAuthEvent(services, req, { type: "two-step-sign-in", outcome: "success", method });
     if (method === "recovery-code") {
       await queueSecurityNotice(services, { kind: "recovery-code-used", userAgent: req.get("user-agent") ?? "" });
     }
-    await completeSignIn(services, req, res, user, counters.device);
+    await completeSignIn(services, req, res, { user, device: counters.device, activity: { kind: "sign-in.two-step" } });
   });
 
   return router;
@@ -97,7 +96,7 @@ export function twoStepAccountRoutes(services: AppServices): Router {
     if (state.status !== "enrolling") throw new HttpError(409, "Start again: the setup was not found. Choose Turn on two-step verification.");
     const recoveryCodes = await confirmEnrolment(services, user.id, code);
     if (!recoveryCodes) throw badRequest("That code is not right. Check the app and try the current code.", { errors: { code: "That code is not right" } });
-    await recordAuthEvent(services, req, { type: "two-step-on" });
+    await recordRequestActivity(services, req, { kind: "two-step.turned-on", outcome: "success" });
     res.json({ recoveryCodes });
   });
 
@@ -105,7 +104,7 @@ export function twoStepAccountRoutes(services: AppServices): Router {
     const proof = parseJsonBody(req, ownerConfirmationSchema);
     await confirmOwner(services, req, res, proof);
     await turnOffTwoStep(services, res.locals.user!.id);
-    await recordAuthEvent(services, req, { type: "two-step-off" });
+    await recordRequestActivity(services, req, { kind: "two-step.turned-off", outcome: "success" });
     await queueSecurityNotice(services, { kind: "two-step-off", userAgent: req.get("user-agent") ?? "" });
     res.json({ message: "Two-step verification is off." });
   });
@@ -116,7 +115,7 @@ export function twoStepAccountRoutes(services: AppServices): Router {
     await confirmOwner(services, req, res, proof);
     if ((await readTwoStepState(services, user.id)).status !== "on") throw new HttpError(409, "Two-step verification is off");
     const recoveryCodes = await renewRecoveryCodes(services, user.id);
-    await recordAuthEvent(services, req, { type: "recovery-codes-renewed" });
+    await recordRequestActivity(services, req, { kind: "two-step.codes-renewed", outcome: "success" });
     await queueSecurityNotice(services, { kind: "recovery-codes-renewed", userAgent: req.get("user-agent") ?? "" });
     res.json({ recoveryCodes });
   });

@@ -1,7 +1,9 @@
+import type { Kysely } from "kysely";
 import type supertest from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEVICE_COOKIE } from "~/auth/device-cookie.server";
 import { FAILURE_ADDRESSES_KEPT } from "~/auth/sign-in.server";
+import { listTables } from "~/db/snapshot.server";
 import { createManualClock, type ManualClock } from "~/lib/clock";
 import { SIGN_IN_LOCKED_MESSAGE } from "../../server/api/auth-routes";
 import { ADMIN, createAdminContext, type AdminContext } from "./helpers";
@@ -73,6 +75,7 @@ describe("per address", () => {
 
   it("keeps no client address in the database, only keyed hashes", async () => {
     await signIn(WRONG, "198.51.100.77").expect(401);
+    await signIn(ADMIN, "2001:db8:abcd:12:34::77").expect(200);
     await ctx.api.post("/api/contact").set("X-Forwarded-For", "198.51.100.77").send({
       name: "A visitor",
       email: "visitor@example.com",
@@ -84,6 +87,20 @@ describe("per address", () => {
     ]);
     expect(stored).toContain("contact");
     expect(stored).not.toContain("198.51.100");
+    // The security log keeps a coarse network (IPv4 /24, IPv6 /48) and the same keyed hash (issue 19 §8).
+    const log = JSON.stringify(await ctx.services.db.selectFrom("activity_log").selectAll().execute());
+    expect(log).toContain('"198.51.100.0/24"');
+    expect(log).toContain('"2001:db8:abcd::/48"');
+    // Every table, the log included: never the full address, nor the IPv6 /64.
+    const everything = JSON.stringify(
+      await Promise.all(
+        (await listTables(ctx.services.db)).map((table) =>
+          (ctx.services.db as unknown as Kysely<Record<string, object>>).selectFrom(table).selectAll().execute(),
+        ),
+      ),
+    );
+    expect(everything).not.toContain("198.51.100.77");
+    expect(everything).not.toMatch(/2001:db8:abcd:12/);
   });
 });
 

@@ -33,11 +33,16 @@ test.describe("submissions when there are none", () => {
 test.describe("the dashboard without SMTP settings", () => {
   test.use({ serverSetup: { name: "no-submissions" } });
 
-  test("keeps a notice that e-mail notifications are off and how to turn them on", async ({ page }) => {
+  test("keeps a notice that e-mail notifications are off, in plain words, with the settings under its details", async ({ page }) => {
     await signInApi(page.request);
     await page.goto("/admin");
     const notice = page.getByRole("region", { name: "E-mail notifications are off" });
-    await expect(notice).toContainText("set SMTP_URL and MAIL_FROM");
+    await expect(notice.locator("p").first()).toHaveText(
+      "Nobody is e-mailed about new enquiries. Check this page for them, or ask whoever runs your website to turn on e-mail.",
+    );
+    await expect(notice.getByText("SMTP_URL and MAIL_FROM are not set", { exact: false })).toBeHidden();
+    await notice.getByText("Details for whoever runs your website").click();
+    await expect(notice.getByText("SMTP_URL and MAIL_FROM are not set", { exact: false })).toBeVisible();
     await expect(page.getByRole("button", { name: "Send test e-mail" })).toHaveCount(0);
     await expect(page.getByRole("region", { name: "Contact Form Submissions" }).getByTestId("unread-count")).toHaveText("No unread enquiries");
     await expectOneH1AndOrderedHeadings(page, "dashboard");
@@ -93,6 +98,9 @@ test.describe("submissions sent through the contact form", () => {
     await expect(time).toHaveAttribute("datetime", stored[0]!.submittedAt);
 
     await expect(newest).toContainText("Aroha Smith");
+    // Spec §2: Name, Email, Phone if present and Message, each with its label.
+    await expect(newest.locator("dt")).toHaveText(["Name", "Email", "Phone", "Message"]);
+    await expect(older.locator("dt")).toHaveText(["Name", "Email", "Message"]);
     await expect(newest.getByRole("link", { name: "aroha@example.co.nz" })).toHaveAttribute("href", "mailto:aroha@example.co.nz");
     await expect(newest.getByRole("link", { name: "021 123 4567" })).toHaveAttribute("href", "tel:0211234567");
     const message = newest.getByText("Kia ora,", { exact: false });

@@ -54,7 +54,7 @@ test("an enquiry is e-mailed to the owner, who reads it, marks it unread, export
   await page.goto("/admin");
   const submissionsCard = page.getByRole("region", { name: "Contact Form Submissions" });
   await expect(submissionsCard.getByTestId("unread-count")).toHaveText(/^[1-9]\d* unread enquir(y|ies)$/);
-  await expect(page.getByRole("region", { name: "E-mail notifications are on" })).toContainText(NOTIFY_EMAIL);
+  await expect(page.getByRole("region", { name: "E-mail Notifications" })).toContainText(`Each new enquiry is e-mailed to ${NOTIFY_EMAIL}.`);
   await expectNoAxeViolations(page, "dashboard, notifications on");
   await openView(page, "View Submissions", "Contact Form Submissions");
 
@@ -66,14 +66,18 @@ test("an enquiry is e-mailed to the owner, who reads it, marks it unread, export
   await expectOneH1AndOrderedHeadings(page, "inbox");
   await expectNoAxeViolations(page, "inbox");
 
-  // Reading it marks it read.
-  await entry.getByRole("button", { name: `Open the enquiry from ${name}` }).click();
-  await expect(entry.getByText("New", { exact: true })).toHaveCount(0);
+  // The whole message shows; being shown does not mark it read: Mark as read does (decision 0051).
+  expect(await entry.getByText("Kia ora,", { exact: false }).evaluate((el) => (el as HTMLElement).innerText)).toBe(
+    "Kia ora,\nWe need a basalt wall.\nAbout 12 metres long.",
+  );
   await expect(entry.getByRole("link", { name: "Reply" })).toHaveAttribute("href", "mailto:aroha@example.co.nz");
   const readState = async () =>
     ((await (await page.request.get("/api/admin/contact-submissions?limit=200")).json()) as { name: string; readAt: string | null }[]).find(
       (item) => item.name === name,
     )?.readAt;
+  expect(await readState()).toBeNull();
+  await entry.getByRole("button", { name: "Mark as read" }).click();
+  await expect(entry.getByText("New", { exact: true })).toHaveCount(0);
   await expect.poll(readState).not.toBeNull();
 
   // … and it can be marked unread again.
@@ -106,7 +110,7 @@ test("Send test e-mail reports success and the mail arrives", async ({ page, smt
   await hydrated(page);
   const before = smtp.messages.length;
   await page.getByRole("button", { name: "Send test e-mail" }).click();
-  await expect(page.getByRole("region", { name: "E-mail notifications are on" }).getByRole("status")).toContainText(`Test e-mail sent to ${NOTIFY_EMAIL}`);
+  await expect(page.getByRole("region", { name: "E-mail Notifications" }).getByRole("status")).toContainText(`Test e-mail sent to ${NOTIFY_EMAIL}`);
   await expect.poll(() => smtp.messages.length).toBe(before + 1);
   expect(smtp.messages[before]!.subject).toMatch(/^Test e-mail from the /);
 });

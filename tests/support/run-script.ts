@@ -6,12 +6,19 @@ export type ScriptResult = { status: number | null; stdout: string; stderr: stri
  * Runs scripts/{script}.ts the way `npm run backup|restore` does, and collects what it printed.
  * ADMIN_* from the caller's shell are cleared, so a test's outcome never depends on them.
  */
-export function runScript(script: "backup" | "restore", args: string[], env: Record<string, string>): Promise<ScriptResult> {
+export function runScript(
+  script: "backup" | "restore" | "admin-password",
+  args: string[],
+  env: Record<string, string>,
+  /** What the script reads on stdin (admin-password's new password). */
+  input = "",
+): Promise<ScriptResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", `scripts/${script}.ts`, ...args], {
       env: { ...process.env, ADMIN_PASSWORD: "", ADMIN_USERNAME: "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe"],
     });
+    child.stdin.end(input);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));

@@ -1,9 +1,9 @@
-import { screen, waitFor } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { toast } from "~/components/ui/use-toast";
 import type { NotificationsOverview } from "~/notifications/notification-state";
-import { NotificationsPanel } from "./notifications-panel";
+import { EmailCard } from "./email-card";
 import { json, mockFetch, renderWithClient } from "./test-helpers";
 import { UnreadCount } from "./unread-count";
 
@@ -12,17 +12,21 @@ vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
 const STATUS = "/api/admin/notifications/status";
 const on: NotificationsOverview = { enabled: true, recipient: "mark@example.nz", lastAttempt: { at: "2026-03-01T00:00:00.000Z", ok: true, error: null }, failed: 0 };
 
-describe("NotificationsPanel", () => {
+describe("EmailCard", () => {
   afterEach(() => {
     vi.unstubAllGlobals();
     vi.mocked(toast).mockClear();
   });
 
-  it("says notifications are off and how to turn them on, with no test button", async () => {
+  it("says in plain words that e-mail is off, with the settings under the details, and no test button", async () => {
     mockFetch([{ method: "GET", path: STATUS, respond: () => json(200, { ...on, enabled: false, lastAttempt: null }) }]);
-    renderWithClient(<NotificationsPanel />);
+    renderWithClient(<EmailCard />);
     const notice = await screen.findByRole("region", { name: "E-mail notifications are off" });
-    expect(notice).toHaveTextContent("set SMTP_URL and MAIL_FROM");
+    expect(notice.querySelector("p")).toHaveTextContent(
+      /^Nobody is e-mailed about new enquiries\. Check this page for them, or ask whoever runs your website to turn on e-mail\.$/,
+    );
+    const details = within(notice).getByText("Details for whoever runs your website").closest("details")!;
+    expect(details).toHaveTextContent("SMTP_URL and MAIL_FROM are not set");
     expect(screen.queryByRole("button", { name: "Send test e-mail" })).toBeNull();
   });
 
@@ -31,8 +35,10 @@ describe("NotificationsPanel", () => {
       { method: "GET", path: STATUS, respond: () => json(200, on) },
       { method: "POST", path: "/api/admin/notifications/test", respond: () => json(200, { ok: true }) },
     ]);
-    renderWithClient(<NotificationsPanel />);
-    expect(await screen.findByRole("region", { name: "E-mail notifications are on" })).toHaveTextContent("mark@example.nz");
+    renderWithClient(<EmailCard />);
+    const card = await screen.findByRole("region", { name: "E-mail Notifications" });
+    expect(await within(card).findByText(/Each new enquiry is e-mailed to/)).toHaveTextContent("Each new enquiry is e-mailed to mark@example.nz.");
+    expect(within(card).queryByRole("region")).toBeNull();
     await userEvent.click(screen.getByRole("button", { name: "Send test e-mail" }));
     expect(await screen.findByRole("status")).toHaveTextContent("Test e-mail sent to mark@example.nz");
     expect(calls.filter((c) => c.method === "POST")).toHaveLength(1);
@@ -43,13 +49,17 @@ describe("NotificationsPanel", () => {
       { method: "GET", path: STATUS, respond: () => json(200, { ...on, lastAttempt: { at: on.lastAttempt!.at, ok: false, error: "Invalid login: 535 Authentication credentials invalid" }, failed: 2 }) },
       { method: "POST", path: "/api/admin/notifications/test", respond: () => json(502, { message: "Invalid login: 535 Authentication credentials invalid" }) },
     ]);
-    renderWithClient(<NotificationsPanel />);
+    renderWithClient(<EmailCard />);
     const notice = await screen.findByRole("region", { name: "E-mail notifications are failing" });
+    expect(within(notice).getByRole("alert")).toHaveTextContent(
+      "The last e-mail about an enquiry could not be sent. Enquiries are still saved here. Ask whoever runs your website to look at it.",
+    );
+    expect(within(notice).getByRole("alert")).not.toHaveTextContent("535");
     expect(notice).toHaveTextContent("failed: Invalid login: 535 Authentication credentials invalid");
     expect(notice).toHaveTextContent("2 gave up");
     expect(notice).toHaveTextContent("SMTP_URL");
     await userEvent.click(screen.getByRole("button", { name: "Send test e-mail" }));
-    expect(await screen.findByRole("alert")).toHaveTextContent("Test e-mail failed: Invalid login: 535 Authentication credentials invalid");
+    expect(await screen.findByText(/^Test e-mail failed:/)).toHaveTextContent("Test e-mail failed: Invalid login: 535 Authentication credentials invalid");
     await waitFor(() =>
       expect(toast).toHaveBeenCalledWith({ title: "Test e-mail failed", description: "Invalid login: 535 Authentication credentials invalid", variant: "destructive" }),
     );

@@ -1,0 +1,152 @@
+/**
+ * What the security log records (issue 19 §8, decision 0054), and how each
+ * record reads to the owner. Shared by the server (which stores and words
+ * records) and the dashboard's card (which shows them); no server imports.
+ *
+ * To log a new event: add its kind here, in SECURITY_KINDS if it is one, and
+ * its words in describeActivity; TypeScript then finds every switch to update.
+ */
+export const ACTIVITY_KINDS = [
+  // Sign-ins and lock-outs
+  "sign-in.password",
+  "sign-in.passkey",
+  "sign-in.two-step",
+  /** A sign-in refused by a limit without checking anything (429): folded per hour. */
+  "sign-in.locked",
+  // The account
+  "account.password-changed",
+  "account.signed-out-everywhere",
+  "two-step.turned-on",
+  "two-step.turned-off",
+  "two-step.codes-renewed",
+  "passkey.added",
+  "passkey.removed",
+  // Changes to the site
+  "text.saved",
+  "text.restored",
+  "text.reset",
+  "image.uploaded",
+  "image.captioned",
+  "image.reordered",
+  "image.deleted",
+  "enquiry.deleted",
+  // Backups
+  "backup.downloaded",
+  "backup.restored",
+] as const;
+
+export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
+
+/** The filter "Security events only" shows these: sign-ins, the account, and whole-site copies. */
+export const SECURITY_KINDS: readonly ActivityKind[] = [
+  "sign-in.password",
+  "sign-in.passkey",
+  "sign-in.two-step",
+  "sign-in.locked",
+  "account.password-changed",
+  "account.signed-out-everywhere",
+  "two-step.turned-on",
+  "two-step.turned-off",
+  "two-step.codes-renewed",
+  "passkey.added",
+  "passkey.removed",
+  "backup.downloaded",
+  "backup.restored",
+];
+
+/** success: it happened; failure: refused after a check (a wrong password); refused: turned away unchecked (429). */
+export type ActivityOutcome = "success" | "failure" | "refused";
+
+/** The few words a record needs beyond its kind. Each is short text the owner may read. */
+export type ActivityDetail = {
+  /** A passkey's name ("Mark's iPhone"). */
+  passkey?: string;
+  /** A text section's title ("Hero Title"). */
+  section?: string;
+  /** A gallery's title ("Hard Landscaping"). */
+  gallery?: string;
+  /** How many photos or enquiries. */
+  count?: number;
+  /** A backup archive's file name. */
+  file?: string;
+};
+
+/** One record as the API sends it. */
+export type ActivityEntry = {
+  id: string;
+  /** ISO-8601; for a folded record, the latest attempt. */
+  at: string;
+  kind: ActivityKind;
+  outcome: ActivityOutcome;
+  /** In the owner's words: "Signed in with passkey 'Mark's iPhone'". */
+  summary: string;
+  /** "Chrome on Android", or null when no browser was involved (a restore from the command line). */
+  browser: string | null;
+  /** "198.51.100.0/24" or "2001:db8:1::/48". */
+  network: string | null;
+  /** How many attempts the record stands for (more than 1 only for refused attempts). */
+  count: number;
+  security: boolean;
+};
+
+export type ActivityPage = { entries: ActivityEntry[]; page: number; pageSize: number; total: number };
+
+export function isSecurityKind(kind: ActivityKind): boolean {
+  return SECURITY_KINDS.includes(kind);
+}
+
+const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+const quoted = (text: string | undefined) => (text ? ` '${text}'` : "");
+const inGallery = (detail: ActivityDetail) => (detail.gallery ? ` in ${detail.gallery}` : "");
+const times = (count: number) => (count > 1 ? ` (${count} times)` : "");
+
+/** The record in the owner's words. */
+export function describeActivity(kind: ActivityKind, outcome: ActivityOutcome, detail: ActivityDetail, count = 1): string {
+  const failed = outcome !== "success";
+  const photos = plural(detail.count ?? 1, "photo", "photos");
+  switch (kind) {
+    case "sign-in.password":
+      return failed ? "Failed sign-in: wrong username or password" : "Signed in with password";
+    case "sign-in.passkey":
+      return failed ? "Failed sign-in with a passkey" : `Signed in with passkey${quoted(detail.passkey)}`;
+    case "sign-in.two-step":
+      return failed ? "Failed sign-in: wrong authentication code" : "Signed in with password and authentication code";
+    case "sign-in.locked":
+      return `Sign-in refused: too many attempts${times(count)}`;
+    case "account.password-changed":
+      return failed ? "Password change refused: wrong current password" : "Changed the password";
+    case "account.signed-out-everywhere":
+      return "Signed out everywhere";
+    case "two-step.turned-on":
+      return "Turned on two-step verification";
+    case "two-step.turned-off":
+      return "Turned off two-step verification";
+    case "two-step.codes-renewed":
+      return "Made new recovery codes";
+    case "passkey.added":
+      return `Added passkey${quoted(detail.passkey)}`;
+    case "passkey.removed":
+      return `Removed passkey${quoted(detail.passkey)}`;
+    case "text.saved":
+      return `Saved the text${quoted(detail.section)}`;
+    case "text.restored":
+      return `Restored an earlier version of${quoted(detail.section) || " a text"}`;
+    case "text.reset":
+      return `Reset${quoted(detail.section) || " a text"} to the original wording`;
+    case "image.uploaded":
+      return `Uploaded ${photos} to ${detail.gallery ?? "a gallery"}`;
+    case "image.captioned":
+      return `Changed a photo's caption${inGallery(detail)}`;
+    case "image.reordered":
+      return `Reordered the photos${inGallery(detail)}`;
+    case "image.deleted":
+      return `Deleted ${photos} from ${detail.gallery ?? "a gallery"}`;
+    case "enquiry.deleted":
+      // Never the sender's name: a deleted enquiry leaves nothing personal behind.
+      return `Deleted ${plural(detail.count ?? 1, "enquiry", "enquiries")}`;
+    case "backup.downloaded":
+      return "Downloaded a backup";
+    case "backup.restored":
+      return detail.file ? `Restored the site from ${detail.file}` : "Restored the site from a backup";
+  }
+}

@@ -1,0 +1,52 @@
+import { AlertTriangle, Info } from "lucide-react";
+import type { ReactNode } from "react";
+import { cn } from "~/lib/cn";
+
+/** The disclosure that holds a notice's technical detail (issue 18 §12). */
+export const DETAILS_SUMMARY = "Details for whoever runs your website";
+
+const TONES = {
+  /** Something is off that the owner should know about (e-mail off). */
+  warning: { box: "border-amber-300 bg-amber-50 text-amber-950", Icon: Info },
+  /** Something is broken or unsafe (a failing backup, a public bucket). */
+  danger: { box: "border-red-300 bg-red-50 text-red-950", Icon: AlertTriangle },
+} as const;
+
+/**
+ * A notice for the owner: one plain sentence, saying what it means for them
+ * and who can fix it, and the technical detail (settings, error messages)
+ * folded under "Details for whoever runs your website", for the person who
+ * runs the server. A danger notice's sentence is announced as an alert.
+ */
+export function OwnerNotice({
+  tone,
+  title,
+  details,
+  children,
+  testId,
+}: {
+  tone: keyof typeof TONES;
+  /** A short heading, so the notice is a named region (and a place to jump to). */
+  title: string;
+  /** The plain sentence (and, at most, an action the owner can take). */
+  children: ReactNode;
+  /** For whoever runs the website: settings to change, the server's exact error. */
+  details?: ReactNode;
+  testId?: string;
+}) {
+  const { box, Icon } = TONES[tone];
+  return (
+    <section aria-label={title} className={cn("rounded-xl border p-4 sm:p-5", box)} data-testid={testId}>
+      <p role={tone === "danger" ? "alert" : undefined} className="flex items-start gap-2 font-semibold">
+        <Icon aria-hidden="true" className="mt-0.5 h-5 w-5 shrink-0" />
+        <span>{children}</span>
+      </p>
+      {details ? (
+        <details className="mt-3 text-sm">
+          <summary className="cursor-pointer font-medium underline underline-offset-2">{DETAILS_SUMMARY}</summary>
+          <div className="mt-2 space-y-2 break-words">{details}</div>
+        </details>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,14 @@
+// npm start: builds when the build on disk is missing or older than its inputs (app/, server/,
+// public/, package-lock.json, the build configuration), then `npm run serve` (package.json) serves it.
+// An unchanged checkout starts without the ~45 s build (issue 18, decision 0050).
+import { spawnSync } from "node:child_process";
+import { rebuildReason } from "./lib/build-freshness.mjs";
+
+const reason = rebuildReason(process.cwd());
+if (reason === null) {
+  console.log("The build in build/ is newer than every file it is made from: not building again (npm run build forces it).");
+} else {
+  console.log(`Building, as ${reason}.`);
+  const result = spawnSync("npm", ["run", "build"], { stdio: "inherit" });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
