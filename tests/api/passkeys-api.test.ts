@@ -194,6 +194,31 @@ describe("signing in with a passkey", () => {
   });
 });
 
+describe("the security log", () => {
+  it("records a passkey added, a sign-in with it, a failed one, a refused one, and its removal", async () => {
+    const { ctx, authenticator } = await setUp();
+    const added = await addPasskey(ctx.admin, authenticator, "Mark's iPhone");
+    const { agent, options } = await beginSignIn(ctx.app);
+    await agent.post("/api/login/passkey").send({ response: authenticator.authenticate(options) }).expect(200);
+    for (let i = 0; i < 11; i++) await supertest(ctx.app).post("/api/login/passkey").send({ response: authenticator.authenticate({ challenge: "bm9wZQ" }) });
+    await ctx.admin.delete(`/api/admin/passkeys/${encodeURIComponent(added.body.id as string)}`).expect(204);
+    // One clock moment for all (the injected clock stands still), so compared as a sorted list.
+    const log = await ctx.services.db.selectFrom("activity_log").select(["kind", "outcome", "detail"]).execute();
+    const mine = log.filter((row) => row.kind.startsWith("passkey.") || row.kind === "sign-in.passkey" || row.kind === "sign-in.locked");
+    expect(mine.map((row) => `${row.kind} ${row.outcome}`).sort()).toEqual(
+      [
+        "passkey.added success",
+        "sign-in.passkey success",
+        ...Array<string>(10).fill("sign-in.passkey failure"),
+        "sign-in.locked refused",
+        "passkey.removed success",
+      ].sort(),
+    );
+    const signIn = mine.find((row) => row.kind === "sign-in.passkey" && row.outcome === "success")!;
+    expect(JSON.parse(signIn.detail)).toEqual({ passkey: "Mark's iPhone" });
+  });
+});
+
 describe("a SITE_URL passkeys cannot work with", () => {
   it.each([
     ["http://127.0.0.1:3000", /IP address/],

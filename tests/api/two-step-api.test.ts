@@ -180,6 +180,28 @@ describe("turning two-step off and renewing the recovery codes", () => {
     expect(await securityMails(ctx)).toEqual(["recovery-codes-renewed", "two-step-off"]);
   });
 
+  it("the security log records two-step on, a sign-in with a code, a wrong code, new codes, and off", async () => {
+    const { ctx, clock } = await setUp();
+    const { secret } = await enrol(ctx.admin, clock);
+    clock.advance(30_000);
+    const { agent } = await passwordStep(ctx.app);
+    await agent.post("/api/login/two-factor").send({ code: "000000" }).expect(401);
+    await agent.post("/api/login/two-factor").send({ code: codeAt(secret, clock) }).expect(200);
+    await ctx.admin.post("/api/admin/two-step/recovery-codes").send({ currentPassword: ADMIN.password }).expect(200);
+    await ctx.admin.post("/api/admin/two-step/disable").send({ currentPassword: ADMIN.password }).expect(200);
+    // Compared sorted: the injected clock barely moves between them.
+    const log = await ctx.services.db.selectFrom("activity_log").select(["kind", "outcome"]).execute();
+    expect(log.filter((row) => row.kind.includes("two-step")).map((row) => `${row.kind} ${row.outcome}`).sort()).toEqual(
+      [
+        "two-step.turned-on success",
+        "sign-in.two-step failure",
+        "sign-in.two-step success",
+        "two-step.codes-renewed success",
+        "two-step.turned-off success",
+      ].sort(),
+    );
+  });
+
   it("a password change e-mails the owner too", async () => {
     const { ctx } = await setUp(MAIL_ON);
     const newPassword = "another long password";
