@@ -138,6 +138,15 @@ describe("signing in with two-step verification on", () => {
     expect(locked.body.message).toMatch(/Too many failed sign-in attempts/);
   });
 
+  it("a right password does not clear the counts before the code: password and 4 wrong codes, then the next password is refused", async () => {
+    const { ctx, clock } = await setUp();
+    await enrol(ctx.admin, clock);
+    const { agent } = await passwordStep(ctx.app);
+    for (let i = 0; i < 4; i++) await agent.post("/api/login/two-factor").send({ code: String(200000 + i) }).expect(401);
+    // Had the password cleared the counts, this would start another round of guesses.
+    await supertest(ctx.app).post("/api/login").send(ADMIN).expect(429);
+  });
+
   it("the pending step lasts 5 minutes and is tied to the browser that typed the password", async () => {
     const { ctx, clock } = await setUp();
     const { secret } = await enrol(ctx.admin, clock);
