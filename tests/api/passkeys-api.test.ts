@@ -111,11 +111,13 @@ describe("signing in with a passkey", () => {
     const { ctx, clock, authenticator } = await setUp();
     await addPasskey(ctx.admin, authenticator);
 
-    const first = await beginSignIn(ctx.app);
-    const answer = authenticator.authenticate(first.options);
-    await first.agent.post("/api/login/passkey").send({ response: answer }).expect(200);
-    // The same answer again: its challenge was used up.
-    const replayed = await first.agent.post("/api/login/passkey").send({ response: answer }).expect(401);
+    const firstBrowser = supertest(ctx.app);
+    const begun = await firstBrowser.post("/api/login/passkey/options").expect(200);
+    const ceremonyCookie = ([] as string[]).concat(begun.headers["set-cookie"] ?? []).map((c) => c.split(";")[0]).join("; ");
+    const answer = authenticator.authenticate(begun.body);
+    await firstBrowser.post("/api/login/passkey").set("Cookie", ceremonyCookie).send({ response: answer }).expect(200);
+    // The same answer again, with the same ceremony cookie: its challenge was used up.
+    const replayed = await firstBrowser.post("/api/login/passkey").set("Cookie", ceremonyCookie).send({ response: answer }).expect(401);
     expect(replayed.body.message).toMatch(/already used, or the request was not started in this browser/);
     // …and against a fresh challenge it does not match.
     const fresh = await beginSignIn(ctx.app);
