@@ -11,6 +11,7 @@ import { toast } from "~/components/ui/use-toast";
 import { ApiError, apiRequest, isUnauthorizedError } from "~/lib/api-client";
 import { firstErrorPerField } from "~/lib/zod";
 import { DashboardCard } from "./admin-ui";
+import { DialogFormActions, FormProblem } from "./dialog-form-parts";
 import { SIGN_IN_METHODS_KEY } from "./passkey-client";
 import { PasskeysSection } from "./passkeys-section";
 import { failureToast, serverMessage } from "./query-client";
@@ -173,22 +174,8 @@ function ChangePasswordDialog({ username, control }: { username: string; control
               disabled={pending}
             />
           ))}
-          {problem ? (
-            <p role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-800">
-              {problem}
-            </p>
-          ) : null}
-          <div className="flex flex-col-reverse gap-2 pt-2 sm:flex-row sm:justify-end">
-            <DialogClose asChild>
-              <Button variant="outline" disabled={pending}>
-                Cancel
-              </Button>
-            </DialogClose>
-            <Button type="submit" disabled={pending}>
-              {pending ? <Spinner className="h-4 w-4" /> : null}
-              {pending ? "Changing..." : "Change Password"}
-            </Button>
-          </div>
+          <FormProblem problem={problem} />
+          <DialogFormActions pending={pending} label="Change Password" pendingLabel="Changing..." />
         </form>
       </DialogContent>
     </Dialog>

@@ -6,6 +6,7 @@ import { Button } from "~/components/ui/button";
 import { TextField } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { ApiError, apiRequest } from "~/lib/api-client";
+import { FormProblem } from "./dialog-form-parts";
 import { passkeyPromptProblem, signInWithPasskey, supportsPasskeys } from "./passkey-client";
 import { HANDLES_OWN_401, serverMessage } from "./query-client";
 
@@ -59,11 +60,9 @@ export function PasskeySignIn({ onSignedIn, disabled }: { onSignedIn: () => void
         <FingerprintPattern aria-hidden="true" className="h-5 w-5" />
         Sign in with a passkey
       </Button>
-      {problem ? (
-        <p role="alert" className="mt-3 rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-800">
-          {problem}
-        </p>
-      ) : null}
+      <div className="mt-3">
+        <FormProblem problem={problem} />
+      </div>
     </div>
   );
 }

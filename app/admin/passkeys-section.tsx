@@ -3,11 +3,12 @@ import { FingerprintPattern, Trash2 } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
 import { PASSKEY_NAME_MAX_LENGTH, type SignInMethods } from "~/auth/sign-in-methods";
 import { Button } from "~/components/ui/button";
-import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle, DialogTrigger } from "~/components/ui/dialog";
+import { Dialog, DialogContent, DialogDescription, DialogTitle, DialogTrigger } from "~/components/ui/dialog";
 import { TextField } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { ApiError, apiRequest, isUnauthorizedError } from "~/lib/api-client";
+import { DialogFormActions, FormProblem } from "./dialog-form-parts";
 import { formatSubmittedAt } from "./format-date";
 import { SIGN_IN_METHODS_KEY, addPasskey, passkeyPromptProblem } from "./passkey-client";
 import { failureToast, serverMessage } from "./query-client";
@@ -123,22 +124,8 @@ function AddPasskeyDialog({ passwordNeeded, username }: { passwordNeeded: boolea
             maxLength={PASSKEY_NAME_MAX_LENGTH}
             disabled={pending}
           />
-          {problem ? (
-            <p role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-800">
-              {problem}
-            </p>
-          ) : null}
-          <div className="flex flex-col-reverse gap-2 pt-2 sm:flex-row sm:justify-end">
-            <DialogClose asChild>
-              <Button variant="outline" disabled={pending}>
-                Cancel
-              </Button>
-            </DialogClose>
-            <Button type="submit" disabled={pending}>
-              {pending ? <Spinner className="h-4 w-4" /> : null}
-              {pending ? "Adding..." : "Add Passkey"}
-            </Button>
-          </div>
+          <FormProblem problem={problem} />
+          <DialogFormActions pending={pending} label="Add Passkey" pendingLabel="Adding..." />
         </form>
       </DialogContent>
     </Dialog>

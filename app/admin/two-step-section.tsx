@@ -10,6 +10,7 @@ import { toast } from "~/components/ui/use-toast";
 import { ApiError, apiRequest, isUnauthorizedError } from "~/lib/api-client";
 import { SIGN_IN_METHODS_KEY, confirmWithPasskey, passkeyPromptProblem } from "./passkey-client";
 import { serverMessage } from "./query-client";
+import { FormProblem } from "./dialog-form-parts";
 import { RecoveryCodesView } from "./recovery-codes-view";
 
 /** Issue 19 items 4-6 and 11: two-step verification, in the Account card. */
@@ -48,12 +49,19 @@ export function TwoStepSection({ methods, username }: { methods: SignInMethods; 
   );
 }
 
-function problemLine(problem: string | null) {
-  return problem ? (
-    <p role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-800">
-      {problem}
-    </p>
-  ) : null;
+/** The codes, once, then Done. */
+function RecoveryCodesStep({ codes, description }: { codes: string[]; description: string }) {
+  return (
+    <>
+      <DialogDescription>{description}</DialogDescription>
+      <div className="mt-5">
+        <RecoveryCodesView codes={codes} />
+      </div>
+      <DialogClose asChild>
+        <Button className="mt-5 w-full">Done</Button>
+      </DialogClose>
+    </>
+  );
 }
 
 /** The field the server named in a 400, with its message. */
@@ -133,15 +141,7 @@ function TurnOnDialog({ username }: { username: string }) {
       <DialogContent closeDisabled={pending}>
         <DialogTitle>Turn on two-step verification</DialogTitle>
         {codes ? (
-          <>
-            <DialogDescription>It is on. These are your recovery codes.</DialogDescription>
-            <div className="mt-5">
-              <RecoveryCodesView codes={codes} />
-            </div>
-            <DialogClose asChild>
-              <Button className="mt-5 w-full">Done</Button>
-            </DialogClose>
-          </>
+          <RecoveryCodesStep codes={codes} description="It is on. These are your recovery codes." />
         ) : (
           <>
             <DialogDescription>
@@ -163,7 +163,7 @@ function TurnOnDialog({ username }: { username: string }) {
               ) : (
                 <TextField id={`${id}-password`} label="Current password" name="currentPassword" type="password" autoComplete="current-password" error={errors.currentPassword} disabled={pending} />
               )}
-              {problemLine(problem)}
+              <FormProblem problem={problem} />
               <Button type="submit" className="w-full" disabled={pending}>
                 {pending ? <Spinner className="h-4 w-4" /> : null}
                 {enrolment ? "Turn On" : "Continue"}
@@ -234,22 +234,14 @@ function ConfirmedChangeDialog({ kind, username, canUsePasskey }: { kind: keyof 
       <DialogContent closeDisabled={pending}>
         <DialogTitle>{change.title}</DialogTitle>
         {codes ? (
-          <>
-            <DialogDescription>The old codes no longer work.</DialogDescription>
-            <div className="mt-5">
-              <RecoveryCodesView codes={codes} />
-            </div>
-            <DialogClose asChild>
-              <Button className="mt-5 w-full">Done</Button>
-            </DialogClose>
-          </>
+          <RecoveryCodesStep codes={codes} description="The old codes no longer work." />
         ) : (
           <>
             <DialogDescription>Confirm it is you: your current password{canUsePasskey ? ", or a passkey" : ""}.</DialogDescription>
             <form noValidate onSubmit={submit} className="mt-5 space-y-4" aria-label={change.title}>
               <input type="text" name="username" autoComplete="username" value={username} readOnly hidden />
               <TextField id={`${id}-password`} label="Current password" name="currentPassword" type="password" autoComplete="current-password" error={passwordError} disabled={pending} />
-              {problemLine(problem)}
+              <FormProblem problem={problem} />
               <div className="flex flex-col gap-2">
                 <Button type="submit" variant={kind === "off" ? "destructive" : "primary"} disabled={pending}>
                   {pending ? <Spinner className="h-4 w-4" /> : null}
