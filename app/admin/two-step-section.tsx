@@ -101,8 +101,9 @@ function TurnOnDialog({ username }: { username: string }) {
   const enable = useMutation({
     mutationFn: async (code: string) => (await (await apiRequest("POST", "/api/admin/two-step/enable", { code })).json()) as { recoveryCodes: string[] },
     onSuccess: (result) => {
+      // The card is refreshed when the dialog closes: refreshed now, it would unmount this
+      // dialog (the card then shows "on") and the codes, shown only once, would be lost.
       setCodes(result.recoveryCodes);
-      void queryClient.invalidateQueries({ queryKey: SIGN_IN_METHODS_KEY });
       toast({ title: "Two-Step Verification On", description: "Signing in now also needs a code from your app." });
     },
     onError,
@@ -131,7 +132,15 @@ function TurnOnDialog({ username }: { username: string }) {
     setProblem(null);
   };
   return (
-    <Dialog open={open} onOpenChange={(next) => !pending && (reset(), setOpen(next))}>
+    <Dialog
+      open={open}
+      onOpenChange={(next) => {
+        if (pending) return;
+        if (!next && codes) void queryClient.invalidateQueries({ queryKey: SIGN_IN_METHODS_KEY });
+        reset();
+        setOpen(next);
+      }}
+    >
       <DialogTrigger asChild>
         <Button variant="outline" className="mt-3 w-full justify-start text-left">
           <ShieldCheck aria-hidden="true" className="h-4 w-4" />
