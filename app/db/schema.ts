@@ -108,7 +108,7 @@ export interface SignInReportsTable {
 /** The mail outbox (issue 9): one row per notification e-mail to send. */
 export interface NotificationJobsTable {
   id: string;
-  /** "enquiry" | "sign-in" */
+  /** "enquiry" | "sign-in" | "security" (issue 19: a change to the sign-in) */
   kind: string;
   /** The enquiry, for kind "enquiry" (deleted with it). */
   submission_id: string | null;
