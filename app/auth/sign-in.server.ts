@@ -24,6 +24,8 @@ export const SIGN_IN_LIMITS = {
   device: { scope: "sign-in:device", limit: 5, windowMs: 15 * 60_000 },
   /** Issue 19: passkey sign-ins have their own limit, apart from the password lock-outs. */
   passkey: { scope: "sign-in:passkey", limit: 10, windowMs: 15 * 60_000 },
+  /** Each passkey challenge is a database row: 60 per address per 15 minutes, so a flood cannot fill the table. */
+  passkeyChallenges: { scope: "sign-in:passkey-challenges", limit: 60, windowMs: 15 * 60_000 },
 } as const;
 
 export const SIGN_IN_SCOPES = Object.values(SIGN_IN_LIMITS).map((rule) => rule.scope);
@@ -38,7 +40,7 @@ export const FAILURE_ADDRESSES_KEPT = 1_000;
 const OTHER_ADDRESSES = "other";
 
 export type SignInGuard = {
-  limits: { address: RateLimiter; account: RateLimiter; device: RateLimiter; passkey: RateLimiter };
+  limits: { address: RateLimiter; account: RateLimiter; device: RateLimiter; passkey: RateLimiter; passkeyChallenges: RateLimiter };
   gate: VerificationGate;
   deviceCookies: DeviceCookies;
   /** argon2 verifications performed by this process. */
@@ -62,6 +64,7 @@ export function createSignInGuard(parts: {
       account: createRateLimiter(db, clock, SIGN_IN_LIMITS.account),
       device: createRateLimiter(db, clock, SIGN_IN_LIMITS.device),
       passkey: createRateLimiter(db, clock, { ...SIGN_IN_LIMITS.passkey, keyOf: addressKey }),
+      passkeyChallenges: createRateLimiter(db, clock, { ...SIGN_IN_LIMITS.passkeyChallenges, keyOf: addressKey }),
     },
     twoStepKey: parts.twoStepKey,
     gate: createVerificationGate(parts.gate),

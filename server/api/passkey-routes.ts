@@ -46,7 +46,12 @@ export function passkeySignInRoutes(services: AppServices): Router {
     res.json({ passkeys: passkeySiteFor(env.SITE_URL).available });
   });
 
+  // The login page asks once per visit (autofill) and once per button press.
   router.post("/login/passkey/options", async (req, res) => {
+    const admitted = await services.signIn.limits.passkeyChallenges.hit(req.ip ?? "unknown");
+    if (!admitted.allowed) {
+      throw new HttpError(429, PASSKEY_SIGN_IN_LIMITED, undefined, { "Retry-After": String(admitted.retryAfterSeconds) });
+    }
     const { token, options } = await beginPasskeyAssertion(services, "passkey-sign-in").catch(refusedAs(400));
     setCeremonyCookie(env, req, res, "passkey-sign-in", token);
     res.json(options);

@@ -196,6 +196,35 @@ describe("signing in with a passkey", () => {
   });
 });
 
+describe("confirming a change with a passkey instead of the password", () => {
+  it("turns two-step off with a passkey's answer to a fresh challenge; a replayed answer is refused", async () => {
+    const { ctx, clock, authenticator } = await setUp();
+    await addPasskey(ctx.admin, authenticator);
+    const setup = await ctx.admin.post("/api/admin/two-step/setup").send({ currentPassword: ADMIN.password }).expect(200);
+    const code = new TOTP({ secret: Secret.fromBase32(setup.body.secret as string) }).generate({ timestamp: clock.now().getTime() });
+    await ctx.admin.post("/api/admin/two-step/enable").send({ code }).expect(200);
+
+    const first = await ctx.admin.post("/api/admin/confirm/passkey/options").expect(200);
+    const answer = authenticator.authenticate(first.body);
+    await ctx.admin.post("/api/admin/two-step/recovery-codes").send({ passkey: answer }).expect(200);
+    const replayed = await ctx.admin.post("/api/admin/two-step/disable").send({ passkey: answer }).expect(400);
+    expect(replayed.body.errors.passkey).toMatch(/already used/);
+    expect((await ctx.admin.get("/api/admin/sign-in-methods").expect(200)).body.twoStep.status).toBe("on");
+
+    const second = await ctx.admin.post("/api/admin/confirm/passkey/options").expect(200);
+    await ctx.admin.post("/api/admin/two-step/disable").send({ passkey: authenticator.authenticate(second.body) }).expect(200);
+    expect((await ctx.admin.get("/api/admin/sign-in-methods").expect(200)).body.twoStep.status).toBe("off");
+  });
+});
+
+describe("passkey challenges", () => {
+  it("an address may ask for 60 in 15 minutes, then 429 (each is a database row)", async () => {
+    const { ctx } = await setUp();
+    for (let i = 0; i < 60; i++) await supertest(ctx.app).post("/api/login/passkey/options").expect(200);
+    await supertest(ctx.app).post("/api/login/passkey/options").expect(429);
+  });
+});
+
 describe("the security log", () => {
   it("records a passkey added, a sign-in with it, a failed one, a refused one, and its removal", async () => {
     const { ctx, authenticator } = await setUp();
