@@ -1,7 +1,7 @@
 import { test, expect, type Page } from "@playwright/test";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../support/chromium";
 import { freePort, startTestServer, TEST_ADMIN, type TestServer } from "../support/test-server";
-import { expectToast } from "./admin-helpers";
+import { expectNoAxeViolations, expectToast } from "./admin-helpers";
 
 /**
  * Issue 19: passkeys in real Chromium with its virtual authenticator (resident
@@ -70,6 +70,7 @@ test("add a passkey, sign out, sign in with it, remove it", async ({ page }) => 
   const dialog = page.getByRole("dialog", { name: "Add a passkey" });
   // Signed in a moment ago: no password is asked.
   await expect(dialog.getByLabel("Current password")).toHaveCount(0);
+  await expectNoAxeViolations(page, "the Add a passkey dialog");
   await dialog.getByLabel("Name").fill("Mark's phone");
   await dialog.getByRole("button", { name: "Add Passkey" }).click();
   await expectToast(page, "Passkey Added", /Mark's phone/);
@@ -77,6 +78,7 @@ test("add a passkey, sign out, sign in with it, remove it", async ({ page }) => 
   await expect(list.getByRole("listitem")).toHaveCount(1);
   await expect(list).toContainText("Mark's phone");
   await expect(list).toContainText("Not used yet");
+  await expectNoAxeViolations(page, "the Account card with a passkey");
   const { credentials } = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
   expect(credentials).toHaveLength(1);
   expect(credentials[0]!.isResidentCredential).toBe(true);
@@ -94,6 +96,7 @@ test("add a passkey, sign out, sign in with it, remove it", async ({ page }) => 
   });
   await signOut(page);
   await expect(page.getByLabel("Username")).toHaveAttribute("autocomplete", "username webauthn");
+  await expectNoAxeViolations(page, "the login page with the passkey button");
   // One touch: no username, no password.
   await page.getByRole("button", { name: "Sign in with a passkey" }).click();
   await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();

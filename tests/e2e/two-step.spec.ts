@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import { Secret, TOTP } from "otpauth";
-import { expectToast } from "./admin-helpers";
+import { expectNoAxeViolations, expectToast } from "./admin-helpers";
 import { TEST_ADMIN, expect, signIn, test } from "./fixtures";
 
 // Issue 19 items 4-6: two-step verification through the dashboard and the login page, in the browser.
@@ -13,6 +13,7 @@ test("turn on two-step verification, sign in with a recovery code, turn it off",
   await dialog.getByLabel("Current password").fill(TEST_ADMIN.password);
   await dialog.getByRole("button", { name: "Continue" }).click();
   await expect(dialog.getByRole("img", { name: "QR code for your authenticator app" }).locator("svg")).toBeVisible();
+  await expectNoAxeViolations(page, "two-step enrolment: the QR code");
   const secret = (await dialog.locator("code").textContent())!.trim();
   await dialog.getByLabel("6-digit code").fill(new TOTP({ secret: Secret.fromBase32(secret) }).generate());
   await dialog.getByRole("button", { name: "Turn On" }).click();
@@ -20,6 +21,7 @@ test("turn on two-step verification, sign in with a recovery code, turn it off",
   const codes = dialog.getByRole("list", { name: "Recovery codes" }).getByRole("listitem");
   await expect(codes).toHaveCount(10);
   const recoveryCodes = await codes.allTextContents();
+  await expectNoAxeViolations(page, "two-step enrolment: the recovery codes");
   const downloading = page.waitForEvent("download");
   await dialog.getByRole("button", { name: "Download (.txt)" }).click();
   const download = await downloading;
@@ -36,6 +38,7 @@ test("turn on two-step verification, sign in with a recovery code, turn it off",
   await page.getByLabel("Password").fill(TEST_ADMIN.password);
   await page.getByRole("button", { name: "Sign In", exact: true }).click();
   const code = page.getByLabel("Authentication code");
+  await expectNoAxeViolations(page, "the authentication code step");
   await code.fill("000000");
   await page.getByRole("button", { name: "Verify" }).click();
   await expect(code).toHaveAccessibleDescription("Invalid authentication code");
@@ -43,6 +46,7 @@ test("turn on two-step verification, sign in with a recovery code, turn it off",
   await page.getByRole("button", { name: "Verify" }).click();
   await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
   await expect(account).toContainText("9 of 10 recovery codes left");
+  await expectNoAxeViolations(page, "the Account card with two-step on");
 
   // Off again, with the password (and so the file can run again on this server).
   await account.getByRole("button", { name: "Turn off two-step verification" }).click();
