@@ -1,5 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { RequestHandler } from "express";
+import { pruneActivity } from "~/activity/activity-log.server";
+import { startRefusalTallyFlush } from "~/activity/refusal-tally.server";
 import { pruneExpiredSessions } from "~/auth/auth.server";
 import { prepareAdministrator } from "~/auth/initial-admin.server";
 import { createBackupScheduler } from "~/backups/backup-scheduler.server";
@@ -103,6 +105,8 @@ export async function startServer(options: {
       await pruneExpiredSessions(services);
       await pruneRateLimitCounters(services);
       await pruneStaleUploads(services, services.clock);
+      // The security log: nothing older than a year (the 10,000 cap is kept at every insert).
+      await pruneActivity(services);
     } catch (error) {
       logger.warn({ err: error }, "housekeeping failed");
     }
@@ -115,6 +119,8 @@ export async function startServer(options: {
   if (!services.mail) logger.warn("e-mail notifications are off: set SMTP_URL and MAIL_FROM to be e-mailed about enquiries");
   // Visit counts: flushed every 10 s and at shutdown; each ended day's salt and visitor hashes deleted.
   await services.analytics.start();
+  // The security log's refused-attempt counts: written every 10 s and at shutdown.
+  const refusalTally = startRefusalTallyFlush(services);
 
   const listener = createRequestListener(services, {
     reactRouter: { build: options.build, mode: options.mode },
@@ -145,6 +151,7 @@ export async function startServer(options: {
       await backups.stop();
       await outbox.stop();
       await services.analytics.stop();
+      await refusalTally.stop();
       await services.close();
     },
   });

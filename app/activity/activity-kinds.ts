@@ -3,56 +3,42 @@
  * record reads to the owner. Shared by the server (which stores and words
  * records) and the dashboard's card (which shows them); no server imports.
  *
- * To log a new event: add its kind here, in SECURITY_KINDS if it is one, and
- * its words in describeActivity; TypeScript then finds every switch to update.
+ * To log a new event: add its kind to ACTIVITY_KINDS ("security" or "site")
+ * and its words to describeActivity (TypeScript insists on both).
  */
-export const ACTIVITY_KINDS = [
+export const ACTIVITY_KINDS = {
   // Sign-ins and lock-outs
-  "sign-in.password",
-  "sign-in.passkey",
-  "sign-in.two-step",
+  "sign-in.password": "security",
+  "sign-in.passkey": "security",
+  "sign-in.two-step": "security",
   /** A sign-in refused by a limit without checking anything (429): folded per hour. */
-  "sign-in.locked",
+  "sign-in.locked": "security",
   // The account
-  "account.password-changed",
-  "account.signed-out-everywhere",
-  "two-step.turned-on",
-  "two-step.turned-off",
-  "two-step.codes-renewed",
-  "passkey.added",
-  "passkey.removed",
+  "account.password-changed": "security",
+  "account.signed-out-everywhere": "security",
+  "two-step.turned-on": "security",
+  "two-step.turned-off": "security",
+  "two-step.codes-renewed": "security",
+  "passkey.added": "security",
+  "passkey.removed": "security",
   // Changes to the site
-  "text.saved",
-  "text.restored",
-  "text.reset",
-  "image.uploaded",
-  "image.captioned",
-  "image.reordered",
-  "image.deleted",
-  "enquiry.deleted",
-  // Backups
-  "backup.downloaded",
-  "backup.restored",
-] as const;
+  "text.saved": "site",
+  "text.restored": "site",
+  "text.reset": "site",
+  "image.uploaded": "site",
+  "image.captioned": "site",
+  "image.reordered": "site",
+  "image.deleted": "site",
+  "enquiry.deleted": "site",
+  // Whole-site copies: security events too (a backup holds everything)
+  "backup.downloaded": "security",
+  "backup.restored": "security",
+} as const satisfies Record<string, "security" | "site">;
 
-export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
+export type ActivityKind = keyof typeof ACTIVITY_KINDS;
 
 /** The filter "Security events only" shows these: sign-ins, the account, and whole-site copies. */
-export const SECURITY_KINDS: readonly ActivityKind[] = [
-  "sign-in.password",
-  "sign-in.passkey",
-  "sign-in.two-step",
-  "sign-in.locked",
-  "account.password-changed",
-  "account.signed-out-everywhere",
-  "two-step.turned-on",
-  "two-step.turned-off",
-  "two-step.codes-renewed",
-  "passkey.added",
-  "passkey.removed",
-  "backup.downloaded",
-  "backup.restored",
-];
+export const SECURITY_KINDS = (Object.keys(ACTIVITY_KINDS) as ActivityKind[]).filter((kind) => ACTIVITY_KINDS[kind] === "security");
 
 /** success: it happened; failure: refused after a check (a wrong password); refused: turned away unchecked (429). */
 export type ActivityOutcome = "success" | "failure" | "refused";
@@ -92,7 +78,7 @@ export type ActivityEntry = {
 export type ActivityPage = { entries: ActivityEntry[]; page: number; pageSize: number; total: number };
 
 export function isSecurityKind(kind: ActivityKind): boolean {
-  return SECURITY_KINDS.includes(kind);
+  return ACTIVITY_KINDS[kind] === "security";
 }
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;

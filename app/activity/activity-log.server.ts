@@ -5,6 +5,7 @@ import type { Database } from "~/db/database.server";
 import { browserName, USER_AGENT_MAX_CHARS } from "~/lib/browser-name";
 import { normaliseClientAddress, type AddressKeyer } from "~/lib/client-address.server";
 import type { Clock } from "~/lib/clock";
+import { countRefusal, flushRefusals } from "./refusal-tally.server";
 import {
   ACTIVITY_KINDS,
   describeActivity,
@@ -18,23 +19,26 @@ import {
 } from "./activity-kinds";
 
 /**
- * The security log (issue 19 §8-9, decision 0054). One call records an event:
+ * The security log (issue 19 §8-9, decision 0054).
  *
- *   await recordActivity(services, { kind: "passkey.added", outcome: "success",
- *     detail: { passkey: "Mark's iPhone" }, client: clientOf(req) });
+ * From a route (server/api/activity-routes.ts), which adds the request's
+ * browser and address and logs, never throws, a failure to record:
  *
+ *   await recordRequestActivity(services, req, { kind: "passkey.added", outcome: "success",
+ *     detail: { passkey: "Mark's iPhone" } });
+ *
+ * Elsewhere: `await recordActivity(services, { kind, outcome, detail?, client? })`,
+ * which throws on a database error.
  * - `services` is anything with db, clock and addressKey (AppServices is).
- * - `client` (optional): the request's user agent and address. The agent is
- *   cut to 256 characters; the address is kept only as a coarse network
- *   (IPv4 /24, IPv6 /48) and the limiters' keyed hash, never in full.
+ * - `client`: the user agent and address. The agent is cut to 256
+ *   characters; the address is kept only as a coarse network (IPv4 /24,
+ *   IPv6 /48) and the limiters' keyed hash, never in full.
  * - An outcome "refused" (a 429) is folded: one record per kind per UTC hour,
- *   its count raised at each attempt, so a flood cannot fill the log.
+ *   its count raised at each attempt (tallied in memory between writes:
+ *   refusal-tally.server.ts), so a flood can neither fill the log nor cost
+ *   a write per attempt.
  * - The log keeps at most ACTIVITY_LIMITS.records records and nothing older
  *   than ACTIVITY_LIMITS.maxAgeMs: pruned at every insert and hourly.
- *
- * Recording never fails the action it records: an error is passed to
- * `onError` (the caller logs it) and swallowed. Use recordActivitySafely
- * from routes for that.
  */
 export const ACTIVITY_LIMITS = { records: 10_000, maxAgeMs: 365 * 24 * 60 * 60_000 } as const;
 export const ACTIVITY_PAGE_SIZE = 50;
@@ -86,20 +90,8 @@ export async function recordActivity(services: ActivityServices, event: Activity
     fold_key: event.outcome === "refused" ? `${event.kind}@${hourOf(now)}` : null,
   };
   if (row.fold_key) {
-    // One record per kind per hour: the latest attempt's time, browser and network, and the count.
-    await db
-      .insertInto("activity_log")
-      .values(row)
-      .onConflict((oc) =>
-        oc.column("fold_key").doUpdateSet((eb) => ({
-          count: eb("activity_log.count", "+", eb.lit(1)),
-          occurred_at: eb.ref("excluded.occurred_at"),
-          user_agent: eb.ref("excluded.user_agent"),
-          network: eb.ref("excluded.network"),
-          address_hash: eb.ref("excluded.address_hash"),
-        })),
-      )
-      .execute();
+    // Only a new record can take the log over its limit: a flood's later attempts skip the pruning.
+    if (!(await countRefusal(db, { ...row, fold_key: row.fold_key }))) return;
   } else {
     await db.insertInto("activity_log").values(row).execute();
   }
@@ -151,13 +143,15 @@ export async function pruneActivity(services: { db: Database; clock: Clock }): P
   return removed;
 }
 
-const KNOWN_KINDS = new Set<string>(ACTIVITY_KINDS);
+const KNOWN_KINDS = new Set<string>(Object.keys(ACTIVITY_KINDS));
 
 /** A page of the log, newest first; `securityOnly` keeps SECURITY_KINDS. */
 export async function readActivity(
   services: { db: Database },
   options: { page: number; securityOnly: boolean },
 ): Promise<ActivityPage> {
+  // This process's tallied refusals first, so the counts shown are up to date.
+  await flushRefusals(services.db);
   let query = services.db.selectFrom("activity_log");
   if (options.securityOnly) query = query.where("kind", "in", [...SECURITY_KINDS]);
   const { total } = await query.select((eb) => eb.fn.countAll().as("total")).executeTakeFirstOrThrow();

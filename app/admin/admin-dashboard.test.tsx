@@ -45,8 +45,8 @@ describe("the dashboard's jump links (issue 18 §11)", () => {
     await renderDashboard();
     const nav = screen.getByRole("navigation", { name: "Dashboard sections" });
     const links = within(nav).getAllByRole("link");
-    expect(links.map((link) => link.textContent)).toEqual(["Texts", "Galleries", "Enquiries", "E-mail", "Account", "Backups", "Visits"]);
-    const cardTitles = ["Edit Website Text", "Manage Photo Galleries", "Contact Form Submissions", "E-mail Notifications", "Your Account", "Backups", "Visits and Enquiries"];
+    expect(links.map((link) => link.textContent)).toEqual(["Texts", "Galleries", "Enquiries", "E-mail", "Account", "Backups", "Visits", "Activity"]);
+    const cardTitles = ["Edit Website Text", "Manage Photo Galleries", "Contact Form Submissions", "E-mail Notifications", "Your Account", "Backups", "Visits and Enquiries", "Recent activity"];
     // Every card on the page has its link, and every link its card.
     const headings = screen.getAllByRole("heading", { level: 2 }).filter((h) => h.closest("section")?.getAttribute("aria-labelledby") === h.id);
     expect(headings.map((h) => h.textContent)).toEqual(cardTitles);
@@ -66,7 +66,7 @@ describe("the dashboard's jump links (issue 18 §11)", () => {
   it("gives every card a Back to top link that returns focus to the jump links", async () => {
     await renderDashboard();
     const backLinks = screen.getAllByRole("link", { name: "Back to top" });
-    expect(backLinks).toHaveLength(7);
+    expect(backLinks).toHaveLength(8);
     const account = screen.getByRole("region", { name: "Your Account" });
     await userEvent.click(within(account).getByRole("link", { name: "Back to top" }));
     expect(screen.getByRole("navigation", { name: "Dashboard sections" })).toHaveFocus();

@@ -9,6 +9,7 @@ import { PAGE_GROUP_LABELS, PAGE_GROUPS } from "~/content/sections";
 import { GALLERY_TITLES, GALLERY_TYPES } from "~/galleries/gallery";
 import { apiRequest } from "~/lib/api-client";
 import { AccountCard, type PasswordDialogControl } from "./account-security";
+import { ActivityCard } from "./activity-card";
 import { DashboardCard, ViewHeading } from "./admin-ui";
 import { BackupCard } from "./backup-card";
 import { AnalyticsCard } from "./analytics-card";
@@ -240,6 +241,7 @@ function Dashboard({
         <BackupCard />
       </div>
       <AnalyticsCard />
+      <ActivityCard />
     </div>
   );
 }

@@ -14,6 +14,7 @@ export const DASHBOARD_CARDS = [
   { id: "account", jumpLabel: "Account" },
   { id: "backups", jumpLabel: "Backups" },
   { id: "analytics", jumpLabel: "Visits" },
+  { id: "activity", jumpLabel: "Activity" },
 ] as const;
 
 export type DashboardCardId = (typeof DASHBOARD_CARDS)[number]["id"];

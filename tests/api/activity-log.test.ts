@@ -1,9 +1,18 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import type supertest from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ActivityEntry, ActivityPage } from "~/activity/activity-kinds";
+import { pruneActivity, readActivity, recordActivity } from "~/activity/activity-log.server";
+import { backupsDirOf } from "~/backups/backup-files.server";
+import { createBackup } from "~/backups/backup.server";
+import { startRefusalTallyFlush } from "~/activity/refusal-tally.server";
+import { restoreBackup } from "~/backups/restore.server";
 import { seedDemoGallery } from "~/galleries/demo-images.server";
 import { createManualClock, type ManualClock } from "~/lib/clock";
 import { makeImage } from "../fixtures/images";
+import { openSite } from "../support/backup-site";
 import { ADMIN, createAdminContext, putUpload, type AdminContext } from "./helpers";
 
 // Issue 19 §8-9: every security event and every change to the site is in the security log.
@@ -205,15 +214,105 @@ describe("refused attempts (429)", () => {
     const flood = await Promise.all(Array.from({ length: 40 }, () => fromPhone(ctx.api.post("/api/login")).send(ADMIN)));
     expect(flood.every((res) => res.status === 429)).toBe(true);
 
+    // Not a write per refusal: the first is written at once, the rest are tallied in memory…
+    const stored = () => ctx.services.db.selectFrom("activity_log").select("count").where("kind", "=", "sign-in.locked").execute();
+    expect(await stored()).toEqual([{ count: 1 }]);
+    // …and added in one write before the log is read (and every 10 s, and at shutdown).
     const refused = async () => (await activity()).entries.filter((entry) => entry.kind === "sign-in.locked");
     expect(await refused()).toMatchObject([{ count: 40, summary: "Sign-in refused: too many attempts (40 times)" }]);
-    const rows = await ctx.services.db.selectFrom("activity_log").select("id").where("kind", "=", "sign-in.locked").execute();
-    expect(rows).toHaveLength(1);
+    expect(await stored()).toEqual([{ count: 40 }]);
 
     // The next hour starts a new record (the lock-out lasts 15 minutes: fail again first).
     clock.advance(60 * 60_000);
     for (let i = 0; i < 5; i++) await fromPhone(ctx.api.post("/api/login")).send({ ...ADMIN, password: "wrong" }).expect(401);
     await fromPhone(ctx.api.post("/api/login")).send(ADMIN).expect(429);
     expect((await refused()).map((entry) => entry.count)).toEqual([1, 40]);
+  });
+});
+
+describe("the refusal tally's flush", () => {
+  it("writes what this process tallied when stopped (the server's shutdown)", async () => {
+    for (let i = 0; i < 3; i++) await recordActivity(ctx.services, { kind: "sign-in.locked", outcome: "refused" });
+    const flush = startRefusalTallyFlush(ctx.services);
+    await flush.stop();
+    const rows = await ctx.services.db.selectFrom("activity_log").select("count").where("kind", "=", "sign-in.locked").execute();
+    expect(rows).toEqual([{ count: 3 }]);
+  });
+});
+
+describe("limits: 10,000 records or one year, whichever first", () => {
+  const count = async () =>
+    Number((await ctx.services.db.selectFrom("activity_log").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+
+  it("keeps the newest 10,000 records: the next one pushes the oldest out", async () => {
+    await ctx.services.db.deleteFrom("activity_log").execute();
+    // 9,999 old records, written straight to the table (one a second, the oldest first).
+    const start = clock.now().getTime() - 20_000_000;
+    const rows = Array.from({ length: 9_999 }, (_, i) => ({
+      id: `seed-${String(i).padStart(5, "0")}`,
+      occurred_at: new Date(start + i * 1000).toISOString(),
+      kind: "text.saved",
+      outcome: "success",
+      detail: JSON.stringify({ section: `Seed ${i}` }),
+      user_agent: null,
+      network: null,
+      address_hash: null,
+      fold_key: null,
+    }));
+    for (let i = 0; i < rows.length; i += 500) await ctx.services.db.insertInto("activity_log").values(rows.slice(i, i + 500)).execute();
+
+    await recordActivity(ctx.services, { kind: "text.reset", outcome: "success", detail: { section: "Hero Title" } });
+    expect(await count()).toBe(10_000);
+    await recordActivity(ctx.services, { kind: "text.reset", outcome: "success", detail: { section: "Hero Title" } });
+    expect(await count()).toBe(10_000);
+    const oldest = await ctx.services.db.selectFrom("activity_log").select("id").orderBy("occurred_at").limit(1).executeTakeFirstOrThrow();
+    expect(oldest.id).toBe("seed-00001");
+    // The hourly housekeeping finds nothing more to do.
+    expect(await pruneActivity(ctx.services)).toBe(0);
+  });
+
+  it("forgets a record one year after it, on the injected clock", async () => {
+    await ctx.services.db.deleteFrom("activity_log").execute();
+    clock.set("2026-06-01T09:00:00.000Z");
+    await recordActivity(ctx.services, { kind: "text.saved", outcome: "success", detail: { section: "Hero Title" } });
+    clock.set("2027-06-01T09:00:00.000Z");
+    expect(await pruneActivity(ctx.services)).toBe(0);
+    expect(await count()).toBe(1);
+    clock.set("2027-06-01T09:00:00.001Z");
+    expect(await pruneActivity(ctx.services)).toBe(1);
+    expect(await count()).toBe(0);
+  });
+});
+
+describe("a restore", () => {
+  it("is recorded in the restored site's log, after the log the backup held", async () => {
+    clock.advance(1000);
+    await ctx.admin.put("/api/admin/content/hero.title").send({ content: "Before the backup" }).expect(200);
+    const work = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-activity-restore-"));
+    try {
+      const file = path.join(work, "cornerstone-20260601-090000.tar.gz");
+      const made = await createBackup(
+        { ...ctx.services, clock },
+        { purpose: "manual", workDir: backupsDirOf(ctx.services.env.DATA_DIR), destination: { kind: "file", path: file } },
+      );
+      expect(made.status).toBe("succeeded");
+      clock.advance(60_000);
+      const dataDir = path.join(work, "restored");
+      await restoreBackup({ dataDir, file, clock });
+      const restored = await openSite(dataDir);
+      try {
+        const { entries } = await readActivity(restored, { page: 1, securityOnly: false });
+        expect(entries.map((entry) => entry.summary)).toEqual([
+          "Restored the site from cornerstone-20260601-090000.tar.gz",
+          "Saved the text 'Hero Title'",
+          "Signed in with password",
+        ]);
+        expect(entries[0]).toMatchObject({ at: "2026-06-01T09:01:01.000Z", browser: null, network: null, security: true });
+      } finally {
+        await restored.close();
+      }
+    } finally {
+      await fs.rm(work, { recursive: true, force: true });
+    }
   });
 });

@@ -72,7 +72,7 @@ test.describe("the phone dashboard", () => {
   test("has a jump link per card at the top; each moves to its card, focuses its heading, and leaves history alone", async ({ page }) => {
     await expect(page.getByRole("region", { name: "Temporary password" })).toHaveCount(0);
     const nav = jumpLinks(page);
-    await expect(nav.getByRole("link")).toHaveText(["Texts", "Galleries", "Enquiries", "E-mail", "Account", "Backups", "Visits"]);
+    await expect(nav.getByRole("link")).toHaveText(["Texts", "Galleries", "Enquiries", "E-mail", "Account", "Backups", "Visits", "Activity"]);
     expect(await topIsOnScreen(page, nav)).toBe(true);
 
     const entries = await page.evaluate(() => history.length);
@@ -102,7 +102,7 @@ test.describe("the phone dashboard", () => {
     await expect(page.getByRole("region", { name: "Backups" }).getByRole("link").first()).toBeFocused();
 
     // Every card ends with Back to top.
-    await expect(page.getByRole("link", { name: "Back to top" })).toHaveCount(7);
+    await expect(page.getByRole("link", { name: "Back to top" })).toHaveCount(8);
     await expectOneH1AndOrderedHeadings(page, "phone dashboard");
   });
 

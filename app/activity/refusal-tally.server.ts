@@ -1,0 +1,81 @@
+import type { Insertable } from "kysely";
+import type { Database } from "~/db/database.server";
+import type { ActivityLogTable } from "~/db/schema";
+import type { Logger } from "~/lib/logger.server";
+
+/**
+ * Refused attempts (429s) are one record per kind per hour (decision 0054).
+ * Counting each in the database would cost a synced write per refusal, and a
+ * flood's refusals are otherwise answered with one read (the rate limiter).
+ * So each process writes the first refusal of a record at once, tallies the
+ * ones after it in memory, and adds them in one write: every 10 seconds
+ * (startRefusalTallyFlush, wired in server/start.ts), before the log is read,
+ * and at shutdown. The tally holds one entry per record being counted (a few
+ * kinds, this hour): its memory is bounded whatever the flood.
+ */
+/** A folded record as first written (its count is added separately). */
+export type RefusalRow = Omit<Insertable<ActivityLogTable>, "count"> & { fold_key: string };
+
+type Pending = { row: RefusalRow; uncounted: number };
+
+/** Per database, so several sites in one process (the tests) keep their own counts. */
+const tallies = new WeakMap<Database, Map<string, Pending>>();
+
+function tallyOf(db: Database): Map<string, Pending> {
+  let tally = tallies.get(db);
+  if (!tally) tallies.set(db, (tally = new Map()));
+  return tally;
+}
+
+/** Adds `count` refusals to the record, creating it when needed; the latest attempt's time, browser and network win. */
+async function addToRecord(db: Database, row: RefusalRow, count: number): Promise<void> {
+  await db
+    .insertInto("activity_log")
+    .values({ ...row, count })
+    .onConflict((oc) =>
+      oc.column("fold_key").doUpdateSet((eb) => ({
+        count: eb("activity_log.count", "+", eb.ref("excluded.count")),
+        occurred_at: eb.ref("excluded.occurred_at"),
+        user_agent: eb.ref("excluded.user_agent"),
+        network: eb.ref("excluded.network"),
+        address_hash: eb.ref("excluded.address_hash"),
+      })),
+    )
+    .execute();
+}
+
+/** Counts one refusal. Returns true when it wrote a record (the caller then keeps the log within its limits). */
+export async function countRefusal(db: Database, row: RefusalRow): Promise<boolean> {
+  const tally = tallyOf(db);
+  const pending = tally.get(row.fold_key);
+  if (pending) {
+    pending.uncounted += 1;
+    pending.row = { ...row, id: pending.row.id };
+    return false;
+  }
+  // Set before the write, so refusals arriving meanwhile are tallied, not written too.
+  tally.set(row.fold_key, { row, uncounted: 0 });
+  await addToRecord(db, row, 1);
+  return true;
+}
+
+/** Writes the refusals tallied in this process; the next refusal of each record is written at once again. */
+export async function flushRefusals(db: Database): Promise<void> {
+  const tally = tallyOf(db);
+  const pending = [...tally.values()];
+  tally.clear();
+  for (const { row, uncounted } of pending) if (uncounted > 0) await addToRecord(db, row, uncounted);
+}
+
+/** Flushes every 10 seconds; `stop` flushes one last time. */
+export function startRefusalTallyFlush(services: { db: Database; logger: Logger }, intervalMs = 10_000): { stop(): Promise<void> } {
+  const flush = () => flushRefusals(services.db).catch((error: unknown) => services.logger.warn({ err: error }, "could not save the refused sign-in counts"));
+  const timer = setInterval(() => void flush(), intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await flush();
+    },
+  };
+}
