@@ -98,7 +98,7 @@ export function createServices(parts: {
     limits: {
       contact: createRateLimiter(rest.db, clock, { scope: "contact", limit: 5, windowMs: 10 * 60_000, keyOf: addressKey }),
     },
-    signIn: createSignInGuard({ db: rest.db, clock, addressKey, deviceCookieKey: keys.deviceCookie }),
+    signIn: createSignInGuard({ db: rest.db, clock, addressKey, deviceCookieKey: keys.deviceCookie, twoStepKey: keys.twoStep }),
     publicContentChanged: onPublicContentChanged ?? (() => {}),
     analytics: createAnalytics({
       db: rest.db,

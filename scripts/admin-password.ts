@@ -1,10 +1,16 @@
 // npm run admin:password [-- --username NAME] [--keep NAME] [--env-file /etc/cornerstone/cornerstone.env]
+// npm run admin:password -- --reset-2fa [--env-file …]
+//   The phone is lost: turns two-step verification off, removes every passkey, ends every
+//   session and pending sign-in step, clears every lock-out. No new password needed.
 // Sets the administrator's password: typed at a hidden prompt, or piped on stdin
 // (echo 'new password' | npm run admin:password). Signs out every session, clears
 // every sign-in lock-out and deletes the first-start password file.
 // --keep NAME: for a database that holds several users (the server refuses to start
 // then), keeps NAME and deletes the others with their sessions, before anything else.
-import { setAdministratorCredentials } from "~/auth/auth.server";
+import { endEverySession, setAdministratorCredentials } from "~/auth/auth.server";
+import { endEveryCeremony } from "~/auth/ceremonies.server";
+import { removeEveryPasskey } from "~/auth/passkeys.server";
+import { turnOffTwoStep } from "~/auth/two-step.server";
 import { forgetInitialPassword } from "~/auth/initial-admin.server";
 import { newPasswordSchema } from "~/auth/password-schema";
 import { clearSignInLimits } from "~/auth/sign-in.server";
@@ -31,9 +37,32 @@ function optionValue(args: string[], name: string): string | undefined {
   return value;
 }
 
+/** `--reset-2fa`: back in with the password alone (issue 19 item 7). */
+async function resetTwoStep() {
+  const services = await openServices(parseEnv(), createLogger({ level: "warn" }), { checkBrowserUploads: false });
+  try {
+    await turnOffTwoStep(services);
+    const passkeys = await removeEveryPasskey(services);
+    const sessions = await endEverySession(services);
+    await endEveryCeremony(services);
+    await clearSignInLimits(services.db);
+    console.log(
+      `Two-step verification is off and ${passkeys} passkey(s) were removed. ` +
+        `${sessions} session(s) and every pending sign-in were ended, and every sign-in lock-out was cleared. ` +
+        "Sign in with the password, then turn two-step verification on again under Your Account.",
+    );
+  } finally {
+    await services.close();
+  }
+}
+
 async function main() {
   // The service's settings, read as systemd reads them (decision 0050).
   const args = applyEnvFileArgument(process.argv.slice(2));
+  if (args.includes("--reset-2fa")) {
+    if (args.length > 1) throw new Error("--reset-2fa takes no other option but --env-file; nothing was changed.");
+    return resetTwoStep();
+  }
   const username = optionValue(args, "--username");
   const keep = optionValue(args, "--keep");
 

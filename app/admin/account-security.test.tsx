@@ -12,6 +12,9 @@ afterEach(() => {
   vi.mocked(toast).mockClear();
 });
 
+/** What the card sent, leaving out its reads (the sign-in methods, issue 19). */
+const writes = (calls: { method: string; url: string; body: unknown }[]) => calls.filter((call) => call.method !== "GET");
+
 async function openChangePassword() {
   await userEvent.click(screen.getByRole("button", { name: "Change Password" }));
   return screen.getByRole("dialog", { name: "Change Password" });
@@ -40,7 +43,7 @@ describe("Change password", () => {
     await fill(dialog, ["old password", "long enough now", "long enough, not"]);
     await userEvent.click(within(dialog).getByRole("button", { name: "Change Password" }));
     expect(within(dialog).getByLabelText("Repeat the new password")).toHaveAccessibleDescription("The two new passwords differ");
-    expect(calls).toEqual([]);
+    expect(writes(calls)).toEqual([]);
   });
 
   it("sends the three fields, then closes and says so", async () => {
@@ -52,7 +55,7 @@ describe("Change password", () => {
     await fill(dialog, ["old password", "a new long password", "a new long password"]);
     await userEvent.click(within(dialog).getByRole("button", { name: "Change Password" }));
     await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
-    expect(calls).toEqual([
+    expect(writes(calls)).toEqual([
       {
         method: "POST",
         url: "/api/admin/password",
@@ -86,10 +89,10 @@ describe("Sign out everywhere", () => {
     await userEvent.click(screen.getByRole("button", { name: "Sign Out Everywhere" }));
     const dialog = screen.getByRole("dialog", { name: "Sign out everywhere?" });
     expect(dialog).toHaveTextContent("this one included");
-    expect(calls).toEqual([]);
+    expect(writes(calls)).toEqual([]);
     await userEvent.click(within(dialog).getByRole("button", { name: "Sign Out Everywhere" }));
     await waitFor(() => expect(navigate).toHaveBeenCalledWith("/admin"));
-    expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(["DELETE /api/admin/sessions"]);
+    expect(writes(calls).map((c) => `${c.method} ${c.url}`)).toEqual(["DELETE /api/admin/sessions"]);
   });
 
   it("says so when it fails, and stays", async () => {

@@ -1,6 +1,7 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { KeyRound, LogOut, UserCog } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
+import type { SignInMethods } from "~/auth/sign-in-methods";
 import { changePasswordSchema, PASSWORD_MIN_LENGTH, type ChangePasswordInput } from "~/auth/password-schema";
 import { Button } from "~/components/ui/button";
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle, DialogTrigger } from "~/components/ui/dialog";
@@ -10,11 +11,15 @@ import { toast } from "~/components/ui/use-toast";
 import { ApiError, apiRequest, isUnauthorizedError } from "~/lib/api-client";
 import { firstErrorPerField } from "~/lib/zod";
 import { DashboardCard } from "./admin-ui";
+import { DialogFormActions, FormProblem } from "./dialog-form-parts";
+import { SIGN_IN_METHODS_KEY } from "./passkey-client";
+import { PasskeysSection } from "./passkeys-section";
 import { failureToast, serverMessage } from "./query-client";
 import { SECURITY_SUMMARY_KEY } from "./sign-in-activity";
+import { TwoStepSection } from "./two-step-section";
 
 /**
- * Issue 8, items 13 and 14: the owner's own account on the dashboard.
+ * Issue 8, items 13 and 14 (and issue 19): the owner's own account on the dashboard.
  * Change the password (an owner with only a phone cannot run
  * `npm run admin:password`), and sign out on every device.
  */
@@ -40,12 +45,28 @@ export function AccountCard({
     <DashboardCard
       id="account"
       title="Your Account"
-      description="Change your password, or sign out on every phone and computer."
+      description="Change your password, sign in with a passkey, turn on two-step verification, or sign out everywhere."
       icon={<UserCog aria-hidden="true" className="h-5 w-5" />}
     >
       <ChangePasswordDialog username={username} control={passwordDialog} />
       <SignOutEverywhereDialog navigate={navigate} />
+      <SignInMethodsPanel username={username} />
     </DashboardCard>
+  );
+}
+
+/** Issue 19: passkeys and two-step verification. */
+function SignInMethodsPanel({ username }: { username: string }) {
+  const methods = useQuery<SignInMethods>({ queryKey: SIGN_IN_METHODS_KEY });
+  if (methods.isPending) return null;
+  if (!methods.data) {
+    return <p className="mt-4 text-sm text-stone-600">Passkeys and two-step verification could not be loaded. Reload the page to try again.</p>;
+  }
+  return (
+    <div>
+      <PasskeysSection methods={methods.data} username={username} />
+      <TwoStepSection methods={methods.data} username={username} />
+    </div>
   );
 }
 
@@ -153,22 +174,8 @@ function ChangePasswordDialog({ username, control }: { username: string; control
               disabled={pending}
             />
           ))}
-          {problem ? (
-            <p role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-800">
-              {problem}
-            </p>
-          ) : null}
-          <div className="flex flex-col-reverse gap-2 pt-2 sm:flex-row sm:justify-end">
-            <DialogClose asChild>
-              <Button variant="outline" disabled={pending}>
-                Cancel
-              </Button>
-            </DialogClose>
-            <Button type="submit" disabled={pending}>
-              {pending ? <Spinner className="h-4 w-4" /> : null}
-              {pending ? "Changing..." : "Change Password"}
-            </Button>
-          </div>
+          <FormProblem problem={problem} />
+          <DialogFormActions pending={pending} label="Change Password" pendingLabel="Changing..." />
         </form>
       </DialogContent>
     </Dialog>

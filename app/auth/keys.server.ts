@@ -8,19 +8,26 @@ export type SignInKeys = {
   deviceCookie: Buffer;
   /** Keys the hashes that stand for client addresses in the database. */
   clientAddress: Buffer;
+  /** Encrypts the two-step (TOTP) secret and keys the recovery-code hashes: its own secret, never in a backup. */
+  twoStep: Buffer;
 };
 
 /** Each use gets its own key, derived from the one secret. */
-export function signInKeysFrom(secret: string): SignInKeys {
+export function signInKeysFrom(secret: string, twoStepSecret: string): SignInKeys {
   const derive = (purpose: string) => createHmac("sha256", secret).update(purpose).digest();
-  return { deviceCookie: derive("device-cookie"), clientAddress: derive("client-address") };
+  return {
+    deviceCookie: derive("device-cookie"),
+    clientAddress: derive("client-address"),
+    twoStep: createHmac("sha256", twoStepSecret).update("two-step").digest(),
+  };
 }
 
 /**
  * The one place the sign-in keys come from: DEVICE_COOKIE_SECRET, else a
  * secret generated once and kept in DATA_DIR/secrets/ or, with PostgreSQL
  * (several instances), in the database's secrets table, so every instance
- * accepts the same device cookies.
+ * accepts the same device cookies. The two-step key is a secret of its own
+ * ("two-step"), generated the same way, so no setting can leak it.
  */
 export async function loadSignInKeys(
   env: Pick<Env, "DATA_DIR" | "DEVICE_COOKIE_SECRET">,
@@ -29,5 +36,6 @@ export async function loadSignInKeys(
   const secret = db
     ? await loadOrCreateDatabaseSecret(db, "device-cookie", env.DEVICE_COOKIE_SECRET)
     : loadOrCreateSecret(env.DATA_DIR, "device-cookie", env.DEVICE_COOKIE_SECRET);
-  return signInKeysFrom(secret);
+  const twoStepSecret = db ? await loadOrCreateDatabaseSecret(db, "two-step") : loadOrCreateSecret(env.DATA_DIR, "two-step");
+  return signInKeysFrom(secret, twoStepSecret);
 }

@@ -22,6 +22,10 @@ export const SIGN_IN_LIMITS = {
   address: { scope: "sign-in:address", limit: 5, windowMs: 15 * 60_000 },
   account: { scope: "sign-in:account", limit: 20, windowMs: 60 * 60_000 },
   device: { scope: "sign-in:device", limit: 5, windowMs: 15 * 60_000 },
+  /** Issue 19: passkey sign-ins have their own limit, apart from the password lock-outs. */
+  passkey: { scope: "sign-in:passkey", limit: 10, windowMs: 15 * 60_000 },
+  /** Each passkey challenge is a database row: 60 per address per 15 minutes, so a flood cannot fill the table. */
+  passkeyChallenges: { scope: "sign-in:passkey-challenges", limit: 60, windowMs: 15 * 60_000 },
 } as const;
 
 export const SIGN_IN_SCOPES = Object.values(SIGN_IN_LIMITS).map((rule) => rule.scope);
@@ -36,11 +40,13 @@ export const FAILURE_ADDRESSES_KEPT = 1_000;
 const OTHER_ADDRESSES = "other";
 
 export type SignInGuard = {
-  limits: { address: RateLimiter; account: RateLimiter; device: RateLimiter };
+  limits: { address: RateLimiter; account: RateLimiter; device: RateLimiter; passkey: RateLimiter; passkeyChallenges: RateLimiter };
   gate: VerificationGate;
   deviceCookies: DeviceCookies;
   /** argon2 verifications performed by this process. */
   meter: VerificationMeter;
+  /** Encrypts the two-step secret and keys recovery-code hashes (app/auth/keys.server.ts). */
+  twoStepKey: Buffer;
 };
 
 export function createSignInGuard(parts: {
@@ -48,6 +54,7 @@ export function createSignInGuard(parts: {
   clock: Clock;
   addressKey: AddressKeyer;
   deviceCookieKey: Buffer;
+  twoStepKey: Buffer;
   gate?: VerificationGateOptions;
 }): SignInGuard {
   const { db, clock, addressKey } = parts;
@@ -56,7 +63,10 @@ export function createSignInGuard(parts: {
       address: createRateLimiter(db, clock, { ...SIGN_IN_LIMITS.address, keyOf: addressKey }),
       account: createRateLimiter(db, clock, SIGN_IN_LIMITS.account),
       device: createRateLimiter(db, clock, SIGN_IN_LIMITS.device),
+      passkey: createRateLimiter(db, clock, { ...SIGN_IN_LIMITS.passkey, keyOf: addressKey }),
+      passkeyChallenges: createRateLimiter(db, clock, { ...SIGN_IN_LIMITS.passkeyChallenges, keyOf: addressKey }),
     },
+    twoStepKey: parts.twoStepKey,
     gate: createVerificationGate(parts.gate),
     deviceCookies: createDeviceCookies(parts.deviceCookieKey),
     meter: { verifications: 0 },
@@ -74,7 +84,7 @@ export type SignInAttempt = {
 
 export type SignInOutcome =
   /** `device` is the valid device cookie the browser showed; null means a browser new to this account. */
-  | { status: "signed-in"; user: CurrentUser; device: Device | null }
+  | { status: "signed-in"; user: CurrentUser; device: Device | null; attempt: CountedAttempt }
   | { status: "wrong-password" }
   /** Over a limit: the password was not checked. */
   | { status: "locked"; retryAfterSeconds: number }
@@ -84,26 +94,64 @@ export type SignInOutcome =
 /** The part of AppServices sign-in uses (named here, so this module does not import app/services.server.ts, which builds the guard). */
 type SignInServices = { db: Database; clock: Clock; signIn: SignInGuard; addressKey: AddressKeyer };
 
+/** The counters one attempt was counted in: cleared together when the sign-in finally succeeds. */
+export type CountedAttempt = { device: Device | null; counted: { limiter: RateLimiter; key: string }[] };
+
 /**
- * Checks a username and password under the limits above. The sign-in route
- * and the dashboard's password change both go through here.
+ * Counts one attempt (a password, or a two-step code) against the sign-in
+ * limits, before anything is checked, so simultaneous attempts cannot all get
+ * through. `locked` when over a limit.
  */
-export async function checkSignIn(services: SignInServices, attempt: SignInAttempt): Promise<SignInOutcome> {
-  const { limits, gate, deviceCookies, meter } = services.signIn;
+export async function countSignInAttempt(
+  services: SignInServices,
+  attempt: { username: string; address: string; deviceCookie?: string },
+): Promise<CountedAttempt | { locked: true; retryAfterSeconds: number }> {
+  const counting = signInCountersFor(services, attempt);
+  for (const { limiter, key } of counting.counted) {
+    const decision = await limiter.hit(key);
+    if (!decision.allowed) return { locked: true, retryAfterSeconds: decision.retryAfterSeconds };
+  }
+  return counting;
+}
+
+/** The counters an attempt from this browser is counted in: its device's own, or the address's and the account's. */
+export function signInCountersFor(
+  services: Pick<SignInServices, "signIn">,
+  attempt: { username: string; address: string; deviceCookie?: string },
+): CountedAttempt {
+  const { limits, deviceCookies } = services.signIn;
   const shown = deviceCookies.read(attempt.deviceCookie);
   const device = shown && shown.username === attempt.username ? shown : null;
-
-  // Counted now, before the password is looked at, so simultaneous attempts cannot all get through.
-  const counted: { limiter: RateLimiter; key: string }[] = device
+  const counted = device
     ? [{ limiter: limits.device, key: device.id }]
     : [
         { limiter: limits.address, key: attempt.address },
         { limiter: limits.account, key: ACCOUNT_KEY },
       ];
-  for (const { limiter, key } of counted) {
-    const decision = await limiter.hit(key);
-    if (!decision.allowed) return { status: "locked", retryAfterSeconds: decision.retryAfterSeconds };
-  }
+  return { device, counted };
+}
+
+/** A good sign-in clears the counters its attempts were counted in. */
+export async function clearSignInCounts(attempt: CountedAttempt): Promise<void> {
+  for (const { limiter, key } of attempt.counted) await limiter.reset(key);
+}
+
+/**
+ * Checks a username and password under the limits above. The sign-in route
+ * and the dashboard's password change both go through here. With
+ * `keepCounts`, a right password leaves the counters as they are (`attempt`
+ * clears them): with two-step verification on, only the second step does,
+ * so a known password cannot buy endless rounds of code guesses.
+ */
+export async function checkSignIn(
+  services: SignInServices,
+  attempt: SignInAttempt,
+  options: { keepCounts?: boolean } = {},
+): Promise<SignInOutcome> {
+  const { gate, meter } = services.signIn;
+  const counting = await countSignInAttempt(services, attempt);
+  if ("locked" in counting) return { status: "locked", retryAfterSeconds: counting.retryAfterSeconds };
+  const { device } = counting;
 
   const release = await gate.acquire({ reserved: device !== null });
   if (!release) return { status: "busy", retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
@@ -118,8 +166,8 @@ export async function checkSignIn(services: SignInServices, attempt: SignInAttem
     await recordSignInFailure(services, attempt.address);
     return { status: "wrong-password" };
   }
-  for (const { limiter, key } of counted) await limiter.reset(key);
-  return { status: "signed-in", user, device };
+  if (!options.keepCounts) await clearSignInCounts(counting);
+  return { status: "signed-in", user, device, attempt: counting };
 }
 
 /** Clears every sign-in lock-out (`npm run admin:password`, ADMIN_PASSWORD_RESET=1). */
@@ -131,7 +179,7 @@ export function clearSignInLimits(db: Database): Promise<number> {
  * Notes a failed sign-in for the next good one's report: per keyed hash of
  * the address, at most FAILURE_ADDRESSES_KEPT rows, the rest counted together.
  */
-async function recordSignInFailure(services: Omit<SignInServices, "signIn">, address: string) {
+export async function recordSignInFailure(services: Omit<SignInServices, "signIn">, address: string) {
   const { db } = services;
   const now = services.clock.now().toISOString();
   const hash = services.addressKey(address);

@@ -55,6 +55,11 @@ const variantFiles: ObjectColumn = {
 /** Included, in the order a restore inserts them: a table comes after the tables its rows refer to. */
 export const BACKUP_TABLES: readonly BackupTable[] = [
   { name: "users" },
+  // Issue 19: public keys and counters; the two-step secret sealed, recovery codes as keyed hashes
+  // (their key is in secrets/, never in a backup: restored elsewhere, two-step is off).
+  { name: "passkeys" },
+  { name: "two_factor" },
+  { name: "recovery_codes" },
   { name: "content_entries" },
   { name: "gallery_images", objectColumns: [originalKey, variantFiles] },
   { name: "contact_submissions" },
@@ -76,6 +81,7 @@ export const EXCLUDED_TABLES: Readonly<Record<string, string>> = {
   deferred_deletions: "image files waiting for a running backup to end; a restored site refers to none of them",
   backup_state: "this installation's schedule and backup history, not the site's content",
   rate_limit_counters: "short-lived abuse counters",
+  auth_ceremonies: "sign-in steps that end within 5 minutes (passkey challenges, pending two-step sign-ins)",
   sign_in_failures: "failed sign-ins since the last good one: security working data of this installation",
   sign_in_reports: "what each sign-in found, shown on that session's dashboard; sessions are never restored",
   notification_hourly_sends: "the mail outbox's running count for its hourly cap",

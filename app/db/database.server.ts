@@ -14,6 +14,7 @@ import { scaleOut } from "./migrations/0007-scale-out";
 import { singleAdministrator } from "./migrations/0008-single-administrator";
 import { temporaryPassword } from "./migrations/0009-temporary-password";
 import { offsiteBackups } from "./migrations/0013-offsite-backups";
+import { passkeysAndTwoStep } from "./migrations/0014-passkeys-and-two-step";
 import { activityLog } from "./migrations/0015-activity-log";
 import type { DatabaseSchema } from "./schema";
 
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0008-single-administrator": singleAdministrator,
   "0009-temporary-password": temporaryPassword,
   "0013-offsite-backups": offsiteBackups,
+  "0014-passkeys-and-two-step": passkeysAndTwoStep,
   "0015-activity-log": activityLog,
 };
 

@@ -108,7 +108,7 @@ export interface SignInReportsTable {
 /** The mail outbox (issue 9): one row per notification e-mail to send. */
 export interface NotificationJobsTable {
   id: string;
-  /** "enquiry" | "sign-in" */
+  /** "enquiry" | "sign-in" | "security" (issue 19: a change to the sign-in) */
   kind: string;
   /** The enquiry, for kind "enquiry" (deleted with it). */
   submission_id: string | null;
@@ -226,6 +226,49 @@ export interface AnalyticsVisitorsTable {
   hash: string;
 }
 
+/** A passkey (issue 19): its public key and signature counter, never anything secret. */
+export interface PasskeysTable {
+  /** The credential id, base64url. */
+  id: string;
+  user_id: string;
+  name: string;
+  /** The COSE public key, base64url. */
+  public_key: string;
+  counter: number;
+  /** JSON: the transports the browser reported. */
+  transports: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** Two-step verification (issue 19): the TOTP secret, encrypted with a key that is never in a backup. */
+export interface TwoFactorTable {
+  user_id: string;
+  secret_encrypted: string;
+  /** Null while enrolling. */
+  enabled_at: string | null;
+  last_used_step: Generated<number>;
+  created_at: string;
+}
+
+export interface RecoveryCodesTable {
+  /** HMAC-SHA256 of the code; the code itself is shown once and never stored. */
+  code_hash: string;
+  user_id: string;
+  created_at: string;
+}
+
+/** Short-lived sign-in steps tied to one browser's cookie: WebAuthn challenges, a pending two-step sign-in. */
+export interface AuthCeremoniesTable {
+  id: string;
+  kind: string;
+  challenge: string | null;
+  user_id: string | null;
+  attempts: Generated<number>;
+  created_at: string;
+  expires_at: string;
+}
+
 /** The security log (issue 19 §8, app/activity/activity-log.server.ts): no full client address. */
 export interface ActivityLogTable {
   id: string;
@@ -269,6 +312,10 @@ export interface DatabaseSchema {
   analytics_daily_referrers: AnalyticsDailyReferrersTable;
   analytics_salts: AnalyticsSaltsTable;
   analytics_visitors: AnalyticsVisitorsTable;
+  passkeys: PasskeysTable;
+  two_factor: TwoFactorTable;
+  recovery_codes: RecoveryCodesTable;
+  auth_ceremonies: AuthCeremoniesTable;
   activity_log: ActivityLogTable;
 }
 

@@ -284,3 +284,53 @@ export function offsiteFailingMail(ctx: MailContext, payload: unknown, messageId
   );
   return { from: sender(ctx), to: ctx.to, replyTo: null, subject, text, html, messageId, headers: AUTOMATED };
 }
+
+/** Issue 19 item 10: a change to how the admin is signed in to. */
+export type SecurityNoticeKind = "passkey-added" | "two-step-off" | "recovery-codes-renewed" | "password-changed" | "recovery-code-used";
+export type SecurityNotice = { kind: SecurityNoticeKind; at: string; userAgent: string; passkeyName?: string };
+
+const SECURITY_NOTICES: Record<SecurityNoticeKind, { subject: string; what: (notice: SecurityNotice) => string; ifNotYou: string }> = {
+  "passkey-added": {
+    subject: "A passkey was added to the website admin",
+    what: (notice) => `A new passkey, "${notice.passkeyName ?? "unnamed"}", can now sign in to the website admin.`,
+    ifNotYou:
+      "If this was not you: sign in, remove that passkey under Your Account, and change the password. If you cannot sign in, run npm run admin:password -- --reset-2fa on the server, then npm run admin:password.",
+  },
+  "two-step-off": {
+    subject: "Two-step verification was turned off for the website admin",
+    what: () => "Two-step verification was turned off: the password alone now signs in to the website admin.",
+    ifNotYou:
+      "If this was not you: change the password now (npm run admin:password on the server signs out every session), then turn two-step verification on again.",
+  },
+  "recovery-codes-renewed": {
+    subject: "New recovery codes were made for the website admin",
+    what: () => "New two-step recovery codes were made for the website admin; the old ones no longer work.",
+    ifNotYou:
+      "If this was not you: someone is signed in as you. Use Sign Out Everywhere under Your Account, change the password, and make new recovery codes.",
+  },
+  "password-changed": {
+    subject: "The website admin password was changed",
+    what: () => "The password of the website admin was changed, and every other session was signed out.",
+    ifNotYou: "If this was not you: run npm run admin:password on the server to set a new password and sign everyone out.",
+  },
+  "recovery-code-used": {
+    subject: "A recovery code was used to sign in to the website admin",
+    what: () => "Someone signed in to the website admin with the password and one of the two-step recovery codes. That code is now used up.",
+    ifNotYou:
+      "If this was not you: your password and recovery codes are known to someone else. Change the password (npm run admin:password on the server) and make new recovery codes under Your Account.",
+  },
+};
+
+export function securityNoticeMail(ctx: MailContext, notice: SecurityNotice, messageId: string): OutgoingMail {
+  const { subject, what, ifNotYou } = SECURITY_NOTICES[notice.kind];
+  const lines = [`Time:    ${businessTime(notice.at)}`, `Browser: ${describeBrowser(notice.userAgent)}`];
+  const text = [what(notice), "", ...lines, "", "If this was you, there is nothing to do.", ifNotYou, ""].join("\n");
+  const html = htmlDocument(
+    subject,
+    `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1>` +
+      `<p style="margin:0 0 16px;">${escapeHtml(what(notice))}</p>` +
+      `<p style="margin:0 0 16px;">${lines.map(escapeHtml).join("<br>")}</p>` +
+      `<p style="margin:0 0 8px;">If this was you, there is nothing to do.</p><p style="margin:0;"><strong>${escapeHtml(ifNotYou)}</strong></p>`,
+  );
+  return { from: sender(ctx), to: ctx.to, replyTo: null, subject, text, html, messageId, headers: AUTOMATED };
+}

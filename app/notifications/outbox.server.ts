@@ -4,11 +4,12 @@ import { submissionFromRow, type ContactSubmission } from "~/contact/contact-fie
 import type { DatabaseSchema, NotificationJobRow } from "~/db/schema";
 import type { AppServices } from "~/services.server";
 import { MailSendError, type MailSetup, type OutgoingMail } from "./mailer.server";
-import { digestMail, enquiryMail, enquiryMessageId, messageIdFor, OFFSITE_FAILING_KIND, offsiteFailingMail, signInAlertMail, type MailContext } from "./messages.server";
+import { digestMail, enquiryMail, enquiryMessageId, messageIdFor, OFFSITE_FAILING_KIND, offsiteFailingMail, securityNoticeMail, signInAlertMail, type MailContext } from "./messages.server";
 import { notificationRecipient } from "./outbox-admin.server";
 import { claimNextDue, recordFailure, recordSent, retryWaitingNow, type Claim } from "./outbox-claims.server";
 import { HOUR_MS, holdForDigest, pruneHourlySends, releaseHourlySend, reserveHourlySend } from "./outbox-digest.server";
 import { signInPayloadSchema } from "./outbox-queue.server";
+import { securityNoticePayloadSchema } from "./security-notices.server";
 
 /**
  * The mail outbox's worker (issue 9, decision 0020). A notification is a row in
@@ -111,13 +112,16 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
       outgoing = offsiteFailingMail(ctx, safeJson(job.payload), job.message_id ?? messageIdFor(job.kind, job.id, mail.from));
     } else {
       const payload = job.kind === "sign-in" ? signInPayloadSchema.safeParse(safeJson(job.payload)) : null;
-      if (!payload?.success) {
+      const notice = job.kind === "security" ? securityNoticePayloadSchema.safeParse(safeJson(job.payload)) : null;
+      if (!payload?.success && !notice?.success) {
         // Nothing a retry could fix: failed at once.
         await recordFailure(db, { ...job, give_up_at: claim.now }, claim.token, clock.now(), `Unreadable ${job.kind} notification`);
         summary.failed += 1;
         return;
       }
-      outgoing = signInAlertMail(ctx, payload.data, job.message_id ?? messageIdFor("sign-in", job.id, mail.from));
+      outgoing = notice?.success
+        ? securityNoticeMail(ctx, notice.data, job.message_id ?? messageIdFor("security", job.id, mail.from))
+        : signInAlertMail(ctx, payload!.data!, job.message_id ?? messageIdFor("sign-in", job.id, mail.from));
     }
 
     // No transaction is open here: the claim committed, and the result is written after.

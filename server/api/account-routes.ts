@@ -4,6 +4,7 @@ import { forgetInitialPassword, usesTemporaryPassword } from "~/auth/initial-adm
 import { changePasswordSchema } from "~/auth/password-schema";
 import type { SecuritySummary } from "~/auth/security-summary";
 import { checkSignIn, readSignInReport } from "~/auth/sign-in.server";
+import { queueSecurityNotice } from "~/notifications/security-notices.server";
 import type { AppServices } from "~/services.server";
 import { badRequest } from "../http-error";
 import { clearSessionCookie, readDeviceCookie } from "../middleware/session";
@@ -51,6 +52,7 @@ export function accountRoutes(services: AppServices): Router {
     await forgetInitialPassword(env.DATA_DIR);
     services.logger.info({ userId: user.id }, "password changed from the dashboard; other sessions signed out");
     await recordRequestActivity(services, req, { kind: "account.password-changed", outcome: "success" });
+    await queueSecurityNotice(services, { kind: "password-changed", userAgent: req.get("user-agent") ?? "" });
     res.json({ message: "Password changed. Every other session was signed out." });
   });
 

@@ -7,7 +7,9 @@ import { requireAdmin, resolveSession } from "../middleware/session";
 import { accountRoutes } from "./account-routes";
 import { adminRoutes } from "./admin-routes";
 import { authRoutes } from "./auth-routes";
+import { passkeyAccountRoutes, passkeySignInRoutes } from "./passkey-routes";
 import { publicRoutes } from "./public-routes";
+import { twoStepAccountRoutes, twoStepSignInRoutes } from "./two-step-routes";
 import { createUploadTarget, receiveUpload } from "./uploads";
 
 /** Spec/issue: JSON bodies are at most 64 KB. */
@@ -30,10 +32,14 @@ export function createApiRouter(services: AppServices, options: { pageCache?: Pa
 
   api.use(publicRoutes(services, options.pageCache));
   api.use(authRoutes(services));
+  api.use(twoStepSignInRoutes(services));
+  api.use(passkeySignInRoutes(services));
   api.post("/objects/upload", requireAdmin, (req, res) => createUploadTarget(services, req, res));
   // Everything under /admin, including routes added later, needs a signed-in administrator.
   api.use("/admin", requireAdmin, adminRoutes(services));
   api.use("/admin", requireAdmin, accountRoutes(services));
+  api.use("/admin", requireAdmin, passkeyAccountRoutes(services));
+  api.use("/admin", requireAdmin, twoStepAccountRoutes(services));
 
   api.use((req, _res, next) => next(new HttpError(404, `No API route for ${req.method} ${req.baseUrl}${req.path}`)));
   api.use(apiErrorHandler(services));

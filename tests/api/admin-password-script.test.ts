@@ -58,3 +58,33 @@ describe("npm run admin:password", () => {
     expect(await verifyCredentials(ctx.services, "owner", "the old password")).not.toBeNull();
   });
 });
+
+describe("npm run admin:password -- --reset-2fa", () => {
+  it("turns two-step off, removes every passkey, ends every session and pending step, clears the lock-outs; the password stays", async () => {
+    const { db } = ctx.services;
+    const user = await db.selectFrom("users").select("id").executeTakeFirstOrThrow();
+    const at = "2026-01-01T00:00:00.000Z";
+    const later = "2999-01-01T00:00:00.000Z";
+    await db.insertInto("two_factor").values({ user_id: user.id, secret_encrypted: "v1.x.y.z", enabled_at: at, created_at: at }).execute();
+    await db.insertInto("recovery_codes").values({ code_hash: "h", user_id: user.id, created_at: at }).execute();
+    await db
+      .insertInto("passkeys")
+      .values({ id: "cred", user_id: user.id, name: "Mark's iPhone", public_key: "k", counter: 0, transports: "[]", created_at: at, last_used_at: null })
+      .execute();
+    await db.insertInto("sessions").values({ id: "s", user_id: user.id, expires_at: later, created_at: at, last_used_at: at }).execute();
+    await db.insertInto("auth_ceremonies").values({ id: "c", kind: "two-step-sign-in", challenge: null, user_id: user.id, created_at: at, expires_at: later }).execute();
+    await db
+      .insertInto("rate_limit_counters")
+      .values(SIGN_IN_SCOPES.map((scope) => ({ scope, key: "k", window_start: at, expires_at: later, count: 99 })))
+      .execute();
+
+    // No password piped in: none is needed.
+    const result = await runScript("", ["--reset-2fa"]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain("Two-step verification is off and 1 passkey(s) were removed");
+    for (const table of ["two_factor", "recovery_codes", "passkeys", "sessions", "auth_ceremonies", "rate_limit_counters"] as const) {
+      expect(await db.selectFrom(table).selectAll().execute(), table).toEqual([]);
+    }
+    expect(await verifyCredentials(ctx.services, "owner", "the old password")).not.toBeNull();
+  });
+});

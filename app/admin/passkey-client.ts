@@ -1,0 +1,62 @@
+import {
+  WebAuthnAbortService,
+  browserSupportsWebAuthn,
+  browserSupportsWebAuthnAutofill,
+  startAuthentication,
+  startRegistration,
+  type AuthenticationResponseJSON,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+} from "@simplewebauthn/browser";
+import type { CurrentUser } from "~/auth/login-schema";
+import type { PasskeyListItem } from "~/auth/sign-in-methods";
+import { apiRequest } from "~/lib/api-client";
+
+/**
+ * The browser's side of the passkey ceremonies (issue 19), with
+ * @simplewebauthn/browser: options from the server, the browser's own prompt,
+ * the answer back to the server.
+ */
+export const SIGN_IN_METHODS_KEY = ["/api/admin/sign-in-methods"] as const;
+
+export const supportsPasskeys = () => typeof window !== "undefined" && browserSupportsWebAuthn();
+
+/** What to tell the owner when the browser's prompt failed (closed, timed out, not allowed). */
+export function passkeyPromptProblem(error: unknown): string | null {
+  const name = (error as { name?: string; cause?: { name?: string } })?.name;
+  const cause = (error as { cause?: { name?: string } })?.cause?.name;
+  if (name === "AbortError" || cause === "AbortError") return null;
+  if (name === "NotAllowedError" || cause === "NotAllowedError" || name === "WebAuthnError") {
+    return "The passkey prompt was closed or timed out. Please try again.";
+  }
+  return null;
+}
+
+export async function addPasskey(input: { currentPassword?: string; name?: string }): Promise<PasskeyListItem> {
+  const begun = (await (
+    await apiRequest("POST", "/api/admin/passkeys/options", input.currentPassword ? { currentPassword: input.currentPassword } : {})
+  ).json()) as { options: PublicKeyCredentialCreationOptionsJSON };
+  const response = await startRegistration({ optionsJSON: begun.options });
+  return (await (await apiRequest("POST", "/api/admin/passkeys", { response, name: input.name || undefined })).json()) as PasskeyListItem;
+}
+
+/**
+ * Signs in with a passkey: from the button, or (`autofill`) by offering the
+ * site's passkeys in the username field's suggestions (conditional
+ * mediation), which waits until one is picked.
+ */
+export async function signInWithPasskey(options: { autofill?: boolean } = {}): Promise<CurrentUser | null> {
+  if (options.autofill && !(await browserSupportsWebAuthnAutofill())) return null;
+  const optionsJSON = (await (await apiRequest("POST", "/api/login/passkey/options")).json()) as PublicKeyCredentialRequestOptionsJSON;
+  const response = await startAuthentication({ optionsJSON, useBrowserAutofill: options.autofill ?? false });
+  return (await (await apiRequest("POST", "/api/login/passkey", { response })).json()) as CurrentUser;
+}
+
+/** Stops a waiting autofill request (the login page is leaving, or the button was pressed). */
+export const cancelPasskeyAutofill = () => WebAuthnAbortService.cancelCeremony();
+
+/** A passkey's answer to a fresh challenge, proving it is the owner before a change. */
+export async function confirmWithPasskey(): Promise<AuthenticationResponseJSON> {
+  const optionsJSON = (await (await apiRequest("POST", "/api/admin/confirm/passkey/options")).json()) as PublicKeyCredentialRequestOptionsJSON;
+  return startAuthentication({ optionsJSON });
+}

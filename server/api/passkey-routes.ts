@@ -1,0 +1,164 @@
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
+import { Router, type Request } from "express";
+import { sessionIdOf } from "~/auth/auth.server";
+import {
+  PasskeyRefusal,
+  beginPasskeyAssertion,
+  beginPasskeyRegistration,
+  finishPasskeyAssertion,
+  finishPasskeyRegistration,
+  listPasskeys,
+  passkeySiteFor,
+  removePasskey,
+} from "~/auth/passkeys.server";
+import { newPasskeySchema, ownerConfirmationSchema, passkeyAnswerSchema, type SignInMethods } from "~/auth/sign-in-methods";
+import { signInCountersFor } from "~/auth/sign-in.server";
+import { readTwoStepState } from "~/auth/two-step.server";
+import { describeBrowser } from "~/notifications/messages.server";
+import { queueSecurityNotice } from "~/notifications/security-notices.server";
+import type { AppServices } from "~/services.server";
+import { HttpError, badRequest, notFound } from "../http-error";
+import { readDeviceCookie } from "../middleware/session";
+import { recordRequestActivity } from "./activity-routes";
+import { completeSignIn } from "./auth-routes";
+import { clearCeremonyCookie, readCeremonyCookie, setCeremonyCookie } from "./ceremony-cookies";
+import { confirmOwner } from "./owner-confirmation";
+import { parseJsonBody } from "./validation";
+
+/** Within this long of signing in, adding a passkey asks for no password (issue 19 item 1). */
+export const RECENT_SIGN_IN_MS = 5 * 60_000;
+export const PASSWORD_FIRST = "You signed in more than 5 minutes ago: enter your current password first";
+export const PASSKEY_SIGN_IN_LIMITED =
+  "Too many failed passkey sign-ins from this address. Please wait 15 minutes, or sign in with your password.";
+
+/** The default name of a new passkey: "<browser> on <OS>". */
+function defaultPasskeyName(req: Request): string {
+  const described = describeBrowser(req.get("user-agent") ?? "");
+  return described === "an unknown browser" ? "Passkey" : described;
+}
+
+/** Signing in with a passkey (issue 19 item 2). Mounted at /api. */
+export function passkeySignInRoutes(services: AppServices): Router {
+  const router = Router();
+  const { env } = services;
+
+  router.get("/login/methods", (_req, res) => {
+    res.json({ passkeys: passkeySiteFor(env.SITE_URL).available });
+  });
+
+  // The login page asks once per visit (autofill) and once per button press.
+  router.post("/login/passkey/options", async (req, res) => {
+    const admitted = await services.signIn.limits.passkeyChallenges.hit(req.ip ?? "unknown");
+    if (!admitted.allowed) {
+      throw new HttpError(429, PASSKEY_SIGN_IN_LIMITED, undefined, { "Retry-After": String(admitted.retryAfterSeconds) });
+    }
+    const { token, options } = await beginPasskeyAssertion(services, "passkey-sign-in").catch(refusedAs(400));
+    setCeremonyCookie(env, req, res, "passkey-sign-in", token);
+    res.json(options);
+  });
+
+  // Complete on its own (the device checked a fingerprint or PIN): no password, no code,
+  // and not held back by the password lock-outs; its own limit instead.
+  router.post("/login/passkey", async (req, res) => {
+    const { response } = parseJsonBody(req, passkeyAnswerSchema);
+    const address = req.ip ?? "unknown";
+    const admitted = await services.signIn.limits.passkey.hit(address);
+    if (!admitted.allowed) {
+      await recordRequestActivity(services, req, { kind: "sign-in.locked", outcome: "refused" });
+      throw new HttpError(429, PASSKEY_SIGN_IN_LIMITED, undefined, { "Retry-After": String(admitted.retryAfterSeconds) });
+    }
+    const token = readCeremonyCookie(env, req, "passkey-sign-in");
+    clearCeremonyCookie(env, req, res, "passkey-sign-in");
+    let signedIn;
+    try {
+      signedIn = await finishPasskeyAssertion(services, "passkey-sign-in", { token, response: response as unknown as AuthenticationResponseJSON });
+    } catch (error) {
+      if (!(error instanceof PasskeyRefusal)) throw error;
+      services.logger.warn({ ip: address, reason: error.message }, "failed passkey sign-in");
+      await recordRequestActivity(services, req, { kind: "sign-in.passkey", outcome: "failure" });
+      throw new HttpError(401, error.message);
+    }
+    await services.signIn.limits.passkey.reset(address);
+    const { device } = signInCountersFor(services, { username: signedIn.user.username, address, deviceCookie: readDeviceCookie(env, req) });
+    await completeSignIn(services, req, res, {
+      user: signedIn.user,
+      device,
+      activity: { kind: "sign-in.passkey", detail: { passkey: signedIn.passkeyName } },
+    });
+  });
+
+  return router;
+}
+
+function refusedAs(status: number) {
+  return (error: unknown): never => {
+    if (error instanceof PasskeyRefusal) throw new HttpError(status, error.message);
+    throw error;
+  };
+}
+
+/** The owner's passkeys and two-step state, adding and removing passkeys (issue 19 items 1, 3). Mounted at /api/admin. */
+export function passkeyAccountRoutes(services: AppServices): Router {
+  const router = Router();
+  const { env } = services;
+
+  const signedInRecently = async (sessionToken: string) => {
+    const session = await services.db.selectFrom("sessions").select("created_at").where("id", "=", sessionIdOf(sessionToken)).executeTakeFirst();
+    return !!session && services.clock.now().getTime() - new Date(session.created_at).getTime() <= RECENT_SIGN_IN_MS;
+  };
+
+  router.get("/sign-in-methods", async (_req, res) => {
+    const user = res.locals.user!;
+    const site = passkeySiteFor(env.SITE_URL);
+    const methods: SignInMethods = {
+      passkeys: { available: site.available, unavailableReason: site.available ? null : site.reason, list: await listPasskeys(services, user.id) },
+      twoStep: await readTwoStepState(services, user.id),
+      passwordNeededToAddPasskey: !(await signedInRecently(res.locals.sessionToken!)),
+    };
+    res.json(methods);
+  });
+
+  // Within 5 minutes of signing in, no password; later, the current password first.
+  router.post("/passkeys/options", async (req, res) => {
+    const proof = parseJsonBody(req, ownerConfirmationSchema);
+    if (!(await signedInRecently(res.locals.sessionToken!))) {
+      if (!proof.currentPassword) throw badRequest(PASSWORD_FIRST, { errors: { currentPassword: PASSWORD_FIRST } });
+      await confirmOwner(services, req, res, { currentPassword: proof.currentPassword });
+    }
+    const { token, options } = await beginPasskeyRegistration(services, res.locals.user!).catch(refusedAs(409));
+    setCeremonyCookie(env, req, res, "passkey-registration", token);
+    res.json({ options, defaultName: defaultPasskeyName(req) });
+  });
+
+  router.post("/passkeys", async (req, res) => {
+    const { response, name } = parseJsonBody(req, newPasskeySchema);
+    const token = readCeremonyCookie(env, req, "passkey-registration");
+    clearCeremonyCookie(env, req, res, "passkey-registration");
+    const passkey = await finishPasskeyRegistration(services, res.locals.user!, {
+      token,
+      response: response as unknown as RegistrationResponseJSON,
+      name: name || defaultPasskeyName(req),
+    }).catch(refusedAs(400));
+    await recordRequestActivity(services, req, { kind: "passkey.added", outcome: "success", detail: { passkey: passkey.name } });
+    await queueSecurityNotice(services, { kind: "passkey-added", passkeyName: passkey.name, userAgent: req.get("user-agent") ?? "" });
+    res.status(201).json(passkey);
+  });
+
+  router.delete("/passkeys/:id", async (req, res) => {
+    const name = await removePasskey(services, res.locals.user!.id, String(req.params.id));
+    if (name === null) throw notFound("That passkey was not found; it may have been removed already.");
+    await recordRequestActivity(services, req, { kind: "passkey.removed", outcome: "success", detail: { passkey: name } });
+    res.status(204).end();
+  });
+
+  // A challenge for confirming a change (two-step off, new recovery codes) with a passkey instead of the password.
+  router.post("/confirm/passkey/options", async (req, res) => {
+    const { token, options } = await beginPasskeyAssertion(services, "passkey-confirmation").catch(refusedAs(409));
+    setCeremonyCookie(env, req, res, "passkey-confirmation", token);
+    res.json(options);
+  });
+
+  return router;
+}
+
+

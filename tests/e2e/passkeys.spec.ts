@@ -1,0 +1,135 @@
+import { test, expect, type Page } from "@playwright/test";
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../support/chromium";
+import { freePort, startTestServer, TEST_ADMIN, type TestServer } from "../support/test-server";
+import { expectNoAxeViolations, expectToast } from "./admin-helpers";
+
+/**
+ * Issue 19: passkeys in real Chromium with its virtual authenticator (resident
+ * keys, user verification), at phone size. Passkeys need a domain name, so
+ * this server's SITE_URL is http://localhost:PORT (the one plain-http host
+ * browsers allow them on) and the browser visits localhost, which this
+ * file's Chromium may resolve (the shared flags map every other name away).
+ */
+test.use({
+  viewport: { width: 375, height: 812 },
+  isMobile: true,
+  hasTouch: true,
+  launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS.map((flag) => (flag.startsWith("--host-resolver-rules=") ? `${flag}, EXCLUDE localhost` : flag)) },
+});
+
+let server: TestServer;
+let site: string;
+test.beforeAll(async () => {
+  const port = await freePort();
+  site = `http://localhost:${port}`;
+  server = await startTestServer({ port, env: { SITE_URL: site } });
+});
+test.afterAll(async () => {
+  await server?.stop();
+});
+
+async function addVirtualAuthenticator(page: Page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return { cdp, authenticatorId };
+}
+
+async function signInWithPassword(page: Page) {
+  await page.goto(`${site}/admin`);
+  await page.getByLabel("Username").fill(TEST_ADMIN.username);
+  await page.getByLabel("Password").fill(TEST_ADMIN.password);
+  await page.getByRole("button", { name: "Sign In", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
+}
+
+/** Logout (which goes to the home page), then back to the login page. */
+async function signOut(page: Page) {
+  await page.getByRole("button", { name: "Logout" }).click();
+  await page.waitForURL(`${site}/`);
+  await page.goto(`${site}/admin`);
+}
+
+test("add a passkey, sign out, sign in with it, remove it", async ({ page }) => {
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  const { cdp, authenticatorId } = await addVirtualAuthenticator(page);
+
+  await signInWithPassword(page);
+  const account = page.getByRole("region", { name: "Your Account" });
+  await account.getByRole("button", { name: "Add a passkey" }).click();
+  const dialog = page.getByRole("dialog", { name: "Add a passkey" });
+  // Signed in a moment ago: no password is asked.
+  await expect(dialog.getByLabel("Current password")).toHaveCount(0);
+  await expectNoAxeViolations(page, "the Add a passkey dialog");
+  await dialog.getByLabel("Name").fill("Mark's phone");
+  await dialog.getByRole("button", { name: "Add Passkey" }).click();
+  await expectToast(page, "Passkey Added", /Mark's phone/);
+  const list = account.getByRole("list", { name: "Your passkeys" });
+  await expect(list.getByRole("listitem")).toHaveCount(1);
+  await expect(list).toContainText("Mark's phone");
+  await expect(list).toContainText("Not used yet");
+  await expectNoAxeViolations(page, "the Account card with a passkey");
+  const { credentials } = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
+  expect(credentials).toHaveLength(1);
+  expect(credentials[0]!.isResidentCredential).toBe(true);
+  expect(credentials[0]!.rpId).toBe("localhost");
+
+  // Autofill (conditional mediation): the login page offers the passkey in the username field's
+  // suggestions; the virtual authenticator picks it as the owner would, and that signs in.
+  await signOut(page);
+  await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
+  await expect(list).toContainText("Last used");
+
+  // The button: this browser now offers no autofill, so only the button can sign in.
+  await page.addInitScript(() => {
+    PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);
+  });
+  await signOut(page);
+  await expect(page.getByLabel("Username")).toHaveAttribute("autocomplete", "username webauthn");
+  await expectNoAxeViolations(page, "the login page with the passkey button");
+  // One touch: no username, no password.
+  await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+  await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
+
+  await list.getByRole("button", { name: "Remove Mark's phone" }).click();
+  await expectToast(page, "Passkey Removed");
+  await expect(list).toHaveCount(0);
+
+  // The phone still holds it, but the site no longer knows it: refused with a clear message.
+  await signOut(page);
+  await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "not one of this site's" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Website Management" })).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
+
+test("an IP-address SITE_URL hides the passkey buttons and the dashboard says why", async ({ browser }) => {
+  // The suite's usual server set-up: SITE_URL http://127.0.0.1:PORT.
+  const ipServer = await startTestServer();
+  const context = await browser.newContext({ viewport: { width: 375, height: 812 }, isMobile: true });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${ipServer.url}/admin`);
+    await expect(page.getByRole("button", { name: "Sign In", exact: true })).toBeVisible();
+    await page.getByLabel("Username").fill(TEST_ADMIN.username);
+    await page.getByLabel("Password").fill(TEST_ADMIN.password);
+    await expect(page.getByRole("button", { name: "Sign in with a passkey" })).toHaveCount(0);
+    await page.getByRole("button", { name: "Sign In", exact: true }).click();
+    const account = page.getByRole("region", { name: "Your Account" });
+    await expect(account.getByRole("note").filter({ hasText: "is an IP address" })).toBeVisible();
+    await expect(account.getByRole("button", { name: "Add a passkey" })).toHaveCount(0);
+  } finally {
+    await context.close();
+    await ipServer.stop();
+  }
+});
