@@ -553,7 +553,11 @@ describe("the sign-in alert", () => {
     expect(mail!.text).toContain(address);
     const after = await everyTableAsText(ctx.services);
     expect(after).not.toContain(address);
-    expect(after).not.toContain(userAgent);
+    // The browser stays only where the owner reads it on purpose: the security log (issue 19 §8,
+    // decision 0054) keeps the user agent, cut to 256 characters; the alert's job no longer does.
+    const jobs = await ctx.services.db.selectFrom("notification_jobs").select(["kind", "payload"]).execute();
+    expect(jobs).toEqual([{ kind: "sign-in", payload: "{}" }]);
+    expect(after.replaceAll(/"user_agent":"[^"]*"/g, "")).not.toContain(userAgent);
   });
 
   it("clears the address and browser when the alert fails for good too", async () => {
@@ -573,7 +577,11 @@ describe("the sign-in alert", () => {
     expect(summary).toMatchObject({ failed: 1 });
     const after = await everyTableAsText(ctx.services);
     expect(after).not.toContain(address);
-    expect(after).not.toContain(userAgent);
+    // The browser stays only where the owner reads it on purpose: the security log (issue 19 §8,
+    // decision 0054) keeps the user agent, cut to 256 characters; the alert's job no longer does.
+    const jobs = await ctx.services.db.selectFrom("notification_jobs").select(["kind", "payload"]).execute();
+    expect(jobs).toEqual([{ kind: "sign-in", payload: "{}" }]);
+    expect(after.replaceAll(/"user_agent":"[^"]*"/g, "")).not.toContain(userAgent);
   });
 
   it("is not queued while notifications are off", async () => {
