@@ -7,6 +7,7 @@
 // every sign-in lock-out and deletes the first-start password file.
 // --keep NAME: for a database that holds several users (the server refuses to start
 // then), keeps NAME and deletes the others with their sessions, before anything else.
+import { recordActivitySafely } from "~/activity/activity-log.server";
 import { endEverySession, setAdministratorCredentials } from "~/auth/auth.server";
 import { endEveryCeremony } from "~/auth/ceremonies.server";
 import { removeEveryPasskey } from "~/auth/passkeys.server";
@@ -46,6 +47,7 @@ async function resetTwoStep() {
     const sessions = await endEverySession(services);
     await endEveryCeremony(services);
     await clearSignInLimits(services.db);
+    await recordActivitySafely(services, { kind: "two-step.turned-off", outcome: "success", detail: { via: "server" } });
     console.log(
       `Two-step verification is off and ${passkeys} passkey(s) were removed. ` +
         `${sessions} session(s) and every pending sign-in were ended, and every sign-in lock-out was cleared. ` +
@@ -87,6 +89,7 @@ async function main() {
     await setAdministratorCredentials(services, { username, password });
     await clearSignInLimits(services.db);
     await forgetInitialPassword(env.DATA_DIR);
+    await recordActivitySafely(services, { kind: "account.password-changed", outcome: "success", detail: { via: "server" } });
   } finally {
     await services.close();
   }

@@ -55,6 +55,8 @@ export type ActivityDetail = {
   count?: number;
   /** A backup archive's file name. */
   file?: string;
+  /** "server": done on the server (npm run admin:password, ADMIN_PASSWORD_RESET), not in the dashboard. */
+  via?: "server";
 };
 
 /** One record as the API sends it. */
@@ -100,13 +102,16 @@ export function describeActivity(kind: ActivityKind, outcome: ActivityOutcome, d
     case "sign-in.locked":
       return `Sign-in refused: too many attempts${times(count)}`;
     case "account.password-changed":
-      return failed ? "Password change refused: wrong current password" : "Changed the password";
+      if (failed) return "Password change refused: wrong current password";
+      return detail.via === "server" ? "Changed the password on the server" : "Changed the password";
     case "account.signed-out-everywhere":
       return "Signed out everywhere";
     case "two-step.turned-on":
       return "Turned on two-step verification";
     case "two-step.turned-off":
-      return "Turned off two-step verification";
+      return detail.via === "server"
+        ? "Turned off two-step verification and removed every passkey on the server"
+        : "Turned off two-step verification";
     case "two-step.codes-renewed":
       return "Made new recovery codes";
     case "passkey.added":

@@ -22,4 +22,12 @@ describe("describeActivity: the owner's words", () => {
     expect(describeActivity("image.uploaded", "success", { gallery: "Veneer Stonework", count: 3 })).toBe("Uploaded 3 photos to Veneer Stonework");
     expect(describeActivity("sign-in.locked", "refused", {}, 12)).toBe("Sign-in refused: too many attempts (12 times)");
   });
+
+  it("says when a change was made on the server rather than in the dashboard", () => {
+    expect(describeActivity("account.password-changed", "success", { via: "server" })).toBe("Changed the password on the server");
+    expect(describeActivity("account.password-changed", "success", {})).toBe("Changed the password");
+    expect(describeActivity("two-step.turned-off", "success", { via: "server" })).toBe(
+      "Turned off two-step verification and removed every passkey on the server",
+    );
+  });
 });

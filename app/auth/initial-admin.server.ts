@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Database } from "~/db/database.server";
+import { recordActivitySafely } from "~/activity/activity-log.server";
 import type { AppServices } from "~/services.server";
 import { endEverySession, ensureAdministrator, verifyCredentials } from "./auth.server";
 import { clearSignInLimits } from "./sign-in.server";
@@ -101,6 +102,7 @@ export async function prepareAdministrator(
       return;
     case "updated":
       await forgetInitialPassword(env.DATA_DIR);
+      await recordActivitySafely(services, { kind: "account.password-changed", outcome: "success", detail: { via: "server" } });
       logger.warn(
         { username: result.username },
         "ADMIN_PASSWORD_RESET=1: the administrator's password was set from ADMIN_PASSWORD, every session signed out and every sign-in lock-out cleared. Remove ADMIN_PASSWORD_RESET, or the next start will apply ADMIN_PASSWORD again",

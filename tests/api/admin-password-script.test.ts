@@ -17,6 +17,8 @@ afterEach(async () => {
   await ctx.close();
 });
 
+const activityKinds = () => ctx.services.db.selectFrom("activity_log").select(["kind", "outcome", "detail"]).execute();
+
 const runScript = (input: string, args: string[] = []) => runAdminPassword({ ...ctx.envVars, LOG_LEVEL: "silent" }, input, args);
 
 describe("npm run admin:password", () => {
@@ -28,6 +30,8 @@ describe("npm run admin:password", () => {
     expect(result.stdout + result.stderr).not.toContain("a brand new password");
     expect(await verifyCredentials(ctx.services, "owner", "a brand new password")).not.toBeNull();
     expect(await verifyCredentials(ctx.services, "owner", "the old password")).toBeNull();
+    // The security log says it happened, and where (issue 19 §8).
+    expect(await activityKinds()).toEqual([{ kind: "account.password-changed", outcome: "success", detail: '{"via":"server"}' }]);
   });
 
   it("can rename the administrator too", async () => {
@@ -86,5 +90,6 @@ describe("npm run admin:password -- --reset-2fa", () => {
       expect(await db.selectFrom(table).selectAll().execute(), table).toEqual([]);
     }
     expect(await verifyCredentials(ctx.services, "owner", "the old password")).not.toBeNull();
+    expect(await activityKinds()).toEqual([{ kind: "two-step.turned-off", outcome: "success", detail: '{"via":"server"}' }]);
   });
 });

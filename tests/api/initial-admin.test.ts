@@ -105,6 +105,9 @@ describe("ADMIN_PASSWORD", () => {
     await expect(fs.access(initialPasswordPath(dataDir))).rejects.toThrow(/ENOENT/);
     const scopes = (await reset.services.db.selectFrom("rate_limit_counters").select("scope").execute()).map((r) => r.scope);
     expect(scopes).toEqual(["contact"]);
+    // The security log says the password changed, on the server (issue 19 §8).
+    const logged = await reset.services.db.selectFrom("activity_log").select(["kind", "detail"]).execute();
+    expect(logged).toEqual([{ kind: "account.password-changed", detail: '{"via":"server"}' }]);
   });
 
   it("ADMIN_PASSWORD_RESET=1 ends every session and lock-out even when the name and password are already those (issue 17)", async () => {
