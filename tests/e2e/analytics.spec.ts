@@ -18,7 +18,12 @@ test.use({ userAgent: BROWSER });
 
 /** A signed-in API client of its own (the owner's own views are not counted, so never share the visitor's cookies). */
 async function ownerClient(playwright: PlaywrightWorkerArgs["playwright"], baseURL: string): Promise<APIRequestContext> {
-  const owner = await playwright.request.newContext({ baseURL, extraHTTPHeaders: { "x-forwarded-for": "192.0.2.250" } });
+  // A browser of the owner's own: the security log keeps the owner's browser (issue 19 §8), never the visitor's.
+  const owner = await playwright.request.newContext({
+    baseURL,
+    userAgent: "Mozilla/5.0 (X11; Linux x86_64) OwnersBrowser/1",
+    extraHTTPHeaders: { "x-forwarded-for": "192.0.2.250" },
+  });
   expect((await owner.post("/api/login", { data: TEST_ADMIN })).status()).toBe(200);
   return owner;
 }
