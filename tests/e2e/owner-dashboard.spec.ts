@@ -7,6 +7,8 @@ import { expect, hydrated, isPhone, test } from "./fixtures";
 // Issue 18 §10–12 on a phone: the temporary-password banner, the jump links, and notices in plain words.
 
 test.beforeEach(({}, testInfo) => {
+  // Skipped in the desktop project only: these checks are about the phone layout (the issue asks for them at
+  // phone size), and the desktop dashboard is covered by admin-account, admin-backups and admin-activity.
   test.skip(!isPhone(testInfo), "a phone-size test; the desktop project checks the same dashboard in the admin-*.spec.ts files");
 });
 
