@@ -12,17 +12,13 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { startTestServer } from "../tests/support/test-server";
+import { median } from "./lib/lighthouse-budgets";
 import { PRODUCTION_MALLOC_ENV, PROJECT_ROOT, seedDemoData } from "./lib/production-server";
 
 export type BaselineRun = { requestsPerSecond: number };
 export type MeasureHome = (url: string) => Promise<BaselineRun>;
 
 const RUNS = 3;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 /** Builds `ref` in a temporary directory; returns its server entry. */
 async function buildRef(ref: string, dir: string): Promise<string> {
