@@ -1,9 +1,9 @@
 import { useEffect, useState, type ComponentType } from "react";
+import { CONTACT_ISLAND_ID } from "./contact-island-id";
 import { ContactForm, type ContactActionResult } from "./contact-form";
 import { useToasts } from "./ui/use-toast";
 
 export type ContactIslandProps = { serverResult?: ContactActionResult };
-export const CONTACT_ISLAND_ID = "contact-island";
 
 // The notification area (Radix Toast, about 12 KB) loads when the visitor starts on the form,
 // presses F8, or a toast is due: not with the page (docs/decisions/0055).
@@ -36,7 +36,7 @@ function NotificationArea() {
 }
 
 /**
- * The contact page's one React island (app/islands/contact.tsx hydrates it): the form, with the
+ * The contact page's one React island (app/islands/contact-hydrate.tsx hydrates it): the form, with the
  * notification area its toasts show in. The server renders it inside the page like any component.
  */
 export function ContactIsland({ serverResult }: ContactIslandProps) {

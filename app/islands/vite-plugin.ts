@@ -10,7 +10,7 @@ import type { Plugin } from "vite";
 export const ISLAND_ENTRIES = {
   menu: "app/islands/menu.ts",
   hero: "app/islands/hero.ts",
-  contact: "app/islands/contact.tsx",
+  contact: "app/islands/contact.ts",
 } as const;
 
 const VIRTUAL_ID = "virtual:cornerstone/islands";

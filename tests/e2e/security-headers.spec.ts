@@ -153,7 +153,9 @@ test.describe("security headers", () => {
     expect(html).not.toMatch(/<link[^>]*rel="stylesheet"/);
     expect(html).toMatch(/<style>[^<]*\.min-h-screen\{/);
     // The build's brotli copies are sent as they are (quality 11, not compressed per request).
-    const entry = scripts.find((s) => /\/client-[\w-]+\.js$/.test(s))!;
+    // React DOM, which the contact island loads when the form is near (decision 0055).
+    const loaderSource = await (await request.get(/<script type="module" src="(\/assets\/island-contact-[\w-]+\.js)"/.exec(html)![1]!)).text();
+    const entry = `/${/assets\/client-[\w-]+\.js/.exec(loaderSource)![0]}`;
     const { statSync } = await import("node:fs");
     const stored = statSync(`build/client${entry}.br`).size;
     const entryResponse = await request.get(entry, { headers: { "Accept-Encoding": "br" } });

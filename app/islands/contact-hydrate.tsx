@@ -1,8 +1,8 @@
-// The contact page's React island: React DOM hydrates the form and its notification area alone,
-// without React Router (app/components/contact-island.tsx).
+// React DOM hydrates the contact form and its notification area alone, without React Router
+// (app/components/contact-island.tsx). Loaded by app/islands/contact.ts when the form is near.
 import { StrictMode, useEffect, type ReactNode } from "react";
 import { hydrateRoot } from "react-dom/client";
-import { CONTACT_ISLAND_ID, ContactIsland, type ContactIslandProps } from "~/components/contact-island";
+import { ContactIsland, type ContactIslandProps } from "~/components/contact-island";
 import { markIslandMounted } from "./mounted";
 
 function Mounted({ children }: { children: ReactNode }) {
@@ -10,8 +10,7 @@ function Mounted({ children }: { children: ReactNode }) {
   return children;
 }
 
-const container = document.getElementById(CONTACT_ISLAND_ID);
-if (container) {
+export function hydrateContactIsland(container: HTMLElement): void {
   const props = JSON.parse(container.dataset.props ?? "{}") as ContactIslandProps;
   hydrateRoot(
     container,
@@ -21,6 +20,4 @@ if (container) {
       </Mounted>
     </StrictMode>,
   );
-} else {
-  markIslandMounted("contact");
 }
