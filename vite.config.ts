@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { islands } from "./app/islands/vite-plugin";
 import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig, type Plugin, type Rollup } from "vite";
@@ -42,5 +43,5 @@ export default defineConfig(({ isSsrBuild }) => ({
       : { onwarn: quietExpectedWarnings },
     target: "es2022",
   },
-  plugins: [tailwindcss(), reactRouter(), namedServerEntries],
+  plugins: [tailwindcss(), reactRouter(), namedServerEntries, islands({ isSsrBuild: Boolean(isSsrBuild) })],
 }));

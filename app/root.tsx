@@ -6,6 +6,7 @@ import {
   Scripts,
   ScrollRestoration,
   isRouteErrorResponse,
+  useMatches,
   useRouteLoaderData,
 } from "react-router";
 import type { Route } from "./+types/root";
@@ -13,6 +14,7 @@ import type { Route } from "./+types/root";
 // phone connection while the scripts compete for it (docs/decisions/0011).
 import stylesheet from "./app.css?inline";
 import { SiteFooter } from "./components/layout/site-footer";
+import { PublicPageScripts } from "./components/layout/public-page-scripts";
 import { SiteHeader } from "./components/layout/site-header";
 import { useNonce } from "./components/nonce-provider";
 import { Toaster } from "./components/ui/toaster";
@@ -20,6 +22,7 @@ import { readContent } from "./content/content.server";
 import { LAYOUT_KEYS, defaultContentMap } from "./content/sections";
 import { getPublicEnv } from "./env.server";
 import { loadGallery } from "./galleries/galleries.server";
+import { publicPageIslands } from "./islands/islands";
 import { businessJsonLd, jsonForScript, type SiteSeo } from "./lib/seo";
 
 export async function loader({ context }: Route.LoaderArgs) {
@@ -53,8 +56,11 @@ export const links: Route.LinksFunction = () => [
 
 export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce();
+  // Public pages are HTML and CSS with a few islands; only the admin loads React Router's runtime
+  // (docs/decisions/0055). Chosen per route by its `handle`.
+  const islands = publicPageIslands(useMatches());
   return (
-    <html lang="en-NZ">
+    <html lang="en-NZ" data-islands={islands?.join(" ")}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -62,11 +68,16 @@ export function Layout({ children }: { children: ReactNode }) {
         <Meta />
         <style dangerouslySetInnerHTML={{ __html: stylesheet }} />
         <Links />
+        {islands ? <PublicPageScripts islands={islands} nonce={nonce} /> : null}
       </head>
       <body className="flex min-h-screen flex-col">
         {children}
-        <ScrollRestoration nonce={nonce} />
-        <Scripts nonce={nonce} />
+        {islands ? null : (
+          <>
+            <ScrollRestoration nonce={nonce} />
+            <Scripts nonce={nonce} />
+          </>
+        )}
       </body>
     </html>
   );
@@ -75,6 +86,8 @@ export function Layout({ children }: { children: ReactNode }) {
 function Shell({ children }: { children: ReactNode }) {
   const data = useRouteLoaderData<typeof loader>("root");
   const nonce = useNonce();
+  // On public pages the contact island carries the notification area (the only toasts there).
+  const fullApp = publicPageIslands(useMatches()) === null;
   useEffect(() => {
     // Marks the moment clicks reach React's handlers (browser tests wait for it).
     document.documentElement.dataset.hydrated = "true";
@@ -92,7 +105,7 @@ function Shell({ children }: { children: ReactNode }) {
         {children}
       </main>
       <SiteFooter content={data?.layout ?? defaultContentMap(LAYOUT_KEYS)} />
-      <Toaster />
+      {fullApp ? <Toaster /> : null}
       {data?.seo ? (
         <script
           type="application/ld+json"

@@ -10,8 +10,9 @@
  *           (autocannon when wrk is missing); then nginx serving the very same response bytes,
  *           loaded the same way, as a "how fast could these bytes go" yardstick.
  *   sign-in scripts/bench-sign-in.ts: floods of wrong sign-ins, the database limiter, the owner's sign-in meanwhile.
- *   weight  What a phone (375 px wide, 2× DPR) downloads for /stonework: compressed HTML, its CSS
- *           and JS, and the AVIF each <picture> would pick — compared with the uploaded originals.
+ *   weight  What a phone (390 px wide, 3× DPR) downloads for /stonework, with photo-like galleries at
+ *           a phone camera's size: compressed HTML, its CSS and JS, and the AVIF each <picture> would
+ *           pick; the first screen (nothing lazy) apart — compared with the uploaded originals.
  *   enquiries  Enquiries stored per second with synchronous = FULL against NORMAL (scripts/bench-enquiries.ts).
  *   backends  SQLite + disk next to PostgreSQL + S3: GET / and the public API reads, one enquiry's
  *           latency (scripts/bench-backends.ts).
@@ -19,6 +20,8 @@
  *           ANALYTICS=on and =off as medians of interleaved runs.
  *   memory  scripts/bench-memory.ts: peak RSS of the server as `npm run serve` starts it under 80,000
  *           junk requests of three kinds, and the cost of request logging on cached GET /.
+ *   baseline  scripts/bench-baseline.ts: cached GET / (brotli) of this build against another build
+ *           (--baseline=<git ref>, default main), median of 3 interleaved runs each.
  *
  * Prints tables and a target check, and merges the figures into reports/bench.json. Needs a
  * production build (`npm run build`; made automatically only when build/ is missing).
@@ -33,6 +36,7 @@ import { benchSignIn } from "./bench-sign-in";
 import { benchImageMemory } from "./bench-image-memory";
 import { benchBackup } from "./bench-backup";
 import { benchBackends } from "./bench-backends";
+import { benchAgainstBaseline } from "./bench-baseline";
 import { analyticsBench } from "./bench-analytics";
 import { benchMemory } from "./bench-memory";
 import { rawGet } from "./lib/http-raw";
@@ -48,7 +52,7 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Options and targets
 
-const PARTS = ["image", "load", "weight", "sign-in", "enquiries", "backup", "backends", "analytics", "memory"] as const;
+const PARTS = ["image", "load", "weight", "sign-in", "enquiries", "backup", "backends", "analytics", "memory", "baseline"] as const;
 type Part = (typeof PARTS)[number];
 
 function option(name: string): string | undefined {
@@ -508,7 +512,8 @@ async function loadPart(server: ProductionServer) {
 // ---------------------------------------------------------------------------------------------
 // Part 3: what a phone downloads for /stonework
 
-const PHONE = { viewportWidth: 375, dpr: 2 };
+// Issue 20: a 390 px wide phone at 3× (an iPhone 14/15's screen).
+const PHONE = { viewportWidth: 390, dpr: 3 };
 const PHONE_UA =
   "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
 
@@ -537,12 +542,15 @@ function tags(html: string, name: string): Record<string, string>[] {
 /** The slot width in CSS px that `sizes` gives on the phone; only (min|max)-width conditions are understood. */
 function slotWidth(sizes: string, viewportWidth: number): number {
   const length = (value: string) => {
+    // calc(100vw - 32px) and calc((100vw - 96px) / 3), as the gallery's sizes say.
+    const calc = /^calc\(\(?\s*100vw\s*-\s*([\d.]+)px\s*\)?(?:\s*\/\s*([\d.]+))?\s*\)$/.exec(value.trim());
+    if (calc) return (viewportWidth - Number(calc[1])) / Number(calc[2] ?? 1);
     const match = /^([\d.]+)(px|vw)$/.exec(value.trim());
-    if (!match) return viewportWidth; // calc() and friends: assume full width
+    if (!match) return viewportWidth; // anything else: assume full width
     return match[2] === "vw" ? (Number(match[1]) / 100) * viewportWidth : Number(match[1]);
   };
   for (const entry of sizes.split(",").map((part) => part.trim())) {
-    const conditional = /^(\(.*\))\s+(\S+)$/.exec(entry);
+    const conditional = /^(\([^)]*\)(?:\s+and\s+\([^)]*\))*)\s+(.+)$/.exec(entry);
     if (!conditional) return length(entry);
     const conditions = conditional[1]!.split(/\s+and\s+/i);
     const matches = conditions.every((condition) => {
@@ -636,6 +644,11 @@ async function weightPart(server: ProductionServer) {
   const picks = [...new Set(images.map((item) => item.note))].join("; ");
   console.log(`Image choice: ${picks}. Lazy images count too: they load as the visitor scrolls.`);
   console.log(`Page total is ${((total / originalBytes) * 100).toFixed(1)}% of the originals' bytes.`);
+  // The first screen: the page, its script and the photos fetched at once (not lazy).
+  const firstScreen = total - sum(images) + sum(eager);
+  console.log(
+    `First screen on a ${PHONE.viewportWidth} px phone: ${kb(firstScreen)} (${eager.length} photo${eager.length === 1 ? "" : "s"}: ${kb(sum(eager))}) against ${kb(originalBytes)} of originals (${((firstScreen / originalBytes) * 100).toFixed(2)}%).`,
+  );
   return {
     page: pagePath,
     phone: PHONE,
@@ -647,6 +660,7 @@ async function weightPart(server: ProductionServer) {
       imageBytesEagerOnly: sum(eager),
       totalBytes: total,
       totalBytesWithoutLazyImages: total - sum(images) + sum(eager),
+      firstScreenBytes: total - sum(images) + sum(eager),
       headerBytes,
       originalsBytes: originalBytes,
       originalsCount: originalCount,
@@ -677,7 +691,7 @@ async function main(): Promise<void> {
 
   if (runs("image")) report.imageMemory = await benchImageMemory();
 
-  if (runs("load") || runs("weight")) {
+  if (runs("load")) {
     // TRUST_PROXY=loopback lets the "varying IP" run present a different client per request.
     const server = await startProductionServer({ env: { ...PRODUCTION_MALLOC_ENV, TRUST_PROXY: "loopback" } });
     stopOnInterrupt(server.stop);
@@ -700,9 +714,28 @@ async function main(): Promise<void> {
           checks.push({ target: `${result.target}: p99 < ${TARGETS.p99Ms} ms`, value: `${result.p99Ms} ms`, met: result.p99Ms < TARGETS.p99Ms });
         }
       }
-      if (runs("weight")) report.weight = { date: new Date().toISOString(), ...(await weightPart(server)) };
     } finally {
       await server.stop();
+    }
+  }
+  if (runs("weight")) {
+    // Photo-like images at a phone camera's size, so the photos weigh what real ones do (issue 20).
+    const server = await startProductionServer({ env: { ...PRODUCTION_MALLOC_ENV }, photoLike: true });
+    stopOnInterrupt(server.stop);
+    try {
+      report.weight = { date: new Date().toISOString(), ...(await weightPart(server)) };
+    } finally {
+      await server.stop();
+    }
+  }
+  if (runs("baseline")) {
+    const scriptDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-bench-baseline-"));
+    try {
+      const home = LOAD_TARGETS.find((target) => target.name === "GET / (br, as browsers ask)")!;
+      const baseline = await benchAgainstBaseline(option("baseline") ?? "main", (url) => measure("node", url, home, scriptDir));
+      report.baseline = { date: new Date().toISOString(), target: home.name, ...baseline };
+    } finally {
+      await fs.rm(scriptDir, { recursive: true, force: true });
     }
   }
 

@@ -13,6 +13,15 @@ describe("viewedPage", () => {
     expect(viewedPage("HEAD", "/")).toBeNull();
     expect(viewedPage("POST", "/contact")).toBeNull();
   });
+
+  it("is a public page a prerender shows, by its beacon (a POST to /api/page-views/shown?path=…)", () => {
+    expect(viewedPage("POST", "/api/page-views/shown?path=%2Fstonework")).toEqual({ path: "/stonework", navigation: "prerender-shown" });
+    expect(viewedPage("POST", "/api/page-views/shown?path=/")).toEqual({ path: "/", navigation: "prerender-shown" });
+    for (const url of ["/api/page-views/shown", "/api/page-views/shown?path=/admin", "/api/page-views/shown?path=/nope", "/api/page-views/shown?page=/"]) {
+      expect(viewedPage("POST", url), url).toBeNull();
+    }
+    expect(viewedPage("GET", "/api/page-views/shown?path=/")).toBeNull();
+  });
 });
 
 describe("isBotUserAgent", () => {

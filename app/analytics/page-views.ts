@@ -12,13 +12,24 @@ import { NAV_LINKS } from "~/components/layout/nav-links";
 /** The public pages, by path. */
 export const PUBLIC_PAGES: ReadonlyMap<string, string> = new Map(NAV_LINKS.map((link) => [link.to, link.label]));
 
-export type ViewedPage = { path: string; navigation: "document" | "data" };
+export type ViewedPage = { path: string; navigation: "document" | "data" | "prerender-shown" };
 
-/** The public page a request asks for (a document or its client-navigation data), or null. */
+/**
+ * Where a prerendered page, once shown, reports itself (`?path=/stonework`): it counts like the
+ * page's request would have, which was not counted because it was a prerender (decision 0032).
+ */
+export const PAGE_VIEW_BEACON_PATH = "/api/page-views/shown";
+
+/** The public page a request asks for (a document, its client-navigation data, or a prerender's beacon), or null. */
 export function viewedPage(method: string | undefined, url: string | undefined): ViewedPage | null {
-  if (method !== "GET" || !url) return null;
+  if (!url) return null;
   const query = url.indexOf("?");
   const path = query === -1 ? url : url.slice(0, query);
+  if (method === "POST" && path === PAGE_VIEW_BEACON_PATH && query !== -1) {
+    const shown = new URLSearchParams(url.slice(query + 1)).get("path");
+    return shown !== null && PUBLIC_PAGES.has(shown) ? { path: shown, navigation: "prerender-shown" } : null;
+  }
+  if (method !== "GET") return null;
   if (PUBLIC_PAGES.has(path)) return { path, navigation: "document" };
   if (path.endsWith(".data")) {
     const page = path === "/_root.data" ? "/" : path.slice(0, -".data".length);

@@ -1,6 +1,6 @@
 import { ImageOff } from "lucide-react";
 import { GALLERY_LOAD_ERROR, galleryImageAlt, type GalleryResult, type GalleryType } from "~/galleries/gallery";
-import { ResponsiveImage } from "./responsive-image";
+import { ResponsiveImage, preloadLargestPaint } from "./responsive-image";
 import { ErrorNotice } from "./ui/error-notice";
 
 /** Spec §9: six placeholder tiles while a gallery loads. */
@@ -8,8 +8,10 @@ export const GALLERY_PLACEHOLDER_COUNT = 6;
 
 export type GalleryState = { status: "loading" } | GalleryResult;
 
-// One column on phones, two from sm, three from lg, inside a max-w-7xl container.
-const GRID_SIZES = "(min-width: 1280px) 400px, (min-width: 1024px) 31vw, (min-width: 640px) 47vw, 92vw";
+// One column on phones, two from sm, three from lg, inside a max-w-7xl container (px-4, then px-6 from sm, px-8 from lg).
+// Gaps: 1rem between columns (app.css .gallery-masonry).
+export const GRID_SIZES =
+  "(min-width: 1280px) 395px, (min-width: 1024px) calc((100vw - 96px) / 3), (min-width: 640px) calc((100vw - 64px) / 2), calc(100vw - 32px)";
 const PLACEHOLDER_HEIGHTS = ["h-64", "h-48", "h-72", "h-56", "h-44", "h-60"];
 
 /**
@@ -55,6 +57,7 @@ export function GalleryGrid({
     );
   }
 
+  if (eagerFirstImage) preloadLargestPaint(state.images[0]!, GRID_SIZES);
   return (
     <ul className="gallery-masonry columns-1 sm:columns-2 lg:columns-3" data-gallery={galleryType}>
       {state.images.map((image, index) => (

@@ -1,100 +1,61 @@
 import { Pause, Play } from "lucide-react";
-import { useCallback, useEffect, useRef, useState } from "react";
-import { preload } from "react-dom";
 import { Link } from "react-router";
 import type { GalleryImage } from "~/galleries/gallery";
-import { cn } from "~/lib/cn";
-import { usePrefersReducedMotion } from "~/lib/use-prefers-reduced-motion";
 import { buttonClasses } from "./ui/button";
-import { ResponsiveImage } from "./responsive-image";
+import { ResponsiveImage, preloadLargestPaint } from "./responsive-image";
 
 /** Spec §9: the hero advances every 5000 ms. */
 export const HERO_ROTATION_MS = 5000;
+/** A horizontal swipe this long (px) moves the hero to the next or the previous photo. */
+export const HERO_SWIPE_PX = 50;
 const HERO_SIZES = "100vw";
+/** Each photo's layer: the hero island (app/islands/hero.ts) fades them by swapping opacity-100 / opacity-0. */
+const SLIDE_CLASSES = "absolute inset-0 -z-20 transition-opacity duration-1000";
 
-function srcSetOf(variants: { path: string; width: number }[]) {
-  return variants.map((v) => `${v.path} ${v.width}w`).join(", ");
-}
-
-/** The next index, wrapping to the start (spec §4). */
-export function nextHeroIndex(index: number, count: number): number {
-  return count > 0 ? (index + 1) % count : 0;
-}
-
+/**
+ * The home page's hero, rendered complete on the server: the first photo shows, the others wait
+ * in a <template> (not fetched) until the hero island rotates to them, every HERO_ROTATION_MS,
+ * unless the visitor prefers reduced motion. Without JavaScript the first photo stays.
+ */
 export function Hero({ images, title, subtitle }: { images: GalleryImage[]; title: string; subtitle: string }) {
-  const [index, setIndex] = useState(0);
-  const [loaded, setLoaded] = useState<ReadonlySet<number>>(() => new Set());
-  // Read by the rotation timer; updated in the load handler itself, so a tick
-  // right after a load already sees it.
-  const loadedRef = useRef(loaded);
-  const [paused, setPaused] = useState(false);
-  const reducedMotion = usePrefersReducedMotion();
-  const canRotate = images.length > 1 && !reducedMotion;
-  const rotating = canRotate && !paused;
-  const next = nextHeroIndex(index, images.length);
-
-  const first = images[0];
-  if (first) {
-    // The first hero image is the page's largest paint: fetch it before anything else.
-    const avif = first.variants.avif;
-    if (avif.length) {
-      preload(avif.at(-1)!.path, {
-        as: "image",
-        type: "image/avif",
-        imageSrcSet: srcSetOf(avif),
-        imageSizes: HERO_SIZES,
-        fetchPriority: "high",
-      });
-    }
-  }
-
-  const markLoaded = useCallback((i: number) => {
-    if (loadedRef.current.has(i)) return;
-    loadedRef.current = new Set(loadedRef.current).add(i);
-    setLoaded(loadedRef.current);
-  }, []);
-
-  useEffect(() => {
-    if (!rotating) return;
-    const timer = setInterval(() => {
-      setIndex((current) => {
-        const candidate = nextHeroIndex(current, images.length);
-        // Only swap to an image that has finished loading; otherwise wait a turn.
-        return loadedRef.current.has(candidate) ? candidate : current;
-      });
-    }, HERO_ROTATION_MS);
-    return () => clearInterval(timer);
-  }, [rotating, images.length]);
-
-  // Mounted: the current image, the next one ahead of its turn, and any already loaded.
-  const isMounted = (i: number) => i === index || (rotating && i === next) || loaded.has(i);
+  const [first, ...rest] = images;
+  // The first hero image is the page's largest paint: fetch it before anything else.
+  if (first) preloadLargestPaint(first, HERO_SIZES);
 
   return (
     <section
       aria-labelledby="hero-title"
-      data-hero-index={index}
-      className="relative isolate flex min-h-[28rem] items-center overflow-hidden bg-gradient-to-br from-stone-950 via-stone-800 to-stone-700 sm:min-h-[34rem]"
+      data-hero-index={0}
+      data-hero-rotation-ms={HERO_ROTATION_MS}
+      data-hero-swipe-px={HERO_SWIPE_PX}
+      className="relative isolate flex min-h-[28rem] touch-pan-y items-center overflow-hidden bg-gradient-to-br from-stone-950 via-stone-800 to-stone-700 sm:min-h-[34rem]"
     >
-      {images.map((image, i) =>
-        isMounted(i) ? (
-          <ResponsiveImage
-            key={image.id}
-            image={image}
-            alt=""
-            sizes={HERO_SIZES}
-            priority={i === 0}
-            className={cn(
-              "absolute inset-0 -z-20 transition-opacity duration-1000",
-              i === index ? "opacity-100" : "opacity-0",
-            )}
-            imgClassName="h-full object-cover"
-            onLoad={() => markLoaded(i)}
-            imgRef={(img) => {
-              if (img?.complete && img.naturalWidth > 0) markLoaded(i);
-            }}
-          />
-        ) : null,
-      )}
+      {first ? (
+        <ResponsiveImage
+          image={first}
+          alt=""
+          sizes={HERO_SIZES}
+          priority
+          className={`${SLIDE_CLASSES} opacity-100`}
+          imgClassName="h-full object-cover"
+          data-hero-slide={0}
+        />
+      ) : null}
+      {rest.length ? (
+        <template data-hero-slides="">
+          {rest.map((image, i) => (
+            <ResponsiveImage
+              key={image.id}
+              image={image}
+              alt=""
+              sizes={HERO_SIZES}
+              className={`${SLIDE_CLASSES} opacity-0`}
+              imgClassName="h-full object-cover"
+              data-hero-slide={i + 1}
+            />
+          ))}
+        </template>
+      ) : null}
       {/* Darkens photos enough for white text to pass contrast checks. */}
       <div aria-hidden="true" className="absolute inset-0 -z-10 bg-stone-950/60" />
 
@@ -115,14 +76,21 @@ export function Hero({ images, title, subtitle }: { images: GalleryImage[]; titl
         </div>
       </div>
 
-      {canRotate ? (
+      {rest.length ? (
+        // Shown by the island once it knows the photos may move.
         <button
           type="button"
-          onClick={() => setPaused((p) => !p)}
+          hidden
+          data-hero-toggle=""
           className="absolute right-4 bottom-4 inline-flex h-11 items-center gap-2 rounded-full bg-stone-950/70 px-4 text-sm font-medium text-white hover:bg-stone-950"
         >
-          {paused ? <Play aria-hidden="true" className="h-4 w-4" /> : <Pause aria-hidden="true" className="h-4 w-4" />}
-          {paused ? "Play slideshow" : "Pause slideshow"}
+          <span data-hero-icon="playing">
+            <Pause aria-hidden="true" className="h-4 w-4" />
+          </span>
+          <span data-hero-icon="paused" hidden>
+            <Play aria-hidden="true" className="h-4 w-4" />
+          </span>
+          <span data-hero-toggle-label="">Pause slideshow</span>
         </button>
       ) : null}
     </section>

@@ -1,9 +1,21 @@
 import type { CSSProperties, Ref } from "react";
+import { preload } from "react-dom";
 import type { GalleryImage } from "~/galleries/gallery";
 import { cn } from "~/lib/cn";
 
 function srcSet(variants: { path: string; width: number }[]) {
   return variants.map((v) => `${v.path} ${v.width}w`).join(", ");
+}
+
+/**
+ * A page's largest paint, known on the server: a preload in the head (React writes it there, since
+ * the page is sent whole), so the phone fetches the variant its `sizes` calls for before the CSS
+ * and markup above it are read. AVIF, as the <picture> offers it first.
+ */
+export function preloadLargestPaint(image: Pick<GalleryImage, "variants">, sizes: string): void {
+  const avif = image.variants.avif;
+  if (!avif.length) return;
+  preload(avif.at(-1)!.path, { as: "image", type: "image/avif", imageSrcSet: srcSet(avif), imageSizes: sizes, fetchPriority: "high" });
 }
 
 export type ResponsiveImageProps = {
@@ -16,6 +28,8 @@ export type ResponsiveImageProps = {
   imgClassName?: string;
   onLoad?: () => void;
   imgRef?: Ref<HTMLImageElement>;
+  /** Marks the hero's photos for its island. */
+  "data-hero-slide"?: number;
 };
 
 /**
@@ -32,12 +46,13 @@ export function ResponsiveImage({
   imgClassName,
   onLoad,
   imgRef,
+  "data-hero-slide": heroSlide,
 }: ResponsiveImageProps) {
   const placeholderStyle: CSSProperties = image.placeholder
     ? { backgroundImage: `url("${image.placeholder}")`, backgroundSize: "cover", backgroundPosition: "center" }
     : {};
   return (
-    <picture className={className}>
+    <picture className={className} data-hero-slide={heroSlide}>
       {image.variants.avif.length ? <source type="image/avif" srcSet={srcSet(image.variants.avif)} sizes={sizes} /> : null}
       {image.variants.webp.length ? <source type="image/webp" srcSet={srcSet(image.variants.webp)} sizes={sizes} /> : null}
       <img

@@ -1,6 +1,7 @@
 import { Mail, MapPin, Phone, User } from "lucide-react";
 import { data } from "react-router";
-import { ContactForm, type ContactActionResult } from "~/components/contact-form";
+import type { ContactActionResult } from "~/components/contact-form";
+import { ContactIslandRoot } from "~/components/contact-island";
 import { PageHeader, Paragraphs } from "~/components/page-header";
 import { submitEnquiry } from "~/contact/submissions.server";
 import { readContent } from "~/content/content.server";
@@ -8,6 +9,7 @@ import { sectionKeysInGroup } from "~/content/sections";
 import { identity, splitLines, telHref } from "~/identity";
 import { pageMeta, siteSeoFrom } from "~/lib/seo";
 import type { Route } from "./+types/contact";
+import type { PublicPageHandle } from "~/islands/islands";
 
 export async function loader({ context }: Route.LoaderArgs) {
   return {
@@ -49,6 +51,8 @@ export async function action({ request, context }: Route.ActionArgs) {
       });
   }
 }
+
+export const handle: PublicPageHandle = { islands: ["contact"] };
 
 export function meta({ data, matches }: Route.MetaArgs) {
   const name = data?.content["contact.name"] ?? identity.ownerName;
@@ -123,8 +127,7 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
           <p className="mt-3 mb-8 text-stone-700">
             Tell us a little about your project and we will get back to you, usually within a couple of working days.
           </p>
-          <ContactForm
-            key={actionData?.status === "sent" ? "sent" : "form"}
+          <ContactIslandRoot
             serverResult={actionData ?? (loaderData.crossSiteRefused ? { status: "refused" } : undefined)}
           />
         </div>

@@ -11,6 +11,7 @@ import type { GalleryImage } from "~/galleries/gallery";
 import { identity } from "~/identity";
 import { pageMeta, siteSeoFrom } from "~/lib/seo";
 import type { Route } from "./+types/home";
+import type { PublicPageHandle } from "~/islands/islands";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services, markDegraded: onFallback } = context;
@@ -28,6 +29,8 @@ export async function loader({ context }: Route.LoaderArgs) {
     landscapingImage: first(landscaping),
   };
 }
+
+export const handle: PublicPageHandle = { islands: ["hero"] };
 
 export function meta({ data, matches }: Route.MetaArgs) {
   return pageMeta({

@@ -7,6 +7,7 @@ import { loadGallery } from "~/galleries/galleries.server";
 import { identity } from "~/identity";
 import { pageMeta, siteSeoFrom } from "~/lib/seo";
 import type { Route } from "./+types/landscaping";
+import type { PublicPageHandle } from "~/islands/islands";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services, markDegraded: onFallback } = context;
@@ -15,6 +16,8 @@ export async function loader({ context }: Route.LoaderArgs) {
     landscaping: loadGallery(services, "landscaping", { onFallback }),
   };
 }
+
+export const handle: PublicPageHandle = { islands: [] };
 
 export function meta({ data, matches }: Route.MetaArgs) {
   return pageMeta({

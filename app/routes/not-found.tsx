@@ -1,10 +1,13 @@
 import { data, Link } from "react-router";
 import { buttonClasses } from "~/components/ui/button";
+import type { PublicPageHandle } from "~/islands/islands";
 
 // Any path outside the route table: the 404 page, with HTTP status 404.
 export function loader() {
   return data(null, { status: 404 });
 }
+
+export const handle: PublicPageHandle = { islands: [] };
 
 export function meta() {
   return [{ title: "404 Page Not Found" }, { name: "robots", content: "noindex" }];

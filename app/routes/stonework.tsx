@@ -7,6 +7,7 @@ import { loadGallery } from "~/galleries/galleries.server";
 import { identity } from "~/identity";
 import { pageMeta, siteSeoFrom } from "~/lib/seo";
 import type { Route } from "./+types/stonework";
+import type { PublicPageHandle } from "~/islands/islands";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services, markDegraded: onFallback } = context;
@@ -17,6 +18,8 @@ export async function loader({ context }: Route.LoaderArgs) {
     veneer: loadGallery(services, "veneer", { onFallback }),
   };
 }
+
+export const handle: PublicPageHandle = { islands: [] };
 
 export function meta({ data, matches }: Route.MetaArgs) {
   return pageMeta({
@@ -44,7 +47,8 @@ export default function Stonework({ loaderData }: Route.ComponentProps) {
         <div className="mt-4 mb-8 max-w-3xl space-y-3 text-lg text-stone-700">
           <Paragraphs text={content["stonework.traditional.description"]} />
         </div>
-        <DeferredGallery galleryType="traditional" result={traditional} />
+        {/* On phones this gallery starts within the first screen: its first photo is the largest paint. */}
+        <DeferredGallery galleryType="traditional" result={traditional} eagerFirstImage />
       </section>
 
       <section aria-labelledby="veneer-title" className="mx-auto max-w-7xl px-4 py-14 sm:px-6 lg:px-8">

@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "~/env.server";
 import { seedDemoGallery } from "~/galleries/demo-images.server";
+import { seedPhotoLikeGallery } from "./photo-like-gallery";
 import type { GalleryType } from "~/galleries/gallery";
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../../server/bootstrap";
@@ -48,14 +49,15 @@ async function originalsOnDisk(dataDir: string): Promise<Map<string, number>> {
  * Fills the demo galleries at the default camera-like size (1800×1200), as
  * `npm run seed:demo` does, and returns the originals' bytes per gallery.
  */
-export async function seedDemoData(dataDir: string): Promise<SeededOriginals> {
+export async function seedDemoData(dataDir: string, options: { photoLike?: boolean } = {}): Promise<SeededOriginals> {
   const env = parseEnv({ DATA_DIR: dataDir, LOG_LEVEL: "silent" });
   const services = await openServices(env, createLogger({ level: "silent" }));
   const originals = {} as SeededOriginals;
   try {
     for (const [galleryType, count] of Object.entries(DEMO_GALLERIES) as [GalleryType, number][]) {
       const before = await originalsOnDisk(dataDir);
-      await seedDemoGallery(services, galleryType, count);
+      if (options.photoLike) await seedPhotoLikeGallery(services, galleryType, count);
+      else await seedDemoGallery(services, galleryType, count);
       const added = [...(await originalsOnDisk(dataDir))].filter(([name]) => !before.has(name));
       originals[galleryType] = { count: added.length, bytes: added.reduce((sum, [, bytes]) => sum + bytes, 0) };
     }
@@ -68,14 +70,16 @@ export async function seedDemoData(dataDir: string): Promise<SeededOriginals> {
 export type ProductionServer = TestServer & { originals: SeededOriginals };
 
 /** Seeds a fresh temporary DATA_DIR, then starts the production server on it (as the browser tests do). */
-export async function startProductionServer(options: { env?: Record<string, string> } = {}): Promise<ProductionServer> {
+export async function startProductionServer(
+  options: { env?: Record<string, string>; /** Photo-like images at a phone camera's size (scripts/lib/photo-like-gallery.ts). */ photoLike?: boolean } = {},
+): Promise<ProductionServer> {
   ensureBuild();
   let originals!: SeededOriginals;
   const server = await startTestServer({
     env: options.env,
     async prepare(dataDir) {
       const started = Date.now();
-      originals = await seedDemoData(dataDir);
+      originals = await seedDemoData(dataDir, { photoLike: options.photoLike });
       console.error(`seeded demo galleries in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     },
   });

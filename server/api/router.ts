@@ -31,6 +31,9 @@ export function createApiRouter(services: AppServices, options: { pageCache?: Pa
   api.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, strict: true }));
 
   api.use(publicRoutes(services, options.pageCache));
+  // A prerendered page, once shown, reports here (PAGE_VIEW_BEACON_PATH); the page-view counter
+  // counts it from the request itself (server/page-view-counter.ts), so there is nothing to answer.
+  api.post("/page-views/shown", (_req, res) => void res.status(200).end());
   api.use(authRoutes(services));
   api.use(twoStepSignInRoutes(services));
   api.use(passkeySignInRoutes(services));

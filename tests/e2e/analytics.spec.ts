@@ -36,14 +36,15 @@ async function readReport(owner: APIRequestContext): Promise<AnalyticsReport> {
 
 const pageViews = (report: AnalyticsReport, label: string) => report.topPages.find((p) => p.label === label)?.views ?? 0;
 
-test("a browser's visit and its client-side navigation count; a crawler's and a script's do not", async ({ page, playwright, server }, testInfo) => {
+test("a browser's visit and its next page count; a crawler's and a script's do not", async ({ page, playwright, server }, testInfo) => {
   const owner = await ownerClient(playwright, server.url);
   const before = await readReport(owner);
 
   await page.goto("/");
   await hydrated(page);
   if (isPhone(testInfo)) await page.getByRole("button", { name: /menu/i }).click();
-  const navigation = page.waitForResponse((res) => new URL(res.url()).pathname === "/stonework.data");
+  // Public pages are plain documents (decision 0055): the link loads the next page whole.
+  const navigation = page.waitForResponse((res) => new URL(res.url()).pathname === "/stonework");
   await page.getByRole("banner").getByRole("link", { name: "Stonework" }).click();
   await navigation;
   await expect(page).toHaveURL(/\/stonework$/);
@@ -52,12 +53,80 @@ test("a browser's visit and its client-side navigation count; a crawler's and a 
     expect((await page.request.get("/", { headers: { "User-Agent": userAgent } })).status()).toBe(200);
   }
 
+  // The hover may have prerendered /stonework: then its beacon, sent on showing it, is the count.
+  await expect.poll(async () => (await readReport(owner)).totals.views - before.totals.views).toBe(2);
   const after = await readReport(owner);
   expect(after.totals.views - before.totals.views).toBe(2);
   expect(after.totals.visitors - before.totals.visitors).toBe(1);
   expect(pageViews(after, "Home") - pageViews(before, "Home")).toBe(1);
   expect(pageViews(after, "Stonework") - pageViews(before, "Stonework")).toBe(1);
   await owner.dispose();
+});
+
+test.describe("speculation rules (decision 0055)", () => {
+  test("a prerendered page counts once, by its beacon, when it is shown", async ({ page, playwright, server }) => {
+    const owner = await ownerClient(playwright, server.url);
+    const before = await readReport(owner);
+    // Playwright's DevTools connection stops Chromium from activating a prerender ("PrerenderingDisabledByDevTools"),
+    // so the prerender is played out: the page is fetched as a prerender is (Sec-Purpose) and starts hidden.
+    await page.route("**/stonework", async (route) =>
+      route.fulfill({ response: await route.fetch({ headers: { ...route.request().headers(), "sec-purpose": "prefetch;prerender" } }) }),
+    );
+    await page.addInitScript(() => {
+      Object.defineProperty(Document.prototype, "prerendering", {
+        configurable: true,
+        get: () => !(window as unknown as { shown?: boolean }).shown,
+      });
+    });
+    await page.goto("/stonework");
+    await hydrated(page);
+    const beacons: string[] = [];
+    page.on("request", (request) => {
+      if (new URL(request.url()).pathname === "/api/page-views/shown") beacons.push(request.url());
+    });
+    // Not shown yet: the prerender's request counted nothing.
+    expect((await readReport(owner)).totals.views).toBe(before.totals.views);
+
+    const beacon = page.waitForResponse((res) => new URL(res.url()).pathname === "/api/page-views/shown");
+    await page.evaluate(() => {
+      (window as unknown as { shown?: boolean }).shown = true;
+      document.dispatchEvent(new Event("prerenderingchange"));
+      document.dispatchEvent(new Event("prerenderingchange"));
+    });
+    expect((await beacon).status()).toBe(200);
+    const after = await readReport(owner);
+    expect(after.totals.views - before.totals.views).toBe(1);
+    expect(pageViews(after, "Stonework") - pageViews(before, "Stonework")).toBe(1);
+    expect(beacons).toHaveLength(1);
+    await owner.dispose();
+  });
+
+  test("hovering a link prerenders the page; if it is never opened, nothing counts; opened, it counts once", async ({ page, playwright, server }, testInfo) => {
+    test.skip(isPhone(testInfo), "hover speculation is a pointer's; a phone's tap is covered by the navigation test above");
+    const owner = await ownerClient(playwright, server.url);
+    await page.goto("/");
+    await hydrated(page);
+    const before = await readReport(owner);
+    const rules = JSON.parse((await page.locator('script[type="speculationrules"]').textContent())!);
+    expect(rules).toEqual({
+      prerender: [{ source: "document", where: { href_matches: ["/", "/stonework", "/landscaping", "/contact"] }, eagerness: "moderate" }],
+    });
+
+    const prerender = page.waitForRequest(
+      async (request) => new URL(request.url()).pathname === "/landscaping" && (await request.allHeaders())["sec-purpose"] === "prefetch;prerender",
+    );
+    await page.getByRole("banner").getByRole("link", { name: "Hard Landscaping" }).hover();
+    await (await prerender).response();
+    await page.mouse.move(0, 0);
+    expect(pageViews(await readReport(owner), "Hard Landscaping")).toBe(pageViews(before, "Hard Landscaping"));
+
+    // Opened: Chromium shows the prerender (or, when it dropped it, the prerender's response): one view.
+    await page.getByRole("banner").getByRole("link", { name: "Hard Landscaping" }).click();
+    await expect(page).toHaveURL(/\/landscaping$/);
+    await expect.poll(async () => pageViews(await readReport(owner), "Hard Landscaping") - pageViews(before, "Hard Landscaping")).toBe(1);
+    expect(pageViews(await readReport(owner), "Home")).toBe(pageViews(before, "Home"));
+    await owner.dispose();
+  });
 });
 
 test("nothing identifying is stored: the database files hold neither the address nor the user agent", async ({ page, playwright, server }) => {

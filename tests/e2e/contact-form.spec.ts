@@ -11,6 +11,20 @@ async function fillValid(page: Page) {
 }
 
 test.describe("contact form", () => {
+  test("React loads only when the form comes near the screen (decision 0055)", async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 700 });
+    const scripts: string[] = [];
+    page.on("request", (request) => {
+      if (request.resourceType() === "script") scripts.push(new URL(request.url()).pathname);
+    });
+    await page.goto("/contact");
+    await page.waitForLoadState("load");
+    await expect(page.locator("html")).toHaveAttribute("data-islands-mounted", "menu");
+    expect(scripts.some((script) => /\/client-/.test(script))).toBe(false);
+    await hydrated(page);
+    expect(scripts.some((script) => /\/client-/.test(script))).toBe(true);
+  });
+
   test("has its fields, a 4-row message box and the send button", async ({ page }) => {
     await page.goto("/contact");
     await hydrated(page);

@@ -98,5 +98,8 @@ export function isPhone(testInfo: { project: { name: string } }) {
 
 /** Waits until React has hydrated the page (app/root.tsx marks it), so clicks reach their handlers. */
 export async function hydrated(page: Page) {
+  // The contact form's island hydrates when the form comes near the screen (docs/decisions/0055).
+  const contactIsland = page.locator("#contact-island");
+  if (await contactIsland.count()) await contactIsland.scrollIntoViewIfNeeded();
   await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
 }

@@ -111,6 +111,34 @@ test.describe("home page with gallery images and stored text", () => {
     await expect(hero).toHaveAttribute("data-hero-index", "0");
   });
 
+  test("a swipe of 50 px or more moves the hero; a shorter one does not", async ({ page }) => {
+    await page.clock.install({ time: new Date("2026-01-01T09:00:00Z") });
+    await page.clock.pauseAt(new Date("2026-01-01T09:00:01Z"));
+    await page.goto("/");
+    await hydrated(page);
+    const hero = page.locator("section[data-hero-index]");
+    const box = (await hero.boundingBox())!;
+    // Along the top padding, clear of links (dragging a link would start a link drag instead).
+    const y = box.y + 12;
+    const swipe = async (from: number, to: number) => {
+      await page.mouse.move(from, y);
+      await page.mouse.down();
+      await page.mouse.move(to, y, { steps: 4 });
+      await page.mouse.up();
+    };
+    await swipe(box.x + 200, box.x + 151);
+    await expect(hero).toHaveAttribute("data-hero-index", "0");
+    // Leftwards: the next photo.
+    await swipe(box.x + 200, box.x + 150);
+    await expect(hero).toHaveAttribute("data-hero-index", "1");
+    await expect(hero.locator("picture.opacity-100")).toHaveCount(1);
+    // Rightwards: back, then wrapping to the last.
+    await swipe(box.x + 150, box.x + 220);
+    await expect(hero).toHaveAttribute("data-hero-index", "0");
+    await swipe(box.x + 150, box.x + 220);
+    await expect(hero).toHaveAttribute("data-hero-index", "2");
+  });
+
   test("the slideshow can be paused", async ({ page }) => {
     await page.clock.install({ time: new Date("2026-01-01T09:00:00Z") });
     await page.clock.pauseAt(new Date("2026-01-01T09:00:01Z"));

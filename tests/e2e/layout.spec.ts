@@ -1,4 +1,4 @@
-import { expect, isPhone, test } from "./fixtures";
+import { expect, hydrated, isPhone, test } from "./fixtures";
 
 const NAV = [
   ["Home", "/"],
@@ -57,6 +57,42 @@ test.describe("shared layout", () => {
     await expect(page).toHaveURL(/\/landscaping$/);
     await expect(menu).toBeHidden();
     await expect(button).toHaveAttribute("aria-expanded", "false");
+  });
+
+  test("the menu opens and closes with the keyboard on small screens", async ({ page }, testInfo) => {
+    test.skip(!isPhone(testInfo), "the menu button shows below the md breakpoint only");
+    await page.goto("/stonework");
+    await hydrated(page);
+    const button = page.locator("[data-menu-button]");
+    await expect(button).toHaveAccessibleName("Open menu");
+    await button.focus();
+    await page.keyboard.press("Enter");
+    await expect(button).toHaveAttribute("aria-expanded", "true");
+    await expect(page.getByRole("button", { name: "Close menu" })).toBeFocused();
+    await expect(page.locator("#mobile-menu")).toBeVisible();
+    await page.keyboard.press("Space");
+    await expect(page.locator("#mobile-menu")).toBeHidden();
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("Tab");
+    await expect(page.locator("#mobile-menu").getByRole("link", { name: "Home" })).toBeFocused();
+    // Escape closes it and hands focus back to the button.
+    await page.keyboard.press("Escape");
+    await expect(page.locator("#mobile-menu")).toBeHidden();
+    await expect(page.getByRole("button", { name: "Open menu" })).toBeFocused();
+  });
+
+  test("the public pages load no framework: only their islands", async ({ page }) => {
+    const scripts: string[] = [];
+    page.on("request", (request) => {
+      if (request.resourceType() === "script") scripts.push(new URL(request.url()).pathname);
+    });
+    for (const path of ["/", "/stonework", "/landscaping", "/no/such/page"]) {
+      await page.goto(path);
+      await hydrated(page);
+    }
+    expect(scripts.length).toBeGreaterThan(0);
+    expect(scripts.every((script) => /^\/assets\/(island-(menu|hero)|mounted)-[\w-]+\.js$/.test(script)), scripts.join(", ")).toBe(true);
+    expect(await page.evaluate(() => "__reactRouterContext" in window)).toBe(false);
   });
 
   test("the footer has the description, services, contact links and copyright", async ({ page }) => {

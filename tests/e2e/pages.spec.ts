@@ -106,22 +106,28 @@ test.describe("pages with stored content and gallery images", () => {
       const img = images.nth(i);
       await expect(img).toHaveAttribute("src", item.imagePath);
       await expect(img).toHaveAttribute("alt", item.caption || `traditional ${i + 1}`);
-      await expect(img).toHaveAttribute("loading", "lazy");
+      // The first is a phone's largest paint (issue 20): fetched at once; the others when scrolled near.
+      await expect(img).toHaveAttribute("loading", i === 0 ? "eager" : "lazy");
       await expect(img).toHaveAttribute("width", String(item.width));
     }
     await expect(gallery.locator("figcaption").first()).toHaveText(traditional[0].caption);
     await expect(page.getByRole("region", { name: "Modern Veneer Stonework" }).locator("img")).toHaveCount(2);
   });
 
-  test("a client-side visit shows the gallery too", async ({ page }) => {
+  test("a link from another page loads the next page whole, gallery included", async ({ page }) => {
     await page.goto("/contact");
-    // Wait for hydration so the click is a client-side navigation.
     await hydrated(page);
-    const dataRequest = page.waitForRequest((r) => new URL(r.url()).pathname === "/landscaping.data");
+    // Public pages are plain documents (decision 0055): no client-side navigation, no .data request.
+    const dataRequests: string[] = [];
+    page.on("request", (r) => {
+      if (new URL(r.url()).pathname.endsWith(".data")) dataRequests.push(r.url());
+    });
+    const documentRequest = page.waitForRequest((r) => new URL(r.url()).pathname === "/landscaping" && r.resourceType() === "document");
     await page.getByRole("contentinfo").getByRole("link", { name: "Retaining Walls" }).click();
-    await dataRequest;
+    await documentRequest;
     await expect(page).toHaveURL(/\/landscaping$/);
     await expect(page.getByRole("region", { name: "Recent Projects" }).locator("img")).toHaveCount(2);
+    expect(dataRequests).toEqual([]);
   });
 
   test.describe("with JavaScript disabled", () => {

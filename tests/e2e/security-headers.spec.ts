@@ -152,7 +152,8 @@ test.describe("security headers", () => {
     expect(page.headers()["content-encoding"]).toBe("br");
     const gz = await request.get("/landscaping", { headers: { "Accept-Encoding": "gzip" } });
     expect(gz.headers()["content-encoding"]).toBe("gzip");
-    const html = await (await request.get("/")).text();
+    // The contact page's island has the most script (React DOM among it).
+    const html = await (await request.get("/contact")).text();
     const scripts = [...html.matchAll(/<link rel="modulepreload"[^>]*href="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
     expect(scripts.length).toBeGreaterThan(0);
     // Scripts wait behind the page and its images (docs/decisions/0013).
@@ -161,7 +162,9 @@ test.describe("security headers", () => {
     expect(html).not.toMatch(/<link[^>]*rel="stylesheet"/);
     expect(html).toMatch(/<style>[^<]*\.min-h-screen\{/);
     // The build's brotli copies are sent as they are (quality 11, not compressed per request).
-    const entry = scripts.find((s) => s.includes("entry.client"))!;
+    // React DOM, which the contact island loads when the form is near (decision 0055).
+    const loaderSource = await (await request.get(/<script type="module" src="(\/assets\/island-contact-[\w-]+\.js)"/.exec(html)![1]!)).text();
+    const entry = `/${/assets\/client-[\w-]+\.js/.exec(loaderSource)![0]}`;
     const { statSync } = await import("node:fs");
     const stored = statSync(`build/client${entry}.br`).size;
     const entryResponse = await request.get(entry, { headers: { "Accept-Encoding": "br" } });

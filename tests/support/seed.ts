@@ -9,6 +9,8 @@ import { openServices } from "../../server/bootstrap";
 export type SeedSpec = {
   /** Demo images per gallery (small, quick to process). */
   galleries?: Partial<Record<GalleryType, number>>;
+  /** The demo images' size (default 1200 × 800: quick to process; phone-camera photos are wider). */
+  gallerySize?: { width: number; height: number };
   /** Stored text per content key. */
   content?: Partial<Record<SectionKey, string>>;
 };
@@ -19,7 +21,7 @@ export async function seedDataDir(dataDir: string, spec: SeedSpec): Promise<void
   const services = await openServices(env, createLogger({ level: "silent" }));
   try {
     for (const [galleryType, count] of Object.entries(spec.galleries ?? {})) {
-      if (count) await seedDemoGallery(services, galleryType as GalleryType, count, { width: 1200, height: 800 });
+      if (count) await seedDemoGallery(services, galleryType as GalleryType, count, spec.gallerySize ?? { width: 1200, height: 800 });
     }
     for (const [key, content] of Object.entries(spec.content ?? {})) {
       await saveContent(services, key as SectionKey, content);

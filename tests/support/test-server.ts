@@ -79,6 +79,8 @@ export async function startTestServer(
     dataDir?: string;
     /** A port chosen beforehand (when something must know the server's URL before it starts). */
     port?: number;
+    /** Another build's server entry (the bench compares with the previous main build). */
+    serverEntry?: string;
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-e2e-")));
@@ -86,7 +88,7 @@ export async function startTestServer(
   const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   let log = "";
-  const child = spawn(process.execPath, [SERVER_ENTRY], {
+  const child = spawn(process.execPath, [options.serverEntry ?? SERVER_ENTRY], {
     env: { ...testServerEnv(port, dataDir), ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });

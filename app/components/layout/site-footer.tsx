@@ -29,7 +29,7 @@ export function SiteFooter({ content }: { content: FooterContent }) {
           <ul className="mt-3 space-y-2 text-sm">
             {SERVICE_LINKS.map((service) => (
               <li key={service.label}>
-                <Link to={service.to} className="hover:text-white hover:underline">
+                <Link to={service.to} reloadDocument className="hover:text-white hover:underline">
                   {service.label}
                 </Link>
               </li>

@@ -23,7 +23,7 @@ export function SiteHeader() {
   return (
     <header className="sticky top-0 z-40 border-b border-stone-200 bg-white/95 backdrop-blur supports-[backdrop-filter]:bg-white/85">
       <div className="mx-auto flex h-16 max-w-7xl items-center justify-between px-4 sm:px-6 lg:px-8">
-        <Link to="/" className="font-display text-lg font-bold tracking-tight text-stone-900 sm:text-xl">
+        <Link to="/" reloadDocument className="font-display text-lg font-bold tracking-tight text-stone-900 sm:text-xl">
           {identity.businessName}
         </Link>
 
@@ -31,7 +31,7 @@ export function SiteHeader() {
           <ul className="flex items-center gap-1">
             {NAV_LINKS.map((link) => (
               <li key={link.to}>
-                <NavLink to={link.to} end={link.to === "/"} className={(state) => navLinkClasses(state)}>
+                <NavLink to={link.to} end={link.to === "/"} reloadDocument className={(state) => navLinkClasses(state)}>
                   {link.label}
                 </NavLink>
               </li>
@@ -39,36 +39,42 @@ export function SiteHeader() {
           </ul>
         </nav>
 
+        {/* On public pages the menu island (app/islands/menu.ts) drives this same markup. */}
         <button
           type="button"
+          data-menu-button=""
           className="inline-flex h-11 w-11 items-center justify-center rounded-md text-stone-800 hover:bg-stone-100 md:hidden"
           aria-expanded={menuOpen}
           aria-controls="mobile-menu"
           aria-label={menuOpen ? "Close menu" : "Open menu"}
           onClick={() => setMenuOpen(!menuOpen)}
         >
-          {menuOpen ? <X aria-hidden="true" className="h-6 w-6" /> : <Menu aria-hidden="true" className="h-6 w-6" />}
+          <span data-menu-icon="closed" hidden={menuOpen}>
+            <Menu aria-hidden="true" className="h-6 w-6" />
+          </span>
+          <span data-menu-icon="open" hidden={!menuOpen}>
+            <X aria-hidden="true" className="h-6 w-6" />
+          </span>
         </button>
       </div>
 
-      {menuOpen ? (
-        <nav id="mobile-menu" aria-label="Main" className="border-t border-stone-200 bg-white md:hidden">
-          <ul className="space-y-1 px-4 py-3">
-            {NAV_LINKS.map((link) => (
-              <li key={link.to}>
-                <NavLink
-                  to={link.to}
-                  end={link.to === "/"}
-                  className={(state) => navLinkClasses(state, true)}
-                  onClick={() => setMenuOpen(false)}
-                >
-                  {link.label}
-                </NavLink>
-              </li>
-            ))}
-          </ul>
-        </nav>
-      ) : null}
+      <nav id="mobile-menu" aria-label="Main" hidden={!menuOpen} className="border-t border-stone-200 bg-white md:hidden">
+        <ul className="space-y-1 px-4 py-3">
+          {NAV_LINKS.map((link) => (
+            <li key={link.to}>
+              <NavLink
+                to={link.to}
+                end={link.to === "/"}
+                reloadDocument
+                className={(state) => navLinkClasses(state, true)}
+                onClick={() => setMenuOpen(false)}
+              >
+                {link.label}
+              </NavLink>
+            </li>
+          ))}
+        </ul>
+      </nav>
 
       {/* Without JavaScript the menu button cannot work, so small screens get the links inline. */}
       <noscript>

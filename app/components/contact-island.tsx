@@ -1,0 +1,58 @@
+import { useEffect, useState, type ComponentType } from "react";
+import { CONTACT_ISLAND_ID } from "./contact-island-id";
+import { ContactForm, type ContactActionResult } from "./contact-form";
+import { useToasts } from "./ui/use-toast";
+
+export type ContactIslandProps = { serverResult?: ContactActionResult };
+
+// The notification area (Radix Toast, about 12 KB) loads when the visitor starts on the form,
+// presses F8, or a toast is due: not with the page (docs/decisions/0055).
+const loadToaster = () => import("./ui/toaster");
+
+function NotificationArea() {
+  const [Toaster, setToaster] = useState<ComponentType | null>(null);
+  const due = useToasts().length > 0;
+  useEffect(() => {
+    if (Toaster) return;
+    let cancelled = false;
+    const load = () => {
+      void loadToaster().then((module) => {
+        if (!cancelled) setToaster(() => module.Toaster);
+      });
+    };
+    if (due) load();
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "F8") load();
+    };
+    document.addEventListener("focusin", load);
+    document.addEventListener("keydown", onKey);
+    return () => {
+      cancelled = true;
+      document.removeEventListener("focusin", load);
+      document.removeEventListener("keydown", onKey);
+    };
+  }, [Toaster, due]);
+  return Toaster ? <Toaster /> : null;
+}
+
+/**
+ * The contact page's one React island (app/islands/contact-hydrate.tsx hydrates it): the form, with the
+ * notification area its toasts show in. The server renders it inside the page like any component.
+ */
+export function ContactIsland({ serverResult }: ContactIslandProps) {
+  return (
+    <>
+      <ContactForm key={serverResult?.status === "sent" ? "sent" : "form"} serverResult={serverResult} />
+      <NotificationArea />
+    </>
+  );
+}
+
+/** The island's place in the page, with the props the browser hydrates it with. */
+export function ContactIslandRoot(props: ContactIslandProps) {
+  return (
+    <div id={CONTACT_ISLAND_ID} data-props={JSON.stringify(props)}>
+      <ContactIsland {...props} />
+    </div>
+  );
+}

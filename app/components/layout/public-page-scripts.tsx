@@ -1,0 +1,41 @@
+import islandAssets from "virtual:cornerstone/islands";
+import { PAGE_VIEW_BEACON_PATH } from "~/analytics/page-views";
+import type { IslandName } from "~/islands/islands";
+import { NAV_LINKS } from "./nav-links";
+
+/**
+ * Chromium prerenders the public page a visitor is about to open (a pointer resting on its link:
+ * eagerness "moderate"). Other browsers ignore the rules and follow the link as usual.
+ */
+export const SPECULATION_RULES = JSON.stringify({
+  prerender: [{ source: "document", where: { href_matches: NAV_LINKS.map((link) => link.to) }, eagerness: "moderate" }],
+});
+
+/**
+ * A prerendered page is requested before anyone sees it, so its request is not counted
+ * (isPrefetch); it counts once, with this beacon, if and when it is shown (decision 0032).
+ * When Chromium drops a prerender, it may still show the page from the prerender's response
+ * (delivery type "navigational-prefetch", known once the page shows), which was not counted
+ * either: that counts too.
+ */
+export const PRERENDER_BEACON = `(function(){var s=function(){navigator.sendBeacon(${JSON.stringify(
+  `${PAGE_VIEW_BEACON_PATH}?path=`,
+)}+encodeURIComponent(location.pathname))};if(document.prerendering)document.addEventListener("prerenderingchange",s,{once:true});else addEventListener("pageshow",function(){var n=performance.getEntriesByType("navigation")[0];if(n&&n.deliveryType==="navigational-prefetch")s()},{once:true})})()`;
+
+/** All the script a public page has: its islands, the speculation rules and the prerender beacon. */
+export function PublicPageScripts({ islands, nonce }: { islands: readonly IslandName[]; nonce: string | undefined }) {
+  const entries = islands.flatMap((name) => islandAssets[name] ?? []);
+  const preloads = [...new Set(entries.flatMap((entry) => entry.imports))];
+  return (
+    <>
+      <script nonce={nonce} dangerouslySetInnerHTML={{ __html: PRERENDER_BEACON }} />
+      <script type="speculationrules" nonce={nonce} dangerouslySetInnerHTML={{ __html: SPECULATION_RULES }} />
+      {preloads.map((href) => (
+        <link key={href} rel="modulepreload" href={href} />
+      ))}
+      {entries.map((entry) => (
+        <script key={entry.file} type="module" src={entry.file} nonce={nonce} />
+      ))}
+    </>
+  );
+}

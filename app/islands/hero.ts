@@ -1,0 +1,92 @@
+// The home page's hero slideshow (markup: app/components/hero.tsx): rotates every
+// data-hero-rotation-ms through the homepage gallery, swipes at data-hero-swipe-px,
+// and stays still for visitors who prefer reduced motion.
+import { markIslandMounted } from "./mounted";
+
+const hero = document.querySelector<HTMLElement>("section[data-hero-index]");
+const template = hero?.querySelector<HTMLTemplateElement>("template[data-hero-slides]");
+
+if (hero && template) {
+  const rotationMs = Number(hero.dataset.heroRotationMs);
+  const swipePx = Number(hero.dataset.heroSwipePx);
+  const waiting = [...template.content.children] as HTMLElement[];
+  const count = waiting.length + 1;
+  const slides = new Map<number, HTMLElement>();
+  const loaded = new Set<number>();
+  const toggle = hero.querySelector<HTMLButtonElement>("[data-hero-toggle]")!;
+  const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+  let index = 0;
+  let paused = false;
+  let timer: ReturnType<typeof setInterval> | undefined;
+
+  const watchLoad = (i: number, slide: HTMLElement) => {
+    const img = slide.querySelector("img")!;
+    if (img.complete && img.naturalWidth > 0) loaded.add(i);
+    else img.addEventListener("load", () => loaded.add(i), { once: true });
+  };
+  // Mounted in order, so the photos stay in the gallery's order in the page.
+  const mount = (i: number) => {
+    if (slides.has(i)) return;
+    const slide = waiting[i - 1]!.cloneNode(true) as HTMLElement;
+    const after = [...slides.keys()].filter((j) => j > i).sort((a, b) => a - b)[0];
+    hero.insertBefore(slide, after === undefined ? template : slides.get(after)!);
+    slides.set(i, slide);
+    watchLoad(i, slide);
+  };
+  const rotating = () => !paused && !reducedMotion.matches;
+  const show = (i: number) => {
+    mount(i);
+    slides.get(index)?.classList.replace("opacity-100", "opacity-0");
+    slides.get(i)!.classList.replace("opacity-0", "opacity-100");
+    index = i;
+    hero.dataset.heroIndex = String(i);
+    // The next photo is fetched ahead of its turn.
+    if (rotating()) mount((i + 1) % count);
+  };
+  const restart = () => {
+    clearInterval(timer);
+    timer = undefined;
+    toggle.hidden = reducedMotion.matches;
+    if (!rotating()) return;
+    mount((index + 1) % count);
+    timer = setInterval(() => {
+      const next = (index + 1) % count;
+      // Only swap to a photo that has finished loading; otherwise wait a turn.
+      if (loaded.has(next)) show(next);
+    }, rotationMs);
+  };
+
+  const first = hero.querySelector<HTMLElement>("[data-hero-slide]")!;
+  slides.set(0, first);
+  watchLoad(0, first);
+
+  toggle.addEventListener("click", () => {
+    paused = !paused;
+    toggle.querySelector("[data-hero-toggle-label]")!.textContent = paused ? "Play slideshow" : "Pause slideshow";
+    for (const icon of toggle.querySelectorAll<HTMLElement>("[data-hero-icon]")) {
+      icon.toggleAttribute("hidden", (icon.dataset.heroIcon === "paused") !== paused);
+    }
+    restart();
+  });
+
+  let swipeStart: number | null = null;
+  hero.addEventListener("pointerdown", (event) => {
+    swipeStart = event.clientX;
+  });
+  hero.addEventListener("pointerup", (event) => {
+    if (swipeStart === null) return;
+    const distance = event.clientX - swipeStart;
+    swipeStart = null;
+    if (Math.abs(distance) < swipePx) return;
+    // Leftwards brings the next photo, rightwards the previous one.
+    show((index + (distance < 0 ? 1 : count - 1)) % count);
+    restart();
+  });
+  hero.addEventListener("pointercancel", () => {
+    swipeStart = null;
+  });
+
+  reducedMotion.addEventListener("change", restart);
+  restart();
+}
+markIslandMounted("hero");

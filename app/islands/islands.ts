@@ -1,0 +1,22 @@
+import type { UIMatch } from "react-router";
+import type { ISLAND_ENTRIES } from "./vite-plugin";
+
+/** One interactive part of a public page, with its own browser entry (app/islands/vite-plugin.ts). */
+export type IslandName = keyof typeof ISLAND_ENTRIES;
+
+/**
+ * A public route's `handle`: the page is served as HTML and CSS without React Router's client
+ * runtime, and these islands are all the script it loads (docs/decisions/0055). Routes without it
+ * (the admin) are the full React application.
+ */
+export type PublicPageHandle = { islands: readonly IslandName[] };
+
+/** Every public page has the header's mobile menu. */
+const LAYOUT_ISLANDS: readonly IslandName[] = ["menu"];
+
+/** The islands of the page being rendered, or null when it is the full React application. */
+export function publicPageIslands(matches: readonly UIMatch[]): IslandName[] | null {
+  const handle = matches.at(-1)?.handle as Partial<PublicPageHandle> | undefined;
+  if (!handle?.islands) return null;
+  return [...new Set([...LAYOUT_ISLANDS, ...handle.islands])];
+}
