@@ -1,0 +1,58 @@
+/**
+ * Photos a visitor attaches to an enquiry (issue 21): the facts the browser
+ * (the contact island, the no-JS form, the inbox) and the server share.
+ * Browser-safe: no server imports.
+ */
+
+/** Issue 21 §1: at most this many photos per enquiry. */
+export const MAX_ENQUIRY_PHOTOS = 5;
+/** Issue 21 §1: each photo as chosen, before processing. */
+export const MAX_ENQUIRY_PHOTO_BYTES = 15 * 1024 * 1024;
+/** The four accepted types (iPhones turn HEIC into JPEG for an `accept="image/*"` field). */
+export const ENQUIRY_PHOTO_TYPES = ["image/jpeg", "image/png", "image/webp", "image/avif"] as const;
+export type EnquiryPhotoType = (typeof ENQUIRY_PHOTO_TYPES)[number];
+
+export const ENQUIRY_PHOTOS_LABEL = "Photos of the job (optional)";
+/** The multipart field of POST /api/enquiry-photos and of the no-JS form's file input. */
+export const ENQUIRY_PHOTO_FIELD = "photos";
+/** The JSON field of POST /api/contact that carries the tokens. */
+export const PHOTO_TOKENS_FIELD = "photoTokens";
+
+export const TOO_MANY_PHOTOS_MESSAGE = "Up to 5 photos.";
+export function unsupportedPhotoMessage(fileName: string): string {
+  return `File ${fileName} is not a supported photo. Please use JPEG, PNG, WebP or AVIF.`;
+}
+/** Shown under the form when a cap kept the photos out but the enquiry was stored (issue 21 §6). */
+export function photosNotTakenMessage(contactEmail: string): string {
+  return `Your message was sent, but we could not take photos today. Please e-mail them to ${contactEmail}.`;
+}
+
+/** Kept copies (issue 21 §5): long side in pixels. */
+export const THUMB_LONG_SIDE = 320;
+export const VIEW_LONG_SIDE = 1600;
+/**
+ * The viewing copy is encoded to fit this many bytes (quality, then size,
+ * steps down), so the notification e-mail attaches it as it is (§9).
+ */
+export const VIEW_COPY_MAX_BYTES = 300 * 1024;
+
+export type EnquiryPhotoSize = "thumb" | "view";
+
+/** What the inbox needs to show an enquiry's photos; `n` counts from 1 in the order the visitor chose them. */
+export type EnquiryPhotoSummary = { n: number; width: number; height: number };
+
+/** GET /api/admin/contact-submissions/:id/photos/:n?size=thumb|view (signed-in owner only, private, no-store). */
+export function enquiryPhotoUrl(submissionId: string, n: number, size: EnquiryPhotoSize): string {
+  return `/api/admin/contact-submissions/${encodeURIComponent(submissionId)}/photos/${n}?size=${size}`;
+}
+
+/** POST /api/enquiry-photos answers 201 with this. */
+export type EnquiryPhotoAccepted = { token: string; name: string };
+
+/** POST /api/contact answers 201 with this (the spec's fields, plus `photos` when tokens were sent). */
+export type ContactAccepted = {
+  message: string;
+  id?: string;
+  /** How many photos went with the enquiry; `notTaken` is true when a cap kept them out (§6). */
+  photos?: { attached: number; notTaken: boolean };
+};
