@@ -1,3 +1,4 @@
+import type { EnquiryPhotoSummary } from "~/enquiry-photos/enquiry-photos";
 import type { NotificationState } from "~/notifications/notification-state";
 import type { ContactSubmission } from "./contact-fields";
 
@@ -13,6 +14,8 @@ export type InboxItem = ContactSubmission & {
   /** When it was opened; null while unread. */
   readAt: string | null;
   notification: NotificationState;
+  /** The photos the visitor attached (issue 21), in order; empty for most enquiries. */
+  photos: EnquiryPhotoSummary[];
 };
 
 /** GET /api/admin/contact-submissions/summary */

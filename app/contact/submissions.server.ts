@@ -124,6 +124,8 @@ function toInboxItem(row: InboxRow): InboxItem {
     cursor: encodeCursor({ submittedAt: row.submitted_at, id: row.id }),
     readAt: row.read_at,
     notification: notificationStateOf(row),
+    // Issue 21 (enq-core): filled from enquiry_photos.
+    photos: [],
   };
 }
 
