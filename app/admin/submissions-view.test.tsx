@@ -22,6 +22,7 @@ function item(id: string, overrides: Partial<InboxItem> = {}): InboxItem {
     cursor: `cursor-${id}`,
     readAt: null,
     notification: NOTIFICATIONS_OFF_STATE,
+    photos: [],
     ...overrides,
   };
 }
