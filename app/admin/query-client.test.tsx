@@ -3,7 +3,7 @@ import { act, fireEvent, screen } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { toast } from "~/components/ui/use-toast";
 import { ApiError, apiRequest } from "~/lib/api-client";
-import { createAdminQueryClient, failureToast, invalidateGalleries, serverMessage } from "./query-client";
+import { createAdminQueryClient, failureToast, hardNavigate, invalidateGalleries, serverMessage } from "./query-client";
 import { json, mockFetch, renderWithClient } from "./test-helpers";
 
 vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
@@ -119,5 +119,33 @@ describe("createAdminQueryClient", () => {
     expect(serverMessage({ responseText: '{"message":"Nope"}' }, "fallback")).toBe("Nope");
     expect(serverMessage({ responseText: "<html>" }, "fallback")).toBe("fallback");
     expect(serverMessage(new Error("x"), "fallback")).toBe("fallback");
+  });
+});
+
+describe("hardNavigate", () => {
+  it("keeps the first destination: a 401 while logout's page loads does not send the owner back to /admin", async () => {
+    vi.useFakeTimers();
+    vi.mocked(toast).mockClear();
+    const location = { href: "http://127.0.0.1/admin" };
+    const real = Object.getOwnPropertyDescriptor(window, "location")!;
+    Object.defineProperty(window, "location", { configurable: true, value: location });
+    try {
+      const client = createAdminQueryClient();
+      hardNavigate("/");
+      mockFetch([{ method: "GET", path: /.*/, respond: () => json(401, { message: "Unauthorized" }) }]);
+      await client.fetchQuery({ queryKey: ["/api/admin/activity"] }).catch(() => undefined);
+      expect(toast).toHaveBeenCalledTimes(1);
+      await vi.advanceTimersByTimeAsync(500);
+      expect(location.href).toBe("/");
+
+      // Back from the home page through the back/forward cache: this page may navigate again.
+      window.dispatchEvent(new PageTransitionEvent("pageshow", { persisted: true }));
+      hardNavigate("/admin");
+      expect(location.href).toBe("/admin");
+    } finally {
+      Object.defineProperty(window, "location", real);
+      vi.useRealTimers();
+      vi.unstubAllGlobals();
+    }
   });
 });

@@ -21,8 +21,23 @@ export const galleryKey = (type: string) => [`/api/galleries/${type}`] as const;
 /** Mutations that handle their own 401 (signing in and out) carry this meta. */
 export const HANDLES_OWN_401 = { handlesOwn401: true } as const;
 
-/** Goes to a URL with a full page load (on purpose: the browser does not ask about unsaved text). */
+/** Where the page is already going, if a hard navigation has started. */
+let leavingFor: string | null = null;
+if (typeof window !== "undefined") {
+  // Back from the next page (the back/forward cache): this page is in use again.
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted) leavingFor = null;
+  });
+}
+
+/**
+ * Goes to a URL with a full page load (on purpose: the browser does not ask
+ * about unsaved text). The first destination wins: a query that fails with 401
+ * while logout's page is loading must not send the owner back to /admin.
+ */
 export function hardNavigate(url: string) {
+  if (leavingFor !== null) return;
+  leavingFor = url;
   leaveWithoutPrompt();
   window.location.href = url;
 }
