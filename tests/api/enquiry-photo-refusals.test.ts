@@ -49,6 +49,18 @@ describe("refused photos", () => {
   });
 });
 
+describe("cross-site posts", () => {
+  it("a photo posted from another site is refused with 403, as every other API post is; nothing is stored", async () => {
+    ctx = await createPhotoContext();
+    const res = await ctx.upload(await makeImage("jpeg")).set("Origin", "https://elsewhere.example");
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ message: "Cross-site requests are not allowed" });
+    const fetchSite = await ctx.upload(await makeImage("jpeg")).set("Sec-Fetch-Site", "cross-site");
+    expect(fetchSite.status).toBe(403);
+    expect(await ctx.photoRows()).toEqual([]);
+  });
+});
+
 describe("tokens", () => {
   it("a token sent from another address is ignored: the enquiry is stored without the photo", async () => {
     ctx = await createPhotoContext();
