@@ -22,7 +22,6 @@ import { createPhotoContext, type PhotoContext } from "./enquiry-photo-helpers";
 
 /** Issue 21 §7 and §11: photos go with their enquiry, expire, and are in backups (both back ends). */
 
-const DAY = 24 * 60 * 60_000;
 const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-enquiry-photos-"));
 afterAll(() => fs.rm(tmp, { recursive: true, force: true }));
 
