@@ -16,22 +16,14 @@ import type { GalleryType } from "~/galleries/gallery";
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../server/bootstrap";
 import { startScaledBackends } from "../tests/support/backends";
+import { round, table } from "./lib/bench-report";
+import { WRK, wrkMs } from "./lib/load-generators";
 import { DEMO_GALLERIES, PRODUCTION_MALLOC_ENV, ensureBuild, freePort } from "./lib/production-server";
 import { startTestServer, type TestServer } from "../tests/support/test-server";
-
-const WRK = "/usr/bin/wrk";
 
 export type BackendsBenchOptions = { durationSeconds: number; connections: number; threads: number; tool?: string };
 
 type Measured = { requestsPerSecond: number; p99Ms: number; non2xx: number };
-
-const round = (value: number, digits = 2) => Number(value.toFixed(digits));
-
-function wrkMs(value: string): number {
-  const match = /^([\d.]+)(us|ms|s|m)$/.exec(value.trim());
-  if (!match) throw new Error(`Unexpected wrk duration "${value}"`);
-  return Number(match[1]) * { us: 0.001, ms: 1, s: 1000, m: 60_000 }[match[2] as "us" | "ms" | "s" | "m"];
-}
 
 /** wrk when installed (else autocannon): one GET target for `seconds`. */
 async function load(url: string, seconds: number, options: BackendsBenchOptions): Promise<Measured> {
@@ -84,12 +76,6 @@ async function seed(env: Record<string, string>) {
   } finally {
     await services.close();
   }
-}
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
-  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 
 export async function benchBackends(options: BackendsBenchOptions) {

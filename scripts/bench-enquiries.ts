@@ -20,6 +20,7 @@ import { createImageWorker } from "~/images/image-worker.server";
 import { createLogger } from "~/lib/logger.server";
 import { createServices } from "~/services.server";
 import { createLocalStorage } from "~/storage/storage.server";
+import { round } from "./lib/bench-report";
 
 type Mode = "FULL" | "NORMAL";
 export type EnquiryBenchRun = { synchronous: Mode; enquiries: number; seconds: number; perSecond: number; p50Ms: number; p99Ms: number };
@@ -34,7 +35,6 @@ export type EnquiryBenchReport = {
 };
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-const round = (value: number, digits = 2) => Number(value.toFixed(digits));
 
 async function storeFor(mode: Mode, seconds: number): Promise<EnquiryBenchRun> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `cornerstone-bench-enquiries-${mode.toLowerCase()}-`));

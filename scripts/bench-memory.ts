@@ -16,6 +16,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { cpuTicks, peakRssMB } from "../tests/support/process-memory";
 import { startTestServer, type TestServer } from "../tests/support/test-server";
+import { median } from "./lib/bench-report";
 import { PRODUCTION_MALLOC_ENV, PROJECT_ROOT, ensureBuild } from "./lib/production-server";
 
 const REQUESTS = 80_000;
@@ -86,12 +87,6 @@ async function throughput(server: TestServer, seconds: number): Promise<{ rate: 
   const ticks = (await cpuTicks(server.pid)) - ticksBefore;
   return { rate: Math.round(result.requests.average), cpuMicroseconds: Math.round((ticks * TICK_MICROSECONDS) / result.requests.total) };
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 export async function benchMemory(options: { durationS: number; rounds?: number }) {
   ensureBuild();

@@ -22,12 +22,11 @@ import { createLogger } from "../app/lib/logger.server";
 import { createRateLimiter } from "../app/lib/rate-limit.server";
 import { createApp } from "../server/app";
 import { openServices } from "../server/bootstrap";
+import { median, round } from "./lib/bench-report";
 
 const ADMIN = { username: "owner", password: "the bench password" };
 const WRONG = { username: ADMIN.username, password: "a wrong guess" };
 
-const round = (value: number, digits = 1) => Number(value.toFixed(digits));
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export type SignInBench = {
   argon2VerifyMs: number;
@@ -102,10 +101,10 @@ export async function benchSignIn(): Promise<SignInBench> {
     await background;
 
     const result: SignInBench = {
-      argon2VerifyMs: round(median(verifyTimes)),
-      limiterHitMicroseconds: round(limiterHitMicroseconds),
+      argon2VerifyMs: round(median(verifyTimes), 1),
+      limiterHitMicroseconds: round(limiterHitMicroseconds, 1),
       floods,
-      ownerDuringFloodMs: round(ownerDuringFloodMs),
+      ownerDuringFloodMs: round(ownerDuringFloodMs, 1),
       ownerStatusDuringFlood: owner.status,
     };
     console.log("\n== Sign-in under load");
