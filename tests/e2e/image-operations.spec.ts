@@ -59,6 +59,36 @@ test.describe("image processing in production", () => {
     expect(webPeak, `web process peak RSS ${webPeak.toFixed(0)} MB`).toBeLessThan(WEB_PEAK_RSS_LIMIT_MB);
   });
 
+  test("visitors' photos sent all at once, bombs among them, while the owner adds a photo: the web process stays under 250 MB", async () => {
+    const cookie = await signInOverHttp(server.url);
+    const sendPhoto = async (file: Buffer, name: string) => {
+      const form = new FormData();
+      form.append("photos", new Blob([new Uint8Array(file)], { type: "image/jpeg" }), name);
+      const response = await fetch(`${server.url}/api/enquiry-photos`, { method: "POST", body: form });
+      return { status: response.status, body: (await response.json()) as { token?: string; message?: string } };
+    };
+    // Five 12-megapixel camera photos (about 11 MB each), a PNG bomb and a truncated photo, at once.
+    const noisy = await makeNoisyJpeg(4000, 3000);
+    const sent = await Promise.all([
+      ...[1, 2, 3, 4, 5].map((n) => sendPhoto(noisy, `wall-${n}.jpg`)),
+      sendPhoto(pngBomb(20_000, 20_000), "bomb.png"),
+      sendPhoto(await truncatedJpeg(), "half.jpg"),
+      registerOverHttp(server.url, cookie, await uploadOverHttp(server.url, cookie, await makeImage("jpeg", { width: 1600, height: 1200 }))),
+    ]);
+    for (const photo of sent.slice(0, 5)) {
+      expect(photo.status).toBe(201);
+      expect(photo.body.token).toEqual(expect.any(String));
+    }
+    expect(sent[5]).toEqual({ status: 413, body: { message: "Photo bomb.png is too large to process." } });
+    expect(sent[6]).toEqual({ status: 400, body: { message: "Photo half.jpg could not be read as an image." } });
+    expect(sent[7]!.status).toBe(201);
+
+    expect(await mapsLibrary(server.pid, "libvips")).toBe(false);
+    const webPeak = await peakRssMB(server.pid);
+
+    expect(webPeak, `web process peak RSS ${webPeak.toFixed(0)} MB`).toBeLessThan(WEB_PEAK_RSS_LIMIT_MB);
+  });
+
   test("a worker killed mid-job: that upload gets 422, the next one works on a new worker", async () => {
     const cookie = await signInOverHttp(server.url);
     // Warm up, so the worker exists and sits idle before the photo arrives.
