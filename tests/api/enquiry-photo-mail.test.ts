@@ -1,0 +1,135 @@
+import { randomBytes } from "node:crypto";
+import sharp from "sharp";
+import { afterEach, describe, expect, it } from "vitest";
+import { HOURLY_CAP, hourStartOf } from "~/notifications/outbox-digest.server";
+import { startSmtpServer, type TestSmtpServer } from "../support/smtp";
+import { SITE_URL, createMailContext, type MailContext } from "./mail-helpers";
+
+/**
+ * Issue 21 §9–10: an enquiry's photos reach the owner's mailbox as
+ * attachments (a real SMTP server receives them), a digest links to the inbox
+ * instead, and the CSV export counts them. The photos go in through the real
+ * API and image worker.
+ */
+
+let ctx: MailContext | null = null;
+let smtp: TestSmtpServer | null = null;
+afterEach(async () => {
+  await ctx?.close();
+  await smtp?.stop();
+  ctx = null;
+  smtp = null;
+});
+
+async function setUp() {
+  smtp = await startSmtpServer();
+  ctx = await createMailContext({ smtpUrl: smtp.url });
+  return { smtp, ctx };
+}
+
+/** A camera-sized JPEG of noise: it compresses badly, so its viewing copy has to work to fit 300 KB. */
+async function noisyPhoto(width: number, height: number): Promise<Buffer> {
+  return sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 92 })
+    .toBuffer();
+}
+
+/** POST /api/enquiry-photos for each photo, then POST /api/contact with the tokens, from one address. */
+async function enquireWithPhotos(context: MailContext, name: string, photos: Buffer[]): Promise<string> {
+  const photoTokens: string[] = [];
+  for (const [i, photo] of photos.entries()) {
+    const res = await context.api.post("/api/enquiry-photos").attach("photos", photo, { filename: `wall-${i + 1}.jpg`, contentType: "image/jpeg" });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    photoTokens.push((res.body as { token: string }).token);
+  }
+  const res = await context.api
+    .post("/api/contact")
+    .send({ name, email: "visitor@example.com", message: "Could you quote for this wall, please?", photoTokens });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expect(res.body).toMatchObject({ photos: { attached: photos.length, notTaken: false } });
+  const list = (await context.admin.get("/api/admin/contact-submissions?limit=200").expect(200)).body as { id: string; name: string }[];
+  return list.find((item) => item.name === name)!.id;
+}
+
+describe("the enquiry e-mail", () => {
+  it("carries the enquiry's photos as JPEG attachments of at most 300 KB each, and says how many", { timeout: 120_000 }, async () => {
+    const { smtp, ctx } = await setUp();
+    await enquireWithPhotos(ctx, "Aroha", [await noisyPhoto(2400, 1800), await noisyPhoto(1500, 2000)]);
+    expect(await ctx.outbox.runDue()).toMatchObject({ sent: 1, failed: 0, retrying: 0 });
+
+    const [mail] = await smtp.waitForMessages(1);
+    expect(mail!.subject).toBe("New enquiry from Aroha");
+    expect(mail!.text).toContain("2 photos are attached.");
+    expect(mail!.attachments.map(({ filename, contentType }) => ({ filename, contentType }))).toEqual([
+      { filename: "enquiry-photo-1.jpg", contentType: "image/jpeg" },
+      { filename: "enquiry-photo-2.jpg", contentType: "image/jpeg" },
+    ]);
+    const sizes = [];
+    for (const attachment of mail!.attachments) {
+      expect(attachment.content.length).toBeLessThanOrEqual(300 * 1024);
+      const meta = await sharp(attachment.content).metadata();
+      expect(meta.format).toBe("jpeg");
+      sizes.push([meta.width, meta.height]);
+    }
+    // The viewing copies, 1600 px on the long side, in the order the visitor chose them.
+    expect(sizes).toEqual([
+      [1600, 1200],
+      [1200, 1600],
+    ]);
+  });
+
+  it("still goes when a photo can no longer be read, without it, and says so", { timeout: 120_000 }, async () => {
+    const { smtp, ctx } = await setUp();
+    const id = await enquireWithPhotos(ctx, "Hemi", [await noisyPhoto(800, 600), await noisyPhoto(600, 800)]);
+    // The first photo's stored copies go (as a retention sweep or a failed store would leave it).
+    const keys = (await ctx.services.storage.list("enquiry-photos/")).map((object) => object.key).filter((key) => key.includes(id));
+    expect(keys.length).toBeGreaterThanOrEqual(4);
+    const firstPhoto = await import("~/enquiry-photos/enquiry-photos.server").then(({ openEnquiryPhoto }) => openEnquiryPhoto(ctx.services, id, 1, "view"));
+    firstPhoto!.body.destroy();
+    for (const key of keys) {
+      const opened = await ctx.services.storage.read(key);
+      if (!opened) continue;
+      opened.stream.destroy();
+      if (opened.bytes === firstPhoto!.bytes) await ctx.services.storage.delete(key);
+    }
+
+    expect(await ctx.outbox.runDue()).toMatchObject({ sent: 1, failed: 0, retrying: 0 });
+    const [mail] = await smtp.waitForMessages(1);
+    expect(mail!.attachments.map((attachment) => attachment.filename)).toEqual(["enquiry-photo-2.jpg"]);
+    expect(mail!.text).toContain("1 photo is attached.\nCould not attach 1 photo (it could not be read; it may have been deleted).");
+  });
+});
+
+describe("the hourly digest", () => {
+  it("carries no photos and sends the owner to the inbox for them", { timeout: 120_000 }, async () => {
+    const { smtp, ctx } = await setUp();
+    // This hour's allowance is used up: the enquiry waits for the hour's digest.
+    await ctx.services.db.insertInto("notification_hourly_sends").values({ hour: hourStartOf(ctx.clock.now()).toISOString(), sends: HOURLY_CAP }).execute();
+    await enquireWithPhotos(ctx, "Mere", [await noisyPhoto(800, 600), await noisyPhoto(800, 600), await noisyPhoto(600, 800)]);
+    expect(await ctx.outbox.runDue()).toMatchObject({ sent: 0, held: 1 });
+
+    ctx.clock.set("2026-02-28T21:00:00.000Z");
+    expect(await ctx.outbox.runDue()).toMatchObject({ sent: 1 });
+    const [digest] = await smtp.waitForMessages(1);
+    expect(digest!.subject).toBe("1 more enquiry from the website");
+    expect(digest!.attachments).toEqual([]);
+    expect(digest!.text).toContain(`3 photos: see them in the inbox: ${SITE_URL}/admin?view=submissions`);
+    expect(digest!.html).toContain(`href="${SITE_URL}/admin?view=submissions">3 photos: see them in the inbox`);
+  });
+});
+
+describe("the CSV export", () => {
+  it("counts each enquiry's photos in its last column, Photos", { timeout: 120_000 }, async () => {
+    const { ctx } = await setUp();
+    await enquireWithPhotos(ctx, "Tama", [await noisyPhoto(800, 600), await noisyPhoto(600, 800)]);
+    ctx.clock.advance(60_000);
+    await ctx.enquire({ name: "Ana" });
+    const res = await ctx.admin.get("/api/admin/contact-submissions/export.csv").expect(200);
+    const lines = (res.text as string).replace(/^\uFEFF/, "").trimEnd().split("\r\n");
+    expect(lines[0]).toBe("Received,Name,Email,Phone,Message,Read,Notification,Photos");
+    expect(lines.slice(1).map((line) => [line.split(",")[1], line.split(",").at(-1)])).toEqual([
+      ["Ana", "0"],
+      ["Tama", "2"],
+    ]);
+  });
+});
