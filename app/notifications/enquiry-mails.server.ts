@@ -44,6 +44,9 @@ function telLink(phone: string): string | null {
   return dialable.replace(/\D/g, "").length >= 5 ? `tel:${dialable}` : null;
 }
 
+const heading = (subject: string) => `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1>`;
+const allEnquiriesLink = (ctx: MailContext) =>
+  `<p style="margin:8px 0 0;"><a style="${STYLE.link}" href="${escapeHtml(inboxLink(ctx))}">See all enquiries in the admin</a></p>`;
 const note = (text: string) => `<p style="margin:16px 0 0;font-weight:600;">${escapeHtml(text)}</p>`;
 
 function enquiryRows(enquiry: ContactSubmission): string {
@@ -98,11 +101,11 @@ export function enquiryMail(ctx: MailContext, received: ContactSubmission, messa
   ].join("\n");
   const html = htmlDocument(
     subject,
-    `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1>` +
+    heading(subject) +
       enquiryRows(enquiry) +
       photoLines.map(note).join("") +
       `<p style="margin:24px 0 0;color:#57534e;">Press Reply to answer ${escapeHtml(enquiry.name)} directly.</p>` +
-      `<p style="margin:8px 0 0;"><a style="${STYLE.link}" href="${escapeHtml(inboxLink(ctx))}">See all enquiries in the admin</a></p>`,
+      allEnquiriesLink(ctx),
   );
   return {
     from: sender(ctx),
@@ -150,7 +153,7 @@ export function digestMail(
   ].join("\n");
   const html = htmlDocument(
     subject,
-    `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1>` +
+    heading(subject) +
       `<p style="margin:0 0 16px;color:#57534e;">${escapeHtml(why)}</p>` +
       enquiries
         .map((enquiry) => {
@@ -161,7 +164,7 @@ export function digestMail(
           return `<div style="border-top:1px solid #e7e5e4;padding:16px 0;">${enquiryRows(enquiry)}${link}</div>`;
         })
         .join("") +
-      `<p style="margin:8px 0 0;"><a style="${STYLE.link}" href="${escapeHtml(inboxLink(ctx))}">See all enquiries in the admin</a></p>`,
+      allEnquiriesLink(ctx),
   );
   return { from: sender(ctx), to: ctx.to, replyTo: null, subject, text, html, messageId, headers: AUTOMATED };
 }
