@@ -1,6 +1,6 @@
 import type { Locator, Page } from "@playwright/test";
 import sharp from "sharp";
-import { openView, signInApi } from "./admin-helpers";
+import { expectNoAxeViolations, openView, signInApi } from "./admin-helpers";
 import { expect, test } from "./fixtures";
 
 /**
@@ -64,6 +64,7 @@ test("an enquiry's 3 photos show as thumbnails in the inbox and open in a full-s
     await thumbnail.scrollIntoViewIfNeeded();
     await expect.poll(() => loaded(thumbnail)).toBe(true);
   }
+  await expectNoAxeViolations(page, "inbox with photos");
 
   // A tap on the first opens its viewing copy full-screen.
   await entry.getByRole("button", { name: `Photo 1 of 3 from ${name}` }).tap();
@@ -73,6 +74,7 @@ test("an enquiry's 3 photos show as thumbnails in the inbox and open in a full-s
   await expect(position).toHaveText("Photo 1 of 3");
   await expect(shown).toHaveAttribute("src", /\/photos\/1\?size=view$/);
   await expect.poll(() => loaded(shown)).toBe(true);
+  await expectNoAxeViolations(page, "photo viewer");
 
   // On a phone: the photo fits the screen, and every control is at least 44 px square.
   const viewport = page.viewportSize()!;
