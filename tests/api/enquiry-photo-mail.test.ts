@@ -1,9 +1,12 @@
 import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
+import { enquiryMail } from "~/notifications/enquiry-mails.server";
+import { openEnquiryPhotoAttachments } from "~/notifications/enquiry-photo-attachments.server";
 import { HOURLY_CAP, hourStartOf } from "~/notifications/outbox-digest.server";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp";
-import { SITE_URL, createMailContext, type MailContext } from "./mail-helpers";
+import { NOTIFY_EMAIL, SITE_URL, createMailContext, type MailContext } from "./mail-helpers";
 
 /**
  * Issue 21 §9–10: an enquiry's photos reach the owner's mailbox as
@@ -99,6 +102,47 @@ describe("the enquiry e-mail", () => {
     expect(mail!.text).toContain("1 photo is attached.\nCould not attach 1 photo (it could not be read; it may have been deleted).");
   });
 });
+
+describe("the photos' streams", () => {
+  it("are all let go after a send that failed (SMTP down), and the retry attaches them", { timeout: 120_000 }, async () => {
+    const { smtp, ctx } = await setUp();
+    await enquireWithPhotos(ctx, "Rawiri", [await noisyPhoto(800, 600), await noisyPhoto(600, 800)]);
+    await smtp.stop();
+    expect(await ctx.outbox.runDue()).toMatchObject({ sent: 0, retrying: 1 });
+    // On disk, an unread stream holds a file handle open (a bucket holds a connection instead).
+    await expect.poll(openPhotoFiles).toEqual([]);
+
+    await smtp.start();
+    ctx.clock.advance(60_000);
+    expect(await ctx.outbox.runDue()).toMatchObject({ sent: 1 });
+    const [mail] = await smtp.waitForMessages(1);
+    expect(mail!.attachments).toHaveLength(2);
+    await expect.poll(openPhotoFiles).toEqual([]);
+  });
+
+  it("that fail before the mailer reads them fail that send, never the process", { timeout: 120_000 }, async () => {
+    const { ctx } = await setUp();
+    const id = await enquireWithPhotos(ctx, "Tane", [await noisyPhoto(800, 600), await noisyPhoto(600, 800)]);
+    const opened = await openEnquiryPhotoAttachments(ctx.services, id);
+    expect(opened.attachments).toHaveLength(2);
+    try {
+      // As an S3 connection reset while the SMTP server is still greeting us: an unheard error would crash the server.
+      opened.attachments[0]!.content.destroy(new Error("connection reset"));
+      await new Promise((resolve) => setImmediate(resolve));
+      const enquiry = await ctx.item(id);
+      const mail = enquiryMail({ from: ctx.services.mail!.from, to: NOTIFY_EMAIL, siteUrl: SITE_URL }, enquiry as never, "<tane@example.nz>", opened);
+      await expect(ctx.services.mail!.mailer.send(mail)).rejects.toThrow("connection reset");
+    } finally {
+      opened.close();
+    }
+  });
+});
+
+/** This process's open files under an enquiry-photos/ directory (Linux). */
+async function openPhotoFiles(): Promise<string[]> {
+  const links = await Promise.all((await fs.readdir("/proc/self/fd")).map((fd) => fs.readlink(`/proc/self/fd/${fd}`).catch(() => "")));
+  return links.filter((link) => link.includes("enquiry-photos"));
+}
 
 describe("the hourly digest", () => {
   it("carries no photos and sends the owner to the inbox for them", { timeout: 120_000 }, async () => {
