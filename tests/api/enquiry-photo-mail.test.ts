@@ -121,7 +121,7 @@ describe("the photos' streams", () => {
     await expect.poll(openPhotoFiles).toEqual([]);
   });
 
-  it("that fail before the mailer reads them fail that send, never the process", { timeout: 120_000 }, async () => {
+  it("that fail before the mailer reads them fail that send, never the process; the others are let go", { timeout: 120_000 }, async () => {
     const { ctx } = await setUp();
     const id = await enquireWithPhotos(ctx, "Tane", [await noisyPhoto(800, 600), await noisyPhoto(600, 800)]);
     const opened = await openEnquiryPhotoAttachments(ctx.services, id);
@@ -136,6 +136,19 @@ describe("the photos' streams", () => {
     } finally {
       opened.close();
     }
+    await expect.poll(openPhotoFiles).toEqual([]);
+  });
+
+  it("are let go when the mail adapter refuses a mail before reading them", { timeout: 120_000 }, async () => {
+    const { ctx } = await setUp();
+    const id = await enquireWithPhotos(ctx, "Nikau", [await noisyPhoto(800, 600), await noisyPhoto(600, 800)]);
+    const opened = await openEnquiryPhotoAttachments(ctx.services, id);
+    const enquiry = submissionFromRow(await ctx.services.db.selectFrom("contact_submissions").selectAll().where("id", "=", id).executeTakeFirstOrThrow());
+    // Refused before nodemailer sees it: nothing else would ever read or close these streams.
+    const mail = enquiryMail({ from: ctx.services.mail!.from, to: "not an address", siteUrl: SITE_URL }, enquiry, "<nikau@example.nz>", opened);
+    await expect(ctx.services.mail!.mailer.send(mail)).rejects.toThrow("Not a valid recipient address");
+    opened.close();
+    await expect.poll(openPhotoFiles).toEqual([]);
   });
 });
 
