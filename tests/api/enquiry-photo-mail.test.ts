@@ -128,8 +128,10 @@ describe("the photos' streams", () => {
     expect(opened.attachments).toHaveLength(2);
     try {
       // As an S3 connection reset while the SMTP server is still greeting us: an unheard error would crash the server.
-      opened.attachments[0]!.content.destroy(new Error("connection reset"));
-      await new Promise((resolve) => setImmediate(resolve));
+      const failing = opened.attachments[0]!.content;
+      failing.destroy(new Error("connection reset"));
+      // 'close' comes after 'error': by then an unheard error would have been thrown.
+      await new Promise((resolve) => failing.on("close", resolve));
       const enquiry = submissionFromRow(await ctx.services.db.selectFrom("contact_submissions").selectAll().where("id", "=", id).executeTakeFirstOrThrow());
       const mail = enquiryMail({ from: ctx.services.mail!.from, to: NOTIFY_EMAIL, siteUrl: SITE_URL }, enquiry, "<tane@example.nz>", opened);
       await expect(ctx.services.mail!.mailer.send(mail)).rejects.toThrow("connection reset");
