@@ -207,7 +207,7 @@ describe("two outbox workers on PostgreSQL", () => {
       const logger = createLogger({ level: "silent" });
       // Two workers, each with its own connection pool, as on two instances.
       // Sign-in alerts attach nothing: the store is never read.
-      const storage = createLocalStorage({ rootDir: os.tmpdir(), signingSecret: "unused" });
+      const storage = createLocalStorage({ rootDir: os.tmpdir(), signingSecret: "unused-by-sign-in-alerts-0123456789" });
       const [workerA, workerB] = [a, b].map((db) => createOutbox({ db, logger, clock, mail, env, storage, outboxWake: createSignal() }));
 
       const held = await holdJob(c, ids[0]!);
