@@ -16,18 +16,17 @@ import { NOTIFY_EMAIL, SITE_URL, createMailContext, type MailContext } from "./m
  * API and image worker.
  */
 
-let ctx: MailContext | null = null;
-let smtp: TestSmtpServer | null = null;
+/** What each test started, stopped after it (last started, first stopped). */
+const started: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  await ctx?.close();
-  await smtp?.stop();
-  ctx = null;
-  smtp = null;
+  for (const stop of started.splice(0).reverse()) await stop();
 });
 
-async function setUp() {
-  smtp = await startSmtpServer();
-  ctx = await createMailContext({ smtpUrl: smtp.url, imageWorker: true });
+async function setUp(): Promise<{ smtp: TestSmtpServer; ctx: MailContext }> {
+  const smtp = await startSmtpServer();
+  started.push(() => smtp.stop());
+  const ctx = await createMailContext({ smtpUrl: smtp.url, imageWorker: true });
+  started.push(() => ctx.close());
   return { smtp, ctx };
 }
 
