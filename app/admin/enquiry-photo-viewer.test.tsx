@@ -107,6 +107,18 @@ describe("EnquiryPhotos", () => {
     expect(position()).toHaveTextContent("Photo 1 of 3");
   });
 
+  it("shows a spinner until the viewing copy has arrived, and again for the next one", async () => {
+    renderPhotos();
+    await userEvent.click(screen.getByRole("button", { name: "Photo 1 of 3 from Aroha" }));
+    expect(screen.getByTestId("photo-loading")).toBeInTheDocument();
+    fireEvent.load(shownPhoto());
+    expect(screen.queryByTestId("photo-loading")).toBeNull();
+    await userEvent.keyboard("{ArrowRight}");
+    expect(screen.getByTestId("photo-loading")).toBeInTheDocument();
+    fireEvent.load(shownPhoto());
+    expect(screen.queryByTestId("photo-loading")).toBeNull();
+  });
+
   it("has no previous or next for a single photo", async () => {
     renderPhotos([{ n: 1, width: 800, height: 600 }]);
     await userEvent.click(screen.getByRole("button", { name: "Photo 1 of 1 from Aroha" }));

@@ -1,6 +1,7 @@
 import * as DialogPrimitive from "@radix-ui/react-dialog";
 import { ChevronLeft, ChevronRight, X } from "lucide-react";
 import { useRef, useState, type KeyboardEvent, type PointerEvent } from "react";
+import { Spinner } from "~/components/ui/spinner";
 import { enquiryPhotoUrl, THUMB_LONG_SIDE, type EnquiryPhotoSummary } from "~/enquiry-photos/enquiry-photos";
 import { cn } from "~/lib/cn";
 
@@ -89,10 +90,13 @@ type ViewerProps = {
 
 function PhotoViewer({ submissionId, name, photos, index: asked, open, onShow, onOpenChange, onClosed }: ViewerProps) {
   const swipeStart = useRef<{ x: number; y: number; id: number } | null>(null);
+  // Which viewing copy has arrived: until then a spinner shows (a phone may take a moment for 300 KB).
+  const [loadedUrl, setLoadedUrl] = useState<string | null>(null);
   const count = photos.length;
   // The list may be refreshed with fewer photos while it is open.
   const index = Math.min(asked, count - 1);
   const photo = photos[index]!;
+  const viewUrl = enquiryPhotoUrl(submissionId, photo.n, "view");
   // Wraps round: after the last comes the first.
   const step = (by: 1 | -1) => onShow((index + by + count) % count);
 
@@ -136,21 +140,27 @@ function PhotoViewer({ submissionId, name, photos, index: asked, open, onShow, o
           </div>
           <div
             data-testid="photo-stage"
-            className="flex min-h-0 flex-1 items-center justify-center p-3 select-none"
+            className="relative flex min-h-0 flex-1 items-center justify-center p-3 select-none"
             // Sideways moves are ours (the swipe); up and down and pinching stay the browser's.
             style={{ touchAction: "pan-y pinch-zoom" }}
             onPointerDown={onPointerDown}
             onPointerUp={onPointerUp}
             onPointerCancel={() => (swipeStart.current = null)}
           >
+            {loadedUrl !== viewUrl ? (
+              <span data-testid="photo-loading" className="absolute inset-0 flex items-center justify-center">
+                <Spinner className="h-8 w-8 text-white/70" />
+              </span>
+            ) : null}
             <img
               key={photo.n}
-              src={enquiryPhotoUrl(submissionId, photo.n, "view")}
+              src={viewUrl}
+              onLoad={() => setLoadedUrl(viewUrl)}
               width={photo.width}
               height={photo.height}
               alt={photoLabel(index, count, name)}
               draggable={false}
-              className="h-auto max-h-full w-auto max-w-full object-contain"
+              className="relative h-auto max-h-full w-auto max-w-full object-contain"
             />
           </div>
           <div className={cn("flex items-center gap-3 px-3 pb-[max(0.75rem,env(safe-area-inset-bottom))]", count > 1 ? "justify-between" : "justify-center")}>
