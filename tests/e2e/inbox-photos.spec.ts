@@ -92,6 +92,7 @@ test("an enquiry's 3 photos show as thumbnails in the inbox and open in a full-s
   const viewport = page.viewportSize()!;
   const expectPhotoFits = async () => {
     await expect.poll(() => loaded(shown)).toBe(true);
+    await expect(viewer.getByTestId("photo-loading")).toHaveCount(0);
     const photoBox = (await shown.boundingBox())!;
     expect(photoBox.x).toBeGreaterThanOrEqual(0);
     expect(photoBox.y).toBeGreaterThanOrEqual(0);
