@@ -8,6 +8,7 @@ import { toast } from "~/components/ui/use-toast";
 import { telHref } from "~/identity";
 import { cn } from "~/lib/cn";
 import { cardClasses } from "./admin-ui";
+import { EnquiryPhotos } from "./enquiry-photo-viewer";
 import { formatSubmittedAt } from "./format-date";
 import { useDeleteEnquiry, useResendNotification, useSetRead } from "./inbox-queries";
 import { NotificationStateLine } from "./notification-state-line";
@@ -19,8 +20,8 @@ const failed = (title: string, description: string) => failureToast({ title, des
 
 /**
  * One enquiry in the inbox (spec §2 Submissions view, issue 9 §4–5): the
- * date, then Name, Email (mail link), Phone (call link) and the whole
- * Message with its line breaks, then its actions. Marking it read is an
+ * date, then Name, Email (mail link), Phone (call link), the whole
+ * Message with its line breaks and the visitor's photos (issue 21 §8), then its actions. Marking it read is an
  * explicit action (Mark as read / Mark as unread, decision 0051): reading
  * the list marks nothing.
  */
@@ -77,6 +78,14 @@ export function SubmissionCard({ submission }: { submission: InboxItem }) {
           ) : null}
           <dt className="text-sm font-semibold text-stone-800">Message</dt>
           <dd className="break-words whitespace-pre-line text-stone-900">{submission.message}</dd>
+          {submission.photos.length > 0 ? (
+            <>
+              <dt className="text-sm font-semibold text-stone-800">Photos</dt>
+              <dd>
+                <EnquiryPhotos submissionId={submission.id} name={submission.name} photos={submission.photos} />
+              </dd>
+            </>
+          ) : null}
         </dl>
 
         <NotificationStateLine state={submission.notification} className="mt-4" />

@@ -198,6 +198,26 @@ describe("SubmissionsView", () => {
     expect(calls.filter((c) => c.method === "POST").map((c) => c.url)).toEqual(["/api/admin/contact-submissions/f/resend"]);
   });
 
+  it("shows an enquiry's photos under its message, and opens them full-screen (issue 21 §8)", async () => {
+    const photos = [
+      { n: 1, width: 1600, height: 1200 },
+      { n: 2, width: 1200, height: 1600 },
+    ];
+    mockFetch([{ method: "GET", path: LIST, respond: () => json(200, [item("9", { name: "Mere", photos }), item("8")]) }]);
+    renderWithClient(<SubmissionsView onBack={vi.fn()} />);
+    const entry = await screen.findByRole("article", { name: "Mere" });
+    expect(Array.from(entry.querySelectorAll("dt"), (dt) => dt.textContent)).toEqual(["Name", "Email", "Message", "Photos"]);
+    const thumbnails = within(entry).getAllByRole("img", { name: /^Photo \d of 2 from Mere$/ });
+    expect(thumbnails.map((img) => img.getAttribute("src"))).toEqual([
+      "/api/admin/contact-submissions/9/photos/1?size=thumb",
+      "/api/admin/contact-submissions/9/photos/2?size=thumb",
+    ]);
+    expect(within(screen.getByRole("article", { name: "Visitor 8" })).queryByText("Photos")).toBeNull();
+    await userEvent.click(within(entry).getByRole("button", { name: "Photo 2 of 2 from Mere" }));
+    const dialog = await screen.findByRole("dialog", { name: "Photos from Mere" });
+    expect(within(dialog).getByRole("img")).toHaveAttribute("src", "/api/admin/contact-submissions/9/photos/2?size=view");
+  });
+
   it("links Export CSV to the download", async () => {
     mockFetch([{ method: "GET", path: LIST, respond: () => json(200, []) }]);
     renderWithClient(<SubmissionsView onBack={vi.fn()} />);

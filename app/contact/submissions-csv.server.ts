@@ -5,11 +5,11 @@ import type { InboxItem } from "./inbox";
 
 /**
  * Issue 9 §5 Export CSV: RFC 4180 (CRLF rows, quoted where needed), UTF-8 with
- * a BOM so Excel reads it right, and no formula injection.
+ * a BOM so Excel reads it right, and no formula injection. Photos: the count only.
  */
 
 export const CSV_BOM = "\uFEFF";
-export const CSV_COLUMNS = ["Received", "Name", "Email", "Phone", "Message", "Read", "Notification"] as const;
+export const CSV_COLUMNS = ["Received", "Name", "Email", "Phone", "Message", "Read", "Notification", "Photos"] as const;
 
 /** One cell: a leading = + - @ tab or CR gets a ' (so a spreadsheet never runs it), then RFC 4180 quoting. */
 export function csvCell(value: string): string {
@@ -66,5 +66,7 @@ export function csvRecord(item: InboxItem): string {
     item.message,
     item.readAt ? "Yes" : "No",
     notificationText(item.notification),
+    // Issue 21: how many photos came with it (the photos themselves stay in the inbox).
+    String(item.photos.length),
   ]);
 }

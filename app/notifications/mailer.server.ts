@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import type { ConnectionOptions } from "node:tls";
 import nodemailer from "nodemailer";
 import type { Env } from "~/env.server";
@@ -15,7 +16,12 @@ export type OutgoingMail = {
   /** With angle brackets: "<enquiry-…@example.nz>". */
   messageId: string;
   headers?: Record<string, string>;
+  /** Files sent with it (an enquiry's photos, issue 21 §9), streamed into the message as it goes out. */
+  attachments?: MailAttachment[];
 };
+
+/** One attached file. `content` is read once, while the message is sent; the sender destroys it afterwards. */
+export type MailAttachment = { filename: string; contentType: string; content: Readable };
 
 export type SentMail = { messageId: string; response: string };
 
@@ -90,6 +96,7 @@ export function createSmtpMailer(settings: SmtpSettings, options: { tls?: Connec
           html: mail.html,
           messageId: mail.messageId,
           headers: mail.headers ? Object.fromEntries(Object.entries(mail.headers).map(([k, v]) => [k, singleLine(v)])) : undefined,
+          attachments: mail.attachments?.map(({ filename, contentType, content }) => ({ filename: singleLine(filename), contentType, content })),
           // The envelope is set, not derived from the headers: only `to` ever receives the mail.
           envelope: { from: mail.from.address, to: [mail.to] },
           disableFileAccess: true,

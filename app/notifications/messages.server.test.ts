@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { businessTime, describeBrowser, digestMail, enquiryMail, escapeHtml } from "./messages.server";
+import { digestMail, enquiryMail } from "./enquiry-mails.server";
+import { businessTime, describeBrowser, escapeHtml } from "./messages.server";
 
 const ctx = { from: { name: null, address: "site@example.nz" }, to: "owner@example.nz", siteUrl: "https://stone.example.nz" };
 const enquiry = {

@@ -1,11 +1,11 @@
 import { formatSubmittedAt } from "~/admin/format-date";
-import type { ContactSubmission } from "~/contact/contact-fields";
 import { identity } from "~/identity";
-import { singleLine, type OutgoingMail } from "./mailer.server";
+import type { OutgoingMail } from "./mailer.server";
 import type { MailAddress } from "./smtp-settings";
 
 /**
- * The notification e-mails: pure functions from data to an OutgoingMail.
+ * The notification e-mails: pure functions from data to an OutgoingMail. The
+ * enquiry e-mail and the digest are in enquiry-mails.server.ts.
  * Visitor text is escaped in the HTML; header fields are made single-line
  * again by the mail adapter, and the recipient is never taken from visitor text.
  */
@@ -40,7 +40,7 @@ function domainOf(from: MailAddress): string {
 }
 
 /** The sender as the owner sees it: MAIL_FROM's own name, else "<business> website". */
-function sender(ctx: MailContext): MailAddress {
+export function sender(ctx: MailContext): MailAddress {
   return { name: ctx.from.name ?? `${identity.businessName} website`, address: ctx.from.address };
 }
 
@@ -53,15 +53,7 @@ export function businessTime(iso: string): string {
   return `${formatSubmittedAt(iso, { timeZone: identity.timeZone })} (${zoneName})`;
 }
 
-/** A dialable tel: link from what a visitor typed, or null when it is not a number (fewer than 5 digits). */
-function telLink(phone: string): string | null {
-  const dialable = phone.replace(/[^\d+]/g, "");
-  return dialable.replace(/\D/g, "").length >= 5 ? `tel:${dialable}` : null;
-}
-
-const adminLink = (ctx: MailContext) => `${ctx.siteUrl}/admin?view=submissions`;
-
-const STYLE = {
+export const STYLE = {
   body: "margin:0;padding:24px;background:#f5f5f4;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;color:#1c1917;",
   card: "max-width:600px;margin:0 auto;background:#ffffff;border-radius:12px;padding:24px;",
   label: "padding:6px 16px 6px 0;vertical-align:top;font-weight:600;color:#57534e;white-space:nowrap;",
@@ -70,110 +62,14 @@ const STYLE = {
   link: "color:#9a3412;",
 };
 
-function htmlDocument(title: string, inner: string): string {
+export function htmlDocument(title: string, inner: string): string {
   return (
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
     `<title>${escapeHtml(title)}</title></head><body style="${STYLE.body}"><div style="${STYLE.card}">${inner}</div></body></html>`
   );
 }
 
-function enquiryRows(enquiry: ContactSubmission): string {
-  const tel = enquiry.phone ? telLink(enquiry.phone) : null;
-  const row = (label: string, value: string) =>
-    `<tr><th scope="row" style="${STYLE.label}" align="left">${label}</th><td style="${STYLE.value}">${value}</td></tr>`;
-  return (
-    `<table role="presentation" cellpadding="0" cellspacing="0" style="border-collapse:collapse;font-size:16px;">` +
-    row("Name", escapeHtml(enquiry.name)) +
-    row("Email", `<a style="${STYLE.link}" href="${escapeHtml(`mailto:${enquiry.email}`)}">${escapeHtml(enquiry.email)}</a>`) +
-    (enquiry.phone
-      ? row("Phone", tel ? `<a style="${STYLE.link}" href="${escapeHtml(tel)}">${escapeHtml(enquiry.phone)}</a>` : escapeHtml(enquiry.phone))
-      : "") +
-    row("Received", escapeHtml(businessTime(enquiry.submittedAt))) +
-    `</table>` +
-    `<p style="margin:20px 0 0;font-weight:600;color:#57534e;">Message</p>` +
-    `<p style="${STYLE.message}">${escapeHtml(enquiry.message)}</p>`
-  );
-}
-
-function enquiryLines(enquiry: ContactSubmission): string[] {
-  return [
-    `Name:     ${enquiry.name}`,
-    `Email:    ${enquiry.email}`,
-    ...(enquiry.phone ? [`Phone:    ${enquiry.phone}${telLink(enquiry.phone) ? ` (${telLink(enquiry.phone)})` : ""}`] : []),
-    `Received: ${businessTime(enquiry.submittedAt)}`,
-    "",
-    "Message:",
-    enquiry.message,
-  ];
-}
-
-const AUTOMATED = { "Auto-Submitted": "auto-generated" };
-
-/** Name, e-mail and phone are one-line fields: a stray line break is shown as a space. */
-function oneLineFields(enquiry: ContactSubmission): ContactSubmission {
-  return { ...enquiry, name: singleLine(enquiry.name), email: singleLine(enquiry.email), phone: enquiry.phone === null ? null : singleLine(enquiry.phone) };
-}
-
-/** Issue 9 §2: one enquiry, with Reply-To set to the visitor. */
-export function enquiryMail(ctx: MailContext, received: ContactSubmission, messageId: string): OutgoingMail {
-  const enquiry = oneLineFields(received);
-  const subject = `New enquiry from ${enquiry.name}`;
-  const text = [
-    `New enquiry from the ${identity.businessName} website.`,
-    "",
-    ...enquiryLines(enquiry),
-    "",
-    `Press Reply to answer ${enquiry.name} directly.`,
-    `All enquiries: ${adminLink(ctx)}`,
-    "",
-  ].join("\n");
-  const html = htmlDocument(
-    subject,
-    `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1>` +
-      enquiryRows(enquiry) +
-      `<p style="margin:24px 0 0;color:#57534e;">Press Reply to answer ${escapeHtml(enquiry.name)} directly.</p>` +
-      `<p style="margin:8px 0 0;"><a style="${STYLE.link}" href="${escapeHtml(adminLink(ctx))}">See all enquiries in the admin</a></p>`,
-  );
-  return {
-    from: sender(ctx),
-    to: ctx.to,
-    replyTo: { name: enquiry.name, address: enquiry.email },
-    subject,
-    text,
-    html,
-    messageId,
-    headers: AUTOMATED,
-  };
-}
-
-/** The hourly cap's digest: every enquiry held back in one clock hour, in one mail. */
-export function digestMail(ctx: MailContext, received: ContactSubmission[], hourStart: string, messageId: string): OutgoingMail {
-  const enquiries = received.map(oneLineFields);
-  const count = enquiries.length;
-  const subject = `${count} more ${count === 1 ? "enquiry" : "enquiries"} from the website`;
-  const why =
-    "More enquiries than usual arrived in one hour, so to protect your e-mail account's sending limit " +
-    `the rest of that hour's are collected in this one e-mail (the hour from ${businessTime(hourStart)}).`;
-  const text = [
-    subject,
-    "",
-    why,
-    "",
-    ...enquiries.flatMap((enquiry, i) => [`--- ${i + 1} of ${count} ---`, ...enquiryLines(enquiry), ""]),
-    `All enquiries: ${adminLink(ctx)}`,
-    "",
-  ].join("\n");
-  const html = htmlDocument(
-    subject,
-    `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1>` +
-      `<p style="margin:0 0 16px;color:#57534e;">${escapeHtml(why)}</p>` +
-      enquiries
-        .map((enquiry) => `<div style="border-top:1px solid #e7e5e4;padding:16px 0;">${enquiryRows(enquiry)}</div>`)
-        .join("") +
-      `<p style="margin:8px 0 0;"><a style="${STYLE.link}" href="${escapeHtml(adminLink(ctx))}">See all enquiries in the admin</a></p>`,
-  );
-  return { from: sender(ctx), to: ctx.to, replyTo: null, subject, text, html, messageId, headers: AUTOMATED };
-}
+export const AUTOMATED = { "Auto-Submitted": "auto-generated" };
 
 export type SignInForMail = { at: string; address: string; userAgent: string };
 

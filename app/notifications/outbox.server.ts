@@ -2,9 +2,12 @@ import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import { submissionFromRow, type ContactSubmission } from "~/contact/contact-fields";
 import type { DatabaseSchema, NotificationJobRow } from "~/db/schema";
+import { countEnquiryPhotos } from "~/enquiry-photos/enquiry-photos.server";
 import type { AppServices } from "~/services.server";
 import { MailSendError, type MailSetup, type OutgoingMail } from "./mailer.server";
-import { digestMail, enquiryMail, enquiryMessageId, messageIdFor, OFFSITE_FAILING_KIND, offsiteFailingMail, securityNoticeMail, signInAlertMail, type MailContext } from "./messages.server";
+import { digestMail, enquiryMail } from "./enquiry-mails.server";
+import { openEnquiryPhotoAttachments, type OpenedPhotos } from "./enquiry-photo-attachments.server";
+import { enquiryMessageId, messageIdFor, OFFSITE_FAILING_KIND, offsiteFailingMail, securityNoticeMail, signInAlertMail, type MailContext } from "./messages.server";
 import { notificationRecipient } from "./outbox-admin.server";
 import { claimNextDue, recordFailure, recordSent, retryWaitingNow, type Claim } from "./outbox-claims.server";
 import { HOUR_MS, holdForDigest, pruneHourlySends, releaseHourlySend, reserveHourlySend } from "./outbox-digest.server";
@@ -23,7 +26,7 @@ import { securityNoticePayloadSchema } from "./security-notices.server";
  */
 
 type Db = Kysely<DatabaseSchema>;
-type OutboxServices = Pick<AppServices, "db" | "logger" | "clock" | "mail" | "outboxWake" | "env">;
+type OutboxServices = Pick<AppServices, "db" | "logger" | "clock" | "mail" | "outboxWake" | "env" | "storage">;
 
 /** A claim lasts this long; a worker that dies mid-send leaves the job to be retried after it. */
 export const LEASE_MS = 5 * 60_000;
@@ -90,6 +93,7 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
     const job = group[0]!;
     let outgoing: OutgoingMail;
     let capped = false;
+    let photos: OpenedPhotos | null = null;
     const ctx = await mailContext(services, mail);
 
     if (job.digest_hour) {
@@ -97,7 +101,9 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
       // Every enquiry of the group was deleted since (their jobs went with them).
       if (enquiries.length === 0) return;
       const messageId = messageIdFor("digest", job.digest_hour.replace(/\D/g, "").slice(0, 12), mail.from);
-      outgoing = digestMail(ctx, enquiries, job.digest_hour, messageId);
+      // A digest carries no photos: it says how many and links to the inbox (issue 21 §9).
+      const photoCounts = await countEnquiryPhotos(services, enquiries.map((enquiry) => enquiry.id));
+      outgoing = digestMail(ctx, enquiries, job.digest_hour, messageId, photoCounts);
     } else if (job.kind === "enquiry") {
       const [enquiry] = await enquiriesFor(db, job.submission_id ? [job.submission_id] : []);
       if (!enquiry) return;
@@ -107,7 +113,8 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
         return;
       }
       capped = true;
-      outgoing = enquiryMail(ctx, enquiry, job.message_id ?? enquiryMessageId(enquiry.id, mail.from));
+      photos = await openEnquiryPhotoAttachments(services, enquiry.id);
+      outgoing = enquiryMail(ctx, enquiry, job.message_id ?? enquiryMessageId(enquiry.id, mail.from), photos);
     } else if (job.kind === OFFSITE_FAILING_KIND) {
       outgoing = offsiteFailingMail(ctx, safeJson(job.payload), job.message_id ?? messageIdFor(job.kind, job.id, mail.from));
     } else {
@@ -139,6 +146,8 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
       if (status === "failed") summary.failed += group.length;
       else summary.retrying += group.length;
       logger.warn({ jobId: job.id, kind: job.kind, attempt: job.attempts + 1, status, err: reason }, "notification not sent");
+    } finally {
+      photos?.close();
     }
   }
 

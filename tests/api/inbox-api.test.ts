@@ -197,9 +197,9 @@ describe("GET /api/admin/contact-submissions/export.csv", () => {
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const text = bytes.subarray(3).toString("utf8");
     expect(text).toBe(
-      "Received,Name,Email,Phone,Message,Read,Notification\r\n" +
-        "2026-03-01 09:01,\"Müller, Jürgen\",j@example.de,,\"Could you quote for a garden wall, please?\",No,Off\r\n" +
-        "2026-03-01 09:00,'=cmd|' /C calc'!A0,eve@example.com,'+64 27 555 0184,\"Quote \"\"urgent\"\", please\nSecond line — kia ora\",Yes,Off\r\n",
+      "Received,Name,Email,Phone,Message,Read,Notification,Photos\r\n" +
+        "2026-03-01 09:01,\"Müller, Jürgen\",j@example.de,,\"Could you quote for a garden wall, please?\",No,Off,0\r\n" +
+        "2026-03-01 09:00,'=cmd|' /C calc'!A0,eve@example.com,'+64 27 555 0184,\"Quote \"\"urgent\"\", please\nSecond line — kia ora\",Yes,Off,0\r\n",
     );
   });
 

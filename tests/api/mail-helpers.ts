@@ -10,6 +10,7 @@ import { createLogger } from "~/lib/logger.server";
 import { createOutbox } from "~/notifications/outbox.server";
 import { createApp } from "../../server/app";
 import { openServices } from "../../server/bootstrap";
+import { imageWorkerFromSource } from "../../server/image-worker-source";
 import { ADMIN, acquireBackend } from "./helpers";
 
 /**
@@ -25,7 +26,15 @@ export const MAIL_FROM = "Cornerstone Website <website@cornerstone.example.nz>";
 export const SITE_URL = "http://stone.example.nz";
 
 type Backend = Awaited<ReturnType<typeof acquireBackend>>;
-type Options = { smtpUrl?: string | null; env?: Record<string, string>; clock?: ManualClock; dataDir?: string; backend?: Backend };
+type Options = {
+  smtpUrl?: string | null;
+  env?: Record<string, string>;
+  clock?: ManualClock;
+  dataDir?: string;
+  backend?: Backend;
+  /** Starts the image worker (enquiry photos go through it, issue 21). */
+  imageWorker?: boolean;
+};
 
 export async function createMailContext(options: Options = {}) {
   const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-mail-")));
@@ -42,7 +51,11 @@ export async function createMailContext(options: Options = {}) {
     ...mailEnv,
     ...options.env,
   });
-  const services = await openServices(env, createLogger({ level: env.LOG_LEVEL }), { clock });
+  const services = await openServices(env, createLogger({ level: env.LOG_LEVEL }), {
+    clock,
+    ...(options.imageWorker ? { imageWorker: imageWorkerFromSource() } : {}),
+  });
+  if (options.imageWorker) await services.images.start();
   await ensureAdministrator(services, { username: ADMIN.username, password: ADMIN.password });
   const app = createApp(services);
   const outbox = createOutbox(services);
@@ -82,7 +95,7 @@ export async function createMailContext(options: Options = {}) {
     async restart(overrides: Omit<Options, "dataDir" | "clock"> = {}) {
       await outbox.stop();
       await services.close();
-      return createMailContext({ smtpUrl: options.smtpUrl, env: options.env, ...overrides, dataDir, clock, backend });
+      return createMailContext({ smtpUrl: options.smtpUrl, env: options.env, imageWorker: options.imageWorker, ...overrides, dataDir, clock, backend });
     },
     async close() {
       await outbox.stop();

@@ -8,6 +8,7 @@ import { createManualClock } from "~/lib/clock";
 import { createLogger } from "~/lib/logger.server";
 import { createSignal } from "~/lib/signal";
 import { mailSetupFromEnv } from "~/notifications/mailer.server";
+import { createLocalStorage } from "~/storage/local-storage.server";
 import { claimNextDue } from "~/notifications/outbox-claims.server";
 import { LEASE_MS, createOutbox } from "~/notifications/outbox.server";
 import { createTestDatabase, type TestDatabase } from "../support/backends";
@@ -205,7 +206,9 @@ describe("two outbox workers on PostgreSQL", () => {
       const clock = createManualClock(NOW);
       const logger = createLogger({ level: "silent" });
       // Two workers, each with its own connection pool, as on two instances.
-      const [workerA, workerB] = [a, b].map((db) => createOutbox({ db, logger, clock, mail, env, outboxWake: createSignal() }));
+      // Sign-in alerts attach nothing: the store is never read.
+      const storage = createLocalStorage({ rootDir: os.tmpdir(), signingSecret: "unused-by-sign-in-alerts-0123456789" });
+      const [workerA, workerB] = [a, b].map((db) => createOutbox({ db, logger, clock, mail, env, storage, outboxWake: createSignal() }));
 
       const held = await holdJob(c, ids[0]!);
       let passesEnded = false;

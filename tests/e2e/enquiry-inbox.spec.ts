@@ -91,8 +91,8 @@ test("an enquiry is e-mailed to the owner, who reads it, marks it unread, export
   const csv = await fs.readFile((await download.path())!);
   expect([...csv.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
   const text = csv.subarray(3).toString("utf8");
-  expect(text.startsWith("Received,Name,Email,Phone,Message,Read,Notification\r\n")).toBe(true);
-  expect(text).toContain(`${name},aroha@example.co.nz,021 123 4567,"Kia ora,\nWe need a basalt wall.\nAbout 12 metres long.",No,Sent\r\n`);
+  expect(text.startsWith("Received,Name,Email,Phone,Message,Read,Notification,Photos\r\n")).toBe(true);
+  expect(text).toContain(`${name},aroha@example.co.nz,021 123 4567,"Kia ora,\nWe need a basalt wall.\nAbout 12 metres long.",No,Sent,0\r\n`);
 
   // Deleting asks first, naming the sender, then removes it for good.
   await entry.getByRole("button", { name: "Delete", exact: true }).click();

@@ -1,6 +1,7 @@
 /**
  * Reads the e-mails a test SMTP server receives: headers (unfolded, encoded
- * words decoded) and the text and HTML bodies (quoted-printable or base64).
+ * words decoded), the text and HTML bodies (quoted-printable or base64) and
+ * the attached files.
  * Just enough MIME for nodemailer's output; test support, not production code.
  */
 
@@ -12,7 +13,11 @@ export type ParsedMail = {
   subject: string;
   text: string;
   html: string;
+  /** Every part sent as a file (Content-Disposition: attachment), its bytes decoded. */
+  attachments: MailAttachmentPart[];
 };
+
+export type MailAttachmentPart = { filename: string | null; contentType: string; content: Buffer };
 
 function decodeEncodedWords(value: string): string {
   return value
@@ -72,6 +77,7 @@ export function parseMail(raw: string): ParsedMail {
   const get = (list: [string, string][], name: string) => list.find(([n]) => n === name)?.[1];
   let text = "";
   let html = "";
+  const attachments: MailAttachmentPart[] = [];
   const visit = (partHeaders: [string, string][], partBody: string) => {
     const type = get(partHeaders, "content-type") ?? "text/plain";
     const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
@@ -82,6 +88,16 @@ export function parseMail(raw: string): ParsedMail {
         const inner = splitHead(piece.replace(/^\r\n/, ""));
         visit(parseHeaders(inner.head), inner.body.replace(/\r\n$/, ""));
       }
+      return;
+    }
+    const disposition = get(partHeaders, "content-disposition") ?? "";
+    if (/^attachment/i.test(disposition)) {
+      const encoding = (get(partHeaders, "content-transfer-encoding") ?? "").toLowerCase();
+      attachments.push({
+        filename: decodeEncodedWords(/filename="?([^";]+)"?/i.exec(disposition)?.[1] ?? "") || null,
+        contentType: type.split(";")[0]!.trim().toLowerCase(),
+        content: encoding === "base64" ? Buffer.from(partBody.replace(/\s+/g, ""), "base64") : Buffer.from(partBody, "utf8"),
+      });
       return;
     }
     const decoded = decodeBody(partBody, get(partHeaders, "content-transfer-encoding"));
@@ -96,5 +112,6 @@ export function parseMail(raw: string): ParsedMail {
     subject: get(headers, "subject") ?? "",
     text: text.replace(/\r\n/g, "\n"),
     html,
+    attachments,
   };
 }
