@@ -69,10 +69,12 @@ test.describe("image processing in production", () => {
     };
     // Five 12-megapixel camera photos (about 11 MB each), a PNG bomb and a truncated photo, at once.
     const noisy = await makeNoisyJpeg(4000, 3000);
-    const sent = await Promise.all([
-      ...[1, 2, 3, 4, 5].map((n) => sendPhoto(noisy, `wall-${n}.jpg`)),
-      sendPhoto(pngBomb(20_000, 20_000), "bomb.png"),
-      sendPhoto(await truncatedJpeg(), "half.jpg"),
+    const [sent, ownerPhoto] = await Promise.all([
+      Promise.all([
+        ...[1, 2, 3, 4, 5].map((n) => sendPhoto(noisy, `wall-${n}.jpg`)),
+        sendPhoto(pngBomb(20_000, 20_000), "bomb.png"),
+        sendPhoto(await truncatedJpeg(), "half.jpg"),
+      ]),
       registerOverHttp(server.url, cookie, await uploadOverHttp(server.url, cookie, await makeImage("jpeg", { width: 1600, height: 1200 }))),
     ]);
     for (const photo of sent.slice(0, 5)) {
@@ -81,7 +83,7 @@ test.describe("image processing in production", () => {
     }
     expect(sent[5]).toEqual({ status: 413, body: { message: "Photo bomb.png is too large to process." } });
     expect(sent[6]).toEqual({ status: 400, body: { message: "Photo half.jpg could not be read as an image." } });
-    expect(sent[7]!.status).toBe(201);
+    expect(ownerPhoto.status).toBe(201);
 
     expect(await mapsLibrary(server.pid, "libvips")).toBe(false);
     const webPeak = await peakRssMB(server.pid);
