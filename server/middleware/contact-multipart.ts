@@ -67,7 +67,7 @@ function isContactMultipart(req: Request): boolean {
 function readMultipart(req: Request, dir: string | null): Promise<ReadPost> {
   return new Promise((resolve, reject) => {
     const post: ReadPost = { fields: [], files: [], photoParts: 0, problems: [] };
-    const writes: Promise<void>[] = [];
+    const writes: Promise<unknown>[] = [];
     const problem = (message: string) => {
       if (!post.problems.includes(message)) post.problems.push(message);
     };
@@ -100,14 +100,19 @@ function readMultipart(req: Request, dir: string | null): Promise<ReadPost> {
         file.tooLarge = true;
         problem(photoTooLargeMessage(file.fileName));
       });
-      writes.push(pipeline(stream, createWriteStream(file.path, { mode: 0o600 })));
+      // Caught at once: a post broken off mid-file must not leave an unhandled rejection behind.
+      writes.push(pipeline(stream, createWriteStream(file.path, { mode: 0o600 })).then(() => null, (error: unknown) => error));
     });
     parser.on("filesLimit", () => problem(TOO_MANY_PHOTOS_MESSAGE));
     parser.on("partsLimit", () => problem(TOO_MANY_PHOTOS_MESSAGE));
     parser.on("fieldsLimit", () => problem(FORM_TOO_LONG_MESSAGE));
     parser.on("error", () => reject(new HttpError(400, "The form could not be read")));
     parser.on("close", () => {
-      Promise.all(writes).then(() => resolve(post), reject);
+      void Promise.all(writes).then((errors) => {
+        const failed = errors.find((error) => error !== null);
+        if (failed) reject(failed);
+        else resolve(post);
+      });
     });
 
     let seen = 0;
@@ -175,27 +180,34 @@ export function contactMultipart(services: AppServices): RequestHandler {
     const onDisk = postsOnDisk < CONCURRENT_PHOTO_POSTS;
     let dir: string | null = null;
     if (onDisk) postsOnDisk += 1;
+    let photos: ContactPhotosOutcome | undefined;
+    let fields: [string, string][] = [];
+    let failure: unknown;
     try {
       if (onDisk) {
         await fs.mkdir(root, { recursive: true, mode: 0o700 });
         dir = await fs.mkdtemp(path.join(root, "post-"));
       }
       const post = await readMultipart(req, dir);
-      let photos: ContactPhotosOutcome;
+      fields = post.fields;
       if (post.problems.length) photos = { status: "refused", httpStatus: 413, messages: post.problems };
       else if (!onDisk && post.photoParts > 0) photos = { status: "refused", httpStatus: 503, messages: [PHOTOS_BUSY_MESSAGE], retryAfterSeconds: BUSY_RETRY_SECONDS };
       else if (post.files.length === 0 || textWillBeRefused(post.fields)) photos = { status: "accepted", tokens: [], capped: false };
       else photos = await judgePhotos(services, post.files, req.ip ?? "unknown");
-      res.locals.contactPost = { fields: post.fields, photos };
-      next();
     } catch (error) {
-      if (error instanceof HttpError && error.status === 413) res.set("Connection", "close");
-      // The visitor left mid-post: nobody to answer.
-      if (!req.complete && req.destroyed) return;
-      next(error);
+      failure = error;
     } finally {
+      // Deleted before anything is answered: the photos, if any, are processed copies by now.
       if (dir) await fs.rm(dir, { recursive: true, force: true });
       if (onDisk) postsOnDisk -= 1;
     }
+    if (photos) {
+      res.locals.contactPost = { fields, photos };
+      return next();
+    }
+    // The visitor left mid-post: nobody to answer.
+    if (req.destroyed && !req.complete) return;
+    if (failure instanceof HttpError && failure.status === 413) res.set("Connection", "close");
+    next(failure);
   };
 }
