@@ -127,6 +127,25 @@ const envSchema = z
         error: "S3_PRIVACY_CHECK must be on or off (off only for a store whose privacy is enforced elsewhere; leave it unset for on)",
       })
       .default("on"),
+    // Issue 21: photos visitors attach to enquiries (decision 0056), capped across every instance.
+    ENQUIRY_PHOTOS_PER_DAY: z.coerce
+      .number({ error: "ENQUIRY_PHOTOS_PER_DAY must be a whole number of photos, such as 50 (0 takes no photos)" })
+      .int("ENQUIRY_PHOTOS_PER_DAY must be a whole number of photos, such as 50 (0 takes no photos)")
+      .min(0, "ENQUIRY_PHOTOS_PER_DAY must be 0 (no photos) or more")
+      .max(100_000, "ENQUIRY_PHOTOS_PER_DAY must be at most 100000")
+      .default(50),
+    ENQUIRY_PHOTOS_MAX_MB: z.coerce
+      .number({ error: "ENQUIRY_PHOTOS_MAX_MB must be a whole number of megabytes, such as 2048 (0 takes no photos)" })
+      .int("ENQUIRY_PHOTOS_MAX_MB must be a whole number of megabytes, such as 2048 (0 takes no photos)")
+      .min(0, "ENQUIRY_PHOTOS_MAX_MB must be 0 (no photos) or more")
+      .max(10_000_000, "ENQUIRY_PHOTOS_MAX_MB must be at most 10000000 (10 TB)")
+      .default(2048),
+    ENQUIRY_PHOTO_DAYS: z.coerce
+      .number({ error: "ENQUIRY_PHOTO_DAYS must be a whole number of days, such as 365" })
+      .int("ENQUIRY_PHOTO_DAYS must be a whole number of days, such as 365")
+      .min(1, "ENQUIRY_PHOTO_DAYS must be at least 1")
+      .max(36_500, "ENQUIRY_PHOTO_DAYS must be at most 36500 (100 years)")
+      .default(365),
     // Privacy-first visit counting (docs/PRIVACY.md): on unless turned off.
     ANALYTICS: z
       .enum(["on", "off"], { error: "ANALYTICS must be on or off (leave it unset for on)" })

@@ -34,6 +34,8 @@ export type AppServices = {
   limits: {
     /** Spec/issue: 5 enquiries per address per 10 minutes (in the database, shared by every process). */
     contact: RateLimiter;
+    /** Issue 21: 25 photo uploads per address per 10 minutes (5 enquiries × 5 photos; decision 0056). */
+    enquiryPhotos: RateLimiter;
   };
   /** Sign-in limits, the verification gate, device cookies (app/auth/sign-in.server.ts). */
   signIn: SignInGuard;
@@ -97,6 +99,7 @@ export function createServices(parts: {
     outboxWake: createSignal(),
     limits: {
       contact: createRateLimiter(rest.db, clock, { scope: "contact", limit: 5, windowMs: 10 * 60_000, keyOf: addressKey }),
+      enquiryPhotos: createRateLimiter(rest.db, clock, { scope: "enquiry-photos", limit: 25, windowMs: 10 * 60_000, keyOf: addressKey }),
     },
     signIn: createSignInGuard({ db: rest.db, clock, addressKey, deviceCookieKey: keys.deviceCookie, twoStepKey: keys.twoStep }),
     publicContentChanged: onPublicContentChanged ?? (() => {}),

@@ -1,6 +1,7 @@
 // The image worker's entry (decision 0017): Vite builds it into build/server/image-worker.js
 // beside the server bundle; development and tests run this file with tsx. It does one thing:
 // turn stored originals into variants, one job at a time, for the server that started it.
+import { processEnquiryPhoto } from "~/enquiry-photos/enquiry-photo-pipeline.server";
 import { ImageRefusedError } from "~/images/image-limits";
 import { processImage } from "~/images/image-pipeline.server";
 import type { FromImageWorker, ImageJobFailure, ToImageWorker } from "~/images/image-worker-protocol";
@@ -32,20 +33,28 @@ process.on("message", (message: ToImageWorker) => {
     storage.catch(() => {});
     return;
   }
-  const { id, originalKey } = message;
+  const { id } = message;
   reply({ type: "started", id });
-  const run = storage ? storage.then((opened) => processImage(opened, originalKey)) : Promise.reject(new Error("The worker has no storage yet"));
-  run.then(
-    (image) => reply({ type: "done", id, image, peakRssMB: peakRssMB() }),
-    (error: unknown) =>
-      reply({
-        type: "failed",
-        id,
-        reason: failure(error),
-        message: error instanceof Error ? error.message : String(error),
-        peakRssMB: peakRssMB(),
-      }),
-  );
+  const opened = storage ?? Promise.reject(new Error("The worker has no storage yet"));
+  const fail = (error: unknown) =>
+    reply({
+      type: "failed",
+      id,
+      reason: failure(error),
+      message: error instanceof Error ? error.message : String(error),
+      peakRssMB: peakRssMB(),
+    });
+  if (message.type === "enquiry-photo") {
+    // Issue 21: a visitor's photo (app/enquiry-photos/enquiry-photo-pipeline.server.ts).
+    const { file, thumbKey, viewKey } = message;
+    opened
+      .then((store) => processEnquiryPhoto(store, file, { thumbKey, viewKey }))
+      .then((photo) => reply({ type: "enquiry-photo-done", id, photo, peakRssMB: peakRssMB() }), fail);
+    return;
+  }
+  opened
+    .then((store) => processImage(store, message.originalKey))
+    .then((image) => reply({ type: "done", id, image, peakRssMB: peakRssMB() }), fail);
 });
 
 // The server is gone (or stopping): so is the worker.

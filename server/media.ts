@@ -1,9 +1,20 @@
 import { Router } from "express";
 import { pipeline } from "node:stream/promises";
+import { ENQUIRY_PHOTO_PREFIX } from "~/enquiry-photos/enquiry-photo-keys";
 import { variantKeyFromPublicPath } from "~/images/processed-image";
 import type { AppServices } from "~/services.server";
 
 const CONTENT_TYPES: Record<string, string> = { avif: "image/avif", webp: "image/webp", jpg: "image/jpeg" };
+
+/**
+ * The `variants/` key a /media file name stands for, or null. Visitors' photos
+ * (issue 21, `enquiry-photos/`) and originals never are, however the name is spelt.
+ */
+export function publicMediaKey(file: string): string | null {
+  const key = variantKeyFromPublicPath(`/media/${file}`);
+  if (!key || !key.startsWith("variants/") || key.includes(ENQUIRY_PHOTO_PREFIX)) return null;
+  return key;
+}
 
 /**
  * Serves processed image variants at /media/<content hash>.<ext>. Only
@@ -12,7 +23,7 @@ const CONTENT_TYPES: Record<string, string> = { avif: "image/avif", webp: "image
 export function mediaRouter(services: AppServices): Router {
   const router = Router();
   router.get("/:file", async (req, res) => {
-    const key = variantKeyFromPublicPath(`/media/${req.params.file}`);
+    const key = publicMediaKey(req.params.file);
     const object = key ? await services.storage.read(key) : null;
     if (!key || !object) {
       res.status(404).set("Cache-Control", "no-store").type("text/plain").send("Not found");

@@ -5,6 +5,7 @@ import { startRefusalTallyFlush } from "~/activity/refusal-tally.server";
 import { pruneExpiredSessions } from "~/auth/auth.server";
 import { prepareAdministrator } from "~/auth/initial-admin.server";
 import { createBackupScheduler } from "~/backups/backup-scheduler.server";
+import { createEnquiryPhotoRetention } from "~/enquiry-photos/enquiry-photo-retention.server";
 import { InvalidEnvironmentError, describeTrustProxy, parseEnv } from "~/env.server";
 import type { ImageWorkerEntry } from "~/images/image-worker.server";
 import { DatabaseLockedError, lockDatabase } from "~/db/database-lock.server";
@@ -121,6 +122,9 @@ export async function startServer(options: {
   await services.analytics.start();
   // The security log's refused-attempt counts: written every 10 s and at shutdown.
   const refusalTally = startRefusalTallyFlush(services);
+  // Visitors' photos (issue 21): deleted after ENQUIRY_PHOTO_DAYS, and when never sent with an enquiry.
+  const enquiryPhotoRetention = createEnquiryPhotoRetention(services);
+  enquiryPhotoRetention.start();
 
   const listener = createRequestListener(services, {
     reactRouter: { build: options.build, mode: options.mode },
@@ -152,6 +156,7 @@ export async function startServer(options: {
       await outbox.stop();
       await services.analytics.stop();
       await refusalTally.stop();
+      await enquiryPhotoRetention.stop();
       await services.close();
     },
   });

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "~/db/database.server";
 import { listTables, MIGRATION_TABLES } from "~/db/snapshot.server";
+import { ENQUIRY_PHOTO_PREFIX } from "~/enquiry-photos/enquiry-photo-keys";
 import { MAX_UPLOAD_BYTES, type ImageVariants } from "~/galleries/gallery";
 import { variantKeyFromPublicPath } from "~/images/processed-image";
 
@@ -52,6 +53,23 @@ const variantFiles: ObjectColumn = {
   maxBytes: MAX_VARIANT_BYTES,
 };
 
+/**
+ * Issue 21: an enquiry photo's thumbnail or viewing copy. The viewing copy is
+ * encoded to fit 300 KB and the thumbnail is far smaller; 1 MB leaves room
+ * for an encoder change and still refuses anything that is not such a copy.
+ */
+export const MAX_ENQUIRY_PHOTO_COPY_BYTES = 1024 * 1024;
+
+const enquiryPhotoFile = (column: string): ObjectColumn => ({
+  column,
+  keysOf: (value) => {
+    if (value === null || value === undefined) return [];
+    if (typeof value !== "string" || !value.startsWith(ENQUIRY_PHOTO_PREFIX)) throw new Error("not an enquiry photo's key");
+    return [value];
+  },
+  maxBytes: MAX_ENQUIRY_PHOTO_COPY_BYTES,
+});
+
 /** Included, in the order a restore inserts them: a table comes after the tables its rows refer to. */
 export const BACKUP_TABLES: readonly BackupTable[] = [
   { name: "users" },
@@ -63,6 +81,8 @@ export const BACKUP_TABLES: readonly BackupTable[] = [
   { name: "content_entries" },
   { name: "gallery_images", objectColumns: [originalKey, variantFiles] },
   { name: "contact_submissions" },
+  // Issue 21: the photos' rows and their two kept copies (never the original: it is not kept).
+  { name: "enquiry_photos", objectColumns: [enquiryPhotoFile("thumb_key"), enquiryPhotoFile("view_key")] },
   { name: "notification_jobs" },
   { name: "content_revisions" },
   // Visit counts: the daily aggregates only (the salts and visitor hashes are left out below).

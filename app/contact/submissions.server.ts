@@ -1,6 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { ExpressionBuilder } from "kysely";
 import type { ContactSubmissionRow, DatabaseSchema } from "~/db/schema";
+import {
+  attachEnquiryPhotos,
+  deleteEnquiryPhotoObjects,
+  deleteEnquiryPhotoRows,
+  enquiryPhotosOf,
+} from "~/enquiry-photos/enquiry-photos.server";
+import type { EnquiryPhotoSummary } from "~/enquiry-photos/enquiry-photos";
 import { NOTIFICATIONS_OFF_STATE, type NotificationState, type NotificationStatus } from "~/notifications/notification-state";
 import { queueEnquiryNotification } from "~/notifications/outbox-queue.server";
 import type { AppServices } from "~/services.server";
@@ -15,7 +22,8 @@ import { submissionFromRow } from "./contact-fields";
 import { INBOX_PAGE_SIZE, type InboxItem, type InboxSummary } from "./inbox";
 
 export type EnquiryOutcome =
-  | { status: "stored"; submission: ContactSubmission }
+  /** `photos`: when photo tokens were sent (issue 21), how many went with it and whether a cap kept some out. */
+  | { status: "stored"; submission: ContactSubmission; photos?: { attached: number; notTaken: boolean } }
   /** The honeypot was filled in: answered like a success, not stored. */
   | { status: "trapped" }
   | { status: "invalid"; errors: ContactFieldErrors }
@@ -26,9 +34,11 @@ export type EnquiryOutcome =
  * check the honeypot and the per-IP limit, then store.
  */
 export async function submitEnquiry(
-  services: Pick<AppServices, "db" | "logger" | "limits" | "clock" | "mail" | "outboxWake">,
+  services: Pick<AppServices, "db" | "logger" | "limits" | "clock" | "mail" | "outboxWake" | "addressKey">,
   input: Record<string, unknown>,
   clientIp: string,
+  /** Issue 21: tokens of photos uploaded from the same address, attached in the same transaction. */
+  options: { photoTokens?: readonly string[] } = {},
 ): Promise<EnquiryOutcome> {
   const parsed = contactMessageSchema.safeParse(input);
   if (!parsed.success) return { status: "invalid", errors: contactFieldErrors(parsed.error) };
@@ -52,14 +62,17 @@ export async function submitEnquiry(
     submitted_at: now.toISOString(),
     read_at: null,
   };
-  // The enquiry and its notification job commit together or not at all (the outbox, decision 0020).
-  await services.db.transaction().execute(async (trx) => {
+  const { photoTokens } = options;
+  // The enquiry, its photos and its notification job commit together or not at all (the outbox, decision 0020).
+  const photos = await services.db.transaction().execute(async (trx) => {
     await trx.insertInto("contact_submissions").values(row).execute();
+    const attached = photoTokens ? await attachEnquiryPhotos(trx, services, row.id, photoTokens, clientIp) : undefined;
     await queueEnquiryNotification(trx, services, row.id, now);
+    return attached;
   });
   services.outboxWake.notify();
-  services.logger.info({ submissionId: row.id }, "contact enquiry stored");
-  return { status: "stored", submission: submissionFromRow(row) };
+  services.logger.info({ submissionId: row.id, photos: photos?.attached }, "contact enquiry stored");
+  return { status: "stored", submission: submissionFromRow(row), ...(photos ? { photos } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -118,15 +131,20 @@ function notificationStateOf(row: InboxRow): NotificationState {
   };
 }
 
-function toInboxItem(row: InboxRow): InboxItem {
+function toInboxItem(row: InboxRow, photos: Map<string, EnquiryPhotoSummary[]>): InboxItem {
   return {
     ...submissionFromRow(row),
     cursor: encodeCursor({ submittedAt: row.submitted_at, id: row.id }),
     readAt: row.read_at,
     notification: notificationStateOf(row),
-    // Issue 21 (enq-core): filled from enquiry_photos.
-    photos: [],
+    photos: photos.get(row.id) ?? [],
   };
+}
+
+/** Inbox items with their photos: one more query for the whole page, never one per item. */
+async function withPhotos(services: Pick<AppServices, "db">, rows: InboxRow[]): Promise<InboxItem[]> {
+  const photos = await enquiryPhotosOf(services, rows.map((row) => row.id));
+  return rows.map((row) => toInboxItem(row, photos));
 }
 
 /** (submitted_at, id) < (cursor): a row-value comparison (SQLite ≥ 3.15, PostgreSQL) that seeks the index, so deep pages cost what the first does. */
@@ -151,12 +169,12 @@ export async function listInbox(
     if (!cursor) throw new InvalidCursorError("before is not a cursor from this list");
     query = query.where(olderThan(cursor));
   }
-  return (await query.execute()).map(toInboxItem);
+  return withPhotos({ db }, await query.execute());
 }
 
 export async function getInboxItem({ db }: Pick<AppServices, "db">, id: string): Promise<InboxItem | null> {
   const row = await inboxQuery(db).where("s.id", "=", id).executeTakeFirst();
-  return row ? toInboxItem(row) : null;
+  return row ? ((await withPhotos({ db }, [row]))[0] ?? null) : null;
 }
 
 /** Opening marks read (the first opening's time is kept); it can be marked unread again. */
@@ -167,14 +185,23 @@ export async function setRead(services: Pick<AppServices, "db" | "clock">, id: s
   return getInboxItem(services, id);
 }
 
-/** Deleted for good, with its notification job. False when there was no such enquiry. */
-export async function deleteSubmission({ db, logger }: Pick<AppServices, "db" | "logger">, id: string): Promise<boolean> {
-  const deleted = await db.transaction().execute(async (trx) => {
+/**
+ * Deleted for good, with its notification job and its photos (their rows in
+ * the same transaction, their files once it has committed). False when there
+ * was no such enquiry.
+ */
+export async function deleteSubmission(
+  services: Pick<AppServices, "db" | "logger" | "storage" | "clock">,
+  id: string,
+): Promise<boolean> {
+  const { deleted, photoKeys } = await services.db.transaction().execute(async (trx) => {
     await trx.deleteFrom("notification_jobs").where("submission_id", "=", id).execute();
+    const photoKeys = await deleteEnquiryPhotoRows(trx, id);
     const result = await trx.deleteFrom("contact_submissions").where("id", "=", id).executeTakeFirst();
-    return Number(result.numDeletedRows) === 1;
+    return { deleted: Number(result.numDeletedRows) === 1, photoKeys };
   });
-  if (deleted) logger.info({ submissionId: id }, "contact enquiry deleted");
+  await deleteEnquiryPhotoObjects(services, photoKeys);
+  if (deleted) services.logger.info({ submissionId: id, photos: photoKeys.length / 2 }, "contact enquiry deleted");
   return deleted;
 }
 

@@ -16,6 +16,7 @@ import { temporaryPassword } from "./migrations/0009-temporary-password";
 import { offsiteBackups } from "./migrations/0013-offsite-backups";
 import { passkeysAndTwoStep } from "./migrations/0014-passkeys-and-two-step";
 import { activityLog } from "./migrations/0015-activity-log";
+import { enquiryPhotos } from "./migrations/0016-enquiry-photos";
 import type { DatabaseSchema } from "./schema";
 
 /**
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0013-offsite-backups": offsiteBackups,
   "0014-passkeys-and-two-step": passkeysAndTwoStep,
   "0015-activity-log": activityLog,
+  "0016-enquiry-photos": enquiryPhotos,
 };
 
 export type DatabaseDialect = "sqlite" | "postgres";

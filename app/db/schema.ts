@@ -290,6 +290,30 @@ export interface ActivityLogTable {
   fold_key: string | null;
 }
 
+/** Issue 21: a visitor's photo of the job (app/enquiry-photos/); only processed copies are stored. */
+export interface EnquiryPhotosTable {
+  id: string;
+  /** SHA-256 of the token the browser holds; the token itself is never stored. */
+  token_hash: string;
+  /** The limiters' keyed hash of the uploader's address. */
+  address_hash: string;
+  /** processing | ready | capped */
+  status: string;
+  submission_id: string | null;
+  /** 1-based, in the visitor's order; null until attached. */
+  position: number | null;
+  thumb_key: string | null;
+  view_key: string | null;
+  thumb_bytes: ColumnType<number, number | undefined, number>;
+  view_bytes: ColumnType<number, number | undefined, number>;
+  /** The viewing copy's size. */
+  width: ColumnType<number, number | undefined, number>;
+  height: ColumnType<number, number | undefined, number>;
+  created_at: string;
+  /** When the token stops working. */
+  expires_at: string;
+}
+
 export interface DatabaseSchema {
   content_entries: ContentEntriesTable;
   gallery_images: GalleryImagesTable;
@@ -317,6 +341,7 @@ export interface DatabaseSchema {
   recovery_codes: RecoveryCodesTable;
   auth_ceremonies: AuthCeremoniesTable;
   activity_log: ActivityLogTable;
+  enquiry_photos: EnquiryPhotosTable;
 }
 
 export type ContentEntryRow = Selectable<ContentEntriesTable>;

@@ -1,41 +1,26 @@
 import type { Readable } from "node:stream";
-import type { Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { DatabaseSchema } from "~/db/schema";
+import { isBackupRunning } from "~/backups/backup-lease.server";
+import { systemClock, type Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
-import type { EnquiryPhotoAccepted, EnquiryPhotoSize, EnquiryPhotoSummary } from "./enquiry-photos";
+import type { EnquiryPhotoSize, EnquiryPhotoSummary } from "./enquiry-photos";
+import { MAX_ENQUIRY_PHOTOS } from "./enquiry-photos";
+import { hashPhotoToken } from "./enquiry-photo-accept.server";
 
 /**
- * CONTRACT (issue 21), agreed before the work was split between helpers.
- * Helper "enq-core" implements these; "enq-visitor" and "enq-owner" call
- * them. Keep the names and shapes; add to them if needed, and say so.
+ * Issue 21: photos visitors attach to enquiries (decision 0056). The server
+ * side of the contract the three helpers agreed on: accepting a photo lives
+ * in ./enquiry-photo-accept.server.ts, retention in
+ * ./enquiry-photo-retention.server.ts; this file ties photos to enquiries,
+ * reads them for the inbox and deletes them.
  */
 
-type Services = Pick<AppServices, "db" | "storage" | "images" | "clock" | "logger" | "env" | "addressKey" | "limits">;
-
-/** The outcome of one photo sent by a visitor (JS: POST /api/enquiry-photos; no-JS: one file part). */
-export type PhotoAcceptOutcome =
-  | ({ status: "accepted" } & EnquiryPhotoAccepted)
-  /** Too large, not one of the four types, unreadable, a bomb: `message` names the file and is shown as it is (400/413/415). */
-  | { status: "refused"; httpStatus: 400 | 413 | 415; message: string }
-  /** ENQUIRY_PHOTOS_PER_DAY or ENQUIRY_PHOTOS_MAX_MB reached: the enquiry goes without photos (§6). */
-  | { status: "capped" }
-  /** The visitors' queue in the image worker is full (20): "try again in a minute" (503 + Retry-After). */
-  | { status: "busy"; message: string; retryAfterSeconds: number }
-  /** The per-address limit (429 + Retry-After). */
-  | { status: "rate-limited"; retryAfterSeconds: number };
-
-/**
- * Takes one photo (a stream read once, or a file already on disk from the
- * no-JS multipart parser), bounded by MAX_ENQUIRY_PHOTO_BYTES, processes it in
- * the image worker (behind the owner's uploads) into a thumbnail and a viewing
- * copy under `enquiry-photos/`, and answers a token: random, 1 hour, usable
- * only with an enquiry from the same address. The original bytes are not kept.
- */
-export declare function acceptEnquiryPhoto(
-  services: Services,
-  photo: { fileName: string; declaredType: string; body: Readable } | { fileName: string; declaredType: string; path: string },
-  clientIp: string,
-): Promise<PhotoAcceptOutcome>;
+export {
+  acceptEnquiryPhoto,
+  enquiryPhotoTempDir,
+  type PhotoAcceptOutcome,
+} from "./enquiry-photo-accept.server";
 
 /**
  * Inside submitEnquiry's transaction: ties the tokens' photos to the new
@@ -43,27 +28,145 @@ export declare function acceptEnquiryPhoto(
  * are ignored (never an error: the enquiry must go through).
  * `notTaken` is true when a cap kept at least one photo out.
  */
-export declare function attachEnquiryPhotos(
+export async function attachEnquiryPhotos(
   trx: Transaction<DatabaseSchema>,
-  services: Services,
+  services: Pick<AppServices, "clock" | "addressKey">,
   submissionId: string,
   tokens: readonly string[],
   clientIp: string,
-): Promise<{ attached: number; notTaken: boolean }>;
+): Promise<{ attached: number; notTaken: boolean }> {
+  const hashes = [...new Set(tokens.filter((token) => typeof token === "string" && token.length <= 200))]
+    .slice(0, MAX_ENQUIRY_PHOTOS)
+    .map(hashPhotoToken);
+  if (hashes.length === 0) return { attached: 0, notTaken: false };
+  const rows = await trx
+    .selectFrom("enquiry_photos")
+    .select(["id", "token_hash", "status"])
+    .where("token_hash", "in", hashes)
+    .where("submission_id", "is", null)
+    .where("status", "in", ["ready", "capped"])
+    .where("address_hash", "=", services.addressKey(clientIp))
+    .where("expires_at", ">", services.clock.now().toISOString())
+    .execute();
+  const byHash = new Map(rows.map((row) => [row.token_hash, row]));
+  let attached = 0;
+  let notTaken = false;
+  for (const hash of hashes) {
+    const row = byHash.get(hash);
+    if (!row) continue;
+    if (row.status === "capped") {
+      notTaken = true;
+      await trx.deleteFrom("enquiry_photos").where("id", "=", row.id).execute();
+      continue;
+    }
+    attached += 1;
+    await trx.updateTable("enquiry_photos").set({ submission_id: submissionId, position: attached }).where("id", "=", row.id).execute();
+  }
+  return { attached, notTaken };
+}
+
+/** The photos of many enquiries at once, in order (one query: the inbox page). */
+export async function enquiryPhotosOf(
+  { db }: Pick<AppServices, "db">,
+  submissionIds: readonly string[],
+): Promise<Map<string, EnquiryPhotoSummary[]>> {
+  const photos = new Map<string, EnquiryPhotoSummary[]>();
+  if (submissionIds.length === 0) return photos;
+  const rows = await db
+    .selectFrom("enquiry_photos")
+    .select(["submission_id", "position", "width", "height"])
+    .where("submission_id", "in", [...submissionIds])
+    .where("status", "=", "ready")
+    .orderBy("submission_id")
+    .orderBy("position")
+    .execute();
+  for (const row of rows) {
+    const list = photos.get(row.submission_id!) ?? [];
+    list.push({ n: Number(row.position), width: Number(row.width), height: Number(row.height) });
+    photos.set(row.submission_id!, list);
+  }
+  return photos;
+}
 
 /** The enquiry's photos, in order (for the inbox and the e-mail). */
-export declare function listEnquiryPhotos(services: Pick<AppServices, "db">, submissionId: string): Promise<EnquiryPhotoSummary[]>;
+export async function listEnquiryPhotos(services: Pick<AppServices, "db">, submissionId: string): Promise<EnquiryPhotoSummary[]> {
+  return (await enquiryPhotosOf(services, [submissionId])).get(submissionId) ?? [];
+}
 
 /** Photo counts for many enquiries at once (the inbox page, the CSV export). */
-export declare function countEnquiryPhotos(services: Pick<AppServices, "db">, submissionIds: readonly string[]): Promise<Map<string, number>>;
+export async function countEnquiryPhotos(services: Pick<AppServices, "db">, submissionIds: readonly string[]): Promise<Map<string, number>> {
+  const photos = await enquiryPhotosOf(services, submissionIds);
+  return new Map(submissionIds.map((id) => [id, photos.get(id)?.length ?? 0]));
+}
 
 /** One kept copy, streamed from storage (JPEG); null when there is no such photo. */
-export declare function openEnquiryPhoto(
+export async function openEnquiryPhoto(
   services: Pick<AppServices, "db" | "storage">,
   submissionId: string,
   n: number,
   size: EnquiryPhotoSize,
-): Promise<{ body: Readable; contentType: "image/jpeg"; bytes: number } | null>;
+): Promise<{ body: Readable; contentType: "image/jpeg"; bytes: number } | null> {
+  if (!Number.isInteger(n) || n < 1 || n > MAX_ENQUIRY_PHOTOS) return null;
+  const row = await services.db
+    .selectFrom("enquiry_photos")
+    .select(["thumb_key", "view_key"])
+    .where("submission_id", "=", submissionId)
+    .where("position", "=", n)
+    .where("status", "=", "ready")
+    .executeTakeFirst();
+  const key = size === "thumb" ? row?.thumb_key : row?.view_key;
+  if (!key) return null;
+  const object = await services.storage.read(key);
+  return object ? { body: object.stream, contentType: "image/jpeg", bytes: object.bytes } : null;
+}
 
-/** Called by deleteSubmission: the photos' rows go in its transaction, their objects after it commits. */
-export declare function deleteEnquiryPhotos(services: Pick<AppServices, "db" | "storage" | "logger">, submissionId: string): Promise<number>;
+/** Deletes the enquiry's photo rows inside the caller's transaction; returns their storage keys, to delete once it commits. */
+export async function deleteEnquiryPhotoRows(trx: Kysely<DatabaseSchema>, submissionId: string): Promise<string[]> {
+  const rows = await trx.selectFrom("enquiry_photos").select(["thumb_key", "view_key"]).where("submission_id", "=", submissionId).execute();
+  await trx.deleteFrom("enquiry_photos").where("submission_id", "=", submissionId).execute();
+  return rows.flatMap((row) => [row.thumb_key, row.view_key]).filter((key): key is string => key !== null);
+}
+
+/**
+ * Deletes photo files whose rows are gone (committed). While a backup runs,
+ * or when a delete fails, the keys wait in deferred_deletions and the
+ * backup scheduler deletes them later: an enquiry deleted is never brought
+ * back by a failed file delete, and no file is left for good.
+ */
+export async function deleteEnquiryPhotoObjects(
+  services: Pick<AppServices, "db" | "storage" | "logger"> & { clock?: Clock },
+  keys: readonly string[],
+): Promise<void> {
+  if (keys.length === 0) return;
+  const clock = services.clock ?? systemClock;
+  const defer = (later: readonly string[]) =>
+    services.db
+      .insertInto("deferred_deletions")
+      .values(later.map((key) => ({ storage_key: key, deferred_at: clock.now().toISOString() })))
+      .onConflict((oc) => oc.column("storage_key").doNothing())
+      .execute();
+  if (await isBackupRunning({ db: services.db, clock })) {
+    await defer(keys);
+    return;
+  }
+  const failed: string[] = [];
+  for (const key of keys) {
+    try {
+      await services.storage.delete(key);
+    } catch (error) {
+      services.logger.warn({ err: error, key }, "could not delete an enquiry photo file; will retry");
+      failed.push(key);
+    }
+  }
+  if (failed.length > 0) await defer(failed);
+}
+
+/** The enquiry's photos, rows and files (deleteSubmission does the two halves around its own transaction). */
+export async function deleteEnquiryPhotos(
+  services: Pick<AppServices, "db" | "storage" | "logger"> & { clock?: Clock },
+  submissionId: string,
+): Promise<number> {
+  const keys = await services.db.transaction().execute((trx) => deleteEnquiryPhotoRows(trx, submissionId));
+  await deleteEnquiryPhotoObjects(services, keys);
+  return keys.length / 2;
+}

@@ -112,7 +112,7 @@ describe("the image worker", () => {
     const error = await job.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ImageWorkerCrashedError);
     expect((error as Error).message).toMatch(/SIGKILL/);
-    expect(images.state()).toEqual({ pid: undefined, processing: null });
+    expect(images.state()).toEqual({ pid: undefined, processing: null, waiting: { owner: 0, visitor: 0 } });
 
     const next = await images.process(await store(await makeImage("webp", { width: 500, height: 300 })));
     expect(next.width).toBe(500);

@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { access } from "node:fs/promises";
+import type { ProcessedEnquiryPhoto } from "~/enquiry-photos/enquiry-photo-keys";
 import type { Logger } from "~/lib/logger.server";
 import type { StorageConfig } from "~/storage/open-storage.server";
 import { ImageRefusedError } from "./image-limits";
@@ -31,6 +32,18 @@ export class ImageUnreadableError extends Error {
   override name = "ImageUnreadableError";
 }
 
+/** Issue 21: visitors' photos wait behind the owner's uploads in a queue of at most this many. */
+export const VISITOR_QUEUE_LIMIT = 20;
+export const WORKER_BUSY_MESSAGE = "Too many photos are being processed. Please try again in a minute.";
+
+/** The visitors' queue is full: nothing was queued. */
+export class ImageWorkerBusyError extends Error {
+  override name = "ImageWorkerBusyError";
+  constructor() {
+    super(WORKER_BUSY_MESSAGE);
+  }
+}
+
 export type ImageWorker = {
   /** Accepts jobs from now on; fails at once if the worker's code is missing. The process itself starts with the first job. */
   start(): Promise<void>;
@@ -43,9 +56,20 @@ export type ImageWorker = {
    * ImageWorkerCrashedError.
    */
   process(originalKey: string): Promise<ProcessedImage>;
-  /** The running worker's process id and the job it is on, if any (for tests and diagnostics). */
-  state(): { pid: number | undefined; processing: string | null };
+  /**
+   * Issue 21: a visitor's photo in a local file (which the caller deletes)
+   * becomes a thumbnail and a viewing copy at these keys. Runs only when no
+   * owner's upload waits; rejects at once with ImageWorkerBusyError when
+   * VISITOR_QUEUE_LIMIT photos already wait, else as process() does.
+   */
+  processEnquiryPhoto(file: string, keys: { thumbKey: string; viewKey: string }): Promise<ProcessedEnquiryPhoto>;
+  /** The running worker's process id, the job it is on, and how many wait (for tests and diagnostics). */
+  state(): { pid: number | undefined; processing: string | null; waiting: { owner: number; visitor: number } };
 };
+
+type JobRequest =
+  | { type: "job"; originalKey: string }
+  | { type: "enquiry-photo"; file: string; thumbKey: string; viewKey: string };
 
 /** A job that takes longer than this is taken as hung: the worker is killed and replaced. */
 const DEFAULT_JOB_TIMEOUT_MS = 120_000;
@@ -56,9 +80,10 @@ const STARTUP_TIMEOUT_MS = 30_000;
 
 type Job = {
   id: number;
-  originalKey: string;
+  /** What the logs and state() name: the original's key or the photo's temp file. */
+  label: string;
   started: boolean;
-  settle(outcome: { image: ProcessedImage } | { error: Error }): void;
+  settle(outcome: { result: unknown } | { error: Error }): void;
 };
 
 export function createImageWorker(options: {
@@ -74,7 +99,32 @@ export function createImageWorker(options: {
   let spawning: Promise<ChildProcess> | null = null;
   let current: Job | null = null;
   let nextId = 1;
-  let queueTail: Promise<unknown> = Promise.resolve();
+  // One job at a time (the worker holds one decoded image, never two); the owner's go first.
+  const ownerQueue: (() => void)[] = [];
+  const visitorQueue: (() => void)[] = [];
+  let busy = false;
+
+  function pump() {
+    if (busy) return;
+    const next = ownerQueue.shift() ?? visitorQueue.shift();
+    if (!next) return;
+    busy = true;
+    next();
+  }
+
+  function schedule<T>(queue: (() => void)[], task: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      queue.push(() => {
+        task()
+          .then(resolve, reject)
+          .finally(() => {
+            busy = false;
+            pump();
+          });
+      });
+      pump();
+    });
+  }
 
   function send(worker: ChildProcess, message: ToImageWorker) {
     // A closed channel shows up as the worker's exit, which settles the job.
@@ -91,7 +141,8 @@ export function createImageWorker(options: {
       return;
     }
     logger.debug({ pid: worker.pid, peakRssMB: message.peakRssMB, outcome: message.type }, "image worker finished a job");
-    if (message.type === "done") return job.settle({ image: message.image });
+    if (message.type === "done") return job.settle({ result: message.image });
+    if (message.type === "enquiry-photo-done") return job.settle({ result: message.photo });
     const error =
       message.reason === "refused"
         ? new ImageRefusedError(message.message)
@@ -130,7 +181,7 @@ export function createImageWorker(options: {
           reject(new Error(`The image worker exited while starting (code ${code}, signal ${signal})`));
           return;
         }
-        if (running) logger.warn({ pid: worker.pid, code, signal, originalKey: current?.originalKey }, "the image worker exited");
+        if (running) logger.warn({ pid: worker.pid, code, signal, job: current?.label }, "the image worker exited");
         current?.settle({ error: new ImageWorkerCrashedError(`The image worker exited (code ${code}, signal ${signal})`) });
       });
     });
@@ -144,28 +195,29 @@ export function createImageWorker(options: {
     return spawning;
   }
 
-  async function runJob(originalKey: string): Promise<ProcessedImage> {
+  async function runJob<T>(request: JobRequest): Promise<T> {
     if (!running) throw new Error("The image worker is not running");
     const worker = await liveWorker();
-    return new Promise<ProcessedImage>((resolve, reject) => {
+    const label = request.type === "job" ? request.originalKey : request.file;
+    return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
-        logger.warn({ pid: worker.pid, originalKey, timeoutMs: jobTimeoutMs }, "an image job took too long; killing the worker");
+        logger.warn({ pid: worker.pid, job: label, timeoutMs: jobTimeoutMs }, "an image job took too long; killing the worker");
         worker.kill("SIGKILL");
       }, jobTimeoutMs);
       const job: Job = {
         id: nextId++,
-        originalKey,
+        label,
         started: false,
         settle(outcome) {
           if (current !== job) return;
           current = null;
           clearTimeout(timer);
-          if ("image" in outcome) resolve(outcome.image);
+          if ("result" in outcome) resolve(outcome.result as T);
           else reject(outcome.error);
         },
       };
       current = job;
-      send(worker, { type: "job", id: job.id, originalKey });
+      send(worker, { ...request, id: job.id });
     });
   }
 
@@ -189,17 +241,21 @@ export function createImageWorker(options: {
 
     process(originalKey) {
       if (!running) return Promise.reject(new Error("The image worker is not running"));
-      // One job at a time: the worker holds one decoded image, never two.
-      const run = queueTail.then(
-        () => runJob(originalKey),
-        () => runJob(originalKey),
-      );
-      queueTail = run.catch(() => undefined);
-      return run;
+      return schedule(ownerQueue, () => runJob<ProcessedImage>({ type: "job", originalKey }));
+    },
+
+    processEnquiryPhoto(file, keys) {
+      if (!running) return Promise.reject(new Error("The image worker is not running"));
+      if (visitorQueue.length >= VISITOR_QUEUE_LIMIT) return Promise.reject(new ImageWorkerBusyError());
+      return schedule(visitorQueue, () => runJob<ProcessedEnquiryPhoto>({ type: "enquiry-photo", file, ...keys }));
     },
 
     state() {
-      return { pid: child?.pid, processing: current?.started ? current.originalKey : null };
+      return {
+        pid: child?.pid,
+        processing: current?.started ? current.label : null,
+        waiting: { owner: ownerQueue.length, visitor: visitorQueue.length },
+      };
     },
   };
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
+import { ENQUIRY_PHOTO_PREFIX } from "~/enquiry-photos/enquiry-photo-keys";
 import type { Logger } from "~/lib/logger.server";
 import { BUCKET_PUBLIC_MESSAGE, type BucketPrivacy } from "./bucket-privacy";
 import { INCOMING_PREFIX } from "./s3-storage.server";
@@ -9,10 +10,10 @@ import type { ObjectStorage } from "./storage.server";
 /**
  * Every prefix whose objects must never be readable without a key: uploads
  * waiting to be checked, originals, backups (which hold every enquiry and
- * the password's hash). A later private kind of object (enquiry photos,
- * say) is covered by adding its prefix here.
+ * the password's hash), visitors' photos of their jobs (issue 21). A later
+ * private kind of object is covered by adding its prefix here.
  */
-export const PRIVATE_PREFIXES = [INCOMING_PREFIX, "originals/", "backups/"] as const;
+export const PRIVATE_PREFIXES = [INCOMING_PREFIX, "originals/", "backups/", ENQUIRY_PHOTO_PREFIX] as const;
 
 /** A store to probe, and the other addresses that serve its objects (MEDIA_BASE_URL's). */
 export type PrivacyTarget = { storage: ObjectStorage; alsoServedAt?: readonly string[] };

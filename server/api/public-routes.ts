@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from "express";
 import { submitEnquiry } from "~/contact/submissions.server";
+import { MAX_ENQUIRY_PHOTOS, PHOTO_TOKENS_FIELD, type ContactAccepted } from "~/enquiry-photos/enquiry-photos";
 import { getContentEntry } from "~/content/content.server";
 import { isSectionKey } from "~/content/sections";
 import { listGalleryImages } from "~/galleries/galleries.server";
@@ -31,7 +32,9 @@ export function publicRoutes(services: AppServices, pageCache?: PageCache): Rout
   });
 
   router.post("/contact", async (req, res) => {
-    const outcome = await submitEnquiry(services, jsonObjectBody(req), req.ip ?? "unknown");
+    const body = jsonObjectBody(req);
+    const photoTokens = photoTokensOf(body);
+    const outcome = await submitEnquiry(services, body, req.ip ?? "unknown", { photoTokens });
     switch (outcome.status) {
       case "invalid":
         throw new HttpError(400, Object.values(outcome.errors)[0] ?? "Invalid enquiry", { errors: outcome.errors });
@@ -42,17 +45,37 @@ export function publicRoutes(services: AppServices, pageCache?: PageCache): Rout
           undefined,
           { "Retry-After": String(outcome.retryAfterSeconds) },
         );
-      case "trapped":
+      case "trapped": {
         // Looks like success to the bot; nothing is stored.
-        res.status(201).json({ message: "Message received" });
+        const accepted: ContactAccepted = { message: "Message received" };
+        if (photoTokens) accepted.photos = { attached: photoTokens.length, notTaken: false };
+        res.status(201).json(accepted);
         return;
-      case "stored":
-        res.status(201).json({ message: "Message received", id: outcome.submission.id });
+      }
+      case "stored": {
+        const accepted: ContactAccepted = { message: "Message received", id: outcome.submission.id };
+        if (outcome.photos) accepted.photos = outcome.photos;
+        res.status(201).json(accepted);
         return;
+      }
     }
   });
 
   return router;
+}
+
+/** Issue 21: `photoTokens`, when sent, must be a list of at most 5 tokens (the spec's JSON without it is unchanged). */
+function photoTokensOf(body: Record<string, unknown>): string[] | undefined {
+  const value = body[PHOTO_TOKENS_FIELD];
+  if (value === undefined) return undefined;
+  if (
+    !Array.isArray(value) ||
+    value.length > MAX_ENQUIRY_PHOTOS ||
+    !value.every((token) => typeof token === "string" && token.length > 0 && token.length <= 200)
+  ) {
+    throw badRequest(`${PHOTO_TOKENS_FIELD} must be a list of at most ${MAX_ENQUIRY_PHOTOS} photo tokens`);
+  }
+  return value as string[];
 }
 
 /**

@@ -7,6 +7,7 @@ import { requireAdmin, resolveSession } from "../middleware/session";
 import { accountRoutes } from "./account-routes";
 import { adminRoutes } from "./admin-routes";
 import { authRoutes } from "./auth-routes";
+import { receiveEnquiryPhoto } from "./enquiry-photo-routes";
 import { passkeyAccountRoutes, passkeySignInRoutes } from "./passkey-routes";
 import { publicRoutes } from "./public-routes";
 import { twoStepAccountRoutes, twoStepSignInRoutes } from "./two-step-routes";
@@ -27,6 +28,8 @@ export function createApiRouter(services: AppServices, options: { pageCache?: Pa
 
   // The direct upload streams its raw body: registered before the JSON parser.
   api.put("/uploads/:objectId", requireAdmin, (req, res) => receiveUpload(services, req, res));
+  // A visitor's photo (issue 21) streams its multipart body too: never through the 64 KB JSON parser.
+  api.post("/enquiry-photos", (req, res) => receiveEnquiryPhoto(services, req, res));
 
   api.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, strict: true }));
 

@@ -1,3 +1,4 @@
+import { pipeline } from "node:stream/promises";
 import { Router, type Response } from "express";
 import { inboxQuerySchema, readUpdateSchema } from "~/contact/inbox-schemas";
 import { CSV_BOM, CSV_COLUMNS, csvFileName, csvRecord, csvRow } from "~/contact/submissions-csv.server";
@@ -10,6 +11,7 @@ import {
   listInbox,
   setRead,
 } from "~/contact/submissions.server";
+import { openEnquiryPhoto } from "~/enquiry-photos/enquiry-photos.server";
 import { notificationsOverview, sendTestMail } from "~/notifications/outbox-admin.server";
 import { resendEnquiryNotification } from "~/notifications/outbox-queue.server";
 import type { AppServices } from "~/services.server";
@@ -54,6 +56,28 @@ export function submissionRoutes(services: AppServices): Router {
     if (!(await deleteSubmission(services, req.params.id))) throw notFound(NO_SUCH_ENQUIRY);
     await recordRequestActivity(services, req, { kind: "enquiry.deleted", outcome: "success", detail: { count: 1 } });
     res.status(204).end();
+  });
+
+  // Issue 21: a visitor's photo, to the signed-in owner only; never cached anywhere.
+  router.get("/contact-submissions/:id/photos/:n", async (req, res) => {
+    const size = req.query.size;
+    if (size !== "thumb" && size !== "view") throw badRequest('size must be "thumb" or "view"');
+    const n = /^[1-9]\d?$/.test(req.params.n) ? Number(req.params.n) : NaN;
+    const photo = await openEnquiryPhoto(services, req.params.id, n, size);
+    if (!photo) throw notFound("No such photo");
+    res.status(200).set({
+      "Content-Type": photo.contentType,
+      "Content-Length": String(photo.bytes),
+      "Cache-Control": "private, no-store",
+      "Cross-Origin-Resource-Policy": "same-origin",
+    });
+    try {
+      await pipeline(photo.body, res);
+    } catch (error) {
+      // The owner closed the viewer mid-photo: no server error.
+      if (req.destroyed) return;
+      throw error;
+    }
   });
 
   router.post("/contact-submissions/:id/resend", async (req, res) => {

@@ -57,6 +57,7 @@ describe("GET /api/admin/contact-submissions", () => {
       cursor: expect.any(String),
       readAt: null,
       notification: { status: "off", attempts: 0, lastError: null, nextAttemptAt: null, sentAt: null, inDigest: false },
+      photos: [],
     });
     const next = await list(`?before=${page[49]!.cursor}`);
     expect(next.map((item) => item.name)).toEqual(["Visitor 4", "Visitor 3", "Visitor 2", "Visitor 1", "Visitor 0"]);

@@ -1,0 +1,93 @@
+import { readdir, rm, stat } from "node:fs/promises";
+import path from "node:path";
+import type { AppServices } from "~/services.server";
+import { PHOTO_TOKEN_LIFETIME_MS, enquiryPhotoTempDir } from "./enquiry-photo-accept.server";
+import { enquiryPhotoKeys } from "./enquiry-photo-keys";
+import { deleteEnquiryPhotoObjects } from "./enquiry-photos.server";
+
+/**
+ * Issue 21 §7: visitors' photos are not kept for ever. Every hour (and at
+ * start) this deletes photos older than ENQUIRY_PHOTO_DAYS, attached or not,
+ * and photos never attached to an enquiry once their token has expired (plus
+ * a margin, so a photo still being processed is never taken from under its
+ * upload). Rows go first; their files follow, deferred while a backup runs.
+ */
+
+type Services = Pick<AppServices, "db" | "storage" | "logger" | "clock" | "env">;
+
+/** After its token expires, an unattached photo is kept this much longer. */
+export const UNATTACHED_MARGIN_MS = 15 * 60_000;
+const RUN_EVERY_MS = 60 * 60_000;
+const BATCH = 200;
+const DAY_MS = 24 * 60 * 60_000;
+
+/** One pass; returns how many photos were deleted. */
+export async function pruneEnquiryPhotos(services: Services): Promise<number> {
+  const now = services.clock.now().getTime();
+  const tooOld = new Date(now - services.env.ENQUIRY_PHOTO_DAYS * DAY_MS).toISOString();
+  const abandoned = new Date(now - UNATTACHED_MARGIN_MS).toISOString();
+  let deleted = 0;
+  for (;;) {
+    const rows = await services.db
+      .selectFrom("enquiry_photos")
+      .select(["id", "thumb_key", "view_key"])
+      .where((eb) =>
+        eb.or([eb("created_at", "<", tooOld), eb.and([eb("submission_id", "is", null), eb("expires_at", "<", abandoned)])]),
+      )
+      .limit(BATCH)
+      .execute();
+    if (rows.length === 0) break;
+    await services.db
+      .deleteFrom("enquiry_photos")
+      .where(
+        "id",
+        "in",
+        rows.map((row) => row.id),
+      )
+      .execute();
+    // Keys are derived from the id too: a photo whose processing died half-way left files without naming them.
+    const keys = rows.flatMap((row) => Object.values(enquiryPhotoKeys(row.id)));
+    await deleteEnquiryPhotoObjects(services, keys);
+    deleted += rows.length;
+    if (rows.length < BATCH) break;
+  }
+  await removeStaleTempFiles(services, now);
+  if (deleted > 0) services.logger.info({ deleted }, "old and unused enquiry photos deleted");
+  return deleted;
+}
+
+/** Temp uploads a crash left behind (each is deleted as soon as its photo is processed or refused). */
+async function removeStaleTempFiles(services: Services, now: number): Promise<void> {
+  const dir = enquiryPhotoTempDir(services.env);
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const info = await stat(file).catch(() => null);
+    if (info && now - info.mtimeMs > PHOTO_TOKEN_LIFETIME_MS) await rm(file, { force: true }).catch(() => {});
+  }
+}
+
+export type EnquiryPhotoRetention = { start(): void; stop(): Promise<void> };
+
+export function createEnquiryPhotoRetention(services: Services, options: { everyMs?: number } = {}): EnquiryPhotoRetention {
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<unknown> = Promise.resolve();
+  const run = () => {
+    running = pruneEnquiryPhotos(services).catch((error: unknown) =>
+      services.logger.warn({ err: error }, "could not delete old enquiry photos; will retry"),
+    );
+  };
+  return {
+    start() {
+      if (timer) return;
+      run();
+      timer = setInterval(run, options.everyMs ?? RUN_EVERY_MS);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+    },
+  };
+}

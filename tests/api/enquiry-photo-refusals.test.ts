@@ -1,0 +1,138 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createManualClock } from "~/lib/clock";
+import { pngBomb, truncatedJpeg } from "../fixtures/image-bombs";
+import { makeImage } from "../fixtures/images";
+import { createPhotoContext, type PhotoContext } from "./enquiry-photo-helpers";
+
+/** Issue 21 §4 and §6: photos refused with a message that names them, and the limits anonymous traffic cannot pass. */
+
+let ctx: PhotoContext;
+afterEach(async () => {
+  await ctx.close();
+});
+
+/** Temp uploads waiting for the worker: none may outlive their request. */
+const tempFiles = () => fs.readdir(path.join(ctx.dataDir, "tmp", "enquiry-photos")).catch(() => [] as string[]);
+
+describe("refused photos", () => {
+  it("names the photo: a bomb, a file that is not an image, a GIF, a broken JPEG, one over 15 MB; nothing is kept", async () => {
+    ctx = await createPhotoContext();
+    const cases: [Buffer, string, number, string][] = [
+      [pngBomb(20_000, 20_000), "bomb.png", 413, "Photo bomb.png is too large to process."],
+      [Buffer.from("Dear Mark, here are my notes."), "notes.txt", 415, "File notes.txt is not a supported photo. Please use JPEG, PNG, WebP or AVIF."],
+      [await makeImage("gif"), "moving.gif", 415, "File moving.gif is not a supported photo. Please use JPEG, PNG, WebP or AVIF."],
+      [await truncatedJpeg(1200, 900), "cut off.jpg", 400, "Photo cut off.jpg could not be read as an image."],
+      [Buffer.concat([await makeImage("jpeg"), Buffer.alloc(15 * 1024 * 1024)]), "huge.jpg", 413, "Photo huge.jpg is larger than 15 MB."],
+    ];
+    for (const [file, name, status, message] of cases) {
+      const res = await ctx.upload(file, name);
+      expect(res.status, name).toBe(status);
+      expect(res.body).toEqual({ message });
+    }
+    expect(await ctx.photoRows()).toEqual([]);
+    expect(await ctx.storedKeys("enquiry-photos/")).toEqual([]);
+    expect(await tempFiles()).toEqual([]);
+    // The worker carries on.
+    expect((await ctx.upload(await makeImage("webp"), "fine.webp")).status).toBe(201);
+  });
+
+  it("answers 400 without a photo in the field photos, and 415 for a body that is not multipart", async () => {
+    ctx = await createPhotoContext();
+    const wrongField = await ctx.api.post("/api/enquiry-photos").attach("picture", await makeImage("jpeg"), "a.jpg");
+    expect(wrongField.status).toBe(400);
+    expect(wrongField.body).toEqual({ message: 'Send one photo, as multipart/form-data in the field "photos".' });
+    const json = await ctx.api.post("/api/enquiry-photos").send({ photos: "x" });
+    expect(json.status).toBe(415);
+    expect(await ctx.photoRows()).toEqual([]);
+  });
+});
+
+describe("tokens", () => {
+  it("a token sent from another address is ignored: the enquiry is stored without the photo", async () => {
+    ctx = await createPhotoContext();
+    const token = await ctx.tokenFor(await makeImage("jpeg"), "wall.jpg", "203.0.113.7");
+    const res = await ctx.enquire([token, "made-up-token"], "198.51.100.9");
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ photos: { attached: 0, notTaken: false } });
+    expect((await ctx.photoRows()).map((row) => row.submission_id)).toEqual([null]);
+    // Used once: the same token cannot go with a second enquiry.
+    expect((await ctx.enquire([token])).body).toMatchObject({ photos: { attached: 1, notTaken: false } });
+    expect((await ctx.enquire([token])).body).toMatchObject({ photos: { attached: 0, notTaken: false } });
+  });
+
+  it("a token expires after an hour", async () => {
+    const clock = createManualClock("2026-03-02T09:00:00.000Z");
+    ctx = await createPhotoContext({}, clock);
+    const token = await ctx.tokenFor(await makeImage("jpeg"));
+    // The token is stored only as a hash.
+    expect((await ctx.photoRows()).map((row) => row.token_hash)).toEqual([expect.not.stringContaining(token)]);
+    clock.advance(60 * 60_000 + 1000);
+    expect((await ctx.enquire([token])).body).toMatchObject({ photos: { attached: 0, notTaken: false } });
+  });
+});
+
+describe("caps counted in the database", () => {
+  it("ENQUIRY_PHOTOS_PER_DAY: past it, across instances, the photo is not taken and the enquiry says so", async () => {
+    const clock = createManualClock("2026-03-02T09:00:00.000Z");
+    ctx = await createPhotoContext({ ENQUIRY_PHOTOS_PER_DAY: "2" }, clock);
+    const other = await ctx.openInstance();
+    const photo = await makeImage("jpeg");
+    const first = await ctx.tokenFor(photo);
+    const second = (await other.api.post("/api/enquiry-photos").set("X-Forwarded-For", "203.0.113.7").attach("photos", photo, "b.jpg"))
+      .body as { token: string };
+    const third = await ctx.upload(photo, "c.jpg");
+    expect(third.status).toBe(201);
+    expect(third.body).toEqual({ capped: true, token: expect.any(String), name: "c.jpg" });
+
+    const res = await ctx.enquire([first, second.token, (third.body as { token: string }).token]);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ photos: { attached: 2, notTaken: true } });
+    expect(await ctx.storedKeys("enquiry-photos/")).toHaveLength(4);
+
+    // A day later there is room again.
+    clock.advance(24 * 60 * 60_000 + 1000);
+    expect((await ctx.upload(photo, "d.jpg")).body).toEqual({ token: expect.any(String), name: "d.jpg" });
+  });
+
+  it("ENQUIRY_PHOTOS_MAX_MB: once the kept copies add up to it, photos are not taken", async () => {
+    ctx = await createPhotoContext({ ENQUIRY_PHOTOS_MAX_MB: "1" });
+    const token = await ctx.tokenFor(await makeImage("jpeg"));
+    // What other enquiries' photos already hold (as another instance would have stored them).
+    await ctx.services.db
+      .insertInto("enquiry_photos")
+      .values({
+        id: "earlier",
+        token_hash: "0".repeat(64),
+        address_hash: "elsewhere",
+        status: "ready",
+        submission_id: "an-earlier-enquiry",
+        position: 1,
+        thumb_key: null,
+        view_key: null,
+        thumb_bytes: 40_000,
+        view_bytes: 1024 * 1024 - 40_000,
+        created_at: "2026-01-01T00:00:00.000Z",
+        expires_at: "2026-01-01T01:00:00.000Z",
+      })
+      .execute();
+    const capped = await ctx.upload(await makeImage("jpeg"), "later.jpg");
+    expect(capped.body).toMatchObject({ capped: true, name: "later.jpg" });
+    const res = await ctx.enquire([token, (capped.body as { token: string }).token]);
+    expect(res.body).toMatchObject({ photos: { attached: 1, notTaken: true } });
+  });
+});
+
+describe("the per-address limit", () => {
+  it("25 photos per address per 10 minutes (5 enquiries × 5 photos); another address is not held up", async () => {
+    ctx = await createPhotoContext();
+    const notAPhoto = Buffer.from("not a photo");
+    for (let i = 0; i < 25; i++) expect((await ctx.upload(notAPhoto, `n${i}.txt`)).status).toBe(415);
+    const limited = await ctx.upload(await makeImage("jpeg"));
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ message: "Too many photos from this address. Please try again later or e-mail them." });
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+    expect((await ctx.upload(await makeImage("jpeg"), "ok.jpg", "198.51.100.9")).status).toBe(201);
+  });
+});

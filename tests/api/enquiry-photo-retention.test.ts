@@ -1,0 +1,156 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
+import { backupsDirOf } from "~/backups/backup-files.server";
+import { createBackup } from "~/backups/backup.server";
+import { postgresRestoreDestination } from "~/backups/restore-postgres.server";
+import { restoreBackup } from "~/backups/restore.server";
+import { listInbox } from "~/contact/submissions.server";
+import { collectStream } from "~/storage/storage.server";
+import { openEnquiryPhoto } from "~/enquiry-photos/enquiry-photos.server";
+import { createEnquiryPhotoRetention, pruneEnquiryPhotos } from "~/enquiry-photos/enquiry-photo-retention.server";
+import { parseEnv } from "~/env.server";
+import { createManualClock, systemClock } from "~/lib/clock";
+import { createLogger } from "~/lib/logger.server";
+import type { AppServices } from "~/services.server";
+import { openServices } from "../../server/bootstrap";
+import { makeImage, makeNoisyJpeg } from "../fixtures/images";
+import { createTestBucket, createTestDatabase, s3Env } from "../support/backends";
+import { openSite } from "../support/backup-site";
+import { createPhotoContext, type PhotoContext } from "./enquiry-photo-helpers";
+
+/** Issue 21 §7 and §11: photos go with their enquiry, expire, and are in backups (both back ends). */
+
+const DAY = 24 * 60 * 60_000;
+const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-enquiry-photos-"));
+afterAll(() => fs.rm(tmp, { recursive: true, force: true }));
+
+let ctx: PhotoContext;
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+  await ctx.close();
+});
+
+/** An enquiry with `count` photos; its id. */
+async function enquiryWithPhotos(count: number, photo?: Buffer): Promise<string> {
+  const tokens: string[] = [];
+  for (let i = 0; i < count; i++) tokens.push(await ctx.tokenFor(photo ?? (await makeImage("jpeg")), `p${i}.jpg`));
+  const res = await ctx.enquire(tokens);
+  expect(res.body).toMatchObject({ photos: { attached: count, notTaken: false } });
+  return (res.body as { id: string }).id;
+}
+
+describe("deleting an enquiry", () => {
+  it("deletes its photos' rows and files; another enquiry's photos stay", async () => {
+    ctx = await createPhotoContext();
+    const doomed = await enquiryWithPhotos(2);
+    const kept = await enquiryWithPhotos(1);
+    expect(await ctx.storedKeys("enquiry-photos/")).toHaveLength(6);
+    await ctx.admin.delete(`/api/admin/contact-submissions/${doomed}`).expect(204);
+    expect((await ctx.photoRows()).map((row) => row.submission_id)).toEqual([kept]);
+    expect(await ctx.storedKeys("enquiry-photos/")).toHaveLength(2);
+    expect((await ctx.admin.get(`/api/admin/contact-submissions/${doomed}/photos/1?size=view`)).status).toBe(404);
+  });
+});
+
+describe("retention", () => {
+  it("deletes photos after ENQUIRY_PHOTO_DAYS, and unattached ones once their token has expired", async () => {
+    const clock = createManualClock("2026-03-02T09:00:00.000Z");
+    ctx = await createPhotoContext({ ENQUIRY_PHOTO_DAYS: "30" }, clock);
+    const id = await enquiryWithPhotos(1);
+    await ctx.tokenFor(await makeImage("png"), "never sent.png");
+
+    clock.advance(60 * 60_000 + 60_000); // the token expired a minute ago: kept a little longer
+    expect(await pruneEnquiryPhotos(ctx.services)).toBe(0);
+    clock.advance(15 * 60_000);
+    expect(await pruneEnquiryPhotos(ctx.services)).toBe(1);
+    expect((await ctx.photoRows()).map((row) => row.submission_id)).toEqual([id]);
+    expect(await ctx.storedKeys("enquiry-photos/")).toHaveLength(2);
+
+    clock.set("2026-04-01T08:59:00.000Z"); // 30 days less a minute
+    expect(await pruneEnquiryPhotos(ctx.services)).toBe(0);
+    clock.advance(2 * 60_000);
+    // The background module: one pass when it starts.
+    const retention = createEnquiryPhotoRetention(ctx.services);
+    retention.start();
+    await retention.stop();
+    expect(await ctx.photoRows()).toEqual([]);
+    expect(await ctx.storedKeys("enquiry-photos/")).toEqual([]);
+    // The enquiry itself stays; it just has no photos any more (read directly: the owner's session has ended by now).
+    expect(await listInbox(ctx.services)).toMatchObject([{ id, photos: [] }]);
+  });
+});
+
+describe("the public media route", () => {
+  it("never serves a photo's files, however the name is spelt", async () => {
+    ctx = await createPhotoContext();
+    await enquiryWithPhotos(1);
+    const [key] = await ctx.storedKeys("enquiry-photos/");
+    const file = key!.slice("enquiry-photos/".length);
+    for (const url of [`/media/${file}`, `/media/enquiry-photos%2F${file}`, `/media/..%2Fenquiry-photos%2F${file}`, `/media/%2e%2e%2f${key}`]) {
+      const res = await ctx.api.get(url);
+      expect(res.status, url).toBe(404);
+    }
+  });
+});
+
+describe("backups", () => {
+  it("hold the photos, count them in the disk-space guard, and a restore brings them back", async () => {
+    ctx = await createPhotoContext();
+    const GiB = 1024 ** 3;
+    // The guard keeps 1 GB free; this much more is room for the tables but not for the photos.
+    const freeSpace = async () => ({ freeBytes: GiB + 250 * 1024, totalBytes: GiB });
+    const backup = (file: string) =>
+      createBackup({ ...ctx.services, clock: systemClock }, { purpose: "manual", workDir: backupsDirOf(ctx.dataDir), destination: { kind: "file", path: file, freeSpace } });
+    expect((await backup(path.join(tmp, "before.tar.gz"))).status).toBe("succeeded");
+
+    const id = await enquiryWithPhotos(2, await makeNoisyJpeg(2400, 1800));
+    expect((await backup(path.join(tmp, "no-room.tar.gz"))).status).toBe("skipped");
+
+    const archive = path.join(tmp, `photos-${ctx.backend.database}.tar.gz`);
+    const made = await createBackup({ ...ctx.services, clock: systemClock }, { purpose: "manual", workDir: backupsDirOf(ctx.dataDir), destination: { kind: "file", path: archive } });
+    expect(made.status).toBe("succeeded");
+    const original = await viewCopy(ctx.services, id, 2);
+
+    const restored = await restoreElsewhere(archive);
+    expect(await restored.db.selectFrom("enquiry_photos").select(["submission_id", "position"]).orderBy("position").execute()).toEqual([
+      { submission_id: id, position: 1 },
+      { submission_id: id, position: 2 },
+    ]);
+    expect((await viewCopy(restored, id, 2)).equals(original)).toBe(true);
+    expect((await restored.storage.list("enquiry-photos/")).length).toBe(4);
+  });
+});
+
+async function viewCopy(services: Pick<AppServices, "db" | "storage">, id: string, n: number): Promise<Buffer> {
+  const photo = await openEnquiryPhoto(services, id, n, "view");
+  if (!photo) throw new Error(`no photo ${n}`);
+  return (await collectStream(photo.body)).data;
+}
+
+/** The archive restored into a new installation on the same kind of back end. */
+async function restoreElsewhere(archive: string): Promise<AppServices> {
+  const dataDir = await fs.mkdtemp(path.join(tmp, "restored-"));
+  if (ctx.backend.database === "sqlite") {
+    await restoreBackup({ dataDir, file: archive });
+    const services = await openSite(dataDir);
+    cleanups.push(() => services.close());
+    return services;
+  }
+  const backends = inject("backends");
+  const database = await createTestDatabase(backends.postgresUrl);
+  cleanups.push(() => database.drop());
+  const base = { DATA_DIR: dataDir, LOG_LEVEL: "silent", NODE_ENV: "test" };
+  const bucket = await createTestBucket(backends.s3Endpoint, { siteOrigins: [new URL(parseEnv(base).SITE_URL).origin] });
+  cleanups.push(() => bucket.remove());
+  const env = parseEnv({ ...base, DATABASE_URL: database.url, ...s3Env(backends.s3Endpoint, bucket.name) });
+  const silent = createLogger({ level: "silent" });
+  await restoreBackup({ dataDir, file: archive, destination: postgresRestoreDestination({ env, logger: silent }) });
+  const services = await openServices(env, silent);
+  cleanups.push(() => services.close());
+  // On S3, the files are in the bucket, under the private prefix.
+  expect((await bucket.keys("enquiry-photos/")).length).toBe(4);
+  return services;
+}
