@@ -73,7 +73,7 @@ export function usePhotoUploads(initialNotices: readonly string[] = []) {
       if (uploads.current.get(id) !== upload) return; // removed meanwhile
       uploads.current.delete(id);
       if (result.status === "sent") patch(id, { state: "sent", progress: 1, token: result.token });
-      else if (result.status === "capped") patch(id, { state: "capped", progress: 1 });
+      else if (result.status === "capped") patch(id, { state: "capped", progress: 1, token: result.token });
       else if (result.status === "refused") {
         drop(id);
         setNotices((shown) => [...shown, result.message]);

@@ -3,15 +3,15 @@ import { ENQUIRY_PHOTO_FIELD, MAX_ENQUIRY_PHOTO_BYTES } from "~/enquiry-photos/e
 /** What POST /api/enquiry-photos answered for one photo. */
 export type PhotoUploadResult =
   | { status: "sent"; token: string }
-  /** A daily or storage cap: the enquiry goes without this photo (issue 21 §6). */
-  | { status: "capped" }
+  /** A daily or storage cap: the enquiry goes without this photo; its token, sent with it, makes the answer say so (§6). */
+  | { status: "capped"; token: string }
   /** Refused (too large, not a photo, a bomb, busy, too many): the server's message names the file. */
   | { status: "refused"; message: string }
   | { status: "aborted" };
 
-/** Refused before sending (the picker) or while reading the no-JS post (server/middleware/contact-multipart.ts). */
+/** Refused in the picker, before sending; in the same words as the server's refusal (enquiry-photo-accept.server.ts). */
 export function photoTooLargeMessage(fileName: string): string {
-  return `File ${fileName} is larger than ${MAX_ENQUIRY_PHOTO_BYTES / (1024 * 1024)} MB. Please choose a smaller photo.`;
+  return `Photo ${fileName} is larger than ${MAX_ENQUIRY_PHOTO_BYTES / (1024 * 1024)} MB.`;
 }
 
 export function photoNotSentMessage(fileName: string): string {
@@ -38,8 +38,7 @@ export function uploadEnquiryPhoto(file: File, onProgress: (fraction: number) =>
       } catch {
         // Not JSON (a proxy's error page): said plainly below.
       }
-      if (xhr.status === 201 && typeof body.token === "string") resolve({ status: "sent", token: body.token });
-      else if (xhr.status >= 200 && xhr.status < 300 && body.capped === true) resolve({ status: "capped" });
+      if (xhr.status === 201 && typeof body.token === "string") resolve({ status: body.capped === true ? "capped" : "sent", token: body.token });
       else resolve(typeof body.message === "string" && body.message ? { status: "refused", message: body.message } : notSent);
     };
   });

@@ -5,9 +5,9 @@ import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import busboy from "busboy";
 import type { Request, RequestHandler } from "express";
-import { photoTooLargeMessage } from "~/components/photo-upload";
 import { contactMessageSchema, HONEYPOT_FIELD } from "~/contact/contact-schema";
 import { ENQUIRY_PHOTO_FIELD, MAX_ENQUIRY_PHOTO_BYTES, MAX_ENQUIRY_PHOTOS, TOO_MANY_PHOTOS_MESSAGE } from "~/enquiry-photos/enquiry-photos";
+import { displayName, photoTooLargeMessage } from "~/enquiry-photos/enquiry-photo-accept.server";
 import { acceptEnquiryPhoto } from "~/enquiry-photos/enquiry-photos.server";
 import type { AppServices } from "~/services.server";
 import { HttpError } from "../http-error";
@@ -98,7 +98,7 @@ function readMultipart(req: Request, dir: string | null): Promise<ReadPost> {
       // Past 15 MB busboy stops passing the file on and discards the rest of its part.
       stream.on("limit", () => {
         file.tooLarge = true;
-        problem(photoTooLargeMessage(file.fileName));
+        problem(photoTooLargeMessage(displayName(file.fileName)));
       });
       // Caught at once: a post broken off mid-file must not leave an unhandled rejection behind.
       writes.push(pipeline(stream, createWriteStream(file.path, { mode: 0o600 })).then(() => null, (error: unknown) => error));
@@ -142,7 +142,11 @@ async function judgePhotos(services: AppServices, files: SavedFile[], clientIp: 
   for (const file of files) {
     const outcome = await acceptEnquiryPhoto(services, { fileName: file.fileName, declaredType: file.declaredType, path: file.path }, clientIp);
     if (outcome.status === "accepted") tokens.push(outcome.token);
-    else if (outcome.status === "capped") capped = true;
+    else if (outcome.status === "capped") {
+      // Its token goes with the enquiry too: the stored outcome then says photos were not taken.
+      tokens.push(outcome.token);
+      capped = true;
+    }
     else if (outcome.status === "rate-limited") return { status: "rate-limited", retryAfterSeconds: outcome.retryAfterSeconds };
     else {
       messages.push(outcome.message);

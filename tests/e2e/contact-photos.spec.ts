@@ -151,7 +151,7 @@ test.describe("photos with an enquiry, with JavaScript", () => {
     const alert = page.getByRole("alert").filter({ hasText: "notes.txt" });
     await expect(alert).toContainText("File notes.txt is not a supported photo. Please use JPEG, PNG, WebP or AVIF.");
     await expect(alert).toContainText("File spinner.gif is not a supported photo. Please use JPEG, PNG, WebP or AVIF.");
-    await expect(alert).toContainText("File huge.jpg is larger than 15 MB. Please choose a smaller photo.");
+    await expect(alert).toContainText("Photo huge.jpg is larger than 15 MB.");
     await expect(page.getByRole("list", { name: "Chosen photos" })).toHaveCount(0);
     expect(sent).toEqual([]);
   });
@@ -240,7 +240,7 @@ test.describe("photos with an enquiry, without JavaScript", () => {
 
     await page.getByLabel(PHOTOS_LABEL).setInputFiles([{ name: "huge.jpg", mimeType: "image/jpeg", buffer: Buffer.alloc(15 * 1024 * 1024 + 1) }]);
     await page.getByRole("button", { name: "Send Message" }).click();
-    await expect(page.getByRole("alert").filter({ hasText: "File huge.jpg is larger than 15 MB. Please choose a smaller photo." })).toBeVisible();
+    await expect(page.getByRole("alert").filter({ hasText: "Photo huge.jpg is larger than 15 MB." })).toBeVisible();
     await expectTextKept(page, name);
     expect(await storedWithPhotos(server.dataDir, name)).toEqual([]);
     expect(await tempFilesLeft(server.dataDir)).toEqual([]);
