@@ -138,12 +138,15 @@ describe("the no-JS contact form's multipart post", () => {
   });
 
   it("a photo over 15 MB is refused by its name, with the text kept", async () => {
+    const kept = await ctx.storedKeys("enquiry-photos/");
     const huge = Buffer.concat([jpeg, Buffer.alloc(15 * 1024 * 1024 + 1 - jpeg.length)]);
     const { body, contentType } = multipart([...TEXT, photo("wall.jpg"), photo("huge.jpg", huge)]);
     expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
     expect(seen).toEqual([
       { path: "/contact", fields: KEPT_TEXT, photos: { status: "refused", httpStatus: 413, messages: ["Photo huge.jpg is larger than 15 MB."] } },
     ]);
+    // Refused while the post was read: the other photo was not processed for nothing.
+    expect(await ctx.storedKeys("enquiry-photos/")).toEqual(kept);
     expect(await postsOnDisk()).toEqual([]);
   });
 
@@ -192,6 +195,14 @@ describe("the no-JS contact form's multipart post", () => {
     req.destroy();
     await until(async () => (await postsOnDisk()).length === 0);
     expect(seen).toEqual([]);
+  });
+
+  it("text the form would refuse anyway: its photos are not processed", async () => {
+    const kept = await ctx.storedKeys("enquiry-photos/");
+    const { body, contentType } = multipart([...TEXT.filter((part) => part.name !== "email"), { name: "email", value: "not-an-email" }, photo("wall.jpg")]);
+    expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
+    expect(seen[0]!.photos).toEqual({ status: "accepted", tokens: [], capped: false });
+    expect(await ctx.storedKeys("enquiry-photos/")).toEqual(kept);
   });
 
   it("text beyond the bounds is refused with the rest of the text kept", async () => {

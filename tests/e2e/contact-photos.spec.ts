@@ -165,7 +165,7 @@ test.describe("photos with an enquiry, with JavaScript", () => {
       { name: "wall.jpg", mimeType: "image/jpeg", buffer: await fs.readFile(photoFiles("wall")[0]!) },
       { name: "bomb.png", mimeType: "image/png", buffer: pngBomb(20_000, 20_000) },
     ]);
-    await expect(page.getByRole("alert").filter({ hasText: "bomb.png" })).toBeVisible();
+    await expect(page.getByRole("alert")).toHaveText("Photo bomb.png is too large to process.");
     await expect(chosen(page)).toHaveCount(1);
     await expect(chosen(page).filter({ hasText: "wall.jpg" }).getByText("Ready")).toBeVisible();
     await expectTextKept(page, name);
@@ -191,9 +191,25 @@ test.describe("photos past the daily cap", () => {
     await expect(
       page.getByText("Your message was sent, but we could not take photos today. Please e-mail them to mark@cornerstonestonemasonry.co.nz.", { exact: true }),
     ).toBeVisible();
-    const stored = await storedWithPhotos(server.dataDir, name);
-    expect(stored).toHaveLength(1);
-    expect(stored[0]!.photos).toBeLessThan(2);
+    // The first photo of the day was taken; the second was not.
+    expect(await storedWithPhotos(server.dataDir, name)).toEqual([{ message: TEXT.message, photos: 1 }]);
+  });
+
+  test.describe("without JavaScript", () => {
+    test.use({ javaScriptEnabled: false });
+
+    test("the enquiry is stored without them and the page says to e-mail them", async ({ page, server }) => {
+      const name = `No-JS Capped ${randomUUID().slice(0, 8)}`;
+      await page.goto("/contact");
+      await fillText(page, name);
+      await page.getByLabel(PHOTOS_LABEL).setInputFiles(photoFiles("garden"));
+      await page.getByRole("button", { name: "Send Message" }).click();
+      await expect(page.getByRole("status").filter({ hasText: "Message Sent" })).toBeVisible();
+      await expect(
+        page.getByText("Your message was sent, but we could not take photos today. Please e-mail them to mark@cornerstonestonemasonry.co.nz.", { exact: true }),
+      ).toBeVisible();
+      expect(await storedWithPhotos(server.dataDir, name)).toEqual([{ message: TEXT.message, photos: 0 }]);
+    });
   });
 });
 
@@ -223,6 +239,7 @@ test.describe("photos with an enquiry, without JavaScript", () => {
     const [answer] = await Promise.all([page.waitForResponse((r) => r.url().endsWith("/contact") && r.request().method() === "POST"), page.getByRole("button", { name: "Send Message" }).click()]);
     expect(answer.status()).toBeGreaterThanOrEqual(400);
     const alert = page.getByRole("alert").filter({ hasText: "bomb.png" });
+    await expect(alert).toContainText("Photo bomb.png is too large to process.");
     await expect(alert).toContainText("Your message is kept. Please choose the photos again.");
     await expectTextKept(page, name);
     expect(await storedWithPhotos(server.dataDir, name)).toEqual([]);
