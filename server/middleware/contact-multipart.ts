@@ -1,7 +1,6 @@
 import { createWriteStream } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import busboy from "busboy";
 import type { Request, RequestHandler } from "express";
@@ -55,7 +54,7 @@ export const FORM_TOO_LONG_MESSAGE = "The form has more text than it can take. P
 export const PHOTOS_BUSY_MESSAGE = "Many photos are being sent just now. Please try again in a minute.";
 const BUSY_RETRY_SECONDS = 60;
 
-type SavedFile = { fileName: string; declaredType: string; path: string; tooLarge: boolean };
+type SavedFile = { fileName: string; declaredType: string; path: string };
 /** `photoParts` counts the photos sent, saved or not. */
 type ReadPost = { fields: [string, string][]; files: SavedFile[]; photoParts: number; problems: string[] };
 
@@ -93,20 +92,24 @@ function readMultipart(req: Request, dir: string | null): Promise<ReadPost> {
         stream.resume();
         return;
       }
-      const file: SavedFile = { fileName: info.filename, declaredType: info.mimeType, path: path.join(dir, String(post.files.length)), tooLarge: false };
+      const file: SavedFile = { fileName: info.filename, declaredType: info.mimeType, path: path.join(dir, String(post.files.length)) };
       post.files.push(file);
       // Past 15 MB busboy stops passing the file on and discards the rest of its part.
-      stream.on("limit", () => {
-        file.tooLarge = true;
-        problem(photoTooLargeMessage(displayName(file.fileName)));
-      });
+      stream.on("limit", () => problem(photoTooLargeMessage(displayName(file.fileName))));
       // Caught at once: a post broken off mid-file must not leave an unhandled rejection behind.
       writes.push(pipeline(stream, createWriteStream(file.path, { mode: 0o600 })).then(() => null, (error: unknown) => error));
     });
     parser.on("filesLimit", () => problem(TOO_MANY_PHOTOS_MESSAGE));
     parser.on("partsLimit", () => problem(TOO_MANY_PHOTOS_MESSAGE));
     parser.on("fieldsLimit", () => problem(FORM_TOO_LONG_MESSAGE));
-    parser.on("error", () => reject(new HttpError(400, "The form could not be read")));
+    // The first failure wins; busboy destroyed also ends the photo being written.
+    const fail = (error: Error) => {
+      req.unpipe(parser);
+      req.off("data", count);
+      parser.destroy();
+      reject(error);
+    };
+    parser.on("error", () => fail(new HttpError(400, "The form could not be read")));
     parser.on("close", () => {
       void Promise.all(writes).then((errors) => {
         const failed = errors.find((error) => error !== null);
@@ -116,15 +119,20 @@ function readMultipart(req: Request, dir: string | null): Promise<ReadPost> {
     });
 
     let seen = 0;
-    const ceiling = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        seen += chunk.length;
-        callback(seen > CONTACT_BODY_CEILING_BYTES ? new HttpError(413, "Request body too large") : null, chunk);
-      },
+    const count = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > CONTACT_BODY_CEILING_BYTES) fail(new HttpError(413, "Request body too large"));
+    };
+    req.on("data", count);
+    // Not pipeline(): that would destroy the request, and the 413 would never reach the browser.
+    req.once("close", () => {
+      if (!req.complete) fail(new VisitorLeftError());
     });
-    pipeline(req, ceiling, parser).catch((error: unknown) => reject(error instanceof HttpError ? error : new HttpError(400, "The form was not received whole")));
+    req.pipe(parser);
   });
 }
+
+class VisitorLeftError extends Error {}
 
 /** The text would be refused anyway (or it is a bot's): its photos are not worth processing. */
 function textWillBeRefused(fields: [string, string][]): boolean {
@@ -210,7 +218,7 @@ export function contactMultipart(services: AppServices): RequestHandler {
       return next();
     }
     // The visitor left mid-post: nobody to answer.
-    if (req.destroyed && !req.complete) return;
+    if (failure instanceof VisitorLeftError) return;
     if (failure instanceof HttpError && failure.status === 413) res.set("Connection", "close");
     next(failure);
   };

@@ -235,6 +235,40 @@ describe("the no-JS contact form's multipart post", () => {
     expect(seen).toEqual([]);
   });
 
+  it("a body streamed past 200 MB is answered 413 and cut off", async () => {
+    const { contentType } = multipart(TEXT);
+    const boundary = contentType.split("boundary=")[1]!;
+    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="endless.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`);
+    const chunk = Buffer.alloc(1024 * 1024);
+    const answer = await new Promise<{ status: number; text: string; sentMegabytes: number }>((resolve, reject) => {
+      let sent = 0;
+      let answered = false;
+      const req = http.request(
+        { host: "127.0.0.1", port, method: "POST", path: "/contact", headers: { "Content-Type": contentType, "Transfer-Encoding": "chunked" } },
+        (res) => {
+          answered = true;
+          let text = "";
+          res.on("data", (data: Buffer) => (text += data.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text, sentMegabytes: sent }));
+        },
+      );
+      req.on("error", (error) => (answered ? undefined : reject(error)));
+      req.write(head);
+      const more = () => {
+        while (!answered && sent < 300) {
+          sent += 1;
+          if (!req.write(chunk)) return void req.once("drain", more);
+        }
+        if (!answered) req.end();
+      };
+      more();
+    });
+    expect([answer.status, answer.text]).toEqual([413, "Request body too large"]);
+    expect(answer.sentMegabytes).toBeLessThan(300);
+    expect(seen).toEqual([]);
+    await until(async () => (await postsOnDisk()).length === 0);
+  });
+
   it("every other page post keeps the 64 KB limit, multipart or not", async () => {
     const large = multipart([...TEXT, { name: "notes", value: "x".repeat(30 * 1024) }, { name: "more", value: "y".repeat(40 * 1024) }]);
     const elsewhere = await rawPost("/stonework", large.body, large.contentType).answered;
