@@ -63,6 +63,17 @@ async function tempFilesLeft(dataDir: string): Promise<string[]> {
   return fs.readdir(path.join(dataDir, "tmp", "contact-photos")).catch(() => []);
 }
 
+/** Photo uploads wait until the returned function is called. */
+async function holdPhotoUploads(page: Page): Promise<() => void> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/api/enquiry-photos", async (route) => {
+    await held;
+    await route.continue();
+  });
+  return release;
+}
+
 const toasts = (page: Page) => page.getByRole("region", { name: "Notifications (F8)" });
 
 test.describe("photos with an enquiry, with JavaScript", () => {
@@ -73,12 +84,7 @@ test.describe("photos with an enquiry, with JavaScript", () => {
     await fillText(page, name);
 
     // Held, so the progress shows while the photos are on their way.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route("**/api/enquiry-photos", async (route) => {
-      await held;
-      await route.continue();
-    });
+    const release = await holdPhotoUploads(page);
     const input = page.getByLabel(PHOTOS_LABEL);
     await expect(input).toHaveAttribute("accept", "image/*");
     await expect(input).toHaveAttribute("multiple", "");
@@ -109,12 +115,7 @@ test.describe("photos with an enquiry, with JavaScript", () => {
     await page.goto("/contact");
     await hydrated(page);
     await fillText(page, name);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route("**/api/enquiry-photos", async (route) => {
-      await held;
-      await route.continue();
-    });
+    const release = await holdPhotoUploads(page);
     await page.getByLabel(PHOTOS_LABEL).setInputFiles(photoFiles("wall"));
     await page.getByRole("button", { name: "Send Message" }).click();
     await expect(page.getByRole("button", { name: "Sending..." })).toBeDisabled();
