@@ -124,6 +124,27 @@ test.describe("photos with an enquiry, with JavaScript", () => {
     expect(await storedWithPhotos(server.dataDir, name)).toEqual([{ message: TEXT.message, photos: 1 }]);
   });
 
+  test("photos chosen before the form's script has loaded are taken up and sent when it loads", async ({ page, server }) => {
+    const name = `Early Visitor ${randomUUID().slice(0, 8)}`;
+    // The island's React part is held back, so the photo is chosen in the plain, server-rendered form.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route("**/assets/contact-hydrate-*.js", async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto("/contact");
+    await fillText(page, name);
+    await page.getByLabel(PHOTOS_LABEL).setInputFiles(photoFiles("wall"));
+    await expect(page.locator("html[data-hydrated]")).toHaveCount(0);
+    release();
+    await hydrated(page);
+    await expect(chosen(page).filter({ hasText: "wall.jpg" }).getByText("Ready")).toBeVisible();
+    await page.getByRole("button", { name: "Send Message" }).click();
+    await expect(toasts(page).getByText("Message Sent")).toBeVisible();
+    expect(await storedWithPhotos(server.dataDir, name)).toEqual([{ message: TEXT.message, photos: 1 }]);
+  });
+
   test("choosing more than five keeps the first five and says so", async ({ page }) => {
     await page.goto("/contact");
     await hydrated(page);
