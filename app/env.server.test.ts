@@ -13,6 +13,22 @@ describe("parseEnv", () => {
     expect(env.NODE_ENV).toBe("production");
   });
 
+  it("issue 21: enquiry photos' caps and retention have defaults, and a wrong value says how to fix it", () => {
+    const env = parseEnv({});
+    expect([env.ENQUIRY_PHOTOS_PER_DAY, env.ENQUIRY_PHOTOS_MAX_MB, env.ENQUIRY_PHOTO_DAYS]).toEqual([50, 2048, 365]);
+    expect(parseEnv({ ENQUIRY_PHOTOS_PER_DAY: "0", ENQUIRY_PHOTOS_MAX_MB: "100", ENQUIRY_PHOTO_DAYS: "90" })).toMatchObject({
+      ENQUIRY_PHOTOS_PER_DAY: 0,
+      ENQUIRY_PHOTOS_MAX_MB: 100,
+      ENQUIRY_PHOTO_DAYS: 90,
+    });
+    expect(() => parseEnv({ ENQUIRY_PHOTOS_PER_DAY: "lots" })).toThrow(
+      "ENQUIRY_PHOTOS_PER_DAY: ENQUIRY_PHOTOS_PER_DAY must be a whole number of photos, such as 50 (0 takes no photos)",
+    );
+    expect(() => parseEnv({ ENQUIRY_PHOTOS_MAX_MB: "-1" })).toThrow("ENQUIRY_PHOTOS_MAX_MB must be 0 (no photos) or more");
+    expect(() => parseEnv({ ENQUIRY_PHOTO_DAYS: "0" })).toThrow("ENQUIRY_PHOTO_DAYS must be at least 1");
+    expect(() => parseEnv({ ENQUIRY_PHOTO_DAYS: "1.5" })).toThrow("ENQUIRY_PHOTO_DAYS must be a whole number of days, such as 365");
+  });
+
   it("reads and normalises values", () => {
     const env = parseEnv({ PORT: "8080", SITE_URL: "https://stone.example.nz/", TRUST_PROXY: "1", DATA_DIR: "/tmp/x" });
     expect(env.PORT).toBe(8080);

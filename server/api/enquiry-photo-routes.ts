@@ -11,8 +11,11 @@ import type { AppServices } from "~/services.server";
  * of the JSON parser; the API's cross-site check applies as to every post.
  */
 
-/** A body past this is not a photo plus a few headers: the answer goes out and the connection closes. */
-const MAX_BODY_BYTES = MAX_ENQUIRY_PHOTO_BYTES + 1024 * 1024;
+/**
+ * A refused photo's body is read to its end (and thrown away) so the browser sees the answer, up to
+ * this much; past it the answer goes out and the connection closes.
+ */
+const DRAIN_LIMIT_BYTES = 3 * MAX_ENQUIRY_PHOTO_BYTES;
 const NO_PHOTO_MESSAGE = `Send one photo, as multipart/form-data in the field "${ENQUIRY_PHOTO_FIELD}".`;
 const RATE_LIMITED_MESSAGE = "Too many photos from this address. Please try again later or e-mail them.";
 
@@ -59,25 +62,30 @@ export function receiveEnquiryPhoto(services: AppServices, req: Request, res: Re
       return;
     }
 
+    let outcome: Promise<PhotoAcceptOutcome> | null = null;
+    // The photo's own answer, once known (a refusal comes before the rest of the body).
+    let early: Answer | null = null;
     let received = 0;
     req.on("data", (chunk: Buffer) => {
       received += chunk.length;
-      if (received > MAX_BODY_BYTES) {
-        reply({ status: 413, body: { message: `Send one photo of at most 15 MB.` } }, true);
+      if (received > DRAIN_LIMIT_BYTES) {
+        reply(early ?? { status: 413, body: { message: "Send one photo of at most 15 MB." } }, true);
         req.unpipe(parser);
         req.destroy();
       }
     });
 
-    let outcome: Promise<PhotoAcceptOutcome> | null = null;
     parser.on("file", (field, file, info) => {
       if (field !== ENQUIRY_PHOTO_FIELD || outcome) {
         file.resume();
         return;
       }
       outcome = acceptEnquiryPhoto(services, { fileName: info.filename ?? "", declaredType: info.mimeType, body: file }, req.ip ?? "unknown");
-      // A failure is answered at "close"; never an unhandled rejection.
-      outcome.catch(() => {});
+      outcome.then(
+        (result) => void (early = answerFor(result)),
+        // A failure is answered at "close"; never an unhandled rejection.
+        () => {},
+      );
     });
     parser.on("error", () => reply({ status: 400, body: { message: NO_PHOTO_MESSAGE } }, true));
     // The whole body has arrived: answer with what the photo came to.
@@ -92,7 +100,10 @@ export function receiveEnquiryPhoto(services: AppServices, req: Request, res: Re
       );
     });
     req.once("close", () => {
-      if (!req.complete) resolve();
+      if (req.complete) return;
+      // Cut off (or cut off by us): the photo's stream fails, its temp file is deleted.
+      parser.destroy(new Error("The upload was cut off"));
+      resolve();
     });
     req.pipe(parser);
   });

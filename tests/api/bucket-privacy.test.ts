@@ -65,14 +65,14 @@ async function openCdn(): Promise<string> {
 }
 
 describe("the start-up bucket privacy check", () => {
-  it("covers uploads waiting to be checked, originals and backups", () => {
-    expect(PRIVATE_PREFIXES).toEqual(["incoming/", "originals/", "backups/"]);
+  it("covers uploads waiting to be checked, originals, backups and visitors' photos (issue 21)", () => {
+    expect(PRIVATE_PREFIXES).toEqual(["incoming/", "originals/", "backups/", "enquiry-photos/"]);
   });
 
   it("finds a public bucket: logs an error, and the dashboard's API gives the notice and the addresses that answered", async () => {
     const { env, bucket, endpoint } = await publicBucket();
     const { privacy, errors } = await site(env);
-    const probes = ["incoming/", "originals/", "backups/"].map((prefix) => `${endpoint}/${bucket.name}/${prefix}privacy-probe`);
+    const probes = ["incoming/", "originals/", "backups/", "enquiry-photos/"].map((prefix) => `${endpoint}/${bucket.name}/${prefix}privacy-probe`);
     expect(await privacy()).toEqual({ status: "public", readableAt: probes, message: NOTICE });
     expect(errors()).toHaveLength(1);
     expect(errors()[0]!.msg).toContain(NOTICE);
@@ -96,7 +96,7 @@ describe("the start-up bucket privacy check", () => {
     const bucketName = bucket.name;
     // The CDN publishes the bucket's variants/ at MEDIA_BASE_URL (and, wrongly, everything else).
     const { privacy, errors } = await site({ ...s3Env(front, bucketName), MEDIA_BASE_URL: `${cdn}/${bucketName}/variants` });
-    const answered = ["incoming/", "originals/", "backups/"].map((prefix) => `${cdn}/${bucketName}/${prefix}privacy-probe`);
+    const answered = ["incoming/", "originals/", "backups/", "enquiry-photos/"].map((prefix) => `${cdn}/${bucketName}/${prefix}privacy-probe`);
     expect(await privacy()).toEqual({ status: "public", readableAt: answered, message: NOTICE });
     expect(errors()).toHaveLength(1);
   });
@@ -119,7 +119,7 @@ describe("the start-up bucket privacy check", () => {
     const { logger } = capturingLogger();
     const error = await checkBucketPrivacy({ targets: [{ storage: missing }], enabled: true, logger }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StorageCheckError);
-    expect((error as Error).message).toMatch(/^Cannot check that the bucket is private: writing a probe under incoming\/, originals\/, backups\/ failed/);
+    expect((error as Error).message).toMatch(/^Cannot check that the bucket is private: writing a probe under incoming\/, originals\/, backups\/, enquiry-photos\/ failed/);
     expect((error as Error).message).toContain("S3_PRIVACY_CHECK=off");
   });
 

@@ -1,4 +1,7 @@
+import { once } from "node:events";
 import fs from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createManualClock } from "~/lib/clock";
@@ -38,6 +41,40 @@ describe("refused photos", () => {
     expect((await ctx.upload(await makeImage("webp"), "fine.webp")).status).toBe(201);
   });
 
+  it("a 20 MB photo is read to its end and refused by name; nothing is kept", async () => {
+    ctx = await createPhotoContext();
+    const res = await ctx.upload(Buffer.concat([await makeImage("jpeg"), Buffer.alloc(20 * 1024 * 1024)]), "camera roll.jpg");
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ message: "Photo camera roll.jpg is larger than 15 MB." });
+    expect(await ctx.photoRows()).toEqual([]);
+    expect(await tempFiles()).toEqual([]);
+  });
+
+  it("a photo cut off mid-upload leaves no temp file and no row", async () => {
+    ctx = await createPhotoContext();
+    const server = ctx.app.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    try {
+      const boundary = "----cut-off";
+      const req = http.request({
+        host: "127.0.0.1",
+        port: (server.address() as AddressInfo).port,
+        path: "/api/enquiry-photos",
+        method: "POST",
+        headers: { "Content-Type": `multipart/form-data; boundary=${boundary}` },
+      });
+      req.on("error", () => {});
+      req.write(`--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="half.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`);
+      req.write(await makeImage("jpeg", { width: 800, height: 600 }));
+      await expect.poll(tempFiles, { interval: 5, timeout: 20_000 }).toHaveLength(1);
+      req.destroy();
+      await expect.poll(tempFiles, { interval: 5, timeout: 20_000 }).toEqual([]);
+      expect(await ctx.photoRows()).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+
   it("answers 400 without a photo in the field photos, and 415 for a body that is not multipart", async () => {
     ctx = await createPhotoContext();
     const wrongField = await ctx.api.post("/api/enquiry-photos").attach("picture", await makeImage("jpeg"), "a.jpg");
@@ -45,6 +82,18 @@ describe("refused photos", () => {
     expect(wrongField.body).toEqual({ message: 'Send one photo, as multipart/form-data in the field "photos".' });
     const json = await ctx.api.post("/api/enquiry-photos").send({ photos: "x" });
     expect(json.status).toBe(415);
+    expect(await ctx.photoRows()).toEqual([]);
+  });
+});
+
+describe("cross-site posts", () => {
+  it("a photo posted from another site is refused with 403, as every other API post is; nothing is stored", async () => {
+    ctx = await createPhotoContext();
+    const res = await ctx.upload(await makeImage("jpeg")).set("Origin", "https://elsewhere.example");
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ message: "Cross-site requests are not allowed" });
+    const fetchSite = await ctx.upload(await makeImage("jpeg")).set("Sec-Fetch-Site", "cross-site");
+    expect(fetchSite.status).toBe(403);
     expect(await ctx.photoRows()).toEqual([]);
   });
 });

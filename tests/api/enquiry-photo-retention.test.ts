@@ -6,7 +6,10 @@ import { backupsDirOf } from "~/backups/backup-files.server";
 import { createBackup } from "~/backups/backup.server";
 import { postgresRestoreDestination } from "~/backups/restore-postgres.server";
 import { restoreBackup } from "~/backups/restore.server";
-import { listInbox } from "~/contact/submissions.server";
+import { acquireBackupLease } from "~/backups/backup-lease.server";
+import { referencedObjectKeys } from "~/backups/backup-tables.server";
+import { purgeDeferredDeletions } from "~/backups/deferred-deletions.server";
+import { deleteSubmission, listInbox } from "~/contact/submissions.server";
 import { collectStream } from "~/storage/storage.server";
 import { openEnquiryPhoto } from "~/enquiry-photos/enquiry-photos.server";
 import { createEnquiryPhotoRetention, pruneEnquiryPhotos } from "~/enquiry-photos/enquiry-photo-retention.server";
@@ -22,7 +25,6 @@ import { createPhotoContext, type PhotoContext } from "./enquiry-photo-helpers";
 
 /** Issue 21 §7 and §11: photos go with their enquiry, expire, and are in backups (both back ends). */
 
-const DAY = 24 * 60 * 60_000;
 const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-enquiry-photos-"));
 afterAll(() => fs.rm(tmp, { recursive: true, force: true }));
 
@@ -52,6 +54,30 @@ describe("deleting an enquiry", () => {
     expect((await ctx.photoRows()).map((row) => row.submission_id)).toEqual([kept]);
     expect(await ctx.storedKeys("enquiry-photos/")).toHaveLength(2);
     expect((await ctx.admin.get(`/api/admin/contact-submissions/${doomed}/photos/1?size=view`)).status).toBe(404);
+  });
+
+
+  it("while a backup runs, or when a file will not delete, the files wait in deferred_deletions; the enquiry stays deleted", async () => {
+    ctx = await createPhotoContext();
+    const deferred = async () => (await ctx.services.db.selectFrom("deferred_deletions").select("storage_key").execute()).length;
+    const lease = await acquireBackupLease(ctx.services, "manual");
+    const first = await enquiryWithPhotos(1);
+    expect(await deleteSubmission(ctx.services, first)).toBe(true);
+    expect(await ctx.storedKeys("enquiry-photos/")).toHaveLength(2);
+    expect(await deferred()).toBe(2);
+    await lease!.release();
+
+    // A store that fails to delete (a bucket outage, say).
+    const second = await enquiryWithPhotos(1);
+    const failing = { ...ctx.services, storage: { ...ctx.services.storage, delete: () => Promise.reject(new Error("bucket unreachable")) } };
+    expect(await deleteSubmission(failing, second)).toBe(true);
+    expect(await ctx.services.db.selectFrom("contact_submissions").select("id").execute()).toEqual([]);
+    expect(await ctx.photoRows()).toEqual([]);
+    expect(await deferred()).toBe(4);
+
+    // The backup scheduler's pass deletes them once it can.
+    expect(await purgeDeferredDeletions(ctx.services, () => referencedObjectKeys(ctx.services.db))).toBe(4);
+    expect(await ctx.storedKeys("enquiry-photos/")).toEqual([]);
   });
 });
 

@@ -1,4 +1,7 @@
+import fs from "node:fs/promises";
+import path from "node:path";
 import sharp from "sharp";
+import { acceptEnquiryPhoto } from "~/enquiry-photos/enquiry-photos.server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { exifHasGps, makeImage, makeJpegWithExif } from "../fixtures/images";
 import { createPhotoContext, type PhotoContext } from "./enquiry-photo-helpers";
@@ -79,6 +82,23 @@ describe("a photo sent with an enquiry", () => {
     expect(missing.body).toEqual({ message: "No such photo" });
     expect((await ctx.admin.get(`/api/admin/contact-submissions/nope/photos/1?size=view`)).status).toBe(404);
     expect((await ctx.admin.get(`/api/admin/contact-submissions/${id}/photos/x?size=view`)).status).toBe(404);
+  });
+
+  it("takes a photo already on disk (the no-JS form's parts) and deletes that file, taken or refused", async () => {
+    const dir = path.join(ctx.dataDir, "parts");
+    await fs.mkdir(dir);
+    const onDisk = async (name: string, data: Buffer) => {
+      const file = path.join(dir, name);
+      await fs.writeFile(file, data);
+      return { fileName: name, declaredType: "image/jpeg", path: file };
+    };
+    const taken = await acceptEnquiryPhoto(ctx.services, await onDisk("wall.jpg", await makeImage("jpeg")), "203.0.113.7");
+    expect(taken).toEqual({ status: "accepted", token: expect.any(String), name: "wall.jpg" });
+    const refused = await acceptEnquiryPhoto(ctx.services, await onDisk("big.jpg", Buffer.alloc(15 * 1024 * 1024 + 1, 0xff)), "203.0.113.7");
+    expect(refused).toEqual({ status: "refused", httpStatus: 413, message: "Photo big.jpg is larger than 15 MB." });
+    expect(await fs.readdir(dir)).toEqual([]);
+    const res = await ctx.enquire([(taken as { token: string }).token]);
+    expect(res.body).toMatchObject({ photos: { attached: 1, notTaken: false } });
   });
 
   it("the spec's JSON without photoTokens answers exactly as before", async () => {
