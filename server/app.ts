@@ -10,6 +10,7 @@ import { HttpError } from "./http-error";
 import { mediaRouter } from "./media";
 import { createPageViewCounter } from "./page-view-counter";
 import { missingAsset, precompressedAssets } from "./precompressed-assets";
+import { contactMultipart } from "./middleware/contact-multipart";
 import { refuseCrossSitePagePosts } from "./middleware/cross-site";
 import { requestLogger } from "./middleware/request-logger";
 import { isHttpsSite } from "./middleware/session";
@@ -85,6 +86,8 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
 
   if (options.reactRouter) {
     app.use(refuseCrossSitePagePosts(services.env));
+    // The no-JS contact form with photos; every other page post keeps the 64 KB limit.
+    app.use(contactMultipart(services));
     app.use(reactRouterHandler({ ...options.reactRouter, services, pageCache: options.pageCache }));
   }
 

@@ -42,8 +42,14 @@ function toFetchRequest(req: ExpressRequest, res: ExpressResponse): Request {
 
   const refused = res.locals.crossSiteRefused === true;
   const init: RequestInit & { duplex?: "half" } = { method: refused ? "GET" : req.method, headers, signal: controller.signal };
+  const contactPost = res.locals.contactPost;
   if (refused) {
     for (const name of ["content-type", "content-length", "transfer-encoding", "origin"]) headers.delete(name);
+  } else if (contactPost) {
+    // Read already (server/middleware/contact-multipart.ts): the action gets its text fields as a plain form.
+    for (const name of ["content-length", "transfer-encoding"]) headers.delete(name);
+    headers.set("content-type", "application/x-www-form-urlencoded;charset=UTF-8");
+    init.body = new URLSearchParams(contactPost.fields).toString();
   } else if (req.method !== "GET" && req.method !== "HEAD") {
     const declared = Number(req.get("content-length") ?? 0);
     if (declared > PAGE_BODY_LIMIT_BYTES) throw new HttpError(413, "Request body too large");
@@ -132,6 +138,7 @@ export function reactRouterHandler(options: {
         cspNonce: res.locals.cspNonce,
         clientIp: req.ip ?? "unknown",
         crossSiteRefused: res.locals.crossSiteRefused === true,
+        contactPhotos: res.locals.contactPost?.photos,
         markDegraded: () => {
           degraded = true;
         },

@@ -1,7 +1,9 @@
 import { Send } from "lucide-react";
 import { useRef, useState, type FormEvent } from "react";
 import { CONTACT_FIELDS, HONEYPOT_FIELD, type ContactField, type ContactFieldErrors } from "~/contact/contact-fields";
+import { PHOTO_TOKENS_FIELD, photosNotTakenMessage, type ContactAccepted } from "~/enquiry-photos/enquiry-photos";
 import { apiRequest } from "~/lib/api-client";
+import { CHOOSE_PHOTOS_AGAIN_MESSAGE, PhotoPicker, usePhotoUploads } from "./photo-picker";
 import { Button } from "./ui/button";
 import { FieldError, TextField, fieldClasses, focusFirstInvalid } from "./ui/form-field";
 import { Spinner } from "./ui/spinner";
@@ -9,8 +11,11 @@ import { toast } from "./ui/use-toast";
 
 /** What the no-JavaScript form post answers (see routes/contact.tsx). */
 export type ContactActionResult =
-  | { status: "sent" }
+  /** `photosNotTaken`: stored, but a cap kept its photos out (issue 21 §6). */
+  | { status: "sent"; photosNotTaken?: boolean }
   | { status: "invalid"; errors: ContactFieldErrors; values: Record<string, string> }
+  /** A photo of the no-JS post was refused: nothing stored, the text comes back and the visitor picks the photos again. */
+  | { status: "photos-refused"; messages: string[]; errors: ContactFieldErrors; values: Record<string, string> }
   | { status: "failed"; values: Record<string, string> }
   /** Posted from another website: nothing was stored (server/middleware/cross-site.ts). */
   | { status: "refused" };
@@ -42,12 +47,16 @@ const loadSchema = () => import("~/contact/contact-schema");
  * /api/contact; without, it posts to the /contact route, which answers with
  * the same messages.
  */
-export function ContactForm({ serverResult }: { serverResult?: ContactActionResult }) {
+export function ContactForm({ serverResult, contactEmail }: { serverResult?: ContactActionResult; contactEmail: string }) {
   const formRef = useRef<HTMLFormElement>(null);
   const [errors, setErrors] = useState<ContactFieldErrors>(
-    serverResult?.status === "invalid" ? serverResult.errors : {},
+    serverResult && "errors" in serverResult ? serverResult.errors : {},
   );
   const [submitting, setSubmitting] = useState(false);
+  const [photosNotTaken, setPhotosNotTaken] = useState(serverResult?.status === "sent" && serverResult.photosNotTaken === true);
+  const photoUploads = usePhotoUploads(
+    serverResult?.status === "photos-refused" ? [...serverResult.messages, CHOOSE_PHOTOS_AGAIN_MESSAGE] : [],
+  );
   const defaults = serverResult && "values" in serverResult ? serverResult.values : {};
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
@@ -64,16 +73,25 @@ export function ContactForm({ serverResult }: { serverResult?: ContactActionResu
     }
     setErrors({});
     setSubmitting(true);
+    setPhotosNotTaken(false);
     try {
-      await apiRequest("POST", "/api/contact", {
+      // Photos still being sent are waited for; their tokens go with the enquiry.
+      const photos = await photoUploads.settled();
+      const photoTokens = photos.flatMap((photo) => (photo.token ? [photo.token] : []));
+      const response = await apiRequest("POST", "/api/contact", {
         name: values.name,
         email: values.email,
         phone: values.phone,
         message: values.message,
         [HONEYPOT_FIELD]: values[HONEYPOT_FIELD],
+        // Without photos, the spec's JSON exactly.
+        ...(photoTokens.length ? { [PHOTO_TOKENS_FIELD]: photoTokens } : {}),
       });
+      const accepted = (await response.json().catch(() => ({}))) as Partial<ContactAccepted>;
       toast({ ...CONTACT_SENT });
       form.reset();
+      photoUploads.clear();
+      setPhotosNotTaken(photos.some((photo) => photo.state === "capped") || accepted.photos?.notTaken === true);
     } catch {
       // The form keeps what was typed, so nothing is lost.
       toast({ ...CONTACT_FAILED, variant: "destructive" });
@@ -83,10 +101,12 @@ export function ContactForm({ serverResult }: { serverResult?: ContactActionResu
   }
 
   return (
+    <>
     <form
       ref={formRef}
       method="post"
       action="/contact"
+      encType="multipart/form-data"
       noValidate
       onSubmit={handleSubmit}
       onFocus={() => void loadSchema()}
@@ -140,6 +160,8 @@ export function ContactForm({ serverResult }: { serverResult?: ContactActionResu
         <FieldError id="contact-message-error" message={errors.message} />
       </div>
 
+      <PhotoPicker uploads={photoUploads} disabled={submitting} />
+
       {/* Honeypot: people never see it; bots that fill it in are quietly ignored. */}
       <div className="hidden">
         <label htmlFor="contact-website">Leave this field empty</label>
@@ -151,5 +173,11 @@ export function ContactForm({ serverResult }: { serverResult?: ContactActionResu
         {submitting ? "Sending..." : "Send Message"}
       </Button>
     </form>
+    {photosNotTaken ? (
+      <p role="status" className="mt-4 rounded-md border border-amber-700 bg-amber-50 p-4 text-amber-950">
+        {photosNotTakenMessage(contactEmail)}
+      </p>
+    ) : null}
+    </>
   );
 }

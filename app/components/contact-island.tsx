@@ -3,7 +3,8 @@ import { CONTACT_ISLAND_ID } from "./contact-island-id";
 import { ContactForm, type ContactActionResult } from "./contact-form";
 import { useToasts } from "./ui/use-toast";
 
-export type ContactIslandProps = { serverResult?: ContactActionResult };
+/** `contactEmail`: the page's, for the message shown when photos could not be taken. */
+export type ContactIslandProps = { serverResult?: ContactActionResult; contactEmail: string };
 
 // The notification area (Radix Toast, about 12 KB) loads when the visitor starts on the form,
 // presses F8, or a toast is due: not with the page (docs/decisions/0055).
@@ -39,10 +40,10 @@ function NotificationArea() {
  * The contact page's one React island (app/islands/contact-hydrate.tsx hydrates it): the form, with the
  * notification area its toasts show in. The server renders it inside the page like any component.
  */
-export function ContactIsland({ serverResult }: ContactIslandProps) {
+export function ContactIsland({ serverResult, contactEmail }: ContactIslandProps) {
   return (
     <>
-      <ContactForm key={serverResult?.status === "sent" ? "sent" : "form"} serverResult={serverResult} />
+      <ContactForm key={serverResult?.status === "sent" ? "sent" : "form"} serverResult={serverResult} contactEmail={contactEmail} />
       <NotificationArea />
     </>
   );

@@ -3,6 +3,7 @@ import { data } from "react-router";
 import type { ContactActionResult } from "~/components/contact-form";
 import { ContactIslandRoot } from "~/components/contact-island";
 import { PageHeader, Paragraphs } from "~/components/page-header";
+import { contactFieldErrors, contactMessageSchema } from "~/contact/contact-schema";
 import { submitEnquiry } from "~/contact/submissions.server";
 import { readContent } from "~/content/content.server";
 import { sectionKeysInGroup } from "~/content/sections";
@@ -23,7 +24,11 @@ export async function loader({ context }: Route.LoaderArgs) {
   };
 }
 
-/** The form's no-JavaScript path: same schema, honeypot and limit as POST /api/contact. */
+/**
+ * The form's no-JavaScript path: same schema, honeypot and limit as POST /api/contact. With photos, the
+ * post is multipart and server/middleware/contact-multipart.ts has read it: its photos' outcome is in
+ * the load context, its text fields in the form.
+ */
 export async function action({ request, context }: Route.ActionArgs) {
   let form: FormData;
   try {
@@ -34,10 +39,26 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
   const values: Record<string, string> = {};
   for (const [key, value] of form) if (typeof value === "string") values[key] = value;
-  const outcome = await submitEnquiry(context.services, values, context.clientIp);
   const kept = { name: values.name ?? "", email: values.email ?? "", phone: values.phone ?? "", message: values.message ?? "" };
+  const photos = context.contactPhotos;
+  if (photos?.status === "refused") {
+    // Nothing is stored: the text comes back with the reasons, and the visitor picks the photos again.
+    const parsed = contactMessageSchema.safeParse(values);
+    const errors = parsed.success ? {} : contactFieldErrors(parsed.error);
+    return data({ status: "photos-refused", messages: photos.messages, errors, values: kept } satisfies ContactActionResult, {
+      status: photos.httpStatus,
+      headers: photos.retryAfterSeconds ? { "Retry-After": String(photos.retryAfterSeconds) } : undefined,
+    });
+  }
+  if (photos?.status === "rate-limited") return rateLimited(kept, photos.retryAfterSeconds);
+  const photoTokens = photos?.status === "accepted" ? photos.tokens : [];
+  const outcome = await submitEnquiry(context.services, values, context.clientIp, { photoTokens });
   switch (outcome.status) {
     case "stored":
+      return {
+        status: "sent",
+        photosNotTaken: photos?.status === "accepted" && (photos.capped || outcome.photos?.notTaken === true),
+      } satisfies ContactActionResult;
     case "trapped":
       return { status: "sent" } satisfies ContactActionResult;
     case "invalid":
@@ -45,11 +66,15 @@ export async function action({ request, context }: Route.ActionArgs) {
         status: 400,
       });
     case "rate-limited":
-      return data({ status: "failed", values: kept } satisfies ContactActionResult, {
-        status: 429,
-        headers: { "Retry-After": String(outcome.retryAfterSeconds) },
-      });
+      return rateLimited(kept, outcome.retryAfterSeconds);
   }
+}
+
+function rateLimited(kept: Record<string, string>, retryAfterSeconds: number) {
+  return data({ status: "failed", values: kept } satisfies ContactActionResult, {
+    status: 429,
+    headers: { "Retry-After": String(retryAfterSeconds) },
+  });
 }
 
 export const handle: PublicPageHandle = { islands: ["contact"] };
@@ -129,6 +154,7 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
           </p>
           <ContactIslandRoot
             serverResult={actionData ?? (loaderData.crossSiteRefused ? { status: "refused" } : undefined)}
+            contactEmail={email}
           />
         </div>
       </section>

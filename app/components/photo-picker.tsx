@@ -1,0 +1,194 @@
+import { X } from "lucide-react";
+import { useEffect, useRef, useState, type ChangeEvent } from "react";
+import {
+  ENQUIRY_PHOTO_FIELD,
+  ENQUIRY_PHOTO_TYPES,
+  ENQUIRY_PHOTOS_LABEL,
+  MAX_ENQUIRY_PHOTO_BYTES,
+  MAX_ENQUIRY_PHOTOS,
+  TOO_MANY_PHOTOS_MESSAGE,
+  unsupportedPhotoMessage,
+} from "~/enquiry-photos/enquiry-photos";
+import { photoTooLargeMessage, uploadEnquiryPhoto } from "./photo-upload";
+
+const MAX_MEGABYTES = MAX_ENQUIRY_PHOTO_BYTES / (1024 * 1024);
+
+/** After a no-JS post was refused: the browser cannot keep the chosen files. */
+export const CHOOSE_PHOTOS_AGAIN_MESSAGE = "Your message is kept. Please choose the photos again.";
+
+/** Refused in the picker, before any byte is sent: the browser's type and size are enough to tell the visitor early. */
+function pickerRefusal(file: File): string | null {
+  if (!(ENQUIRY_PHOTO_TYPES as readonly string[]).includes(file.type)) return unsupportedPhotoMessage(file.name);
+  if (file.size > MAX_ENQUIRY_PHOTO_BYTES) return photoTooLargeMessage(file.name);
+  return null;
+}
+
+export type ChosenPhoto = {
+  id: number;
+  name: string;
+  previewUrl: string;
+  /** 0..1, while it is being sent. */
+  progress: number;
+  state: "sending" | "sent" | "capped";
+  token?: string;
+};
+
+type Upload = { done: Promise<unknown>; abort(): void };
+
+/**
+ * The photos chosen for an enquiry, each sent to POST /api/enquiry-photos as
+ * soon as it is chosen (issue 21 §2). `settled()` waits for the uploads under
+ * way and answers the photos as they ended.
+ */
+export function usePhotoUploads(initialNotices: readonly string[] = []) {
+  const photosRef = useRef<ChosenPhoto[]>([]);
+  const uploads = useRef(new Map<number, Upload>());
+  const nextId = useRef(1);
+  const [photos, setPhotos] = useState<ChosenPhoto[]>([]);
+  const [notices, setNotices] = useState<readonly string[]>(initialNotices);
+
+  const commit = (update: (list: ChosenPhoto[]) => ChosenPhoto[]) => {
+    photosRef.current = update(photosRef.current);
+    setPhotos(photosRef.current);
+  };
+  const patch = (id: number, change: Partial<ChosenPhoto>) =>
+    commit((list) => list.map((photo) => (photo.id === id ? { ...photo, ...change } : photo)));
+  const drop = (id: number) => {
+    uploads.current.get(id)?.abort();
+    uploads.current.delete(id);
+    commit((list) =>
+      list.filter((photo) => {
+        if (photo.id === id) URL.revokeObjectURL(photo.previewUrl);
+        return photo.id !== id;
+      }),
+    );
+  };
+
+  function send(file: File) {
+    const id = nextId.current++;
+    commit((list) => [...list, { id, name: file.name, previewUrl: URL.createObjectURL(file), progress: 0, state: "sending" }]);
+    const upload = uploadEnquiryPhoto(file, (progress) => patch(id, { progress }));
+    uploads.current.set(id, upload);
+    void upload.done.then((result) => {
+      if (uploads.current.get(id) !== upload) return; // removed meanwhile
+      uploads.current.delete(id);
+      if (result.status === "sent") patch(id, { state: "sent", progress: 1, token: result.token });
+      else if (result.status === "capped") patch(id, { state: "capped", progress: 1, token: result.token });
+      else if (result.status === "refused") {
+        drop(id);
+        setNotices((shown) => [...shown, result.message]);
+      }
+    });
+  }
+
+  function choose(files: readonly File[]) {
+    const refusals: string[] = [];
+    const fitting = files.filter((file) => {
+      const refusal = pickerRefusal(file);
+      if (refusal) refusals.push(refusal);
+      return !refusal;
+    });
+    const room = Math.max(0, MAX_ENQUIRY_PHOTOS - photosRef.current.length);
+    if (fitting.length > room) refusals.push(TOO_MANY_PHOTOS_MESSAGE);
+    setNotices(refusals);
+    for (const file of fitting.slice(0, room)) send(file);
+  }
+
+  function clear() {
+    for (const photo of photosRef.current) drop(photo.id);
+    setNotices([]);
+  }
+
+  /** Waits for the photos still being sent; the list as it then stands. */
+  async function settled(): Promise<ChosenPhoto[]> {
+    await Promise.all([...uploads.current.values()].map((upload) => upload.done));
+    return photosRef.current;
+  }
+
+  // Object URLs hold the photos in memory until revoked.
+  useEffect(() => () => photosRef.current.forEach((photo) => URL.revokeObjectURL(photo.previewUrl)), []);
+
+  return { photos, notices, choose, remove: drop, clear, settled };
+}
+
+export type PhotoUploads = ReturnType<typeof usePhotoUploads>;
+
+const INPUT_ID = "contact-photos";
+
+/**
+ * The field below the message. Without JavaScript it is a plain file input
+ * the form posts as multipart; with it, each photo is sent as it is chosen
+ * and shows a thumbnail, its name, its progress and a remove button.
+ */
+export function PhotoPicker({ uploads, disabled }: { uploads: PhotoUploads; disabled?: boolean }) {
+  const inputRef = useRef<HTMLInputElement>(null);
+  const { choose } = uploads;
+
+  function takeFiles(input: HTMLInputElement) {
+    const files = [...(input.files ?? [])];
+    // Emptied, so choosing the same photo again fires a change, and the files leave with their uploads only.
+    input.value = "";
+    if (files.length) choose(files);
+  }
+
+  // Photos chosen before the island hydrated (the form works without it until then).
+  useEffect(() => {
+    if (inputRef.current?.files?.length) takeFiles(inputRef.current);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, at hydration
+  }, []);
+
+  const { photos, notices } = uploads;
+  return (
+    <div>
+      <label htmlFor={INPUT_ID} className="block text-sm font-semibold text-stone-800">
+        {ENQUIRY_PHOTOS_LABEL}
+      </label>
+      <p id={`${INPUT_ID}-hint`} className="mt-1 text-sm text-stone-700">
+        JPEG, PNG, WebP or AVIF, up to {MAX_MEGABYTES} MB each, at most {MAX_ENQUIRY_PHOTOS}.
+      </p>
+      <input
+        ref={inputRef}
+        id={INPUT_ID}
+        name={ENQUIRY_PHOTO_FIELD}
+        type="file"
+        accept="image/*"
+        multiple
+        disabled={disabled}
+        aria-describedby={notices.length ? `${INPUT_ID}-hint ${INPUT_ID}-notices` : `${INPUT_ID}-hint`}
+        onChange={(event: ChangeEvent<HTMLInputElement>) => takeFiles(event.currentTarget)}
+        className="mt-2 block w-full text-base text-stone-800 file:mr-3 file:rounded-md file:border-0 file:bg-stone-800 file:px-4 file:py-2.5 file:font-semibold file:text-white"
+      />
+      {notices.length ? (
+        <div id={`${INPUT_ID}-notices`} role="alert" className="mt-2 space-y-1 text-sm font-medium text-red-700">
+          {notices.map((notice) => (
+            <p key={notice}>{notice}</p>
+          ))}
+        </div>
+      ) : null}
+      {photos.length ? (
+        <ul aria-label="Chosen photos" className="mt-3 grid grid-cols-2 gap-3 sm:grid-cols-3">
+          {photos.map((photo) => (
+            <li key={photo.id} className="relative rounded-md border border-stone-300 p-2">
+              <img src={photo.previewUrl} alt="" className="aspect-square w-full rounded object-cover" />
+              <p className="mt-1 truncate text-sm text-stone-800">{photo.name}</p>
+              {photo.state === "sending" ? (
+                <progress value={photo.progress} max={1} aria-label={`Sending ${photo.name}`} className="mt-1 h-2 w-full" />
+              ) : (
+                <p className="mt-1 text-xs text-stone-700">{photo.state === "sent" ? "Ready" : "Not taken today"}</p>
+              )}
+              <button
+                type="button"
+                aria-label={`Remove ${photo.name}`}
+                onClick={() => uploads.remove(photo.id)}
+                disabled={disabled}
+                className="absolute top-3 right-3 rounded-full bg-white/90 p-1.5 text-stone-900 shadow ring-1 ring-stone-300 hover:bg-white"
+              >
+                <X aria-hidden="true" className="h-5 w-5" />
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,50 @@
+import { ENQUIRY_PHOTO_FIELD, MAX_ENQUIRY_PHOTO_BYTES } from "~/enquiry-photos/enquiry-photos";
+
+/** What POST /api/enquiry-photos answered for one photo. */
+export type PhotoUploadResult =
+  | { status: "sent"; token: string }
+  /** A daily or storage cap: the enquiry goes without this photo; its token, sent with it, makes the answer say so (§6). */
+  | { status: "capped"; token: string }
+  /** Refused (too large, not a photo, a bomb, busy, too many): the server's message names the file. */
+  | { status: "refused"; message: string }
+  | { status: "aborted" };
+
+/** Refused in the picker, before sending; in the same words as the server's refusal (enquiry-photo-accept.server.ts). */
+export function photoTooLargeMessage(fileName: string): string {
+  return `Photo ${fileName} is larger than ${MAX_ENQUIRY_PHOTO_BYTES / (1024 * 1024)} MB.`;
+}
+
+export function photoNotSentMessage(fileName: string): string {
+  return `Photo ${fileName} could not be sent. Please check your connection and choose it again.`;
+}
+
+/**
+ * Sends one photo, multipart, one file per request. XMLHttpRequest rather
+ * than fetch: only it reports upload progress.
+ */
+export function uploadEnquiryPhoto(file: File, onProgress: (fraction: number) => void): { done: Promise<PhotoUploadResult>; abort(): void } {
+  const xhr = new XMLHttpRequest();
+  const done = new Promise<PhotoUploadResult>((resolve) => {
+    const notSent: PhotoUploadResult = { status: "refused", message: photoNotSentMessage(file.name) };
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
+    };
+    xhr.onerror = () => resolve(notSent);
+    xhr.onabort = () => resolve({ status: "aborted" });
+    xhr.onload = () => {
+      let body: { token?: unknown; capped?: unknown; message?: unknown } = {};
+      try {
+        body = JSON.parse(xhr.responseText) as typeof body;
+      } catch {
+        // Not JSON (a proxy's error page): said plainly below.
+      }
+      if (xhr.status === 201 && typeof body.token === "string") resolve({ status: body.capped === true ? "capped" : "sent", token: body.token });
+      else resolve(typeof body.message === "string" && body.message ? { status: "refused", message: body.message } : notSent);
+    };
+  });
+  const form = new FormData();
+  form.append(ENQUIRY_PHOTO_FIELD, file, file.name);
+  xhr.open("POST", "/api/enquiry-photos");
+  xhr.send(form);
+  return { done, abort: () => xhr.abort() };
+}

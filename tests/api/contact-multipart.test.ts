@@ -1,0 +1,295 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import type { AppLoadContext } from "react-router";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createApp } from "../../server/app";
+import { fakeReactRouterBuild } from "../support/fake-react-router-build";
+import { makeImage } from "../fixtures/images";
+import { createTestContext, type TestContext } from "./helpers";
+
+/**
+ * The no-JS contact form with photos (issue 21 §3): server/middleware/contact-multipart.ts ahead of
+ * React Router. A stand-in route records what its action receives; the middleware, busboy, the disk
+ * and the photos' processing are real.
+ */
+
+type Part = { name: string; value: string } | { name: string; fileName: string; type: string; data: Buffer };
+type Seen = { path: string; fields: Record<string, string>; photos: AppLoadContext["contactPhotos"] };
+
+function multipart(parts: Part[]): { body: Buffer; contentType: string } {
+  const boundary = `----cornerstone${randomBytes(8).toString("hex")}`;
+  const chunks: Buffer[] = [];
+  for (const part of parts) {
+    const disposition = "fileName" in part ? `form-data; name="${part.name}"; filename="${part.fileName}"\r\nContent-Type: ${part.type}` : `form-data; name="${part.name}"`;
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n\r\n`));
+    chunks.push("fileName" in part ? part.data : Buffer.from(part.value));
+    chunks.push(Buffer.from("\r\n"));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+const TEXT: Part[] = [
+  { name: "name", value: "Aroha Smith" },
+  { name: "email", value: "aroha@example.co.nz" },
+  { name: "phone", value: "021 123 4567" },
+  { name: "message", value: "A quote for a basalt retaining wall, photos attached." },
+  { name: "website", value: "" },
+];
+const KEPT_TEXT = { name: "Aroha Smith", email: "aroha@example.co.nz", phone: "021 123 4567", message: "A quote for a basalt retaining wall, photos attached.", website: "" };
+
+let ctx: TestContext;
+let server: http.Server;
+let port: number;
+const seen: Seen[] = [];
+let jpeg: Buffer;
+let visitor = 0;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  jpeg = await makeImage("jpeg", { width: 800, height: 600 });
+  const build = fakeReactRouterBuild({
+    action: async ({ request, context }) => {
+      const fields = Object.fromEntries([...(await request.formData())].map(([key, value]) => [key, String(value)]));
+      seen.push({ path: new URL(request.url).pathname, fields, photos: context.contactPhotos });
+      return { received: true };
+    },
+  });
+  server = http.createServer(createApp(ctx.services, { reactRouter: { build, mode: "production" } }));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await ctx.close();
+});
+beforeEach(() => {
+  seen.length = 0;
+});
+
+const tempRoot = () => path.join(ctx.dataDir, "tmp", "contact-photos");
+const postsOnDisk = async () => (await fs.readdir(tempRoot()).catch(() => [] as string[])).filter((entry) => entry.startsWith("post-"));
+
+/** A post over a socket of its own; `hold` sends only this many bytes until `finish()`. */
+function rawPost(target: string, body: Buffer, contentType: string, options: { hold?: number; headers?: Record<string, string> } = {}) {
+  visitor += 1;
+  let finish!: () => void;
+  const answered = new Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: target,
+        headers: { "Content-Type": contentType, "Content-Length": String(body.length), "X-Forwarded-For": `10.77.0.${visitor}`, ...options.headers },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
+      },
+    );
+    req.on("error", reject);
+    if (options.hold === undefined) req.end(body);
+    else {
+      req.write(body.subarray(0, options.hold));
+      finish = () => req.end(body.subarray(options.hold));
+    }
+  });
+  return { answered, finish: () => finish() };
+}
+
+async function until(check: () => Promise<boolean>) {
+  for (let i = 0; i < 500; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error("condition not reached");
+}
+
+const photo = (fileName: string, data = jpeg): Part => ({ name: "photos", fileName, type: "image/jpeg", data });
+
+describe("the no-JS contact form's multipart post", () => {
+  it("reaches the action with its text fields and a token per photo, and leaves no temporary file", async () => {
+    const { body, contentType } = multipart([...TEXT, photo("wall.jpg"), photo("slope.jpg")]);
+    const { answered } = rawPost("/contact", body, contentType);
+    expect((await answered).status).toBe(200);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.fields).toEqual(KEPT_TEXT);
+    const photos = seen[0]!.photos;
+    expect(photos?.status).toBe("accepted");
+    expect(photos?.status === "accepted" && photos.tokens).toHaveLength(2);
+    expect(await postsOnDisk()).toEqual([]);
+  });
+
+  it("more than five photos: the whole body is read, then refused with the text kept and nothing processed", async () => {
+    const kept = await ctx.storedKeys("enquiry-photos/");
+    const { body, contentType } = multipart([...TEXT, ...["1", "2", "3", "4", "5", "6"].map((n) => photo(`photo-${n}.jpg`))]);
+    const { answered } = rawPost("/contact", body, contentType);
+    expect((await answered).status).toBe(200);
+    expect(seen).toEqual([{ path: "/contact", fields: KEPT_TEXT, photos: { status: "refused", httpStatus: 413, messages: ["Up to 5 photos."] } }]);
+    expect(await ctx.storedKeys("enquiry-photos/")).toEqual(kept);
+    expect(await postsOnDisk()).toEqual([]);
+  });
+
+  it("a photo over 15 MB is refused by its name, with the text kept", async () => {
+    const kept = await ctx.storedKeys("enquiry-photos/");
+    const huge = Buffer.concat([jpeg, Buffer.alloc(15 * 1024 * 1024 + 1 - jpeg.length)]);
+    const { body, contentType } = multipart([...TEXT, photo("wall.jpg"), photo("huge.jpg", huge)]);
+    expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
+    expect(seen).toEqual([
+      { path: "/contact", fields: KEPT_TEXT, photos: { status: "refused", httpStatus: 413, messages: ["Photo huge.jpg is larger than 15 MB."] } },
+    ]);
+    // Refused while the post was read: the other photo was not processed for nothing.
+    expect(await ctx.storedKeys("enquiry-photos/")).toEqual(kept);
+    expect(await postsOnDisk()).toEqual([]);
+  });
+
+  it("photo parts go to a private file on disk as they arrive, and it is deleted after", async () => {
+    const big = Buffer.concat([jpeg, randomBytes(15 * 1024 * 1024 - jpeg.length)]);
+    const { body, contentType } = multipart([...TEXT, photo("big.jpg", big)]);
+    const post = rawPost("/contact", body, contentType, { hold: body.length - 4 * 1024 * 1024 });
+    let onDisk = "";
+    await until(async () => {
+      const [dir] = await postsOnDisk();
+      if (!dir) return false;
+      onDisk = path.join(tempRoot(), dir, "0");
+      const size = await fs.stat(onDisk).then((stat) => stat.size, () => 0);
+      return size > 8 * 1024 * 1024;
+    });
+    expect((await fs.stat(onDisk)).mode & 0o777).toBe(0o600);
+    post.finish();
+    await post.answered;
+    expect(await postsOnDisk()).toEqual([]);
+  });
+
+  it("at most four posts keep photos on disk at once: a fifth is told to try again in a minute, with its text", async () => {
+    const { body, contentType } = multipart([...TEXT, photo("wall.jpg", Buffer.concat([jpeg, Buffer.alloc(256 * 1024)]))]);
+    const held = [1, 2, 3, 4].map(() => rawPost("/contact", body, contentType, { hold: body.length - 1024 }));
+    await until(async () => (await postsOnDisk()).length === 4);
+    expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
+    expect(seen).toEqual([
+      {
+        path: "/contact",
+        fields: KEPT_TEXT,
+        photos: { status: "refused", httpStatus: 503, messages: ["Many photos are being sent just now. Please try again in a minute."], retryAfterSeconds: 60 },
+      },
+    ]);
+    for (const post of held) post.finish();
+    await Promise.all(held.map((post) => post.answered));
+    expect(await postsOnDisk()).toEqual([]);
+  });
+
+  it("a post broken off mid-photo leaves nothing behind and runs no action", async () => {
+    const { body, contentType } = multipart([...TEXT, photo("wall.jpg", Buffer.concat([jpeg, Buffer.alloc(1024 * 1024)]))]);
+    visitor += 1;
+    const req = http.request({ host: "127.0.0.1", port, method: "POST", path: "/contact", headers: { "Content-Type": contentType, "Content-Length": String(body.length) } });
+    req.on("error", () => {});
+    req.write(body.subarray(0, body.length - 100 * 1024));
+    await until(async () => (await postsOnDisk()).length === 1);
+    req.destroy();
+    await until(async () => (await postsOnDisk()).length === 0);
+    expect(seen).toEqual([]);
+  });
+
+  it("text the form would refuse anyway: its photos are not processed", async () => {
+    const kept = await ctx.storedKeys("enquiry-photos/");
+    const { body, contentType } = multipart([...TEXT.filter((part) => part.name !== "email"), { name: "email", value: "not-an-email" }, photo("wall.jpg")]);
+    expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
+    expect(seen[0]!.photos).toEqual({ status: "accepted", tokens: [], capped: false });
+    expect(await ctx.storedKeys("enquiry-photos/")).toEqual(kept);
+  });
+
+  it("text beyond the bounds is refused with the rest of the text kept", async () => {
+    const { body, contentType } = multipart([...TEXT.filter((part) => part.name !== "message"), { name: "message", value: "x".repeat(40 * 1024) }]);
+    expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
+    expect(seen).toEqual([
+      {
+        path: "/contact",
+        fields: { name: "Aroha Smith", email: "aroha@example.co.nz", phone: "021 123 4567", website: "" },
+        photos: { status: "refused", httpStatus: 413, messages: ["The form has more text than it can take. Please shorten the message and send it again."] },
+      },
+    ]);
+  });
+
+  it("a body declared over 200 MB is refused at once", async () => {
+    const { contentType } = multipart(TEXT);
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request(
+        { host: "127.0.0.1", port, method: "POST", path: "/contact", headers: { "Content-Type": contentType, "Content-Length": String(201 * 1024 * 1024) } },
+        (res) => {
+          let text = "";
+          res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on("error", reject);
+      req.write("--x");
+    });
+    expect(answer).toEqual({ status: 413, text: "Request body too large" });
+    expect(seen).toEqual([]);
+  });
+
+  it("a body streamed past 200 MB is answered 413 and cut off", async () => {
+    const { contentType } = multipart(TEXT);
+    const boundary = contentType.split("boundary=")[1]!;
+    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="endless.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`);
+    const chunk = Buffer.alloc(1024 * 1024);
+    const answer = await new Promise<{ status: number; text: string; sentMegabytes: number }>((resolve, reject) => {
+      let sent = 0;
+      let answered = false;
+      const req = http.request(
+        { host: "127.0.0.1", port, method: "POST", path: "/contact", headers: { "Content-Type": contentType, "Transfer-Encoding": "chunked" } },
+        (res) => {
+          answered = true;
+          let text = "";
+          res.on("data", (data: Buffer) => (text += data.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text, sentMegabytes: sent }));
+        },
+      );
+      req.on("error", (error) => (answered ? undefined : reject(error)));
+      req.write(head);
+      const more = () => {
+        while (!answered && sent < 300) {
+          sent += 1;
+          if (!req.write(chunk)) return void req.once("drain", more);
+        }
+        if (!answered) req.end();
+      };
+      more();
+    });
+    expect([answer.status, answer.text]).toEqual([413, "Request body too large"]);
+    expect(answer.sentMegabytes).toBeLessThan(300);
+    expect(seen).toEqual([]);
+    await until(async () => (await postsOnDisk()).length === 0);
+  });
+
+  it("every other page post keeps the 64 KB limit, multipart or not", async () => {
+    const large = multipart([...TEXT, { name: "notes", value: "x".repeat(30 * 1024) }, { name: "more", value: "y".repeat(40 * 1024) }]);
+    const elsewhere = await rawPost("/stonework", large.body, large.contentType).answered;
+    expect([elsewhere.status, elsewhere.text]).toEqual([413, "Request body too large"]);
+    const form = Buffer.from(new URLSearchParams({ ...KEPT_TEXT, message: "x".repeat(70 * 1024) }).toString());
+    const urlEncoded = await rawPost("/contact", form, "application/x-www-form-urlencoded").answered;
+    expect([urlEncoded.status, urlEncoded.text]).toEqual([413, "Request body too large"]);
+    expect(seen).toEqual([]);
+    // The control: a small multipart post elsewhere is read by React Router as before.
+    const small = multipart(TEXT);
+    expect((await rawPost("/stonework", small.body, small.contentType).answered).status).toBe(200);
+    expect(seen).toEqual([{ path: "/stonework", fields: KEPT_TEXT, photos: undefined }]);
+  });
+
+  it("a post from another site is not read: no file on disk, no action", async () => {
+    const kept = await ctx.storedKeys("enquiry-photos/");
+    const { body, contentType } = multipart([...TEXT, photo("wall.jpg")]);
+    const refused = await rawPost("/contact", body, contentType, { headers: { Origin: "http://evil.example" } }).answered;
+    expect(refused.status).toBe(403);
+    expect(seen).toEqual([]);
+    expect(await postsOnDisk()).toEqual([]);
+    expect(await ctx.storedKeys("enquiry-photos/")).toEqual(kept);
+  });
+});
