@@ -8,8 +8,9 @@ import {
   MAX_ENQUIRY_PHOTOS,
   TOO_MANY_PHOTOS_MESSAGE,
   unsupportedPhotoMessage,
+  photoTooLargeMessage,
 } from "~/enquiry-photos/enquiry-photos";
-import { photoTooLargeMessage, uploadEnquiryPhoto } from "./photo-upload";
+import { uploadEnquiryPhoto } from "./photo-upload";
 
 const MAX_MEGABYTES = MAX_ENQUIRY_PHOTO_BYTES / (1024 * 1024);
 

@@ -1,4 +1,4 @@
-import { ENQUIRY_PHOTO_FIELD, MAX_ENQUIRY_PHOTO_BYTES } from "~/enquiry-photos/enquiry-photos";
+import { ENQUIRY_PHOTO_FIELD } from "~/enquiry-photos/enquiry-photos";
 
 /** What POST /api/enquiry-photos answered for one photo. */
 export type PhotoUploadResult =
@@ -8,11 +8,6 @@ export type PhotoUploadResult =
   /** Refused (too large, not a photo, a bomb, busy, too many): the server's message names the file. */
   | { status: "refused"; message: string }
   | { status: "aborted" };
-
-/** Refused in the picker, before sending; in the same words as the server's refusal (enquiry-photo-accept.server.ts). */
-export function photoTooLargeMessage(fileName: string): string {
-  return `Photo ${fileName} is larger than ${MAX_ENQUIRY_PHOTO_BYTES / (1024 * 1024)} MB.`;
-}
 
 export function photoNotSentMessage(fileName: string): string {
   return `Photo ${fileName} could not be sent. Please check your connection and choose it again.`;

@@ -12,7 +12,13 @@ import { sniffImageType } from "~/images/sniff-image-type";
 import type { AppServices } from "~/services.server";
 import { CountingTransform, HEAD_BYTES } from "~/storage/stream-limits.server";
 import { ObjectTooLargeError } from "~/storage/storage-errors.server";
-import { ENQUIRY_PHOTO_TYPES, MAX_ENQUIRY_PHOTO_BYTES, unsupportedPhotoMessage, type EnquiryPhotoAccepted } from "./enquiry-photos";
+import {
+  ENQUIRY_PHOTO_TYPES,
+  MAX_ENQUIRY_PHOTO_BYTES,
+  photoTooLargeMessage,
+  unsupportedPhotoMessage,
+  type EnquiryPhotoAccepted,
+} from "./enquiry-photos";
 import { enquiryPhotoKeys } from "./enquiry-photo-keys";
 
 type Services = Pick<AppServices, "db" | "storage" | "images" | "clock" | "logger" | "env" | "addressKey" | "limits">;
@@ -41,9 +47,6 @@ const MB = 1024 * 1024;
 /** File names are the visitor's: shown back in messages, so kept short and printable. */
 const MAX_NAME_LENGTH = 120;
 
-export function photoTooLargeMessage(name: string): string {
-  return `Photo ${name} is larger than 15 MB.`;
-}
 export function photoUnreadableMessage(name: string): string {
   return `Photo ${name} could not be read as an image.`;
 }

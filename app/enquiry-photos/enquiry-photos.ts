@@ -22,6 +22,10 @@ export const TOO_MANY_PHOTOS_MESSAGE = "Up to 5 photos.";
 export function unsupportedPhotoMessage(fileName: string): string {
   return `File ${fileName} is not a supported photo. Please use JPEG, PNG, WebP or AVIF.`;
 }
+/** Refused in the picker and by the server, in the same words. */
+export function photoTooLargeMessage(fileName: string): string {
+  return `Photo ${fileName} is larger than 15 MB.`;
+}
 /** Shown under the form when a cap kept the photos out but the enquiry was stored (issue 21 §6). */
 export function photosNotTakenMessage(contactEmail: string): string {
   return `Your message was sent, but we could not take photos today. Please e-mail them to ${contactEmail}.`;

@@ -5,8 +5,14 @@ import { pipeline } from "node:stream/promises";
 import busboy from "busboy";
 import type { Request, RequestHandler } from "express";
 import { contactMessageSchema, HONEYPOT_FIELD } from "~/contact/contact-schema";
-import { ENQUIRY_PHOTO_FIELD, MAX_ENQUIRY_PHOTO_BYTES, MAX_ENQUIRY_PHOTOS, TOO_MANY_PHOTOS_MESSAGE } from "~/enquiry-photos/enquiry-photos";
-import { displayName, photoTooLargeMessage } from "~/enquiry-photos/enquiry-photo-accept.server";
+import {
+  ENQUIRY_PHOTO_FIELD,
+  MAX_ENQUIRY_PHOTO_BYTES,
+  MAX_ENQUIRY_PHOTOS,
+  TOO_MANY_PHOTOS_MESSAGE,
+  photoTooLargeMessage,
+} from "~/enquiry-photos/enquiry-photos";
+import { displayName } from "~/enquiry-photos/enquiry-photo-accept.server";
 import { acceptEnquiryPhoto } from "~/enquiry-photos/enquiry-photos.server";
 import type { AppServices } from "~/services.server";
 import { HttpError } from "../http-error";
