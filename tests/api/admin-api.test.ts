@@ -67,6 +67,7 @@ describe("GET /api/admin/contact-submissions", () => {
       cursor: expect.any(String),
       readAt: null,
       notification: { status: "off", attempts: 0, lastError: null, nextAttemptAt: null, sentAt: null, inDigest: false },
+      photos: [],
     });
     expect(res.headers["cache-control"]).toBe("no-store");
   });
