@@ -63,7 +63,9 @@ export function ResponsiveImage({
         height={image.height}
         loading={priority ? "eager" : "lazy"}
         decoding="async"
-        fetchPriority={priority ? "high" : undefined}
+        // Every other photo waits behind the largest paint, even one on the first screen (which
+        // Chromium would otherwise raise to high once laid out): decision 0055.
+        fetchPriority={priority ? "high" : "low"}
         onLoad={onLoad}
         style={placeholderStyle}
         className={cn("h-auto w-full", imgClassName)}

@@ -38,7 +38,7 @@ export function islands({ isSsrBuild }: { isSsrBuild: boolean }): Plugin {
     generateBundle(_options, bundle) {
       if (command !== "build" || isSsrBuild) return;
       const chunks = new Map(Object.values(bundle).flatMap((item) => (item.type === "chunk" ? [[item.fileName, item]] : [])));
-      // Every chunk an entry needs before it runs, for modulepreload links (no request waterfall).
+      // Every chunk an entry needs before it runs, requested with it (no request waterfall).
       const importsOf = (fileName: string, seen = new Set<string>()): Set<string> => {
         for (const imported of chunks.get(fileName)?.imports ?? []) {
           if (seen.has(imported)) continue;
