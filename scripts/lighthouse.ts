@@ -25,6 +25,7 @@ import path from "node:path";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse, { type Config, type Result } from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
+import { islandFilesInPage } from "../app/islands/island-loader";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../tests/support/chromium";
 import { BUDGETS, MOBILE_RUNS, budgetLines, median, pageWeights, type MedianRow } from "./lib/lighthouse-budgets";
 import { PROJECT_ROOT, startProductionServer, stopOnInterrupt } from "./lib/production-server";
@@ -347,12 +348,10 @@ async function main(): Promise<void> {
   }
 }
 
-/** The brotli bytes of every script a page's HTML loads (module scripts and their modulepreloads). */
+/** The brotli bytes of every script a page's HTML loads (the islands' loader list, module scripts, modulepreloads). */
 async function scriptBytesOfPage(url: string): Promise<number> {
   const html = await (await fetch(url)).text();
-  const sources = new Set(
-    [...html.matchAll(/<script[^>]*\bsrc="([^"]+)"/g), ...html.matchAll(/<link rel="modulepreload"[^>]*href="([^"]+)"/g)].map((m) => m[1]!),
-  );
+  const sources = islandFilesInPage(html);
   let total = 0;
   for (const source of sources) {
     const response = await fetch(new URL(source, url), { headers: { "Accept-Encoding": "br" } });

@@ -38,7 +38,7 @@ test.describe("accessibility of states", () => {
       await expect(page.getByRole("button", { name: "Close menu" })).toHaveAttribute("aria-expanded", "true");
       await expectNoAxeViolations(page, `open menu at ${width} px`);
       await page.getByRole("button", { name: "Close menu" }).click();
-      await expect(opened).toHaveCount(0);
+      await expect(opened).toBeHidden();
       await expect(page.getByRole("button", { name: "Open menu" })).toBeVisible();
     });
   }

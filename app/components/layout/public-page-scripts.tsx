@@ -1,5 +1,6 @@
 import islandAssets from "virtual:cornerstone/islands";
 import { PAGE_VIEW_BEACON_PATH } from "~/analytics/page-views";
+import { ISLAND_LOADER_ATTRIBUTE, islandLoader } from "~/islands/island-loader";
 import type { IslandName } from "~/islands/islands";
 import { NAV_LINKS } from "./nav-links";
 
@@ -22,18 +23,7 @@ export const PRERENDER_BEACON = `(function(){var s=function(){navigator.sendBeac
   `${PAGE_VIEW_BEACON_PATH}?path=`,
 )}+encodeURIComponent(location.pathname))};if(document.prerendering)document.addEventListener("prerenderingchange",s,{once:true});else addEventListener("pageshow",function(){var n=performance.getEntriesByType("navigation")[0];if(n&&n.deliveryType==="navigational-prefetch")s()},{once:true})})()`;
 
-/**
- * The islands start loading once the page has loaded (its first photo included), so their requests
- * never compete with the largest paint for a phone's bandwidth, and Lighthouse's simulation does
- * not count them before it (decision 0055). Nothing needs them sooner: the menu is a <details>, the
- * hero waits 5 s before it turns, and the contact form posts without JavaScript. Entries and the
- * chunks they import are requested together, so there is no waterfall.
- */
-export function islandLoader(files: readonly string[]): string {
-  return `(function(){var l=function(){${JSON.stringify(files)}.forEach(function(f){import(f)})};if(document.readyState==="complete")l();else addEventListener("load",l,{once:true})})()`;
-}
-
-/** All the script a public page has: its islands, the speculation rules and the prerender beacon. */
+/** All the script a public page has: its islands (app/islands/island-loader.ts), the speculation rules and the prerender beacon. */
 export function PublicPageScripts({ islands, nonce }: { islands: readonly IslandName[]; nonce: string | undefined }) {
   const entries = islands.flatMap((name) => islandAssets[name] ?? []);
   const files = [...new Set(entries.flatMap((entry) => [...entry.imports, entry.file]))];
@@ -41,7 +31,7 @@ export function PublicPageScripts({ islands, nonce }: { islands: readonly Island
     <>
       <script nonce={nonce} dangerouslySetInnerHTML={{ __html: PRERENDER_BEACON }} />
       <script type="speculationrules" nonce={nonce} dangerouslySetInnerHTML={{ __html: SPECULATION_RULES }} />
-      <script nonce={nonce} data-islands-loader="" dangerouslySetInnerHTML={{ __html: islandLoader(files) }} />
+      <script nonce={nonce} {...{ [ISLAND_LOADER_ATTRIBUTE]: "" }} dangerouslySetInnerHTML={{ __html: islandLoader(files) }} />
     </>
   );
 }
