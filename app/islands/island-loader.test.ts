@@ -1,53 +1,74 @@
 import { describe, expect, it } from "vitest";
 import { ISLAND_LOADER_ATTRIBUTE, islandFilesInPage, islandLoader } from "./island-loader";
 
+type Photo = { decode: () => Promise<void> };
+
 /** Runs the loader's text with the browser's globals it uses replaced; `import(…)` becomes `load(…)`. */
-function runLoader(readyState: string, images: { fetchPriority: string; decode: () => Promise<void> }[]) {
+function runLoader(readyState: string, photos: Photo[], elementTiming = true) {
   const source = islandLoader(["/assets/a.js", "/assets/b.js"]);
   expect(source).toContain("import(f)");
   const imported: string[] = [];
   const listeners: (() => void)[] = [];
-  const frames: (() => void)[] = [];
-  const timers: (() => void)[] = [];
-  new Function("document", "addEventListener", "requestAnimationFrame", "setTimeout", "load", source.replace("import(f)", "load(f)"))(
-    { readyState, images },
+  const observers: { callback: () => void; options: unknown }[] = [];
+  const timers: { callback: () => void; ms: number }[] = [];
+  const selectors: string[] = [];
+  class FakeObserver {
+    static supportedEntryTypes = elementTiming ? ["element", "paint"] : ["paint"];
+    constructor(private readonly callback: () => void) {}
+    observe(options: unknown) {
+      observers.push({ callback: this.callback, options });
+    }
+  }
+  const document = {
+    readyState,
+    querySelectorAll: (selector: string) => (selectors.push(selector), photos),
+  };
+  new Function("document", "addEventListener", "setTimeout", "PerformanceObserver", "load", source.replace("import(f)", "load(f)"))(
+    document,
     (type: string, listener: () => void) => type === "load" && listeners.push(listener),
-    (frame: () => void) => frames.push(frame),
-    (timer: () => void) => timers.push(timer),
+    (callback: () => void, ms: number) => timers.push({ callback, ms }),
+    FakeObserver,
     (file: string) => imported.push(file),
   );
-  return { imported, listeners, frames, timers };
+  return { imported, listeners, observers, timers, selectors };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
+const decodes: Photo = { decode: () => Promise.resolve() };
 
 describe("the islands' loader", () => {
-  it("imports every file once the page has loaded, its priority photo is decoded and a frame has been drawn", async () => {
-    let decoded!: () => void;
-    const photo = { fetchPriority: "high", decode: () => new Promise<void>((resolve) => (decoded = resolve)) };
-    const other = { fetchPriority: "low", decode: () => Promise.reject(new Error("not asked")) };
-    const { imported, listeners, frames, timers } = runLoader("interactive", [photo, other]);
+  it("imports every file once, after load, when the largest-paint photo has painted", async () => {
+    const { imported, listeners, observers, selectors, timers } = runLoader("interactive", [decodes]);
     expect(listeners).toHaveLength(1);
+    expect(observers).toHaveLength(0);
     listeners[0]!();
+    expect(selectors).toEqual(['img[elementtiming="largest-paint"]']);
+    expect(observers).toEqual([{ callback: expect.any(Function), options: { type: "element", buffered: true } }]);
     await settle();
-    expect(frames).toHaveLength(0);
-    decoded();
-    await settle();
-    expect(frames).toHaveLength(1);
-    frames[0]!();
     expect(imported).toEqual([]);
-    timers[0]!();
+    observers[0]!.callback();
+    expect(imported).toEqual(["/assets/a.js", "/assets/b.js"]);
+    // The fallback timer, or a second entry, imports nothing more.
+    expect(timers.map((t) => t.ms)).toEqual([3000]);
+    timers[0]!.callback();
+    observers[0]!.callback();
     expect(imported).toEqual(["/assets/a.js", "/assets/b.js"]);
   });
 
-  it("does not wait for `load` that has passed, nor for a photo that failed", async () => {
-    const broken = { fetchPriority: "high", decode: () => Promise.reject(new Error("broken")) };
-    const { imported, listeners, frames, timers } = runLoader("complete", [broken]);
-    expect(listeners).toHaveLength(0);
+  it("does not wait for a photo that fails, nor without one, nor without Element Timing; at most 3 s", async () => {
+    const broken = runLoader("complete", [{ decode: () => Promise.reject(new Error("broken")) }]);
+    expect(broken.listeners).toHaveLength(0);
     await settle();
-    frames[0]!();
-    timers[0]!();
-    expect(imported).toEqual(["/assets/a.js", "/assets/b.js"]);
+    expect(broken.imported).toEqual(["/assets/a.js", "/assets/b.js"]);
+
+    expect(runLoader("complete", []).imported).toEqual(["/assets/a.js", "/assets/b.js"]);
+    expect(runLoader("complete", [decodes], false).imported).toEqual(["/assets/a.js", "/assets/b.js"]);
+
+    const offScreen = runLoader("complete", [decodes]);
+    await settle();
+    expect(offScreen.imported).toEqual([]);
+    offScreen.timers[0]!.callback();
+    expect(offScreen.imported).toEqual(["/assets/a.js", "/assets/b.js"]);
   });
 
   it("lists the files a page loads, for the benchmarks", () => {
