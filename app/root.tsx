@@ -100,7 +100,7 @@ function Shell({ children }: { children: ReactNode }) {
       >
         Skip to main content
       </a>
-      <SiteHeader />
+      <SiteHeader menuIsland={!fullApp} />
       <main id="main-content" tabIndex={-1} className="flex-1 focus:outline-none">
         {children}
       </main>

@@ -3,6 +3,7 @@
  * HTML as a browser would (stylesheets, scripts, and each <picture>'s AVIF at the phone's slot
  * width × DPR) and sums the bytes on the wire, against the uploaded originals.
  */
+import { islandFilesInPage } from "../app/islands/island-loader";
 import { kb, round, table } from "./lib/bench-report";
 import { rawGet } from "./lib/http-raw";
 import type { ProductionServer } from "./lib/production-server";
@@ -89,13 +90,12 @@ export async function weightPart(server: ProductionServer) {
     items.push({ kind, url, wireBytes: response.wireBytes, headerBytes: response.headerBytes, encoding: String(response.headers["content-encoding"] ?? "identity"), ...extra });
   };
 
-  // CSS and JS: stylesheets, module preloads, script src and the inline module script's imports.
+  // CSS and JS: stylesheets, the islands (loader list, module preloads, script src) and the inline module script's imports.
   for (const link of tags(html, "link")) {
     const rel = (link.rel ?? "").toLowerCase();
     if (rel === "stylesheet" && link.href) await fetchItem("css", link.href, {}, "text/css");
-    if (rel === "modulepreload" && link.href) await fetchItem("js", link.href);
   }
-  for (const script of tags(html, "script")) if (script.src) await fetchItem("js", script.src);
+  for (const file of islandFilesInPage(html)) await fetchItem("js", file);
   for (const match of html.matchAll(/import\s*(?:[^"';]*?from\s*)?["'](\/[^"']+\.js)["']/g)) await fetchItem("js", match[1]!);
 
   // Images: each <picture>'s AVIF source at the phone's slot width × DPR.

@@ -7,13 +7,15 @@
  *
  *   npm run build && npm run lighthouse      # the build is made first only if build/ is missing
  *   CHROMIUM_PATH=/path/to/chrome npm run lighthouse
+ *   npm run lighthouse -- --only=/,/stonework --presets=mobile   # some pages, one preset (to compare quickly)
+ *   npm run lighthouse -- --runs=3                               # mobile runs per page (default MOBILE_RUNS)
  *
  * The galleries hold photo-like images at a phone camera's size (scripts/lib/photo-like-gallery.ts).
  * Each page is audited MOBILE_RUNS times on mobile; issue 20's budgets are judged on the medians
  * and printed as PASS/FAIL lines (scripts/lib/lighthouse-budgets.ts). The 404 page's script is
  * summed from its HTML, since Lighthouse does not audit a page answered 404.
  *
- * Writes reports/lighthouse/<preset>-<page>.json (full Lighthouse reports) and
+ * Writes reports/lighthouse/<preset>-<page>[-run<n>].json (full Lighthouse reports) and
  * reports/lighthouse/summary.json. Exits non-zero only when an audit cannot run;
  * missed targets are printed, not fatal. Audits run one at a time: this is a
  * 2-core machine and parallel runs would skew each other's timings.
@@ -23,15 +25,32 @@ import path from "node:path";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse, { type Config, type Result } from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
+import { islandFilesInPage } from "../app/islands/island-loader";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../tests/support/chromium";
 import { BUDGETS, MOBILE_RUNS, budgetLines, median, pageWeights, type MedianRow } from "./lib/lighthouse-budgets";
 import { PROJECT_ROOT, startProductionServer, stopOnInterrupt } from "./lib/production-server";
 
-const ROUTES = ["/", "/stonework", "/landscaping", "/contact"] as const;
-const PRESETS: { name: "mobile" | "desktop"; config?: Config }[] = [
+const ALL_ROUTES = ["/", "/stonework", "/landscaping", "/contact"] as const;
+const ALL_PRESETS: { name: "mobile" | "desktop"; config?: Config }[] = [
   { name: "mobile" }, // Lighthouse's default config
   { name: "desktop", config: desktopConfig },
 ];
+
+/** `--name=a,b` from the command line, or undefined. */
+function option(name: string): string[] | undefined {
+  const arg = process.argv.slice(2).find((a) => a.startsWith(`--${name}=`));
+  return arg ? arg.slice(name.length + 3).split(",").filter(Boolean) : undefined;
+}
+function chosen<T>(all: readonly T[], wanted: string[] | undefined, key: (item: T) => string, name: string): T[] {
+  if (!wanted) return [...all];
+  const unknown = wanted.filter((w) => !all.some((item) => key(item) === w));
+  if (unknown.length) throw new Error(`--${name}: unknown ${unknown.join(", ")} (choose from ${all.map(key).join(", ")})`);
+  return all.filter((item) => wanted.includes(key(item)));
+}
+const ROUTES = chosen(ALL_ROUTES, option("only"), String, "only");
+const PRESETS = chosen(ALL_PRESETS, option("presets"), (p) => p.name, "presets");
+const RUNS = Number(option("runs")?.[0] ?? MOBILE_RUNS);
+if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error("--runs: a whole number of at least 1");
 const CATEGORIES = ["performance", "accessibility", "best-practices", "seo"] as const;
 const REPORT_DIR = path.join(PROJECT_ROOT, "reports", "lighthouse");
 
@@ -253,7 +272,7 @@ async function main(): Promise<void> {
     for (const preset of PRESETS) {
       for (const route of ROUTES) {
         const url = `${server.url}${route}`;
-        const runs = preset.name === "mobile" ? MOBILE_RUNS : 1;
+        const runs = preset.name === "mobile" ? RUNS : 1;
         for (let run = 1; run <= runs; run++) {
           const started = Date.now();
           const { lhr, json } = await auditWithRetries(url, preset.config);
@@ -265,12 +284,10 @@ async function main(): Promise<void> {
             list.push({ route, performance: row.scores.performance ?? 0, lcpSeconds: row.lcpSeconds ?? Infinity, tbtMs: row.tbtMs ?? Infinity, cls: row.cls ?? Infinity, ...weights });
             mobileRuns.set(route, list);
           }
-          // The first run's full report is kept; the others feed the medians.
-          if (run === 1) {
-            const file = path.join(REPORT_DIR, `${reportName(preset.name, route)}.json`);
-            await fs.writeFile(file, json);
-            rows.push({ ...row, report: path.relative(PROJECT_ROOT, file) });
-          }
+          // Every run's full report is kept (<preset>-<page>.json, then -run2.json…); the first one goes in the table.
+          const file = path.join(REPORT_DIR, `${reportName(preset.name, route)}${run === 1 ? "" : `-run${run}`}.json`);
+          await fs.writeFile(file, json);
+          if (run === 1) rows.push({ ...row, report: path.relative(PROJECT_ROOT, file) });
           console.error(`${preset.name} ${route} (run ${run}/${runs}): done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
         }
       }
@@ -305,7 +322,7 @@ async function main(): Promise<void> {
       console.log(`\nAll mobile targets met (${targetsText}).`);
     }
     const budgets = budgetLines(medians);
-    console.log(`\nIssue 20 budgets, mobile, median of ${MOBILE_RUNS} runs per page:`);
+    console.log(`\nIssue 20 budgets, mobile, median of ${RUNS} runs per page:`);
     for (const line of budgets.lines) console.log(`  ${line}`);
     const notFoundPass = notFoundScript <= BUDGETS.scriptBytes(NOT_FOUND_PATH);
     console.log(
@@ -331,12 +348,10 @@ async function main(): Promise<void> {
   }
 }
 
-/** The brotli bytes of every script a page's HTML loads (module scripts and their modulepreloads). */
+/** The brotli bytes of every script a page's HTML loads (the islands' loader list, module scripts, modulepreloads). */
 async function scriptBytesOfPage(url: string): Promise<number> {
   const html = await (await fetch(url)).text();
-  const sources = new Set(
-    [...html.matchAll(/<script[^>]*\bsrc="([^"]+)"/g), ...html.matchAll(/<link rel="modulepreload"[^>]*href="([^"]+)"/g)].map((m) => m[1]!),
-  );
+  const sources = islandFilesInPage(html);
   let total = 0;
   for (const source of sources) {
     const response = await fetch(new URL(source, url), { headers: { "Accept-Encoding": "br" } });

@@ -43,7 +43,7 @@ describe("GalleryGrid", () => {
     expect(first).toHaveAttribute("loading", "eager");
     expect(first).toHaveAttribute("fetchpriority", "high");
     expect(second).toHaveAttribute("loading", "lazy");
-    expect(second).not.toHaveAttribute("fetchpriority");
+    expect(second).toHaveAttribute("fetchpriority", "low");
   });
 
   it("shows lazy images with captions, alt text falling back to the gallery type and number", () => {

@@ -1,6 +1,7 @@
 import type { CSSProperties, Ref } from "react";
 import { preload } from "react-dom";
 import type { GalleryImage } from "~/galleries/gallery";
+import { LARGEST_PAINT_TIMING } from "~/islands/island-loader";
 import { cn } from "~/lib/cn";
 
 function srcSet(variants: { path: string; width: number }[]) {
@@ -63,7 +64,11 @@ export function ResponsiveImage({
         height={image.height}
         loading={priority ? "eager" : "lazy"}
         decoding="async"
-        fetchPriority={priority ? "high" : undefined}
+        // Every other photo waits behind the largest paint, even one on the first screen (which
+        // Chromium would otherwise raise to high once laid out): decision 0055.
+        fetchPriority={priority ? "high" : "low"}
+        // The islands load once this has painted (app/islands/island-loader.ts); React has no prop type for it.
+        {...(priority ? { elementtiming: LARGEST_PAINT_TIMING } : {})}
         onLoad={onLoad}
         style={placeholderStyle}
         className={cn("h-auto w-full", imgClassName)}

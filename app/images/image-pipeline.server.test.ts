@@ -86,9 +86,9 @@ describe("processImage on a phone photo (EXIF orientation 6, GPS, XMP, ICC)", ()
     expect(result.height).toBe(1200);
   });
 
-  it("never upscales: 480 px AVIF/WebP and an 800 px JPEG for an 800 px wide image", () => {
-    expect(result.variants.avif.map((v) => [v.width, v.height])).toEqual([[480, 720]]);
-    expect(result.variants.webp.map((v) => [v.width, v.height])).toEqual([[480, 720]]);
+  it("never upscales: 480 and 800 px AVIF/WebP and an 800 px JPEG for an 800 px wide image", () => {
+    expect(result.variants.avif.map((v) => [v.width, v.height])).toEqual([[480, 720], [800, 1200]]);
+    expect(result.variants.webp.map((v) => [v.width, v.height])).toEqual([[480, 720], [800, 1200]]);
     expect([result.variants.jpeg.width, result.variants.jpeg.height]).toEqual([800, 1200]);
   });
 
@@ -148,11 +148,11 @@ describe("processImage: sizes and colour", () => {
     await storeOriginal("originals/wide", await makeJpegWithExif({ width: 2000, height: 1000, orientation: 1 }));
     const result = await processImage(storage, "originals/wide");
     expect([result.width, result.height]).toEqual([2000, 1000]);
-    expect(result.variants.avif.map((v) => v.width)).toEqual([480, 960, 1600]);
-    expect(result.variants.webp.map((v) => v.width)).toEqual([480, 960, 1600]);
-    expect(result.variants.avif.map((v) => v.height)).toEqual([240, 480, 800]);
+    expect(result.variants.avif.map((v) => v.width)).toEqual([480, 800, 1200, 1600]);
+    expect(result.variants.webp.map((v) => v.width)).toEqual([480, 800, 1200, 1600]);
+    expect(result.variants.avif.map((v) => v.height)).toEqual([240, 400, 600, 800]);
     expect([result.variants.jpeg.width, result.variants.jpeg.height]).toEqual([1600, 800]);
-    expect(result.storageKeys).toHaveLength(7);
+    expect(result.storageKeys).toHaveLength(9);
   });
 
   it("makes one variant at the image's own width when it is under 480 px", async () => {
@@ -250,24 +250,25 @@ describe("processImage: limits, judged from the header before decoding", () => {
   it("decodes a PNG just inside the limits (6,000×6,000 is 36 MP)", async () => {
     await storeOriginal("originals/big-png", pngBomb(6000, 6000));
     const result = await processImage(storage, "originals/big-png");
-    expect(result.variants.avif.map((v) => v.width)).toEqual([480, 960, 1600, 2400]);
+    expect(result.variants.avif.map((v) => v.width)).toEqual([480, 800, 1200, 1600, 2400]);
   });
 });
 
 describe("variantWidthsFor", () => {
   it("caps a very tall image's variants at MAX_VARIANT_HEIGHT by making them narrower", () => {
-    expect(variantWidthsFor(2400, 9600)).toEqual([480, 960, 1600, 2400]);
-    expect(variantWidthsFor(2400, 12_000)).toEqual([480, 960, 1600]);
+    expect(variantWidthsFor(2400, 9600)).toEqual([480, 800, 1200, 1600, 2400]);
+    expect(variantWidthsFor(2400, 12_000)).toEqual([480, 800, 1200, 1600]);
     expect(variantWidthsFor(1000, 20_000)).toEqual([480]);
     expect(variantWidthsFor(300, 6000)).toEqual([300]);
     expect(variantWidthsFor(400, 8000)).toEqual([400]);
   });
 
   it("picks the steps that fit, or the width itself below the first step", () => {
-    expect(variantWidthsFor(6000)).toEqual([480, 960, 1600, 2400]);
-    expect(variantWidthsFor(2400)).toEqual([480, 960, 1600, 2400]);
-    expect(variantWidthsFor(2399)).toEqual([480, 960, 1600]);
-    expect(variantWidthsFor(800)).toEqual([480]);
+    expect(variantWidthsFor(6000)).toEqual([480, 800, 1200, 1600, 2400]);
+    expect(variantWidthsFor(2400)).toEqual([480, 800, 1200, 1600, 2400]);
+    expect(variantWidthsFor(2399)).toEqual([480, 800, 1200, 1600]);
+    expect(variantWidthsFor(800)).toEqual([480, 800]);
+    expect(variantWidthsFor(799)).toEqual([480]);
     expect(variantWidthsFor(480)).toEqual([480]);
     expect(variantWidthsFor(479)).toEqual([479]);
     expect(variantWidthsFor(1)).toEqual([1]);

@@ -1,32 +1,27 @@
-// The header's mobile menu on public pages (markup: app/components/layout/site-header.tsx).
-// Without JavaScript the header's <noscript> links stand in for it.
+// The header's phone menu on public pages (markup: app/components/layout/site-header.tsx): a
+// <details> that opens and closes without JavaScript. This adds aria-expanded, closes it when a link
+// is chosen or on Escape (handing focus back to its button), and when the page comes back from the
+// browser's cache.
 import { markIslandMounted } from "./mounted";
 
-const button = document.querySelector<HTMLButtonElement>("[data-menu-button]");
+const details = document.querySelector<HTMLDetailsElement>("details[data-menu]");
+const button = details?.querySelector<HTMLElement>("summary[data-menu-button]");
 const menu = document.getElementById("mobile-menu");
 
-if (button && menu) {
-  const setOpen = (open: boolean) => {
-    menu.hidden = !open;
-    button.setAttribute("aria-expanded", String(open));
-    button.setAttribute("aria-label", open ? "Close menu" : "Open menu");
-    for (const icon of button.querySelectorAll<HTMLElement>("[data-menu-icon]")) {
-      icon.toggleAttribute("hidden", (icon.dataset.menuIcon === "open") !== open);
-    }
-  };
-  button.addEventListener("click", () => setOpen(menu.hidden));
-  // Choosing a link closes it; so does Escape, which hands focus back to the button.
+if (details && button && menu) {
+  const showState = () => button.setAttribute("aria-expanded", String(details.open));
+  showState();
+  details.addEventListener("toggle", showState);
   menu.addEventListener("click", (event) => {
-    if ((event.target as Element).closest("a")) setOpen(false);
+    if ((event.target as Element).closest("a")) details.open = false;
   });
   document.addEventListener("keydown", (event) => {
-    if (event.key !== "Escape" || menu.hidden) return;
-    setOpen(false);
+    if (event.key !== "Escape" || !details.open) return;
+    details.open = false;
     button.focus();
   });
-  // Back to this page from the browser's cache: as it was left, so closed.
   window.addEventListener("pageshow", (event) => {
-    if (event.persisted) setOpen(false);
+    if (event.persisted) details.open = false;
   });
 }
 markIslandMounted("menu");

@@ -15,6 +15,13 @@ export const ISLAND_ENTRIES = {
 
 const VIRTUAL_ID = "virtual:cornerstone/islands";
 const RESOLVED_ID = `\0${VIRTUAL_ID}`;
+/**
+ * Development only: an island's entry behind React Router's HMR preamble, which every .tsx module
+ * Vite transforms checks for ("can't detect preamble"); island pages do not render `<Scripts />`,
+ * which would otherwise install it. ES modules evaluate their imports in order: preamble first.
+ */
+const DEV_ENTRY_PREFIX = "virtual:cornerstone/island-dev/";
+const REACT_ROUTER_HMR_PREAMBLE = "virtual:react-router/inject-hmr-runtime";
 /** Outside build/client, so it is never served. */
 const ISLANDS_MANIFEST = "build/islands.json";
 
@@ -38,7 +45,7 @@ export function islands({ isSsrBuild }: { isSsrBuild: boolean }): Plugin {
     generateBundle(_options, bundle) {
       if (command !== "build" || isSsrBuild) return;
       const chunks = new Map(Object.values(bundle).flatMap((item) => (item.type === "chunk" ? [[item.fileName, item]] : [])));
-      // Every chunk an entry needs before it runs, for modulepreload links (no request waterfall).
+      // Every chunk an entry needs before it runs, requested with it (no request waterfall).
       const importsOf = (fileName: string, seen = new Set<string>()): Set<string> => {
         for (const imported of chunks.get(fileName)?.imports ?? []) {
           if (seen.has(imported)) continue;
@@ -55,12 +62,18 @@ export function islands({ isSsrBuild }: { isSsrBuild: boolean }): Plugin {
       }
       writeFileSync(path.resolve(root, ISLANDS_MANIFEST), JSON.stringify(assets, null, 2));
     },
-    resolveId: (id) => (id === VIRTUAL_ID ? RESOLVED_ID : undefined),
+    resolveId: (id) => (id === VIRTUAL_ID ? RESOLVED_ID : id.startsWith(DEV_ENTRY_PREFIX) ? `\0${id}` : undefined),
     load(id) {
+      if (id.startsWith(`\0${DEV_ENTRY_PREFIX}`)) {
+        const file = ISLAND_ENTRIES[id.slice(DEV_ENTRY_PREFIX.length + 1) as keyof typeof ISLAND_ENTRIES];
+        return file ? `import "${REACT_ROUTER_HMR_PREAMBLE}";\nimport "/${file}";\n` : undefined;
+      }
       if (id !== RESOLVED_ID) return;
-      // Development: Vite serves the sources themselves.
+      // Development: Vite serves the sources themselves, each behind the HMR preamble.
       if (command === "serve") {
-        const dev = Object.fromEntries(Object.entries(ISLAND_ENTRIES).map(([name, file]) => [name, { file: `/${file}`, imports: [] }]));
+        const dev = Object.fromEntries(
+          Object.keys(ISLAND_ENTRIES).map((name) => [name, { file: `/@id/__x00__${DEV_ENTRY_PREFIX}${name}`, imports: [] }]),
+        );
         return `export default ${JSON.stringify(dev)};`;
       }
       // The browser build never renders island scripts (only server-rendered public pages do).

@@ -340,8 +340,8 @@ describe("PUT /api/admin/gallery-images", () => {
     expect(res.status).toBe(201);
     const image = res.body;
     expect(image).toMatchObject({ caption: "", galleryType: "traditional", sortOrder: 0, width: 1500, height: 2000 });
-    expect(image.variants.avif.map((v: { width: number }) => v.width)).toEqual([480, 960]);
-    expect(image.variants.webp.map((v: { width: number }) => v.width)).toEqual([480, 960]);
+    expect(image.variants.avif.map((v: { width: number }) => v.width)).toEqual([480, 800, 1200]);
+    expect(image.variants.webp.map((v: { width: number }) => v.width)).toEqual([480, 800, 1200]);
     expect(image.imagePath).toBe(image.variants.jpeg.path);
     expect(image.placeholder).toMatch(/^data:image\/webp;base64,/);
 

@@ -93,6 +93,6 @@ describe("phone photos", () => {
     const res = await register(await upload(photo), "108 MP");
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ width: 12_000, height: 9000, caption: "108 MP" });
-    expect(res.body.variants.avif.map((v: { width: number }) => v.width)).toEqual([480, 960, 1600, 2400]);
+    expect(res.body.variants.avif.map((v: { width: number }) => v.width)).toEqual([480, 800, 1200, 1600, 2400]);
   }, 60_000);
 });

@@ -67,8 +67,9 @@ test.describe("speculation rules (decision 0055)", () => {
   test("a prerendered page counts once, by its beacon, when it is shown", async ({ page, playwright, server }) => {
     const owner = await ownerClient(playwright, server.url);
     const before = await readReport(owner);
-    // Playwright's DevTools connection stops Chromium from activating a prerender ("PrerenderingDisabledByDevTools"),
-    // so the prerender is played out: the page is fetched as a prerender is (Sec-Purpose) and starts hidden.
+    // Chromium starts no prerender from a page Playwright drives ("PrerenderingDisabledByDevTools": its sessions are
+    // attached without tab-target support; decision 0055 has the code path), so the prerender is played out: the
+    // page is fetched as a prerender is (Sec-Purpose) and starts hidden.
     await page.route("**/stonework", async (route) =>
       route.fulfill({ response: await route.fetch({ headers: { ...route.request().headers(), "sec-purpose": "prefetch;prerender" } }) }),
     );

@@ -139,3 +139,37 @@ test.describe("shared layout", () => {
     await expect(page.locator("#main-content")).toBeFocused();
   });
 });
+
+test.describe("the phone menu without JavaScript", () => {
+  // At a phone's width on both projects: the menu is a <details>, so it works with no script at all.
+  test.use({ javaScriptEnabled: false, viewport: { width: 375, height: 812 } });
+
+  test("opens and closes from its button and the keyboard, and its links navigate", async ({ page }) => {
+    const scripts: string[] = [];
+    page.on("request", (request) => {
+      if (request.resourceType() === "script") scripts.push(request.url());
+    });
+    await page.goto("/stonework");
+    const menu = page.locator("#mobile-menu");
+    await expect(menu).toBeHidden();
+    await page.getByRole("button", { name: "Open menu" }).click();
+    await expect(menu).toBeVisible();
+    await expect(menu.getByRole("link")).toHaveCount(4);
+    await expect(menu.getByRole("link", { name: "Stonework", exact: true })).toHaveAttribute("aria-current", "page");
+    // Its name follows its state in CSS, with no script to change it.
+    await page.getByRole("button", { name: "Close menu" }).click();
+    await expect(menu).toBeHidden();
+    await page.getByRole("button", { name: "Open menu" }).focus();
+    await page.keyboard.press("Enter");
+    await expect(menu).toBeVisible();
+
+    await menu.getByRole("link", { name: "Hard Landscaping" }).click();
+    await expect(page).toHaveURL(/\/landscaping$/);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Hard Landscaping");
+    await expect(page.locator("#mobile-menu")).toBeHidden();
+    await page.getByRole("button", { name: "Open menu" }).click();
+    await page.locator("#mobile-menu").getByRole("link", { name: "Contact" }).click();
+    await expect(page).toHaveURL(/\/contact$/);
+    expect(scripts).toEqual([]);
+  });
+});

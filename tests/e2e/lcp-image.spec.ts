@@ -9,14 +9,14 @@ import { expect, test } from "./fixtures";
 type Variant = { path: string; width: number };
 type ApiImage = { imagePath: string; variants: { avif: Variant[]; webp: Variant[]; jpeg: Variant } };
 
-// Photos as wide as a phone camera's (down-scaled): variants of 480, 960 and 1600 px.
+// Photos as wide as a phone camera's (down-scaled): variants of 480, 800, 1200 and 1600 px.
 test.use({ serverSetup: { seed: { galleries: { traditional: 2, landscaping: 1 }, gallerySize: { width: 1800, height: 1200 } } } });
 
 const PHONES = [
-  // 390 − 2 × 16 px padding = 358 px wide, × 3 = 1074 px: the 1600 variant.
-  { width: 390, deviceScaleFactor: 3, expected: 1600 },
-  // 412 − 32 = 380 px, × 1.75 = 665 px: the 960 variant.
-  { width: 412, deviceScaleFactor: 1.75, expected: 960 },
+  // 390 − 2 × 16 px padding = 358 px wide, × 3 = 1074 px: the 1200 variant.
+  { width: 390, deviceScaleFactor: 3, expected: 1200 },
+  // 412 − 32 = 380 px, × 1.75 = 665 px: the 800 variant.
+  { width: 412, deviceScaleFactor: 1.75, expected: 800 },
 ];
 
 for (const phone of PHONES) {
@@ -26,7 +26,7 @@ for (const phone of PHONES) {
     request,
   }) => {
     const [first] = (await (await request.get("/api/galleries/traditional")).json()) as ApiImage[];
-    expect(first!.variants.avif.map((v) => v.width)).toEqual([480, 960, 1600]);
+    expect(first!.variants.avif.map((v) => v.width)).toEqual([480, 800, 1200, 1600]);
     const context = await browser.newContext({
       baseURL: server.url,
       viewport: { width: phone.width, height: 844 },

@@ -1,5 +1,6 @@
 import type { APIResponse } from "@playwright/test";
 import { TEST_ADMIN, expect, test, hydrated } from "./fixtures";
+import { islandFilesInPage } from "~/islands/island-loader";
 
 function expectCommonHeaders(res: APIResponse, label: string) {
   const headers = res.headers();
@@ -154,16 +155,18 @@ test.describe("security headers", () => {
     expect(gz.headers()["content-encoding"]).toBe("gzip");
     // The contact page's island has the most script (React DOM among it).
     const html = await (await request.get("/contact")).text();
-    const scripts = [...html.matchAll(/<link rel="modulepreload"[^>]*href="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
+    // The islands' files, which the inline loader imports once the page has loaded (decision 0055).
+    const scripts = islandFilesInPage(html);
     expect(scripts.length).toBeGreaterThan(0);
-    // Scripts wait behind the page and its images (docs/decisions/0013).
-    expect([...html.matchAll(/<link rel="modulepreload"[^>]*>/g)].every((m) => m[0].includes('fetchpriority="low"'))).toBe(true);
+    // Scripts wait behind the page and its images (decisions 0013, 0055): none is requested from the markup.
+    expect(html).not.toMatch(/<link[^>]*rel="modulepreload"/);
+    expect(html).not.toMatch(/<script[^>]*\bsrc=/);
     // The stylesheet is inlined (docs/decisions/0011): no render-blocking request.
     expect(html).not.toMatch(/<link[^>]*rel="stylesheet"/);
     expect(html).toMatch(/<style>[^<]*\.min-h-screen\{/);
     // The build's brotli copies are sent as they are (quality 11, not compressed per request).
     // React DOM, which the contact island loads when the form is near (decision 0055).
-    const loaderSource = await (await request.get(/<script type="module" src="(\/assets\/island-contact-[\w-]+\.js)"/.exec(html)![1]!)).text();
+    const loaderSource = await (await request.get(scripts.find((file) => file.startsWith("/assets/island-contact-"))!)).text();
     const entry = `/${/assets\/client-[\w-]+\.js/.exec(loaderSource)![0]}`;
     const { statSync } = await import("node:fs");
     const stored = statSync(`build/client${entry}.br`).size;

@@ -1,5 +1,6 @@
 import islandAssets from "virtual:cornerstone/islands";
 import { PAGE_VIEW_BEACON_PATH } from "~/analytics/page-views";
+import { ISLAND_LOADER_ATTRIBUTE, islandLoader } from "~/islands/island-loader";
 import type { IslandName } from "~/islands/islands";
 import { NAV_LINKS } from "./nav-links";
 
@@ -22,20 +23,15 @@ export const PRERENDER_BEACON = `(function(){var s=function(){navigator.sendBeac
   `${PAGE_VIEW_BEACON_PATH}?path=`,
 )}+encodeURIComponent(location.pathname))};if(document.prerendering)document.addEventListener("prerenderingchange",s,{once:true});else addEventListener("pageshow",function(){var n=performance.getEntriesByType("navigation")[0];if(n&&n.deliveryType==="navigational-prefetch")s()},{once:true})})()`;
 
-/** All the script a public page has: its islands, the speculation rules and the prerender beacon. */
+/** All the script a public page has: its islands (app/islands/island-loader.ts), the speculation rules and the prerender beacon. */
 export function PublicPageScripts({ islands, nonce }: { islands: readonly IslandName[]; nonce: string | undefined }) {
   const entries = islands.flatMap((name) => islandAssets[name] ?? []);
-  const preloads = [...new Set(entries.flatMap((entry) => entry.imports))];
+  const files = [...new Set(entries.flatMap((entry) => [...entry.imports, entry.file]))];
   return (
     <>
       <script nonce={nonce} dangerouslySetInnerHTML={{ __html: PRERENDER_BEACON }} />
       <script type="speculationrules" nonce={nonce} dangerouslySetInnerHTML={{ __html: SPECULATION_RULES }} />
-      {preloads.map((href) => (
-        <link key={href} rel="modulepreload" href={href} />
-      ))}
-      {entries.map((entry) => (
-        <script key={entry.file} type="module" src={entry.file} nonce={nonce} />
-      ))}
+      <script nonce={nonce} {...{ [ISLAND_LOADER_ATTRIBUTE]: "" }} dangerouslySetInnerHTML={{ __html: islandLoader(files) }} />
     </>
   );
 }

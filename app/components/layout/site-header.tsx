@@ -13,7 +13,12 @@ function navLinkClasses({ isActive }: { isActive: boolean }, mobile = false) {
   );
 }
 
-export function SiteHeader() {
+/**
+ * `menuIsland`: on public pages the menu island (app/islands/menu.ts) enhances the phone menu, so the
+ * server leaves out `aria-expanded`, which would stay "false" in a browser without JavaScript; the
+ * island writes it. In the full React application (the admin) React keeps it.
+ */
+export function SiteHeader({ menuIsland = false }: { menuIsland?: boolean }) {
   const { pathname } = useLocation();
   // The menu is open for one page: any navigation (a link, back/forward) closes it.
   const [openOnPath, setOpenOnPath] = useState<string | null>(null);
@@ -39,57 +44,46 @@ export function SiteHeader() {
           </ul>
         </nav>
 
-        {/* On public pages the menu island (app/islands/menu.ts) drives this same markup. */}
-        <button
-          type="button"
-          data-menu-button=""
-          className="inline-flex h-11 w-11 items-center justify-center rounded-md text-stone-800 hover:bg-stone-100 md:hidden"
-          aria-expanded={menuOpen}
-          aria-controls="mobile-menu"
-          aria-label={menuOpen ? "Close menu" : "Open menu"}
-          onClick={() => setMenuOpen(!menuOpen)}
+        {/* A <details> disclosure: it opens and closes without JavaScript. Its name and icon follow
+            [open] in CSS; the island (or React) adds aria-expanded, closing on a link, Escape and focus. */}
+        <details
+          data-menu=""
+          className="group md:hidden"
+          open={menuOpen}
+          onToggle={(event) => setMenuOpen(event.currentTarget.open)}
         >
-          <span data-menu-icon="closed" hidden={menuOpen}>
-            <Menu aria-hidden="true" className="h-6 w-6" />
-          </span>
-          <span data-menu-icon="open" hidden={!menuOpen}>
-            <X aria-hidden="true" className="h-6 w-6" />
-          </span>
-        </button>
+          <summary
+            data-menu-button=""
+            role="button"
+            aria-controls="mobile-menu"
+            aria-expanded={menuIsland ? undefined : menuOpen}
+            className="inline-flex h-11 w-11 cursor-pointer list-none items-center justify-center rounded-md text-stone-800 hover:bg-stone-100 [&::-webkit-details-marker]:hidden"
+          >
+            <span className="sr-only group-open:hidden">Open menu</span>
+            <span className="sr-only hidden group-open:block">Close menu</span>
+            <Menu aria-hidden="true" className="h-6 w-6 group-open:hidden" />
+            <X aria-hidden="true" className="hidden h-6 w-6 group-open:block" />
+          </summary>
+          {/* Below the header's bar, over the page (the header is sticky, so it positions this). */}
+          <nav id="mobile-menu" aria-label="Main" className="absolute inset-x-0 top-full border-y border-stone-200 bg-white shadow-sm">
+            <ul className="space-y-1 px-4 py-3">
+              {NAV_LINKS.map((link) => (
+                <li key={link.to}>
+                  <NavLink
+                    to={link.to}
+                    end={link.to === "/"}
+                    reloadDocument
+                    className={(state) => navLinkClasses(state, true)}
+                    onClick={() => setMenuOpen(false)}
+                  >
+                    {link.label}
+                  </NavLink>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        </details>
       </div>
-
-      <nav id="mobile-menu" aria-label="Main" hidden={!menuOpen} className="border-t border-stone-200 bg-white md:hidden">
-        <ul className="space-y-1 px-4 py-3">
-          {NAV_LINKS.map((link) => (
-            <li key={link.to}>
-              <NavLink
-                to={link.to}
-                end={link.to === "/"}
-                reloadDocument
-                className={(state) => navLinkClasses(state, true)}
-                onClick={() => setMenuOpen(false)}
-              >
-                {link.label}
-              </NavLink>
-            </li>
-          ))}
-        </ul>
-      </nav>
-
-      {/* Without JavaScript the menu button cannot work, so small screens get the links inline. */}
-      <noscript>
-        <nav aria-label="Main (no script)" className="border-t border-stone-200 bg-white md:hidden">
-          <ul className="flex flex-wrap gap-1 px-4 py-2">
-            {NAV_LINKS.map((link) => (
-              <li key={link.to}>
-                <a href={link.to} className="block px-3 py-2 text-sm font-medium text-stone-700">
-                  {link.label}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </nav>
-      </noscript>
     </header>
   );
 }
