@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import fs from "node:fs/promises";
 import { createHash } from "node:crypto";
+import fs from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -104,12 +104,16 @@ beforeAll(async () => {
 afterAll(async () => {
   if (chromium && chromium.exitCode === null && chromium.signalCode === null) {
     const exited = new Promise((resolve) => chromium!.once("exit", resolve));
+    // The whole process group: Debian's wrapper script and every Chromium process it started.
     process.kill(-chromium.pid!, "SIGKILL");
     await exited;
   }
   if (profileDir) await fs.rm(profileDir, { recursive: true, force: true });
-  await new Promise((resolve) => front?.close(resolve));
-  front?.closeAllConnections();
+  if (front) {
+    const closed = new Promise((resolve) => front.close(resolve));
+    front.closeAllConnections();
+    await closed;
+  }
   await server?.stop();
 });
 
@@ -131,7 +135,7 @@ test("a real prerender that is shown counts once, by its beacon; one never shown
   chromium = spawn(
     CHROMIUM_PATH,
     [...CHROMIUM_FLAGS, "--headless=new", `--user-data-dir=${profileDir}`, `--user-agent=${USER_AGENT}`, `${frontUrl}/__harness`],
-    // Its own process group, so that afterAll ends Debian's wrapper script and every Chromium process it started.
+    // Its own process group, for afterAll to end.
     { detached: true, stdio: ["ignore", "pipe", "pipe"] },
   );
   chromium.stdout!.on("data", (chunk) => (chromiumOutput += chunk));
