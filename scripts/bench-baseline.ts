@@ -31,6 +31,12 @@ async function buildRef(ref: string, dir: string): Promise<string> {
   return path.join(dir, "build", "server", "index.js");
 }
 
+/** Seeds `dataDir` with the demo data using the checkout in `checkoutDir` (its own code and migrations). */
+function seedWithBuild(checkoutDir: string, dataDir: string): void {
+  const script = `import { seedDemoData } from "./scripts/lib/production-server.ts"; await seedDemoData(${JSON.stringify(dataDir)});`;
+  execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: checkoutDir, stdio: ["ignore", "ignore", "inherit"] });
+}
+
 export async function benchAgainstBaseline(ref: string, measureHome: MeasureHome) {
   console.log(`\n== Cached GET / against ${ref}: median of ${RUNS} interleaved runs each`);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-baseline-"));
@@ -38,7 +44,8 @@ export async function benchAgainstBaseline(ref: string, measureHome: MeasureHome
     const baselineEntry = await buildRef(ref, dir);
     const env = { ...PRODUCTION_MALLOC_ENV };
     const current = await startTestServer({ env, prepare: async (dataDir) => void (await seedDemoData(dataDir)) });
-    const baseline = await startTestServer({ env, serverEntry: baselineEntry, prepare: async (dataDir) => void (await seedDemoData(dataDir)) });
+    // The other build seeds its own data: this build's migrations may be newer than it knows.
+    const baseline = await startTestServer({ env, serverEntry: baselineEntry, prepare: async (dataDir) => seedWithBuild(dir, dataDir) });
     try {
       const ours: number[] = [];
       const theirs: number[] = [];
