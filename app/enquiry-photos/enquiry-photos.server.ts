@@ -9,11 +9,10 @@ import { MAX_ENQUIRY_PHOTOS } from "./enquiry-photos";
 import { hashPhotoToken } from "./enquiry-photo-accept.server";
 
 /**
- * Issue 21: photos visitors attach to enquiries (decision 0056). The server
- * side of the contract the three helpers agreed on: accepting a photo lives
- * in ./enquiry-photo-accept.server.ts, retention in
+ * Issue 21: photos visitors attach to enquiries (decision 0056). Accepting a
+ * photo lives in ./enquiry-photo-accept.server.ts, retention in
  * ./enquiry-photo-retention.server.ts; this file ties photos to enquiries,
- * reads them for the inbox and deletes them.
+ * reads them for the inbox and the e-mail, and deletes them.
  */
 
 export {
