@@ -163,10 +163,11 @@ test.describe("two instances, one PostgreSQL database, one bucket", () => {
       const services = await openServices(parseEnv({ ...env, DATA_DIR: b.dataDir, SITE_URL: b.url }), createLogger({ level: "silent" }));
       try {
         const id = new URL(imageURL).pathname.split("/").pop()!;
-        // A was killed before or after it moved the photo to its private key: it is in exactly one place.
+        // A was killed before, during or after it moved the photo to its private key (a bucket's move is a
+        // copy, then a delete): the photo is in one place, or in both when the kill fell between the two.
         const keys = [`incoming/${id}`, `originals/${id}`];
         const stored = async () => (await Promise.all(keys.map((key) => services.storage.exists(key)))).filter(Boolean).length;
-        expect(await stored()).toBe(1);
+        expect(await stored()).toBeGreaterThanOrEqual(1);
         await pruneStaleUploads(services, { now: () => new Date(Date.now() + 25 * 60 * 60 * 1000) });
         expect(await stored()).toBe(0);
         expect(await query(databaseUrl, "select id from uploads where status <> 'used'")).toEqual([]);
