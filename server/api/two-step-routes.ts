@@ -1,7 +1,7 @@
 import { Router } from "express";
 import { claimCeremonyAttempt, endCeremony, findCeremony } from "~/auth/ceremonies.server";
 import { authenticationCodeSchema, ownerConfirmationSchema } from "~/auth/sign-in-methods";
-import { clearSignInCounts, countSignInAttempt, recordSignInFailure, signInCountersFor } from "~/auth/sign-in.server";
+import { clearSignInCounts, countSignInAttempt, recordSignInFailure } from "~/auth/sign-in.server";
 import { beginEnrolment, checkSecondStep, confirmEnrolment, readTwoStepState, renewRecoveryCodes, turnOffTwoStep } from "~/auth/two-step.server";
 import { z } from "~/lib/zod";
 import { queueSecurityNotice } from "~/notifications/security-notices.server";
@@ -9,7 +9,7 @@ import type { AppServices } from "~/services.server";
 import { HttpError, badRequest } from "../http-error";
 import { readDeviceCookie } from "../middleware/session";
 import { recordRequestActivity } from "./activity-routes";
-import { completeSignIn } from "./auth-routes";
+import { completeSignIn, signInRefusal } from "./auth-routes";
 import { clearCeremonyCookie, readCeremonyCookie } from "./ceremony-cookies";
 import { confirmOwner } from "./owner-confirmation";
 import { parseJsonBody } from "./validation";
@@ -36,6 +36,15 @@ export function twoStepSignInRoutes(services: AppServices): Router {
       throw new HttpError(401, SIGN_IN_STEP_ENDED);
     }
     const { ceremony } = found;
+    const address = req.ip ?? "unknown";
+    const browser = { username: user.username, address, deviceCookie: readDeviceCookie(env, req) };
+    // A code is counted against the password limits before it is checked, as a password is:
+    // while the lock-out holds, no code is checked at all.
+    const counted = await countSignInAttempt(services, browser);
+    if ("locked" in counted) {
+      await recordRequestActivity(services, req, { kind: "sign-in.locked", outcome: "refused" });
+      throw signInRefusal({ status: "locked", retryAfterSeconds: counted.retryAfterSeconds });
+    }
     // At most 5 codes per pending step, admitted atomically before any is checked.
     const attempt = await claimCeremonyAttempt(services, ceremony, MAX_CODE_ATTEMPTS);
     if (attempt === null) {
@@ -43,12 +52,8 @@ export function twoStepSignInRoutes(services: AppServices): Router {
       clearCeremonyCookie(env, req, res, "two-step-sign-in");
       throw new HttpError(401, SIGN_IN_STEP_ENDED);
     }
-    const address = req.ip ?? "unknown";
-    const browser = { username: user.username, address, deviceCookie: readDeviceCookie(env, req) };
     const method = await checkSecondStep(services, user.id, code);
     if (!method) {
-      // A wrong code counts against the password limits, as a wrong password does.
-      await countSignInAttempt(services, browser);
       await recordSignInFailure(services, address);
       if (attempt >= MAX_CODE_ATTEMPTS) {
         await endCeremony(services, ceremony);
@@ -59,12 +64,11 @@ export function twoStepSignInRoutes(services: AppServices): Router {
     }
     await endCeremony(services, ceremony);
     clearCeremonyCookie(env, req, res, "two-step-sign-in");
-    const counters = signInCountersFor(services, browser);
-    await clearSignInCounts(counters);
+    await clearSignInCounts(counted);
     if (method === "recovery-code") {
       await queueSecurityNotice(services, { kind: "recovery-code-used", userAgent: req.get("user-agent") ?? "" });
     }
-    await completeSignIn(services, req, res, { user, device: counters.device, activity: { kind: "sign-in.two-step" } });
+    await completeSignIn(services, req, res, { user, device: counted.device, activity: { kind: "sign-in.two-step" } });
   });
 
   return router;

@@ -2,6 +2,7 @@ import { Secret, TOTP } from "otpauth";
 import supertest from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { createManualClock, type ManualClock } from "~/lib/clock";
+import { SIGN_IN_LOCKED_MESSAGE } from "../../server/api/auth-routes";
 import { ADMIN, createAdminContext, type AdminContext } from "./helpers";
 
 /**
@@ -122,20 +123,41 @@ describe("signing in with two-step verification on", () => {
     await again.agent.post("/api/login/two-factor").send({ code: recoveryCodes[3] }).expect(401, { message: "Invalid authentication code" });
   });
 
-  it("ends the pending step after 5 wrong codes, and the wrong codes count against the password lock-out", async () => {
+  it("counts each code against the password lock-out: the password and 4 wrong codes use up the address's 5, then even the right code gets 429", async () => {
     const { ctx, clock } = await setUp();
     const { secret } = await enrol(ctx.admin, clock);
     clock.advance(30_000);
     const { agent } = await passwordStep(ctx.app);
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 4; i++) {
       await agent.post("/api/login/two-factor").send({ code: String(100000 + i) }).expect(401, { message: "Invalid authentication code" });
     }
-    const ended = await agent.post("/api/login/two-factor").send({ code: codeAt(secret, clock) }).expect(401);
-    expect(ended.body.message).toMatch(/This sign-in has ended/);
+    const refused = await agent.post("/api/login/two-factor").send({ code: codeAt(secret, clock) }).expect(429);
+    expect(refused.body.message).toMatch(/Too many failed sign-in attempts/);
     await agent.get("/api/auth/user").expect(401);
-    // The password attempt and 5 wrong codes: over the 5-per-15-minutes limit of this address.
     const locked = await supertest(ctx.app).post("/api/login").send(ADMIN).expect(429);
     expect(locked.body.message).toMatch(/Too many failed sign-in attempts/);
+  });
+
+  it("while the address is locked out, a code gets 429 as a password does, and none is checked", async () => {
+    const { ctx, clock } = await setUp();
+    const { secret } = await enrol(ctx.admin, clock);
+    clock.advance(30_000);
+    // Five right passwords from one address: each waits for a code, and together they use up the address's limit.
+    const pending = [];
+    for (let i = 0; i < 5; i++) pending.push((await passwordStep(ctx.app)).agent);
+    await supertest(ctx.app).post("/api/login").send(ADMIN).expect(429);
+    for (const agent of pending) {
+      for (let i = 0; i < 5; i++) {
+        const wrong = await agent.post("/api/login/two-factor").send({ code: String(300000 + i) }).expect(429);
+        expect(wrong.body.message).toBe(SIGN_IN_LOCKED_MESSAGE);
+        expect(Number(wrong.headers["retry-after"])).toBeGreaterThan(0);
+      }
+    }
+    // Not even the right code is checked while the lock-out holds.
+    await pending[0]!.post("/api/login/two-factor").send({ code: codeAt(secret, clock) }).expect(429);
+    await pending[0]!.get("/api/auth/user").expect(401);
+    const checked = await ctx.services.db.selectFrom("activity_log").select("kind").where("kind", "=", "sign-in.two-step").execute();
+    expect(checked).toEqual([]);
   });
 
   it("a right password does not clear the counts before the code: password and 4 wrong codes, then the next password is refused", async () => {
