@@ -1,8 +1,10 @@
-// npm run restore -- FILE | --from-offsite [NAME]  [--passphrase-file PATH] [--env-file /etc/cornerstone/cornerstone.env]
-// --from-offsite: the newest backup in the off-site bucket (BACKUP_S3_*), or the one named; it
-// lists the bucket, so nothing kept on the lost server is needed. An encrypted backup (.age) asks
-// for its passphrase at a hidden prompt, or reads the first line of --passphrase-file (or uses
-// BACKUP_PASSPHRASE when the environment has it). A wrong passphrase changes nothing.
+// npm run restore -- FILE | --from-offsite [NAME]  [--passphrase-file PATH] [--allow-unencrypted] [--env-file /etc/cornerstone/cornerstone.env]
+// --from-offsite: the newest encrypted backup in the off-site bucket (BACKUP_S3_*) that opens with
+// the passphrase, by the time inside it, or the one named; it lists the bucket, so nothing kept
+// on the lost server is needed. An encrypted backup (.age) asks for its passphrase at a hidden
+// prompt, or reads the first line of --passphrase-file (or uses BACKUP_PASSPHRASE when the
+// environment has it). A wrong passphrase changes nothing. With a passphrase set or given, an
+// unencrypted backup is refused unless --allow-unencrypted (restore-rules.server.ts).
 // Restores a backup into DATA_DIR, or with DATABASE_URL set into that PostgreSQL database and
 // the configured storage (S3_BUCKET or DATA_DIR/uploads). Stop the server(s) first; run it as
 // the service's user (docs/DEPLOY.md shows the exact command). The data it replaces is kept
@@ -10,22 +12,26 @@
 // file, in the bucket under backups/ when S3_BUCKET is set).
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { TWO_STEP_LOST_IN_RESTORE } from "~/auth/sign-in-methods";
 import { backupsDirOf } from "~/backups/backup-files.server";
 import { openOffsiteTarget } from "~/backups/offsite-target.server";
 import { openRestoreSource } from "~/backups/restore-source.server";
 import { describePostgresTarget, postgresRestoreDestination } from "~/backups/restore-postgres.server";
+import { ALLOW_UNENCRYPTED } from "~/backups/restore-rules.server";
 import { localRestoreDestination, RestoreRefusedError, restoreBackup } from "~/backups/restore.server";
 import { parseEnv } from "~/env.server";
 import { wrongUserProblem } from "~/lib/data-dir-lock.server";
 import { createLogger } from "~/lib/logger.server";
+import { mailSetupFromEnv } from "~/notifications/mailer.server";
 import { openObjectStorage, storageConfigFor } from "~/storage/open-storage.server";
 import { applyEnvFileArgument, EnvFileError } from "./lib/env-file";
 import { hiddenPrompt } from "./lib/hidden-prompt";
 
 const USAGE =
-  "Usage: npm run restore -- /path/to/cornerstone-YYYYMMDD-HHmmss.tar.gz\n" +
-  "   or: npm run restore -- --from-offsite [NAME]   (the newest backup in the off-site bucket, or the one named)\n" +
+  "Usage: npm run restore -- /path/to/cornerstone-YYYYMMDD-HHmmss.tar.gz.age\n" +
+  "   or: npm run restore -- --from-offsite [NAME]   (the newest encrypted backup in the off-site bucket, or the one named)\n" +
   "       add --passphrase-file PATH for an encrypted backup (otherwise it asks),\n" +
+  `       ${ALLOW_UNENCRYPTED} to restore an unencrypted backup when a passphrase is set,\n` +
   "       and --env-file /etc/cornerstone/cornerstone.env to read the service's settings";
 /** Flags followed by a value (which is therefore not the backup file). */
 const VALUE_FLAGS = new Set(["--passphrase-file", "--env-file"]);
@@ -39,7 +45,13 @@ function restoreArguments(args: string[]) {
     else if (!flag.startsWith("--")) positional.push(flag);
   }
   const fromOffsite = args.includes("--from-offsite");
-  return { file: fromOffsite ? undefined : positional[0], offsiteName: fromOffsite ? positional[0] : undefined, fromOffsite, passphraseFile: values["--passphrase-file"] };
+  return {
+    file: fromOffsite ? undefined : positional[0],
+    offsiteName: fromOffsite ? positional[0] : undefined,
+    fromOffsite,
+    passphraseFile: values["--passphrase-file"],
+    allowUnencrypted: args.includes(ALLOW_UNENCRYPTED),
+  };
 }
 
 // Everything the restore writes (the database, the image files, what it keeps) is the service's alone.
@@ -62,11 +74,12 @@ async function main() {
   if (args.fromOffsite && !offsite) {
     throw new RestoreRefusedError("--from-offsite needs the off-site bucket's settings: set BACKUP_S3_BUCKET and its BACKUP_S3_* (docs/DEPLOY.md). Nothing was changed.");
   }
-  if (offsite) console.log(`Reading ${args.offsiteName ?? "the newest backup"} from ${offsite.description} …`);
+  if (offsite) console.log(`Reading ${args.offsiteName ?? "the newest encrypted backup"} from ${offsite.description} …`);
   const source = await openRestoreSource({
     file: args.file,
     offsite: offsite ? { target: offsite, name: args.offsiteName } : undefined,
     workDir: backupsDirOf(env.DATA_DIR),
+    encryption: { passphraseExpected: Boolean(args.passphraseFile || env.BACKUP_PASSPHRASE), allowUnencrypted: args.allowUnencrypted },
     passphrase: async () => {
       if (args.passphraseFile) return readFileSync(args.passphraseFile, "utf8").split(/\r?\n/)[0] ?? "";
       if (env.BACKUP_PASSPHRASE) return env.BACKUP_PASSPHRASE;
@@ -88,7 +101,8 @@ async function restoreFrom(env: ReturnType<typeof parseEnv>, file: string, name:
   const destination = env.DATABASE_URL
     ? postgresRestoreDestination({ env, logger: createLogger({ level: "warn", destination: process.stderr }) })
     : localRestoreDestination(env.DATA_DIR, bucket ?? undefined);
-  const result = await restoreBackup({ dataDir: env.DATA_DIR, file, destination }).finally(() => bucket?.close());
+  const mail = mailSetupFromEnv(env);
+  const result = await restoreBackup({ dataDir: env.DATA_DIR, file, destination, mail }).finally(() => bucket?.close());
   const { manifest } = result;
   const tables = Object.entries(result.rows)
     .map(([table, rows]) => `${table} ${rows}`)
@@ -113,6 +127,16 @@ async function restoreFrom(env: ReturnType<typeof parseEnv>, file: string, name:
     );
   }
   console.log("Sessions are never restored: everyone signs in again. Every sign-in lock-out is cleared.");
+  if (result.twoStep === "kept") console.log("Two-step verification stays on: the same app and the same recovery codes work.");
+  if (result.twoStep === "lost") {
+    const warning = [
+      `WARNING: ${TWO_STEP_LOST_IN_RESTORE}`,
+      "  The backup was not encrypted, so it could not carry the key two-step verification needs: the password alone signs in now.",
+      `  The dashboard shows this in red until it is on again${mail ? ", and the owner is e-mailed once the server starts" : ""}.`,
+    ].join("\n");
+    console.log(warning);
+  }
+  if (result.removedStalePasswordFile) console.log("The first start's password file was removed: its password belonged to the data the restore replaced.");
   console.log(
     `The administrator's password is now the one it was when the backup was made (${manifest.createdAt}).` +
       (env.ADMIN_PASSWORD ? " ADMIN_PASSWORD is set, so the server sets that password again when it starts." : ""),

@@ -22,6 +22,7 @@ import { HANDLES_OWN_401, hardNavigate } from "./query-client";
 import { SignInActivity } from "./sign-in-activity";
 import { SubmissionsView } from "./submissions-view";
 import { TemporaryPasswordBanner } from "./temporary-password-banner";
+import { TwoStepRestoreNotice } from "./two-step-section";
 import { UnreadCount } from "./unread-count";
 import { useUnsavedChangesGuard } from "./unsaved-changes";
 import { DASHBOARD, openerIdFor, viewFromParam, viewToParam, type AdminView } from "./view";
@@ -158,6 +159,7 @@ function Dashboard({
 
   return (
     <div ref={rootRef} className="space-y-8">
+      <TwoStepRestoreNotice />
       <TemporaryPasswordBanner onChange={changeTemporaryPassword} buttonRef={bannerButton} />
       <div className="flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
         <div>

@@ -1,7 +1,7 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { KeySquare, ShieldCheck, ShieldOff } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
-import type { SignInMethods } from "~/auth/sign-in-methods";
+import { TWO_STEP_LOST_IN_RESTORE, type SignInMethods } from "~/auth/sign-in-methods";
 import { Button } from "~/components/ui/button";
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle, DialogTrigger } from "~/components/ui/dialog";
 import { TextField } from "~/components/ui/form-field";
@@ -11,7 +11,32 @@ import { ApiError, apiRequest, isUnauthorizedError } from "~/lib/api-client";
 import { SIGN_IN_METHODS_KEY, confirmWithPasskey, passkeyPromptProblem } from "./passkey-client";
 import { serverMessage } from "./query-client";
 import { FormProblem } from "./dialog-form-parts";
+import { OwnerNotice } from "./owner-notice";
 import { RecoveryCodesView } from "./recovery-codes-view";
+
+/**
+ * At the top of the dashboard while a restore has left two-step verification unreadable (an
+ * unencrypted backup from another installation, decision 0058), until it is turned on again.
+ */
+export function TwoStepRestoreNotice() {
+  const methods = useQuery<SignInMethods>({ queryKey: SIGN_IN_METHODS_KEY });
+  if (methods.data?.twoStep.status !== "unreadable") return null;
+  return (
+    <OwnerNotice
+      tone="danger"
+      title="Two-step verification is off"
+      testId="two-step-restore-notice"
+      details={
+        <p>
+          The backup that was restored was not encrypted, so it could not carry the key two-step verification needs; the
+          password alone signs in now. Encrypted backups (BACKUP_PASSPHRASE) carry it. Turn it on again under Your Account.
+        </p>
+      }
+    >
+      {TWO_STEP_LOST_IN_RESTORE}
+    </OwnerNotice>
+  );
+}
 
 /** Issue 19 items 4-6 and 11: two-step verification, in the Account card. */
 export function TwoStepSection({ methods, username }: { methods: SignInMethods; username: string }) {

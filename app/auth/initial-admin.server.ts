@@ -26,6 +26,30 @@ export async function forgetInitialPassword(dataDir: string): Promise<boolean> {
   }
 }
 
+/** The username and password the first-start file holds; null when there is no such file (or it says nothing). */
+async function readInitialPasswordFile(dataDir: string): Promise<{ username: string; password: string } | null> {
+  let text: string;
+  try {
+    text = await fs.readFile(initialPasswordPath(dataDir), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+  const username = /^username: (.+)$/m.exec(text)?.[1];
+  const password = /^password: (.+)$/m.exec(text)?.[1];
+  return username && password ? { username, password } : { username: "", password: "" };
+}
+
+/**
+ * True when the first-start password file is there but its password no longer signs in to
+ * `db`'s administrator (it was changed, or a restore brought another user): the file is stale.
+ */
+export async function initialPasswordIsStale(db: Database, dataDir: string): Promise<boolean> {
+  const stored = await readInitialPasswordFile(dataDir);
+  if (!stored) return false;
+  return !stored.username || (await verifyCredentials({ db }, stored.username, stored.password)) === null;
+}
+
 async function writeInitialPassword(dataDir: string, username: string, password: string): Promise<string> {
   const file = initialPasswordPath(dataDir);
   await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -116,13 +140,18 @@ export async function prepareAdministrator(
       );
       return;
     case "unchanged":
-      if (await fileExists(initialPasswordPath(env.DATA_DIR))) {
-        await markUnchangedInitialPassword(services);
-        logger.warn(
-          { file: initialPasswordPath(env.DATA_DIR) },
-          "the first-start admin password is still unchanged; sign in and change it to delete its file",
-        );
+      if (!(await fileExists(initialPasswordPath(env.DATA_DIR)))) return;
+      if (await initialPasswordIsStale(services.db, env.DATA_DIR)) {
+        // Its password no longer signs in (a restore brought another, say): nothing in it is true.
+        await forgetInitialPassword(env.DATA_DIR);
+        logger.info({ file: initialPasswordPath(env.DATA_DIR) }, "removed the first-start admin password file: its password no longer signs in");
+        return;
       }
+      await markUnchangedInitialPassword(services);
+      logger.warn(
+        { file: initialPasswordPath(env.DATA_DIR) },
+        "the first-start admin password is still unchanged; sign in and change it to delete its file",
+      );
       return;
   }
 }
@@ -157,10 +186,9 @@ export async function usesTemporaryPassword(db: Database, userId: string): Promi
  * password still signs in, it is recorded as temporary.
  */
 async function markUnchangedInitialPassword(services: Pick<AppServices, "db" | "env">): Promise<void> {
-  const text = await fs.readFile(initialPasswordPath(services.env.DATA_DIR), "utf8");
-  const username = /^username: (.+)$/m.exec(text)?.[1];
-  const password = /^password: (.+)$/m.exec(text)?.[1];
-  if (!username || !password) return;
+  const stored = await readInitialPasswordFile(services.env.DATA_DIR);
+  if (!stored?.username) return;
+  const { username, password } = stored;
   const unmarked = await services.db
     .selectFrom("users")
     .select("id")

@@ -8,9 +8,20 @@ export type SignInKeys = {
   deviceCookie: Buffer;
   /** Keys the hashes that stand for client addresses in the database. */
   clientAddress: Buffer;
-  /** Encrypts the two-step (TOTP) secret and keys the recovery-code hashes: its own secret, never in a backup. */
+  /**
+   * Encrypts the two-step (TOTP) secret and keys the recovery-code hashes: its own secret, carried
+   * only inside an encrypted backup (decision 0058).
+   */
   twoStep: Buffer;
 };
+
+/** The name of the two-step secret: DATA_DIR/secrets/two-step.key, or the secrets table's row. */
+export const TWO_STEP_SECRET_NAME = "two-step";
+
+/** The two-step key derived from the installation's two-step secret. */
+export function twoStepKeyFrom(twoStepSecret: string): Buffer {
+  return createHmac("sha256", twoStepSecret).update("two-step").digest();
+}
 
 /** Each use gets its own key, derived from the one secret. */
 export function signInKeysFrom(secret: string, twoStepSecret: string): SignInKeys {
@@ -18,7 +29,7 @@ export function signInKeysFrom(secret: string, twoStepSecret: string): SignInKey
   return {
     deviceCookie: derive("device-cookie"),
     clientAddress: derive("client-address"),
-    twoStep: createHmac("sha256", twoStepSecret).update("two-step").digest(),
+    twoStep: twoStepKeyFrom(twoStepSecret),
   };
 }
 
@@ -36,6 +47,8 @@ export async function loadSignInKeys(
   const secret = db
     ? await loadOrCreateDatabaseSecret(db, "device-cookie", env.DEVICE_COOKIE_SECRET)
     : loadOrCreateSecret(env.DATA_DIR, "device-cookie", env.DEVICE_COOKIE_SECRET);
-  const twoStepSecret = db ? await loadOrCreateDatabaseSecret(db, "two-step") : loadOrCreateSecret(env.DATA_DIR, "two-step");
+  const twoStepSecret = db
+    ? await loadOrCreateDatabaseSecret(db, TWO_STEP_SECRET_NAME)
+    : loadOrCreateSecret(env.DATA_DIR, TWO_STEP_SECRET_NAME);
   return signInKeysFrom(secret, twoStepSecret);
 }

@@ -1,7 +1,9 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { Secret, TOTP } from "otpauth";
 import QRCode from "qrcode";
+import type { Kysely } from "kysely";
 import type { Database } from "~/db/database.server";
+import type { DatabaseSchema } from "~/db/schema";
 import { identity } from "~/identity";
 import type { Clock } from "~/lib/clock";
 import { keyedHash, open, seal } from "./secret-box.server";
@@ -10,7 +12,9 @@ import { keyedHash, open, seal } from "./secret-box.server";
  * Two-step verification (issue 19): a TOTP secret (RFC 6238: SHA-1, 6 digits,
  * 30 seconds, as every authenticator app expects) and 10 single-use recovery
  * codes. The secret is stored sealed (secret-box.server.ts); recovery codes
- * as keyed hashes. Both keys live outside backups.
+ * as keyed hashes. The key for both is the installation's; only an encrypted
+ * backup carries it, and a restore re-seals with the new installation's key
+ * (resealTwoStep, decision 0058).
  */
 export const RECOVERY_CODE_COUNT = 10;
 /** Codes from one time step either side of now are accepted (a phone's clock drifts). */
@@ -33,6 +37,16 @@ function totpFor(base32Secret: string, label: string) {
 
 async function rowOf(services: Services, userId: string) {
   return services.db.selectFrom("two_factor").selectAll().where("user_id", "=", userId).executeTakeFirst();
+}
+
+/**
+ * The key the recovery codes were hashed with: the installation's own, or the key of the
+ * installation they were made on, sealed under this one's by the restore that brought them.
+ */
+function recoveryKeyOf(installationKey: Buffer, row: { recovery_key_sealed: string | null }): Buffer | null {
+  if (!row.recovery_key_sealed) return installationKey;
+  const opened = open(installationKey, row.recovery_key_sealed);
+  return opened === null ? null : Buffer.from(opened, "base64url");
 }
 
 export async function readTwoStepState(services: Services, userId: string): Promise<TwoStepState> {
@@ -66,7 +80,9 @@ export async function beginEnrolment(services: Services, user: { id: string; use
   await services.db
     .insertInto("two_factor")
     .values({ user_id: user.id, secret_encrypted: sealed, enabled_at: null, last_used_step: 0, created_at: now })
-    .onConflict((oc) => oc.column("user_id").doUpdateSet({ secret_encrypted: sealed, enabled_at: null, last_used_step: 0, created_at: now }))
+    .onConflict((oc) =>
+      oc.column("user_id").doUpdateSet({ secret_encrypted: sealed, enabled_at: null, last_used_step: 0, created_at: now, recovery_key_sealed: null }),
+    )
     .execute();
   const otpauthUrl = totpFor(secret, user.username).toString();
   const qrSvg = await QRCode.toString(otpauthUrl, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
@@ -113,10 +129,13 @@ export async function checkSecondStep(services: Services, userId: string, code: 
   if (/^\d{6}$/.test(trimmed)) return (await acceptTotp(services, userId, trimmed, true)) ? "app-code" : null;
   const normalised = normaliseRecoveryCode(code);
   if (normalised.length !== 10 || !(await isTwoStepOn(services, userId))) return null;
+  const row = await rowOf(services, userId);
+  const recoveryKey = row ? recoveryKeyOf(services.signIn.twoStepKey, row) : null;
+  if (!recoveryKey) return null;
   const used = await services.db
     .deleteFrom("recovery_codes")
     .where("user_id", "=", userId)
-    .where("code_hash", "=", keyedHash(services.signIn.twoStepKey, normalised))
+    .where("code_hash", "=", keyedHash(recoveryKey, normalised))
     .executeTakeFirst();
   return Number(used.numDeletedRows) === 1 ? "recovery-code" : null;
 }
@@ -130,6 +149,8 @@ export async function renewRecoveryCodes(services: Services, userId: string): Pr
   const now = services.clock.now().toISOString();
   await services.db.transaction().execute(async (trx) => {
     await trx.deleteFrom("recovery_codes").where("user_id", "=", userId).execute();
+    // New codes are hashed with this installation's own key.
+    await trx.updateTable("two_factor").set({ recovery_key_sealed: null }).where("user_id", "=", userId).execute();
     await trx
       .insertInto("recovery_codes")
       .values(codes.map((code) => ({ code_hash: keyedHash(services.signIn.twoStepKey, normaliseRecoveryCode(code)), user_id: userId, created_at: now })))
@@ -150,4 +171,52 @@ export async function turnOffTwoStep(services: { db: Database }, userId?: string
     await codes.execute();
     await secrets.execute();
   });
+}
+
+/**
+ * What a restore did to two-step verification: "none", it was off in the backup; "kept", on and
+ * readable here; "lost", on in the backup but sealed with a key this installation does not have
+ * (an unencrypted backup from another installation), so off ("unreadable") until turned on again.
+ */
+export type TwoStepAfterRestore = "none" | "kept" | "lost";
+
+/**
+ * After a restore has loaded its rows: every two-step secret sealed with the key the backup
+ * carried (`carried`, the key of the installation that made it) is sealed again with this
+ * installation's key, and the recovery codes keep working: their key (the carried one, or the
+ * one an earlier restore brought) is kept sealed under this installation's key. A secret this
+ * installation's key already opens is left as it is (a restore onto the same installation).
+ */
+export async function resealTwoStep(
+  db: Kysely<DatabaseSchema>,
+  keys: { carried: Buffer | null; installation: Buffer },
+): Promise<TwoStepAfterRestore> {
+  const { carried, installation } = keys;
+  let outcome: TwoStepAfterRestore = "none";
+  for (const row of await db.selectFrom("two_factor").selectAll().execute()) {
+    const enabled = Boolean(row.enabled_at);
+    if (open(installation, row.secret_encrypted) !== null) {
+      if (enabled && outcome === "none") outcome = "kept";
+      continue;
+    }
+    const secret = carried ? open(carried, row.secret_encrypted) : null;
+    if (secret === null) {
+      // An unfinished set-up nobody can finish is dropped; a secret that was on stays, unreadable.
+      if (!enabled) await db.deleteFrom("two_factor").where("user_id", "=", row.user_id).execute();
+      else outcome = "lost";
+      continue;
+    }
+    const recoveryKey = recoveryKeyOf(carried!, row);
+    if (!recoveryKey) await db.deleteFrom("recovery_codes").where("user_id", "=", row.user_id).execute();
+    await db
+      .updateTable("two_factor")
+      .set({
+        secret_encrypted: seal(installation, secret),
+        recovery_key_sealed: recoveryKey ? seal(installation, recoveryKey.toString("base64url")) : null,
+      })
+      .where("user_id", "=", row.user_id)
+      .execute();
+    if (enabled && outcome === "none") outcome = "kept";
+  }
+  return outcome;
 }

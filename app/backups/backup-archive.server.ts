@@ -13,6 +13,8 @@ import { formatBytes } from "./backup-status";
  * The backup archive (decision 0025): a gzip'd tar holding
  *   tables/<table>.jsonl   one JSON object per row, for any database backend
  *   objects/<storage key>  every stored object the rows refer to, byte for byte
+ *   keys/two-step.json     only in an encrypted backup: the installation's two-step
+ *                          key (two-step-carry.server.ts, decision 0058)
  *   manifest.json          last: format, schema migration, app version, time,
  *                          counts, and the size and SHA-256 of every file above
  */
@@ -29,6 +31,9 @@ const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 export const GZIP_OPTIONS: zlib.ZlibOptions = { level: 6, strategy: zlib.constants.Z_RLE };
 
 export const tableFileName = (table: string) => `tables/${table}.jsonl`;
+/** The two-step key an encrypted backup carries (two-step-carry.server.ts): a few dozen bytes, never more than the limit. */
+export const TWO_STEP_KEY_ENTRY = "keys/two-step.json";
+export const MAX_TWO_STEP_KEY_ENTRY_BYTES = 1024;
 export const objectFileName = (key: string) => `objects/${key}`;
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
@@ -57,13 +62,15 @@ export class BackupArchiveError extends Error {
 export type ArchiveEntryKind =
   | { kind: "manifest" }
   | { kind: "table"; table: string }
-  | { kind: "object"; key: string };
+  | { kind: "object"; key: string }
+  | { kind: "two-step-key" };
 
 const TABLE_FILE = /^tables\/([a-z_][a-z0-9_]*)\.jsonl$/;
 
 /** What an entry name means, or a BackupArchiveError: nothing outside these names is ever accepted. */
 export function classifyEntryName(name: string): ArchiveEntryKind {
   if (name === MANIFEST_NAME) return { kind: "manifest" };
+  if (name === TWO_STEP_KEY_ENTRY) return { kind: "two-step-key" };
   const table = TABLE_FILE.exec(name);
   if (table) return { kind: "table", table: table[1]! };
   if (name.startsWith("objects/")) {
@@ -173,6 +180,39 @@ export function createArchiveWriter(output: Writable, options: { mtime: Date; si
 // ---------------------------------------------------------------------------------------------
 // Reading
 
+const TAR_BLOCK = 512;
+
+/**
+ * When the archive was made, read from its first bytes alone (the gzip'd start of the tar): the
+ * first entry's header carries the backup's start time (createArchiveWriter's mtime), the same
+ * instant as manifest.createdAt, to the second. Null when the bytes do not start a Cornerstone
+ * archive. Inside an encrypted backup this time is as trustworthy as the passphrase.
+ */
+export function archiveTimeFromStart(start: Buffer): Date | null {
+  let tarStart: Buffer;
+  try {
+    // A part of a gzip stream: what it holds so far, without waiting for its end.
+    tarStart = zlib.gunzipSync(start, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  } catch {
+    return null;
+  }
+  if (tarStart.length < TAR_BLOCK) return null;
+  const header = tarStart.subarray(0, TAR_BLOCK);
+  const text = (from: number, to: number) => header.subarray(from, to).toString("latin1").replace(/\0.*$/s, "").trim();
+  if (text(257, 262) !== "ustar") return null;
+  // The header's checksum: the sum of its bytes, with the checksum field counted as spaces.
+  let sum = 0;
+  for (let i = 0; i < TAR_BLOCK; i++) sum += i >= 148 && i < 156 ? 0x20 : header[i]!;
+  if (parseInt(text(148, 156), 8) !== sum) return null;
+  try {
+    classifyEntryName(text(0, 100));
+  } catch {
+    return null;
+  }
+  const seconds = parseInt(text(136, 148), 8);
+  return Number.isFinite(seconds) ? new Date(seconds * 1000) : null;
+}
+
 export type ArchiveEntry = {
   name: string;
   kind: ArchiveEntryKind;
@@ -233,6 +273,9 @@ export async function readArchive(
         throw new BackupArchiveError(
           `${name} is ${formatBytes(bytes)}, larger than any image file this site stores (at most ${formatBytes(limits.maxObjectBytes)})`,
         );
+      }
+      if (kind.kind === "two-step-key" && bytes > MAX_TWO_STEP_KEY_ENTRY_BYTES) {
+        throw new BackupArchiveError(`${name} is ${formatBytes(bytes)}, far larger than the key it holds`);
       }
       order.push(name);
       if (kind.kind === "manifest") {

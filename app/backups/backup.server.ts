@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { createWriteStream, type WriteStream } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { Writable } from "node:stream";
+import { Readable, type Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import packageJson from "../../package.json";
 import { readSnapshot } from "~/db/snapshot.server";
@@ -18,8 +18,13 @@ import { formatBytes } from "./backup-status";
 import { recordBackupProblem, recordBackupSuccess } from "./backup-state.server";
 import { BACKUP_TABLES, objectsNamedBy, referencedObjectKeys } from "./backup-tables.server";
 import { purgeDeferredDeletions } from "./deferred-deletions.server";
+import { TWO_STEP_KEY_ENTRY, twoStepKeyEntry } from "./two-step-carry.server";
 
-export type BackupServices = Pick<AppServices, "db" | "storage" | "logger"> & { clock: Clock };
+export type BackupServices = Pick<AppServices, "db" | "storage" | "logger"> & {
+  clock: Clock;
+  /** The installation's two-step key, which an encrypted backup carries (decision 0058); AppServices has it. */
+  signIn?: { twoStepKey: Buffer };
+};
 
 export type BackupDestination =
   /** A file; the free space is checked before anything is written. */
@@ -40,7 +45,10 @@ export type BackupOptions = {
   /** A lease already held (the scheduled backup claims its slot with it); released at the end all the same. */
   lease?: BackupLease;
   signal?: AbortSignal;
-  /** BACKUP_PASSPHRASE: the archive is encrypted with age as it is written (decision 0052). */
+  /**
+   * BACKUP_PASSPHRASE: the archive is encrypted with age as it is written (decision 0052), and
+   * then carries the two-step key (decision 0058).
+   */
   passphrase?: string;
   /** For tests: runs after the snapshot is read, before any object is copied. */
   afterSnapshot?: () => Promise<void>;
@@ -148,6 +156,9 @@ export async function createBackup(services: BackupServices, options: BackupOpti
       await writer.addFile(tableFileName(table.name), written.file, written.bytes);
       tables[table.name] = { file: tableFileName(table.name), rows: written.rows };
     }
+    // Only inside the encryption: the key is then as safe as the data it opens.
+    const carriedKey = twoStepKeyEntry({ twoStepKey: services.signIn?.twoStepKey, encrypted: Boolean(sealing) });
+    if (carriedKey) await writer.addStream(TWO_STEP_KEY_ENTRY, Readable.from([carriedKey]), carriedKey.length);
     const missingObjects: string[] = [];
     let objectBytes = 0;
     for (const key of keys) {

@@ -31,6 +31,8 @@ export type OffsiteTarget = {
   list(): Promise<OffsiteCopy[]>;
   /** Into a new file (never over an existing one). */
   download(name: string, file: string): Promise<void>;
+  /** The first `bytes` bytes of a copy (all of it when it is smaller): enough to tell what it is. */
+  readStart(name: string, bytes: number): Promise<Buffer>;
   remove(name: string): Promise<void>;
   close(): void;
 };
@@ -169,6 +171,27 @@ export function createS3OffsiteTarget(config: S3StorageConfig): OffsiteTarget {
       } catch (error) {
         await fs.rm(file, { force: true });
         fail(`read ${name} from`, error);
+      }
+    },
+    async readStart(name, bytes) {
+      try {
+        const object = await client.send(new GetObjectCommand({ Bucket, Key: keyOf(name), Range: `bytes=0-${bytes - 1}` }));
+        const chunks: Buffer[] = [];
+        let read = 0;
+        for await (const chunk of object.Body as Readable) {
+          chunks.push(chunk as Buffer);
+          read += (chunk as Buffer).length;
+          // A store that ignores Range sends it all: stop at what was asked for.
+          if (read >= bytes) {
+            (object.Body as Readable).destroy();
+            break;
+          }
+        }
+        return Buffer.concat(chunks).subarray(0, bytes);
+      } catch (error) {
+        // An empty object has no byte 0.
+        if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 416) return Buffer.alloc(0);
+        return fail(`read ${name} from`, error);
       }
     },
     async remove(name) {

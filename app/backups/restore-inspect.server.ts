@@ -2,6 +2,7 @@ import type { Readable } from "node:stream";
 import { BackupArchiveError, checkManifest, readArchive, type BackupManifest } from "./backup-archive.server";
 import { formatBytes } from "./backup-status";
 import { BACKUP_TABLES, MAX_OBJECT_BYTES, objectsNamedBy } from "./backup-tables.server";
+import { CarriedKeyError, readTwoStepKeyEntry } from "./two-step-carry.server";
 
 /** No row the site writes comes near this; a longer line is refused as soon as it passes it. */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -14,6 +15,8 @@ export type ArchiveInspection = {
   namedObjects: ReadonlyMap<string, number>;
   /** The one administrator's username. */
   administrator: string;
+  /** The two-step key an encrypted backup carries (decision 0058); null when it carries none. */
+  carriedTwoStepKey: Buffer | null;
 };
 
 /** A row of a table file, with the line it came from (for messages). */
@@ -93,9 +96,14 @@ export async function inspectArchive(file: string): Promise<ArchiveInspection> {
   const archivedObjects = new Map<string, number>();
   const rows = new Map<string, number>();
   const usernames: string[] = [];
+  let carriedTwoStepKey: Buffer | null = null;
   const read = await readArchive(
     file,
     async (entry) => {
+      if (entry.kind.kind === "two-step-key") {
+        carriedTwoStepKey = await readCarriedKey(entry.stream);
+        return;
+      }
       if (entry.kind.kind === "object") {
         archivedObjects.set(entry.kind.key, entry.bytes);
         for await (const _chunk of entry.stream) {
@@ -144,5 +152,17 @@ export async function inspectArchive(file: string): Promise<ArchiveInspection> {
       `The backup's users table holds ${users} rows; a site has exactly one administrator, so this backup cannot be restored`,
     );
   }
-  return { manifest, namedObjects, administrator: usernames[0]! };
+  return { manifest, namedObjects, administrator: usernames[0]!, carriedTwoStepKey };
+}
+
+/** The carried two-step key (its size was checked from the entry's header). */
+async function readCarriedKey(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  try {
+    return readTwoStepKeyEntry(Buffer.concat(chunks));
+  } catch (error) {
+    if (error instanceof CarriedKeyError) throw new BackupArchiveError(error.message);
+    throw error;
+  }
 }

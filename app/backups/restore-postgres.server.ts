@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { TWO_STEP_SECRET_NAME, twoStepKeyFrom } from "~/auth/keys.server";
 import { DatabaseLockedError, lockDatabase } from "~/db/database-lock.server";
 import { describeDatabaseUrl, openPostgresDatabase, type Database } from "~/db/database.server";
 import { hasMigrations, replacePostgresDatabase } from "~/db/restore-database.server";
@@ -28,7 +29,8 @@ import type { RestoreTarget } from "./restore-target.server";
  * - replaces every table in one transaction, and just before it commits
  *   writes the objects the rows name into the live storage (nothing is
  *   deleted). The `secrets` table (the instances' shared keys) is carried
- *   over, as DATA_DIR/secrets/ is on SQLite.
+ *   over, as DATA_DIR/secrets/ is on SQLite; its two-step key is the one the
+ *   restored two-step secret is sealed with (decision 0058).
  */
 export function postgresRestoreDestination(setup: { env: Env; logger: Logger; clock?: Clock }): RestoreDestination {
   const { env, logger } = setup;
@@ -123,8 +125,19 @@ function postgresTarget(
       const secrets = (await listTables(db)).includes("secrets")
         ? await db.selectFrom("secrets").selectAll().execute()
         : ([] as SecretsTable[]);
+      const installation = {
+        // The live secrets table's key; an empty database gets one now, written with the rest.
+        async twoStepKey() {
+          let secret = secrets.find((row) => row.name === TWO_STEP_SECRET_NAME);
+          if (!secret) {
+            secret = { name: TWO_STEP_SECRET_NAME, value: randomBytes(32).toString("hex"), created_at: new Date().toISOString() };
+            secrets.push(secret);
+          }
+          return twoStepKeyFrom(secret.value);
+        },
+      };
       return replacePostgresDatabase(db, tables, async (connection) => {
-        const result = await build(connection, { insideTransaction: true });
+        const result = await build(connection, { insideTransaction: true }, installation);
         if (secrets.length) {
           await connection
             .insertInto("secrets")

@@ -3,8 +3,10 @@ import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Kysely } from "kysely";
+import { TWO_STEP_SECRET_NAME, twoStepKeyFrom } from "~/auth/keys.server";
 import { openDatabase, type MigrateOptions } from "~/db/database.server";
 import type { DatabaseSchema } from "~/db/schema";
+import { loadOrCreateSecret } from "~/lib/secrets.server";
 import { createLocalStorage, type ObjectStorage } from "~/storage/storage.server";
 import { backupsDirOf } from "./backup-files.server";
 import { loadBackupNaming, timestampForFileName } from "./backup-names.server";
@@ -26,12 +28,19 @@ export type RestoreTarget = {
    * Runs build on the database to fill, which has no tables yet; build
    * migrates it (passing `migrate` on to the migrator), loads the rows and
    * runs the newer migrations. A failure leaves the live database as it was.
+   * `installation`: this installation's own keys, which the restored data is sealed with.
    */
-  fill<T>(build: (db: Kysely<DatabaseSchema>, migrate: MigrateOptions) => Promise<T>): Promise<T>;
+  fill<T>(build: (db: Kysely<DatabaseSchema>, migrate: MigrateOptions, installation: InstallationKeys) => Promise<T>): Promise<T>;
   /** Puts the restored data in place and keeps the previous data; returns where it was kept (null: there was none). */
   swapIn(): Promise<{ previousKeptAt: string | null }>;
   /** Throws the half-built data away; the live data was never touched. */
   discard(): Promise<void>;
+};
+
+/** The keys of the installation a restore writes into (never from the backup). */
+export type InstallationKeys = {
+  /** Its two-step key (app/auth/keys.server.ts), created as the server would at its first start when it has none yet. */
+  twoStepKey(): Promise<Buffer>;
 };
 
 const STAGING_PREFIX = ".restore-";
@@ -74,7 +83,8 @@ export async function prepareLocalRestoreTarget(dataDir: string, at: Date, liveS
   return {
     storage,
     objectsLast: Boolean(liveStorage),
-    fill: (build) => build(db, {}),
+    // DATA_DIR/secrets/ is this installation's and stays as it is (a missing key is made now).
+    fill: (build) => build(db, {}, { twoStepKey: async () => twoStepKeyFrom(loadOrCreateSecret(dataDir, TWO_STEP_SECRET_NAME)) }),
     async discard() {
       await close().catch(() => {});
       await fs.rm(staging, { recursive: true, force: true });

@@ -3,6 +3,11 @@ import { knownMigrations, migrateTo, migrateToLatest, type Database } from "~/db
 import type { DatabaseSchema } from "~/db/schema";
 import { listTables } from "~/db/snapshot.server";
 import { recordRestoreRun } from "~/activity/activity-log.server";
+import { forgetInitialPassword, initialPasswordIsStale } from "~/auth/initial-admin.server";
+import { createSignal } from "~/lib/signal";
+import type { MailSetup } from "~/notifications/mailer.server";
+import { queueOwnerAlert } from "~/notifications/outbox-queue.server";
+import type { SecurityNoticePayload } from "~/notifications/security-notices.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import { DataDirLockedError, lockDataDir } from "~/lib/data-dir-lock.server";
 import {
@@ -18,6 +23,7 @@ import { EXCLUDED_TABLES, MAX_OBJECT_BYTES } from "./backup-tables.server";
 import { inspectArchive, readTableLines } from "./restore-inspect.server";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { prepareLocalRestoreTarget, removeAbandonedStaging, type RestoreTarget } from "./restore-target.server";
+import { carryTwoStepThroughRestore, type TwoStepAfterRestore } from "./two-step-carry.server";
 
 /** A restore that did not happen; the message says why. Nothing was changed. */
 export class RestoreRefusedError extends Error {
@@ -34,6 +40,13 @@ export type RestoreResult = {
   migrationsApplied: string[];
   /** Where the data the restore replaced now lives; null when there was none. */
   previousKeptAt: string | null;
+  /**
+   * Two-step verification: "kept" (re-sealed with this installation's key when the backup
+   * carried another's), "lost" (on in the backup, unreadable here: TWO_STEP_LOST_IN_RESTORE), or "none".
+   */
+  twoStep: TwoStepAfterRestore;
+  /** The first-start password file was removed: its password does not sign in to the restored administrator. */
+  removedStalePasswordFile: boolean;
 };
 
 export type RestoreOptions = {
@@ -43,6 +56,8 @@ export type RestoreOptions = {
   freeSpace?: FreeSpaceProbe;
   /** Where the restore goes: SQLite + local disk in dataDir by default; restore-postgres.server.ts for PostgreSQL. */
   destination?: RestoreDestination;
+  /** The site's e-mail settings: the owner is e-mailed (through the restored outbox) when two-step is lost. */
+  mail?: MailSetup | null;
 };
 
 /** One kind of place a restore can go. */
@@ -109,25 +124,28 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
   const lock = await destination.lock();
   try {
     // 1. Check everything before changing anything.
-    const { manifest, namedObjects, administrator } = await refuseUnlessValid(() => inspectArchive(options.file));
+    const { manifest, namedObjects, administrator, carriedTwoStepKey } = await refuseUnlessValid(() => inspectArchive(options.file));
     checkSchema(manifest);
     if (destination.buildsOnDisk) await checkRoom(options, manifest);
 
     // 2. Build.
     const target = await destination.prepare(clock.now());
-    let loaded: { rows: Record<string, number>; objects: number };
-    let migrationsApplied: string[];
+    let built: Omit<RestoreResult, "manifest" | "administrator" | "previousKeptAt" | "removedStalePasswordFile"> & { stalePasswordFile: boolean };
     try {
-      ({ loaded, migrationsApplied } = await target.fill(async (db, migrate) => {
+      built = await target.fill(async (db, migrate, installation) => {
         await migrateTo(db, manifest.schema.migration, migrate);
         const rowsLoaded = await loadArchive(options.file, manifest, db, target.objectsLast ? null : { storage: target.storage, namedObjects });
         const applied = await migrateToLatest(db, migrate);
+        // Two-step stays on: sealed again with this installation's key (decision 0058).
+        const twoStep = await carryTwoStepThroughRestore(db, { carried: carriedTwoStepKey, installationKey: await installation.twoStepKey() });
+        if (twoStep === "lost") await queueTwoStepLostNotice(db, options.mail ?? null, clock);
+        const stalePasswordFile = await initialPasswordIsStale(db, options.dataDir);
         // The security log notes the restore in the restored data itself (issue 19 §8).
         await recordRestoreRun({ db, clock }, options.file);
         // Live storage only now, every row in: PostgreSQL commits after this, SQLite swaps in after it.
         const objects = target.objectsLast ? await loadObjects(options.file, target.storage, namedObjects) : rowsLoaded.objects;
-        return { loaded: { rows: rowsLoaded.rows, objects }, migrationsApplied: applied };
-      }));
+        return { rows: rowsLoaded.rows, objects, migrationsApplied: applied, twoStep, stalePasswordFile };
+      });
     } catch (error) {
       await target.discard();
       if (error instanceof ArchiveChangedError) {
@@ -140,7 +158,10 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
 
     // 3. Swap in.
     const { previousKeptAt } = await target.swapIn();
-    return { manifest, ...loaded, administrator, migrationsApplied, previousKeptAt };
+    const { stalePasswordFile, ...result } = built;
+    // The first start's password belongs to the administrator the restore replaced.
+    const removedStalePasswordFile = stalePasswordFile && (await forgetInitialPassword(options.dataDir));
+    return { manifest, administrator, previousKeptAt, removedStalePasswordFile, ...result };
   } finally {
     await lock.release();
   }
@@ -261,7 +282,13 @@ async function loadArchive(
         }
         return;
       }
-      if (entry.kind.kind !== "table") return;
+      if (entry.kind.kind !== "table") {
+        // The carried key was read by the first pass.
+        for await (const _chunk of entry.stream) {
+          // Skipped.
+        }
+        return;
+      }
       const table = entry.kind.table;
       if (table in EXCLUDED_TABLES || !present.has(table)) {
         // Left out of restores on purpose (e.g. an older backup's working data).
@@ -288,4 +315,10 @@ async function loadArchive(
   );
   checkUnchanged(read);
   return { rows, objects: objectCount };
+}
+
+/** Two-step was lost: the owner hears of it by e-mail, through the restored outbox (sent once the server starts). */
+async function queueTwoStepLostNotice(db: Kysely<DatabaseSchema>, mail: MailSetup | null, clock: Clock): Promise<void> {
+  const payload: SecurityNoticePayload = { kind: "two-step-lost-in-restore", at: clock.now().toISOString(), userAgent: "" };
+  await queueOwnerAlert("security", payload, { db, mail, clock, outboxWake: createSignal() });
 }

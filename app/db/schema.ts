@@ -63,6 +63,8 @@ export interface SessionsTable {
   created_at: string;
   /** Updated at most every few minutes; a session unused for 14 days ends. */
   last_used_at: string | null;
+  /** The passkey this session signed in with; null after a password sign-in (migration 0017). */
+  passkey_id: string | null;
 }
 
 export interface UploadsTable {
@@ -249,6 +251,11 @@ export interface TwoFactorTable {
   enabled_at: string | null;
   last_used_step: Generated<number>;
   created_at: string;
+  /**
+   * The key the recovery codes were hashed with, sealed under this installation's two-step key;
+   * null: the installation's key itself (migration 0017, decision 0058).
+   */
+  recovery_key_sealed: string | null;
 }
 
 export interface RecoveryCodesTable {

@@ -1,4 +1,5 @@
 import { formatSubmittedAt } from "~/admin/format-date";
+import { TWO_STEP_LOST_IN_RESTORE } from "~/auth/sign-in-methods";
 import { identity } from "~/identity";
 import type { OutgoingMail } from "./mailer.server";
 import type { MailAddress } from "./smtp-settings";
@@ -181,9 +182,39 @@ export function offsiteFailingMail(ctx: MailContext, payload: unknown, messageId
   return { from: sender(ctx), to: ctx.to, replyTo: null, subject, text, html, messageId, headers: AUTOMATED };
 }
 
-/** Issue 19 item 10: a change to how the admin is signed in to. */
-export type SecurityNoticeKind = "passkey-added" | "two-step-off" | "recovery-codes-renewed" | "password-changed" | "recovery-code-used";
-export type SecurityNotice = { kind: SecurityNoticeKind; at: string; userAgent: string; passkeyName?: string };
+/** A change to how the admin is signed in to, or to where the owner's e-mails go. */
+export type SecurityNoticeKind =
+  | "passkey-added"
+  | "passkey-removed"
+  | "two-step-on"
+  | "two-step-off"
+  | "two-step-lost-in-restore"
+  | "recovery-codes-renewed"
+  | "password-changed"
+  | "recovery-code-used"
+  | "contact-email-changed";
+export type SecurityNotice = {
+  kind: SecurityNoticeKind;
+  at: string;
+  /** The browser that made the change; empty when it was made on the server. */
+  userAgent: string;
+  passkeyName?: string;
+  /** passkey-removed: every passkey removed at once ("Sign out everywhere" may remove several). */
+  passkeyNames?: string[];
+  /** contact-email-changed: the address before and after. */
+  previousAddress?: string;
+  newAddress?: string;
+};
+
+/** The passkeys a notice names: "Mark's iPhone", or "Mark's iPhone" and "Work laptop". */
+function passkeyList(notice: SecurityNotice): string {
+  const names = (notice.passkeyNames?.length ? notice.passkeyNames : [notice.passkeyName ?? "unnamed"]).map((name) => `"${name}"`);
+  return names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0]!;
+}
+
+/** "npm run admin:password" and friends, for the owner to pass on. */
+const RESET_BY_SERVER =
+  "run npm run admin:password -- --reset-2fa on the server (it turns two-step off and removes every passkey), then npm run admin:password to set a new password and sign everyone out.";
 
 const SECURITY_NOTICES: Record<SecurityNoticeKind, { subject: string; what: (notice: SecurityNotice) => string; ifNotYou: string }> = {
   "passkey-added": {
@@ -192,11 +223,31 @@ const SECURITY_NOTICES: Record<SecurityNoticeKind, { subject: string; what: (not
     ifNotYou:
       "If this was not you: sign in, remove that passkey under Your Account, and change the password. If you cannot sign in, run npm run admin:password -- --reset-2fa on the server, then npm run admin:password.",
   },
+  "passkey-removed": {
+    subject: "A passkey was removed from the website admin",
+    what: (notice) =>
+      (notice.passkeyNames?.length ?? 1) > 1
+        ? `These passkeys can no longer sign in to the website admin: ${passkeyList(notice)}.`
+        : `The passkey ${passkeyList(notice)} can no longer sign in to the website admin.`,
+    ifNotYou: `If this was not you: someone is signed in as you. Use Sign Out Everywhere under Your Account and change the password. If you cannot sign in, ${RESET_BY_SERVER}`,
+  },
+  "two-step-on": {
+    subject: "Two-step verification was turned on for the website admin",
+    what: () => "Two-step verification was turned on: signing in with the password now also needs a code from an authenticator app.",
+    ifNotYou: `If this was not you: someone is signed in as you, and the codes are now on their phone. ${RESET_BY_SERVER.replace(/^run/, "Run")}`,
+  },
   "two-step-off": {
     subject: "Two-step verification was turned off for the website admin",
     what: () => "Two-step verification was turned off: the password alone now signs in to the website admin.",
     ifNotYou:
       "If this was not you: change the password now (npm run admin:password on the server signs out every session), then turn two-step verification on again.",
+  },
+  "two-step-lost-in-restore": {
+    subject: "Two-step verification was turned off when the website was restored",
+    what: () =>
+      `${TWO_STEP_LOST_IN_RESTORE} The backup was not encrypted, so it could not carry the key two-step verification needs: the password alone now signs in to the website admin.`,
+    ifNotYou:
+      "If nobody you know restored the website: someone with access to the server did. Ask whoever runs the website, change the password, and turn two-step verification on again under Your Account.",
   },
   "recovery-codes-renewed": {
     subject: "New recovery codes were made for the website admin",
@@ -215,11 +266,19 @@ const SECURITY_NOTICES: Record<SecurityNoticeKind, { subject: string; what: (not
     ifNotYou:
       "If this was not you: your password and recovery codes are known to someone else. Change the password (npm run admin:password on the server) and make new recovery codes under Your Account.",
   },
+  "contact-email-changed": {
+    subject: "The website's contact e-mail address was changed",
+    what: (notice) =>
+      `The website's contact e-mail address was changed from ${notice.previousAddress ?? "(none)"} to ${notice.newAddress ?? "(none)"}. ` +
+      "Visitors see the new one, and unless the server sets NOTIFY_EMAIL, the website's e-mails go to it now.",
+    ifNotYou:
+      "If this was not you: someone is signed in as you. Sign in, put the address back under Edit Website Text, use Sign Out Everywhere under Your Account, and change the password.",
+  },
 };
 
 export function securityNoticeMail(ctx: MailContext, notice: SecurityNotice, messageId: string): OutgoingMail {
   const { subject, what, ifNotYou } = SECURITY_NOTICES[notice.kind];
-  const lines = [`Time:    ${businessTime(notice.at)}`, `Browser: ${describeBrowser(notice.userAgent)}`];
+  const lines = [`Time:    ${businessTime(notice.at)}`, notice.userAgent ? `Browser: ${describeBrowser(notice.userAgent)}` : "Where:   on the server"];
   const text = [what(notice), "", ...lines, "", "If this was you, there is nothing to do.", ifNotYou, ""].join("\n");
   const html = htmlDocument(
     subject,

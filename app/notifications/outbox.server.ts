@@ -127,7 +127,7 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
         return;
       }
       outgoing = notice?.success
-        ? securityNoticeMail(ctx, notice.data, job.message_id ?? messageIdFor("security", job.id, mail.from))
+        ? securityNoticeMail({ ...ctx, to: notice.data.to ?? ctx.to }, notice.data, job.message_id ?? messageIdFor("security", job.id, mail.from))
         : signInAlertMail(ctx, payload!.data!, job.message_id ?? messageIdFor("sign-in", job.id, mail.from));
     }
 

@@ -5,23 +5,42 @@ import { queueOwnerAlert } from "./outbox-queue.server";
 
 /** Issue 19 item 10: the outbox job of a security notice ("security"), read back by the worker. */
 export const securityNoticePayloadSchema = z.object({
-  kind: z.enum(["passkey-added", "two-step-off", "recovery-codes-renewed", "password-changed", "recovery-code-used"]),
+  kind: z.enum([
+    "passkey-added",
+    "passkey-removed",
+    "two-step-on",
+    "two-step-off",
+    "two-step-lost-in-restore",
+    "recovery-codes-renewed",
+    "password-changed",
+    "recovery-code-used",
+    "contact-email-changed",
+  ]),
   at: z.string(),
   userAgent: z.string(),
   passkeyName: z.string().optional(),
+  passkeyNames: z.array(z.string()).optional(),
+  previousAddress: z.string().optional(),
+  newAddress: z.string().optional(),
+  /** Sent here instead of the usual recipient: the previous address, when the address changes. */
+  to: z.string().optional(),
 });
 
+export type SecurityNoticePayload = z.infer<typeof securityNoticePayloadSchema>;
+
 /**
- * E-mails the owner about a change to the sign-in (a new passkey, two-step
- * off, a new password, a recovery code used) through the outbox; nothing is
- * queued while mail is off. Never throws: a failed queue must not undo the change.
+ * E-mails the owner about a change to the sign-in (a passkey added or removed,
+ * two-step on or off, new recovery codes, a new password, a recovery code used,
+ * the contact address changed) through the outbox; nothing is queued while mail
+ * is off. `to`: another recipient than the usual one (the previous address).
+ * Never throws: a failed queue must not undo the change.
  */
 export async function queueSecurityNotice(
   services: Pick<AppServices, "db" | "mail" | "outboxWake" | "clock" | "logger">,
-  notice: Omit<SecurityNotice, "at">,
+  notice: Omit<SecurityNotice, "at"> & { to?: string },
 ): Promise<void> {
   try {
-    const payload: SecurityNotice = { ...notice, at: services.clock.now().toISOString(), userAgent: notice.userAgent.slice(0, 500) };
+    const payload: SecurityNoticePayload = { ...notice, at: services.clock.now().toISOString(), userAgent: notice.userAgent.slice(0, 500) };
     await queueOwnerAlert("security", payload, services);
   } catch (error) {
     services.logger.error({ err: error, kind: notice.kind }, "could not queue the security notice");

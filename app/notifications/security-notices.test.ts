@@ -22,4 +22,12 @@ describe("the security notice e-mails", () => {
     expect(mail.text).toContain("July 3rd, 2025 at 11:30 AM");
     expect(mail.html).not.toContain("<iPhone>");
   });
+
+  it("two-step lost in a restore: the restore's words, and made on the server rather than in a browser", () => {
+    const mail = securityNoticeMail(ctx, { kind: "two-step-lost-in-restore", at: "2025-07-02T23:30:00.000Z", userAgent: "" }, "<security-2@example.nz>");
+    expect(mail.subject).toBe("Two-step verification was turned off when the website was restored");
+    expect(mail.text).toContain("Two-step verification was turned off when this site was restored. Turn it on again.");
+    expect(mail.text).toContain("Where:   on the server");
+    expect(mail.text).not.toContain("Browser:");
+  });
 });

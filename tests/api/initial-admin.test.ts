@@ -68,6 +68,18 @@ describe("the first start", () => {
     expect(second.warnings).toEqual([expect.stringMatching(/first-start admin password is still unchanged/)]);
     expect(JSON.stringify(second.logs)).not.toContain(password);
   });
+
+  it("removes a file whose password no longer signs in (a restore brought another administrator), and stops saying it is unchanged", async () => {
+    const first = await start();
+    // What a restore leaves: another administrator in the database, this start's file beside it.
+    await setAdministratorCredentials(first.services, { username: "owner", password: "the restored site's password" });
+    await first.services.db.destroy();
+    opened = [];
+    const second = await start();
+    expect(second.warnings).toEqual([]);
+    expect(second.logs.map((l) => l.msg)).toContain("removed the first-start admin password file: its password no longer signs in");
+    await expect(fs.access(initialPasswordPath(dataDir))).rejects.toThrow(/ENOENT/);
+  });
 });
 
 describe("ADMIN_PASSWORD", () => {
