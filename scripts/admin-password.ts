@@ -19,6 +19,7 @@ import { keepOnlyAdministrator } from "~/auth/single-administrator.server";
 import type { Database } from "~/db/database.server";
 import { parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
+import { queueSecurityNotice } from "~/notifications/security-notices.server";
 import { openServices } from "../server/bootstrap";
 import { applyEnvFileArgument } from "./lib/env-file";
 import { hiddenPrompt as prompt } from "./lib/hidden-prompt";
@@ -42,12 +43,17 @@ function optionValue(args: string[], name: string): string | undefined {
 async function resetTwoStep() {
   const services = await openServices(parseEnv(), createLogger({ level: "warn" }), { checkBrowserUploads: false });
   try {
+    const wasOn = (await services.db.selectFrom("two_factor").select("user_id").where("enabled_at", "is not", null).execute()).length > 0;
+    const names = (await services.db.selectFrom("passkeys").select("name").execute()).map((row) => row.name);
     await turnOffTwoStep(services);
     const passkeys = await removeEveryPasskey(services);
     const sessions = await endEverySession(services);
     await endEveryCeremony(services);
     await clearSignInLimits(services.db);
     await recordActivitySafely(services, { kind: "two-step.turned-off", outcome: "success", detail: { via: "server" } });
+    // The owner hears of it, as of every change to the sign-in (sent by the running server's outbox).
+    if (wasOn) await queueSecurityNotice(services, { kind: "two-step-off", userAgent: "" });
+    if (names.length) await queueSecurityNotice(services, { kind: "passkey-removed", passkeyNames: names, userAgent: "" });
     console.log(
       `Two-step verification is off and ${passkeys} passkey(s) were removed. ` +
         `${sessions} session(s) and every pending sign-in were ended, and every sign-in lock-out was cleared. ` +
@@ -90,6 +96,7 @@ async function main() {
     await clearSignInLimits(services.db);
     await forgetInitialPassword(env.DATA_DIR);
     await recordActivitySafely(services, { kind: "account.password-changed", outcome: "success", detail: { via: "server" } });
+    await queueSecurityNotice(services, { kind: "password-changed", userAgent: "" });
   } finally {
     await services.close();
   }

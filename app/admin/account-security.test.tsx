@@ -1,6 +1,7 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { SignInMethods } from "~/auth/sign-in-methods";
 import { toast } from "~/components/ui/use-toast";
 import { AccountCard } from "./account-security";
 import { json, mockFetch, renderWithClient } from "./test-helpers";
@@ -103,5 +104,89 @@ describe("Sign out everywhere", () => {
     await userEvent.click(within(screen.getByRole("dialog")).getByRole("button", { name: "Sign Out Everywhere" }));
     await waitFor(() => expect(toast).toHaveBeenCalledWith({ title: "Sign Out Failed", description: "Please try again.", variant: "destructive" }));
     expect(navigate).not.toHaveBeenCalled();
+  });
+});
+
+const PASSKEYS: SignInMethods = {
+  passkeys: {
+    available: true,
+    unavailableReason: null,
+    list: [
+      { id: "phone", name: "Mark's iPhone", createdAt: "2026-03-01T20:00:00.000Z", lastUsedAt: "2026-03-02T20:00:00.000Z" },
+      { id: "planted", name: "Planted", createdAt: "2026-03-02T21:00:00.000Z", lastUsedAt: null },
+    ],
+    signedInWith: "phone",
+  },
+  twoStep: { status: "off", recoveryCodesLeft: 0 },
+};
+const methodsRoute = { method: "GET", path: "/api/admin/sign-in-methods", respond: () => json(200, PASSKEYS) };
+
+describe("Sign out everywhere, with passkeys", () => {
+  it("lists the passkeys with when each was last used, and removes all but the one in use only with the current password", async () => {
+    const navigate = vi.fn();
+    const { calls } = mockFetch([methodsRoute, { method: "DELETE", path: "/api/admin/sessions", respond: () => new Response(null, { status: 204 }) }]);
+    renderWithClient(<AccountCard username="owner" navigate={navigate} />);
+    await screen.findByRole("list", { name: "Your passkeys" });
+    await userEvent.click(screen.getByRole("button", { name: "Sign Out Everywhere" }));
+    const dialog = screen.getByRole("dialog", { name: "Sign out everywhere?" });
+    const list = within(dialog).getByRole("list", { name: "Passkeys that can sign in" });
+    expect(within(list).getAllByRole("listitem").map((item) => item.textContent)).toEqual([
+      expect.stringMatching(/^Mark's iPhone \(you signed in with this one\)Added .+ · Last used .+$/),
+      expect.stringMatching(/^PlantedAdded .+ · Not used yet$/),
+    ]);
+    expect(within(dialog).queryByLabelText("Current password")).toBeNull();
+    await userEvent.click(within(dialog).getByRole("checkbox", { name: "Also remove the other passkey (keeps “Mark's iPhone”)" }));
+    await userEvent.click(within(dialog).getByRole("button", { name: "Sign Out Everywhere" }));
+    expect(within(dialog).getByLabelText("Current password")).toHaveAccessibleDescription("Enter your current password, or confirm with a passkey");
+    expect(writes(calls)).toEqual([]);
+
+    await userEvent.type(within(dialog).getByLabelText("Current password"), "the password");
+    await userEvent.click(within(dialog).getByRole("button", { name: "Sign Out Everywhere" }));
+    await waitFor(() => expect(navigate).toHaveBeenCalledWith("/admin"));
+    expect(writes(calls)).toEqual([
+      { method: "DELETE", url: "/api/admin/sessions", body: { removeOtherPasskeys: true, currentPassword: "the password" } },
+    ]);
+  });
+});
+
+describe("Removing a passkey", () => {
+  it("asks for the current password, shows the server's refusal on it, and sends it with the removal", async () => {
+    let answer = json(400, { message: "The current password is not right", errors: { currentPassword: "The current password is not right" } });
+    const { calls } = mockFetch([methodsRoute, { method: "DELETE", path: "/api/admin/passkeys/planted", respond: () => answer }]);
+    renderWithClient(<AccountCard username="owner" navigate={vi.fn()} />);
+    await userEvent.click(await screen.findByRole("button", { name: "Remove Planted" }));
+    const dialog = screen.getByRole("dialog", { name: "Remove this passkey?" });
+    await userEvent.click(within(dialog).getByRole("button", { name: "Remove Passkey" }));
+    expect(writes(calls)).toEqual([]);
+    await userEvent.type(within(dialog).getByLabelText("Current password"), "wrong");
+    await userEvent.click(within(dialog).getByRole("button", { name: "Remove Passkey" }));
+    expect(await within(dialog).findByText("The current password is not right")).toBeInTheDocument();
+
+    answer = new Response(null, { status: 204 });
+    await userEvent.clear(within(dialog).getByLabelText("Current password"));
+    await userEvent.type(within(dialog).getByLabelText("Current password"), "the password");
+    await userEvent.click(within(dialog).getByRole("button", { name: "Remove Passkey" }));
+    await waitFor(() => expect(toast).toHaveBeenCalledWith({ title: "Passkey Removed", description: '"Planted" can no longer sign in.' }));
+    expect(writes(calls).map((call) => call.body)).toEqual([{ currentPassword: "wrong" }, { currentPassword: "the password" }]);
+  });
+});
+
+describe("Adding a passkey", () => {
+  it("asks for the current password even right after signing in, and sends it first", async () => {
+    const { calls } = mockFetch([
+      methodsRoute,
+      {
+        method: "POST",
+        path: "/api/admin/passkeys/options",
+        respond: () => json(400, { message: "The current password is not right", errors: { currentPassword: "The current password is not right" } }),
+      },
+    ]);
+    renderWithClient(<AccountCard username="owner" navigate={vi.fn()} />);
+    await userEvent.click(await screen.findByRole("button", { name: "Add a passkey" }));
+    const dialog = screen.getByRole("dialog", { name: "Add a passkey" });
+    await userEvent.type(within(dialog).getByLabelText("Current password"), "wrong");
+    await userEvent.click(within(dialog).getByRole("button", { name: "Add Passkey" }));
+    expect(await within(dialog).findByText("The current password is not right")).toBeInTheDocument();
+    expect(writes(calls)).toEqual([{ method: "POST", url: "/api/admin/passkeys/options", body: { currentPassword: "wrong" } }]);
   });
 });

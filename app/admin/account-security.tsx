@@ -12,8 +12,8 @@ import { ApiError, apiRequest, isUnauthorizedError } from "~/lib/api-client";
 import { firstErrorPerField } from "~/lib/zod";
 import { DashboardCard } from "./admin-ui";
 import { DialogFormActions, FormProblem } from "./dialog-form-parts";
-import { SIGN_IN_METHODS_KEY } from "./passkey-client";
-import { PasskeysSection } from "./passkeys-section";
+import { SIGN_IN_METHODS_KEY, proofBody, type OwnerProof } from "./passkey-client";
+import { ConfirmWithPasskeyButton, OwnerProofFields, PasskeysSection, passkeyUse, useOwnerProof } from "./passkeys-section";
 import { failureToast, serverMessage } from "./query-client";
 import { SECURITY_SUMMARY_KEY } from "./sign-in-activity";
 import { TwoStepSection } from "./two-step-section";
@@ -49,7 +49,7 @@ export function AccountCard({
       icon={<UserCog aria-hidden="true" className="h-5 w-5" />}
     >
       <ChangePasswordDialog username={username} control={passwordDialog} />
-      <SignOutEverywhereDialog navigate={navigate} />
+      <SignOutEverywhereDialog navigate={navigate} username={username} />
       <SignInMethodsPanel username={username} />
     </DashboardCard>
   );
@@ -182,17 +182,51 @@ function ChangePasswordDialog({ username, control }: { username: string; control
   );
 }
 
-function SignOutEverywhereDialog({ navigate }: { navigate: (url: string) => void }) {
+/**
+ * Every session ends, this one included. The owner's passkeys are listed with when each was last
+ * used, and every passkey but the one this session signed in with can go too (with proof, as any
+ * passkey removal): a stolen session may have added one.
+ */
+function SignOutEverywhereDialog({ navigate, username }: { navigate: (url: string) => void; username: string }) {
+  const id = useId();
   const [open, setOpen] = useState(false);
+  const [removeOthers, setRemoveOthers] = useState(false);
+  const proof = useOwnerProof();
+  const methods = useQuery<SignInMethods>({ queryKey: SIGN_IN_METHODS_KEY, enabled: open });
+  const passkeys = methods.data?.passkeys.list ?? [];
+  const keep = passkeys.find((passkey) => passkey.id === methods.data?.passkeys.signedInWith) ?? null;
+  const others = passkeys.filter((passkey) => passkey !== keep);
+
   const signOut = useMutation({
-    mutationFn: () => apiRequest("DELETE", "/api/admin/sessions"),
+    mutationFn: async (ownerProof: OwnerProof | null) =>
+      apiRequest("DELETE", "/api/admin/sessions", ownerProof ? { removeOtherPasskeys: true, ...(await proofBody(ownerProof)) } : undefined),
     // This session has ended too: a fresh load of /admin shows the login page.
     onSuccess: () => navigate("/admin"),
-    onError: failureToast({ title: "Sign Out Failed", description: "Please try again." }),
+    onError: (error, ownerProof) => {
+      if (ownerProof) proof.onError(error, "Nothing was signed out or removed. Please try again.");
+      else failureToast({ title: "Sign Out Failed", description: "Please try again." })(error);
+    },
   });
+
+  function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (!removeOthers || others.length === 0) return signOut.mutate(null);
+    const given = proof.fromForm(event.currentTarget);
+    if (given) signOut.mutate(given);
+  }
+
   const pending = signOut.isPending || signOut.isSuccess;
+  const removing = removeOthers && others.length > 0;
   return (
-    <Dialog open={open} onOpenChange={(next) => !pending && setOpen(next)}>
+    <Dialog
+      open={open}
+      onOpenChange={(next) => {
+        if (pending) return;
+        proof.reset();
+        setRemoveOthers(false);
+        setOpen(next);
+      }}
+    >
       <DialogTrigger asChild>
         <Button variant="outline" className="w-full justify-start text-left">
           <LogOut aria-hidden="true" className="h-4 w-4" />
@@ -205,17 +239,53 @@ function SignOutEverywhereDialog({ navigate }: { navigate: (url: string) => void
           Every phone, tablet and computer signed in to the admin, this one included, will need the password again. Use
           this if you lost a phone or signed in on someone else&apos;s computer.
         </DialogDescription>
-        <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-          <DialogClose asChild>
-            <Button variant="outline" disabled={pending}>
-              Cancel
+        <form noValidate onSubmit={handleSubmit} className="mt-5 space-y-4" aria-label="Sign out everywhere">
+          {passkeys.length ? (
+            <div>
+              <p className="text-sm text-stone-700">A passkey signs in without the password. Your passkeys:</p>
+              <ul className="mt-2 divide-y divide-stone-200 rounded-md text-sm ring-1 ring-stone-200" aria-label="Passkeys that can sign in">
+                {passkeys.map((passkey) => (
+                  <li key={passkey.id} className="p-3">
+                    <p className="break-words font-medium text-stone-900">
+                      {passkey.name}
+                      {passkey === keep ? <span className="font-normal text-stone-600"> (you signed in with this one)</span> : null}
+                    </p>
+                    <p className="text-stone-600">{passkeyUse(passkey)}</p>
+                  </li>
+                ))}
+              </ul>
+              {others.length ? (
+                <label htmlFor={`${id}-remove`} className="mt-3 flex min-h-11 cursor-pointer items-start gap-2 text-sm font-medium text-stone-900">
+                  <input
+                    id={`${id}-remove`}
+                    type="checkbox"
+                    className="mt-0.5 h-5 w-5 shrink-0 accent-brand-700"
+                    checked={removeOthers}
+                    disabled={pending}
+                    onChange={(event) => setRemoveOthers(event.target.checked)}
+                  />
+                  {keep
+                    ? `Also remove the other ${others.length === 1 ? "passkey" : `${others.length} passkeys`} (keeps “${keep.name}”)`
+                    : `Also remove ${others.length === 1 ? "this passkey" : `all ${others.length} passkeys`}`}
+                </label>
+              ) : null}
+            </div>
+          ) : null}
+          {removing ? <OwnerProofFields id={id} username={username} error={proof.passwordError} pending={pending} /> : null}
+          <FormProblem problem={proof.problem} />
+          <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+            <DialogClose asChild>
+              <Button variant="outline" disabled={pending}>
+                Cancel
+              </Button>
+            </DialogClose>
+            <Button type="submit" variant="destructive" disabled={pending}>
+              {pending ? <Spinner className="h-4 w-4" /> : <LogOut aria-hidden="true" className="h-4 w-4" />}
+              Sign Out Everywhere
             </Button>
-          </DialogClose>
-          <Button variant="destructive" onClick={() => signOut.mutate()} disabled={pending}>
-            {pending ? <Spinner className="h-4 w-4" /> : <LogOut aria-hidden="true" className="h-4 w-4" />}
-            Sign Out Everywhere
-          </Button>
-        </div>
+          </div>
+          {removing ? <ConfirmWithPasskeyButton pending={pending} onClick={() => (proof.reset(), signOut.mutate({ usePasskey: true }))} /> : null}
+        </form>
       </DialogContent>
     </Dialog>
   );

@@ -10,7 +10,7 @@ import {
 } from "@simplewebauthn/browser";
 import type { CurrentUser } from "~/auth/login-schema";
 import type { PasskeyListItem } from "~/auth/sign-in-methods";
-import { apiRequest } from "~/lib/api-client";
+import { ApiError, apiRequest } from "~/lib/api-client";
 
 /**
  * The browser's side of the passkey ceremonies (issue 19), with
@@ -32,12 +32,37 @@ export function passkeyPromptProblem(error: unknown): string | null {
   return null;
 }
 
-export async function addPasskey(input: { currentPassword?: string; name?: string }): Promise<PasskeyListItem> {
-  const begun = (await (
-    await apiRequest("POST", "/api/admin/passkeys/options", input.currentPassword ? { currentPassword: input.currentPassword } : {})
-  ).json()) as { options: PublicKeyCredentialCreationOptionsJSON };
+/**
+ * Proof that it is the owner, asked at the moment of a change to the sign-in (a passkey added or
+ * removed, two-step off, new recovery codes): the current password, or one of the owner's passkeys.
+ */
+export type OwnerProof = { currentPassword: string } | { usePasskey: true };
+
+/** The request body the server takes as proof: `{ currentPassword }`, or `{ passkey }` (an answer to a fresh challenge). */
+export async function proofBody(proof: OwnerProof): Promise<{ currentPassword: string } | { passkey: AuthenticationResponseJSON }> {
+  return "usePasskey" in proof ? { passkey: await confirmWithPasskey() } : { currentPassword: proof.currentPassword };
+}
+
+/** The message the server gave for one field of a 400 (`errors.currentPassword`, `errors.passkey`), if any. */
+export function serverFieldError(error: unknown, field: string): string | null {
+  if (!(error instanceof ApiError) || error.status !== 400) return null;
+  try {
+    return (JSON.parse(error.responseText) as { errors?: Record<string, string> }).errors?.[field] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export async function addPasskey(input: { proof: OwnerProof; name?: string }): Promise<PasskeyListItem> {
+  const begun = (await (await apiRequest("POST", "/api/admin/passkeys/options", await proofBody(input.proof))).json()) as {
+    options: PublicKeyCredentialCreationOptionsJSON;
+  };
   const response = await startRegistration({ optionsJSON: begun.options });
   return (await (await apiRequest("POST", "/api/admin/passkeys", { response, name: input.name || undefined })).json()) as PasskeyListItem;
+}
+
+export async function removePasskey(input: { id: string; proof: OwnerProof }): Promise<void> {
+  await apiRequest("DELETE", `/api/admin/passkeys/${encodeURIComponent(input.id)}`, await proofBody(input.proof));
 }
 
 /**

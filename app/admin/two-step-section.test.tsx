@@ -6,8 +6,7 @@ import { json, mockFetch, renderWithClient } from "./test-helpers";
 import { TwoStepRestoreNotice } from "./two-step-section";
 
 const methods = (status: SignInMethods["twoStep"]["status"]): SignInMethods => ({
-  passkeys: { available: true, unavailableReason: null, list: [] },
-  passwordNeededToAddPasskey: false,
+  passkeys: { available: true, unavailableReason: null, list: [], signedInWith: null },
   twoStep: { status, recoveryCodesLeft: status === "on" ? 10 : 0 },
 });
 

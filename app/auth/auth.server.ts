@@ -177,13 +177,22 @@ export async function createSession(
   services: Services,
   userId: string,
   now = nowOf(services),
+  /** The passkey it signed in with ("Sign out everywhere" may keep that one). */
+  passkeyId: string | null = null,
 ): Promise<{ token: string; id: string; expiresAt: Date }> {
   const token = randomBytes(32).toString("base64url");
   const id = sessionIdOf(token);
   const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
   await services.db
     .insertInto("sessions")
-    .values({ id, user_id: userId, expires_at: expiresAt.toISOString(), created_at: now.toISOString(), last_used_at: now.toISOString() })
+    .values({
+      id,
+      user_id: userId,
+      expires_at: expiresAt.toISOString(),
+      created_at: now.toISOString(),
+      last_used_at: now.toISOString(),
+      passkey_id: passkeyId,
+    })
     .execute();
   return { token, id, expiresAt };
 }

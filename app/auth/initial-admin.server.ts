@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Database } from "~/db/database.server";
 import { recordActivitySafely } from "~/activity/activity-log.server";
+import { queueSecurityNotice } from "~/notifications/security-notices.server";
 import type { AppServices } from "~/services.server";
 import { endEverySession, ensureAdministrator, verifyCredentials } from "./auth.server";
 import { clearSignInLimits } from "./sign-in.server";
@@ -95,7 +96,7 @@ async function requireAdministratorSource(services: Pick<AppServices, "db" | "en
  * `print` reaches the console only; the logger gets no password.
  */
 export async function prepareAdministrator(
-  services: Pick<AppServices, "db" | "env" | "logger" | "clock">,
+  services: Pick<AppServices, "db" | "env" | "logger" | "clock" | "mail" | "outboxWake">,
   print: (text: string) => void,
 ): Promise<void> {
   const { env, logger } = services;
@@ -127,6 +128,7 @@ export async function prepareAdministrator(
     case "updated":
       await forgetInitialPassword(env.DATA_DIR);
       await recordActivitySafely(services, { kind: "account.password-changed", outcome: "success", detail: { via: "server" } });
+      await queueSecurityNotice(services, { kind: "password-changed", userAgent: "" });
       logger.warn(
         { username: result.username },
         "ADMIN_PASSWORD_RESET=1: the administrator's password was set from ADMIN_PASSWORD, every session signed out and every sign-in lock-out cleared. Remove ADMIN_PASSWORD_RESET, or the next start will apply ADMIN_PASSWORD again",

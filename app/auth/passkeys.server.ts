@@ -173,7 +173,7 @@ export async function finishPasskeyAssertion(
   services: Services,
   kind: "passkey-sign-in" | "passkey-confirmation",
   input: { token: string | undefined; response: AuthenticationResponseJSON },
-): Promise<{ user: CurrentUser; passkeyName: string }> {
+): Promise<{ user: CurrentUser; passkeyId: string; passkeyName: string }> {
   const site = siteOf(services);
   const ceremony = await challengeOf(services, kind, input.token);
   const passkey = await services.db
@@ -211,13 +211,20 @@ export async function finishPasskeyAssertion(
     .where("counter", "=", storedCounter)
     .executeTakeFirst();
   if (Number(stored.numUpdatedRows) !== 1) throw new PasskeyRefusal(PASSKEY_MESSAGES.counter);
-  return { user: { id: passkey.user_id, username: passkey.username }, passkeyName: passkey.name };
+  return { user: { id: passkey.user_id, username: passkey.username }, passkeyId: passkey.id, passkeyName: passkey.name };
 }
 
 /** Removes one passkey; its name, or null when there was none. */
 export async function removePasskey(services: { db: Database }, userId: string, id: string): Promise<string | null> {
   const row = await services.db.deleteFrom("passkeys").where("id", "=", id).where("user_id", "=", userId).returning("name").executeTakeFirst();
   return row?.name ?? null;
+}
+
+/** "Sign out everywhere": removes every passkey of the user but `keepId` (the one this session signed in with); their names. */
+export async function removeOtherPasskeys(services: { db: Database }, userId: string, keepId: string | null): Promise<string[]> {
+  let removed = services.db.deleteFrom("passkeys").where("user_id", "=", userId);
+  if (keepId) removed = removed.where("id", "!=", keepId);
+  return (await removed.returning("name").execute()).map((row) => row.name);
 }
 
 /** Removes every passkey (`npm run admin:password -- --reset-2fa`). */

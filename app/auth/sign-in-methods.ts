@@ -33,6 +33,12 @@ export const ownerConfirmationSchema = z.object({
 });
 export type OwnerConfirmation = z.infer<typeof ownerConfirmationSchema>;
 
+/** "Sign out everywhere": optionally removing every passkey but the one this session signed in with (then with proof). */
+export const signOutEverywhereSchema = ownerConfirmationSchema.extend({
+  removeOtherPasskeys: z.boolean({ error: "removeOtherPasskeys is true or false" }).optional(),
+});
+export type SignOutEverywhere = z.infer<typeof signOutEverywhereSchema>;
+
 export const authenticationCodeSchema = z.object({
   code: z
     .string({ error: "Enter the 6-digit code from your app, or a recovery code" })
@@ -45,14 +51,18 @@ export type PasskeyListItem = { id: string; name: string; createdAt: string; las
 
 /** GET /api/admin/sign-in-methods. */
 export type SignInMethods = {
-  passkeys: { available: boolean; unavailableReason: string | null; list: PasskeyListItem[] };
+  passkeys: {
+    available: boolean;
+    unavailableReason: string | null;
+    list: PasskeyListItem[];
+    /** The passkey this session signed in with (its id), or null after a password sign-in. */
+    signedInWith: string | null;
+  };
   twoStep: {
     /** "unreadable": restored from another installation's backup, so off here until turned on again. */
     status: "off" | "enrolling" | "on" | "unreadable";
     recoveryCodesLeft: number;
   };
-  /** Adding a passkey now needs the password first (the sign-in was more than 5 minutes ago). */
-  passwordNeededToAddPasskey: boolean;
 };
 
 /**

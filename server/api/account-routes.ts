@@ -1,5 +1,7 @@
 import { Router } from "express";
 import { deleteUserSessions, sessionIdOf, setAdministratorCredentials } from "~/auth/auth.server";
+import { removeOtherPasskeys } from "~/auth/passkeys.server";
+import { signOutEverywhereSchema } from "~/auth/sign-in-methods";
 import { forgetInitialPassword, usesTemporaryPassword } from "~/auth/initial-admin.server";
 import { changePasswordSchema } from "~/auth/password-schema";
 import type { SecuritySummary } from "~/auth/security-summary";
@@ -10,6 +12,7 @@ import { badRequest } from "../http-error";
 import { clearSessionCookie, readDeviceCookie } from "../middleware/session";
 import { signInRefusal } from "./auth-routes";
 import { recordRequestActivity } from "./activity-routes";
+import { confirmOwner } from "./owner-confirmation";
 import { parseJsonBody } from "./validation";
 
 /**
@@ -56,12 +59,24 @@ export function accountRoutes(services: AppServices): Router {
     res.json({ message: "Password changed. Every other session was signed out." });
   });
 
-  // "Sign out everywhere": every session of the owner ends, this one included.
+  // "Sign out everywhere": every session of the owner ends, this one included. With
+  // `removeOtherPasskeys` (and proof, as any passkey removal), every passkey but the one this
+  // session signed in with goes too.
   router.delete("/sessions", async (req, res) => {
-    const ended = await deleteUserSessions(services, res.locals.user!.id);
+    const user = res.locals.user!;
+    const request = req.is("application/json") ? parseJsonBody(req, signOutEverywhereSchema) : {};
+    let removed: string[] = [];
+    if (request.removeOtherPasskeys) {
+      await confirmOwner(services, req, res, request);
+      const session = await services.db.selectFrom("sessions").select("passkey_id").where("id", "=", sessionIdOf(res.locals.sessionToken!)).executeTakeFirst();
+      removed = await removeOtherPasskeys(services, user.id, session?.passkey_id ?? null);
+    }
+    const ended = await deleteUserSessions(services, user.id);
     clearSessionCookie(env, req, res);
-    services.logger.info({ userId: res.locals.user!.id, sessions: ended }, "signed out everywhere");
+    services.logger.info({ userId: user.id, sessions: ended, passkeysRemoved: removed.length }, "signed out everywhere");
+    for (const name of removed) await recordRequestActivity(services, req, { kind: "passkey.removed", outcome: "success", detail: { passkey: name } });
     await recordRequestActivity(services, req, { kind: "account.signed-out-everywhere", outcome: "success" });
+    if (removed.length) await queueSecurityNotice(services, { kind: "passkey-removed", passkeyNames: removed, userAgent: req.get("user-agent") ?? "" });
     res.status(204).end();
   });
 

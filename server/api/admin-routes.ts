@@ -17,6 +17,7 @@ import { backupRoutes } from "./backup-routes";
 import { storageRoutes } from "./storage-routes";
 import { submissionRoutes } from "./submission-routes";
 import { analyticsRoutes } from "./analytics-routes";
+import { watchContactEmail } from "./contact-email-change";
 import { contentHistoryRoutes } from "./content-history-routes";
 import { addUploadedImage } from "./uploads";
 import { parseJsonBody } from "./validation";
@@ -29,7 +30,7 @@ export function adminRoutes(services: AppServices): Router {
     const key = req.params.sectionKey;
     if (!isSectionKey(key)) throw notFound(`Unknown content section: ${key}`);
     const { content } = parseJsonBody(req, contentUpdateSchema);
-    const saved = await saveContent(services, key, content, { savedBy: res.locals.user?.username ?? null });
+    const saved = await watchContactEmail(services, req, key, () => saveContent(services, key, content, { savedBy: res.locals.user?.username ?? null }));
     await recordRequestActivity(services, req, { kind: "text.saved", outcome: "success", detail: { section: getSection(key).title } });
     res.json(saved);
   });

@@ -35,7 +35,7 @@ export async function completeSignIn(
   services: AppServices,
   req: Request,
   res: Response,
-  signedIn: { user: CurrentUser; device: Device | null; activity: Omit<ActivityEvent, "client" | "outcome"> },
+  signedIn: { user: CurrentUser; device: Device | null; activity: Omit<ActivityEvent, "client" | "outcome">; passkeyId?: string },
 ) {
   const { user, device } = signedIn;
   const { env } = services;
@@ -45,7 +45,7 @@ export async function completeSignIn(
   // A fresh token at every sign-in; an old cookie's session is ended.
   if (res.locals.sessionToken) await deleteSession(services, res.locals.sessionToken);
   await pruneExpiredSessions(services);
-  const session = await createSession(services, user.id);
+  const session = await createSession(services, user.id, services.clock.now(), signedIn.passkeyId ?? null);
   await fileSignInReport(services, session.id);
   setSessionCookie(env, req, res, session.token);
   // The device cookie is renewed at every sign-in, keeping its id.

@@ -8,6 +8,7 @@ import {
 import { getSection, isSectionKey, type SectionKey } from "~/content/sections";
 import type { AppServices } from "~/services.server";
 import { HttpError, notFound } from "../http-error";
+import { watchContactEmail } from "./contact-email-change";
 import { recordRequestActivity } from "./activity-routes";
 
 function sectionKeyOf(key: string): SectionKey {
@@ -31,7 +32,7 @@ export function contentHistoryRoutes(services: AppServices): Router {
 
   router.post("/content/:sectionKey/history/:versionId/restore", async (req, res) => {
     const key = sectionKeyOf(req.params.sectionKey);
-    const entry = await restoreContentVersion(services, key, req.params.versionId, { savedBy: savedBy(res) });
+    const entry = await watchContactEmail(services, req, key, () => restoreContentVersion(services, key, req.params.versionId, { savedBy: savedBy(res) }));
     if (!entry) throw notFound("No such version of this section");
     await recordRequestActivity(services, req, { kind: "text.restored", outcome: "success", detail: { section: getSection(key).title } });
     res.json(entry);
@@ -39,7 +40,7 @@ export function contentHistoryRoutes(services: AppServices): Router {
 
   router.delete("/content/:sectionKey", async (req, res) => {
     const key = sectionKeyOf(req.params.sectionKey);
-    await resetContent(services, key, { savedBy: savedBy(res) });
+    await watchContactEmail(services, req, key, () => resetContent(services, key, { savedBy: savedBy(res) }));
     await recordRequestActivity(services, req, { kind: "text.reset", outcome: "success", detail: { section: getSection(key).title } });
     res.status(204).end();
   });

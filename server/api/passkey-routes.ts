@@ -17,7 +17,7 @@ import { readTwoStepState } from "~/auth/two-step.server";
 import { describeBrowser } from "~/notifications/messages.server";
 import { queueSecurityNotice } from "~/notifications/security-notices.server";
 import type { AppServices } from "~/services.server";
-import { HttpError, badRequest, notFound } from "../http-error";
+import { HttpError, notFound } from "../http-error";
 import { readDeviceCookie } from "../middleware/session";
 import { recordRequestActivity } from "./activity-routes";
 import { completeSignIn } from "./auth-routes";
@@ -25,9 +25,6 @@ import { clearCeremonyCookie, readCeremonyCookie, setCeremonyCookie } from "./ce
 import { confirmOwner } from "./owner-confirmation";
 import { parseJsonBody } from "./validation";
 
-/** Within this long of signing in, adding a passkey asks for no password (issue 19 item 1). */
-export const RECENT_SIGN_IN_MS = 5 * 60_000;
-export const PASSWORD_FIRST = "You signed in more than 5 minutes ago: enter your current password first";
 export const PASSKEY_SIGN_IN_LIMITED =
   "Too many failed passkey sign-ins from this address. Please wait 15 minutes, or sign in with your password.";
 
@@ -84,6 +81,7 @@ export function passkeySignInRoutes(services: AppServices): Router {
       user: signedIn.user,
       device,
       activity: { kind: "sign-in.passkey", detail: { passkey: signedIn.passkeyName } },
+      passkeyId: signedIn.passkeyId,
     });
   });
 
@@ -97,34 +95,34 @@ function refusedAs(status: number) {
   };
 }
 
-/** The owner's passkeys and two-step state, adding and removing passkeys (issue 19 items 1, 3). Mounted at /api/admin. */
+/**
+ * The owner's passkeys and two-step state, adding and removing passkeys. Adding or removing one
+ * always asks for proof at that moment (the current password, or a passkey), however recent the
+ * sign-in: a stolen session must not leave a lasting way in. Mounted at /api/admin.
+ */
 export function passkeyAccountRoutes(services: AppServices): Router {
   const router = Router();
   const { env } = services;
 
-  const signedInRecently = async (sessionToken: string) => {
-    const session = await services.db.selectFrom("sessions").select("created_at").where("id", "=", sessionIdOf(sessionToken)).executeTakeFirst();
-    return !!session && services.clock.now().getTime() - new Date(session.created_at).getTime() <= RECENT_SIGN_IN_MS;
-  };
-
   router.get("/sign-in-methods", async (_req, res) => {
     const user = res.locals.user!;
     const site = passkeySiteFor(env.SITE_URL);
+    const session = await services.db.selectFrom("sessions").select("passkey_id").where("id", "=", sessionIdOf(res.locals.sessionToken!)).executeTakeFirst();
+    const list = await listPasskeys(services, user.id);
     const methods: SignInMethods = {
-      passkeys: { available: site.available, unavailableReason: site.available ? null : site.reason, list: await listPasskeys(services, user.id) },
+      passkeys: {
+        available: site.available,
+        unavailableReason: site.available ? null : site.reason,
+        list,
+        signedInWith: list.some((passkey) => passkey.id === session?.passkey_id) ? session!.passkey_id : null,
+      },
       twoStep: await readTwoStepState(services, user.id),
-      passwordNeededToAddPasskey: !(await signedInRecently(res.locals.sessionToken!)),
     };
     res.json(methods);
   });
 
-  // Within 5 minutes of signing in, no password; later, the current password first.
   router.post("/passkeys/options", async (req, res) => {
-    const proof = parseJsonBody(req, ownerConfirmationSchema);
-    if (!(await signedInRecently(res.locals.sessionToken!))) {
-      if (!proof.currentPassword) throw badRequest(PASSWORD_FIRST, { errors: { currentPassword: PASSWORD_FIRST } });
-      await confirmOwner(services, req, res, { currentPassword: proof.currentPassword });
-    }
+    await confirmOwner(services, req, res, parseJsonBody(req, ownerConfirmationSchema));
     const { token, options } = await beginPasskeyRegistration(services, res.locals.user!).catch(refusedAs(409));
     setCeremonyCookie(env, req, res, "passkey-registration", token);
     res.json({ options, defaultName: defaultPasskeyName(req) });
@@ -145,13 +143,16 @@ export function passkeyAccountRoutes(services: AppServices): Router {
   });
 
   router.delete("/passkeys/:id", async (req, res) => {
+    await confirmOwner(services, req, res, parseJsonBody(req, ownerConfirmationSchema));
     const name = await removePasskey(services, res.locals.user!.id, String(req.params.id));
     if (name === null) throw notFound("That passkey was not found; it may have been removed already.");
     await recordRequestActivity(services, req, { kind: "passkey.removed", outcome: "success", detail: { passkey: name } });
+    await queueSecurityNotice(services, { kind: "passkey-removed", passkeyName: name, userAgent: req.get("user-agent") ?? "" });
     res.status(204).end();
   });
 
-  // A challenge for confirming a change (two-step off, new recovery codes) with a passkey instead of the password.
+  // A challenge for confirming a change (a passkey added or removed, two-step off, new recovery
+  // codes) with a passkey instead of the password.
   router.post("/confirm/passkey/options", async (req, res) => {
     const { token, options } = await beginPasskeyAssertion(services, "passkey-confirmation").catch(refusedAs(409));
     setCeremonyCookie(env, req, res, "passkey-confirmation", token);
@@ -160,5 +161,3 @@ export function passkeyAccountRoutes(services: AppServices): Router {
 
   return router;
 }
-
-

@@ -101,6 +101,7 @@ export function twoStepAccountRoutes(services: AppServices): Router {
     const recoveryCodes = await confirmEnrolment(services, user.id, code);
     if (!recoveryCodes) throw badRequest("That code is not right. Check the app and try the current code.", { errors: { code: "That code is not right" } });
     await recordRequestActivity(services, req, { kind: "two-step.turned-on", outcome: "success" });
+    await queueSecurityNotice(services, { kind: "two-step-on", userAgent: req.get("user-agent") ?? "" });
     res.json({ recoveryCodes });
   });
 

@@ -93,3 +93,32 @@ describe("npm run admin:password -- --reset-2fa", () => {
     expect(await activityKinds()).toEqual([{ kind: "two-step.turned-off", outcome: "success", detail: '{"via":"server"}' }]);
   });
 });
+
+describe("e-mails from npm run admin:password", () => {
+  const MAIL_ON = { SMTP_URL: "smtp://127.0.0.1:9", MAIL_FROM: "Site <site@example.nz>", NOTIFY_EMAIL: "owner@example.nz" };
+  const securityMails = async () =>
+    (await ctx.services.db.selectFrom("notification_jobs").select("payload").where("kind", "=", "security").execute()).map(
+      (row) => JSON.parse(row.payload) as { kind: string; userAgent: string; passkeyNames?: string[] },
+    );
+
+  it("tells the owner of a password set and of a reset on the server, for the running server's outbox to send", async () => {
+    const env = { ...ctx.envVars, LOG_LEVEL: "silent", ...MAIL_ON };
+    expect((await runAdminPassword(env, "a brand new password\n", [])).status).toBe(0);
+    expect(await securityMails()).toEqual([expect.objectContaining({ kind: "password-changed", userAgent: "" })]);
+
+    const { db } = ctx.services;
+    const user = await db.selectFrom("users").select("id").executeTakeFirstOrThrow();
+    const at = "2026-01-01T00:00:00.000Z";
+    await db.insertInto("two_factor").values({ user_id: user.id, secret_encrypted: "v1.x.y.z", enabled_at: at, created_at: at }).execute();
+    await db
+      .insertInto("passkeys")
+      .values({ id: "cred", user_id: user.id, name: "Mark's iPhone", public_key: "k", counter: 0, transports: "[]", created_at: at, last_used_at: null })
+      .execute();
+    expect((await runAdminPassword(env, "", ["--reset-2fa"])).status).toBe(0);
+    expect((await securityMails()).map((mail) => [mail.kind, mail.passkeyNames])).toEqual([
+      ["password-changed", undefined],
+      ["two-step-off", undefined],
+      ["passkey-removed", ["Mark's iPhone"]],
+    ]);
+  }, 120_000);
+});

@@ -117,7 +117,7 @@ describe("signing in with two-step verification on", () => {
     await agent.post("/api/login/two-factor").send({ code: recoveryCodes[3]!.toUpperCase() }).expect(200);
     const methods = await agent.get("/api/admin/sign-in-methods").expect(200);
     expect(methods.body.twoStep.recoveryCodesLeft).toBe(9);
-    expect(await securityMails(ctx)).toEqual(["recovery-code-used"]);
+    expect(await securityMails(ctx)).toEqual(["two-step-on", "recovery-code-used"]);
 
     const again = await passwordStep(ctx.app);
     await again.agent.post("/api/login/two-factor").send({ code: recoveryCodes[3] }).expect(401, { message: "Invalid authentication code" });
@@ -208,7 +208,7 @@ describe("turning two-step off and renewing the recovery codes", () => {
     await ctx.admin.post("/api/admin/two-step/disable").send({ currentPassword: ADMIN.password }).expect(200);
     expect((await ctx.admin.get("/api/admin/sign-in-methods").expect(200)).body.twoStep).toEqual({ status: "off", recoveryCodesLeft: 0 });
     await supertest(ctx.app).post("/api/login").send(ADMIN).expect(200);
-    expect(await securityMails(ctx)).toEqual(["recovery-codes-renewed", "two-step-off"]);
+    expect(await securityMails(ctx)).toEqual(["two-step-on", "recovery-codes-renewed", "two-step-off"]);
   });
 
   it("the security log records two-step on, a sign-in with a code, a wrong code, new codes, and off", async () => {

@@ -1,5 +1,6 @@
 import { test, expect, type Page } from "@playwright/test";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../support/chromium";
+import { createSoftwareAuthenticator } from "../support/software-authenticator";
 import { freePort, startTestServer, TEST_ADMIN, type TestServer } from "../support/test-server";
 import { expectNoAxeViolations, expectToast } from "./admin-helpers";
 
@@ -68,9 +69,9 @@ test("add a passkey, sign out, sign in with it, remove it", async ({ page }) => 
   const account = page.getByRole("region", { name: "Your Account" });
   await account.getByRole("button", { name: "Add a passkey" }).click();
   const dialog = page.getByRole("dialog", { name: "Add a passkey" });
-  // Signed in a moment ago: no password is asked.
-  await expect(dialog.getByLabel("Current password")).toHaveCount(0);
+  // Signed in a moment ago, and the password is asked all the same.
   await expectNoAxeViolations(page, "the Add a passkey dialog");
+  await dialog.getByLabel("Current password").fill(TEST_ADMIN.password);
   await dialog.getByLabel("Name").fill("Mark's phone");
   await dialog.getByRole("button", { name: "Add Passkey" }).click();
   await expectToast(page, "Passkey Added", /Mark's phone/);
@@ -102,6 +103,12 @@ test("add a passkey, sign out, sign in with it, remove it", async ({ page }) => 
   await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
 
   await list.getByRole("button", { name: "Remove Mark's phone" }).click();
+  const removal = page.getByRole("dialog", { name: "Remove this passkey?" });
+  await expectNoAxeViolations(page, "the Remove this passkey dialog");
+  await removal.getByRole("button", { name: "Remove Passkey" }).click();
+  await expect(removal.getByLabel("Current password")).toHaveAccessibleDescription("Enter your current password, or confirm with a passkey");
+  await removal.getByLabel("Current password").fill(TEST_ADMIN.password);
+  await removal.getByRole("button", { name: "Remove Passkey" }).click();
   await expectToast(page, "Passkey Removed");
   await expect(list).toHaveCount(0);
 
@@ -110,6 +117,60 @@ test("add a passkey, sign out, sign in with it, remove it", async ({ page }) => 
   await page.getByRole("button", { name: "Sign in with a passkey" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "not one of this site's" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "Website Management" })).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
+
+test("sign out everywhere removes a planted passkey but keeps the one in use", async ({ page }) => {
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  await addVirtualAuthenticator(page);
+  // Only the button signs in with a passkey here (no autofill), so the steps are the same every time.
+  await page.addInitScript(() => {
+    PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);
+  });
+  await signInWithPassword(page);
+  const account = page.getByRole("region", { name: "Your Account" });
+  await account.getByRole("button", { name: "Add a passkey" }).click();
+  const adding = page.getByRole("dialog", { name: "Add a passkey" });
+  await adding.getByLabel("Current password").fill(TEST_ADMIN.password);
+  await adding.getByLabel("Name").fill("Mark's phone");
+  await adding.getByRole("button", { name: "Add Passkey" }).click();
+  await expectToast(page, "Passkey Added", /Mark's phone/);
+
+  // Someone else's passkey, added with this session (their own authenticator, over the API).
+  const theirs = createSoftwareAuthenticator({ origin: site, rpId: "localhost" });
+  const begun = await page.request.post(`${site}/api/admin/passkeys/options`, { data: { currentPassword: TEST_ADMIN.password } });
+  expect(begun.status()).toBe(200);
+  const planted = await page.request.post(`${site}/api/admin/passkeys`, {
+    data: { response: theirs.register((await begun.json()).options), name: "Not mine" },
+  });
+  expect(planted.status()).toBe(201);
+
+  // The owner signs in with their own passkey, and signs out everywhere, removing the other one.
+  await signOut(page);
+  await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+  await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
+  await account.getByRole("button", { name: "Sign Out Everywhere" }).click();
+  const dialog = page.getByRole("dialog", { name: "Sign out everywhere?" });
+  const listed = dialog.getByRole("list", { name: "Passkeys that can sign in" }).getByRole("listitem");
+  await expect(listed).toHaveCount(2);
+  await expect(listed.nth(0)).toContainText(/Mark's phone \(you signed in with this one\)Added .+ · Last used /);
+  await expect(listed.nth(1)).toContainText(/Not mine.*Not used yet/);
+  await dialog.getByRole("checkbox", { name: "Also remove the other passkey (keeps “Mark's phone”)" }).check();
+  await expectNoAxeViolations(page, "the Sign out everywhere dialog with its passkeys");
+  await dialog.getByLabel("Current password").fill(TEST_ADMIN.password);
+  await dialog.getByRole("button", { name: "Sign Out Everywhere" }).click();
+  await expect(page.getByLabel("Username")).toBeVisible();
+
+  // Theirs no longer signs in; the owner's still does.
+  const stranger = await page.request.post(`${site}/api/login/passkey/options`);
+  const refused = await page.request.post(`${site}/api/login/passkey`, { data: { response: theirs.authenticate(await stranger.json()) } });
+  expect(refused.status()).toBe(401);
+  await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+  await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
+  const list = account.getByRole("list", { name: "Your passkeys" });
+  await expect(list.getByRole("listitem")).toHaveCount(1);
+  await expect(list).toContainText("Mark's phone");
   expect(errors).toEqual([]);
 });
 

@@ -1,0 +1,31 @@
+import type { Request } from "express";
+import { readContent } from "~/content/content.server";
+import type { SectionKey } from "~/content/sections";
+import { z } from "~/lib/zod";
+import { queueSecurityNotice } from "~/notifications/security-notices.server";
+import type { AppServices } from "~/services.server";
+
+/** The text that holds the site's contact e-mail address: where the owner's e-mails go unless NOTIFY_EMAIL is set. */
+const CONTACT_EMAIL: SectionKey = "contact.email";
+
+async function contactEmail(services: AppServices): Promise<string> {
+  return (await readContent(services, [CONTACT_EMAIL]))[CONTACT_EMAIL].trim();
+}
+
+/**
+ * Runs a change to a text section (a save, a restored version, a reset). When it changes the
+ * contact e-mail address, the owner is told at the new address (or NOTIFY_EMAIL) and at the
+ * previous one: a stolen session could otherwise first move the owner's e-mails elsewhere, then
+ * change the sign-in unseen.
+ */
+export async function watchContactEmail<T>(services: AppServices, req: Request, key: SectionKey, change: () => Promise<T>): Promise<T> {
+  if (key !== CONTACT_EMAIL) return change();
+  const before = await contactEmail(services);
+  const result = await change();
+  const after = await contactEmail(services);
+  if (before.toLowerCase() === after.toLowerCase()) return result;
+  const notice = { kind: "contact-email-changed", previousAddress: before, newAddress: after, userAgent: req.get("user-agent") ?? "" } as const;
+  await queueSecurityNotice(services, notice);
+  if (z.email().safeParse(before).success) await queueSecurityNotice(services, { ...notice, to: before });
+  return result;
+}
