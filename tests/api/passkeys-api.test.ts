@@ -58,7 +58,7 @@ async function passkeyProof(admin: Agent, authenticator: Authenticator) {
 
 describe("adding a passkey", () => {
   it("always asks for proof, however recently the owner signed in: with neither the password nor a passkey, 400 on currentPassword", async () => {
-    const { ctx, authenticator } = await setUp();
+    const { ctx, clock, authenticator } = await setUp();
     // Signed in a moment ago, and still asked.
     const refused = await ctx.admin.post("/api/admin/passkeys/options").send({}).expect(400);
     expect(refused.body.errors.currentPassword).toBe("Confirm with your current password or a passkey");
@@ -73,6 +73,7 @@ describe("adding a passkey", () => {
     expect(added.body).toMatchObject({ name: "Mark's iPhone", createdAt: "2026-03-02T09:00:00.000Z", lastUsedAt: null });
 
     // A passkey the owner has is proof too.
+    clock.advance(1_000);
     const second = createSoftwareAuthenticator({ origin: SITE, rpId: "localhost" });
     // (The proof first: the agent attaches its cookies when a request is made.)
     const proof = await passkeyProof(ctx.admin, authenticator);
@@ -123,6 +124,7 @@ describe("sign out everywhere, with the passkeys", () => {
   it("lists the passkeys with when each was last used, and with proof removes all but the one this session signed in with", async () => {
     const { ctx, clock, authenticator } = await setUp(MAIL_ON);
     const phone = await addPasskey(ctx.admin, authenticator, "Mark's iPhone");
+    clock.advance(1_000);
     const planted = createSoftwareAuthenticator({ origin: SITE, rpId: "localhost" });
     await addPasskey(ctx.admin, planted, "Planted");
     clock.advance(60_000);
@@ -132,7 +134,7 @@ describe("sign out everywhere, with the passkeys", () => {
     const methods = (await agent.get("/api/admin/sign-in-methods").expect(200)).body.passkeys;
     expect(methods.signedInWith).toBe(phone.body.id);
     expect(methods.list.map((p: { name: string; lastUsedAt: string | null }) => [p.name, p.lastUsedAt])).toEqual([
-      ["Mark's iPhone", "2026-03-02T09:01:00.000Z"],
+      ["Mark's iPhone", "2026-03-02T09:01:01.000Z"],
       ["Planted", null],
     ]);
     // A password sign-in has none in use.

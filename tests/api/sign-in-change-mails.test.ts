@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { identity } from "~/identity";
 import { createSoftwareAuthenticator } from "../support/software-authenticator";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp";
-import { ADMIN } from "./helpers";
+import { ADMIN, acquireBackend } from "./helpers";
 import { createMailContext, type MailContext } from "./mail-helpers";
 
 /**
@@ -26,7 +26,9 @@ const SITE = "http://localhost:5173";
 
 async function setUp(env: Record<string, string> = {}) {
   smtp = await startSmtpServer();
-  ctx = await createMailContext({ smtpUrl: smtp.url, env: { SITE_URL: SITE, ...env } });
+  // The bucket (PostgreSQL + S3 run) is made for this site's origin.
+  const backend = await acquireBackend({ SITE_URL: SITE });
+  ctx = await createMailContext({ smtpUrl: smtp.url, env: { SITE_URL: SITE, ...env }, backend });
   return { smtp, ctx };
 }
 
