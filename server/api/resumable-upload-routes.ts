@@ -112,7 +112,8 @@ export async function receiveResumablePart(services: AppServices, req: Request, 
     etag = await receivePart(services, { id, partNumber, contentLength: Number(length), body });
   } catch (error) {
     req.unpipe(body);
-    if (req.destroyed || req.readableAborted) return; // The connection dropped: the page sends the part again.
+    // The connection dropped mid-part: nobody to answer; the page sends the part again.
+    if (!req.complete && (req.destroyed || req.readableAborted)) return;
     const refusal = httpErrorOf(error);
     if (refusal) return answerAfterDraining(req, res, refusal);
     throw error;
