@@ -43,10 +43,16 @@ const MAX_SERVER_FAILURES = 5;
 /** Part URLs are asked for again this long before they expire. */
 const URL_EXPIRY_MARGIN_MS = 60_000;
 
-/** Worth another try: the connection dropped, or the server was busy or briefly failing. */
+/** Answers that say "not now": a proxy or store briefly away, a busy server, a timeout. */
+const BUSY_STATUSES = new Set([408, 429, 502, 503, 504]);
+
+/**
+ * Worth another try: the connection dropped, or the server said "not now".
+ * A refusal, or a 500 (a fault that trying again will not mend), is not.
+ */
 export function isTransient(error: unknown): boolean {
   if (error instanceof ConnectionLostError) return true;
-  return error instanceof ApiError && (error.status === 408 || error.status === 429 || error.status >= 500);
+  return error instanceof ApiError && BUSY_STATUSES.has(error.status);
 }
 
 /** The answer to a part when a bucket's presigned URL expired meanwhile (asked again for fresh URLs). */
@@ -123,6 +129,8 @@ export async function sendInParts(input: SendInPartsInput): Promise<ResumableCom
       try {
         return await send();
       } catch (error) {
+        // What the part in flight had sent does not count: only confirmed parts do.
+        if (error instanceof ConnectionLostError) input.onProgress?.(confirmed);
         // A bucket's URL that ran out during a long outage: fresh URLs, and at once again.
         if (!isExpiredUrl(error) || refreshedAfterRefusal) throw error;
         refreshedAfterRefusal = true;
