@@ -65,14 +65,13 @@ function LeaveButton({ onLeave }: { onLeave: () => void }) {
 }
 
 function renderAdmin(onLeave = vi.fn()) {
-  renderWithClient(
+  return renderWithClient(
     <BackgroundUploadsProvider>
       <UploadDialog galleryType="veneer" currentCount={0} trigger={<button type="button">Upload Images</button>} />
       <LeaveButton onLeave={onLeave} />
       <UploadTray />
     </BackgroundUploadsProvider>,
   );
-  return onLeave;
 }
 
 async function startUpload(names: string[]) {
@@ -91,7 +90,8 @@ const tray = () => screen.getByRole("region", { name: "Photo uploads" });
 /** Whether leaving the page now would make the browser ask first. */
 const unloadIsHeldBack = () => !window.dispatchEvent(new Event("beforeunload", { cancelable: true }));
 
-describe("UploadTray", () => {
+// Each test chains many user events; on a 2-core machine shared with other runs they need more than 5 s.
+describe("UploadTray", { timeout: 20_000 }, () => {
   beforeEach(() => {
     FakeXhr.all = [];
     vi.stubGlobal("XMLHttpRequest", FakeXhr);
@@ -132,6 +132,19 @@ describe("UploadTray", () => {
     await waitFor(() => expect(screen.queryByRole("region", { name: "Photo uploads" })).toBeNull());
   });
 
+  it("puts each photo in its gallery as soon as it is in, before the next one is sent", async () => {
+    routes();
+    const { queryClient } = renderAdmin();
+    queryClient.setQueryData(["/api/galleries/veneer"], []);
+    await startUpload(["wall.jpg", "steps.jpg"]);
+    expect(queryClient.getQueryState(["/api/galleries/veneer"])?.isInvalidated).toBe(false);
+    await act(async () => FakeXhr.all[0]!.respond(200));
+    await waitFor(() => expect(FakeXhr.all).toHaveLength(2));
+    // The second photo is still going up; the gallery already shows the first.
+    expect(queryClient.getQueryState(["/api/galleries/veneer"])?.isInvalidated).toBe(true);
+    expect(within(tray()).getByRole("button", { name: "Uploading 1 photo" })).toBeInTheDocument();
+  });
+
   it("keeps a photo that failed, with its reason, until it is dismissed", async () => {
     routes();
     renderAdmin();
@@ -146,7 +159,8 @@ describe("UploadTray", () => {
 
   it("asks before leaving while photos are going up: the browser on unload, and the app before it leaves itself", async () => {
     routes();
-    const onLeave = renderAdmin();
+    const onLeave = vi.fn();
+    renderAdmin(onLeave);
     await startUpload(["wall.jpg"]);
     expect(unloadIsHeldBack()).toBe(true);
 
