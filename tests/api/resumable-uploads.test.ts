@@ -101,6 +101,8 @@ describe("a photo sent in parts over a connection that drops", () => {
     const twice = [...sends].filter(([, count]) => count > 1);
     expect(twice).toHaveLength(1);
     expect(twice[0]![1]).toBe(2);
+    // In bytes: the photo once, and at most one part again (the JSON calls are a few hundred bytes).
+    expect(link.bodyBytes).toBeLessThan(PHOTO_BYTES + ctx.services.storage.parts.partBytes + 64 * 1024);
     // The part sent twice is the one that was crossing 60 %.
     expect(twice[0]![0]).toBe(Math.floor((PHOTO_BYTES * 0.6) / ctx.services.storage.parts.partBytes) + 1);
 
