@@ -12,7 +12,7 @@ import { createRateLimiter, type RateLimiter } from "~/lib/rate-limit.server";
 import { createSignal, type Signal } from "~/lib/signal";
 import { mailSetupFromEnv, type MailSetup } from "~/notifications/mailer.server";
 import type { BucketPrivacy } from "~/storage/bucket-privacy";
-import type { ObjectStorage } from "~/storage/storage.server";
+import type { ObjectStorage, PartUploadSupport } from "~/storage/storage.server";
 
 /**
  * Everything request handlers need, built once at start-up and handed to the
@@ -25,6 +25,8 @@ export type AppServices = {
   storage: ObjectStorage;
   /** What the start-up check found: can anyone download originals and backups from the bucket? */
   bucketPrivacy: BucketPrivacy;
+  /** What the start-up check found: can the admin page send photos in parts, which survive a dropped connection? */
+  partUploads: PartUploadSupport;
   /** The time, injected so tests of schedules, leases and limits move it instead of waiting. */
   clock: Clock;
   /** The key every per-address limit and record uses: a keyed hash of the normalised address. */
@@ -71,6 +73,9 @@ declare module "react-router" {
   }
 }
 
+/** Why uploads in parts are off where start-up did not check them (the scripts, which take no uploads). */
+export const PART_UPLOADS_NOT_CHECKED = "Uploads in parts were not checked when this process started.";
+
 export function createServices(parts: {
   env: Env;
   db: Database;
@@ -78,6 +83,8 @@ export function createServices(parts: {
   storage: ObjectStorage;
   /** The start-up privacy check's finding; "no-bucket" when not given (the local disk). */
   bucketPrivacy?: BucketPrivacy;
+  /** The start-up check of uploads in parts; when not given, they are off (nothing checked them). */
+  partUploads?: PartUploadSupport;
   keys: SignInKeys;
   clock?: Clock;
   images: ImageWorker;
@@ -88,11 +95,21 @@ export function createServices(parts: {
   /** Closes what the services hold; by default the database. */
   close?: () => Promise<void>;
 }): AppServices {
-  const { onPublicContentChanged, keys, clock = systemClock, mail, close, bucketPrivacy = { status: "no-bucket" }, ...rest } = parts;
+  const {
+    onPublicContentChanged,
+    keys,
+    clock = systemClock,
+    mail,
+    close,
+    bucketPrivacy = { status: "no-bucket" },
+    partUploads = { available: false, reason: PART_UPLOADS_NOT_CHECKED },
+    ...rest
+  } = parts;
   const addressKey = createAddressKeyer(keys.clientAddress);
   return {
     ...rest,
     bucketPrivacy,
+    partUploads,
     clock,
     addressKey,
     mail: mail === undefined ? mailSetupFromEnv(rest.env) : mail,

@@ -21,7 +21,8 @@ import { createServices, type AppServices } from "~/services.server";
 import type { BucketPrivacy } from "~/storage/bucket-privacy";
 import { checkBucketPrivacy, mediaAddresses } from "~/storage/bucket-privacy.server";
 import { openObjectStorage, storageConfigFor } from "~/storage/open-storage.server";
-import { StorageCheckError } from "~/storage/storage.server";
+import { requiredCorsRule } from "~/storage/s3-cors-check.server";
+import { StorageCheckError, type PartUploadSupport } from "~/storage/storage.server";
 
 /** A start-up check failed: the message says what to fix (no stack trace needed). */
 export function isStartupCheckError(error: unknown): error is Error {
@@ -83,11 +84,15 @@ export async function openServices(
     const storageConfig = storageConfigFor(env, signingSecret);
     const storage = await openObjectStorage(storageConfig);
     let bucketPrivacy: BucketPrivacy;
+    let partUploads: PartUploadSupport | undefined;
     try {
-      await storage.check({
-        siteOrigin: options.checkBrowserUploads === false ? null : new URL(env.SITE_URL).origin,
-        siteUrlGiven: env.SITE_URL_GIVEN,
-      });
+      const siteOrigin = options.checkBrowserUploads === false ? null : new URL(env.SITE_URL).origin;
+      await storage.check({ siteOrigin, siteUrlGiven: env.SITE_URL_GIVEN });
+      // Resumable uploads need more of a bucket's CORS rule (the ETag exposed); without it, photos go up in one piece.
+      if (siteOrigin !== null) {
+        partUploads = await storage.parts.check({ siteOrigin });
+        if (!partUploads.available) logger.warn({ rule: requiredCorsRule(siteOrigin) }, `photos cannot resume after a dropped connection: ${partUploads.reason}`);
+      }
       // Every bucket the site writes to (a later one joins this list); the dashboard shows what it found.
       bucketPrivacy = await checkBucketPrivacy({
         targets: [{ storage, alsoServedAt: mediaAddresses(env.MEDIA_BASE_URL) }],
@@ -108,6 +113,7 @@ export async function openServices(
       logger,
       storage,
       bucketPrivacy,
+      partUploads,
       images,
       keys: await loadSignInKeys(env, target.kind === "postgres" ? db : null),
       clock: options.clock,

@@ -3,9 +3,11 @@ import { useState } from "react";
 import { Spinner } from "~/components/ui/spinner";
 import { TooltipProvider } from "~/components/ui/tooltip";
 import { AdminShell } from "./admin-dashboard";
+import { BackgroundUploadsProvider } from "./background-uploads";
 import { LoginPage } from "./login-page";
 import { createAdminQueryClient } from "./query-client";
 import { UnsavedChangesProvider } from "./unsaved-changes";
+import { UploadTray } from "./upload-tray";
 import { useCurrentUser } from "./use-current-user";
 
 /** The whole admin area: its own QueryClient, then the login page or the dashboard. */
@@ -34,9 +36,13 @@ function AuthGate({ navigate }: { navigate?: (url: string) => void }) {
   }
   // Any data counts as signed in (spec §4); no data, or a failed check, shows the login page.
   if (!user.data) return <LoginPage navigate={navigate} />;
+  // Photos keep going up whichever view is shown; the tray, mounted once, follows the owner round.
   return (
     <UnsavedChangesProvider>
-      <AdminShell user={user.data} navigate={navigate} />
+      <BackgroundUploadsProvider>
+        <AdminShell user={user.data} navigate={navigate} />
+        <UploadTray />
+      </BackgroundUploadsProvider>
     </UnsavedChangesProvider>
   );
 }

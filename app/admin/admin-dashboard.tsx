@@ -11,6 +11,7 @@ import { apiRequest } from "~/lib/api-client";
 import { AccountCard, type PasswordDialogControl } from "./account-security";
 import { ActivityCard } from "./activity-card";
 import { DashboardCard, ViewHeading } from "./admin-ui";
+import { useConfirmLeaveWhileUploading } from "./background-uploads";
 import { BackupCard } from "./backup-card";
 import { BucketPrivacyNotice } from "./bucket-privacy-notice";
 import { AnalyticsCard } from "./analytics-card";
@@ -150,6 +151,8 @@ function Dashboard({
     setPasswordDialogOpen(true);
   };
 
+  // Logging out while photos go up would stop them: asked first.
+  const confirmLeave = useConfirmLeaveWhileUploading();
   const logout = useMutation({
     meta: HANDLES_OWN_401,
     mutationFn: () => apiRequest("POST", "/api/logout"),
@@ -175,7 +178,7 @@ function Dashboard({
           </a>
           <Button
             variant="secondary"
-            onClick={() => logout.mutate()}
+            onClick={() => confirmLeave(() => logout.mutate())}
             disabled={logout.isPending || logout.isSuccess}
             className="flex-1 sm:flex-none"
           >

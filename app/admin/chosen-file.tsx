@@ -62,7 +62,9 @@ export function ChosenFile({
             >
               {status.state === "failed" ? <AlertCircle aria-hidden="true" className="mt-0.5 h-4 w-4 shrink-0" /> : null}
               {status.state === "done" ? <CheckCircle2 aria-hidden="true" className="h-4 w-4 shrink-0" /> : null}
-              {status.state === "uploading" || status.state === "processing" ? <Spinner className="h-4 w-4 shrink-0" /> : null}
+              {status.state === "uploading" || status.state === "reconnecting" || status.state === "processing" ? (
+                <Spinner className="h-4 w-4 shrink-0" />
+              ) : null}
               <span>{stateText}</span>
             </p>
           ) : null}

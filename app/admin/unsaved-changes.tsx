@@ -32,6 +32,11 @@ export function leaveWithoutPrompt(): void {
   leavingOnPurpose = true;
 }
 
+/** Whether the app is leaving the page on purpose (every other guard of the unload stands aside too). */
+export function isLeavingOnPurpose(): boolean {
+  return leavingOnPurpose;
+}
+
 export function UnsavedChangesProvider({ children }: { children: ReactNode }) {
   const unsaved = useRef(new Set<string>());
   const [pendingLeave, setPendingLeave] = useState<(() => void) | null>(null);

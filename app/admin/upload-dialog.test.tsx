@@ -19,6 +19,7 @@ class FakeXhr {
   status = 0;
   statusText = "";
   responseText = "";
+  responseHeaders: Record<string, string> = {};
   upload: { onprogress: ((e: { loaded: number; total: number; lengthComputable: boolean }) => void) | null } = { onprogress: null };
   onload: (() => void) | null = null;
   onerror: (() => void) | null = null;
@@ -40,9 +41,13 @@ class FakeXhr {
   progress(loaded: number) {
     this.upload.onprogress?.({ loaded, total: this.body!.size, lengthComputable: true });
   }
-  respond(status: number, text = "") {
+  getResponseHeader(name: string) {
+    return this.responseHeaders[name.toLowerCase()] ?? null;
+  }
+  respond(status: number, text = "", headers: Record<string, string> = {}) {
     this.status = status;
     this.responseText = text;
+    this.responseHeaders = headers;
     this.onload?.();
   }
 }
@@ -205,8 +210,10 @@ describe("UploadDialog", () => {
     expect(screen.getByRole("button", { name: "Uploading... 13%" })).toBeDisabled();
     expect(fileItem("one.jpg")).toHaveTextContent("Uploading 50%");
     expect(fileItem("two.jpg")).toHaveTextContent("Waiting");
-    // The dialog cannot be closed mid-upload.
-    expect(screen.getByRole("button", { name: "Close" })).toBeDisabled();
+    // The dialog may be closed mid-upload: the photos keep going up (decision 0062), and it says so.
+    expect(screen.getByRole("button", { name: "Close" })).toBeEnabled();
+    expect(screen.getByRole("button", { name: "Continue in background" })).toBeEnabled();
+    expect(screen.getByRole("dialog")).toHaveTextContent("You can close this window: the photos keep uploading");
     // A waiting file's caption can still be written; it is read when that file is registered.
     await userEvent.type(screen.getByLabelText("Caption for two.jpg (optional)"), "Schist steps");
     await act(async () => first.respond(200, '{"message":"Upload complete"}'));
@@ -307,5 +314,86 @@ describe("UploadDialog", () => {
     );
     expect(fileItem("wall.jpg")).toHaveTextContent("Failed: Failed to upload image");
     expect(screen.getByRole("button", { name: "Retry wall.jpg" })).toBeEnabled();
+  });
+
+  it("keeps uploading once closed mid-upload; the toast comes when the photos are up, and the list is then empty", async () => {
+    const { calls } = uploadRoutes();
+    await openDialog(0);
+    await choose([image("wall.jpg", 1000)], 1);
+    await userEvent.click(screen.getByRole("button", { name: "Upload 1 Image(s)" }));
+    await waitFor(() => expect(FakeXhr.all).toHaveLength(1));
+    await userEvent.click(screen.getByRole("button", { name: "Continue in background" }));
+    await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+
+    await act(async () => FakeXhr.all[0]!.progress(600));
+    await act(async () => FakeXhr.all[0]!.respond(200));
+    await settle();
+    await waitFor(() => expect(toast).toHaveBeenCalledWith({ title: "Success", description: "Image uploaded successfully" }));
+    expect(calls.filter((c) => c.method === "PUT").map((c) => (c.body as { imageURL: string }).imageURL)).toEqual([FakeXhr.all[0]!.url]);
+    await userEvent.click(screen.getByRole("button", { name: "Upload Images" }));
+    expect(within(screen.getByRole("dialog")).getByRole("button", { name: "Choose Files" })).toBeInTheDocument();
+  });
+
+  it("says why, where photos go up in one piece (a bucket that hides the ETag)", async () => {
+    mockFetch([
+      {
+        method: "GET",
+        path: "/api/uploads/resumable",
+        respond: () => json(200, { available: false, reason: "The photo bucket's CORS rule does not let this page read the ETag header." }),
+      },
+    ]);
+    const dialog = await openDialog();
+    await waitFor(() =>
+      expect(within(dialog).getByRole("note")).toHaveTextContent(
+        "If the connection drops, a photo starts again from the beginning. The photo bucket's CORS rule does not let this page read the ETag header.",
+      ),
+    );
+  });
+
+  it("sends a photo in parts where the site takes them; a dropped part waits for the connection and only it is sent again", async () => {
+    const parts = [1, 2, 3].map((partNumber) => ({ partNumber, bytes: partNumber < 3 ? 1000 : 500, url: `/api/uploads/resumable/u1/parts/${partNumber}` }));
+    const { calls } = mockFetch([
+      { method: "GET", path: "/api/uploads/resumable", respond: () => json(200, { available: true, partBytes: 1000 }) },
+      {
+        method: "POST",
+        path: "/api/uploads/resumable",
+        respond: () => json(201, { uploadId: "u1", partBytes: 1000, partCount: 3, parts, expiresAt: new Date(Date.now() + 900_000).toISOString() }),
+      },
+      { method: "POST", path: "/api/uploads/resumable/u1/complete", respond: () => json(200, { imageURL: "/api/uploads/u1" }) },
+      { method: "PUT", path: "/api/admin/gallery-images", respond: () => json(201, galleryImage("new")) },
+    ]);
+    await openDialog(0);
+    // A file whose bytes are really there: its parts are slices of it.
+    const bytes = new Uint8Array(2500).map((_, i) => i % 251);
+    bytes.set(MAGIC.jpeg);
+    await choose([new File([bytes], "wall.jpg", { type: "image/jpeg" })], 1);
+    await userEvent.click(screen.getByRole("button", { name: "Upload 1 Image(s)" }));
+    const answer = async (index: number) => {
+      await waitFor(() => expect(FakeXhr.all).toHaveLength(index + 1));
+      await act(async () => FakeXhr.all[index]!.respond(200, "{}", { etag: `"etag-${index}"` }));
+    };
+    await answer(0);
+    await waitFor(() => expect(FakeXhr.all).toHaveLength(2));
+    await act(async () => FakeXhr.all[1]!.progress(400));
+    // The signal drops in the middle of part 2.
+    await act(async () => FakeXhr.all[1]!.onerror?.());
+    await waitFor(() => expect(fileItem("wall.jpg")).toHaveTextContent("Waiting for the connection (40% sent)"));
+    // It comes back: the browser says so, and part 2 goes again at once.
+    await act(async () => void window.dispatchEvent(new Event("online")));
+    await answer(2);
+    await answer(3);
+    await expectClosed();
+    expect(FakeXhr.all.map((xhr) => xhr.url)).toEqual([parts[0]!.url, parts[1]!.url, parts[1]!.url, parts[2]!.url]);
+    // No Content-Type of its own on a part; the bytes are the file's own, in order.
+    expect(FakeXhr.all.map((xhr) => xhr.body!.size)).toEqual([1000, 1000, 1000, 500]);
+    expect(calls.find((c) => c.url === "/api/uploads/resumable/u1/complete")?.body).toEqual({
+      parts: [
+        { partNumber: 1, etag: '"etag-0"' },
+        { partNumber: 2, etag: '"etag-2"' },
+        { partNumber: 3, etag: '"etag-3"' },
+      ],
+    });
+    expect(calls.find((c) => c.method === "PUT")?.body).toMatchObject({ imageURL: "/api/uploads/u1", galleryType: "veneer" });
+    expect(toast).toHaveBeenCalledWith({ title: "Success", description: "Image uploaded successfully" });
   });
 });

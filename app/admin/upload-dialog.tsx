@@ -1,12 +1,32 @@
+import { useQuery } from "@tanstack/react-query";
 import { FolderOpen, Upload } from "lucide-react";
 import { useId, useRef, useState, type ReactElement } from "react";
 import { Button } from "~/components/ui/button";
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle, DialogTrigger } from "~/components/ui/dialog";
 import { Spinner } from "~/components/ui/spinner";
 import { MAX_UPLOAD_FILES, type GalleryType } from "~/galleries/gallery";
+import type { ResumableSupport } from "~/uploads/resumable-protocol";
+import { RESUMABLE_SUPPORT_KEY } from "./background-uploads";
 import { ChosenFile } from "./chosen-file";
 import { UPLOAD_LIMITS_TEXT } from "./file-selection";
 import { useUploadQueue } from "./use-upload-queue";
+
+/** While photos go up, the window may be closed: they keep going (decision 0062). */
+export const BACKGROUND_HINT = "You can close this window: the photos keep uploading, and each one appears in the gallery when it is ready.";
+export const CONTINUE_IN_BACKGROUND = "Continue in background";
+/** Said above the reason when photos go up in one piece. */
+export const NO_RESUME_TEXT = "If the connection drops, a photo starts again from the beginning.";
+
+/** Where photos cannot resume after a dropped connection (a bucket whose CORS rule hides ETag), why. */
+function NoResumeNotice() {
+  const support = useQuery<ResumableSupport>({ queryKey: RESUMABLE_SUPPORT_KEY });
+  if (support.data?.available !== false) return null;
+  return (
+    <p role="note" className="mt-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-stone-800">
+      {NO_RESUME_TEXT} {support.data.reason}
+    </p>
+  );
+}
 
 export type UploadDialogProps = {
   /** The button that opens the dialog (focus returns to it on close). */
@@ -22,7 +42,10 @@ export type UploadDialogProps = {
  * each an optional caption, remove any, then upload them all with one
  * progress bar. Each file shows its own state; a file that failed stays
  * listed with its reason and can be retried. The modal closes and resets
- * only when every file is up. Nothing starts until 'Upload N Image(s)'.
+ * when every file is up. Nothing starts until 'Upload N Image(s)'.
+ * The owner may close it meanwhile: the photos keep going up in the
+ * background, shown by the tray (decision 0062). Where photos cannot resume
+ * after a dropped connection, it says why.
  * The files' states live in useUploadQueue; each row is a ChosenFile.
  */
 export function UploadDialog({ trigger, galleryType, currentCount }: UploadDialogProps) {
@@ -42,21 +65,16 @@ export function UploadDialog({ trigger, galleryType, currentCount }: UploadDialo
     <Dialog
       open={open}
       onOpenChange={(next) => {
-        if (uploading) return; // Stays open until the upload finishes.
-        if (!next) reset();
+        // Closed while uploading, the list stays: the photos keep going up, and it shows them again if reopened.
+        if (!next && !uploading) reset();
         setOpen(next);
       }}
     >
       <DialogTrigger asChild>{trigger}</DialogTrigger>
-      <DialogContent
-        closeDisabled={uploading}
-        onEscapeKeyDown={(event) => uploading && event.preventDefault()}
-        onPointerDownOutside={(event) => uploading && event.preventDefault()}
-        onInteractOutside={(event) => uploading && event.preventDefault()}
-        className="pb-0 sm:pb-0"
-      >
+      <DialogContent className="pb-0 sm:pb-0">
         <DialogTitle>Upload Images</DialogTitle>
         <DialogDescription>{UPLOAD_LIMITS_TEXT}</DialogDescription>
+        <NoResumeNotice />
 
         <input
           ref={inputRef}
@@ -118,11 +136,10 @@ export function UploadDialog({ trigger, galleryType, currentCount }: UploadDialo
               <div className="h-full rounded-full bg-brand-700 transition-[width]" style={{ width: `${percent}%` }} />
             </div>
           ) : null}
+          {uploading ? <p className="mb-3 text-sm text-stone-700">{BACKGROUND_HINT}</p> : null}
           <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
             <DialogClose asChild>
-              <Button variant="outline" disabled={uploading}>
-                Cancel
-              </Button>
+              <Button variant="outline">{uploading ? CONTINUE_IN_BACKGROUND : "Cancel"}</Button>
             </DialogClose>
             {pending.length ? (
               <Button onClick={() => send(pending.map((item) => item.key))} disabled={uploading}>

@@ -3,10 +3,11 @@ import { useEffect, useRef, useState, type ChangeEvent } from "react";
 import { toast } from "~/components/ui/use-toast";
 import type { GalleryType } from "~/galleries/gallery";
 import { isUnauthorizedError } from "~/lib/api-client";
+import { useBackgroundUploads } from "./background-uploads";
 import { addToSelection } from "./file-selection";
 import { GALLERY_TOASTS } from "./gallery-mutations";
 import { invalidateGalleries } from "./query-client";
-import { describeUploadFailures, uploadImages, type FileUploadState, type UploadOutcome } from "./upload-images";
+import { describeUploadFailures, type FileUploadState, type UploadOutcome } from "./upload-images";
 
 export type Chosen = {
   key: number;
@@ -27,6 +28,8 @@ export function describeState(status: FileUploadState, running: boolean): string
       return running ? "Waiting" : "";
     case "uploading":
       return `Uploading ${status.percent}%`;
+    case "reconnecting":
+      return `Waiting for the connection (${status.percent}% sent)`;
     case "processing":
       return "Processing...";
     case "done":
@@ -43,7 +46,9 @@ function objectUrlFor(file: File): string | null {
 /**
  * The upload dialog's files and their states (decision 0019): the chosen files with thumbnails and
  * captions, one run at a time with its progress, each file's own state, and a retry of the ones
- * that failed. `onAllUploaded` runs (before the list resets) once every listed file is up.
+ * that failed. `onAllUploaded` runs (before the list resets) once every listed file is up. The
+ * admin app's BackgroundUploads sends them (decision 0062), so they keep going once the dialog
+ * is closed, and the toasts still come when it is gone.
  */
 export function useUploadQueue({
   galleryType,
@@ -55,6 +60,7 @@ export function useUploadQueue({
   onAllUploaded: () => void;
 }) {
   const queryClient = useQueryClient();
+  const uploads = useBackgroundUploads();
   const nextKey = useRef(1);
   const [chosen, setChosen] = useState<Chosen[]>([]);
   const [truncated, setTruncated] = useState(false);
@@ -96,7 +102,7 @@ export function useUploadQueue({
 
   const upload = useMutation({
     mutationFn: ({ batch }: Run) =>
-      uploadImages({
+      uploads.send({
         files: batch.map(({ key, file }) => ({ file, caption: () => captions.current.get(key) ?? "" })),
         galleryType,
         currentCount,

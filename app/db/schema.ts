@@ -77,6 +77,10 @@ export interface UploadsTable {
   expires_at: string;
   created_at: string;
   completed_at: string | null;
+  /** Set for an upload sent in parts (app/uploads/resumable-uploads.server.ts): the size of each part. */
+  part_bytes: number | null;
+  /** The bucket's multipart upload id; null on the disk. */
+  multipart_id: string | null;
 }
 
 /** One counter per (limit, client key); see app/lib/rate-limit.server.ts. */

@@ -4,6 +4,7 @@ import { mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { createLocalPartUploads } from "./local-part-uploads.server";
 import { InvalidStorageKeyError, StorageCheckError } from "./storage-errors.server";
 import { assertValidKey, isValidObjectId } from "./storage-keys.server";
 import type { DeclaredUpload, ObjectStorage, UploadUrlParams } from "./storage.server";
@@ -237,6 +238,13 @@ export function createLocalStorage(options: { rootDir: string; signingSecret: st
         await storage.delete(probe).catch(() => {});
       }
     },
+
+    // Through this storage's own write, read and delete (called only once `storage` exists).
+    parts: createLocalPartUploads({
+      write: (key, body, options) => storage.write(key, body, options),
+      read: (key) => storage.read(key),
+      delete: (key) => storage.delete(key),
+    }),
 
     async close() {},
   };

@@ -3,10 +3,47 @@ import { StorageCheckError } from "./storage-errors.server";
 /**
  * The CORS rule the bucket needs so the admin page can PUT to it: the site's
  * origin, PUT, and the Content-Type header; no credentials (the upload sends
- * no cookies). Shown in the start-up error and in the README.
+ * no cookies). `ExposeHeaders: ["ETag"]` lets the page read each part's ETag,
+ * which resumable uploads need (decision 0062); a rule without it still takes
+ * single uploads. Shown in the start-up messages and in the README.
  */
 export function requiredCorsRule(siteOrigin: string) {
-  return { AllowedOrigins: [siteOrigin], AllowedMethods: ["PUT"], AllowedHeaders: ["content-type"], MaxAgeSeconds: 3600 };
+  return {
+    AllowedOrigins: [siteOrigin],
+    AllowedMethods: ["PUT"],
+    AllowedHeaders: ["content-type"],
+    ExposeHeaders: ["ETag"],
+    MaxAgeSeconds: 3600,
+  };
+}
+
+/** Why photos cannot resume on this bucket, in the owner's words (the upload window shows it). */
+export const ETAG_HIDDEN_REASON =
+  "The photo bucket's CORS rule does not let this page read the ETag header of each part, which resuming needs. " +
+  'Whoever set up the bucket can add "ExposeHeaders": ["ETag"] to that rule (see "The bucket\'s CORS rule" in the README).';
+
+/**
+ * Whether a page of `siteOrigin` may read the ETag a bucket answers a PUT
+ * with: a real PUT (of a probe object, which the caller deletes) from that
+ * origin, whose answer must list ETag in Access-Control-Expose-Headers. S3
+ * states that only in actual answers, never in a preflight's. Null when it
+ * may; otherwise why not (ETAG_HIDDEN_REASON, or what failed).
+ */
+export async function etagExposureProblem(options: { presignedPutUrl: string; siteOrigin: string }): Promise<string | null> {
+  try {
+    const answer = await fetch(options.presignedPutUrl, {
+      method: "PUT",
+      headers: { Origin: options.siteOrigin },
+      body: "ok",
+      signal: AbortSignal.timeout(10_000),
+    });
+    await answer.arrayBuffer().catch(() => {});
+    if (!answer.ok) return `A test upload to the photo bucket from ${options.siteOrigin} was refused (HTTP ${answer.status}).`;
+    const exposed = (answer.headers.get("access-control-expose-headers") ?? "").split(",").map((name) => name.trim().toLowerCase());
+    return exposed.includes("etag") || exposed.includes("*") ? null : ETAG_HIDDEN_REASON;
+  } catch (error) {
+    return `A test upload to the photo bucket failed: ${error instanceof Error ? error.message : String(error)}.`;
+  }
 }
 
 /**
@@ -53,7 +90,7 @@ export async function checkBucketCors(options: {
   const rule = JSON.stringify([requiredCorsRule(siteOrigin)]);
   throw new StorageCheckError(
     `Browsers cannot upload to ${where}: ${problem}.\n` +
-      `Give the bucket this CORS rule (SITE_URL's origin, PUT, the Content-Type header): ${rule}\n` +
+      `Give the bucket this CORS rule (SITE_URL's origin, PUT, the Content-Type header, the ETag header exposed): ${rule}\n` +
       `For example: aws s3api put-bucket-cors --bucket ${bucket} --cors-configuration '{"CORSRules":${rule}}'`,
   );
 }

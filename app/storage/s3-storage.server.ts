@@ -13,8 +13,9 @@ import {
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { checkBucketCors } from "./s3-cors-check.server";
+import { createS3PartUploads } from "./s3-part-uploads.server";
 import { InvalidStorageKeyError, StorageCheckError } from "./storage-errors.server";
-import { assertValidKey, isValidObjectId } from "./storage-keys.server";
+import { INCOMING_PREFIX, assertValidKey, isValidObjectId } from "./storage-keys.server";
 import type { DeclaredUpload, ObjectStorage } from "./storage.server";
 import { HEAD_BYTES, collectStream } from "./stream-limits.server";
 
@@ -32,8 +33,8 @@ export type S3StorageConfig = {
   credentials?: { accessKeyId: string; secretAccessKey: string };
 };
 
-/** Keys presigned for browser uploads. Nothing else is ever presigned, so no URL can write elsewhere. */
-export const INCOMING_PREFIX = "incoming/";
+// Keys presigned for browser uploads (storage-keys.server.ts), where callers have always found it.
+export { INCOMING_PREFIX };
 
 const CONTENT_TYPES: Record<string, string> = { avif: "image/avif", webp: "image/webp", jpg: "image/jpeg" };
 /** Variant names are content hashes, so a stored variant never changes (as /media/ tells browsers). */
@@ -256,6 +257,8 @@ export async function createS3Storage(config: S3StorageConfig): Promise<ObjectSt
       const presignedPutUrl = await presignPut(`${INCOMING_PREFIX}cors-check`, 60);
       await checkBucketCors({ presignedPutUrl, siteOrigin, siteUrlGiven, where, bucket });
     },
+
+    parts: createS3PartUploads({ client, bucket, incomingBase, presignPut: (key, seconds) => presignPut(key, seconds) }),
 
     async close() {
       client.destroy();

@@ -14,3 +14,13 @@ export class ObjectTooLargeError extends Error {
 export class InvalidStorageKeyError extends Error {
   override name = "InvalidStorageKeyError";
 }
+
+/** A part that ended before its declared size (the connection dropped, or a short body). */
+export class IncompletePartError extends Error {
+  override name = "IncompletePartError";
+}
+
+/** Parts that cannot be put together: one missing, or not the one its ETag names. The message says which. */
+export class InvalidPartsError extends Error {
+  override name = "InvalidPartsError";
+}

@@ -1,5 +1,12 @@
 import { InvalidStorageKeyError } from "./storage-errors.server";
 
+/**
+ * Where the browser's bytes land before they are checked: the bucket's
+ * presigned keys, and parts on either store. Nothing else is ever presigned,
+ * so no URL can write elsewhere.
+ */
+export const INCOMING_PREFIX = "incoming/";
+
 // Lower-case segments of [a-z0-9._-]; a segment may not start with "." so
 // keys can never name our temp files (".<name>.<random>.tmp") or dotfiles.
 const SEGMENT = /^[a-z0-9_-][a-z0-9._-]*$/;

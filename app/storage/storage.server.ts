@@ -87,9 +87,66 @@ export interface ObjectStorage {
    * unset, so `siteOrigin` is a stand-in) it asks for SITE_URL instead.
    */
   check(options: { siteOrigin: string | null; siteUrlGiven?: boolean }): Promise<void>;
+  /** Uploads sent in parts, which survive a dropped connection (decision 0062). */
+  readonly parts: PartUploads;
   /** Releases connections. */
   close(): Promise<void>;
 }
+
+/**
+ * One object sent in numbered parts, over as many requests as the connection
+ * needs, so a dropped connection costs at most the part in flight. S3: a
+ * multipart upload; the browser PUTs each part to a presigned URL and keeps
+ * the ETag the bucket answers (s3rver has no ListParts to ask later). Disk:
+ * each part comes through this server (`write`) and is kept as the object
+ * `<key>.part-<n>` until `complete` puts them together at `key`.
+ */
+export interface PartUploads {
+  /** The size of every part but the last (S3: 5 MiB, its minimum; disk: 1 MiB). */
+  readonly partBytes: number;
+  /**
+   * Whether browsers can send parts here, as start-up found it: the disk
+   * always; a bucket only if its CORS rule lets the page read the ETag of a
+   * part (`ExposeHeaders: ["ETag"]`). `reason` says why not, in the owner's words.
+   */
+  check(options: { siteOrigin: string }): Promise<PartUploadSupport>;
+  /** Begins an upload to `key` (S3: CreateMultipartUpload, stored as `contentType`); its id, or null where none is needed. */
+  start(key: string, options: { contentType: string }): Promise<{ multipartId: string | null }>;
+  /**
+   * Where the browser PUTs one part. S3: a presigned UploadPart URL for
+   * exactly `bytes` bytes (Content-Length is signed). Disk: null, the part
+   * goes to this server's own part route, which calls `write`.
+   */
+  partUrl(key: string, multipartId: string | null, part: { partNumber: number; bytes: number }, expiresAt: Date): Promise<string | null>;
+  /**
+   * The address `PUT /api/admin/gallery-images` takes for the upload put
+   * together at `incoming/<objectId>`: its upload URL without a signature
+   * (S3: the bucket's address of the key; disk: `/api/uploads/<objectId>`).
+   */
+  imageUrl(objectId: string): string;
+  /**
+   * Disk: keeps one part, which must be exactly `bytes` long (more: ObjectTooLargeError; fewer:
+   * IncompletePartError), replacing any earlier copy atomically; nothing of a part cut off is
+   * kept. Its ETag (quoted MD5, as S3's) and its first bytes. S3: never called.
+   */
+  write(key: string, partNumber: number, body: NodeJS.ReadableStream, bytes: number): Promise<{ etag: string; head: Buffer }>;
+  /**
+   * Puts the listed parts together, in order, into the object at `key`.
+   * Rejects with InvalidPartsError when one is missing or its ETag is not the
+   * one given; the parts are then kept, so the upload can be finished later.
+   */
+  complete(key: string, multipartId: string | null, parts: readonly CompletedPart[]): Promise<void>;
+  /**
+   * Forgets an unfinished upload's parts. Resolves false where the store
+   * cannot (s3rver has no AbortMultipartUpload: the bucket's lifecycle rule
+   * removes them after a day).
+   */
+  abort(key: string, multipartId: string | null, partCount: number): Promise<boolean>;
+}
+
+export type CompletedPart = { partNumber: number; etag: string };
+
+export type PartUploadSupport = { available: true } | { available: false; reason: string };
 
 /** What the uploader says it will PUT: signed into the upload URL (POST /api/objects/upload's body). */
 export type DeclaredUpload = { bytes: number; contentType: string };
@@ -97,8 +154,8 @@ export type DeclaredUpload = { bytes: number; contentType: string };
 /** The query parameters of a local signed upload URL, as received. */
 export type UploadUrlParams = { expires: string; signature: string; size?: string; type?: string };
 
-export { InvalidStorageKeyError, ObjectTooLargeError, StorageCheckError } from "./storage-errors.server";
-export { assertValidKey, isValidObjectId } from "./storage-keys.server";
+export { IncompletePartError, InvalidPartsError, InvalidStorageKeyError, ObjectTooLargeError, StorageCheckError } from "./storage-errors.server";
+export { INCOMING_PREFIX, assertValidKey, isValidObjectId } from "./storage-keys.server";
 export { HEAD_BYTES, collectStream } from "./stream-limits.server";
 // The disk adapter, where callers have always found it.
 export { createLocalStorage } from "./local-storage.server";

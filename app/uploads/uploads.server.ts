@@ -5,6 +5,7 @@ import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
 import { sniffImageType } from "~/images/sniff-image-type.server";
 import type { AppServices } from "~/services.server";
 import type { DeclaredUpload } from "~/storage/storage.server";
+import { INCOMING_PREFIX } from "~/storage/storage-keys.server";
 import { HEAD_BYTES } from "~/storage/stream-limits.server";
 
 /** Spec/issue: signed upload URLs live 15 minutes and work once. */
@@ -15,12 +16,24 @@ export const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000;
  * receiving (a PUT is streaming) → completed (stored and recognised as an
  * image) → registering → used (a gallery image). Straight to the bucket (S3):
  * pending → registering (checked, moved to its private key) → used.
+ * Sent in parts (resumable-uploads.server.ts), on either store: parts (they
+ * arrive) → assembling (being put together and checked) → completed →
+ * registering → used.
  * Refused or broken uploads end as failed. Every step is a conditional
  * update, so a URL or an upload is used once even when requests (or
  * instances) race. Housekeeping moves a stale upload to "pruning" the same
  * way before it deletes its file.
  */
-export type UploadStatus = "pending" | "receiving" | "completed" | "registering" | "used" | "failed" | "pruning";
+export type UploadStatus =
+  | "pending"
+  | "receiving"
+  | "parts"
+  | "assembling"
+  | "completed"
+  | "registering"
+  | "used"
+  | "failed"
+  | "pruning";
 
 type Services = Pick<AppServices, "db" | "storage">;
 
@@ -52,7 +65,14 @@ export async function issueUploadTarget(
   return { uploadURL: target.uploadURL };
 }
 
-async function transition(services: Pick<AppServices, "db">, id: string, from: UploadStatus, to: UploadStatus, extra = {}) {
+/** Moves an upload from one status to the next, only if it is still in `from`; whether it moved. */
+export async function transition(
+  services: Pick<AppServices, "db">,
+  id: string,
+  from: UploadStatus,
+  to: UploadStatus,
+  extra: { content_type?: string; bytes?: number; completed_at?: string; storage_key?: string } = {},
+) {
   const result = await services.db
     .updateTable("uploads")
     .set({ status: to, ...extra })
@@ -97,6 +117,11 @@ export function originalKeyFor(uploadId: string): string {
   return `originals/${uploadId}`;
 }
 
+/** Where an upload's bytes land before they are checked (a bucket's single PUT, and parts on either store). */
+export function incomingKeyFor(uploadId: string): string {
+  return `${INCOMING_PREFIX}${uploadId}`;
+}
+
 export type DirectUploadClaim =
   | { status: "claimed"; originalKey: string; contentType: string; bytes: number }
   /** Not issued here, not uploaded (yet), or already used: the ticket is left as it was. */
@@ -124,10 +149,11 @@ async function sniffStored(storage: Services["storage"], key: string, bytes: num
 export async function claimDirectUpload(services: Services, id: string, now = new Date()): Promise<DirectUploadClaim> {
   const { db, storage } = services;
   const upload = await db.selectFrom("uploads").select(["storage_key", "status"]).where("id", "=", id).executeTakeFirst();
-  if (!upload || upload.status !== "pending") return { status: "unavailable" };
+  // Pending: a single PUT that may have landed. Completed: parts put together in incoming/ (resumable-uploads.server.ts).
+  if (!upload || (upload.status !== "pending" && upload.status !== "completed")) return { status: "unavailable" };
   const uploaded = await storage.stat(upload.storage_key);
   if (!uploaded) return { status: "unavailable" };
-  if (!(await transition(services, id, "pending", "registering"))) return { status: "unavailable" };
+  if (!(await transition(services, id, upload.status, "registering"))) return { status: "unavailable" };
 
   // From here the upload is this request's alone.
   const refuse = async (keys: string[], status: "too-large" | "not-an-image") => {
@@ -172,11 +198,11 @@ export async function pruneStaleUploads(services: Services, clock: Clock = syste
   const dayAgo = new Date(now.getTime() - 24 * 60 * 60 * 1000).toISOString();
   const stale = await db
     .selectFrom("uploads")
-    .select(["id", "storage_key", "status"])
+    .select(["id", "storage_key", "status", "bytes", "part_bytes", "multipart_id"])
     .where((eb) =>
       eb.or([
         eb.and([eb("status", "in", ["pending", "failed", "used"]), eb("expires_at", "<", expiredBefore)]),
-        eb.and([eb("status", "in", ["completed", "receiving", "registering"]), eb("created_at", "<", dayAgo)]),
+        eb.and([eb("status", "in", ["completed", "receiving", "parts", "assembling", "registering"]), eb("created_at", "<", dayAgo)]),
         eb("status", "=", "pruning"),
       ]),
     )
@@ -185,7 +211,13 @@ export async function pruneStaleUploads(services: Services, clock: Clock = syste
   for (const upload of stale) {
     const status = upload.status as UploadStatus;
     if (status !== "pruning" && !(await transition(services, upload.id, status, "pruning"))) continue;
-    const keys = [...new Set([upload.storage_key, originalKeyFor(upload.id)])];
+    if (upload.part_bytes) {
+      // Sent in parts: the parts go too (a bucket aborts its multipart upload where it can; its
+      // lifecycle rule removes the rest). Idempotent, so a late part of a finished upload goes as well.
+      const partCount = Math.max(1, Math.ceil(Number(upload.bytes ?? 0) / upload.part_bytes));
+      await storage.parts.abort(incomingKeyFor(upload.id), upload.multipart_id, partCount);
+    }
+    const keys = [...new Set([upload.storage_key, incomingKeyFor(upload.id), originalKeyFor(upload.id)])];
     const referenced = await db.selectFrom("gallery_images").select("original_key").where("original_key", "in", keys).execute();
     const inUse = new Set(referenced.map((row) => row.original_key));
     for (const key of keys) if (!inUse.has(key)) await storage.delete(key);

@@ -10,6 +10,7 @@ import { authRoutes } from "./auth-routes";
 import { receiveEnquiryPhoto } from "./enquiry-photo-routes";
 import { passkeyAccountRoutes, passkeySignInRoutes } from "./passkey-routes";
 import { publicRoutes } from "./public-routes";
+import { receiveResumablePart, resumableUploadRoutes } from "./resumable-upload-routes";
 import { twoStepAccountRoutes, twoStepSignInRoutes } from "./two-step-routes";
 import { createUploadTarget, receiveUpload } from "./uploads";
 
@@ -28,6 +29,8 @@ export function createApiRouter(services: AppServices, options: { pageCache?: Pa
 
   // The direct upload streams its raw body: registered before the JSON parser.
   api.put("/uploads/:objectId", requireAdmin, (req, res) => receiveUpload(services, req, res));
+  // A part of a resumable upload (on the disk) streams its raw body too (decision 0062).
+  api.put("/uploads/resumable/:uploadId/parts/:partNumber", requireAdmin, (req, res) => receiveResumablePart(services, req, res));
   // A visitor's photo (issue 21) streams its multipart body too: never through the 64 KB JSON parser.
   api.post("/enquiry-photos", (req, res) => receiveEnquiryPhoto(services, req, res));
 
@@ -41,6 +44,8 @@ export function createApiRouter(services: AppServices, options: { pageCache?: Pa
   api.use(twoStepSignInRoutes(services));
   api.use(passkeySignInRoutes(services));
   api.post("/objects/upload", requireAdmin, (req, res) => createUploadTarget(services, req, res));
+  // Resumable uploads, an addition to the spec's single PUT: start, part URLs, complete.
+  api.use("/uploads/resumable", requireAdmin, resumableUploadRoutes(services));
   // Everything under /admin, including routes added later, needs a signed-in administrator.
   api.use("/admin", requireAdmin, adminRoutes(services));
   api.use("/admin", requireAdmin, accountRoutes(services));

@@ -8,7 +8,7 @@ import { sniffImageType } from "~/images/sniff-image-type.server";
 import type { AppServices } from "~/services.server";
 import { ObjectTooLargeError } from "~/storage/storage-errors.server";
 import type { DeclaredUpload } from "~/storage/storage.server";
-import { UPLOAD_TOO_LARGE_MESSAGE, uploadDeclarationSchema } from "~/uploads/upload-declaration";
+import { UPLOAD_NOT_AN_IMAGE_MESSAGE, UPLOAD_TOO_LARGE_MESSAGE, uploadDeclarationSchema } from "~/uploads/upload-declaration";
 import {
   claimCompletedUpload,
   claimDirectUpload,
@@ -25,7 +25,6 @@ import { parseJsonBody } from "./validation";
 /** Uploads beyond the limit are read and thrown away up to this point, so the client sees the 413. */
 const DRAIN_LIMIT_BYTES = 3 * MAX_UPLOAD_BYTES;
 
-const NOT_AN_IMAGE_MESSAGE = "The file is not a supported image (JPEG, PNG, WebP, AVIF or GIF)";
 const NOT_COMPLETED_MESSAGE = "imageURL is not a completed upload (it may be unfinished or already used)";
 
 /** The body of POST /api/objects/upload, or null for the spec's empty one (no body, or `{}`). */
@@ -60,7 +59,7 @@ function mismatchWithDeclaration(req: Request, declared: DeclaredUpload): string
 }
 
 /** Discards the rest of a refused body, then answers; gives up on endless bodies. */
-function answerAfterDraining(req: Request, res: Response, error: HttpError) {
+export function answerAfterDraining(req: Request, res: Response, error: HttpError) {
   let drained = 0;
   const reply = () => {
     if (!res.headersSent) res.status(error.status).set("Connection", "close").json({ message: error.message });
@@ -128,7 +127,7 @@ export async function receiveUpload(services: AppServices, req: Request, res: Re
   if (!type) {
     await services.storage.delete(key);
     await markFailed(services, objectId);
-    throw new HttpError(415, NOT_AN_IMAGE_MESSAGE);
+    throw new HttpError(415, UPLOAD_NOT_AN_IMAGE_MESSAGE);
   }
   await markReceived(services, objectId, type, written.bytes);
   res.json({ message: "Upload complete" });
@@ -155,7 +154,7 @@ async function claimBucketUpload(services: AppServices, uploadId: string): Promi
     case "too-large":
       throw new HttpError(413, UPLOAD_TOO_LARGE_MESSAGE);
     case "not-an-image":
-      throw new HttpError(415, NOT_AN_IMAGE_MESSAGE);
+      throw new HttpError(415, UPLOAD_NOT_AN_IMAGE_MESSAGE);
     default:
       throw badRequest(NOT_COMPLETED_MESSAGE);
   }

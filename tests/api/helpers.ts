@@ -41,7 +41,7 @@ async function keysUnder(root: string, prefix: string): Promise<string[]> {
  */
 export async function acquireBackend(
   base: Record<string, string>,
-  options: { database?: DatabaseKind; storage?: StorageKind } = {},
+  options: { database?: DatabaseKind; storage?: StorageKind; s3Endpoint?: string } = {},
 ): Promise<{ env: Record<string, string>; bucket: TestBucket | null; database: DatabaseKind; storage: StorageKind; release(): Promise<void> }> {
   const backends = inject("backends");
   const database = options.database ?? defaultBackend().database;
@@ -63,7 +63,7 @@ export async function acquireBackend(
       const created = await createTestBucket(backends.s3Endpoint, { siteOrigins: [new URL(parseEnv(base).SITE_URL).origin] });
       bucket = created;
       releases.push(async () => void created.remove().catch(() => {}));
-      Object.assign(env, s3Env(backends.s3Endpoint, created.name));
+      Object.assign(env, s3Env(options.s3Endpoint ?? backends.s3Endpoint, created.name));
     }
     return { env, bucket, database, storage, release };
   } catch (error) {
@@ -80,7 +80,14 @@ export async function acquireBackend(
  */
 export async function createTestContext(
   envOverrides: Record<string, string> = {},
-  options: { database?: DatabaseKind; storage?: StorageKind; logger?: Logger; clock?: Clock } = {},
+  options: {
+    database?: DatabaseKind;
+    storage?: StorageKind;
+    logger?: Logger;
+    clock?: Clock;
+    /** Where the server reaches the bucket: a proxy in front of the test S3 server, say (its presigned URLs name it too). */
+    s3Endpoint?: string;
+  } = {},
 ) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-api-"));
   const cleanups: (() => Promise<void>)[] = [() => fs.rm(dataDir, { recursive: true, force: true })];
@@ -155,7 +162,7 @@ export async function signedInAgent(instance: { app: Parameters<typeof supertest
 /** A test context with an administrator, plus a signed-in agent (keeps the session cookie). */
 export async function createAdminContext(
   envOverrides: Record<string, string> = {},
-  options: { database?: DatabaseKind; storage?: StorageKind; clock?: Clock } = {},
+  options: { database?: DatabaseKind; storage?: StorageKind; clock?: Clock; s3Endpoint?: string } = {},
 ) {
   const ctx = await createTestContext({ ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ...envOverrides }, options);
   const { ensureAdministrator } = await import("~/auth/auth.server");

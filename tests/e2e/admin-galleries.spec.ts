@@ -133,10 +133,11 @@ test.describe("uploading to an empty gallery", () => {
     await expect(imageCards(page)).toHaveCount(2);
     await expect(page.getByText("No images yet")).toHaveCount(0);
 
-    // Each file went up raw (no multipart) with its own type, then was registered in order.
+    // Each file went up raw (no multipart), in parts to this site's part route (one part each: they are small;
+    // decision 0062), then was registered in order.
     expect(uploads).toHaveLength(2);
     for (const upload of uploads) {
-      expect(await upload.headerValue("content-type")).toBe("image/jpeg");
+      expect(new URL(upload.url()).pathname).toMatch(/^\/api\/uploads\/resumable\/[0-9a-f-]{36}\/parts\/1$/);
       expect(upload.postDataBuffer()?.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
     }
     expect(registrations).toEqual([
@@ -222,9 +223,14 @@ test.describe("uploading to an empty gallery", () => {
 
   test("a server failure shows 'Upload failed' with its message", async ({ page }) => {
     await openGallery(page, "Homepage Hero Images");
-    await page.route("**/api/objects/upload", (route) =>
-      route.fulfill({ status: 500, contentType: "application/json", body: '{"message":"Failed to upload image"}' }),
-    );
+    // Whichever way the photo would go up: in parts (decision 0062), or in one PUT.
+    for (const start of ["**/api/objects/upload", "**/api/uploads/resumable"]) {
+      await page.route(start, (route) =>
+        route.request().method() === "POST"
+          ? route.fulfill({ status: 500, contentType: "application/json", body: '{"message":"Failed to upload image"}' })
+          : route.fallback(),
+      );
+    }
     await page.getByRole("button", { name: "Upload Images" }).click();
     await uploadInput(page).setInputFiles([await jpegFile("hero.jpg")]);
     await page.getByRole("button", { name: "Upload 1 Image(s)" }).click();

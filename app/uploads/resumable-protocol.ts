@@ -1,0 +1,68 @@
+import { z } from "~/lib/zod";
+import { uploadDeclarationSchema } from "./upload-declaration";
+
+/**
+ * Resumable uploads (decision 0062), shared by the routes and the admin page:
+ * where each request goes, and what it carries. docs/API.md describes them.
+ *
+ *   GET  /api/uploads/resumable                      whether uploads here can resume, and why not
+ *   POST /api/uploads/resumable                      { size, type } → the upload, its parts and their URLs
+ *   GET  /api/uploads/resumable/:uploadId/parts      fresh URLs for the parts (they last 15 minutes)
+ *   PUT  /api/uploads/resumable/:uploadId/parts/:n   one part's bytes (the disk; a bucket's parts go to the bucket)
+ *   POST /api/uploads/resumable/:uploadId/complete   { parts: [{ partNumber, etag }] } → { imageURL }
+ *
+ * The imageURL is then registered as any upload is: PUT /api/admin/gallery-images.
+ */
+export const RESUMABLE_UPLOADS_PATH = "/api/uploads/resumable";
+
+export const resumablePaths = {
+  partTargets: (uploadId: string) => `${RESUMABLE_UPLOADS_PATH}/${encodeURIComponent(uploadId)}/parts`,
+  part: (uploadId: string, partNumber: number) => `${RESUMABLE_UPLOADS_PATH}/${encodeURIComponent(uploadId)}/parts/${partNumber}`,
+  complete: (uploadId: string) => `${RESUMABLE_UPLOADS_PATH}/${encodeURIComponent(uploadId)}/complete`,
+};
+
+/** GET /api/uploads/resumable. `reason`: why photos go up in one piece here, in the owner's words. */
+export type ResumableSupport = { available: true; partBytes: number } | { available: false; reason: string };
+
+/** POST /api/uploads/resumable: the file's size and type, as for a single upload (refused alike). */
+export const startResumableSchema = uploadDeclarationSchema;
+
+/** Where each part goes: a URL valid until `expiresAt` (a bucket's presigned one, or this server's part route). */
+export type PartTargets = {
+  parts: { partNumber: number; bytes: number; url: string }[];
+  /** ISO time; ask GET …/parts again before then. */
+  expiresAt: string;
+};
+
+/** POST /api/uploads/resumable's answer. */
+export type ResumableUpload = PartTargets & { uploadId: string; partBytes: number; partCount: number };
+
+/** An ETag as a bucket or this server answers a part with: quoted hex (S3 adds "-N" to some). */
+const ETAG = /^"?[0-9A-Za-z-]{1,200}"?$/;
+
+/** POST …/complete: every part, with the ETag its PUT was answered with. */
+export const completeResumableSchema = z.object({
+  parts: z
+    .array(
+      z.object({
+        partNumber: z.number({ error: "partNumber must be a whole number" }).int("partNumber must be a whole number").min(1).max(10_000),
+        etag: z.string({ error: "etag must be the ETag the part was answered with" }).regex(ETAG, "etag must be the ETag the part was answered with"),
+      }),
+    )
+    .min(1, "parts must list every part with its ETag")
+    .max(10_000),
+});
+export type CompleteResumableBody = z.input<typeof completeResumableSchema>;
+
+/** POST …/complete's answer: the address to register with PUT /api/admin/gallery-images. */
+export type ResumableCompleted = { imageURL: string };
+
+/** How many parts a file of `size` bytes takes. */
+export function partCountFor(size: number, partBytes: number): number {
+  return Math.max(1, Math.ceil(size / partBytes));
+}
+
+/** The size of part `partNumber` (1-based): `partBytes`, but the last holds what is left. */
+export function partSizeOf(size: number, partBytes: number, partNumber: number): number {
+  return Math.max(0, Math.min(partBytes, size - (partNumber - 1) * partBytes));
+}
