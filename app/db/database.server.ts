@@ -17,6 +17,7 @@ import { offsiteBackups } from "./migrations/0013-offsite-backups";
 import { passkeysAndTwoStep } from "./migrations/0014-passkeys-and-two-step";
 import { activityLog } from "./migrations/0015-activity-log";
 import { enquiryPhotos } from "./migrations/0016-enquiry-photos";
+import { offsiteCopies } from "./migrations/0018-offsite-copies";
 import type { DatabaseSchema } from "./schema";
 
 /**
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0014-passkeys-and-two-step": passkeysAndTwoStep,
   "0015-activity-log": activityLog,
   "0016-enquiry-photos": enquiryPhotos,
+  "0018-offsite-copies": offsiteCopies,
 };
 
 export type DatabaseDialect = "sqlite" | "postgres";
