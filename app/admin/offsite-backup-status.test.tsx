@@ -42,8 +42,8 @@ describe("the backup card's off-site lines", () => {
     const failing: OffsiteStatus = {
       ...copying,
       state: "failing",
-      lastCopy: { ...copying.lastCopy!, at: minutesBefore(4 * 60) },
-      failing: { failures: 4, since: minutesBefore(3 * 60 + 5), lastFailedAt: minutesBefore(5), message: "Could not write to the off-site bucket b: AccessDenied" },
+      lastCopy: { ...copying.lastCopy!, at: minutesBefore(3 * 60 + 5) },
+      failing: { failures: 3, since: minutesBefore(2 * 60 + 5), lastFailedAt: minutesBefore(5), message: "Could not write to the off-site bucket b: AccessDenied" },
     };
     render(<OffsiteBackupStatus offsite={failing} now={NOW} />);
     const notice = screen.getByTestId("offsite-failing");
@@ -52,7 +52,7 @@ describe("the backup card's off-site lines", () => {
     );
     expect(within(notice).getByText("Details for whoever runs your website").tagName).toBe("SUMMARY");
     expect(notice).toHaveTextContent("AccessDenied");
-    expect(screen.getByTestId("offsite-last-copy")).toHaveTextContent(/^Last copy off the server: 4 hours ago$/);
+    expect(screen.getByTestId("offsite-last-copy")).toHaveTextContent(/^Last copy off the server: 3 hours ago$/);
     expect(offsiteSummary(failing, NOW).tone).toBe("danger");
   });
 

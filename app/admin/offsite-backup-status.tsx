@@ -39,7 +39,7 @@ export function OffsiteBackupStatus({ offsite, now = new Date() }: { offsite: Of
             </p>
           }
         >
-          Your site could not copy its backups off the server for the last {hoursSince(offsite.failing.since, now)} hours. Ask whoever runs your
+          Your site could not copy its backups off the server for the last {hoursSince(offsite.lastCopy?.at ?? offsite.failing.since, now)} hours. Ask whoever runs your
           website to look at it.
         </OwnerNotice>
       ) : null}

@@ -11,10 +11,11 @@ export type OffsiteCopyRunner = (request: { at: Date; signal: AbortSignal }) => 
  * environment, told the copy's time, and stopped with SIGTERM when `signal` aborts (a shutdown,
  * or the copy's lease lost). A process that exits without reporting is a failed copy.
  */
-export function forkedCopyRunner(entry: OffsiteCopyEntry, logger: Logger): OffsiteCopyRunner {
+export function forkedCopyRunner(entry: OffsiteCopyEntry, logger: Logger, env: NodeJS.ProcessEnv = process.env): OffsiteCopyRunner {
   return ({ at, signal }) =>
     new Promise((resolve, reject) => {
-      const child = fork(entry.file, [], { execArgv: entry.execArgv, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+      // The server's own settings (a test server's come from its test).
+      const child = fork(entry.file, [], { execArgv: entry.execArgv, env, stdio: ["ignore", "inherit", "inherit", "ipc"] });
       let outcome: FromCopyProcess | null = null;
       const onAbort = () => child.kill("SIGTERM");
       signal.addEventListener("abort", onAbort, { once: true });

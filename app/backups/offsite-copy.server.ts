@@ -11,7 +11,8 @@ import { OFFSITE_RED_AFTER_MS, type BackupStatus } from "./backup-status";
  * What the dashboard shows about the copies kept off the server (decisions
  * 0052 and 0060), in backup_state so that every instance and `npm run backup`
  * share it: the newest copy, when the next is due, and failures since the
- * last copy that worked. After three hours of failures the card turns red and
+ * last copy that worked. Three hours after the last copy that worked, with
+ * every copy since failed, the card turns red and
  * one e-mail is queued for the outage; the next copy that works ends it.
  */
 export type OffsiteServices = Pick<AppServices, "db" | "logger" | "mail" | "outboxWake"> & { clock: Clock };
@@ -52,7 +53,7 @@ export async function recordOffsiteFailure(services: OffsiteServices, message: s
     .updateTable("backup_state")
     .set({ offsite_alerted_at: at })
     .where("offsite_alerted_at", "is", null)
-    .where("offsite_failing_since", "<=", new Date(now.getTime() - OFFSITE_RED_AFTER_MS).toISOString())
+    .where((eb) => eb(eb.fn.coalesce("offsite_last_at", "offsite_failing_since"), "<=", new Date(now.getTime() - OFFSITE_RED_AFTER_MS).toISOString()))
     .executeTakeFirst();
   if (Number(claimed.numUpdatedRows) === 1 && services.mail) {
     const row = await ensureBackupState({ db, clock });
@@ -93,8 +94,9 @@ export async function readOffsiteStatus(
           sentBytes: state.offsite_last_sent_bytes === null ? null : Number(state.offsite_last_sent_bytes),
         }
       : null;
+  // Red once copies have failed for 3 hours: counted from the last copy that worked (or, with none, the first failure).
   const since = state.offsite_failing_since;
-  const red = since !== null && now - new Date(since).getTime() >= OFFSITE_RED_AFTER_MS;
+  const red = since !== null && now - new Date(state.offsite_last_at ?? since).getTime() >= OFFSITE_RED_AFTER_MS;
   const failing =
     red && state.offsite_failed_at
       ? { failures: state.offsite_failures ?? 1, since: since!, lastFailedAt: state.offsite_failed_at, message: state.offsite_last_error ?? "" }

@@ -14,7 +14,8 @@ import { recordRequestActivity } from "./activity-routes";
 
 /** /api/admin/backups: the dashboard's backup status and the Download backup button. */
 export function backupRoutes(services: AppServices, options: { clock?: Clock } = {}): Router {
-  const clock = options.clock ?? systemClock;
+  // The services' clock: injected in tests, the system's otherwise.
+  const clock = options.clock ?? services.clock ?? systemClock;
   const router = Router();
 
   router.get("/status", async (_req, res) => {
