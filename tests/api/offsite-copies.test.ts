@@ -160,13 +160,24 @@ describe("off-site copies", () => {
     expect(refused.stderr).toContain("The passphrase does not open the off-site copies' keys");
     expect(refused.stderr).toContain("Nothing was changed.");
 
-    // One byte of the largest object changed (a photo): the restore stops before it touches anything.
+    // An object swapped for another one (both sealed with the store's key, so age opens it): its name no longer fits.
     const objects = await site.bucket.keys(`${REPOSITORY_PREFIX}objects/`);
-    const sizes = await Promise.all(objects.map(async (key) => [key, (await site.bucket.client.send(new GetObjectCommand({ Bucket: site.bucket.name, Key: key }))).ContentLength ?? 0] as const));
-    const [largest] = [...sizes].sort((a, b) => b[1] - a[1]);
-    const body = Buffer.from(await (await site.bucket.client.send(new GetObjectCommand({ Bucket: site.bucket.name, Key: largest![0] }))).Body!.transformToByteArray());
-    body[body.length - 100] = body[body.length - 100]! ^ 0x01;
-    await site.bucket.client.send(new PutObjectCommand({ Bucket: site.bucket.name, Key: largest![0], Body: body }));
+    const bodyOf = async (key: string) =>
+      Buffer.from(await (await site.bucket.client.send(new GetObjectCommand({ Bucket: site.bucket.name, Key: key }))).Body!.transformToByteArray());
+    const put = (key: string, body: Buffer) => site.bucket.client.send(new PutObjectCommand({ Bucket: site.bucket.name, Key: key, Body: body }));
+    const bodies = await Promise.all(objects.map(async (key) => ({ key, body: await bodyOf(key) })));
+    const [largest, second] = bodies.sort((x, y) => y.body.length - x.body.length);
+    await put(second!.key, largest!.body);
+    const swapped = await target.restore(["--from-offsite"]);
+    expect(swapped.status).toBe(1);
+    expect(swapped.stderr).toContain(`The object ${second!.key.split("/").pop()} in the off-site store is not what was written`);
+    expect(swapped.stderr).toContain("Nothing was changed.");
+    await put(second!.key, second!.body);
+
+    // One byte of the largest object (a photo) changed: age refuses it, before the restore touches anything.
+    const changed = Buffer.from(largest!.body);
+    changed[changed.length - 100] = changed[changed.length - 100]! ^ 0x01;
+    await put(largest!.key, changed);
     const damaged = await target.restore(["--from-offsite"]);
     expect(damaged.status).toBe(1);
     expect(damaged.stderr).toMatch(/The object [0-9a-f]{64} in the off-site store is (damaged|not what was written)/);
@@ -182,7 +193,7 @@ describe("off-site copies", () => {
     expect(verify.stdout).toMatch(/1 copies; every one of the \d+ objects they refer to is there\./);
     const readData = await runScript("backup", ["--read-data", "--passphrase-file", target.passphraseFile], target.vars);
     expect(readData.status).toBe(1);
-    expect(readData.stderr).toContain(`Damaged: The object ${largest![0].split("/").pop()}`);
+    expect(readData.stderr).toContain(`Damaged: The object ${largest!.key.split("/").pop()}`);
   }, 240_000);
 
   it("a copy cut off halfway is never restored; the next copy completes, and what the first left behind is removed", async () => {
