@@ -18,7 +18,7 @@ export type OffsiteRepository = {
   /** Sealed manifests and data chunks, as stored; optional (a restore on a new server has none). */
   cacheDir?: string;
   /** Decrypted data chunks and manifests of this process, by store key, and their rough size. */
-  memory: { entries: Map<string, Buffer | CopyManifest>; bytes: number };
+  memory: { entries: Map<string, Buffer | CopyManifest | FileLine[]>; bytes: number };
 };
 
 export type CopyListing = { name: string; at: Date; sealedBytes: number };
@@ -65,7 +65,7 @@ async function sealedAt(repo: OffsiteRepository, key: string): Promise<Buffer | 
   return sealed;
 }
 
-function remember(repo: OffsiteRepository, key: string, value: Buffer | CopyManifest, bytes: number) {
+function remember(repo: OffsiteRepository, key: string, value: Buffer | CopyManifest | FileLine[], bytes: number) {
   if (repo.memory.bytes + bytes > MEMORY_LIMIT_BYTES) {
     repo.memory.entries.clear();
     repo.memory.bytes = 0;
@@ -78,7 +78,7 @@ function remember(repo: OffsiteRepository, key: string, value: Buffer | CopyMani
 export async function readManifest(repo: OffsiteRepository, name: string): Promise<CopyManifest> {
   const key = `${COPIES_PREFIX}${name}`;
   const held = repo.memory.entries.get(key);
-  if (held && !Buffer.isBuffer(held)) return held;
+  if (held && !Buffer.isBuffer(held) && !Array.isArray(held)) return held;
   const sealed = await sealedAt(repo, key);
   if (!sealed) throw new OffsiteDamagedError(`The copy ${name} is no longer in the off-site store`);
   const plain = await decryptBytes(repo.keys, sealed, `The copy ${name}`);
@@ -108,6 +108,9 @@ export async function readDataObject(repo: OffsiteRepository, id: string): Promi
 
 /** The copy's list of stored files, in key order. */
 export async function readFileList(repo: OffsiteRepository, manifest: CopyManifest): Promise<FileLine[]> {
+  const memoryKey = `files:${manifest.name}`;
+  const held = repo.memory.entries.get(memoryKey);
+  if (Array.isArray(held)) return held;
   const files: FileLine[] = [];
   for (const chunk of manifest.files.chunks) {
     const text = (await readDataObject(repo, chunk.id)).toString("utf8");
@@ -119,6 +122,7 @@ export async function readFileList(repo: OffsiteRepository, manifest: CopyManife
     }
   }
   if (files.length !== manifest.files.count) throw new OffsiteDamagedError(`The list of files of the copy ${manifest.name} is incomplete`);
+  remember(repo, memoryKey, files, files.length * 160);
   return files;
 }
 
