@@ -49,8 +49,8 @@ export const copyManifestSchema = z.object({
   /** Named by a row but missing from storage when the copy was made. */
   missingObjects: z.array(z.string()),
   /**
-   * Keys of this installation the data needs elsewhere (an encrypted copy may carry them):
-   * restore-carried-secrets.server.ts decides what goes in and what a restore does with it.
+   * Keys of this installation the data needs elsewhere (an encrypted copy may carry them), as
+   * archive entries (name → base64): carried-secrets.server.ts decides what goes in.
    */
   carried: z.record(z.string(), z.string()).default({}),
 });

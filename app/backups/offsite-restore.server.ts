@@ -111,6 +111,11 @@ export async function rebuildArchive(
       await writer.addStream(tableFileName(name), Readable.from(chunks()), table.bytes);
       tables[name] = { file: tableFileName(name), rows: table.rows };
     }
+    // What the copy carries goes into the archive under the entry names it was given (carried-secrets.server.ts).
+    for (const [entry, base64] of Object.entries(manifest.carried)) {
+      const bytes = Buffer.from(base64, "base64");
+      await writer.addStream(entry, Readable.from([bytes]), bytes.length);
+    }
     for (const line of files) {
       const sealed = await repo.store.read(objectKey(line.id));
       if (!sealed) throw new OffsiteDamagedError(`The object ${line.id} (${line.key}) is missing from the off-site store`);
