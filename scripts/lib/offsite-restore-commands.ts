@@ -2,7 +2,7 @@ import { formatBytes } from "~/backups/backup-status";
 import type { CarriedSecrets } from "~/backups/carried-secrets.server";
 import { OffsitePassphraseError } from "~/backups/offsite-keys.server";
 import { OffsiteDamagedError } from "~/backups/offsite-objects.server";
-import { openOffsiteRepository } from "~/backups/offsite-repository.server";
+import { listCopies, openOffsiteRepository } from "~/backups/offsite-repository.server";
 import { chooseCopy, listOffsiteCopies, OffsiteRestoreRefusedError, rebuildArchive } from "~/backups/offsite-restore.server";
 import type { OffsiteStore } from "~/backups/offsite-store.server";
 import type { OffsiteTarget } from "~/backups/offsite-target.server";
@@ -35,7 +35,7 @@ export async function rebuildOffsiteCopy(
 ): Promise<{ file: string; name: string; carried: CarriedSecrets } | null> {
   try {
     const repo = await openOffsiteRepository(store, await options.passphrase(), { create: false });
-    if (!repo) return null;
+    if (!repo || !(await listCopies(store)).length) return null;
     const manifest = await chooseCopy(repo, options.name);
     options.onChosen?.(manifest.name);
     const rebuilt = await rebuildArchive(repo, manifest, { workDir: options.workDir });
