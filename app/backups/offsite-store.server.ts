@@ -1,4 +1,3 @@
-import fs from "node:fs/promises";
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import type { Env } from "~/env.server";
 import { createS3Client, type S3StorageConfig } from "~/storage/s3-storage.server";
@@ -113,31 +112,4 @@ export function createS3OffsiteStore(config: S3StorageConfig): OffsiteStore {
       client.destroy();
     },
   };
-}
-
-/** Counts what goes up and comes down, for the copy's figures and the bench. */
-export function countingStore(store: OffsiteStore): OffsiteStore & { sent: number; received: number; puts: number } {
-  const counted = {
-    ...store,
-    sent: 0,
-    received: 0,
-    puts: 0,
-    async put(key: string, body: { bytes: Uint8Array } | { file: string }, options?: { signal?: AbortSignal }) {
-      const bytes = await store.put(key, body, options);
-      counted.sent += bytes;
-      counted.puts += 1;
-      return bytes;
-    },
-    async get(key: string) {
-      const bytes = await store.get(key);
-      counted.received += bytes?.length ?? 0;
-      return bytes;
-    },
-  };
-  return counted;
-}
-
-/** Bytes of a local file (a sealed object about to go up). */
-export async function fileBytes(file: string): Promise<number> {
-  return (await fs.stat(file)).size;
 }

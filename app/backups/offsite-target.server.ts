@@ -18,17 +18,17 @@ import { s3ConfigOf } from "~/storage/open-storage.server";
 import { createS3Client, type S3StorageConfig } from "~/storage/s3-storage.server";
 
 /**
- * Where backups are copied off the server (issue 18, decision 0052): any
- * S3-compatible bucket (Backblaze B2, Cloudflare R2, Wasabi, AWS), set by
- * BACKUP_S3_*, independent of where photos live. One interface, one adapter.
+ * The off-site bucket (BACKUP_S3_*: Backblaze B2, Cloudflare R2, Wasabi, AWS),
+ * independent of where photos live. This adapter reads the full archives
+ * decision 0052 copied there (`cornerstone-backups/<name>`), which still restore
+ * by name; the copies of decision 0060 go through offsite-store.server.ts, which
+ * shares the upload below (putFileInBucket).
  */
 export type OffsiteCopy = { name: string; bytes: number; modifiedAt: Date };
 
 export type OffsiteTarget = {
   /** For people: "the bucket cornerstone-backups (https://s3.eu-central-003.backblazeb2.com)". */
   description: string;
-  /** Streams a file up (in parts when large: memory stays at one part's worth of buffers). */
-  upload(name: string, file: string, options?: { signal?: AbortSignal }): Promise<{ bytes: number }>;
   list(): Promise<OffsiteCopy[]>;
   /** Into a new file (never over an existing one). */
   download(name: string, file: string): Promise<void>;
@@ -126,13 +126,6 @@ export function createS3OffsiteTarget(config: S3StorageConfig): OffsiteTarget {
 
   return {
     description: `the bucket ${Bucket}${config.endpoint ? ` (${config.endpoint})` : ""}`,
-    async upload(name, file, options = {}) {
-      try {
-        return { bytes: await putFileInBucket(client, Bucket, keyOf(name), file, options.signal) };
-      } catch (error) {
-        return fail("copy the backup to", error);
-      }
-    },
     async list() {
       const copies: OffsiteCopy[] = [];
       let ContinuationToken: string | undefined;
