@@ -2,6 +2,7 @@
 //            -- --offsite               an off-site copy now (BACKUP_S3_*, BACKUP_PASSPHRASE; decision 0060), as the server makes them
 //            -- --verify | --read-data  checks the off-site copies: every object they refer to is there (--read-data: and unchanged)
 //               [--passphrase-file PATH] (else BACKUP_PASSPHRASE, else a hidden prompt)
+//            -- --change-passphrase [--old-passphrase-file PATH]  the off-site copies then open with BACKUP_PASSPHRASE
 // With BACKUP_PASSPHRASE set the file is encrypted with age (.tar.gz.age).
 // Writes one .tar.gz backup of DATA_DIR's database and images, safely while the server runs.
 // Default: DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss-<random>-<tag>.tar.gz (UTC; decision 0046). --out may name a file or a folder.
@@ -21,7 +22,7 @@ import { DataDirLockedError, lockDataDir, wrongUserProblem } from "~/lib/data-di
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../server/bootstrap";
 import { applyEnvFileArgument } from "./lib/env-file";
-import { copyOffsiteNow, verifyOffsite } from "./lib/offsite-commands";
+import { changeOffsitePassphrase, copyOffsiteNow, verifyOffsite } from "./lib/offsite-commands";
 import { PassphraseMissingError, passphraseSource } from "./lib/passphrase";
 
 function valueArgument(args: string[], flag: string): string | undefined {
@@ -60,6 +61,11 @@ async function main() {
   if (args.includes("--verify") || args.includes("--read-data")) {
     const passphrase = passphraseSource({ file: valueArgument(args, "--passphrase-file"), fromEnv: env.BACKUP_PASSPHRASE, what: "Checking the off-site copies needs the backup passphrase" });
     process.exitCode = await verifyOffsite(env, args.includes("--read-data"), passphrase);
+    return;
+  }
+  if (args.includes("--change-passphrase")) {
+    const old = passphraseSource({ file: valueArgument(args, "--old-passphrase-file"), what: "The passphrase the off-site copies were made with" });
+    process.exitCode = await changeOffsitePassphrase(env, old);
     return;
   }
   const out = outArgument(args);

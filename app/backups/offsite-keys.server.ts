@@ -91,23 +91,44 @@ export async function openOffsiteKeys(
   }
   if (!options.create) return null;
   const identity = await generateX25519Identity();
-  const body = JSON.stringify({
-    format: KEYS_FORMAT,
-    version: 1,
-    identity,
-    namingKey: randomBytes(32).toString("hex"),
-    createdAt: new Date().toISOString(),
-  });
-  const encrypter = new Encrypter();
-  encrypter.setPassphrase(passphrase);
-  encrypter.setScryptWorkFactor(options.scryptWorkFactor ?? DEFAULT_SCRYPT_WORK_FACTOR);
-  const file = `${KEYS_PREFIX}${randomBytes(16).toString("hex")}`;
-  await store.put(file, { bytes: await encrypter.encrypt(body) });
-  // Two first copies at once (never under the copy lease, but cheap to settle): the first name wins.
+  const body = keysFileBody(identity, randomBytes(32));
+  const file = await putKeysFile(store, body, passphrase, options.scryptWorkFactor);
+  // Two first copies at once (two sites started on one empty store): the first name wins.
   const [first] = await store.list(KEYS_PREFIX);
   if (first && first.key !== file) {
     await store.remove(file);
     return openOffsiteKeys(store, passphrase, { create: false });
   }
   return { identity, recipient: await identityToRecipient(identity), namingKey: Buffer.from(JSON.parse(body).namingKey, "hex"), file };
+}
+
+function keysFileBody(identity: string, namingKey: Buffer): string {
+  return JSON.stringify({ format: KEYS_FORMAT, version: 1, identity, namingKey: namingKey.toString("hex"), createdAt: new Date().toISOString() });
+}
+
+async function putKeysFile(store: OffsiteStore, body: string, passphrase: string, scryptWorkFactor?: number): Promise<string> {
+  const encrypter = new Encrypter();
+  encrypter.setPassphrase(passphrase);
+  encrypter.setScryptWorkFactor(scryptWorkFactor ?? DEFAULT_SCRYPT_WORK_FACTOR);
+  const file = `${KEYS_PREFIX}${randomBytes(16).toString("hex")}`;
+  await store.put(file, { bytes: await encrypter.encrypt(body) });
+  return file;
+}
+
+/**
+ * A new BACKUP_PASSPHRASE for the copies already in the store: the same keys, sealed again with
+ * `newPassphrase` (the new keys file is written before the old one goes, so one always opens).
+ * OffsitePassphraseError when `oldPassphrase` does not open them; false when the store has none.
+ */
+export async function resealOffsiteKeys(
+  store: OffsiteStore,
+  oldPassphrase: string,
+  newPassphrase: string,
+  options: { scryptWorkFactor?: number } = {},
+): Promise<boolean> {
+  const keys = await openOffsiteKeys(store, oldPassphrase, { create: false });
+  if (!keys) return false;
+  await putKeysFile(store, keysFileBody(keys.identity, keys.namingKey), newPassphrase, options.scryptWorkFactor);
+  await store.remove(keys.file);
+  return true;
 }

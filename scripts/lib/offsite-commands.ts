@@ -4,6 +4,7 @@ import { formatBytes } from "~/backups/backup-status";
 import { checkOffsiteStore, checkPassed } from "~/backups/offsite-check.server";
 import { recordOffsiteFailure, recordOffsiteSuccess } from "~/backups/offsite-copy.server";
 import { keepPolicyOf, runOffsiteCopy, withOffsiteLease } from "~/backups/offsite-run.server";
+import { resealOffsiteKeys } from "~/backups/offsite-keys.server";
 import { openOffsiteRepository } from "~/backups/offsite-repository.server";
 import { openOffsiteStore, type OffsiteStore } from "~/backups/offsite-store.server";
 import type { Env } from "~/env.server";
@@ -99,6 +100,25 @@ export async function verifyOffsite(env: Env, readData: boolean, passphrase: () 
       `${store.description}: ${report.copies} copies; every one of the ${report.objects} objects they refer to is there` +
         (readData ? `, and each was downloaded and matched its name's hash (${formatBytes(report.bytesRead)} read).` : "."),
     );
+    return 0;
+  } finally {
+    store.close();
+  }
+}
+
+/** --change-passphrase: the copies' keys sealed again with BACKUP_PASSPHRASE, opened with the old one. Returns the exit code. */
+export async function changeOffsitePassphrase(env: Env, oldPassphrase: () => Promise<string>): Promise<number> {
+  const store = requireOffsiteStore(env, "--change-passphrase");
+  try {
+    if (!env.BACKUP_PASSPHRASE) {
+      console.error("Set the new passphrase as BACKUP_PASSPHRASE in the settings first, then run this again with the old one.");
+      return 1;
+    }
+    if (!(await resealOffsiteKeys(store, await oldPassphrase(), env.BACKUP_PASSPHRASE))) {
+      console.log(`${store.description} holds no off-site copies yet: the next copy uses BACKUP_PASSPHRASE.`);
+      return 0;
+    }
+    console.log(`The off-site copies in ${store.description} now open with BACKUP_PASSPHRASE (and no longer with the old passphrase).`);
     return 0;
   } finally {
     store.close();
