@@ -85,8 +85,8 @@ export async function openOffsiteKeys(
   }
   if (files.length) {
     throw new OffsitePassphraseError(
-      `The passphrase does not open the off-site copies' keys in ${store.description} (they were made with another BACKUP_PASSPHRASE). ` +
-        "Nothing was changed.",
+      `The passphrase does not open the off-site copies' keys in ${store.description}: they were made with another one. ` +
+        "Use that one, or seal them with the new one by npm run backup -- --change-passphrase. Nothing was changed.",
     );
   }
   if (!options.create) return null;
