@@ -29,7 +29,7 @@ import { peakRssMB, rssMB } from "../tests/support/process-memory";
 import { startTestServer } from "../tests/support/test-server";
 import { openServices } from "../server/bootstrap";
 import { addPhoto, deleteOldestPhoto, editText, folderBytes, seededRandom, storeWithListingInMemory } from "./lib/offsite-history";
-import { ensureBuild } from "./lib/production-server";
+import { ensureBuild, PRODUCTION_MALLOC_ENV } from "./lib/production-server";
 
 const HOUR = 3_600_000;
 const PASSPHRASE = "bench-quarry-lantern-basalt-orchard";
@@ -170,7 +170,8 @@ export async function benchOffsite() {
 async function serverDuringCopy(dataDir: string, env: Record<string, string>) {
   const copyOfData = `${dataDir}-served`;
   await fs.cp(dataDir, copyOfData, { recursive: true });
-  const server = await startTestServer({ dataDir: copyOfData, env: { ...env, LOG_LEVEL: "info", MALLOC_ARENA_MAX: "2" } });
+  // As `npm run serve` runs it, but for the heap ceiling (NODE_OPTIONS would reach the copy process too, which production's flags do not).
+  const server = await startTestServer({ dataDir: copyOfData, env: { ...env, ...PRODUCTION_MALLOC_ENV, LOG_LEVEL: "info" } });
   try {
     let webPeak = 0;
     const deadline = Date.now() + 10 * 60_000;
