@@ -6,8 +6,9 @@ import { defineConfig, type Plugin, type Rollup } from "vite";
 
 /**
  * React Router names every entry of the server build `index.js`; the image
- * worker's entry keeps its own name (`image-worker.js`), since the server forks
- * it by that name (decision 0017). Listed after reactRouter() so it wins.
+ * worker's and the off-site copy's entries keep their own names (`image-worker.js`,
+ * `offsite-copy.js`), since the server forks them by name (decisions 0017, 0060).
+ * Listed after reactRouter() so it wins.
  */
 const namedServerEntries: Plugin = {
   name: "cornerstone:named-server-entries",
@@ -37,9 +38,12 @@ export default defineConfig(({ isSsrBuild }) => ({
   build: {
     // The server bundle's entry is our Express server, which imports the
     // React Router build through its virtual module (one module graph). The
-    // image worker is a second entry: its own file, forked by the server.
+    // image worker and the off-site copy are entries of their own, forked by the server.
     rollupOptions: isSsrBuild
-      ? { input: { index: "./server/index.ts", "image-worker": "./server/image-worker.ts" }, onwarn: quietExpectedWarnings }
+      ? {
+          input: { index: "./server/index.ts", "image-worker": "./server/image-worker.ts", "offsite-copy": "./server/offsite-copy.ts" },
+          onwarn: quietExpectedWarnings,
+        }
       : { onwarn: quietExpectedWarnings },
     target: "es2022",
   },

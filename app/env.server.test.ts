@@ -91,9 +91,24 @@ describe("parseEnv", () => {
     [{ BACKUP_S3_BUCKET: "backups", BACKUP_S3_SECRET_ACCESS_KEY: "secret" }, /set both BACKUP_S3_ACCESS_KEY_ID and BACKUP_S3_SECRET_ACCESS_KEY/],
     [{ BACKUP_S3_BUCKET: "backups", BACKUP_S3_FORCE_PATH_STYLE: "1" }, /BACKUP_S3_FORCE_PATH_STYLE must be true or false/],
     [{ BACKUP_PASSPHRASE: "short" }, /BACKUP_PASSPHRASE must be at least 12 characters/],
+    [{ BACKUP_OFFSITE_MINUTES: "1" }, /BACKUP_OFFSITE_MINUTES must be at least 5 \(a copy every 5 minutes\)/],
+    [{ BACKUP_OFFSITE_MINUTES: "hourly" }, /BACKUP_OFFSITE_MINUTES must be a whole number of minutes, such as 60/],
+    [{ BACKUP_KEEP_HOURLY: "-1" }, /BACKUP_KEEP_HOURLY must be a whole number of hours, such as 48 \(0 keeps none by this rule\)/],
+    [{ BACKUP_KEEP_DAILY: "2.5" }, /BACKUP_KEEP_DAILY must be a whole number of days, such as 30/],
+    [{ BACKUP_KEEP_MONTHLY: "a year" }, /BACKUP_KEEP_MONTHLY must be a whole number of months, such as 12/],
   ])("refuses %o with a clear message", (source, message) => {
     expect(() => parseEnv(source)).toThrow(InvalidEnvironmentError);
     expect(() => parseEnv(source)).toThrow(message);
+  });
+
+  it("off-site copies: every 60 minutes, kept 48 hours, 30 days and 12 months, unless set", () => {
+    expect(parseEnv({})).toMatchObject({ BACKUP_OFFSITE_MINUTES: 60, BACKUP_KEEP_HOURLY: 48, BACKUP_KEEP_DAILY: 30, BACKUP_KEEP_MONTHLY: 12 });
+    expect(parseEnv({ BACKUP_OFFSITE_MINUTES: "15", BACKUP_KEEP_HOURLY: "0", BACKUP_KEEP_DAILY: "7", BACKUP_KEEP_MONTHLY: "24" })).toMatchObject({
+      BACKUP_OFFSITE_MINUTES: 15,
+      BACKUP_KEEP_HOURLY: 0,
+      BACKUP_KEEP_DAILY: 7,
+      BACKUP_KEEP_MONTHLY: 24,
+    });
   });
 
   it("reads the mail settings: off by default, on with SMTP_URL and MAIL_FROM", () => {

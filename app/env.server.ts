@@ -17,6 +17,12 @@ const BACKUP_S3_SETTINGS = [
   "BACKUP_S3_FORCE_PATH_STYLE",
 ] as const;
 
+/** A number of periods an off-site copy is kept for: a whole number, 0 to keep none by that rule. */
+function keepCount(name: string, periods: string, fallback: number) {
+  const message = `${name} must be a whole number of ${periods}, such as ${fallback} (0 keeps none by this rule)`;
+  return z.coerce.number({ error: message }).int(message).min(0, message).max(100_000, `${name} must be at most 100000`).default(fallback);
+}
+
 const envSchema = z
   .object({
     NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
@@ -96,6 +102,17 @@ const envSchema = z
       .min(12, "BACKUP_PASSPHRASE must be at least 12 characters: use four or five random words, and keep a copy away from this server")
       .max(1000)
       .optional(),
+    // Off-site copies (decision 0060): every this many minutes, plus 5 minutes after each start.
+    BACKUP_OFFSITE_MINUTES: z.coerce
+      .number({ error: "BACKUP_OFFSITE_MINUTES must be a whole number of minutes, such as 60" })
+      .int("BACKUP_OFFSITE_MINUTES must be a whole number of minutes, such as 60")
+      .min(5, "BACKUP_OFFSITE_MINUTES must be at least 5 (a copy every 5 minutes)")
+      .max(10_080, "BACKUP_OFFSITE_MINUTES must be at most 10080 (a week)")
+      .default(60),
+    // Which off-site copies stay: the newest of each of the last N hours, days and months that have one.
+    BACKUP_KEEP_HOURLY: keepCount("BACKUP_KEEP_HOURLY", "hours", 48),
+    BACKUP_KEEP_DAILY: keepCount("BACKUP_KEEP_DAILY", "days", 30),
+    BACKUP_KEEP_MONTHLY: keepCount("BACKUP_KEEP_MONTHLY", "months", 12),
     // Scale-out (issue 12): PostgreSQL instead of SQLite, an S3-compatible bucket instead of DATA_DIR/uploads.
     DATABASE_URL: z
       .url({

@@ -1,5 +1,8 @@
-// npm run backup [-- --out FILE] [--offsite] [--env-file /etc/cornerstone/cornerstone.env]
-// --offsite: then copies it to the off-site bucket (BACKUP_S3_BUCKET), as scheduled backups are.
+// npm run backup [-- --out FILE] [--env-file /etc/cornerstone/cornerstone.env]
+//            -- --offsite               an off-site copy now (BACKUP_S3_*, BACKUP_PASSPHRASE; decision 0060), as the server makes them
+//            -- --verify | --read-data  checks the off-site copies: every object they refer to is there (--read-data: and unchanged)
+//               [--passphrase-file PATH] (else BACKUP_PASSPHRASE, else a hidden prompt)
+//            -- --change-passphrase [--old-passphrase-file PATH]  the off-site copies then open with BACKUP_PASSPHRASE
 // With BACKUP_PASSPHRASE set the file is encrypted with age (.tar.gz.age).
 // Writes one .tar.gz backup of DATA_DIR's database and images, safely while the server runs.
 // Default: DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss-<random>-<tag>.tar.gz (UTC; decision 0046). --out may name a file or a folder.
@@ -9,10 +12,9 @@ import path from "node:path";
 import { backupsDirOf } from "~/backups/backup-files.server";
 import { loadBackupNaming } from "~/backups/backup-names.server";
 import { formatBytes } from "~/backups/backup-status";
+import { OffsitePassphraseError } from "~/backups/offsite-keys.server";
 import { ENCRYPTED_SUFFIX } from "~/backups/backup-encryption.server";
 import { createBackup } from "~/backups/backup.server";
-import { copyBackupOffsite } from "~/backups/offsite-copy.server";
-import { openOffsiteTarget } from "~/backups/offsite-target.server";
 import { parseEnv } from "~/env.server";
 import { systemClock } from "~/lib/clock";
 import { DatabaseLockedError, lockDatabase } from "~/db/database-lock.server";
@@ -20,6 +22,14 @@ import { DataDirLockedError, lockDataDir, wrongUserProblem } from "~/lib/data-di
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../server/bootstrap";
 import { applyEnvFileArgument } from "./lib/env-file";
+import { changeOffsitePassphrase, copyOffsiteNow, verifyOffsite } from "./lib/offsite-commands";
+import { PassphraseMissingError, passphraseSource } from "./lib/passphrase";
+
+function valueArgument(args: string[], flag: string): string | undefined {
+  const index = args.indexOf(flag);
+  if (index >= 0) return args[index + 1];
+  return args.find((arg) => arg.startsWith(`${flag}=`))?.slice(flag.length + 1);
+}
 
 function outArgument(args: string[]): string | undefined {
   const index = args.indexOf("--out");
@@ -48,11 +58,17 @@ process.umask(0o077);
 async function main() {
   const args = applyEnvFileArgument(process.argv.slice(2));
   const env = parseEnv();
-  const out = outArgument(args);
-  const offsite = args.includes("--offsite") ? openOffsiteTarget(env) : null;
-  if (args.includes("--offsite") && !offsite) {
-    throw new Error("--offsite needs an off-site bucket: set BACKUP_S3_BUCKET and its BACKUP_S3_* settings (docs/DEPLOY.md, Off-site backups)");
+  if (args.includes("--verify") || args.includes("--read-data")) {
+    const passphrase = passphraseSource({ file: valueArgument(args, "--passphrase-file"), fromEnv: env.BACKUP_PASSPHRASE, what: "Checking the off-site copies needs the backup passphrase" });
+    process.exitCode = await verifyOffsite(env, args.includes("--read-data"), passphrase);
+    return;
   }
+  if (args.includes("--change-passphrase")) {
+    const old = passphraseSource({ file: valueArgument(args, "--old-passphrase-file"), what: "The passphrase the off-site copies were made with" });
+    process.exitCode = await changeOffsitePassphrase(env, old);
+    return;
+  }
+  const out = outArgument(args);
   const wrongUser = wrongUserProblem(env.DATA_DIR);
   if (wrongUser) throw new Error(wrongUser);
   // Shared with the server: a backup may run beside it, but not beside a restore.
@@ -63,6 +79,10 @@ async function main() {
   const logger = createLogger({ level: "warn", destination: process.stderr });
   const services = await openServices(env, logger, { checkBrowserUploads: false });
   try {
+    if (args.includes("--offsite")) {
+      process.exitCode = await copyOffsiteNow(services);
+      return;
+    }
     // Tagged with this installation's key: the scheduler's pruning may later count it among its own.
     const naming = await loadBackupNaming({ dataDir: env.DATA_DIR, sharedDb: env.DATABASE_URL ? services.db : null });
     const result = await createBackup(
@@ -88,16 +108,7 @@ async function main() {
     if (manifest.missingObjects.length) {
       console.error(`Warning: ${manifest.missingObjects.length} image file(s) the database refers to were missing from storage.`);
     }
-    if (offsite && result.path) {
-      const copied = await copyBackupOffsite({ ...services, clock: systemClock }, offsite, { file: result.path });
-      if (copied.status === "copied") console.log(`Copied off the server to ${offsite.description}.`);
-      else {
-        console.error(`The backup is on this server, but copying it off the server failed: ${copied.message}`);
-        process.exitCode = 1;
-      }
-    }
   } finally {
-    offsite?.close();
     await services.close();
     await databaseLock?.release();
     lock.release();
@@ -105,6 +116,12 @@ async function main() {
 }
 
 main().catch((error: Error) => {
-  console.error(error instanceof DataDirLockedError || error instanceof DatabaseLockedError ? `${error.message}: wait for it to finish.` : `The backup failed: ${error.message}`);
+  console.error(
+    error instanceof DataDirLockedError || error instanceof DatabaseLockedError
+      ? `${error.message}: wait for it to finish.`
+      : error instanceof PassphraseMissingError || error instanceof OffsitePassphraseError
+        ? error.message
+        : `The backup failed: ${error.message}`,
+  );
   process.exit(1);
 });

@@ -20,6 +20,8 @@
  *           ANALYTICS=on and =off as medians of interleaved runs.
  *   memory  scripts/bench-memory.ts: peak RSS of the server as `npm run serve` starts it under 80,000
  *           junk requests of three kinds, and the cost of request logging on cached GET /.
+ *   offsite  scripts/bench-offsite.ts: off-site copies over a simulated 14 months of a 300-photo site (bytes sent per
+ *           copy, bytes stored against the live data, the restore of the newest copy, both processes' peak memory).
  *   baseline  scripts/bench-baseline.ts: cached GET / (brotli) of this build against another build
  *           (--baseline=<git ref>, default main), median of 3 interleaved runs each.
  *
@@ -34,6 +36,7 @@ import path from "node:path";
 import { analyticsBench } from "./bench-analytics";
 import { benchBackends } from "./bench-backends";
 import { benchBackup } from "./bench-backup";
+import { benchOffsite } from "./bench-offsite";
 import { benchAgainstBaseline } from "./bench-baseline";
 import { imagePart } from "./bench-image";
 import { benchImageMemory } from "./bench-image-memory";
@@ -49,7 +52,7 @@ import { PRODUCTION_MALLOC_ENV, PROJECT_ROOT, startProductionServer, stopOnInter
 // ---------------------------------------------------------------------------------------------
 // Options and targets
 
-const PARTS = ["image", "load", "weight", "sign-in", "enquiries", "backup", "backends", "analytics", "memory", "baseline"] as const;
+const PARTS = ["image", "load", "weight", "sign-in", "enquiries", "backup", "offsite", "backends", "analytics", "memory", "baseline"] as const;
 type Part = (typeof PARTS)[number];
 
 function option(name: string): string | undefined {
@@ -175,6 +178,7 @@ async function main(): Promise<void> {
   if (runs("sign-in")) report.signIn = { date: new Date().toISOString(), ...(await benchSignIn()) };
   if (runs("enquiries")) report.enquiries = await (await import("./bench-enquiries")).benchEnquiries();
   if (runs("backup")) report.backup = { date: new Date().toISOString(), ...(await benchBackup()) };
+  if (runs("offsite")) report.offsite = { date: new Date().toISOString(), ...(await benchOffsite()) };
   if (runs("backends")) report.backends = await benchBackends({ durationSeconds: DURATION_S, connections: CONNECTIONS, threads: THREADS, tool: option("tool") });
   if (runs("analytics")) report.analytics = await analyticsBench({ durationS: DURATION_S, connections: CONNECTIONS, threads: THREADS });
   if (runs("memory")) report.memory = await benchMemory({ durationS: DURATION_S });

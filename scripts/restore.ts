@@ -1,17 +1,18 @@
-// npm run restore -- FILE | --from-offsite [NAME]  [--passphrase-file PATH] [--allow-unencrypted] [--env-file /etc/cornerstone/cornerstone.env]
-// --from-offsite: the newest encrypted backup in the off-site bucket (BACKUP_S3_*) that opens with
-// the passphrase, by the time inside it, or the one named; it lists the bucket, so nothing kept
-// on the lost server is needed. An encrypted backup (.age) asks for its passphrase at a hidden
-// prompt, or reads the first line of --passphrase-file (or uses BACKUP_PASSPHRASE when the
-// environment has it). A wrong passphrase changes nothing. With a passphrase set or given, an
-// unencrypted backup is refused unless --allow-unencrypted (restore-rules.server.ts).
+// npm run restore -- FILE | --from-offsite [NAME] | --list  [--passphrase-file PATH] [--allow-unencrypted] [--env-file /etc/cornerstone/cornerstone.env]
+// --from-offsite: the newest off-site copy (BACKUP_S3_*; decision 0060) that opens with the
+// passphrase, or the one named; a full archive copied there before (cornerstone-….tar.gz[.age],
+// decision 0052) by its name. It reads only the bucket, so nothing kept on the lost server is
+// needed. --list shows the copies, with their times and sizes. The passphrase comes from a
+// hidden prompt, the first line of --passphrase-file, or BACKUP_PASSPHRASE when the environment
+// has it. A wrong passphrase, or a changed or missing object, changes nothing. With a passphrase
+// set or given, an unencrypted backup is refused unless --allow-unencrypted (restore-rules.server.ts).
 // Restores a backup into DATA_DIR, or with DATABASE_URL set into that PostgreSQL database and
 // the configured storage (S3_BUCKET or DATA_DIR/uploads). Stop the server(s) first; run it as
 // the service's user (docs/DEPLOY.md shows the exact command). The data it replaces is kept
 // under DATA_DIR/backups/pre-restore-YYYYMMDD-HHmmss/ (PostgreSQL: a pre-restore backup
 // file, in the bucket under backups/ when S3_BUCKET is set).
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import fs from "node:fs/promises";
 import { TWO_STEP_LOST_IN_RESTORE } from "~/auth/sign-in-methods";
 import { backupsDirOf } from "~/backups/backup-files.server";
 import { openOffsiteTarget } from "~/backups/offsite-target.server";
@@ -24,12 +25,15 @@ import { wrongUserProblem } from "~/lib/data-dir-lock.server";
 import { createLogger } from "~/lib/logger.server";
 import { mailSetupFromEnv } from "~/notifications/mailer.server";
 import { openObjectStorage, storageConfigFor } from "~/storage/open-storage.server";
+import { openOffsiteStore } from "~/backups/offsite-store.server";
 import { applyEnvFileArgument, EnvFileError } from "./lib/env-file";
-import { hiddenPrompt } from "./lib/hidden-prompt";
+import { isFullArchiveName, printOffsiteList, rebuildOffsiteCopy } from "./lib/offsite-restore-commands";
+import { PassphraseMissingError, passphraseSource } from "./lib/passphrase";
 
 const USAGE =
   "Usage: npm run restore -- /path/to/cornerstone-YYYYMMDD-HHmmss.tar.gz.age\n" +
-  "   or: npm run restore -- --from-offsite [NAME]   (the newest encrypted backup in the off-site bucket, or the one named)\n" +
+  "   or: npm run restore -- --from-offsite [NAME]   (the newest copy in the off-site bucket, or the one named)\n" +
+  "   or: npm run restore -- --list                  (the copies in the off-site bucket, with their times and sizes)\n" +
   "       add --passphrase-file PATH for an encrypted backup (otherwise it asks),\n" +
   `       ${ALLOW_UNENCRYPTED} to restore an unencrypted backup when a passphrase is set,\n` +
   "       and --env-file /etc/cornerstone/cornerstone.env to read the service's settings";
@@ -49,6 +53,7 @@ function restoreArguments(args: string[]) {
     file: fromOffsite ? undefined : positional[0],
     offsiteName: fromOffsite ? positional[0] : undefined,
     fromOffsite,
+    list: args.includes("--list"),
     passphraseFile: values["--passphrase-file"],
     allowUnencrypted: args.includes(ALLOW_UNENCRYPTED),
   };
@@ -60,7 +65,7 @@ process.umask(0o077);
 async function main() {
   // The service's settings, read as systemd reads them (decision 0050).
   const args = restoreArguments(applyEnvFileArgument(process.argv.slice(2)));
-  if (!args.file && !args.fromOffsite) {
+  if (!args.file && !args.fromOffsite && !args.list) {
     console.error(USAGE);
     process.exit(2);
   }
@@ -70,27 +75,45 @@ async function main() {
     console.error(wrongUser);
     process.exit(1);
   }
-  const offsite = args.fromOffsite ? openOffsiteTarget(env) : null;
-  if (args.fromOffsite && !offsite) {
-    throw new RestoreRefusedError("--from-offsite needs the off-site bucket's settings: set BACKUP_S3_BUCKET and its BACKUP_S3_* (docs/DEPLOY.md). Nothing was changed.");
+  const passphrase = passphraseSource({ file: args.passphraseFile, fromEnv: env.BACKUP_PASSPHRASE, what: "This backup is encrypted" });
+  const offsite = args.fromOffsite || args.list ? openOffsiteTarget(env) : null;
+  const store = offsite ? openOffsiteStore(env) : null;
+  if ((args.fromOffsite || args.list) && (!offsite || !store)) {
+    throw new RestoreRefusedError("--from-offsite and --list need the off-site bucket's settings: set BACKUP_S3_BUCKET and its BACKUP_S3_* (docs/DEPLOY.md). Nothing was changed.");
   }
-  if (offsite) console.log(`Reading ${args.offsiteName ?? "the newest encrypted backup"} from ${offsite.description} …`);
-  const source = await openRestoreSource({
-    file: args.file,
-    offsite: offsite ? { target: offsite, name: args.offsiteName } : undefined,
-    workDir: backupsDirOf(env.DATA_DIR),
-    encryption: { passphraseExpected: Boolean(args.passphraseFile || env.BACKUP_PASSPHRASE), allowUnencrypted: args.allowUnencrypted },
-    passphrase: async () => {
-      if (args.passphraseFile) return readFileSync(args.passphraseFile, "utf8").split(/\r?\n/)[0] ?? "";
-      if (env.BACKUP_PASSPHRASE) return env.BACKUP_PASSPHRASE;
-      if (!process.stdin.isTTY) throw new RestoreRefusedError("This backup is encrypted: give --passphrase-file PATH, or run the restore in a terminal to type the passphrase. Nothing was changed.");
-      return hiddenPrompt("This backup is encrypted. Passphrase (BACKUP_PASSPHRASE): ");
-    },
-  }).finally(() => offsite?.close());
   try {
-    await restoreFrom(env, source.file, source.name);
+    if (args.list) return await printOffsiteList(store!, offsite!, passphrase);
+    const workDir = backupsDirOf(env.DATA_DIR);
+    // A copy of decision 0060 (unless a full archive is named), else the newest full archive there.
+    if (store && !(args.offsiteName && isFullArchiveName(args.offsiteName))) {
+      console.log(`Reading ${args.offsiteName ?? "the newest copy"} from ${store.description} …`);
+      const rebuilt = await rebuildOffsiteCopy(store, { name: args.offsiteName, workDir, passphrase, onChosen: (name) => console.log(`Rebuilding ${name} on this server …`) });
+      if (rebuilt) {
+        try {
+          await restoreFrom(env, rebuilt.file, rebuilt.name);
+        } finally {
+          await fs.rm(rebuilt.file, { force: true });
+        }
+        return;
+      }
+      if (args.offsiteName) throw new RestoreRefusedError(`There is no copy named ${args.offsiteName} in ${store.description}. Nothing was changed.`);
+    }
+    if (offsite) console.log(`Reading ${args.offsiteName ?? "the newest backup"} from ${offsite.description} …`);
+    const source = await openRestoreSource({
+      file: args.file,
+      offsite: offsite ? { target: offsite, name: args.offsiteName } : undefined,
+      workDir,
+      encryption: { passphraseExpected: Boolean(args.passphraseFile || env.BACKUP_PASSPHRASE), allowUnencrypted: args.allowUnencrypted },
+      passphrase,
+    });
+    try {
+      await restoreFrom(env, source.file, source.name);
+    } finally {
+      await source.cleanup();
+    }
   } finally {
-    await source.cleanup();
+    offsite?.close();
+    store?.close();
   }
 }
 
@@ -145,6 +168,10 @@ async function restoreFrom(env: ReturnType<typeof parseEnv>, file: string, name:
 }
 
 main().catch((error: Error) => {
-  console.error(error instanceof RestoreRefusedError || error instanceof EnvFileError ? error.message : `The restore failed: ${error.message}. The live data was left as it was.`);
+  console.error(
+    error instanceof RestoreRefusedError || error instanceof EnvFileError || error instanceof PassphraseMissingError
+      ? error.message
+      : `The restore failed: ${error.message}. The live data was left as it was.`,
+  );
   process.exit(1);
 });

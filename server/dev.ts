@@ -2,6 +2,7 @@
 import type { ServerBuild } from "react-router";
 import { createServer } from "vite";
 import { imageWorkerFromSource } from "./image-worker-source";
+import { offsiteCopyFromSource } from "./offsite-copy-source";
 import { startServer } from "./start";
 
 const vite = await createServer({ server: { middlewareMode: true }, appType: "custom" });
@@ -11,4 +12,5 @@ await startServer({
   mode: "development",
   devMiddleware: vite.middlewares,
   imageWorker: imageWorkerFromSource(),
+  offsiteCopy: offsiteCopyFromSource(),
 });

@@ -11,4 +11,5 @@ await startServer({
   clientAssetsDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../client"),
   // Built beside this bundle from server/image-worker.ts (vite.config.ts).
   imageWorker: { file: fileURLToPath(new URL("./image-worker.js", import.meta.url)), execArgv: [] },
+  offsiteCopy: { file: fileURLToPath(new URL("./offsite-copy.js", import.meta.url)), execArgv: [] },
 });

@@ -5,6 +5,9 @@ import { startRefusalTallyFlush } from "~/activity/refusal-tally.server";
 import { pruneExpiredSessions } from "~/auth/auth.server";
 import { prepareAdministrator } from "~/auth/initial-admin.server";
 import { createBackupScheduler } from "~/backups/backup-scheduler.server";
+import type { OffsiteCopyEntry } from "~/backups/offsite-copy-process.server";
+import { forkedCopyRunner } from "~/backups/offsite-copy-runner.server";
+import { createOffsiteSchedule } from "~/backups/offsite-schedule.server";
 import { createEnquiryPhotoRetention } from "~/enquiry-photos/enquiry-photo-retention.server";
 import { InvalidEnvironmentError, describeTrustProxy, parseEnv } from "~/env.server";
 import type { ImageWorkerEntry } from "~/images/image-worker.server";
@@ -28,6 +31,8 @@ export async function startServer(options: {
   devMiddleware?: RequestHandler;
   /** The image worker's code: built in production, from source in development. */
   imageWorker: ImageWorkerEntry;
+  /** The off-site copy process's code (decision 0060), the same way. */
+  offsiteCopy: OffsiteCopyEntry;
 }): Promise<Server> {
   let env;
   try {
@@ -146,6 +151,9 @@ export async function startServer(options: {
   // Scheduled backups: claimed through the database, so one runs however many processes serve.
   const backups = createBackupScheduler(services, { intervalHours: env.BACKUP_INTERVAL_HOURS, keep: env.BACKUP_KEEP });
   backups.start();
+  // Off-site copies: every BACKUP_OFFSITE_MINUTES and 5 minutes after this start, each in a process of its own.
+  const offsite = createOffsiteSchedule(services, { runner: forkedCopyRunner(options.offsiteCopy, logger) });
+  await offsite.start();
 
   const stop = createShutdown(server, {
     logger,
@@ -153,6 +161,7 @@ export async function startServer(options: {
       // A backup under way is abandoned (no partial file left); a mail being sent is finished and
       // recorded, so it is not sent again after the restart; the visit counts still in memory are saved.
       await backups.stop();
+      await offsite.stop();
       await outbox.stop();
       await services.analytics.stop();
       await refusalTally.stop();

@@ -16,7 +16,7 @@ const base: BackupStatus = {
   downloadReminder: false,
   schedule: { intervalHours: 24, keep: 7, nextDueAt: "2026-05-02T10:00:00.000Z" },
   running: false,
-  offsite: { configured: false, encrypted: false, lastCopy: null, failing: null },
+  offsite: { configured: false, encrypted: false, state: "off", intervalMinutes: 60, nextCopyAt: null, lastCopy: null, failing: null },
   foreignBackups: [],
 };
 

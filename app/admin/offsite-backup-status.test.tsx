@@ -1,49 +1,73 @@
 import { render, screen, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import type { BackupStatus } from "~/backups/backup-status";
-import { keptOffAt, OffsiteBackupStatus } from "./offsite-backup-status";
+import { offsiteSummary, timeAgo, type OffsiteStatus } from "~/backups/backup-status";
+import { OffsiteBackupStatus } from "./offsite-backup-status";
 
-const configured: BackupStatus["offsite"] = { configured: true, encrypted: true, lastCopy: null, failing: null };
-const todayAt = (hours: number, minutes = 0) => {
-  const at = new Date();
-  at.setHours(hours, minutes, 0, 0);
-  return at.toISOString();
+const NOW = new Date("2026-05-02T15:00:00.000Z");
+const minutesBefore = (minutes: number) => new Date(NOW.getTime() - minutes * 60_000).toISOString();
+const copying: OffsiteStatus = {
+  configured: true,
+  encrypted: true,
+  state: "ok",
+  intervalMinutes: 60,
+  nextCopyAt: minutesBefore(-48),
+  lastCopy: { at: minutesBefore(12), name: "20260502-144800-3fa9c2d1", sentBytes: 4096 },
+  failing: null,
 };
 
 describe("the backup card's off-site lines", () => {
-  it("says where the last copy went and when, in the owner's words", () => {
-    render(<OffsiteBackupStatus offsite={{ ...configured, lastCopy: { at: todayAt(3), name: "cornerstone-x.tar.gz.age" } }} />);
-    expect(screen.getByTestId("offsite-last-copy")).toHaveTextContent(/^Last copy kept off the server: today 3:00 AM$/);
+  it("says how long ago the last copy left, in the owner's words", () => {
+    render(<OffsiteBackupStatus offsite={copying} now={NOW} />);
+    expect(screen.getByTestId("offsite-last-copy")).toHaveTextContent(/^Last copy off the server: 12 minutes ago$/);
+    expect(screen.getByText("A copy leaves the server every hour, encrypted.")).toBeInTheDocument();
     expect(screen.queryByRole("alert")).toBeNull();
-    expect(screen.queryByTestId("offsite-not-encrypted")).toBeNull();
+    expect(offsiteSummary(copying, NOW)).toEqual({ text: "Last copy off the server: 12 minutes ago", tone: "ok" });
   });
 
-  it("gives the full date for an older copy, and says when there is none yet", () => {
-    expect(keptOffAt("2026-05-01T15:00:00.000Z", new Date("2026-05-09T15:00:00.000Z"))).toMatch(/^May 1st, 2026 at \d{1,2}:00 [AP]M$/);
-    render(<OffsiteBackupStatus offsite={configured} />);
-    expect(screen.getByText("No copy has been kept off the server yet.")).toBeInTheDocument();
+  it("counts minutes, hours and days", () => {
+    expect(timeAgo(minutesBefore(0.5), NOW)).toBe("just now");
+    expect(timeAgo(minutesBefore(1), NOW)).toBe("1 minute ago");
+    expect(timeAgo(minutesBefore(59), NOW)).toBe("59 minutes ago");
+    expect(timeAgo(minutesBefore(60), NOW)).toBe("1 hour ago");
+    expect(timeAgo(minutesBefore(3 * 60 + 59), NOW)).toBe("3 hours ago");
+    expect(timeAgo(minutesBefore(2 * 24 * 60), NOW)).toBe("2 days ago");
   });
 
-  it("after two failed uploads in a row: a red notice in plain words, the detail under a disclosure", () => {
-    render(
-      <OffsiteBackupStatus
-        offsite={{ ...configured, failing: { failures: 2, lastFailedAt: "2026-05-02T15:00:00.000Z", message: "Could not copy the backup to the off-site bucket b: NoSuchBucket" } }}
-      />,
+  it("says when no copy has left yet", () => {
+    render(<OffsiteBackupStatus offsite={{ ...copying, state: "waiting", lastCopy: null }} now={NOW} />);
+    expect(screen.getByText("No copy has left the server yet.")).toBeInTheDocument();
+  });
+
+  it("after three hours of failed copies: a red notice in plain words, the detail under a disclosure", () => {
+    const failing: OffsiteStatus = {
+      ...copying,
+      state: "failing",
+      lastCopy: { ...copying.lastCopy!, at: minutesBefore(3 * 60 + 5) },
+      failing: { failures: 3, since: minutesBefore(2 * 60 + 5), lastFailedAt: minutesBefore(5), message: "Could not write to the off-site bucket b: AccessDenied" },
+    };
+    render(<OffsiteBackupStatus offsite={failing} now={NOW} />);
+    const notice = screen.getByTestId("offsite-failing");
+    expect(within(notice).getByRole("alert")).toHaveTextContent(
+      /^Your site could not copy its backups off the server for the last 3 hours\. Ask whoever runs your website to look at it\.$/,
     );
-    const alert = screen.getByRole("alert");
-    expect(alert).toHaveTextContent(/^Your site could not copy its backups off the server the last 2 times it tried\. Ask whoever runs your website to look at it\./);
-    expect(within(alert).getByText("Details for whoever runs your website").tagName).toBe("SUMMARY");
-    expect(alert).toHaveTextContent("NoSuchBucket");
+    expect(within(notice).getByText("Details for whoever runs your website").tagName).toBe("SUMMARY");
+    expect(notice).toHaveTextContent("AccessDenied");
+    expect(screen.getByTestId("offsite-last-copy")).toHaveTextContent(/^Last copy off the server: 3 hours ago$/);
+    expect(offsiteSummary(failing, NOW).tone).toBe("danger");
   });
 
-  it("says that the copies off the server are not encrypted without a passphrase", () => {
-    render(<OffsiteBackupStatus offsite={{ ...configured, encrypted: false }} />);
-    expect(screen.getByTestId("offsite-not-encrypted")).toHaveTextContent(/^The copies kept off the server are not encrypted/);
+  it("without a passphrase: nothing leaves, a red notice says so, and its details say how to set one", () => {
+    render(<OffsiteBackupStatus offsite={{ ...copying, encrypted: false, state: "no-passphrase", lastCopy: null, nextCopyAt: null }} now={NOW} />);
+    const notice = screen.getByTestId("offsite-no-passphrase");
+    expect(within(notice).getByRole("alert")).toHaveTextContent(/^Your backups are not being copied off the server: a backup passphrase must be set first/);
+    expect(notice).toHaveTextContent("BACKUP_PASSPHRASE=");
+    expect(notice).toHaveTextContent("/etc/cornerstone/cornerstone.env");
+    expect(notice).toHaveTextContent("systemctl restart cornerstone");
   });
 
-  it("without an off-site bucket: backups are on this server only", () => {
-    render(<OffsiteBackupStatus offsite={{ ...configured, configured: false, encrypted: false }} />);
+  it("without an off-site store: backups are on this server only", () => {
+    render(<OffsiteBackupStatus offsite={{ ...copying, configured: false, encrypted: false, state: "off", lastCopy: null }} now={NOW} />);
     expect(screen.getByText(/^Backups are kept on this server only\./)).toBeInTheDocument();
-    expect(screen.queryByTestId("offsite-not-encrypted")).toBeNull();
+    expect(screen.queryByRole("alert")).toBeNull();
   });
 });

@@ -13,8 +13,10 @@ export const BACKUP_LEASE_TTL_MS = 5 * 60_000;
 export const BACKUP_LEASE_RENEW_MS = 60_000;
 /** The lease id of the scheduled backup: one row, so one instance at a time runs it. */
 export const SCHEDULED_LEASE_ID = "scheduled";
+/** The lease id of an off-site copy (decision 0060): one at a time, whichever process makes it. */
+export const OFFSITE_LEASE_ID = "offsite";
 
-export type LeasePurpose = "scheduled" | "manual" | "download";
+export type LeasePurpose = "scheduled" | "manual" | "download" | "offsite";
 
 export type BackupLease = {
   id: string;

@@ -15,8 +15,6 @@ import { referencedObjectKeys } from "./backup-tables.server";
 import { createBackup, type BackupResult } from "./backup.server";
 import { ENCRYPTED_SUFFIX } from "./backup-encryption.server";
 import { purgeDeferredDeletions } from "./deferred-deletions.server";
-import { copyOffsiteAndPrune } from "./offsite-copy.server";
-import { openOffsiteTarget, type OffsiteTarget } from "./offsite-target.server";
 
 const HOUR_MS = 60 * 60 * 1000;
 /** How often a server looks at the schedule (and settles deferred deletions). */
@@ -31,8 +29,6 @@ export type BackupSchedulerOptions = {
   /** BACKUP_KEEP: the newest this many scheduled backups stay. */
   keep: number;
   freeSpace?: FreeSpaceProbe;
-  /** Where each backup is copied off the server; from BACKUP_S3_* when not given (null: nowhere). */
-  offsite?: OffsiteTarget | null;
 };
 
 export type RunDueOutcome = "off" | "not-due" | "claimed-elsewhere" | BackupResult["status"] | "failed";
@@ -50,7 +46,6 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
   const backupDir = backupsDirOf(services.env.DATA_DIR);
   // With a bucket there may be no lasting disk: the backups go to the bucket, under backups/.
   const toBucket = Boolean(services.env.S3_BUCKET);
-  const offsite = options.offsite === undefined ? openOffsiteTarget(services.env) : options.offsite;
   const passphrase = services.env.BACKUP_PASSPHRASE;
   let timer: NodeJS.Timeout | null = null;
   let inFlight: Promise<unknown> | null = null;
@@ -83,7 +78,6 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
       return "claimed-elsewhere";
     }
     let outcome: RunDueOutcome = "failed";
-    let copyOffsite: (() => Promise<void>) | null = null;
     try {
       const naming = await loadBackupNaming({ dataDir: services.env.DATA_DIR, sharedDb: services.env.DATABASE_URL ? services.db : null });
       const name = `${naming.make("cornerstone", clock.now())}${passphrase ? ENCRYPTED_SUFFIX : ""}`;
@@ -104,10 +98,6 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
           ? await pruneOldBucketBackups(services.storage, options.keep, naming)
           : await pruneOldBackups(backupDir, options.keep, naming);
         if (removed.length) services.logger.info({ removed }, `removed ${removed.length} old backup(s), keeping the newest ${options.keep}`);
-        if (offsite) {
-          const source = result.path ? { file: result.path } : { storage: services.storage, key, workDir: backupDir };
-          copyOffsite = () => copyOffsiteAndPrune(backupServices, offsite, source, { keep: options.keep, naming, signal: stopping?.signal });
-        }
       }
     } catch {
       // createBackup logged it and recorded it for the dashboard.
@@ -116,8 +106,6 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
     if (stopping?.signal.aborted) return outcome;
     const after = clock.now().getTime();
     await setNextDue(backupServices, new Date(after + (outcome === "succeeded" ? intervalMs : Math.min(intervalMs, RETRY_MS))));
-    // Then off-site (it may take minutes): the schedule has moved on, so no other instance runs this backup again.
-    await copyOffsite?.();
     return outcome;
   }
 
@@ -145,7 +133,6 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
       timer = null;
       stopping?.abort(new Error("The server is shutting down"));
       await inFlight;
-      if (options.offsite === undefined) offsite?.close();
     },
   };
 }

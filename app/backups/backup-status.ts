@@ -13,20 +13,82 @@ export type BackupStatus = {
   schedule: { intervalHours: number; keep: number; nextDueAt: string | null };
   /** A backup is running now (on any instance, or `npm run backup`). */
   running: boolean;
-  /** Copies kept off the server (issue 18): BACKUP_S3_BUCKET, and BACKUP_PASSPHRASE for encryption. */
-  offsite: {
-    configured: boolean;
-    encrypted: boolean;
-    lastCopy: { at: string; name: string } | null;
-    /** Two or more uploads failed in a row: the card's red notice. */
-    failing: { failures: number; lastFailedAt: string; message: string } | null;
-  };
+  /** Copies kept off the server: BACKUP_S3_* and BACKUP_PASSPHRASE (decisions 0052 and 0060). */
+  offsite: OffsiteStatus;
   /**
    * Files in DATA_DIR/backups/ or the bucket's backups/ whose name this installation did not
    * sign (decision 0046): never deleted, shown as "Backups this site did not make".
    */
   foreignBackups: { location: "server" | "bucket"; name: string }[];
 };
+
+/**
+ * The off-site copies (decision 0060), as GET /api/admin/backups/status gives them. `state` is
+ * the one thing to show: offsiteSummary() turns it into the owner's sentence.
+ */
+export type OffsiteStatus = {
+  /** BACKUP_S3_BUCKET is set. */
+  configured: boolean;
+  /** BACKUP_PASSPHRASE is set: without it no copy leaves the server. */
+  encrypted: boolean;
+  /**
+   * off: no off-site store; no-passphrase: a store but no passphrase, so nothing leaves (red);
+   * waiting: no copy yet; ok: copies leave; failing: copies have failed for 3 hours or more (red).
+   */
+  state: "off" | "no-passphrase" | "waiting" | "ok" | "failing";
+  /** BACKUP_OFFSITE_MINUTES. */
+  intervalMinutes: number;
+  /** When the next copy is due (null when none will leave). */
+  nextCopyAt: string | null;
+  /** The newest copy that left the server, and what it sent (null for a copy of the older, full-archive kind). */
+  lastCopy: { at: string; name: string; sentBytes: number | null } | null;
+  /** Set while state is "failing": since when, how many attempts, and the last error (for whoever runs the site). */
+  failing: { failures: number; since: string; lastFailedAt: string; message: string } | null;
+};
+
+/** Copies failing for this long turn the dashboard red (and e-mail the owner once). */
+export const OFFSITE_RED_AFTER_MS = 3 * 60 * 60 * 1000;
+
+/** How to set the passphrase, for the red notice shown when there is none. */
+export const PASSPHRASE_HOW_TO =
+  "Add BACKUP_PASSPHRASE=<four or five random words> to the site's settings file (/etc/cornerstone/cornerstone.env), " +
+  "keep a copy of it away from the server, then restart the site (systemctl restart cornerstone). docs/DEPLOY.md, step 12, shows each step.";
+
+/** "12 minutes ago", "3 hours ago", "2 days ago": how long ago, in the owner's words. */
+export function timeAgo(iso: string, now: Date): string {
+  const seconds = Math.max(0, Math.round((now.getTime() - new Date(iso).getTime()) / 1000));
+  if (seconds < 60) return "just now";
+  const units: [number, string][] = [
+    [60 * 60 * 24, "day"],
+    [60 * 60, "hour"],
+    [60, "minute"],
+  ];
+  for (const [size, unit] of units) {
+    const count = Math.floor(seconds / size);
+    if (count >= 1) return `${count} ${unit}${count === 1 ? "" : "s"} ago`;
+  }
+  return "just now";
+}
+
+/**
+ * The dashboard's line about off-site copies: "Last copy off the server: 12 minutes ago", and
+ * whether it shows red. Shared by the backup card and any summary of the dashboard.
+ */
+export function offsiteSummary(offsite: OffsiteStatus, now: Date): { text: string; tone: "ok" | "danger" | "neutral" } {
+  const last = offsite.lastCopy ? `Last copy off the server: ${timeAgo(offsite.lastCopy.at, now)}` : "No copy has left the server yet";
+  switch (offsite.state) {
+    case "off":
+      return { text: "Backups are kept on this server only", tone: "neutral" };
+    case "no-passphrase":
+      return { text: `${last}. No copy leaves the server until a backup passphrase is set`, tone: "danger" };
+    case "failing":
+      return { text: last, tone: "danger" };
+    case "waiting":
+      return { text: last, tone: "neutral" };
+    default:
+      return { text: last, tone: "ok" };
+  }
+}
 
 export const DOWNLOAD_REMINDER_DAYS = 30;
 

@@ -10,6 +10,7 @@ import {
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
+  type S3Client,
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import type { Env } from "~/env.server";
@@ -17,17 +18,17 @@ import { s3ConfigOf } from "~/storage/open-storage.server";
 import { createS3Client, type S3StorageConfig } from "~/storage/s3-storage.server";
 
 /**
- * Where backups are copied off the server (issue 18, decision 0052): any
- * S3-compatible bucket (Backblaze B2, Cloudflare R2, Wasabi, AWS), set by
- * BACKUP_S3_*, independent of where photos live. One interface, one adapter.
+ * The off-site bucket (BACKUP_S3_*: Backblaze B2, Cloudflare R2, Wasabi, AWS),
+ * independent of where photos live. This adapter reads the full archives
+ * decision 0052 copied there (`cornerstone-backups/<name>`), which still restore
+ * by name; the copies of decision 0060 go through offsite-store.server.ts, which
+ * shares the upload below (putFileInBucket).
  */
 export type OffsiteCopy = { name: string; bytes: number; modifiedAt: Date };
 
 export type OffsiteTarget = {
   /** For people: "the bucket cornerstone-backups (https://s3.eu-central-003.backblazeb2.com)". */
   description: string;
-  /** Streams a file up (in parts when large: memory stays at one part's worth of buffers). */
-  upload(name: string, file: string, options?: { signal?: AbortSignal }): Promise<{ bytes: number }>;
   list(): Promise<OffsiteCopy[]>;
   /** Into a new file (never over an existing one). */
   download(name: string, file: string): Promise<void>;
@@ -71,7 +72,7 @@ export function describeS3Error(error: unknown): string {
  * The SDK never retries a request whose body is a stream (it cannot rewind it); each attempt here
  * opens the file again, so a dropped connection costs one part, not the whole upload.
  */
-async function withRetries<T>(signal: AbortSignal | undefined, attempt: () => Promise<T>, attempts = 3): Promise<T> {
+export async function withRetries<T>(signal: AbortSignal | undefined, attempt: () => Promise<T>, attempts = 3): Promise<T> {
   for (let n = 1; ; n++) {
     try {
       return await attempt();
@@ -83,6 +84,40 @@ async function withRetries<T>(signal: AbortSignal | undefined, attempt: () => Pr
   }
 }
 
+/**
+ * Streams a local file into `Key`: one PutObject up to OFFSITE_PART_BYTES, a multipart upload of
+ * such parts above it (aborted on failure, so no parts are left to be billed). Returns its size.
+ */
+export async function putFileInBucket(client: S3Client, Bucket: string, Key: string, file: string, signal?: AbortSignal): Promise<number> {
+  const { size } = await fs.stat(file);
+  if (size <= OFFSITE_PART_BYTES) {
+    await withRetries(signal, () =>
+      client.send(new PutObjectCommand({ Bucket, Key, ContentLength: size, Body: createReadStream(file) }), { abortSignal: signal }),
+    );
+    return size;
+  }
+  const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket, Key }), { abortSignal: signal });
+  const parts: { ETag: string; PartNumber: number }[] = [];
+  try {
+    for (let start = 0, PartNumber = 1; start < size; start += OFFSITE_PART_BYTES, PartNumber += 1) {
+      const end = Math.min(size, start + OFFSITE_PART_BYTES);
+      const part = await withRetries(signal, () =>
+        client.send(
+          new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, ContentLength: end - start, Body: createReadStream(file, { start, end: end - 1 }) }),
+          { abortSignal: signal },
+        ),
+      );
+      parts.push({ ETag: part.ETag!, PartNumber });
+    }
+    await client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } }), { abortSignal: signal });
+  } catch (error) {
+    // Parts left behind would be billed; a failure to abort is only worth the original error.
+    await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => {});
+    throw error;
+  }
+  return size;
+}
+
 export function createS3OffsiteTarget(config: S3StorageConfig): OffsiteTarget {
   const client = createS3Client(config);
   const Bucket = config.bucket;
@@ -91,62 +126,14 @@ export function createS3OffsiteTarget(config: S3StorageConfig): OffsiteTarget {
     throw new Error(`Could not ${action} the off-site bucket ${Bucket}: ${describeS3Error(error)}`);
   };
 
-  async function uploadInParts(Key: string, file: string, bytes: number, signal?: AbortSignal) {
-    const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket, Key }), { abortSignal: signal });
-    const parts: { ETag: string; PartNumber: number }[] = [];
-    try {
-      for (let start = 0, PartNumber = 1; start < bytes; start += OFFSITE_PART_BYTES, PartNumber += 1) {
-        const end = Math.min(bytes, start + OFFSITE_PART_BYTES);
-        const part = await withRetries(signal, () =>
-          client.send(
-            new UploadPartCommand({
-              Bucket,
-              Key,
-              UploadId,
-              PartNumber,
-              ContentLength: end - start,
-              Body: createReadStream(file, { start, end: end - 1 }),
-            }),
-            { abortSignal: signal },
-          ),
-        );
-        parts.push({ ETag: part.ETag!, PartNumber });
-      }
-      await client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } }), {
-        abortSignal: signal,
-      });
-    } catch (error) {
-      // Parts left behind would be billed; a failure to abort is only worth the original error.
-      await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => {});
-      throw error;
-    }
-  }
-
   return {
     description: `the bucket ${Bucket}${config.endpoint ? ` (${config.endpoint})` : ""}`,
-    async upload(name, file, options = {}) {
-      const { size } = await fs.stat(file);
-      try {
-        if (size <= OFFSITE_PART_BYTES) {
-          await withRetries(options.signal, () =>
-            client.send(new PutObjectCommand({ Bucket, Key: keyOf(name), ContentLength: size, Body: createReadStream(file) }), {
-              abortSignal: options.signal,
-            }),
-          );
-        } else {
-          await uploadInParts(keyOf(name), file, size, options.signal);
-        }
-      } catch (error) {
-        fail("copy the backup to", error);
-      }
-      return { bytes: size };
-    },
     async list() {
       const copies: OffsiteCopy[] = [];
       let ContinuationToken: string | undefined;
       try {
         do {
-          const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: OFFSITE_PREFIX, ContinuationToken }));
+          const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: OFFSITE_PREFIX, Delimiter: "/", ContinuationToken }));
           for (const object of page.Contents ?? []) {
             const name = object.Key!.slice(OFFSITE_PREFIX.length);
             if (name && !name.includes("/")) copies.push({ name, bytes: object.Size ?? 0, modifiedAt: object.LastModified ?? new Date(0) });

@@ -18,6 +18,7 @@ import { passkeysAndTwoStep } from "./migrations/0014-passkeys-and-two-step";
 import { activityLog } from "./migrations/0015-activity-log";
 import { enquiryPhotos } from "./migrations/0016-enquiry-photos";
 import { signInKeysAndSessionPasskey } from "./migrations/0017-sign-in-keys-and-session-passkey";
+import { offsiteCopies } from "./migrations/0018-offsite-copies";
 import { resumableUploads } from "./migrations/0019-resumable-uploads";
 import type { DatabaseSchema } from "./schema";
 
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0015-activity-log": activityLog,
   "0016-enquiry-photos": enquiryPhotos,
   "0017-sign-in-keys-and-session-passkey": signInKeysAndSessionPasskey,
+  "0018-offsite-copies": offsiteCopies,
   "0019-resumable-uploads": resumableUploads,
 };
 

@@ -181,6 +181,12 @@ export interface BackupStateTable {
   offsite_last_error: string | null;
   /** When this outage's e-mail was queued; cleared by the next upload that works. */
   offsite_alerted_at: string | null;
+  /** When the next off-site copy is due (decision 0060); every instance reads the same. */
+  offsite_next_due_at: string | null;
+  /** The first failed copy since the last that worked (null: none failing). */
+  offsite_failing_since: string | null;
+  /** Bytes the last copy that worked sent to the store. */
+  offsite_last_sent_bytes: number | string | null;
 }
 
 /** Generated secrets shared by every instance (issue 12), e.g. the upload-signing key. */

@@ -150,7 +150,7 @@ export function testMail(ctx: MailContext, sentAt: string, messageId: string): O
   };
 }
 
-/** Issue 18: off-site backups failing; one per outage (app/backups/offsite-copy.server.ts queues it). */
+/** Off-site copies failing for 3 hours; one per outage (app/backups/offsite-copy.server.ts queues it). */
 export const OFFSITE_FAILING_KIND = "offsite-failing";
 
 export type OffsiteFailingForMail = { failures: number; lastCopyAt: string | null; where: string; message: string };
@@ -161,12 +161,12 @@ export function offsiteFailingMail(ctx: MailContext, payload: unknown, messageId
   const lastCopyAt = typeof given.lastCopyAt === "string" ? given.lastCopyAt : null;
   const subject = `Backups of the ${identity.businessName} website are not leaving the server`;
   const lead =
-    "Your website could not copy its backups off the server the last two times it tried. " +
+    "Your website could not copy its backups off the server for the last three hours. " +
     "Your backups are still made on the server, but a copy elsewhere is what saves your website if the server is lost. " +
     "Ask whoever runs your website to look at it.";
   const since = lastCopyAt ? `The last copy kept off the server was made ${businessTime(lastCopyAt)}.` : "No copy has been kept off the server yet.";
   const details = [
-    `Failed uploads in a row: ${typeof given.failures === "number" ? given.failures : "2 or more"}`,
+    `Failed copies in a row: ${typeof given.failures === "number" ? given.failures : "several"}`,
     `Where: ${typeof given.where === "string" ? given.where : "the off-site bucket (BACKUP_S3_BUCKET)"}`,
     `Last error: ${typeof given.message === "string" ? given.message : "(not recorded)"}`,
   ];

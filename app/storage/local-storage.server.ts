@@ -92,7 +92,10 @@ export function createLocalStorage(options: { rootDir: string; signingSecret: st
 
     async list(prefix) {
       const found: { key: string; bytes: number }[] = [];
-      const entries = await readdir(rootDir, { recursive: true, withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+      // Only the prefix's folder is walked ("variants/" need not walk originals/); its keys are filtered below all the same.
+      const folder = path.resolve(rootDir, prefix.slice(0, prefix.lastIndexOf("/") + 1));
+      const start = folder === rootDir || folder.startsWith(`${rootDir}${path.sep}`) ? folder : rootDir;
+      const entries = await readdir(start, { recursive: true, withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
         if (error.code === "ENOENT") return [];
         throw error;
       });

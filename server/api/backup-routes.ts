@@ -14,7 +14,8 @@ import { recordRequestActivity } from "./activity-routes";
 
 /** /api/admin/backups: the dashboard's backup status and the Download backup button. */
 export function backupRoutes(services: AppServices, options: { clock?: Clock } = {}): Router {
-  const clock = options.clock ?? systemClock;
+  // The services' clock: injected in tests, the system's otherwise.
+  const clock = options.clock ?? services.clock ?? systemClock;
   const router = Router();
 
   router.get("/status", async (_req, res) => {
@@ -23,7 +24,7 @@ export function backupRoutes(services: AppServices, options: { clock?: Clock } =
     const naming = await loadBackupNaming({ dataDir: env.DATA_DIR, sharedDb: env.DATABASE_URL ? services.db : null });
     const bucket = env.S3_BUCKET ? services.storage : null;
     const foreignBackups = await listForeignBackups(backupsDirOf(env.DATA_DIR), bucket, naming);
-    const offsite = await readOffsiteStatus({ db: services.db, clock }, { configured: Boolean(env.BACKUP_S3_BUCKET), encrypted: Boolean(env.BACKUP_PASSPHRASE) });
+    const offsite = await readOffsiteStatus({ db: services.db, clock }, env);
     res.json({ ...status, foreignBackups, offsite });
   });
 

@@ -46,7 +46,7 @@ describe("GET /api/admin/backups/status and /download", () => {
       schedule: { intervalHours: 24, keep: 7, nextDueAt: null },
       running: false,
       foreignBackups: [],
-      offsite: { configured: false, encrypted: false, lastCopy: null, failing: null },
+      offsite: { configured: false, encrypted: false, state: "off", intervalMinutes: 60, nextCopyAt: null, lastCopy: null, failing: null },
     });
   });
 

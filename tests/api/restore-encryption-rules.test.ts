@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { backupsDirOf } from "~/backups/backup-files.server";
 import { createBackup } from "~/backups/backup.server";
-import { createS3OffsiteTarget, type OffsiteTarget } from "~/backups/offsite-target.server";
+import { createS3OffsiteTarget, OFFSITE_PREFIX, putFileInBucket, type OffsiteTarget } from "~/backups/offsite-target.server";
 import { readContent, saveContent } from "~/content/content.server";
 import { createManualClock } from "~/lib/clock";
 import { createTestBucket, s3ConfigFor, S3_TEST_CREDENTIALS, S3_TEST_REGION, startS3Server, type S3Server, type TestBucket } from "../support/backends";
@@ -75,7 +75,7 @@ async function bucketWith(copies: [name: string, file: string][]): Promise<{ buc
   cleanups.push(() => bucket.remove());
   const target = createS3OffsiteTarget(s3ConfigFor(s3.endpoint, bucket.name));
   cleanups.push(async () => target.close());
-  for (const [name, file] of copies) await target.upload(name, file);
+  for (const [name, file] of copies) await putFileInBucket(bucket.client, bucket.name, `${OFFSITE_PREFIX}${name}`, file);
   return { bucket, target };
 }
 

@@ -1,6 +1,7 @@
 // The real server (server/start.ts: logger, request logging, shutdown) on the stand-in React Router
 // build, run as a child process by the tests that need a whole process: `node --import tsx <this file>`.
 import { imageWorkerFromSource } from "../../server/image-worker-source";
+import { offsiteCopyFromSource } from "../../server/offsite-copy-source";
 import { startServer } from "../../server/start";
 import { fakeReactRouterBuild } from "./fake-react-router-build";
 
@@ -8,4 +9,5 @@ await startServer({
   build: fakeReactRouterBuild({ html: () => "<!doctype html><title>Page</title><p>A page</p>" }),
   mode: "production",
   imageWorker: imageWorkerFromSource(),
+  offsiteCopy: offsiteCopyFromSource(),
 });
