@@ -34,8 +34,10 @@ export async function rebuildOffsiteCopy(
   options: { name?: string; workDir: string; passphrase: () => Promise<string>; onChosen?: (name: string) => void },
 ): Promise<{ file: string; name: string; carried: CarriedSecrets } | null> {
   try {
+    // No copy of this kind: no passphrase is asked for here (a full archive may not need one).
+    if (!(await listCopies(store)).length) return null;
     const repo = await openOffsiteRepository(store, await options.passphrase(), { create: false });
-    if (!repo || !(await listCopies(store)).length) return null;
+    if (!repo) return null;
     const manifest = await chooseCopy(repo, options.name);
     options.onChosen?.(manifest.name);
     const rebuilt = await rebuildArchive(repo, manifest, { workDir: options.workDir });
