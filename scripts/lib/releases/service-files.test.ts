@@ -13,7 +13,8 @@ const EARLIER_UNIT = SHIPPED_UNIT.replace("After=network-online.target cornersto
   .replace("WorkingDirectory=/opt/cornerstone/current", "WorkingDirectory=/opt/cornerstone")
   .replace("/opt/cornerstone/current/build/server/index.js", "build/server/index.js");
 const SHIPPED_CADDYFILE = readFileSync("deploy/Caddyfile", "utf8");
-const EARLIER_CADDYFILE = SHIPPED_CADDYFILE.replace(/reverse_proxy 127\.0\.0\.1:3000 \{[^}]*\}/, "reverse_proxy 127.0.0.1:3000");
+// The directive's block ends at the first brace as indented as the directive.
+const EARLIER_CADDYFILE = SHIPPED_CADDYFILE.replace(/reverse_proxy 127\.0\.0\.1:3000 \{[\s\S]*?\n\t\}/, "reverse_proxy 127.0.0.1:3000");
 
 /** A file's settings: its lines without comments and blank lines. */
 const settings = (text: string) => text.split("\n").filter((line) => line.trim() && !line.trim().startsWith("#"));
@@ -39,14 +40,16 @@ describe("converting a server set up by the earlier guide", () => {
     expect(convertUnit(text, "/opt/cornerstone").changes).toEqual([]);
   });
 
-  it("adds Caddy's hold-and-retry lines to the reverse_proxy of the site's port, as deploy/Caddyfile has them", () => {
+  it("adds Caddy's hold-and-retry lines (and a new connection per request) to the reverse_proxy of the site's port, as deploy/Caddyfile has them", () => {
     const { changes, text } = convertCaddyfile(EARLIER_CADDYFILE, 3000);
     expect(settings(text)).toEqual(settings(SHIPPED_CADDYFILE));
     expect(changes).toHaveLength(1);
     expect(convertCaddyfile(text, 3000).changes).toEqual([]);
     // A block of its own keeps its lines; the retry lines go first in it.
     const withBlock = convertCaddyfile("site {\n\treverse_proxy localhost:3000 {\n\t\theader_up X-Test 1\n\t}\n}\n", 3000).text;
-    expect(withBlock).toBe("site {\n\treverse_proxy localhost:3000 {\n\t\tlb_try_duration 30s\n\t\tlb_try_interval 250ms\n\t\theader_up X-Test 1\n\t}\n}\n");
+    expect(withBlock).toBe(
+      "site {\n\treverse_proxy localhost:3000 {\n\t\tlb_try_duration 30s\n\t\tlb_try_interval 250ms\n\t\ttransport http {\n\t\t\tkeepalive off\n\t\t}\n\t\theader_up X-Test 1\n\t}\n}\n",
+    );
     // Another upstream is not the site's.
     expect(convertCaddyfile("other {\n\treverse_proxy 127.0.0.1:8080\n}\n", 3000).changes).toEqual([]);
   });

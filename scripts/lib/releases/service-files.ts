@@ -16,7 +16,7 @@ export const SYSTEM_SERVICE_FILES: ServiceFiles = {
   caddyfile: "/etc/caddy/Caddyfile",
 };
 
-export const CADDY_RETRY_LINES = ["lb_try_duration 30s", "lb_try_interval 250ms"];
+export const CADDY_RETRY_LINES = ["lb_try_duration 30s", "lb_try_interval 250ms", "transport http {", "\tkeepalive off", "}"];
 
 export type LineChange = { before: string | null; after: string };
 export type FilePlan = { file: string; changes: LineChange[]; text: string };
