@@ -1,0 +1,125 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import { islandFilesInPage } from "~/islands/island-loader";
+import { photoLikeJpeg } from "../../scripts/lib/photo-like-jpeg";
+import { photoUpload, siteClient, startSteadyLoad, summarise, type LoadRecord, type LoadReport, type SiteClient } from "../support/steady-load";
+import { REHEARSAL_TEXT, startRehearsal, type Rehearsal } from "../support/update-rehearsal";
+
+/** The failing release's wait for /healthz: shorter than the guide's 60 s, to keep the test short. */
+const FAILING_HEALTH_TIMEOUT_SECONDS = 10;
+
+/**
+ * docs/DEPLOY.md's step 11 under a steady load, through a real Caddy running deploy/Caddyfile's proxy
+ * directive, with systemd's socket and restarts played by tests/support/socket-service.pl: an update
+ * to a commit that changes the home page's headline and its menu script and adds a migration, then
+ * one to a release whose server exits as it starts. Each loses no request: no failed page view,
+ * script, enquiry or upload, no asset 404, every enquiry stored.
+ */
+test.describe.configure({ mode: "serial" });
+
+/** The load's figures, for the report, and the failures listed when there are any. */
+function figures(report: LoadReport): string {
+  const failed = report.failed.slice(0, 10).map((entry) => `${entry.kind} ${entry.path} → ${entry.status} ${entry.error ?? ""}`);
+  return `${report.requests} requests (${JSON.stringify(report.perKind)}), longest wait ${report.longestWaitMs} ms${failed.length ? `\n${failed.join("\n")}` : ""}`;
+}
+
+/** An upload that is still being sent when the old server gets SIGTERM: it must finish on that server. */
+function slowUploadAtRestart(client: SiteClient, photo: Buffer, finished: LoadRecord[]) {
+  let done: Promise<void> = Promise.resolve();
+  const start = async () => {
+    const { body, headers } = photoUpload(photo);
+    const startedAt = Date.now();
+    done = client.post("/api/enquiry-photos", body, headers, { from: "127.99.0.1", sendOverMs: 4000 }).then((answer) => {
+      finished.push({ kind: "upload", path: "/api/enquiry-photos (sent over 4 s, across SIGTERM)", status: answer.status, error: answer.error, startedAt, endedAt: Date.now() });
+    });
+    // A second in: Caddy has passed it on, and the old server is reading it.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  };
+  return { start, finished: () => done };
+}
+
+test("npm run update loses no request: a new release, then a failing one switched back", async () => {
+  test.setTimeout(420_000);
+  const started = Date.now();
+  const rehearsal: Rehearsal = await startRehearsal();
+  try {
+    const client = siteClient(rehearsal.caddy.url, rehearsal.caddy.rootCertificate);
+    const photo = await photoLikeJpeg({ width: 800, height: 600, quality: 85 });
+    const oldHome = await client.get("/");
+    expect(oldHome.status).toBe(200);
+    const oldScripts = islandFilesInPage(oldHome.body);
+    expect(oldScripts.length).toBeGreaterThan(0);
+
+    await test.step("an update to a new headline, a changed menu script and a migration, under load", async () => {
+      const good = await rehearsal.commitGoodRelease();
+      const load = startSteadyLoad({ client, photo, tag: "first update" });
+      const inFlight: LoadRecord[] = [];
+      const slow = slowUploadAtRestart(client, photo, inFlight);
+      const result = await rehearsal.update({ beforeRestart: slow.start });
+      await slow.finished();
+      // A little more load on the new release, then the figures.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const accepted = (await load.stop()).enquiriesAccepted;
+      const report = summarise([...load.records, ...inFlight], accepted);
+      test.info().annotations.push({ type: "update", description: figures(report) });
+      expect(result.code, result.output).toBe(0);
+      expect(result.output).toContain(`Updated: ${good} is live`);
+
+      expect(report.failed, figures(report)).toEqual([]);
+      expect(report.assetNotFound).toEqual([]);
+      expect(report.perKind.enquiry).toBeGreaterThan(5);
+      expect(report.perKind.upload).toBeGreaterThan(1);
+      // Every enquiry the site accepted is in the database.
+      expect(accepted.length).toBeGreaterThan(5);
+      expect(rehearsal.enquiryMessages()).toEqual(expect.arrayContaining(accepted));
+      // The upload in flight when the old server got SIGTERM finished there (up to 10 s are given).
+      const sigterm = rehearsal.events().find((event) => event.what.startsWith("SIGTERM"))!;
+      expect(inFlight).toEqual([expect.objectContaining({ status: 201 })]);
+      expect(inFlight[0]!.startedAt).toBeLessThan(sigterm.at);
+      expect(inFlight[0]!.endedAt).toBeGreaterThan(sigterm.at);
+
+      // The new release serves the new headline and ran its migration; the old page's scripts still load.
+      const home = await client.get("/");
+      expect(home.body).toContain(REHEARSAL_TEXT);
+      expect(rehearsal.migrations()).toContain("9001-update-rehearsal");
+      const newScripts = islandFilesInPage(home.body);
+      expect(newScripts.filter((script) => !oldScripts.includes(script)).length).toBeGreaterThan(0);
+      const oldPage = startSteadyLoad({ client, viewers: 0, enquiryEveryMs: 60_000 });
+      await oldPage.loadScripts(oldHome.body);
+      const oldPageReport = await oldPage.stop();
+      expect(oldPageReport.perKind.script).toBeGreaterThanOrEqual(oldScripts.length);
+      expect(oldPageReport.failed.filter((entry) => entry.kind === "script")).toEqual([]);
+
+      // The server set up by the earlier guide was converted: the unit runs `current`, Caddy retries.
+      if (process.getuid?.() === 0) {
+        expect(readFileSync(rehearsal.unitFile, "utf8")).toContain(`WorkingDirectory=${path.join(rehearsal.checkout, "current")}\n`);
+        expect(readFileSync(rehearsal.caddyfile, "utf8")).toContain("lb_try_duration 30s");
+      }
+    });
+
+    await test.step("an update to a release whose server exits at start: switched back by itself, under load", async () => {
+      const live = readFileSync(path.join(rehearsal.checkout, "releases/releases.json"), "utf8");
+      const failing = await rehearsal.commitFailingRelease();
+      const load = startSteadyLoad({ client, photo, tag: "failing update" });
+      const result = await rehearsal.update({ healthTimeoutSeconds: FAILING_HEALTH_TIMEOUT_SECONDS });
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const report = await load.stop();
+      test.info().annotations.push({ type: "failing update", description: figures(report) });
+      expect(result.code, result.output).toBe(18);
+      expect(result.output).toContain(`${failing} did not answer`);
+      expect(result.output).toContain(`within ${FAILING_HEALTH_TIMEOUT_SECONDS} s. Switching back to`);
+
+      expect(report.failed, figures(report)).toEqual([]);
+      expect(report.assetNotFound).toEqual([]);
+      expect(report.enquiriesAccepted.length).toBeGreaterThan(5);
+      expect(rehearsal.enquiryMessages()).toEqual(expect.arrayContaining(report.enquiriesAccepted));
+      expect((await client.get("/")).body).toContain(REHEARSAL_TEXT);
+      // The failing release is gone; the one before is live, as it was.
+      expect(readFileSync(path.join(rehearsal.checkout, "releases/releases.json"), "utf8")).toBe(live);
+    });
+  } finally {
+    await rehearsal.stop();
+    test.info().annotations.push({ type: "runtime", description: `${Math.round((Date.now() - started) / 1000)} s` });
+  }
+});
