@@ -107,7 +107,9 @@ $SIG{TERM} = sub { $quit = 1; };
 open(my $fh, '>', "$dir/holder.pid") or die; print $fh $$; close $fh;
 start();
 my $restart_at = 0;
-while (!$quit) {
+my $parent = getppid();
+# Ends with the test that started it, as the service ends with systemd.
+while (!$quit && getppid() == $parent) {
   if ($restart) { $restart = 0; $restart_at = 0; stop(); start(); }
   if ($child && waitpid($child, WNOHANG) == $child) {
     my $status = $?;

@@ -70,7 +70,10 @@ export async function startRehearsal(): Promise<Rehearsal> {
   const caddyfile = path.join(root, "Caddyfile");
   let holder: ChildProcess | null = null;
   let caddy: Caddy | null = null;
+  let stopped = false;
   const stop = async () => {
+    if (stopped) return;
+    stopped = true;
     if (holder && holder.exitCode === null) {
       const exited = new Promise((resolve) => holder!.once("exit", resolve));
       holder.kill("SIGTERM");
@@ -183,8 +186,16 @@ export async function startRehearsal(): Promise<Rehearsal> {
         { cwd: checkout, stdio: ["ignore", "pipe", "pipe"] },
       );
       let output = "";
-      child.stdout.on("data", (chunk) => (output += chunk));
-      child.stderr.on("data", (chunk) => (output += chunk));
+      const began = Date.now();
+      const take = (chunk: Buffer) => {
+        output += chunk;
+        // REHEARSAL_LOG=1 shows the update as it goes, each line with the seconds since it began.
+        if (process.env.REHEARSAL_LOG) {
+          for (const line of chunk.toString().split("\n").filter(Boolean)) console.error(`[${((Date.now() - began) / 1000).toFixed(1)} s] ${line}`);
+        }
+      };
+      child.stdout.on("data", take);
+      child.stderr.on("data", take);
       const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
       // The restart waits for `go`: whatever must be in flight when SIGTERM comes is started first.
       let watching = true;
