@@ -6,6 +6,8 @@
 // hashed assets, switch `current`, restart, and switch back when /healthz does not answer.
 // --rollback goes back to the previous release; --first-release makes the first one from the
 // checkout's build (docs/DEPLOY.md, step 4). Run it as root in the checkout (/opt/cornerstone).
+import { spawnSync } from "node:child_process";
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import { InvalidEnvironmentError, parseEnv } from "~/env.server";
 import { systemClock } from "~/lib/clock";
@@ -46,8 +48,15 @@ function healthUrlOf(host: string, port: number): string {
   return `http://${reachable.includes(":") ? `[${reachable}]` : reachable}:${port}/healthz`;
 }
 
+// The releases must be readable by the service's user, whatever umask root's shell has.
+process.umask(0o022);
+
 async function main(): Promise<number> {
   const checkout = process.cwd();
+  const toplevel = spawnSync("git", ["rev-parse", "--show-toplevel"], { cwd: checkout, encoding: "utf8" }).stdout.trim();
+  if (!toplevel || realpathSync(toplevel) !== realpathSync(checkout)) {
+    throw new UsageError(`run it in the deployed checkout (the folder git cloned, /opt/cornerstone in the guide), not in ${checkout}`);
+  }
   const { envFile } = takeEnvFileArgument(process.argv.slice(2));
   // The service's settings, read for this script only: npm ci and the build keep the shell's environment.
   const settings: Record<string, string | undefined> = { ...process.env };

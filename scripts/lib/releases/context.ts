@@ -6,7 +6,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Clock } from "~/lib/clock";
 import { git, linkCopy, shell, type CommandRunner } from "./commands";
-import { waitForHealth, type Probe } from "./health";
+import { HEALTH_TIMEOUT_MS, waitForHealth, type Probe } from "./health";
 import { lockFileHash, releaseDir, switchCurrent, writeState, type ReleaseState } from "./layout";
 import type { ServiceFiles } from "./service-files";
 
@@ -58,13 +58,18 @@ export function envFileArgs(context: UpdateContext): string[] {
   return context.envFile ? ["--env-file", context.envFile] : [];
 }
 
-/** The restart, then /healthz: true once the service answers 200, false when the command failed or it did not answer in time. */
-export async function restartAndCheck(context: UpdateContext, command = context.restartCommand ?? SYSTEMD_RESTART): Promise<"healthy" | "restart-failed" | "unhealthy"> {
+/** The restart, then /healthz: whether the service answered 200 in time, or the command failed. */
+export async function restartAndCheck(
+  context: UpdateContext,
+  options: { command?: string; timeoutMs?: number } = {},
+): Promise<"healthy" | "restart-failed" | "unhealthy"> {
+  const command = options.command ?? context.restartCommand ?? SYSTEMD_RESTART;
+  const timeoutMs = options.timeoutMs ?? context.healthTimeoutMs;
   context.log(`  ${command}`);
   const restarted = await context.run(shell(command), { cwd: context.checkout });
   if (restarted.status !== 0) return "restart-failed";
-  context.log(`  Waiting up to ${Math.round(context.healthTimeoutMs / 1000)} s for ${context.healthUrl} to answer 200…`);
-  const healthy = await waitForHealth(context.healthUrl, { clock: context.clock, sleep: context.sleep, probe: context.probe, timeoutMs: context.healthTimeoutMs });
+  context.log(`  Waiting up to ${Math.round(timeoutMs / 1000)} s for ${context.healthUrl} to answer 200…`);
+  const healthy = await waitForHealth(context.healthUrl, { clock: context.clock, sleep: context.sleep, probe: context.probe, timeoutMs });
   return healthy ? "healthy" : "unhealthy";
 }
 
@@ -163,7 +168,8 @@ export async function switchBack(
       else context.log(`  Restored ${backup}.`);
     }
   }
-  const outcome = await restartAndCheck(context);
+  // The release switched back to served before: it gets the full minute, whatever --health-timeout gave the new one.
+  const outcome = await restartAndCheck(context, { timeoutMs: Math.max(context.healthTimeoutMs, HEALTH_TIMEOUT_MS) });
   if (!switchedBack.returningToNewer) await fs.rm(fromDir, { recursive: true, force: true });
   await resetCheckout(context, to.commit);
   if (outcome === "healthy") {

@@ -70,7 +70,7 @@ const FAILURES: { step: string; code: number; prepare: (site: FakeDeployment) =>
   },
 ];
 
-describe("npm run update, when a step fails", () => {
+describe("npm run update, when a step fails", { timeout: 120_000 }, () => {
   it.each(FAILURES)("step $step: stops with exit code $code, names the step, and the live release keeps serving", async ({ step, code, prepare }) => {
     const { site, live } = await updatedSite();
     await prepare(site);
@@ -110,6 +110,25 @@ describe("npm run update, when a step fails", () => {
     expect(existsSync(path.join(site.dataDir, "restored.log"))).toBe(false);
   });
 
+  it("the release switched back to gets the full minute to answer, whatever --health-timeout gave the new one", async () => {
+    const { site, live } = await updatedSite();
+    await site.commit({ ...PAGE_CHANGE, UNHEALTHY: "" });
+    site.context.healthTimeoutMs = 10_000;
+    // The previous release, started again, takes 30 s to answer (a busy machine).
+    const probe = site.context.probe;
+    let answersFrom = 0;
+    site.context.probe = async (url) => {
+      if (site.started().length === 3) answersFrom ||= site.clock.now().getTime() + 30_000;
+      return answersFrom && site.clock.now().getTime() < answersFrom ? null : probe(url);
+    };
+    expect(await runUpdate(site.context, { noRestart: false })).toBe(EXIT.unhealthy);
+    expect(site.output.filter((line) => line.startsWith("  Waiting up to"))).toEqual([
+      "  Waiting up to 10 s for http://127.0.0.1:3000/healthz to answer 200…",
+      "  Waiting up to 60 s for http://127.0.0.1:3000/healthz to answer 200…",
+    ]);
+    expect(await site.live()).toBe(live);
+  });
+
   it("a release that ran a migration and then failed: the backup from step 1 is restored by the previous release's code", async () => {
     const { site, live } = await updatedSite();
     await site.commit({ ...PAGE_CHANGE, UNHEALTHY: "", MIGRATES: "0002-added-by-the-new-release\n", "app/db/migrations/0002-added-by-the-new-release.ts": "export {};\n" });
@@ -122,7 +141,7 @@ describe("npm run update, when a step fails", () => {
   });
 });
 
-describe("npm run update -- --rollback", () => {
+describe("npm run update -- --rollback", { timeout: 120_000 }, () => {
   it("goes back to the previous release and restarts it, and the checkout goes back with it", async () => {
     const { site, live } = await updatedSite();
     const previous = site.started().length ? JSON.parse(readFileSync(path.join(site.checkout, "releases/releases.json"), "utf8")).history[0].name : null;

@@ -26,7 +26,8 @@ async function deployment(): Promise<FakeDeployment> {
 const update = (site: FakeDeployment, options = { noRestart: false }) => runUpdate(site.context, options);
 const assets = (site: FakeDeployment, release: string) => fs.readdir(path.join(site.checkout, "releases", release, "build/client/assets"));
 
-describe("npm run update", () => {
+// Several updates of a stand-in project per case, each running git and npm: seconds each on a busy machine.
+describe("npm run update", { timeout: 120_000 }, () => {
   it("converts a checkout that runs its own build, then takes the seven steps in order and serves the new release", async () => {
     const site = await deployment();
     const first = site.head();

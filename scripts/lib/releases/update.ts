@@ -186,7 +186,7 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
   }
 
   begin("restart");
-  const outcome = await restartAndCheck(context, converted.restartCommand);
+  const outcome = await restartAndCheck(context, { command: converted.restartCommand });
   const previous = { name: live, commit: liveCommit };
   if (outcome === "restart-failed") {
     log(`Step 7 of 7 (restart) failed: the restart command did not succeed. Switching back to ${live}.`);
