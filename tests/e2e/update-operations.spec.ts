@@ -68,6 +68,7 @@ test("npm run update loses no request: a new release, then a failing one switche
       const load = startSteadyLoad({ client, photo, ...LOAD, tag: "first update" });
       const inFlight: LoadRecord[] = [];
       const slow = slowUploadAtRestart(client, photo, inFlight);
+      const updateStarted = Date.now();
       const result = await site.update({ beforeRestart: slow.start });
       await slow.finished();
       // A little more load on the new release, then the figures.
@@ -75,6 +76,7 @@ test("npm run update loses no request: a new release, then a failing one switche
       const accepted = (await load.stop()).enquiriesAccepted;
       const report = summarise([...load.records, ...inFlight], accepted);
       test.info().annotations.push({ type: "update", description: figures(report) });
+      console.log(`The update under load: ${figures(report)}; the update took ${Math.round((Date.now() - updateStarted) / 1000)} s.`);
       expect(result.code, result.output).toBe(0);
       expect(result.output).toContain(`Updated: ${good} is live`);
 
@@ -118,6 +120,7 @@ test("npm run update loses no request: a new release, then a failing one switche
       await new Promise((resolve) => setTimeout(resolve, 2000));
       const report = await load.stop();
       test.info().annotations.push({ type: "failing update", description: figures(report) });
+      console.log(`The failing update under load: ${figures(report)}.`);
       expect(result.code, result.output).toBe(18);
       expect(result.output).toContain(`${failing} did not answer`);
       expect(result.output).toContain(`within ${FAILING_HEALTH_TIMEOUT_SECONDS} s. Switching back to`);
@@ -132,5 +135,6 @@ test("npm run update loses no request: a new release, then a failing one switche
     });
   } finally {
     test.info().annotations.push({ type: "runtime", description: `${Math.round((Date.now() - started) / 1000)} s` });
+    console.log(`The update test took ${Math.round((Date.now() - started) / 1000)} s.`);
   }
 });

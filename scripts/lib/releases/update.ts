@@ -185,7 +185,7 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
     return EXIT.ok;
   }
 
-  begin("restart");
+  begin("the service");
   const outcome = await restartAndCheck(context, { command: converted.restartCommand });
   const previous = { name: live, commit: liveCommit };
   if (outcome === "restart-failed") {
