@@ -6,10 +6,15 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const SERVER_ENTRY = "build/server/index.js";
 const checkout = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const live = path.join(checkout, "current", SERVER_ENTRY);
-const entry = existsSync(live) ? live : path.join(checkout, SERVER_ENTRY);
+const current = path.join(checkout, "current");
+const released = existsSync(current);
+const entry = path.join(released ? current : checkout, SERVER_ENTRY);
 if (!existsSync(entry)) {
-  console.error(`There is no build to serve (${path.join(checkout, SERVER_ENTRY)} is missing): run npm run build first, or npm start.`);
+  console.error(
+    released
+      ? `The live release has no build (${entry} is missing): run npm run update, or npm run update -- --rollback.`
+      : `There is no build to serve (${entry} is missing): run npm run build first, or npm start.`,
+  );
   process.exit(1);
 }
 // By its real path: the release keeps serving its own assets and worker after `current` moves on.

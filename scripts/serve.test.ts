@@ -29,6 +29,19 @@ function serve(root: string) {
   return spawnSync(process.execPath, [path.join(root, "scripts/serve.mjs")], { encoding: "utf8" });
 }
 
+describe("npm start (scripts/start.mjs) in a checkout with releases", () => {
+  it("builds nothing: npm run serve runs the live release", async () => {
+    const root = await checkoutWith({ release: "abc1234" });
+    roots.push(root);
+    await fs.mkdir(path.join(root, "scripts/lib"), { recursive: true });
+    await fs.copyFile(path.resolve("scripts/start.mjs"), path.join(root, "scripts/start.mjs"));
+    await fs.copyFile(path.resolve("scripts/lib/build-freshness.mjs"), path.join(root, "scripts/lib/build-freshness.mjs"));
+    const result = spawnSync(process.execPath, ["scripts/start.mjs"], { cwd: root, encoding: "utf8" });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain("Serving the live release in current/ (npm run update makes it): not building build/.");
+  });
+});
+
 describe("npm run serve (scripts/serve.mjs)", () => {
   it("serves the checkout's own build in a fresh clone", async () => {
     const root = await checkoutWith({ own: true });
@@ -43,6 +56,15 @@ describe("npm run serve (scripts/serve.mjs)", () => {
     const result = serve(root);
     // The real path: the running release keeps its own assets when `current` moves to the next one.
     expect(result.stdout.trim()).toBe(path.join(await fs.realpath(root), "releases/abc1234/build/server/index.js"));
+  });
+
+  it("never falls back to the checkout's own build when the live release has none", async () => {
+    const root = await checkoutWith({ own: true, release: "abc1234" });
+    roots.push(root);
+    await fs.rm(path.join(root, "releases/abc1234/build"), { recursive: true });
+    const result = serve(root);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("The live release has no build");
   });
 
   it("says what to do when there is no build at all", async () => {

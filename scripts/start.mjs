@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { rebuildReason } from "./lib/build-freshness.mjs";
 
-if (existsSync("current/build/server/index.js")) {
+if (existsSync("current")) {
   console.log("Serving the live release in current/ (npm run update makes it): not building build/.");
   process.exit(0);
 }

@@ -5,6 +5,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
 import fs from "node:fs/promises";
+import path from "node:path";
 
 export type CommandResult = { status: number; output: string };
 
@@ -89,13 +90,18 @@ export async function exportCommit(checkout: string, commit: string, dir: string
   });
 }
 
+/** Tools' caches inside node_modules, which they rewrite in place: never shared between releases. */
+const MODULE_CACHES = [".vite", ".cache"];
+
 /**
  * A copy of a folder whose files are hard links to the originals: seconds for node_modules' tens of
- * thousands of files, and no more room on disk. Safe because nothing writes into an installed file:
- * npm ci replaces node_modules whole, and the build's caches (.vite, .cache) are left out.
+ * thousands of files, and no more room on disk. Safe because nothing writes into an installed file
+ * (npm ci replaces node_modules whole); for node_modules, the caches tools rewrite are left out.
  */
 export async function linkCopy(from: string, to: string, run: CommandRunner = runCommand): Promise<void> {
   const result = await run(["cp", "-al", from, to], { cwd: "/", quiet: true });
   if (result.status !== 0) throw new Error(`cp -al ${from} ${to} failed: ${result.output.trim()}`);
-  for (const cache of [".vite", ".cache"]) await fs.rm(`${to}/${cache}`, { recursive: true, force: true });
+  if (path.basename(to) === "node_modules" || path.basename(to) === "node_modules.next") {
+    for (const cache of MODULE_CACHES) await fs.rm(path.join(to, cache), { recursive: true, force: true });
+  }
 }
