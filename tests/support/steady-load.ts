@@ -102,10 +102,29 @@ export function nextVisitorAddress(): string {
   return `127.${100 + Math.floor(visitorCounter / 62500)}.${Math.floor(visitorCounter / 250) % 250}.${(visitorCounter % 250) + 1}`;
 }
 
+/** Loads the scripts a page lists, and what they import, as a browser would; a record for each. */
+export async function loadPageScripts(client: SiteClient, html: string): Promise<LoadRecord[]> {
+  const records: LoadRecord[] = [];
+  const seen = new Set<string>();
+  let queue = islandFilesInPage(html);
+  while (queue.length) {
+    const batch = queue.filter((path) => !seen.has(path));
+    batch.forEach((path) => seen.add(path));
+    const answers = await Promise.all(
+      batch.map(async (path) => {
+        const startedAt = Date.now();
+        const answer = await client.get(path);
+        records.push({ kind: "script", path, status: answer.status, error: answer.error ?? (answer.status === 200 ? undefined : answer.body.slice(0, 200)), startedAt, endedAt: Date.now() });
+        return { path, answer };
+      }),
+    );
+    queue = answers.flatMap(({ path, answer }) => (answer.status === 200 ? importsOf(path, answer.body) : []));
+  }
+  return records;
+}
+
 export type SteadyLoad = {
   records: LoadRecord[];
-  /** Loads a page's scripts, and what they import, as a browser would; records each. */
-  loadScripts(html: string): Promise<void>;
   stop(): Promise<LoadReport>;
 };
 
@@ -130,22 +149,12 @@ export function startSteadyLoad(options: {
     records.push({ kind, path, status: answer.status, error: answer.error ?? (answer.status === expected ? undefined : answer.body.slice(0, 200)), startedAt, endedAt: Date.now() });
     return answer;
   };
-  const loadScripts = async (html: string) => {
-    const seen = new Set<string>();
-    let queue = islandFilesInPage(html);
-    while (queue.length) {
-      const batch = queue.filter((path) => !seen.has(path));
-      batch.forEach((path) => seen.add(path));
-      const answers = await Promise.all(batch.map((path) => record("script", path, 200, () => client.get(path)).then((answer) => ({ path, answer }))));
-      queue = answers.flatMap(({ path, answer }) => (answer.status === 200 ? importsOf(path, answer.body) : []));
-    }
-  };
   const viewer = async (index: number) => {
     const pages = ["/", "/contact", "/stonework"];
     for (let view = index; running; view++) {
       const path = pages[view % pages.length]!;
       const page = await record("page", path, 200, () => client.get(path));
-      if (page.status === 200) await loadScripts(page.body);
+      if (page.status === 200) records.push(...(await loadPageScripts(client, page.body)));
       // A visitor reads a little before the next page.
       await new Promise((resolve) => setTimeout(resolve, viewEveryMs));
     }
@@ -169,7 +178,6 @@ export function startSteadyLoad(options: {
   const workers = [...Array.from({ length: viewers }, (_, index) => viewer(index)), sender(), uploader()];
   return {
     records,
-    loadScripts,
     async stop() {
       running = false;
       await Promise.all(workers);
