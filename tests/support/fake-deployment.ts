@@ -12,6 +12,7 @@ import path from "node:path";
 import { createManualClock, type ManualClock } from "~/lib/clock";
 import { runCommand } from "../../scripts/lib/releases/commands";
 import type { UpdateContext } from "../../scripts/lib/releases/context";
+import { HEALTH_TIMEOUT_MS } from "../../scripts/lib/releases/health";
 import { liveRelease } from "../../scripts/lib/releases/layout";
 
 const FIXTURE = path.resolve("tests/fixtures/fake-release");
@@ -126,7 +127,8 @@ export async function createFakeDeployment(template: string): Promise<FakeDeploy
     envFile: path.join(root, "cornerstone.env"),
     dataDirUser: null,
     healthUrl: "http://127.0.0.1:3000/healthz",
-    healthTimeoutMs: 60_000,
+    // The command's default (scripts/update.ts): the tests check it is the guide's minute.
+    healthTimeoutMs: HEALTH_TIMEOUT_MS,
     restartCommand: `node ${path.join(FIXTURE, "service.mjs")} ${checkout} ${dataDir}`,
     serviceFiles: { unitFile: path.join(root, "none.service"), socketFile: path.join(root, "none.socket"), caddyfile: path.join(root, "NoCaddyfile") },
     listen: { host: "127.0.0.1", port: 3000 },

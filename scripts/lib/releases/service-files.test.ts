@@ -4,7 +4,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { convertCaddyfile, convertUnit, describePlan, planServiceFiles } from "./service-files";
+import { convertCaddyfile, convertUnit, describePlan, mayWrite, planServiceFiles } from "./service-files";
 
 /** The unit and the Caddyfile as the guide shipped them before releases: the shipped ones with those lines as they were. */
 const SHIPPED_UNIT = readFileSync("deploy/cornerstone.service", "utf8");
@@ -73,6 +73,20 @@ describe("converting a server set up by the earlier guide", () => {
     // No unit (another service manager) and no Caddyfile: nothing to say.
     const none = await planServiceFiles(checkout, { ...files, unitFile: path.join(tmp, "no.service"), caddyfile: path.join(tmp, "NoCaddyfile") }, { host: "127.0.0.1", port: 3000 });
     expect(none).toEqual({ unit: null, socket: null, caddy: null });
+  });
+
+  it("changes the server's files only as root, and only those it can write: any other user gets the lines to change", async () => {
+    const unitFile = path.join(tmp, "writable.service");
+    await fs.writeFile(unitFile, EARLIER_UNIT);
+    const notYetThere = path.join(tmp, "new.socket");
+    // Root may write a file there, or create one in a folder it can write.
+    expect(await mayWrite(unitFile, 0)).toBe(true);
+    expect(await mayWrite(notYetThere, 0)).toBe(true);
+    // The file is writable, but not by root: the update only prints what to change.
+    expect(await mayWrite(unitFile, 1000)).toBe(false);
+    expect(await mayWrite(notYetThere, 1000)).toBe(false);
+    // Nor a folder that is not there (a server without Caddy in its usual place).
+    expect(await mayWrite(path.join(tmp, "no-such-folder", "Caddyfile"), 0)).toBe(false);
   });
 
   it("the converted files are valid: systemd-analyze verify and caddy adapt accept them", async (context) => {
