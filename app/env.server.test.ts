@@ -1,6 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { InvalidEnvironmentError, describeTrustProxy, getPublicEnv, parseEnv } from "./env.server";
+import { InvalidEnvironmentError, describeTrustProxy, getPublicEnv, parseEnv, passedListenSocket } from "./env.server";
 
 describe("parseEnv", () => {
   it("has working defaults", () => {
@@ -166,5 +166,19 @@ describe("parseEnv", () => {
       S3_SECRET_ACCESS_KEY: "secret",
     });
     expect(getPublicEnv(env)).toEqual({ SITE_URL: "http://localhost:3000" });
+  });
+});
+
+describe("passedListenSocket (systemd's socket activation)", () => {
+  it("is descriptor 3 when LISTEN_FDS counts one and LISTEN_PID names this process", () => {
+    expect(passedListenSocket({ LISTEN_FDS: "1", LISTEN_PID: "4321" }, 4321)).toBe(3);
+  });
+
+  it("is null when the variables were meant for another process, count none, or are missing", () => {
+    // A child process inherits its parent's environment: LISTEN_PID then names the parent.
+    expect(passedListenSocket({ LISTEN_FDS: "1", LISTEN_PID: "4321" }, 9999)).toBeNull();
+    expect(passedListenSocket({ LISTEN_FDS: "0", LISTEN_PID: "4321" }, 4321)).toBeNull();
+    expect(passedListenSocket({ LISTEN_FDS: "x", LISTEN_PID: "4321" }, 4321)).toBeNull();
+    expect(passedListenSocket({}, 4321)).toBeNull();
   });
 });

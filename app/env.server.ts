@@ -311,6 +311,21 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   };
 }
 
+/** The first descriptor a service manager passes (sd_listen_fds(3): SD_LISTEN_FDS_START). */
+const FIRST_PASSED_DESCRIPTOR = 3;
+
+/**
+ * The listening socket systemd handed over (socket activation, deploy/cornerstone.socket): descriptor
+ * 3 when LISTEN_FDS counts at least one and LISTEN_PID names this process, as sd_listen_fds(3)
+ * checks; otherwise null, and the server listens on HOST:PORT itself. systemd keeps the socket open
+ * while the service restarts, so connections made meanwhile wait for the next process.
+ */
+export function passedListenSocket(source: Record<string, string | undefined> = process.env, pid = process.pid): number | null {
+  if (source.LISTEN_PID !== String(pid)) return null;
+  const count = Number(source.LISTEN_FDS);
+  return Number.isInteger(count) && count >= 1 ? FIRST_PASSED_DESCRIPTOR : null;
+}
+
 /** The only values that may reach the browser. */
 export function getPublicEnv(env: Env) {
   return { SITE_URL: env.SITE_URL } as const;

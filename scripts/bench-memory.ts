@@ -40,7 +40,7 @@ const autocannon = () => createRequire(import.meta.url)("autocannon") as Autocan
 /** The node flags of `npm run serve` (e.g. the heap ceiling), so the bench runs what production runs. */
 export function serveNodeFlags(): string[] {
   const scripts = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
-  const match = /\bnode\s+(.*?)\s*build\/server\/index\.js/.exec(scripts.serve ?? "");
+  const match = /\bnode\s+(.*?)\s*scripts\/serve\.mjs/.exec(scripts.serve ?? "");
   return match?.[1] ? match[1].split(/\s+/) : [];
 }
 

@@ -24,6 +24,8 @@
  *           copy, bytes stored against the live data, the restore of the newest copy, both processes' peak memory).
  *   baseline  scripts/bench-baseline.ts: cached GET / (brotli) of this build against another build
  *           (--baseline=<git ref>, default main), median of 3 interleaved runs each.
+ *   update  scripts/bench-update.ts: npm run update under a steady load through Caddy, to a new release and
+ *           to one that cannot start: the longest wait, failed requests (0 expected), the old process's drain.
  *
  * Prints tables and a target check, and merges the figures into reports/bench.json. Needs a
  * production build (`npm run build`; made automatically only when build/ is missing).
@@ -52,7 +54,7 @@ import { PRODUCTION_MALLOC_ENV, PROJECT_ROOT, startProductionServer, stopOnInter
 // ---------------------------------------------------------------------------------------------
 // Options and targets
 
-const PARTS = ["image", "load", "weight", "sign-in", "enquiries", "backup", "offsite", "backends", "analytics", "memory", "baseline"] as const;
+const PARTS = ["image", "load", "weight", "sign-in", "enquiries", "backup", "offsite", "backends", "analytics", "memory", "baseline", "update"] as const;
 type Part = (typeof PARTS)[number];
 
 function option(name: string): string | undefined {
@@ -182,6 +184,7 @@ async function main(): Promise<void> {
   if (runs("backends")) report.backends = await benchBackends({ durationSeconds: DURATION_S, connections: CONNECTIONS, threads: THREADS, tool: option("tool") });
   if (runs("analytics")) report.analytics = await analyticsBench({ durationS: DURATION_S, connections: CONNECTIONS, threads: THREADS });
   if (runs("memory")) report.memory = await benchMemory({ durationS: DURATION_S });
+  if (runs("update")) report.update = { date: new Date().toISOString(), ...(await (await import("./bench-update")).benchUpdate()) };
 
   // Every check on file, including those of parts run earlier with --only.
   const checks = ["image", "load", "memory"].flatMap((part) => ((report[part] as { checks?: Check[] } | undefined)?.checks ?? []));

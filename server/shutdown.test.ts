@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
@@ -103,7 +103,7 @@ describe("graceful shutdown", () => {
     expect(exits).toEqual([0]);
   });
 
-  it("closes idle keep-alive connections at once, without waiting for the grace period", async () => {
+  it("closes idle keep-alive connections after half a second, without waiting for the grace period", async () => {
     const site = await startServer((_req, res) => res.end("ok"));
     const agent = new http.Agent({ keepAlive: true });
     expect((await get(site.port, agent)).status).toBe(200);
@@ -112,6 +112,30 @@ describe("graceful shutdown", () => {
     await createShutdown(site.server, { logger, close: () => site.db.destroy(), exit: (code) => exits.push(code), forceCloseAfterMs: 3_600_000 })("SIGINT");
     expect(exits).toEqual([0]);
     agent.destroy();
+  });
+
+  it("answers a request that comes on an idle keep-alive connection just after the signal, and closes that connection", async () => {
+    const site = await startServer((_req, res) => res.end("answered"));
+    const socket = net.connect(site.port, "127.0.0.1");
+    let received = "";
+    socket.on("data", (chunk) => (received += chunk));
+    const ended = new Promise((resolve) => socket.once("close", resolve));
+    // A proxy's pooled connection: one request answered, kept open for the next.
+    socket.write("GET / HTTP/1.1\r\nHost: site\r\n\r\n");
+    await expect.poll(() => received).toContain("answered");
+    expect(received).toMatch(/\r\nConnection: keep-alive\r\n/i);
+    received = "";
+    const exits: number[] = [];
+    const stopped = createShutdown(site.server, { logger, close: () => site.db.destroy(), exit: (code) => exits.push(code) })("SIGTERM");
+    // The proxy sends an enquiry on it a moment after the signal, before it could know.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.write("POST /api/contact HTTP/1.1\r\nHost: site\r\nContent-Length: 2\r\n\r\n{}");
+    await ended;
+    expect(received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(received).toMatch(/\r\nConnection: close\r\n/i);
+    expect(received.endsWith("answered")).toBe(true);
+    await stopped;
+    expect(exits).toEqual([0]);
   });
 
   it("SIGINT after SIGTERM changes nothing: one shutdown, one exit", async () => {

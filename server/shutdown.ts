@@ -1,15 +1,22 @@
 import type { Server } from "node:http";
+import net from "node:net";
 import type { Logger } from "~/lib/logger.server";
 
 /** On SIGTERM or SIGINT, requests in flight get this long to finish. */
 export const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * How long idle connections stay open after the signal: one accepted just before it may carry a
+ * request not read yet, which closing it would lose (a proxy cannot send a form again).
+ */
+export const IDLE_SETTLE_MS = 500;
 
 /**
- * Stops the server gracefully: it takes no new connections, idle keep-alive
- * ones close at once and busy ones after their response; whatever is still
- * open a second before the grace period ends is closed. Then `close` runs
- * (the database), and `exit` with 0, or 1 if closing failed. A second signal
- * changes nothing. The returned function resolves once `exit` was called.
+ * Stops the server gracefully: it takes no new connections (under systemd the socket stays open in
+ * systemd, and they wait there for the next process); every response from then on closes its
+ * connection; idle connections close after IDLE_SETTLE_MS and busy ones after their response;
+ * whatever is still open a second before the grace period ends is closed. Then `close` runs (the
+ * database), and `exit` with 0, or 1 if closing failed. A second signal changes nothing. The
+ * returned function resolves once `exit` was called.
  */
 export function createShutdown(
   server: Server,
@@ -29,16 +36,28 @@ export function createShutdown(
   return (signal) => {
     stopping ??= new Promise<void>((resolve) => {
       logger.info({ signal }, "shutting down: finishing requests in flight");
+      // Before the application's own listener: a client sends nothing more on a connection that closes.
+      server.prependListener("request", (_req, res) => {
+        if (!res.headersSent) res.setHeader("Connection", "close");
+      });
       const force = setTimeout(() => {
         logger.warn("requests still open after the grace period; closing them");
         server.closeAllConnections();
       }, forceCloseAfterMs);
       force.unref();
-      // Keep-alive connections go as soon as their last response is out.
-      const sweep = setInterval(() => server.closeIdleConnections(), 100);
-      sweep.unref();
-      server.close(async () => {
+      // Then keep-alive connections go as soon as their last response is out.
+      let sweep: NodeJS.Timeout | undefined;
+      const settle = setTimeout(() => {
+        server.closeIdleConnections();
+        sweep = setInterval(() => server.closeIdleConnections(), 100);
+        sweep.unref();
+      }, IDLE_SETTLE_MS);
+      settle.unref();
+      // net.Server's close stops listening and leaves the connections; http.Server's would also
+      // close the idle ones at once.
+      net.Server.prototype.close.call(server, async () => {
         clearTimeout(force);
+        clearTimeout(settle);
         clearInterval(sweep);
         let code = 0;
         try {
@@ -51,7 +70,6 @@ export function createShutdown(
         exit(code);
         resolve();
       });
-      server.closeIdleConnections();
     });
     return stopping;
   };

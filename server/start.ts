@@ -9,7 +9,7 @@ import type { OffsiteCopyEntry } from "~/backups/offsite-copy-process.server";
 import { forkedCopyRunner } from "~/backups/offsite-copy-runner.server";
 import { createOffsiteSchedule } from "~/backups/offsite-schedule.server";
 import { createEnquiryPhotoRetention } from "~/enquiry-photos/enquiry-photo-retention.server";
-import { InvalidEnvironmentError, describeTrustProxy, parseEnv } from "~/env.server";
+import { InvalidEnvironmentError, describeTrustProxy, parseEnv, passedListenSocket } from "~/env.server";
 import type { ImageWorkerEntry } from "~/images/image-worker.server";
 import { DatabaseLockedError, lockDatabase } from "~/db/database-lock.server";
 import { DataDirLockedError, lockDataDir } from "~/lib/data-dir-lock.server";
@@ -138,15 +138,26 @@ export async function startServer(options: {
     pageCache,
   });
 
-  const server = createServer(listener).listen(env.PORT, env.HOST);
+  // Under systemd with deploy/cornerstone.socket, the socket it holds across restarts; else HOST:PORT.
+  const passedSocket = passedListenSocket();
+  const server = createServer(listener);
+  if (passedSocket === null) server.listen(env.PORT, env.HOST);
+  else server.listen({ fd: passedSocket });
+  const listeningOn = passedSocket === null ? `${env.HOST}:${env.PORT}` : "the socket systemd passed (cornerstone.socket)";
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
   }).catch((error: NodeJS.ErrnoException) => {
-    logger.fatal({ err: error }, `cannot listen on ${env.HOST}:${env.PORT}`);
+    logger.fatal({ err: error }, `cannot listen on ${listeningOn}`);
     process.exit(1);
   });
-  logger.info({ url: env.SITE_URL, port: env.PORT, dataDir: env.DATA_DIR }, `serving on http://localhost:${env.PORT}`);
+  if (passedSocket === null) {
+    logger.info({ url: env.SITE_URL, port: env.PORT, dataDir: env.DATA_DIR }, `serving on http://localhost:${env.PORT}`);
+  } else {
+    const address = server.address();
+    const where = address && typeof address === "object" ? `${address.address}:${address.port}` : String(address);
+    logger.info({ url: env.SITE_URL, socket: where, dataDir: env.DATA_DIR }, `serving on ${where}, the socket systemd keeps open across restarts`);
+  }
 
   // Scheduled backups: claimed through the database, so one runs however many processes serve.
   const backups = createBackupScheduler(services, { intervalHours: env.BACKUP_INTERVAL_HOURS, keep: env.BACKUP_KEEP });

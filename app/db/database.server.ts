@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Migration } from "kysely";
+import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Migration } from "kysely";
 import pg from "pg";
 import { initial } from "./migrations/0001-initial";
 import { authAndUploads } from "./migrations/0002-auth-and-uploads";
@@ -152,6 +152,18 @@ export async function migrateToLatest(db: Kysely<DatabaseSchema>, options: Migra
   const { error, results } = await migratorFor(db, options).migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}
+
+/**
+ * The migrations the database has had, oldest first, read without applying any: also those this code
+ * does not know (a newer release ran them). An empty database has none.
+ */
+export async function appliedMigrations(db: Kysely<DatabaseSchema>): Promise<string[]> {
+  // Kysely leaves its own tables out of the listing unless asked.
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((table) => table.name === DEFAULT_MIGRATION_TABLE)) return [];
+  const rows = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)} order by name`.execute(db);
+  return rows.rows.map((row) => row.name);
 }
 
 /** Health check: throws when the database cannot be read. */

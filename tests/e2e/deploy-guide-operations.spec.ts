@@ -5,7 +5,7 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { parseMailAddress, parseSmtpUrl } from "~/notifications/smtp-settings";
 import { parseEnvFile } from "../../scripts/lib/env-file";
-import { startCaddy, type Caddy } from "../support/caddy";
+import { shippedProxyDirective, startCaddy, type Caddy } from "../support/caddy";
 import { offsiteBackupStep, offsiteRestoreStep, type GuideRunner } from "../support/offsite-guide-step";
 import { endStdin } from "../support/run-script";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp";
@@ -23,6 +23,9 @@ import { freePort, waitUntilHealthy } from "../support/test-server";
 const ROOT = path.resolve(".");
 const GUIDE_FILE = path.join(ROOT, "docs/DEPLOY.md");
 const UNIT_FILE = path.join(ROOT, "deploy/cornerstone.service");
+const SOCKET_FILE = path.join(ROOT, "deploy/cornerstone.socket");
+/** The live release the unit runs (step 4); here the checkout's own build stands for it (update-operations.spec.ts runs releases). */
+const LIVE_RELEASE = "/opt/cornerstone/current";
 const EXAMPLE_BACKUP = "cornerstone-20260101-030000.tar.gz";
 
 const isRoot = process.getuid?.() === 0;
@@ -107,8 +110,8 @@ async function letTheSiteUserReachTheCheckout(): Promise<() => Promise<void>> {
 async function startService(folders: Folders): Promise<{ child: ChildProcess; output: () => string; stop(): Promise<void> }> {
   const { settings, environment } = await readUnit();
   expect(settings.get("EnvironmentFile")).toBe("/etc/cornerstone/cornerstone.env");
-  expect(settings.get("WorkingDirectory")).toBe("/opt/cornerstone");
-  const [program, ...args] = settings.get("ExecStart")!.split(" ");
+  expect(settings.get("WorkingDirectory")).toBe(LIVE_RELEASE);
+  const [program, ...args] = settings.get("ExecStart")!.replaceAll(LIVE_RELEASE, ROOT).split(" ");
   // The guide's Node is NodeSource's, in /usr/bin; a machine with Node elsewhere runs this test's own.
   const node = (await fs.access(program!).then(() => true, () => false)) ? program! : process.execPath;
   const fileSettings = parseEnvFile(await fs.readFile(folders.envFile, "utf8")).values;
@@ -145,7 +148,7 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
   };
   const cleanups: (() => Promise<unknown>)[] = [() => fs.rm(root, { recursive: true, force: true })];
   try {
-    await test.step("the systemd unit passes systemd-analyze verify", async () => {
+    await test.step("the systemd units (service and socket) pass systemd-analyze verify", async () => {
       const analyze = spawnSync("sh", ["-c", "command -v systemd-analyze"], { encoding: "utf8" }).stdout.trim();
       if (!analyze) {
         test.info().annotations.push({ type: "note", description: "systemd-analyze is not installed here: the unit was not verified." });
@@ -156,7 +159,9 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
       // verify checks that ExecStart's program exists: use this machine's Node where /usr/bin/node is missing.
       if (!(await fs.access("/usr/bin/node").then(() => true, () => false))) text = text.replace("/usr/bin/node", process.execPath);
       await fs.writeFile(unit, text);
-      const result = spawnSync(analyze, ["verify", unit], { encoding: "utf8" });
+      const socket = path.join(root, "cornerstone.socket");
+      await fs.copyFile(SOCKET_FILE, socket);
+      const result = spawnSync(analyze, ["verify", socket, unit], { encoding: "utf8" });
       // Unknown or misspelt settings are only warnings to systemd: any output fails the test.
       expect({ status: result.status, output: result.stdout + result.stderr }).toEqual({ status: 0, output: "" });
     });
@@ -213,8 +218,8 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
       expect(password).toHaveLength(24);
     });
 
-    const caddy: Caddy = await test.step("7. HTTPS with Caddy (its internal CA in place of Let's Encrypt)", () =>
-      startCaddy({ upstream: `127.0.0.1:${nodePort}`, port: caddyPort }),
+    const caddy: Caddy = await test.step("7. HTTPS with Caddy (its internal CA in place of Let's Encrypt), deploy/Caddyfile's proxy lines", async () =>
+      startCaddy({ upstream: `127.0.0.1:${nodePort}`, port: caddyPort, proxyDirective: await shippedProxyDirective(`127.0.0.1:${nodePort}`) }),
     );
     cleanups.push(() => caddy.stop());
 

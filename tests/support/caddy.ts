@@ -41,7 +41,30 @@ function probe(url: string, ca: string | undefined): Promise<number> {
   });
 }
 
-export async function startCaddy(options: { upstream: string; port?: number }): Promise<Caddy> {
+/**
+ * deploy/Caddyfile's `reverse_proxy` directive to Node (with its block: how it holds and retries
+ * requests while Node restarts), pointed at `upstream`.
+ */
+export async function shippedProxyDirective(upstream: string): Promise<string> {
+  const lines = (await fs.readFile(path.resolve("deploy/Caddyfile"), "utf8")).split("\n");
+  const start = lines.findIndex((line) => /^\s*reverse_proxy 127\.0\.0\.1:3000\b/.test(line));
+  if (start < 0) throw new Error("deploy/Caddyfile has no `reverse_proxy 127.0.0.1:3000` directive");
+  // The directive's own block, to its closing brace (blocks nest).
+  let depth = 0;
+  let end = start;
+  do {
+    depth += (lines[end]!.match(/\{/g) ?? []).length - (lines[end]!.match(/\}/g) ?? []).length;
+    end += 1;
+  } while (depth > 0 && end < lines.length);
+  return lines.slice(start, end).join("\n").trim().replace("127.0.0.1:3000", upstream);
+}
+
+export async function startCaddy(options: {
+  upstream: string;
+  port?: number;
+  /** The site's proxy directive; by default a bare `reverse_proxy` to the upstream. */
+  proxyDirective?: string;
+}): Promise<Caddy> {
   const binary = caddyBinary();
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-caddy-"));
   const port = options.port ?? (await freePort());
@@ -58,7 +81,7 @@ export async function startCaddy(options: { upstream: string; port?: number }): 
 ${url} {
 	bind 127.0.0.1
 	tls internal
-	reverse_proxy ${options.upstream}
+	${options.proxyDirective ?? `reverse_proxy ${options.upstream}`}
 }
 `;
   await fs.writeFile(path.join(dir, "Caddyfile"), caddyfile);

@@ -18,7 +18,7 @@ export type ScriptResult = { status: number | null; stdout: string; stderr: stri
  * ADMIN_* from the caller's shell are cleared, so a test's outcome never depends on them.
  */
 export function runScript(
-  script: "backup" | "restore" | "admin-password",
+  script: "backup" | "restore" | "admin-password" | "migrations",
   args: string[],
   env: Record<string, string>,
   options: {

@@ -1,0 +1,77 @@
+import { spawn } from "node:child_process";
+import { readlinkSync } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFakeDeployment, createTemplate, type FakeDeployment } from "../tests/support/fake-deployment";
+
+/** `npm run update`'s command line, run in a stand-in deployed checkout (tests/support/fake-deployment.ts). */
+let template: string;
+let site: FakeDeployment;
+beforeAll(async () => {
+  template = await createTemplate();
+  site = await createFakeDeployment(template);
+}, 60_000);
+afterAll(async () => {
+  await site.cleanup();
+  await fs.rm(template, { recursive: true, force: true });
+});
+
+function update(args: string[], cwd = site.checkout): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve) => {
+    // This checkout's tsx and settings: the stand-in checkout has neither.
+    const tsx = [path.resolve("node_modules/.bin/tsx"), "--tsconfig", path.resolve("tsconfig.json"), path.resolve("scripts/update.ts")];
+    const child = spawn(tsx[0]!, [...tsx.slice(1), "--env-file", site.context.envFile!, ...args], {
+      cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.once("close", (status) => resolve({ status, output }));
+  });
+}
+
+// Each case starts tsx afresh: seconds each on a busy machine.
+describe("npm run update (the command)", { timeout: 60_000 }, () => {
+  it("--first-release makes the checkout's build the first release, once", async () => {
+    const first = await update(["--first-release"]);
+    expect(first.status, first.output).toBe(0);
+    expect(first.output).toContain(`The first release is ${site.head()}: the systemd unit runs ${path.join(site.checkout, "current")}.`);
+    expect(readlinkSync(path.join(site.checkout, "current"))).toBe(`releases/${site.head()}`);
+    const again = await update(["--first-release"]);
+    expect(again.status).toBe(2);
+    expect(again.output).toContain("There are releases here already: npm run update makes the next one.");
+  });
+
+  it("--rollback with one release says there is nothing to go back to (exit code 21)", async () => {
+    const result = await update(["--rollback"]);
+    expect(result.status).toBe(21);
+    expect(result.output).toContain("There is no earlier release to go back to");
+  });
+
+  it("refuses an unknown option, and a --health-timeout that is not a number (exit code 2)", async () => {
+    const unknown = await update(["--restart"]);
+    expect(unknown.status).toBe(2);
+    expect(unknown.output).toContain("npm run update: unknown option --restart. See docs/DEPLOY.md, step 11.");
+    const timeout = await update(["--health-timeout", "soon"]);
+    expect(timeout.status).toBe(2);
+    expect(timeout.output).toContain("--health-timeout needs a number of seconds, such as 60");
+  });
+
+  it("runs only in the checkout itself, not in a release inside it (exit code 2)", async () => {
+    const result = await update(["--no-restart"], path.join(site.checkout, "releases", site.head()));
+    expect(result.status).toBe(2);
+    expect(result.output).toContain("npm run update: run it in the deployed checkout (the folder git cloned, /opt/cornerstone in the guide), not in");
+  });
+
+  it("waits for no one: while another update runs here it stops at once (exit code 22)", async () => {
+    // This test's own process stands for the other update.
+    await fs.mkdir(path.join(site.checkout, "releases"), { recursive: true });
+    await fs.writeFile(path.join(site.checkout, "releases/.update.lock"), `${process.pid}\n`);
+    const result = await update(["--no-restart"]);
+    await fs.rm(path.join(site.checkout, "releases/.update.lock"));
+    expect(result.status).toBe(22);
+    expect(result.output).toContain(`Another npm run update is running here (process ${process.pid}): wait for it to finish.`);
+  });
+});
