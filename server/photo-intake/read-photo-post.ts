@@ -82,8 +82,9 @@ const ignoreError = () => {};
 
 export async function readPhotoPost(req: Request, options: ReadPhotoPostOptions): Promise<PhotoPost> {
   await fs.mkdir(options.dir, { recursive: true, mode: 0o700 });
-  // Gone while the folder was made: its 'close' has already been emitted.
-  if (!req.complete && (req.destroyed || req.readableAborted)) throw new PhotoPostError("left");
+  // Gone while the folder was made: its 'close' has already been emitted. (Even a request that had
+  // arrived whole is destroyed with its unread bytes when the connection is reset.)
+  if (req.destroyed && !req.readableEnded) throw new PhotoPostError("left");
   let parser: busboy.Busboy;
   try {
     parser = busboy({
@@ -154,8 +155,9 @@ function readWith(req: Request, parser: busboy.Busboy, options: ReadPhotoPostOpt
       if (received > options.limits.bodyBytes) fail("too-large");
     };
     const onEnd = () => clearInterval(idleCheck);
+    // Closed before its end was read: the rest will never come, whether or not it had all arrived.
     const onClose = () => {
-      if (!req.complete) fail("left");
+      if (!req.readableEnded) fail("left");
     };
 
     const watchForStall = () => {
@@ -200,11 +202,18 @@ function readWith(req: Request, parser: busboy.Busboy, options: ReadPhotoPostOpt
       };
       photos.push(photo);
       stream.on("limit", () => (photo.tooLarge = true));
+      const file = createWriteStream(photo.path, { mode: 0o600, flags: "wx" });
+      // A failed pipeline settles at the first error, perhaps before the file is even open: its deletion
+      // waits for the file's own 'close' (emitted once the descriptor is closed, however the write ended).
+      const fileClosed = new Promise<void>((resolve) => file.once("close", () => resolve()));
       writes.push(
-        pipeline(stream, createWriteStream(photo.path, { mode: 0o600, flags: "wx" })).then(
+        pipeline(stream, file).then(
           () => null,
           (error: unknown) => error,
-        ),
+        ).then(async (outcome) => {
+          await fileClosed;
+          return outcome;
+        }),
       );
     });
     parser.on("filesLimit", () => (tooManyParts = true));
