@@ -207,6 +207,23 @@ describe("the no-JS contact form's multipart post", () => {
     expect(await ctx.storedKeys("enquiry-photos/")).toEqual(kept);
   });
 
+  it("a post refused for one photo lets go of the photos taken before it: none waits to be sent", async () => {
+    const kept = await ctx.storedKeys("enquiry-photos/");
+    const rowsBefore = (await ctx.services.db.selectFrom("enquiry_photos").select("id").execute()).length;
+    const notAPhoto: Part = { name: "photos", fileName: "notes.txt", type: "text/plain", data: Buffer.from("Dear Mark, my notes.") };
+    const { body, contentType } = multipart([...TEXT, photo("wall.jpg"), notAPhoto]);
+    expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
+    expect(seen[0]!.photos).toEqual({
+      status: "refused",
+      httpStatus: 415,
+      messages: ["File notes.txt is not a supported photo. Please use JPEG, PNG, WebP or AVIF."],
+      retryAfterSeconds: undefined,
+    });
+    expect((await ctx.services.db.selectFrom("enquiry_photos").select("id").execute()).length).toBe(rowsBefore);
+    expect(await ctx.storedKeys("enquiry-photos/")).toEqual(kept);
+    expect(await photosOnDisk()).toEqual([]);
+  });
+
   it("text beyond the bounds is refused with the rest of the text kept", async () => {
     const { body, contentType } = multipart([...TEXT.filter((part) => part.name !== "message"), { name: "message", value: "x".repeat(40 * 1024) }]);
     expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
