@@ -2,7 +2,7 @@ import type { Request, Response } from "express";
 import { ENQUIRY_PHOTO_FIELD, MAX_ENQUIRY_PHOTO_BYTES } from "~/enquiry-photos/enquiry-photos";
 import { acceptEnquiryPhoto, enquiryPhotoTempDir } from "~/enquiry-photos/enquiry-photos.server";
 import type { AppServices } from "~/services.server";
-import { POST_FAILURE_STATUS, answerForPhoto, closesConnection, sendPhotoAnswer } from "../photo-intake/photo-answer";
+import { POST_FAILURE_STATUS, answerForPhoto, sendPhotoAnswer } from "../photo-intake/photo-answer";
 import { PhotoPostError, readPhotoPost, type PhotoPost, type PhotoPostLimits } from "../photo-intake/read-photo-post";
 
 /**
@@ -30,7 +30,7 @@ export async function receiveEnquiryPhoto(services: AppServices, req: Request, r
     if (!(error instanceof PhotoPostError)) throw error;
     // The visitor went away: nobody to answer.
     if (error.reason === "left") return;
-    if (closesConnection(error.reason)) res.set("Connection", "close");
+    res.set("Connection", "close");
     const status = POST_FAILURE_STATUS[error.reason];
     sendPhotoAnswer(res, { status, message: status === 413 ? TOO_LARGE_MESSAGE : NO_PHOTO_MESSAGE });
     return;

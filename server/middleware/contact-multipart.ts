@@ -9,7 +9,7 @@ import { displayName } from "~/enquiry-photos/enquiry-photo-accept.server";
 import { acceptEnquiryPhoto, enquiryPhotoTempDir, forgetUnsentPhotos } from "~/enquiry-photos/enquiry-photos.server";
 import type { AppServices } from "~/services.server";
 import { HttpError } from "../http-error";
-import { POST_FAILURE_STATUS, answerForPhoto, closesConnection } from "../photo-intake/photo-answer";
+import { POST_FAILURE_STATUS, answerForPhoto } from "../photo-intake/photo-answer";
 import { createPhotoSlots } from "../photo-intake/photo-slots";
 import { PhotoPostError, readPhotoPost, type PhotoPost, type PhotoPostLimits } from "../photo-intake/read-photo-post";
 
@@ -135,7 +135,7 @@ export function contactMultipart(services: AppServices, options: { idleCheckEver
       if (!(error instanceof PhotoPostError)) return next(error);
       // The visitor left mid-post: nobody to answer.
       if (error.reason === "left") return;
-      if (closesConnection(error.reason)) res.set("Connection", "close");
+      res.set("Connection", "close");
       const status = POST_FAILURE_STATUS[error.reason];
       return next(new HttpError(status, status === 408 ? STALLED_MESSAGE : status === 413 ? "Request body too large" : "The form could not be read"));
     }

@@ -28,18 +28,16 @@ export function answerForPhoto(outcome: PhotoNotTaken): PhotoAnswer {
   }
 }
 
-/** A post that could not be read: its status. (`left`: the visitor went away; nothing is answered.) */
+/**
+ * A post that could not be read: its status. The answer closes the connection, since the rest of the
+ * body is not read. (`left`: the visitor went away; nothing is answered.)
+ */
 export const POST_FAILURE_STATUS: Record<Exclude<PhotoPostFailure, "left">, number> = {
   "not-multipart": 415,
   unreadable: 400,
   "too-large": 413,
   stalled: 408,
 };
-
-/** The answer cuts the connection: the rest of the body is not wanted (past a limit, or stalled). */
-export function closesConnection(reason: PhotoPostFailure): boolean {
-  return reason === "too-large" || reason === "stalled";
-}
 
 export function retryAfterHeaders(answer: Pick<PhotoAnswer, "retryAfterSeconds">): Record<string, string> {
   return answer.retryAfterSeconds === undefined ? {} : { "Retry-After": String(answer.retryAfterSeconds) };

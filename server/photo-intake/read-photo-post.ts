@@ -171,9 +171,9 @@ function readWith(req: Request, parser: busboy.Busboy, options: ReadPhotoPostOpt
       idleCheck.unref();
     };
 
-    parser.on("field", (_name, value, info) => {
+    parser.on("field", (name, value, info) => {
       if (info.nameTruncated || info.valueTruncated) tooMuchText = true;
-      else fields.push([_name, value]);
+      else fields.push([name, value]);
     });
 
     parser.on("file", (name, stream, info) => {
