@@ -1,5 +1,6 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_ENQUIRY_PHOTO_BYTES } from "~/enquiry-photos/enquiry-photos";
 import { createApp } from "../../server/app";
 import { fakeReactRouterBuild } from "../support/fake-react-router-build";
 import { expressBodyRoutes, pageActionRoutes, readBuiltRouteManifest, routeKey } from "../support/body-routes";
@@ -12,9 +13,10 @@ import {
   requestJson,
   requestOnce,
   sendCut,
+  sendPartOfPost,
   temporaryFiles,
 } from "../support/disconnect-probes";
-import { MIN_CUTS, cutPlan, multipartBody, requestBytes } from "../support/fuzz-bodies";
+import { MIN_CUTS, cutPlan, multipartBody, rawBody, requestBytes } from "../support/fuzz-bodies";
 import { cpuTicks, isRunning, rssMB } from "../support/process-memory";
 import { TEST_ADMIN, type TestServer } from "../support/test-server";
 import { makeImage } from "../fixtures/images";
@@ -187,4 +189,45 @@ describe("the disconnect fuzzer", () => {
       expect(afterRun - afterWarmUp).toBeLessThan(RSS_GROWTH_LIMIT_MB);
     },
   );
+});
+
+describe("a visitor's photo post that cannot be read", () => {
+  /** The start of a post whose rest never comes: it declares a megabyte more than it sends. */
+  function partOfPost(target: string, contentType: string, start: Buffer, declaredLength = start.length + 1024 * 1024): Buffer {
+    const body = rawBody(target, start, contentType, { declaredLength });
+    return requestBytes("POST", target, server.port, body, { "X-Forwarded-For": "198.51.100.250" }).bytes;
+  }
+  const malformedHead = Buffer.from("--B\r\nNot A Header Name: x\r\n\r\n");
+  // More than three photos' worth in a part the reader throws away.
+  const pastBodyLimit = Buffer.concat([
+    Buffer.from('--B\r\nContent-Disposition: form-data; name="other"; filename="big.bin"\r\n\r\n'),
+    Buffer.alloc(3 * MAX_ENQUIRY_PHOTO_BYTES + 64 * 1024, 0x55),
+  ]);
+
+  it("is answered with Connection: close, and the server closes the connection without waiting for the rest", async () => {
+    const posts = {
+      "/api/enquiry-photos, no boundary": partOfPost("/api/enquiry-photos", "multipart/form-data", Buffer.from("--B\r\n")),
+      "/api/enquiry-photos, a malformed part head": partOfPost("/api/enquiry-photos", "multipart/form-data; boundary=B", malformedHead),
+      "/api/enquiry-photos, past three photos' worth": partOfPost("/api/enquiry-photos", "multipart/form-data; boundary=B", pastBodyLimit),
+      "/contact, no boundary": partOfPost("/contact", "multipart/form-data", Buffer.from("--B\r\n")),
+      "/contact, a malformed part head": partOfPost("/contact", "multipart/form-data; boundary=B", malformedHead),
+      "/contact, declared past the ceiling": partOfPost("/contact", "multipart/form-data; boundary=B", Buffer.from("--B\r\n"), 201 * 1024 * 1024),
+    };
+    const answers: Record<string, { status: number; connection: string | undefined; closedByServer: boolean }> = {};
+    for (const [label, bytes] of Object.entries(posts)) {
+      const answer = await sendPartOfPost(server.port, bytes);
+      answers[label] = { status: answer.status, connection: answer.headers.connection, closedByServer: answer.closedByServer };
+    }
+    const closed = (status: number) => ({ status, connection: "close", closedByServer: true });
+    expect(answers).toEqual({
+      "/api/enquiry-photos, no boundary": closed(415),
+      "/api/enquiry-photos, a malformed part head": closed(400),
+      "/api/enquiry-photos, past three photos' worth": closed(413),
+      "/contact, no boundary": closed(415),
+      "/contact, a malformed part head": closed(400),
+      "/contact, declared past the ceiling": closed(413),
+    });
+    expect(await temporaryFiles(server.dataDir)).toEqual([]);
+    expect(await healthStatus(server.port)).toBe(200);
+  });
 });

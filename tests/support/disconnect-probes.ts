@@ -189,3 +189,43 @@ export function requestOnce(
 export function requestJson(port: number, method: string, target: string, body: unknown, headers: Record<string, string> = {}) {
   return requestOnce(port, method, target, { bytes: Buffer.from(JSON.stringify(body)), contentType: "application/json" }, headers);
 }
+
+export type PartialPostAnswer = { status: number; headers: Record<string, string>; closedByServer: boolean };
+
+/**
+ * Sends `sent` (a request head and the start of its body, the rest never
+ * coming), reads the answer's head, then waits up to `closeWithinMs` for the
+ * server to close the connection: a refused post whose rest is not read
+ * must not hold its connection open for bytes nobody wants.
+ */
+export async function sendPartOfPost(port: number, sent: Buffer, closeWithinMs = 10_000): Promise<PartialPostAnswer> {
+  const socket = net.connect(port, "127.0.0.1");
+  socket.on("error", () => {});
+  const ended = new Promise<boolean>((resolve) => {
+    socket.once("end", () => resolve(true));
+    socket.once("close", () => resolve(true));
+  });
+  let received = Buffer.alloc(0);
+  const head = new Promise<string>((resolve, reject) => {
+    socket.on("data", (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const end = received.indexOf("\r\n\r\n");
+      if (end >= 0) resolve(received.subarray(0, end).toString("latin1"));
+    });
+    socket.once("close", () => reject(new Error(`closed without an answer (received: ${JSON.stringify(received.toString("latin1"))})`)));
+  });
+  try {
+    await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+    socket.write(sent);
+    const [statusLine, ...lines] = (await head).split("\r\n");
+    const headers = Object.fromEntries(
+      lines.map((line) => [line.slice(0, line.indexOf(":")).trim().toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]),
+    );
+    let waited: NodeJS.Timeout | undefined;
+    const closedByServer = await Promise.race([ended, new Promise<boolean>((resolve) => (waited = setTimeout(() => resolve(false), closeWithinMs)))]);
+    clearTimeout(waited);
+    return { status: Number(statusLine!.split(" ")[1]), headers, closedByServer };
+  } finally {
+    socket.destroy();
+  }
+}
