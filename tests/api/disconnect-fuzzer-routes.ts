@@ -21,8 +21,11 @@ export type RouteFuzz = {
   /** The path requested: the route's, its parameters filled in. */
   path: string;
   bodies: (fixtures: FuzzFixtures) => FuzzBody[];
-  /** A new target before each request (a signed upload link works once); given the session's cookie. */
-  freshPath?: (port: number, cookie: string) => Promise<string>;
+  /**
+   * A new target before each request cut inside its body (a signed upload link works once; an upload
+   * in parts is started for a body of this size); given the session's cookie and the body to be sent.
+   */
+  freshPath?: (port: number, cookie: string, body: FuzzBody) => Promise<string>;
 };
 
 /** Handlers mounted on a path that take no body themselves: each passes the request on, or serves only GET. */

@@ -122,7 +122,7 @@ async function fuzzRoute(name: string, fuzz: RouteFuzz, ip: string): Promise<num
         let at = cut;
         // A cut inside the head never reaches the handler: only a cut in the body needs a fresh target.
         if (fuzz.freshPath && cut > planned.headLength) {
-          request = requestBytes(method, await fuzz.freshPath(server.port, cookie!), server.port, body, headers);
+          request = requestBytes(method, await fuzz.freshPath(server.port, cookie!, body), server.port, body, headers);
           // The same place in the body (or the same place in the head), whatever the new target's length.
           at = cut + request.headLength - planned.headLength;
         }
