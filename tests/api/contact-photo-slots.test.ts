@@ -66,7 +66,7 @@ function photoPart(data: Buffer): Buffer {
 }
 const CLOSING = Buffer.from(`--${BOUNDARY}--\r\n`);
 
-type Answer = { status: number; text: string };
+type Answer = { status: number; text: string; connection: string | undefined };
 
 /** Posts `body` to /contact (all 20 from one address), sending only its first `sent` bytes for now. */
 function post(body: Buffer, sent = body.length) {
@@ -83,7 +83,7 @@ function post(body: Buffer, sent = body.length) {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => (text += chunk));
-      res.on("end", () => (answer = { status: res.statusCode ?? 0, text }));
+      res.on("end", () => (answer = { status: res.statusCode ?? 0, text, connection: res.headers.connection }));
     },
   );
   req.on("error", () => {});
@@ -140,6 +140,8 @@ describe("slots for posts with photos", () => {
       .poll(() => stalled.map((p) => p.answer()?.status), { timeout: 5_000 })
       .toEqual([408, 408, 408, 408]);
     expect(stalled[0]!.answer()!.text).toBe("The form stopped arriving. Please send it again.");
+    // The rest of a stalled post is not read: its connection is closed.
+    expect(stalled.map((p) => p.answer()!.connection)).toEqual(["close", "close", "close", "close"]);
     await expect.poll(tempFiles, { timeout: 5_000 }).toBe(0);
 
     // The slots are free again.

@@ -10,7 +10,10 @@ import { TEST_ADMIN } from "../support/test-server";
  * The disconnect fuzzer's coverage: how to fuzz each route that takes a body,
  * by the key the routers list it under (tests/support/body-routes.ts). A
  * route the routers list and this table does not fails the fuzzer: add it
- * here, with bodies of its own kind (JSON, form, multipart, raw).
+ * here under the key the failure prints, with bodies of its own kind (JSON,
+ * form, multipart, raw), `session` for the admin's routes, and `freshPath`
+ * when every request needs a target of its own. A handler mounted on a path
+ * that takes no body itself goes in PASSES_ON, with why.
  */
 
 export type FuzzFixtures = { photo: Buffer; tinyPhoto: Buffer };
