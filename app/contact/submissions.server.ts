@@ -34,7 +34,7 @@ export type EnquiryOutcome =
  * check the honeypot and the per-IP limit, then store.
  */
 export async function submitEnquiry(
-  services: Pick<AppServices, "db" | "logger" | "limits" | "clock" | "mail" | "outboxWake" | "addressKey">,
+  services: Pick<AppServices, "db" | "logger" | "limits" | "clock" | "mail" | "outboxWake" | "addressKey" | "env" | "storage">,
   input: Record<string, unknown>,
   clientIp: string,
   /** Issue 21: tokens of photos uploaded from the same address, attached in the same transaction. */
@@ -71,8 +71,14 @@ export async function submitEnquiry(
     return attached;
   });
   services.outboxWake.notify();
+  // Photos a cap kept out: their rows went with the transaction, their files go now.
+  if (photos?.leftOutKeys.length) await deleteEnquiryPhotoObjects(services, photos.leftOutKeys);
   services.logger.info({ submissionId: row.id, photos: photos?.attached }, "contact enquiry stored");
-  return { status: "stored", submission: submissionFromRow(row), ...(photos ? { photos } : {}) };
+  return {
+    status: "stored",
+    submission: submissionFromRow(row),
+    ...(photos ? { photos: { attached: photos.attached, notTaken: photos.notTaken } } : {}),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

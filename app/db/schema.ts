@@ -314,7 +314,7 @@ export interface EnquiryPhotosTable {
   token_hash: string;
   /** The limiters' keyed hash of the uploader's address. */
   address_hash: string;
-  /** processing | ready | capped */
+  /** processing | ready (capped: only in rows from before decision 0057, never attached) */
   status: string;
   submission_id: string | null;
   /** 1-based, in the visitor's order; null until attached. */

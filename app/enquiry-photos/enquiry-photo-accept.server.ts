@@ -1,17 +1,13 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { createWriteStream } from "node:fs";
-import { mkdir, open, rm, stat } from "node:fs/promises";
+import { open, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import type { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { lockForTransaction } from "~/db/database.server";
 import type { Env } from "~/env.server";
 import { ImageRefusedError } from "~/images/image-limits";
 import { ImageWorkerBusyError } from "~/images/image-worker.server";
 import { sniffImageType } from "~/images/sniff-image-type";
 import type { AppServices } from "~/services.server";
-import { CountingTransform, HEAD_BYTES } from "~/storage/stream-limits.server";
-import { ObjectTooLargeError } from "~/storage/storage-errors.server";
+import { HEAD_BYTES } from "~/storage/stream-limits.server";
 import {
   ENQUIRY_PHOTO_TYPES,
   MAX_ENQUIRY_PHOTO_BYTES,
@@ -28,22 +24,23 @@ export type PhotoAcceptOutcome =
   | ({ status: "accepted" } & EnquiryPhotoAccepted)
   /** Too large, not one of the four types, unreadable, a bomb: `message` names the file and is shown as it is (400/413/415). */
   | { status: "refused"; httpStatus: 400 | 413 | 415; message: string }
-  /**
-   * ENQUIRY_PHOTOS_PER_DAY or ENQUIRY_PHOTOS_MAX_MB reached: the enquiry goes without photos (§6).
-   * `token` (an addition to the contract) stands for the photo not taken: sent with the enquiry,
-   * it makes the answer's `photos.notTaken` true, so the form learns it from the enquiry too.
-   */
-  | { status: "capped"; token: string; name: string }
   /** The visitors' queue in the image worker is full (20): "try again in a minute" (503 + Retry-After). */
   | { status: "busy"; message: string; retryAfterSeconds: number }
   /** The per-address limit (429 + Retry-After). */
-  | { status: "rate-limited"; retryAfterSeconds: number };
+  | { status: "rate-limited"; retryAfterSeconds: number }
+  /**
+   * Photos not yet sent with an enquiry are bounded on their own, per address
+   * and in total (429 + Retry-After: when the oldest of them expires).
+   */
+  | { status: "too-many-waiting"; retryAfterSeconds: number };
 
 /** A token works for this long after the upload (issue 21 §2). */
 export const PHOTO_TOKEN_LIFETIME_MS = 60 * 60_000;
 const BUSY_RETRY_AFTER_SECONDS = 60;
-const ONE_DAY_MS = 24 * 60 * 60_000;
-const MB = 1024 * 1024;
+/** Photos uploaded but not yet sent with an enquiry, from one address (an IPv6 client: its /64). */
+export const MAX_WAITING_PHOTOS_PER_ADDRESS = 10;
+/** … and from everyone together. */
+export const MAX_WAITING_PHOTOS = 200;
 /** File names are the visitor's: shown back in messages, so kept short and printable. */
 const MAX_NAME_LENGTH = 120;
 
@@ -72,65 +69,32 @@ export function enquiryPhotoTempDir(env: Pick<Env, "DATA_DIR">): string {
   return path.join(env.DATA_DIR, "tmp", "enquiry-photos");
 }
 
-type Photo = { fileName: string; declaredType: string; body: Readable } | { fileName: string; declaredType: string; path: string };
+/** A photo on this server's disk (the multipart reader's temporary file), which acceptEnquiryPhoto then owns and deletes. */
+export type PhotoOnDisk = { fileName: string; declaredType: string; path: string };
 
 /**
- * Takes one photo (a stream read once, or a file already on disk from the
- * no-JS multipart parser, which this then owns and deletes), bounded by
- * MAX_ENQUIRY_PHOTO_BYTES, processes it in the image worker (behind the
- * owner's uploads) into a thumbnail and a viewing copy under
- * `enquiry-photos/`, and answers a token: random, 1 hour, usable only with
- * an enquiry from the same address. The original bytes are not kept.
- * A stream that is refused before it is read is drained, so a multipart
- * parser carries on.
+ * Takes one photo, bounded by MAX_ENQUIRY_PHOTO_BYTES, processes it in the
+ * image worker (behind the owner's uploads) into a thumbnail and a viewing
+ * copy under `enquiry-photos/`, and answers a token: random, 1 hour, usable
+ * only with an enquiry from the same address. The original bytes are not
+ * kept: the file is deleted, taken or refused.
  */
-export async function acceptEnquiryPhoto(services: Services, photo: Photo, clientIp: string): Promise<PhotoAcceptOutcome> {
+export async function acceptEnquiryPhoto(services: Services, photo: PhotoOnDisk, clientIp: string): Promise<PhotoAcceptOutcome> {
   const name = displayName(photo.fileName);
-  let tempFile = "path" in photo ? photo.path : null;
   try {
     const limit = await services.limits.enquiryPhotos.hit(clientIp);
-    if (!limit.allowed) {
-      if ("body" in photo) photo.body.resume();
-      return { status: "rate-limited", retryAfterSeconds: limit.retryAfterSeconds };
-    }
-    let head: Buffer;
-    if ("body" in photo) {
-      const dir = enquiryPhotoTempDir(services.env);
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      tempFile = path.join(dir, `${randomUUID()}.upload`);
-      const counter = new CountingTransform(MAX_ENQUIRY_PHOTO_BYTES);
-      // Piped, not pipelined: a refusal must leave the source readable, to be drained (a multipart parser waits on it).
-      const body = photo.body;
-      const abort = (error: Error) => counter.destroy(error);
-      body.once("error", abort);
-      body.pipe(counter);
-      try {
-        await pipeline(counter, createWriteStream(tempFile, { mode: 0o600 }));
-      } catch (error) {
-        body.unpipe(counter);
-        body.resume();
-        if (error instanceof ObjectTooLargeError) {
-          return { status: "refused", httpStatus: 413, message: photoTooLargeMessage(name) };
-        }
-        throw error;
-      } finally {
-        body.off("error", abort);
-      }
-      head = counter.head;
-    } else {
-      if ((await stat(photo.path)).size > MAX_ENQUIRY_PHOTO_BYTES) {
-        return { status: "refused", httpStatus: 413, message: photoTooLargeMessage(name) };
-      }
-      head = await readHead(photo.path);
+    if (!limit.allowed) return { status: "rate-limited", retryAfterSeconds: limit.retryAfterSeconds };
+    if ((await stat(photo.path)).size > MAX_ENQUIRY_PHOTO_BYTES) {
+      return { status: "refused", httpStatus: 413, message: photoTooLargeMessage(name) };
     }
     // The file's own bytes decide, never its name or declared type.
-    const type = sniffImageType(head);
+    const type = sniffImageType(await readHead(photo.path));
     if (!type || !(ENQUIRY_PHOTO_TYPES as readonly string[]).includes(type)) {
       return { status: "refused", httpStatus: 415, message: unsupportedPhotoMessage(name) };
     }
-    return await processPhoto(services, tempFile!, name, clientIp);
+    return await processPhoto(services, photo.path, name, clientIp);
   } finally {
-    if (tempFile) await rm(tempFile, { force: true }).catch(() => {});
+    await rm(photo.path, { force: true }).catch(() => {});
   }
 }
 
@@ -145,38 +109,46 @@ async function readHead(file: string): Promise<Buffer> {
   }
 }
 
-type Reservation = { id: string; token: string; capped: boolean };
+type Reservation = { id: string; token: string } | { tooManyWaiting: true; retryAfterSeconds: number };
 
 /**
- * A row for the photo, before processing: counted against the daily and
- * storage caps under one lock, so the caps hold across every instance.
+ * A row for the photo, before processing, unless too many photos are
+ * waiting to be sent with an enquiry (from this address, or from everyone):
+ * counted under one lock, so the bounds hold across every instance. An
+ * expired token no longer counts. The daily and storage caps are checked
+ * later, when the photo is attached (attachEnquiryPhotos).
  */
 async function reserve(services: Services, clientIp: string): Promise<Reservation> {
   const now = services.clock.now();
-  const token = randomBytes(32).toString("base64url");
-  const id = randomUUID();
-  const capped = await services.db.transaction().execute(async (trx) => {
-    await lockForTransaction(trx, "enquiry-photo-caps");
-    const since = new Date(now.getTime() - ONE_DAY_MS).toISOString();
-    const usage = await trx
+  const addressHash = services.addressKey(clientIp);
+  return services.db.transaction().execute(async (trx) => {
+    await lockForTransaction(trx, "enquiry-photos-waiting");
+    const waiting = await trx
       .selectFrom("enquiry_photos")
       .select((eb) => [
-        eb.fn
-          .count("id")
-          .filterWhere((w) => w.and([w("created_at", ">", since), w("status", "!=", "capped")]))
-          .as("today"),
-        eb.fn.sum<number | string | null>(eb("thumb_bytes", "+", eb.ref("view_bytes"))).as("bytes"),
+        eb.fn.countAll<number | string>().as("total"),
+        eb.fn.count<number | string>("id").filterWhere("address_hash", "=", addressHash).as("fromAddress"),
+        eb.fn.min("expires_at").as("firstExpiry"),
+        eb.fn.min("expires_at").filterWhere("address_hash", "=", addressHash).as("firstExpiryFromAddress"),
       ])
+      .where("submission_id", "is", null)
+      .where("expires_at", ">", now.toISOString())
       .executeTakeFirstOrThrow();
-    const capped =
-      Number(usage.today) >= services.env.ENQUIRY_PHOTOS_PER_DAY || Number(usage.bytes ?? 0) >= services.env.ENQUIRY_PHOTOS_MAX_MB * MB;
+    const fromAddress = Number(waiting.fromAddress) >= MAX_WAITING_PHOTOS_PER_ADDRESS;
+    if (fromAddress || Number(waiting.total) >= MAX_WAITING_PHOTOS) {
+      const firstExpiry = (fromAddress ? waiting.firstExpiryFromAddress : waiting.firstExpiry) ?? now.toISOString();
+      const retryAfterSeconds = Math.max(1, Math.ceil((new Date(firstExpiry).getTime() - now.getTime()) / 1000));
+      return { tooManyWaiting: true, retryAfterSeconds } as const;
+    }
+    const token = randomBytes(32).toString("base64url");
+    const id = randomUUID();
     await trx
       .insertInto("enquiry_photos")
       .values({
         id,
         token_hash: hashPhotoToken(token),
-        address_hash: services.addressKey(clientIp),
-        status: capped ? "capped" : "processing",
+        address_hash: addressHash,
+        status: "processing",
         submission_id: null,
         position: null,
         thumb_key: null,
@@ -185,16 +157,15 @@ async function reserve(services: Services, clientIp: string): Promise<Reservatio
         expires_at: new Date(now.getTime() + PHOTO_TOKEN_LIFETIME_MS).toISOString(),
       })
       .execute();
-    return capped;
+    return { id, token };
   });
-  return { id, token, capped };
 }
 
 async function processPhoto(services: Services, file: string, name: string, clientIp: string): Promise<PhotoAcceptOutcome> {
   const reservation = await reserve(services, clientIp);
-  if (reservation.capped) {
-    services.logger.info("an enquiry photo was not taken: a daily or storage cap is reached");
-    return { status: "capped", token: reservation.token, name };
+  if ("tooManyWaiting" in reservation) {
+    services.logger.info("an enquiry photo was refused: too many photos are waiting to be sent");
+    return { status: "too-many-waiting", retryAfterSeconds: reservation.retryAfterSeconds };
   }
   const keys = enquiryPhotoKeys(reservation.id);
   const forget = () => services.db.deleteFrom("enquiry_photos").where("id", "=", reservation.id).execute();

@@ -6,7 +6,7 @@ import { enquiryPhotoKeys } from "./enquiry-photo-keys";
 import { deleteEnquiryPhotoObjects } from "./enquiry-photos.server";
 
 /**
- * Issue 21 §7: visitors' photos are not kept for ever. Every hour (and at
+ * Visitors' photos are not kept for ever. Every hour (and at
  * start) this deletes photos older than ENQUIRY_PHOTO_DAYS, attached or not,
  * and photos never attached to an enquiry once their token has expired (plus
  * a margin, so a photo still being processed is never taken from under its
@@ -56,15 +56,21 @@ export async function pruneEnquiryPhotos(services: Services): Promise<number> {
   return deleted;
 }
 
-/** Temp uploads a crash left behind (each is deleted as soon as its photo is processed or refused). */
+/**
+ * The one cleaner of visitors' temporary photo files: each is deleted as soon
+ * as its post is done with it, so one older than an hour was left by a
+ * process that stopped mid-post. Also empties the folder earlier versions
+ * kept the no-JS form's photos in.
+ */
 async function removeStaleTempFiles(services: Services, now: number): Promise<void> {
   const dir = enquiryPhotoTempDir(services.env);
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const name of names) {
     const file = path.join(dir, name);
     const info = await stat(file).catch(() => null);
-    if (info && now - info.mtimeMs > PHOTO_TOKEN_LIFETIME_MS) await rm(file, { force: true }).catch(() => {});
+    if (info && now - info.mtimeMs > PHOTO_TOKEN_LIFETIME_MS) await rm(file, { recursive: true, force: true }).catch(() => {});
   }
+  await rm(path.join(path.dirname(dir), "contact-photos"), { recursive: true, force: true }).catch(() => {});
 }
 
 export type EnquiryPhotoRetention = { start(): void; stop(): Promise<void> };

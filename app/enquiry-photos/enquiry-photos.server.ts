@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import type { Kysely, Transaction } from "kysely";
+import { lockForTransaction } from "~/db/database.server";
 import type { DatabaseSchema } from "~/db/schema";
 import { isBackupRunning } from "~/backups/backup-lease.server";
 import { systemClock, type Clock } from "~/lib/clock";
@@ -7,9 +8,10 @@ import type { AppServices } from "~/services.server";
 import type { EnquiryPhotoSize, EnquiryPhotoSummary } from "./enquiry-photos";
 import { MAX_ENQUIRY_PHOTOS } from "./enquiry-photos";
 import { hashPhotoToken } from "./enquiry-photo-accept.server";
+import { enquiryPhotoKeys } from "./enquiry-photo-keys";
 
 /**
- * Issue 21: photos visitors attach to enquiries (decision 0056). Accepting a
+ * Photos visitors attach to enquiries (decision 0056). Accepting a
  * photo lives in ./enquiry-photo-accept.server.ts, retention in
  * ./enquiry-photo-retention.server.ts; this file ties photos to enquiries,
  * reads them for the inbox and the e-mail, and deletes them.
@@ -19,49 +21,108 @@ export {
   acceptEnquiryPhoto,
   enquiryPhotoTempDir,
   type PhotoAcceptOutcome,
+  type PhotoOnDisk,
 } from "./enquiry-photo-accept.server";
+
+const ONE_DAY_MS = 24 * 60 * 60_000;
+const MB = 1024 * 1024;
+
+/** What attachEnquiryPhotos did; `leftOutKeys` are the files of photos a cap kept out, to delete once the transaction commits. */
+export type AttachedPhotos = { attached: number; notTaken: boolean; leftOutKeys: string[] };
 
 /**
  * Inside submitEnquiry's transaction: ties the tokens' photos to the new
  * enquiry, in the order given. Unknown, expired, used or other-address tokens
  * are ignored (never an error: the enquiry must go through).
- * `notTaken` is true when a cap kept at least one photo out.
+ *
+ * The daily and storage caps (ENQUIRY_PHOTOS_PER_DAY, ENQUIRY_PHOTOS_MAX_MB)
+ * count photos sent with enquiries, here, under one lock across instances:
+ * photos uploaded and never sent use none of them. A photo past a cap is
+ * left out of the enquiry and deleted; `notTaken` then says so.
  */
 export async function attachEnquiryPhotos(
   trx: Transaction<DatabaseSchema>,
-  services: Pick<AppServices, "clock" | "addressKey">,
+  services: Pick<AppServices, "clock" | "addressKey" | "env">,
   submissionId: string,
   tokens: readonly string[],
   clientIp: string,
-): Promise<{ attached: number; notTaken: boolean }> {
+): Promise<AttachedPhotos> {
   const hashes = [...new Set(tokens.filter((token) => typeof token === "string" && token.length <= 200))]
     .slice(0, MAX_ENQUIRY_PHOTOS)
     .map(hashPhotoToken);
-  if (hashes.length === 0) return { attached: 0, notTaken: false };
+  if (hashes.length === 0) return { attached: 0, notTaken: false, leftOutKeys: [] };
+  const now = services.clock.now();
+  // Before reading the photos: two enquiries sending one token, or racing for the caps, take turns.
+  await lockForTransaction(trx, "enquiry-photo-caps");
   const rows = await trx
     .selectFrom("enquiry_photos")
-    .select(["id", "token_hash", "status"])
+    .select(["id", "token_hash", "thumb_key", "view_key", "thumb_bytes", "view_bytes"])
     .where("token_hash", "in", hashes)
     .where("submission_id", "is", null)
-    .where("status", "in", ["ready", "capped"])
+    .where("status", "=", "ready")
     .where("address_hash", "=", services.addressKey(clientIp))
-    .where("expires_at", ">", services.clock.now().toISOString())
+    .where("expires_at", ">", now.toISOString())
     .execute();
+  if (rows.length === 0) return { attached: 0, notTaken: false, leftOutKeys: [] };
+  const usage = await sentPhotoUsage(trx, new Date(now.getTime() - ONE_DAY_MS).toISOString());
+  let sentToday = usage.sentToday;
+  let keptBytes = usage.keptBytes;
   const byHash = new Map(rows.map((row) => [row.token_hash, row]));
   let attached = 0;
   let notTaken = false;
+  const leftOutKeys: string[] = [];
   for (const hash of hashes) {
     const row = byHash.get(hash);
     if (!row) continue;
-    if (row.status === "capped") {
+    if (sentToday >= services.env.ENQUIRY_PHOTOS_PER_DAY || keptBytes >= services.env.ENQUIRY_PHOTOS_MAX_MB * MB) {
       notTaken = true;
       await trx.deleteFrom("enquiry_photos").where("id", "=", row.id).execute();
+      leftOutKeys.push(...[row.thumb_key, row.view_key].filter((key): key is string => key !== null));
       continue;
     }
     attached += 1;
+    sentToday += 1;
+    keptBytes += Number(row.thumb_bytes) + Number(row.view_bytes);
     await trx.updateTable("enquiry_photos").set({ submission_id: submissionId, position: attached }).where("id", "=", row.id).execute();
   }
-  return { attached, notTaken };
+  return { attached, notTaken, leftOutKeys };
+}
+
+/** Photos sent with enquiries since `since` (by the enquiry's time), and the bytes every sent photo keeps. */
+async function sentPhotoUsage(trx: Transaction<DatabaseSchema>, since: string): Promise<{ sentToday: number; keptBytes: number }> {
+  const today = await trx
+    .selectFrom("enquiry_photos as p")
+    .innerJoin("contact_submissions as s", "s.id", "p.submission_id")
+    .select((eb) => eb.fn.countAll<number | string>().as("count"))
+    .where("s.submitted_at", ">", since)
+    .executeTakeFirstOrThrow();
+  const kept = await trx
+    .selectFrom("enquiry_photos")
+    .select((eb) => eb.fn.sum<number | string | null>(eb("thumb_bytes", "+", eb.ref("view_bytes"))).as("bytes"))
+    .where("submission_id", "is not", null)
+    .executeTakeFirstOrThrow();
+  return { sentToday: Number(today.count), keptBytes: Number(kept.bytes ?? 0) };
+}
+
+/**
+ * Photos taken for a post that was then refused (the no-JS form with one
+ * photo it could not take): their tokens will never be sent, so they stop
+ * counting as waiting at once, rows and files.
+ */
+export async function forgetUnsentPhotos(services: Pick<AppServices, "db" | "storage" | "logger" | "clock">, tokens: readonly string[]): Promise<void> {
+  if (tokens.length === 0) return;
+  const keys = await services.db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .selectFrom("enquiry_photos")
+      .select(["id"])
+      .where("token_hash", "in", tokens.map(hashPhotoToken))
+      .where("submission_id", "is", null)
+      .execute();
+    if (rows.length === 0) return [];
+    await trx.deleteFrom("enquiry_photos").where("id", "in", rows.map((row) => row.id)).execute();
+    return rows.flatMap((row) => Object.values(enquiryPhotoKeys(row.id)));
+  });
+  await deleteEnquiryPhotoObjects(services, keys);
 }
 
 /** The photos of many enquiries at once, in order (one query: the inbox page). */

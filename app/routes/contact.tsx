@@ -50,14 +50,13 @@ export async function action({ request, context }: Route.ActionArgs) {
       headers: photos.retryAfterSeconds ? { "Retry-After": String(photos.retryAfterSeconds) } : undefined,
     });
   }
-  if (photos?.status === "rate-limited") return rateLimited(kept, photos.retryAfterSeconds);
   const photoTokens = photos?.status === "accepted" ? photos.tokens : [];
   const outcome = await submitEnquiry(context.services, values, context.clientIp, { photoTokens });
   switch (outcome.status) {
     case "stored":
       return {
         status: "sent",
-        photosNotTaken: photos?.status === "accepted" && (photos.capped || outcome.photos?.notTaken === true),
+        photosNotTaken: outcome.photos?.notTaken === true,
       } satisfies ContactActionResult;
     case "trapped":
       return { status: "sent" } satisfies ContactActionResult;

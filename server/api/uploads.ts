@@ -106,10 +106,14 @@ export async function receiveUpload(services: AppServices, req: Request, res: Re
   // file, say), a late client abort must not become an unhandled 'error' that ends the process.
   body.on("error", () => {});
   req.pipe(body);
-  // pipe() does not pass an aborted upload on; without this the write would wait forever.
-  req.once("close", () => {
-    if (!req.complete) body.destroy(new Error("The client aborted the upload"));
-  });
+  // pipe() does not pass an aborted upload on; without this the write would wait forever. A reset
+  // connection destroys even a request that had arrived whole, with its unread bytes; one reset while
+  // the ticket was claimed above is gone already.
+  const abort = () => {
+    if (!req.readableEnded) body.destroy(new Error("The client aborted the upload"));
+  };
+  req.once("close", abort);
+  if (req.destroyed) abort();
   let written: { bytes: number; head: Buffer };
   try {
     written = await services.storage.write(key, body, { maxBytes: declared?.bytes ?? MAX_UPLOAD_BYTES });

@@ -71,8 +71,10 @@ beforeEach(() => {
   seen.length = 0;
 });
 
-const tempRoot = () => path.join(ctx.dataDir, "tmp", "contact-photos");
-const postsOnDisk = async () => (await fs.readdir(tempRoot()).catch(() => [] as string[])).filter((entry) => entry.startsWith("post-"));
+/** The one temporary folder of visitors' photos (both ways in). */
+const tempRoot = () => path.join(ctx.dataDir, "tmp", "enquiry-photos");
+/** Photos on disk, one temporary file each. */
+const photosOnDisk = async () => (await fs.readdir(tempRoot()).catch(() => [] as string[])).filter((entry) => entry.endsWith(".upload"));
 
 /** A post over a socket of its own; `hold` sends only this many bytes until `finish()`. */
 function rawPost(target: string, body: Buffer, contentType: string, options: { hold?: number; headers?: Record<string, string> } = {}) {
@@ -124,7 +126,7 @@ describe("the no-JS contact form's multipart post", () => {
     const photos = seen[0]!.photos;
     expect(photos?.status).toBe("accepted");
     expect(photos?.status === "accepted" && photos.tokens).toHaveLength(2);
-    expect(await postsOnDisk()).toEqual([]);
+    expect(await photosOnDisk()).toEqual([]);
   });
 
   it("more than five photos: the whole body is read, then refused with the text kept and nothing processed", async () => {
@@ -134,7 +136,7 @@ describe("the no-JS contact form's multipart post", () => {
     expect((await answered).status).toBe(200);
     expect(seen).toEqual([{ path: "/contact", fields: KEPT_TEXT, photos: { status: "refused", httpStatus: 413, messages: ["Up to 5 photos."] } }]);
     expect(await ctx.storedKeys("enquiry-photos/")).toEqual(kept);
-    expect(await postsOnDisk()).toEqual([]);
+    expect(await photosOnDisk()).toEqual([]);
   });
 
   it("a photo over 15 MB is refused by its name, with the text kept", async () => {
@@ -147,7 +149,7 @@ describe("the no-JS contact form's multipart post", () => {
     ]);
     // Refused while the post was read: the other photo was not processed for nothing.
     expect(await ctx.storedKeys("enquiry-photos/")).toEqual(kept);
-    expect(await postsOnDisk()).toEqual([]);
+    expect(await photosOnDisk()).toEqual([]);
   });
 
   it("photo parts go to a private file on disk as they arrive, and it is deleted after", async () => {
@@ -156,22 +158,22 @@ describe("the no-JS contact form's multipart post", () => {
     const post = rawPost("/contact", body, contentType, { hold: body.length - 4 * 1024 * 1024 });
     let onDisk = "";
     await until(async () => {
-      const [dir] = await postsOnDisk();
-      if (!dir) return false;
-      onDisk = path.join(tempRoot(), dir, "0");
+      const [file] = await photosOnDisk();
+      if (!file) return false;
+      onDisk = path.join(tempRoot(), file);
       const size = await fs.stat(onDisk).then((stat) => stat.size, () => 0);
       return size > 8 * 1024 * 1024;
     });
     expect((await fs.stat(onDisk)).mode & 0o777).toBe(0o600);
     post.finish();
     await post.answered;
-    expect(await postsOnDisk()).toEqual([]);
+    expect(await photosOnDisk()).toEqual([]);
   });
 
   it("at most four posts keep photos on disk at once: a fifth is told to try again in a minute, with its text", async () => {
     const { body, contentType } = multipart([...TEXT, photo("wall.jpg", Buffer.concat([jpeg, Buffer.alloc(256 * 1024)]))]);
     const held = [1, 2, 3, 4].map(() => rawPost("/contact", body, contentType, { hold: body.length - 1024 }));
-    await until(async () => (await postsOnDisk()).length === 4);
+    await until(async () => (await photosOnDisk()).length === 4);
     expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
     expect(seen).toEqual([
       {
@@ -182,7 +184,7 @@ describe("the no-JS contact form's multipart post", () => {
     ]);
     for (const post of held) post.finish();
     await Promise.all(held.map((post) => post.answered));
-    expect(await postsOnDisk()).toEqual([]);
+    expect(await photosOnDisk()).toEqual([]);
   });
 
   it("a post broken off mid-photo leaves nothing behind and runs no action", async () => {
@@ -191,9 +193,9 @@ describe("the no-JS contact form's multipart post", () => {
     const req = http.request({ host: "127.0.0.1", port, method: "POST", path: "/contact", headers: { "Content-Type": contentType, "Content-Length": String(body.length) } });
     req.on("error", () => {});
     req.write(body.subarray(0, body.length - 100 * 1024));
-    await until(async () => (await postsOnDisk()).length === 1);
+    await until(async () => (await photosOnDisk()).length === 1);
     req.destroy();
-    await until(async () => (await postsOnDisk()).length === 0);
+    await until(async () => (await photosOnDisk()).length === 0);
     expect(seen).toEqual([]);
   });
 
@@ -201,8 +203,25 @@ describe("the no-JS contact form's multipart post", () => {
     const kept = await ctx.storedKeys("enquiry-photos/");
     const { body, contentType } = multipart([...TEXT.filter((part) => part.name !== "email"), { name: "email", value: "not-an-email" }, photo("wall.jpg")]);
     expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
-    expect(seen[0]!.photos).toEqual({ status: "accepted", tokens: [], capped: false });
+    expect(seen[0]!.photos).toEqual({ status: "accepted", tokens: [] });
     expect(await ctx.storedKeys("enquiry-photos/")).toEqual(kept);
+  });
+
+  it("a post refused for one photo lets go of the photos taken before it: none waits to be sent", async () => {
+    const kept = await ctx.storedKeys("enquiry-photos/");
+    const rowsBefore = (await ctx.services.db.selectFrom("enquiry_photos").select("id").execute()).length;
+    const notAPhoto: Part = { name: "photos", fileName: "notes.txt", type: "text/plain", data: Buffer.from("Dear Mark, my notes.") };
+    const { body, contentType } = multipart([...TEXT, photo("wall.jpg"), notAPhoto]);
+    expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
+    expect(seen[0]!.photos).toEqual({
+      status: "refused",
+      httpStatus: 415,
+      messages: ["File notes.txt is not a supported photo. Please use JPEG, PNG, WebP or AVIF."],
+      retryAfterSeconds: undefined,
+    });
+    expect((await ctx.services.db.selectFrom("enquiry_photos").select("id").execute()).length).toBe(rowsBefore);
+    expect(await ctx.storedKeys("enquiry-photos/")).toEqual(kept);
+    expect(await photosOnDisk()).toEqual([]);
   });
 
   it("text beyond the bounds is refused with the rest of the text kept", async () => {
@@ -266,7 +285,7 @@ describe("the no-JS contact form's multipart post", () => {
     expect([answer.status, answer.text]).toEqual([413, "Request body too large"]);
     expect(answer.sentMegabytes).toBeLessThan(300);
     expect(seen).toEqual([]);
-    await until(async () => (await postsOnDisk()).length === 0);
+    await until(async () => (await photosOnDisk()).length === 0);
   });
 
   it("every other page post keeps the 64 KB limit, multipart or not", async () => {
@@ -289,7 +308,7 @@ describe("the no-JS contact form's multipart post", () => {
     const refused = await rawPost("/contact", body, contentType, { headers: { Origin: "http://evil.example" } }).answered;
     expect(refused.status).toBe(403);
     expect(seen).toEqual([]);
-    expect(await postsOnDisk()).toEqual([]);
+    expect(await photosOnDisk()).toEqual([]);
     expect(await ctx.storedKeys("enquiry-photos/")).toEqual(kept);
   });
 });

@@ -26,15 +26,16 @@ describe("the image worker's queue for visitors' photos", () => {
     stoppedPid = images.state().pid!;
     process.kill(stoppedPid, "SIGSTOP");
 
-    // then() sends the request (supertest waits for it).
-    const upload = (i: number) => ctx.upload(photo, `p${i}.jpg`).then((res) => res);
+    // then() sends the request (supertest waits for it). From many addresses: photos waiting to be
+    // sent are bounded per address.
+    const upload = (i: number) => ctx.upload(photo, `p${i}.jpg`, `203.0.113.${100 + i}`).then((res) => res);
     // The first is sent to the (stopped) worker; the next 20 wait.
     const sent = [upload(0)];
     await expect.poll(async () => (await ctx.photoRows()).length, { interval: 5, timeout: 20_000 }).toBe(2);
     for (let i = 1; i <= 20; i++) sent.push(upload(i));
     await expect.poll(() => images.state().waiting.visitor, { interval: 5, timeout: 20_000 }).toBe(20);
 
-    const refused = await ctx.upload(photo, "one too many.jpg");
+    const refused = await ctx.upload(photo, "one too many.jpg", "198.51.100.1");
     expect(refused.status).toBe(503);
     expect(refused.body).toEqual({ message: "Too many photos are being processed. Please try again in a minute." });
     expect(refused.headers["retry-after"]).toBe("60");

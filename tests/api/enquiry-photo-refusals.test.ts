@@ -122,8 +122,8 @@ describe("tokens", () => {
   });
 });
 
-describe("caps counted in the database", () => {
-  it("ENQUIRY_PHOTOS_PER_DAY: past it, across instances, the photo is not taken and the enquiry says so", async () => {
+describe("caps counted in the database, when photos are sent with an enquiry", () => {
+  it("ENQUIRY_PHOTOS_PER_DAY: past it, across instances, the photo is left out of the enquiry, which says so", async () => {
     const clock = createManualClock("2026-03-02T09:00:00.000Z");
     ctx = await createPhotoContext({ ENQUIRY_PHOTOS_PER_DAY: "2" }, clock);
     const other = await ctx.openInstance();
@@ -131,24 +131,43 @@ describe("caps counted in the database", () => {
     const first = await ctx.tokenFor(photo);
     const second = (await other.api.post("/api/enquiry-photos").set("X-Forwarded-For", "203.0.113.7").attach("photos", photo, "b.jpg"))
       .body as { token: string };
+    // Uploads are not counted against the day: the third is taken as any other.
     const third = await ctx.upload(photo, "c.jpg");
     expect(third.status).toBe(201);
-    expect(third.body).toEqual({ capped: true, token: expect.any(String), name: "c.jpg" });
+    expect(third.body).toEqual({ token: expect.any(String), name: "c.jpg" });
 
-    const res = await ctx.enquire([first, second.token, (third.body as { token: string }).token]);
+    expect((await ctx.enquire([first])).body).toMatchObject({ photos: { attached: 1, notTaken: false } });
+    const res = await other.api
+      .post("/api/contact")
+      .set("X-Forwarded-For", "203.0.113.7")
+      .send({ name: "Aroha Visitor", email: "aroha@example.nz", message: "Two more photos of the wall.", photoTokens: [second.token, (third.body as { token: string }).token] });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ photos: { attached: 2, notTaken: true } });
+    expect(res.body).toMatchObject({ photos: { attached: 1, notTaken: true } });
+    // The photo left out is gone, row and files.
     expect(await ctx.storedKeys("enquiry-photos/")).toHaveLength(4);
+    expect((await ctx.photoRows()).map((row) => row.submission_id)).toEqual([expect.any(String), expect.any(String)]);
 
     // A day later there is room again.
     clock.advance(24 * 60 * 60_000 + 1000);
-    expect((await ctx.upload(photo, "d.jpg")).body).toEqual({ token: expect.any(String), name: "d.jpg" });
+    const later = await ctx.tokenFor(photo, "d.jpg");
+    expect((await ctx.enquire([later])).body).toMatchObject({ photos: { attached: 1, notTaken: false } });
   });
 
-  it("ENQUIRY_PHOTOS_MAX_MB: once the kept copies add up to it, photos are not taken", async () => {
+  it("photos uploaded and never sent use none of the day's allowance: the next visitor's enquiry has its photos", async () => {
+    ctx = await createPhotoContext({ ENQUIRY_PHOTOS_PER_DAY: "2" });
+    const tiny = await makeImage("jpeg", { width: 16, height: 12 });
+    // The reported attack: many small photos from two addresses, never sent with an enquiry.
+    for (const ip of ["198.51.100.20", "198.51.100.21"]) {
+      for (let i = 0; i < 5; i++) expect((await ctx.upload(tiny, `junk-${i}.jpg`, ip)).status).toBe(201);
+    }
+    const tokens = [await ctx.tokenFor(tiny, "wall.jpg"), await ctx.tokenFor(tiny, "slope.jpg")];
+    expect((await ctx.enquire(tokens)).body).toMatchObject({ photos: { attached: 2, notTaken: false } });
+  });
+
+  it("ENQUIRY_PHOTOS_MAX_MB: once the kept copies of sent photos add up to it, photos are left out", async () => {
     ctx = await createPhotoContext({ ENQUIRY_PHOTOS_MAX_MB: "1" });
-    const token = await ctx.tokenFor(await makeImage("jpeg"));
-    // What other enquiries' photos already hold (as another instance would have stored them).
+    const tokens = [await ctx.tokenFor(await makeImage("jpeg")), await ctx.tokenFor(await makeImage("jpeg"), "later.jpg")];
+    // What other enquiries' photos already hold (as another instance would have stored them): one byte short of 1 MB.
     await ctx.services.db
       .insertInto("enquiry_photos")
       .values({
@@ -161,15 +180,65 @@ describe("caps counted in the database", () => {
         thumb_key: null,
         view_key: null,
         thumb_bytes: 40_000,
-        view_bytes: 1024 * 1024 - 40_000,
+        view_bytes: 1024 * 1024 - 40_001,
         created_at: "2026-01-01T00:00:00.000Z",
         expires_at: "2026-01-01T01:00:00.000Z",
       })
       .execute();
-    const capped = await ctx.upload(await makeImage("jpeg"), "later.jpg");
-    expect(capped.body).toMatchObject({ capped: true, name: "later.jpg" });
-    const res = await ctx.enquire([token, (capped.body as { token: string }).token]);
+    const res = await ctx.enquire(tokens);
     expect(res.body).toMatchObject({ photos: { attached: 1, notTaken: true } });
+  });
+});
+
+describe("photos waiting to be sent with an enquiry", () => {
+  const TOO_MANY_WAITING = { message: "Too many photos are waiting to be sent. Please send your message, or try again in an hour." };
+
+  it("at most 10 per address, an IPv6 client counted by its /64; sending them, or their expiry, makes room", async () => {
+    const clock = createManualClock("2026-03-02T09:00:00.000Z");
+    ctx = await createPhotoContext({}, clock);
+    const tiny = await makeImage("jpeg", { width: 16, height: 12 });
+    const tokens: string[] = [];
+    for (let i = 0; i < 10; i++) tokens.push(await ctx.tokenFor(tiny, `p${i}.jpg`, `2001:db8:7:1::${i + 1}`));
+    // Another address of the same /64.
+    const refused = await ctx.upload(tiny, "one more.jpg", "2001:db8:7:1:ffff::9");
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual(TOO_MANY_WAITING);
+    expect(Number(refused.headers["retry-after"])).toBe(3600);
+    // Another /64 is not held up.
+    expect((await ctx.upload(tiny, "elsewhere.jpg", "2001:db8:7:2::1")).status).toBe(201);
+
+    // Five sent with an enquiry: five may wait again.
+    const sent = await ctx.enquire(tokens.slice(0, 5), "2001:db8:7:1::1");
+    expect(sent.body).toMatchObject({ photos: { attached: 5, notTaken: false } });
+    for (let i = 0; i < 5; i++) expect((await ctx.upload(tiny, `again-${i}.jpg`, "2001:db8:7:1::2")).status).toBe(201);
+    expect((await ctx.upload(tiny, "too many.jpg", "2001:db8:7:1::2")).status).toBe(429);
+
+    // Expired tokens wait no longer (retention deletes their photos later).
+    clock.advance(60 * 60_000 + 1000);
+    expect((await ctx.upload(tiny, "next hour.jpg", "2001:db8:7:1::2")).status).toBe(201);
+  });
+
+  it("at most 200 from everyone together", async () => {
+    ctx = await createPhotoContext();
+    const now = ctx.services.clock.now();
+    const rows = Array.from({ length: 200 }, (_, i) => ({
+      id: `waiting-${i}`,
+      token_hash: String(i).padStart(64, "0"),
+      address_hash: `address-${i}`,
+      status: "ready",
+      submission_id: null,
+      position: null,
+      thumb_key: null,
+      view_key: null,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + 30 * 60_000).toISOString(),
+    }));
+    await ctx.services.db.insertInto("enquiry_photos").values(rows).execute();
+    const refused = await ctx.upload(await makeImage("jpeg"), "wall.jpg", "192.0.2.44");
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual(TOO_MANY_WAITING);
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+    expect(await ctx.photoRows()).toHaveLength(200);
   });
 });
 

@@ -11,7 +11,7 @@ import { referencedObjectKeys } from "~/backups/backup-tables.server";
 import { purgeDeferredDeletions } from "~/backups/deferred-deletions.server";
 import { deleteSubmission, listInbox } from "~/contact/submissions.server";
 import { collectStream } from "~/storage/storage.server";
-import { openEnquiryPhoto } from "~/enquiry-photos/enquiry-photos.server";
+import { enquiryPhotoTempDir, openEnquiryPhoto } from "~/enquiry-photos/enquiry-photos.server";
 import { createEnquiryPhotoRetention, pruneEnquiryPhotos } from "~/enquiry-photos/enquiry-photo-retention.server";
 import { parseEnv } from "~/env.server";
 import { createManualClock, systemClock } from "~/lib/clock";
@@ -106,6 +106,31 @@ describe("retention", () => {
     expect(await ctx.storedKeys("enquiry-photos/")).toEqual([]);
     // The enquiry itself stays; it just has no photos any more (read directly: the owner's session has ended by now).
     expect(await listInbox(ctx.services)).toMatchObject([{ id, photos: [] }]);
+  });
+});
+
+describe("visitors' temporary photo files", () => {
+  it("have one cleaner, the retention pass: files older than an hour go, newer ones stay, and the folder earlier versions used goes", async () => {
+    const clock = createManualClock("2026-03-02T09:00:00.000Z");
+    ctx = await createPhotoContext({}, clock);
+    const dir = enquiryPhotoTempDir(ctx.services.env);
+    await fs.mkdir(dir, { recursive: true });
+    const minutesAgo = async (name: string, minutes: number) => {
+      const file = path.join(dir, name);
+      await fs.writeFile(file, "part of a photo");
+      const at = new Date(clock.now().getTime() - minutes * 60_000);
+      await fs.utimes(file, at, at);
+    };
+    // Left by a process that stopped mid-post, and one of a post still arriving.
+    await minutesAgo("left-behind.upload", 61);
+    await minutesAgo("arriving.upload", 59);
+    const legacy = path.join(path.dirname(dir), "contact-photos");
+    await fs.mkdir(legacy, { recursive: true });
+    await fs.writeFile(path.join(legacy, "old.jpg"), "an old no-JS photo");
+
+    await pruneEnquiryPhotos(ctx.services);
+    expect(await fs.readdir(dir)).toEqual(["arriving.upload"]);
+    await expect(fs.stat(legacy)).rejects.toThrow(/ENOENT/);
   });
 });
 

@@ -59,8 +59,9 @@ async function storedWithPhotos(dataDir: string, name: string): Promise<{ messag
   }
 }
 
+/** The one temporary folder of visitors' photos, both ways in. */
 async function tempFilesLeft(dataDir: string): Promise<string[]> {
-  return fs.readdir(path.join(dataDir, "tmp", "contact-photos")).catch(() => []);
+  return fs.readdir(path.join(dataDir, "tmp", "enquiry-photos")).catch(() => []);
 }
 
 /** Photo uploads wait until the returned function is called. */

@@ -81,6 +81,8 @@ export async function startTestServer(
     port?: number;
     /** Another build's server entry (the bench compares with the previous main build). */
     serverEntry?: string;
+    /** Node's own options before the entry (as `npm run serve` gives them). */
+    nodeArgs?: string[];
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-e2e-")));
@@ -88,7 +90,7 @@ export async function startTestServer(
   const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   let log = "";
-  const child = spawn(process.execPath, [options.serverEntry ?? SERVER_ENTRY], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.serverEntry ?? SERVER_ENTRY], {
     env: { ...testServerEnv(port, dataDir), ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,0 +1,49 @@
+import type { Response } from "express";
+import type { PhotoAcceptOutcome } from "~/enquiry-photos/enquiry-photos.server";
+import type { PhotoPostFailure } from "./read-photo-post";
+
+/**
+ * The one mapping from what became of a visitor's photo to an HTTP answer:
+ * POST /api/enquiry-photos sends it as JSON `{ message }`; the no-JS form
+ * shows the message under the form, with the same status.
+ */
+
+export type PhotoAnswer = { status: number; message: string; retryAfterSeconds?: number };
+
+export const RATE_LIMITED_MESSAGE = "Too many photos from this address. Please try again later or e-mail them.";
+export const TOO_MANY_WAITING_MESSAGE = "Too many photos are waiting to be sent. Please send your message, or try again in an hour.";
+
+export type PhotoNotTaken = Exclude<PhotoAcceptOutcome, { status: "accepted" }>;
+
+export function answerForPhoto(outcome: PhotoNotTaken): PhotoAnswer {
+  switch (outcome.status) {
+    case "refused":
+      return { status: outcome.httpStatus, message: outcome.message };
+    case "busy":
+      return { status: 503, message: outcome.message, retryAfterSeconds: outcome.retryAfterSeconds };
+    case "rate-limited":
+      return { status: 429, message: RATE_LIMITED_MESSAGE, retryAfterSeconds: outcome.retryAfterSeconds };
+    case "too-many-waiting":
+      return { status: 429, message: TOO_MANY_WAITING_MESSAGE, retryAfterSeconds: outcome.retryAfterSeconds };
+  }
+}
+
+/**
+ * A post that could not be read: its status. The answer closes the connection, since the rest of the
+ * body is not read. (`left`: the visitor went away; nothing is answered.)
+ */
+export const POST_FAILURE_STATUS: Record<Exclude<PhotoPostFailure, "left">, number> = {
+  "not-multipart": 415,
+  unreadable: 400,
+  "too-large": 413,
+  stalled: 408,
+};
+
+export function retryAfterHeaders(answer: Pick<PhotoAnswer, "retryAfterSeconds">): Record<string, string> {
+  return answer.retryAfterSeconds === undefined ? {} : { "Retry-After": String(answer.retryAfterSeconds) };
+}
+
+/** Sends `answer` as the API's JSON `{ message }`. */
+export function sendPhotoAnswer(res: Response, answer: PhotoAnswer): void {
+  res.set(retryAfterHeaders(answer)).status(answer.status).json({ message: answer.message });
+}

@@ -1,0 +1,246 @@
+import { randomUUID } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { pipeline } from "node:stream/promises";
+import busboy from "busboy";
+import type { Request } from "express";
+import { ENQUIRY_PHOTO_FIELD, MAX_ENQUIRY_PHOTO_BYTES } from "~/enquiry-photos/enquiry-photos";
+import type { Clock } from "~/lib/clock";
+import type { PhotoSlot, PhotoSlots } from "./photo-slots";
+
+/**
+ * The one multipart reader for a visitor's photos (POST /api/enquiry-photos
+ * and the no-JS form's POST /contact): one busboy set-up, photo parts into
+ * the one temporary folder, text fields into memory, everything bounded.
+ *
+ * Every stream it opens has its 'error' handled from the moment it exists:
+ * each part (whatever its name, wanted or thrown away), each temporary file
+ * and the parser. However a post ends (complete, malformed, past a limit,
+ * stalled, or cut off by the visitor), its temporary files are deleted
+ * before the promise settles, unless it succeeded: then `discard()` does it.
+ */
+
+export type SavedPhoto = {
+  fileName: string;
+  declaredType: string;
+  /** The temporary file: the photo's bytes, at most MAX_ENQUIRY_PHOTO_BYTES + 1. */
+  path: string;
+  /** Longer than MAX_ENQUIRY_PHOTO_BYTES: the rest of the part was thrown away. */
+  tooLarge: boolean;
+};
+
+export type PhotoPost = {
+  fields: [string, string][];
+  /** Photo parts saved to disk, in the order sent. */
+  photos: SavedPhoto[];
+  /** Photo parts with a file chosen, saved or not. */
+  photoParts: number;
+  /** More parts or files than the limits allow: the rest was not read. */
+  tooManyParts: boolean;
+  /** A text field, its name, or the number of fields went past the limits. */
+  tooMuchText: boolean;
+  /** Photos were sent while every slot was taken: none were saved. */
+  noSlot: boolean;
+  /** Deletes the photos still on disk and gives the slot back. Call it once, when done with them. */
+  discard(): Promise<void>;
+};
+
+/** Why a post could not be read; `left` means the visitor went away and there is nobody to answer. */
+export type PhotoPostFailure = "not-multipart" | "unreadable" | "too-large" | "stalled" | "left";
+
+export class PhotoPostError extends Error {
+  override name = "PhotoPostError";
+  constructor(readonly reason: PhotoPostFailure) {
+    super(`The photo post could not be read: ${reason}`);
+  }
+}
+
+export type PhotoPostLimits = {
+  /** File parts read at most (any name). */
+  files: number;
+  fields: number;
+  fieldBytes: number;
+  parts: number;
+  /** Past this many body bytes the post fails ("too-large") and the rest is not read. */
+  bodyBytes: number;
+};
+
+export type ReadPhotoPostOptions = {
+  /** The temporary folder (enquiryPhotoTempDir). */
+  dir: string;
+  limits: PhotoPostLimits;
+  /**
+   * A slot is taken when the first photo part starts; without a free one, the
+   * photos are thrown away (`noSlot`). A post holding one that sends nothing
+   * for `idleMs` (by `clock`, looked at every `checkEveryMs`) fails "stalled".
+   */
+  slots?: { pool: PhotoSlots; clock: Clock; idleMs: number; checkEveryMs: number };
+};
+
+const ignoreError = () => {};
+
+export async function readPhotoPost(req: Request, options: ReadPhotoPostOptions): Promise<PhotoPost> {
+  await fs.mkdir(options.dir, { recursive: true, mode: 0o700 });
+  // Gone while the folder was made: its 'close' has already been emitted. (Even a request that had
+  // arrived whole is destroyed with its unread bytes when the connection is reset.)
+  if (req.destroyed && !req.readableEnded) throw new PhotoPostError("left");
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: req.headers,
+      defParamCharset: "utf8",
+      limits: {
+        files: options.limits.files,
+        // One byte more than allowed, so a photo too large is seen as such.
+        fileSize: MAX_ENQUIRY_PHOTO_BYTES + 1,
+        fields: options.limits.fields,
+        fieldSize: options.limits.fieldBytes,
+        parts: options.limits.parts,
+        headerPairs: 16,
+      },
+    });
+  } catch {
+    throw new PhotoPostError("not-multipart");
+  }
+  return readWith(req, parser, options);
+}
+
+function readWith(req: Request, parser: busboy.Busboy, options: ReadPhotoPostOptions): Promise<PhotoPost> {
+  const clock = options.slots?.clock;
+  return new Promise((resolve, reject) => {
+    const photos: SavedPhoto[] = [];
+    const fields: [string, string][] = [];
+    let photoParts = 0;
+    let tooManyParts = false;
+    let tooMuchText = false;
+    let noSlot = false;
+    let slot: PhotoSlot | null = null;
+    /** Each temporary file's write, settled (never rejected): its error, or null. */
+    const writes: Promise<unknown>[] = [];
+    let settled = false;
+    let received = 0;
+    let lastDataAt = clock?.now().getTime() ?? 0;
+    let idleCheck: NodeJS.Timeout | undefined;
+
+    let discarded: Promise<void> | undefined;
+    const discard = () =>
+      (discarded ??= (async () => {
+        // Every write has closed its file first: none is created after its deletion.
+        await Promise.all(writes);
+        await Promise.all(photos.map((photo) => fs.rm(photo.path, { force: true }).catch(ignoreError)));
+        slot?.release();
+      })());
+
+    const stopWatching = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("close", onClose);
+      clearInterval(idleCheck);
+    };
+
+    const fail = (reason: PhotoPostFailure) => {
+      if (settled) return;
+      settled = true;
+      stopWatching();
+      req.unpipe(parser);
+      // Ends the part being read with an error, which its listener takes.
+      parser.destroy();
+      void discard().then(() => reject(new PhotoPostError(reason)));
+    };
+
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (clock) lastDataAt = clock.now().getTime();
+      if (received > options.limits.bodyBytes) fail("too-large");
+    };
+    const onEnd = () => clearInterval(idleCheck);
+    // Closed before its end was read: the rest will never come, whether or not it had all arrived.
+    const onClose = () => {
+      if (!req.readableEnded) fail("left");
+    };
+
+    const watchForStall = () => {
+      const watch = options.slots!;
+      idleCheck = setInterval(() => {
+        const now = watch.clock.now().getTime();
+        // Paused by our own disk writes is not the visitor's silence.
+        if (req.readableFlowing === false) lastDataAt = now;
+        else if (now - lastDataAt >= watch.idleMs) fail("stalled");
+      }, watch.checkEveryMs);
+      idleCheck.unref();
+    };
+
+    parser.on("field", (name, value, info) => {
+      if (info.nameTruncated || info.valueTruncated) tooMuchText = true;
+      else fields.push([name, value]);
+    });
+
+    parser.on("file", (name, stream, info) => {
+      // First, whatever the part: a post that ends mid-part destroys it with an error.
+      stream.on("error", ignoreError);
+      // An empty file input still sends a part, with no file name and no bytes.
+      if (settled || name !== ENQUIRY_PHOTO_FIELD || !info.filename) {
+        stream.resume();
+        return;
+      }
+      photoParts += 1;
+      if (options.slots && !slot && !noSlot) {
+        slot = options.slots.pool.tryTake();
+        if (slot) watchForStall();
+        else noSlot = true;
+      }
+      if (noSlot) {
+        stream.resume();
+        return;
+      }
+      const photo: SavedPhoto = {
+        fileName: info.filename,
+        declaredType: info.mimeType,
+        path: path.join(options.dir, `${randomUUID()}.upload`),
+        tooLarge: false,
+      };
+      photos.push(photo);
+      stream.on("limit", () => (photo.tooLarge = true));
+      const file = createWriteStream(photo.path, { mode: 0o600, flags: "wx" });
+      // A failed pipeline settles at the first error, perhaps before the file is even open: its deletion
+      // waits for the file's own 'close' (emitted once the descriptor is closed, however the write ended).
+      const fileClosed = new Promise<void>((resolve) => file.once("close", () => resolve()));
+      writes.push(
+        pipeline(stream, file).then(
+          () => null,
+          (error: unknown) => error,
+        ).then(async (outcome) => {
+          await fileClosed;
+          return outcome;
+        }),
+      );
+    });
+    parser.on("filesLimit", () => (tooManyParts = true));
+    parser.on("partsLimit", () => (tooManyParts = true));
+    parser.on("fieldsLimit", () => (tooMuchText = true));
+    parser.on("error", () => fail("unreadable"));
+    // The whole body is read (or skipped); the files are written once their writes settle.
+    parser.on("close", () => {
+      if (settled) return;
+      settled = true;
+      stopWatching();
+      void Promise.all(writes).then(async (errors) => {
+        const failed = errors.find((error) => error !== null);
+        if (failed) {
+          // Not the visitor's doing (a full disk, say): the caller answers 500.
+          await discard();
+          reject(failed instanceof Error ? failed : new Error(String(failed)));
+          return;
+        }
+        resolve({ fields, photos, photoParts, tooManyParts, tooMuchText, noSlot, discard });
+      });
+    });
+
+    req.on("data", onData);
+    req.once("end", onEnd);
+    req.once("close", onClose);
+    // Not pipeline(): that would destroy the request, and an answer would never reach the visitor.
+    req.pipe(parser);
+  });
+}
