@@ -33,6 +33,7 @@ export type RouteFuzz = {
 
 /** Handlers mounted on a path that take no body themselves: each passes the request on, or serves only GET. */
 export const PASSES_ON: Record<string, string> = {
+  "USE /api/uploads/resumable": "requireAdmin: checks the session, then passes on to the resumable-upload routes listed under /api/uploads/resumable",
   "USE /admin": "sets no-store and noindex headers on the admin pages, then passes on",
   "USE /api/admin": "requireAdmin: checks the session, then passes on to the routes listed under /api/admin",
   "USE /assets": "static files: GET and HEAD only, anything else passes on to the 404",
@@ -132,7 +133,35 @@ async function uploadLink(port: number, cookie: string): Promise<string> {
   return uploadURL.startsWith("/") ? uploadURL : `/api/uploads/${NO_SUCH_ID}?expires=1&signature=0`;
 }
 
+/** The bucket takes the parts itself (S3): this server's part route can only refuse, so no upload is started for it. */
+let partsGoToBucket = false;
+/** Part 1 of a fresh upload in parts the size of `body` (the disk keeps parts through this server); with a bucket, a made-up one. */
+async function resumablePartPath(port: number, cookie: string, body: FuzzBody): Promise<string> {
+  const madeUp = `/api/uploads/resumable/${NO_SUCH_ID}/parts/1`;
+  if (partsGoToBucket) return madeUp;
+  const res = await requestJson(port, "POST", "/api/uploads/resumable", { size: body.bytes.length, type: "image/jpeg" }, { Cookie: cookie });
+  const url = res.status === 201 ? (res.body as { parts: { url: string }[] }).parts[0]!.url : madeUp;
+  partsGoToBucket = !url.startsWith("/");
+  return partsGoToBucket ? madeUp : url;
+}
+
 export const ROUTES: Record<string, RouteFuzz> = {
+  "PUT /api/uploads/resumable/:uploadId/parts/:partNumber": {
+    session: true,
+    path: `/api/uploads/resumable/${NO_SUCH_ID}/parts/1`,
+    freshPath: resumablePartPath,
+    bodies: ({ photo }) => [
+      rawBody("a photo, in one part", photo, "image/jpeg"),
+      rawBody("not an image", Buffer.from("plain text, not an image"), "image/jpeg"),
+      rawBody("declared past the part's size", photo, "image/jpeg", { declaredLength: MAX_UPLOAD_BYTES + 1 }),
+    ],
+  },
+  "POST /api/uploads/resumable": admin("/api/uploads/resumable", { size: 1234, type: "image/jpeg" }, { size: "big" }),
+  "POST /api/uploads/resumable/:uploadId/complete": admin(
+    `/api/uploads/resumable/${NO_SUCH_ID}/complete`,
+    { parts: [{ partNumber: 1, etag: '"0123456789abcdef0123456789abcdef"' }] },
+    { parts: "all of them" },
+  ),
   "PUT /api/uploads/:objectId": {
     session: true,
     path: `/api/uploads/${NO_SUCH_ID}`,
