@@ -137,7 +137,9 @@ async function startService(folders: Folders): Promise<{ child: ChildProcess; ou
 }
 
 test("docs/DEPLOY.md works as written, as far as this machine goes without a domain", async ({ page }) => {
-  test.setTimeout(180_000);
+  // Every step of the guide runs for real: step 12's copy off-site and its check are two npm
+  // commands, each opening the store's keys with scrypt (about 140 s together on a loaded 2-core machine).
+  test.setTimeout(420_000);
   const root = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-guide-"));
   await fs.chmod(root, 0o755);
   const folders: Folders = {
