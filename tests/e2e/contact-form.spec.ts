@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, hydrated, isPhone, test } from "./fixtures";
+import { expect, hydrated, isPhone, menuButton, test } from "./fixtures";
 
 const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
 
@@ -162,7 +162,7 @@ test.describe("with JavaScript disabled", () => {
       await expect(page.getByRole("heading", { level: 1 })).toHaveText(heading);
       await expect(page.getByRole("contentinfo")).toContainText("© 2025");
       // On a phone the links are behind the header's menu, a <details> that opens without JavaScript.
-      if (isPhone(testInfo)) await page.getByRole("button", { name: "Open menu" }).click();
+      if (isPhone(testInfo)) await menuButton(page).click();
       await expect(page.getByRole("link", { name: "Stonework", exact: true }).first()).toBeVisible();
     }
   });
