@@ -1,8 +1,9 @@
 import { Mail, MapPin, Phone, User } from "lucide-react";
-import { data } from "react-router";
+import { data, redirect } from "react-router";
 import type { ContactActionResult } from "~/components/contact-form";
 import { ContactIslandRoot } from "~/components/contact-island";
 import { PageHeader, Paragraphs } from "~/components/page-header";
+import { contactSentLocation, sentFromUrl } from "~/contact/contact-result";
 import { contactFieldErrors, contactMessageSchema } from "~/contact/contact-schema";
 import { submitEnquiry } from "~/contact/submissions.server";
 import { readContent } from "~/content/content.server";
@@ -12,7 +13,7 @@ import { pageMeta, siteSeoFrom } from "~/lib/seo";
 import type { Route } from "./+types/contact";
 import type { PublicPageHandle } from "~/islands/islands";
 
-export async function loader({ context }: Route.LoaderArgs) {
+export async function loader({ request, context }: Route.LoaderArgs) {
   return {
     content: await readContent(
       context.services,
@@ -21,13 +22,16 @@ export async function loader({ context }: Route.LoaderArgs) {
     ),
     // A post from another site is shown this page instead of reaching the action.
     crossSiteRefused: context.crossSiteRefused,
+    // The page a stored no-JS post is redirected to.
+    sent: sentFromUrl(new URL(request.url)),
   };
 }
 
 /**
  * The form's no-JavaScript path: same schema, honeypot and limit as POST /api/contact. With photos, the
  * post is multipart and server/middleware/contact-multipart.ts has read it: its photos' outcome is in
- * the load context, its text fields in the form.
+ * the load context, its text fields in the form. A stored enquiry (or a repeat of one) is answered with
+ * a 303 to the page that says so (app/contact/contact-result.ts); anything else with the form again.
  */
 export async function action({ request, context }: Route.ActionArgs) {
   let form: FormData;
@@ -55,12 +59,12 @@ export async function action({ request, context }: Route.ActionArgs) {
   const outcome = await submitEnquiry(context.services, values, context.clientIp, { photoTokens });
   switch (outcome.status) {
     case "stored":
-      return {
-        status: "sent",
-        photosNotTaken: photos?.status === "accepted" && (photos.capped || outcome.photos?.notTaken === true),
-      } satisfies ContactActionResult;
+      return redirect(
+        contactSentLocation(!outcome.duplicate && photos?.status === "accepted" && (photos.capped || outcome.photos?.notTaken === true)),
+        303,
+      );
     case "trapped":
-      return { status: "sent" } satisfies ContactActionResult;
+      return redirect(contactSentLocation(false), 303);
     case "invalid":
       return data({ status: "invalid", errors: outcome.errors, values: kept } satisfies ContactActionResult, {
         status: 400,
@@ -152,12 +156,16 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
           <p className="mt-3 mb-8 text-stone-700">
             Tell us a little about your project and we will get back to you, usually within a couple of working days.
           </p>
-          <ContactIslandRoot
-            serverResult={actionData ?? (loaderData.crossSiteRefused ? { status: "refused" } : undefined)}
-            contactEmail={email}
-          />
+          <ContactIslandRoot serverResult={actionData ?? resultOfLoad(loaderData)} contactEmail={email} />
         </div>
       </section>
     </>
   );
+}
+
+/** What the page shows without a post of its own: a refused cross-site post, or the redirect after a stored one. */
+function resultOfLoad(loaderData: Route.ComponentProps["loaderData"]): ContactActionResult | undefined {
+  if (loaderData.crossSiteRefused) return { status: "refused" };
+  if (loaderData.sent) return { status: "sent", photosNotTaken: loaderData.sent.photosNotTaken };
+  return undefined;
 }
