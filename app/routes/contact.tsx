@@ -117,20 +117,21 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
           <h2 id="get-in-touch-title" className="font-display text-2xl font-bold">
             Get In Touch
           </h2>
-          <ul className="mt-5 space-y-4 text-stone-800">
+          <ul className="mt-5 space-y-2 text-stone-800">
             <li className="flex items-start gap-3">
               <User aria-hidden="true" className="mt-0.5 h-5 w-5 shrink-0 text-brand-700" />
               <span>{content["contact.name"]}</span>
             </li>
-            <li className="flex items-start gap-3">
-              <Phone aria-hidden="true" className="mt-0.5 h-5 w-5 shrink-0 text-brand-700" />
-              <a href={telHref(phone)} className="font-medium text-brand-700 underline-offset-2 hover:underline">
+            {/* The call and e-mail links are primary actions on a phone: at least 44 px tall. */}
+            <li className="flex items-center gap-3">
+              <Phone aria-hidden="true" className="h-5 w-5 shrink-0 text-brand-700" />
+              <a href={telHref(phone)} className="inline-flex min-h-11 items-center font-medium text-brand-700 underline-offset-2 hover:underline">
                 {phone}
               </a>
             </li>
-            <li className="flex items-start gap-3">
-              <Mail aria-hidden="true" className="mt-0.5 h-5 w-5 shrink-0 text-brand-700" />
-              <a href={`mailto:${email}`} className="font-medium break-all text-brand-700 underline-offset-2 hover:underline">
+            <li className="flex items-center gap-3">
+              <Mail aria-hidden="true" className="h-5 w-5 shrink-0 text-brand-700" />
+              <a href={`mailto:${email}`} className="inline-flex min-h-11 items-center font-medium break-all text-brand-700 underline-offset-2 hover:underline">
                 {email}
               </a>
             </li>
