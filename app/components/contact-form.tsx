@@ -4,7 +4,8 @@ import { CONTACT_FIELDS, HONEYPOT_FIELD, type ContactField, type ContactFieldErr
 import { CONTACT_FORM_ACTION, CONTACT_RESULT_ID } from "~/contact/contact-result";
 import { PHOTO_TOKENS_FIELD, photosNotTakenMessage, type ContactAccepted } from "~/enquiry-photos/enquiry-photos";
 import { apiRequest } from "~/lib/api-client";
-import { CHOOSE_PHOTOS_AGAIN_MESSAGE, PhotoPicker, usePhotoUploads } from "./photo-picker";
+import { plural } from "~/lib/plural";
+import { CHOOSE_PHOTOS_AGAIN_MESSAGE, PhotoPicker, isUnderWay, usePhotoUploads } from "./photo-picker";
 import { cn } from "~/lib/cn";
 import { Button } from "./ui/button";
 import { FieldError, TextField, fieldClasses, focusFirstInvalid } from "./ui/form-field";
@@ -61,6 +62,7 @@ export function ContactForm({ serverResult, contactEmail }: { serverResult?: Con
   const [photosNotTaken, setPhotosNotTaken] = useState(false);
   const photoUploads = usePhotoUploads();
   const defaults = serverResult && "values" in serverResult ? serverResult.values : {};
+  const waitingFor = photoUploads.photos.filter(isUnderWay).length;
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -160,10 +162,16 @@ export function ContactForm({ serverResult, contactEmail }: { serverResult?: Con
         <input id="contact-website" name={HONEYPOT_FIELD} type="text" tabIndex={-1} autoComplete="off" />
       </div>
 
-      <Button type="submit" size="lg" disabled={submitting} className="w-full sm:w-auto">
-        {submitting ? <Spinner className="h-5 w-5" /> : <Send aria-hidden="true" className="h-5 w-5" />}
-        {submitting ? "Sending..." : "Send Message"}
-      </Button>
+      <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
+        <Button type="submit" size="lg" disabled={submitting} className="w-full sm:w-auto">
+          {submitting ? <Spinner className="h-5 w-5" /> : <Send aria-hidden="true" className="h-5 w-5" />}
+          {submitting ? "Sending..." : "Send Message"}
+        </Button>
+        {/* While Send waits for photos still on their way, it says so beside the spec's 'Sending...'. */}
+        <p role="status" className="text-sm font-medium text-stone-800">
+          {submitting && waitingFor > 0 ? `Waiting for ${plural(waitingFor, "photo", "photos")}` : ""}
+        </p>
+      </div>
     </form>
     {photosNotTaken ? (
       <p role="status" className="mt-4 rounded-md border border-amber-700 bg-amber-50 p-4 text-amber-950">

@@ -2,7 +2,7 @@ import type { CSSProperties, Ref } from "react";
 import { preload } from "react-dom";
 import type { GalleryImage } from "~/galleries/gallery";
 import { LARGEST_PAINT_TIMING } from "~/islands/island-loader";
-import { AFTER_LARGEST_PAINT_ATTRIBUTE } from "~/islands/largest-paint-first";
+import { AFTER_LARGEST_PAINT_ATTRIBUTE } from "~/islands/largest-paint-attributes";
 import { cn } from "~/lib/cn";
 
 function srcSet(variants: { path: string; width: number }[]) {

@@ -2,7 +2,7 @@
 // data-hero-rotation-ms through the homepage gallery, the first turn counted from when the first
 // photo showed (not from when this script arrived), swipes at data-hero-swipe-px, and stays still
 // for visitors who prefer reduced motion.
-import { LARGEST_PAINT_AT_ATTRIBUTE } from "./largest-paint-first";
+import { LARGEST_PAINT_AT_ATTRIBUTE } from "./largest-paint-attributes";
 import { markIslandMounted } from "./mounted";
 
 const hero = document.querySelector<HTMLElement>("section[data-hero-index]");

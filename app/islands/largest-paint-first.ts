@@ -1,11 +1,5 @@
 import { LARGEST_PAINT_TIMING } from "./island-loader";
-
-/** On <html> while the page's other photos wait for its largest-paint photo (app.css hides them). */
-export const PHOTOS_WAIT_ATTRIBUTE = "data-photos-wait";
-/** On every photo that waits: every <ResponsiveImage> but the largest paint. */
-export const AFTER_LARGEST_PAINT_ATTRIBUTE = "data-after-largest-paint";
-/** On <html>: `performance.now()` when the largest-paint photo loaded (the hero's first turn counts from it). */
-export const LARGEST_PAINT_AT_ATTRIBUTE = "data-largest-paint-at";
+import { LARGEST_PAINT_AT_ATTRIBUTE, PHOTOS_WAIT_ATTRIBUTE } from "./largest-paint-attributes";
 
 /**
  * An inline script in the head of public pages: the page's other photos start only once its
