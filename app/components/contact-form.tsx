@@ -1,17 +1,20 @@
 import { Send } from "lucide-react";
 import { useRef, useState, type FormEvent } from "react";
 import { CONTACT_FIELDS, HONEYPOT_FIELD, type ContactField, type ContactFieldErrors } from "~/contact/contact-fields";
+import { CONTACT_FORM_ACTION, CONTACT_RESULT_ID } from "~/contact/contact-result";
 import { PHOTO_TOKENS_FIELD, photosNotTakenMessage, type ContactAccepted } from "~/enquiry-photos/enquiry-photos";
 import { apiRequest } from "~/lib/api-client";
-import { CHOOSE_PHOTOS_AGAIN_MESSAGE, PhotoPicker, usePhotoUploads } from "./photo-picker";
+import { plural } from "~/lib/plural";
+import { CHOOSE_PHOTOS_AGAIN_MESSAGE, PhotoPicker, isUnderWay, usePhotoUploads } from "./photo-picker";
+import { cn } from "~/lib/cn";
 import { Button } from "./ui/button";
 import { FieldError, TextField, fieldClasses, focusFirstInvalid } from "./ui/form-field";
 import { Spinner } from "./ui/spinner";
 import { toast } from "./ui/use-toast";
 
-/** What the no-JavaScript form post answers (see routes/contact.tsx). */
+/** What the no-JavaScript form post answers (see routes/contact.tsx), shown in the form's result box. */
 export type ContactActionResult =
-  /** `photosNotTaken`: stored, but a cap kept its photos out (issue 21 §6). */
+  /** The page a stored post is redirected to. `photosNotTaken`: stored, but a cap kept its photos out. */
   | { status: "sent"; photosNotTaken?: boolean }
   | { status: "invalid"; errors: ContactFieldErrors; values: Record<string, string> }
   /** A photo of the no-JS post was refused: nothing stored, the text comes back and the visitor picks the photos again. */
@@ -28,6 +31,8 @@ export const CONTACT_FAILED = {
   title: "Error",
   description: "Failed to send message. Please try again or call directly.",
 } as const;
+/** The result box's title over the field errors of a post the server sent back. */
+export const CONTACT_NOT_SENT_TITLE = "Message not sent";
 export const CONTACT_REFUSED = {
   title: "Message not sent",
   description: "The form was sent from another website, so nothing was sent. Please fill in the form on this page, or call directly.",
@@ -53,11 +58,11 @@ export function ContactForm({ serverResult, contactEmail }: { serverResult?: Con
     serverResult && "errors" in serverResult ? serverResult.errors : {},
   );
   const [submitting, setSubmitting] = useState(false);
-  const [photosNotTaken, setPhotosNotTaken] = useState(serverResult?.status === "sent" && serverResult.photosNotTaken === true);
-  const photoUploads = usePhotoUploads(
-    serverResult?.status === "photos-refused" ? [...serverResult.messages, CHOOSE_PHOTOS_AGAIN_MESSAGE] : [],
-  );
+  // After a send with JavaScript (a post without it says so in the result box).
+  const [photosNotTaken, setPhotosNotTaken] = useState(false);
+  const photoUploads = usePhotoUploads();
   const defaults = serverResult && "values" in serverResult ? serverResult.values : {};
+  const waitingFor = photoUploads.photos.filter(isUnderWay).length;
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -105,7 +110,7 @@ export function ContactForm({ serverResult, contactEmail }: { serverResult?: Con
     <form
       ref={formRef}
       method="post"
-      action="/contact"
+      action={CONTACT_FORM_ACTION}
       encType="multipart/form-data"
       noValidate
       onSubmit={handleSubmit}
@@ -113,18 +118,7 @@ export function ContactForm({ serverResult, contactEmail }: { serverResult?: Con
       aria-labelledby="contact-form-title"
       className="space-y-5"
     >
-      {serverResult?.status === "sent" ? (
-        <div role="status" className="rounded-md border border-green-700 bg-green-50 p-4 text-green-900">
-          <p className="font-semibold">{CONTACT_SENT.title}</p>
-          <p>{CONTACT_SENT.description}</p>
-        </div>
-      ) : null}
-      {serverResult?.status === "failed" || serverResult?.status === "refused" ? (
-        <div role="alert" className="rounded-md border border-red-700 bg-red-50 p-4 text-red-900">
-          <p className="font-semibold">{(serverResult.status === "failed" ? CONTACT_FAILED : CONTACT_REFUSED).title}</p>
-          <p>{(serverResult.status === "failed" ? CONTACT_FAILED : CONTACT_REFUSED).description}</p>
-        </div>
-      ) : null}
+      {serverResult ? <ResultBox result={serverResult} contactEmail={contactEmail} /> : null}
 
       <div className="grid gap-5 sm:grid-cols-2">
         {FIELDS.map((field) => (
@@ -168,10 +162,16 @@ export function ContactForm({ serverResult, contactEmail }: { serverResult?: Con
         <input id="contact-website" name={HONEYPOT_FIELD} type="text" tabIndex={-1} autoComplete="off" />
       </div>
 
-      <Button type="submit" size="lg" disabled={submitting} className="w-full sm:w-auto">
-        {submitting ? <Spinner className="h-5 w-5" /> : <Send aria-hidden="true" className="h-5 w-5" />}
-        {submitting ? "Sending..." : "Send Message"}
-      </Button>
+      <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
+        <Button type="submit" size="lg" disabled={submitting} className="w-full sm:w-auto">
+          {submitting ? <Spinner className="h-5 w-5" /> : <Send aria-hidden="true" className="h-5 w-5" />}
+          {submitting ? "Sending..." : "Send Message"}
+        </Button>
+        {/* While Send waits for photos still on their way, it says so beside the spec's 'Sending...'. */}
+        <p role="status" className="text-sm font-medium text-stone-800">
+          {submitting && waitingFor > 0 ? `Waiting for ${plural(waitingFor, "photo", "photos")}` : ""}
+        </p>
+      </div>
     </form>
     {photosNotTaken ? (
       <p role="status" className="mt-4 rounded-md border border-amber-700 bg-amber-50 p-4 text-amber-950">
@@ -179,5 +179,53 @@ export function ContactForm({ serverResult, contactEmail }: { serverResult?: Con
       </p>
     ) : null}
     </>
+  );
+}
+
+/**
+ * The answer to a post made without JavaScript (or before the form's script arrived), at the top of
+ * the form. The form's action ends in #contact-result, so the answering page opens here and the
+ * browser focuses it (tabindex=-1). Field errors are listed here too, each a link to its field.
+ */
+function ResultBox({ result, contactEmail }: { result: ContactActionResult; contactEmail: string }) {
+  const good = result.status === "sent";
+  const fieldErrors = "errors" in result ? CONTACT_FIELDS.flatMap((field) => (result.errors[field] ? [[field, result.errors[field]] as const] : [])) : [];
+  const photoMessages = result.status === "photos-refused" ? [...result.messages, CHOOSE_PHOTOS_AGAIN_MESSAGE] : [];
+  const { title, description } =
+    result.status === "sent"
+      ? CONTACT_SENT
+      : result.status === "failed"
+        ? CONTACT_FAILED
+        : result.status === "refused"
+          ? CONTACT_REFUSED
+          : { title: CONTACT_NOT_SENT_TITLE, description: null };
+  return (
+    <div
+      id={CONTACT_RESULT_ID}
+      tabIndex={-1}
+      role={good ? "status" : "alert"}
+      className={cn(
+        "scroll-mt-24 rounded-md border p-4 focus:outline-2 focus:outline-offset-2",
+        good ? "border-green-700 bg-green-50 text-green-900 focus:outline-green-800" : "border-red-700 bg-red-50 text-red-900 focus:outline-red-800",
+      )}
+    >
+      <p className="font-semibold">{title}</p>
+      {description ? <p>{description}</p> : null}
+      {result.status === "sent" && result.photosNotTaken ? <p className="mt-2">{photosNotTakenMessage(contactEmail)}</p> : null}
+      {photoMessages.length || fieldErrors.length ? (
+        <ul className="mt-1 list-disc space-y-1 pl-5">
+          {photoMessages.map((message) => (
+            <li key={message}>{message}</li>
+          ))}
+          {fieldErrors.map(([field, message]) => (
+            <li key={field}>
+              <a href={`#contact-${field}`} className="inline-block py-0.5 underline underline-offset-2">
+                {message}
+              </a>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
   );
 }

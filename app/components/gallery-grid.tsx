@@ -68,6 +68,7 @@ export function GalleryGrid({
               alt={galleryImageAlt(image, galleryType, index)}
               sizes={GRID_SIZES}
               priority={eagerFirstImage && index === 0}
+              keepsRatio
             />
             {image.caption.trim() ? (
               // The caption is already the image's alt text; screen readers should hear it once.

@@ -1,5 +1,5 @@
-import { X } from "lucide-react";
-import { useEffect, useRef, useState, type ChangeEvent } from "react";
+import { ImagePlus, X } from "lucide-react";
+import { useEffect, useRef, useState, useSyncExternalStore, type ChangeEvent } from "react";
 import {
   ENQUIRY_PHOTO_FIELD,
   ENQUIRY_PHOTO_TYPES,
@@ -10,7 +10,9 @@ import {
   unsupportedPhotoMessage,
   photoTooLargeMessage,
 } from "~/enquiry-photos/enquiry-photos";
-import { uploadEnquiryPhoto } from "./photo-upload";
+import { sendPhoto, type PhotoSendStage } from "./photo-send";
+import { timeLeftInWords } from "./photo-shrink/time-left";
+import { buttonClasses } from "./ui/button";
 
 const MAX_MEGABYTES = MAX_ENQUIRY_PHOTO_BYTES / (1024 * 1024);
 
@@ -30,16 +32,21 @@ export type ChosenPhoto = {
   previewUrl: string;
   /** 0..1, while it is being sent. */
   progress: number;
-  state: "sending" | "sent" | "capped";
+  /** While it is being sent: seconds left, once the upload's rate is known. */
+  secondsLeft?: number | null;
+  state: PhotoSendStage["state"] | "sent" | "capped";
   token?: string;
 };
+
+/** Photos still on their way (made smaller, sent, or checked): what Send waits for. */
+export const isUnderWay = (photo: ChosenPhoto) => photo.state === "preparing" || photo.state === "sending" || photo.state === "processing";
 
 type Upload = { done: Promise<unknown>; abort(): void };
 
 /**
- * The photos chosen for an enquiry, each sent to POST /api/enquiry-photos as
- * soon as it is chosen (issue 21 §2). `settled()` waits for the uploads under
- * way and answers the photos as they ended.
+ * The photos chosen for an enquiry, each made smaller in the browser and sent to POST
+ * /api/enquiry-photos as soon as it is chosen (app/components/photo-send.ts). `settled()` waits for
+ * the photos under way and answers them as they ended.
  */
 export function usePhotoUploads(initialNotices: readonly string[] = []) {
   const photosRef = useRef<ChosenPhoto[]>([]);
@@ -67,14 +74,16 @@ export function usePhotoUploads(initialNotices: readonly string[] = []) {
 
   function send(file: File) {
     const id = nextId.current++;
-    commit((list) => [...list, { id, name: file.name, previewUrl: URL.createObjectURL(file), progress: 0, state: "sending" }]);
-    const upload = uploadEnquiryPhoto(file, (progress) => patch(id, { progress }));
+    commit((list) => [...list, { id, name: file.name, previewUrl: URL.createObjectURL(file), progress: 0, state: "preparing" }]);
+    const upload = sendPhoto(file, (stage) => {
+      if (uploads.current.get(id) === upload) patch(id, { progress: 0, secondsLeft: null, ...stage });
+    });
     uploads.current.set(id, upload);
     void upload.done.then((result) => {
       if (uploads.current.get(id) !== upload) return; // removed meanwhile
       uploads.current.delete(id);
-      if (result.status === "sent") patch(id, { state: "sent", progress: 1, token: result.token });
-      else if (result.status === "capped") patch(id, { state: "capped", progress: 1, token: result.token });
+      if (result.status === "sent") patch(id, { state: "sent", progress: 1, secondsLeft: null, token: result.token });
+      else if (result.status === "capped") patch(id, { state: "capped", progress: 1, secondsLeft: null, token: result.token });
       else if (result.status === "refused") {
         drop(id);
         setNotices((shown) => [...shown, result.message]);
@@ -116,13 +125,41 @@ export type PhotoUploads = ReturnType<typeof usePhotoUploads>;
 
 const INPUT_ID = "contact-photos";
 
+const subscribeToNothing = () => () => {};
+/** False in the server's HTML and while hydrating, true once the island runs: the picker's own button needs script. */
+function useEnhanced(): boolean {
+  return useSyncExternalStore(
+    subscribeToNothing,
+    () => true,
+    () => false,
+  );
+}
+
+/** What a photo's card says under its name. */
+function photoStatus(photo: ChosenPhoto): string {
+  switch (photo.state) {
+    case "preparing":
+      return "Preparing...";
+    case "sending":
+      return photo.secondsLeft == null ? "Sending..." : timeLeftInWords(photo.secondsLeft);
+    case "processing":
+      return "Processing...";
+    case "sent":
+      return "Ready";
+    case "capped":
+      return "Not taken today";
+  }
+}
+
 /**
- * The field below the message. Without JavaScript it is a plain file input
- * the form posts as multipart; with it, each photo is sent as it is chosen
- * and shows a thumbnail, its name, its progress and a remove button.
+ * The field below the message. Without JavaScript (and until the island runs) it is the browser's
+ * file input, posted as multipart; with it, the site's own "Add photos" button opens the same input,
+ * which stays out of sight (no "No file chosen"), and each chosen photo shows a thumbnail, its name,
+ * its progress with the time left, and a remove button.
  */
 export function PhotoPicker({ uploads, disabled }: { uploads: PhotoUploads; disabled?: boolean }) {
   const inputRef = useRef<HTMLInputElement>(null);
+  const enhanced = useEnhanced();
   const { choose } = uploads;
 
   function takeFiles(input: HTMLInputElement) {
@@ -139,9 +176,10 @@ export function PhotoPicker({ uploads, disabled }: { uploads: PhotoUploads; disa
   }, []);
 
   const { photos, notices } = uploads;
+  const describedBy = notices.length ? `${INPUT_ID}-hint ${INPUT_ID}-notices` : `${INPUT_ID}-hint`;
   return (
     <div>
-      <label htmlFor={INPUT_ID} className="block text-sm font-semibold text-stone-800">
+      <label id={`${INPUT_ID}-label`} htmlFor={INPUT_ID} className="block text-sm font-semibold text-stone-800">
         {ENQUIRY_PHOTOS_LABEL}
       </label>
       <p id={`${INPUT_ID}-hint`} className="mt-1 text-sm text-stone-700">
@@ -155,10 +193,23 @@ export function PhotoPicker({ uploads, disabled }: { uploads: PhotoUploads; disa
         accept="image/*"
         multiple
         disabled={disabled}
-        aria-describedby={notices.length ? `${INPUT_ID}-hint ${INPUT_ID}-notices` : `${INPUT_ID}-hint`}
+        hidden={enhanced}
+        aria-describedby={describedBy}
         onChange={(event: ChangeEvent<HTMLInputElement>) => takeFiles(event.currentTarget)}
-        className="mt-2 block w-full text-base text-stone-800 file:mr-3 file:rounded-md file:border-0 file:bg-stone-800 file:px-4 file:py-2.5 file:font-semibold file:text-white"
+        className="mt-2 block w-full text-base text-stone-800 file:mr-3 file:min-h-11 file:rounded-md file:border-0 file:bg-stone-800 file:px-4 file:py-2.5 file:font-semibold file:text-white"
       />
+      {enhanced ? (
+        <button
+          type="button"
+          disabled={disabled}
+          aria-describedby={`${INPUT_ID}-label ${describedBy}`}
+          onClick={() => inputRef.current?.click()}
+          className={buttonClasses("outline", "md", "mt-2")}
+        >
+          <ImagePlus aria-hidden="true" className="h-5 w-5" />
+          Add photos
+        </button>
+      ) : null}
       {notices.length ? (
         <div id={`${INPUT_ID}-notices`} role="alert" className="mt-2 space-y-1 text-sm font-medium text-red-700">
           {notices.map((notice) => (
@@ -172,11 +223,16 @@ export function PhotoPicker({ uploads, disabled }: { uploads: PhotoUploads; disa
             <li key={photo.id} className="relative rounded-md border border-stone-300 p-2">
               <img src={photo.previewUrl} alt="" className="aspect-square w-full rounded object-cover" />
               <p className="mt-1 truncate text-sm text-stone-800">{photo.name}</p>
-              {photo.state === "sending" ? (
-                <progress value={photo.progress} max={1} aria-label={`Sending ${photo.name}`} className="mt-1 h-2 w-full" />
-              ) : (
-                <p className="mt-1 text-xs text-stone-700">{photo.state === "sent" ? "Ready" : "Not taken today"}</p>
-              )}
+              {photo.state === "sending" || photo.state === "processing" ? (
+                <progress
+                  value={photo.state === "processing" ? 1 : photo.progress}
+                  max={1}
+                  aria-label={`Sending ${photo.name}`}
+                  aria-valuetext={photoStatus(photo)}
+                  className="mt-1 h-2 w-full"
+                />
+              ) : null}
+              <p className="mt-1 text-xs text-stone-700">{photoStatus(photo)}</p>
               <button
                 type="button"
                 aria-label={`Remove ${photo.name}`}

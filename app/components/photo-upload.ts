@@ -17,12 +17,12 @@ export function photoNotSentMessage(fileName: string): string {
  * Sends one photo, multipart, one file per request. XMLHttpRequest rather
  * than fetch: only it reports upload progress.
  */
-export function uploadEnquiryPhoto(file: File, onProgress: (fraction: number) => void): { done: Promise<PhotoUploadResult>; abort(): void } {
+export function uploadEnquiryPhoto(file: File, onProgress: (loaded: number, total: number) => void): { done: Promise<PhotoUploadResult>; abort(): void } {
   const xhr = new XMLHttpRequest();
   const done = new Promise<PhotoUploadResult>((resolve) => {
     const notSent: PhotoUploadResult = { status: "refused", message: photoNotSentMessage(file.name) };
     xhr.upload.onprogress = (event) => {
-      if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
+      if (event.lengthComputable && event.total > 0) onProgress(event.loaded, event.total);
     };
     xhr.onerror = () => resolve(notSent);
     xhr.onabort = () => resolve({ status: "aborted" });

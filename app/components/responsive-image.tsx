@@ -2,6 +2,7 @@ import type { CSSProperties, Ref } from "react";
 import { preload } from "react-dom";
 import type { GalleryImage } from "~/galleries/gallery";
 import { LARGEST_PAINT_TIMING } from "~/islands/island-loader";
+import { AFTER_LARGEST_PAINT_ATTRIBUTE } from "~/islands/largest-paint-attributes";
 import { cn } from "~/lib/cn";
 
 function srcSet(variants: { path: string; width: number }[]) {
@@ -25,6 +26,11 @@ export type ResponsiveImageProps = {
   /** The image's rendered width per layout, for the browser to pick a variant. */
   sizes: string;
   priority?: boolean;
+  /**
+   * The <picture> is a block with the photo's aspect ratio, for a photo laid out at its natural
+   * height: it keeps its box while the photo waits for the largest paint (hidden, not yet fetched).
+   */
+  keepsRatio?: boolean;
   className?: string;
   imgClassName?: string;
   onLoad?: () => void;
@@ -36,13 +42,16 @@ export type ResponsiveImageProps = {
 /**
  * A processed gallery image: AVIF, then WebP, then the JPEG fallback, with its
  * intrinsic size set (no layout shift) and the blurred placeholder behind it
- * until it has loaded.
+ * until it has loaded. Every photo but the page's largest paint (`priority`) waits for that one
+ * on public pages (app/islands/largest-paint-first.ts); its <picture> keeps its box meanwhile
+ * (a positioned or sized `className`, or `keepsRatio`) and shows the placeholder.
  */
 export function ResponsiveImage({
   image,
   alt,
   sizes,
   priority,
+  keepsRatio,
   className,
   imgClassName,
   onLoad,
@@ -52,8 +61,13 @@ export function ResponsiveImage({
   const placeholderStyle: CSSProperties = image.placeholder
     ? { backgroundImage: `url("${image.placeholder}")`, backgroundSize: "cover", backgroundPosition: "center" }
     : {};
+  // A <picture> with a box of its own (sized by its classes or its ratio) shows the placeholder while its photo waits.
+  const pictureStyle: CSSProperties = {
+    ...(keepsRatio ? { display: "block", aspectRatio: `${image.width} / ${image.height}` } : {}),
+    ...(keepsRatio || className ? placeholderStyle : {}),
+  };
   return (
-    <picture className={className} data-hero-slide={heroSlide}>
+    <picture className={className} style={Object.keys(pictureStyle).length ? pictureStyle : undefined} data-hero-slide={heroSlide}>
       {image.variants.avif.length ? <source type="image/avif" srcSet={srcSet(image.variants.avif)} sizes={sizes} /> : null}
       {image.variants.webp.length ? <source type="image/webp" srcSet={srcSet(image.variants.webp)} sizes={sizes} /> : null}
       <img
@@ -68,7 +82,7 @@ export function ResponsiveImage({
         // Chromium would otherwise raise to high once laid out): decision 0055.
         fetchPriority={priority ? "high" : "low"}
         // The islands load once this has painted (app/islands/island-loader.ts); React has no prop type for it.
-        {...(priority ? { elementtiming: LARGEST_PAINT_TIMING } : {})}
+        {...(priority ? { elementtiming: LARGEST_PAINT_TIMING } : { [AFTER_LARGEST_PAINT_ATTRIBUTE]: "" })}
         onLoad={onLoad}
         style={placeholderStyle}
         className={cn("h-auto w-full", imgClassName)}

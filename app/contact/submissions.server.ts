@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ExpressionBuilder } from "kysely";
+import { lockForTransaction } from "~/db/database.server";
 import type { ContactSubmissionRow, DatabaseSchema } from "~/db/schema";
 import {
   attachEnquiryPhotos,
@@ -21,33 +22,48 @@ import {
 import { submissionFromRow } from "./contact-fields";
 import { INBOX_PAGE_SIZE, type InboxItem, type InboxSummary } from "./inbox";
 
+/** The same enquiry again within this time (same name, e-mail and message) is not stored twice. */
+export const DUPLICATE_ENQUIRY_WINDOW_MS = 10 * 60_000;
+
 export type EnquiryOutcome =
-  /** `photos`: when photo tokens were sent (issue 21), how many went with it and whether a cap kept some out. */
-  | { status: "stored"; submission: ContactSubmission; photos?: { attached: number; notTaken: boolean } }
+  /**
+   * `photos`: when photo tokens were sent, how many went with it and whether a cap kept some out.
+   * `duplicate`: the same enquiry was stored within DUPLICATE_ENQUIRY_WINDOW_MS; `submission` is that
+   * first one, and nothing new was stored, counted or mailed.
+   */
+  | { status: "stored"; submission: ContactSubmission; photos?: { attached: number; notTaken: boolean }; duplicate?: true }
   /** The honeypot was filled in: answered like a success, not stored. */
   | { status: "trapped" }
   | { status: "invalid"; errors: ContactFieldErrors }
   | { status: "rate-limited"; retryAfterSeconds: number };
 
 /**
- * One path for every enquiry (the JSON API and the no-JS form): validate,
- * check the honeypot and the per-IP limit, then store.
+ * One path for every enquiry (the JSON API and the no-JS form): validate, answer a repeat of an
+ * enquiry stored within DUPLICATE_ENQUIRY_WINDOW_MS with that one (before the limit, so a visitor
+ * who taps Send again, or whose answer was lost on a weak signal, is not counted twice), check the
+ * per-IP limit and the honeypot, then store.
  */
 export async function submitEnquiry(
   services: Pick<AppServices, "db" | "logger" | "limits" | "clock" | "mail" | "outboxWake" | "addressKey" | "env" | "storage">,
   input: Record<string, unknown>,
   clientIp: string,
-  /** Issue 21: tokens of photos uploaded from the same address, attached in the same transaction. */
+  /** Tokens of photos uploaded from the same address, attached in the same transaction. */
   options: { photoTokens?: readonly string[] } = {},
 ): Promise<EnquiryOutcome> {
   const parsed = contactMessageSchema.safeParse(input);
   if (!parsed.success) return { status: "invalid", errors: contactFieldErrors(parsed.error) };
 
+  const honeypot = input[HONEYPOT_FIELD];
+  const trapped = typeof honeypot === "string" && honeypot.trim() !== "";
+  if (!trapped) {
+    const first = await storedAlready(services.db, parsed.data, services.clock.now());
+    if (first) return duplicateOf(services, first);
+  }
+
   const limit = await services.limits.contact.hit(clientIp);
   if (!limit.allowed) return { status: "rate-limited", retryAfterSeconds: limit.retryAfterSeconds };
 
-  const honeypot = input[HONEYPOT_FIELD];
-  if (typeof honeypot === "string" && honeypot.trim() !== "") {
+  if (trapped) {
     services.logger.info({ clientIp }, "contact honeypot filled in; enquiry dropped");
     return { status: "trapped" };
   }
@@ -64,12 +80,18 @@ export async function submitEnquiry(
   };
   const { photoTokens } = options;
   // The enquiry, its photos and its notification job commit together or not at all (the outbox, decision 0020).
-  const photos = await services.db.transaction().execute(async (trx) => {
+  const stored = await services.db.transaction().execute(async (trx) => {
+    // Two copies sent at once: the second waits here and then finds the first.
+    await lockForTransaction(trx, `enquiry:${row.email.toLowerCase()}`);
+    const first = await storedAlready(trx, parsed.data, now);
+    if (first) return { first };
     await trx.insertInto("contact_submissions").values(row).execute();
     const attached = photoTokens ? await attachEnquiryPhotos(trx, services, row.id, photoTokens, clientIp) : undefined;
     await queueEnquiryNotification(trx, services, row.id, now);
-    return attached;
+    return { attached };
   });
+  if ("first" in stored && stored.first) return duplicateOf(services, stored.first);
+  const photos = "attached" in stored ? stored.attached : undefined;
   services.outboxWake.notify();
   // Photos a cap kept out: their rows went with the transaction, their files go now.
   if (photos?.leftOutKeys.length) await deleteEnquiryPhotoObjects(services, photos.leftOutKeys);
@@ -79,6 +101,30 @@ export async function submitEnquiry(
     submission: submissionFromRow(row),
     ...(photos ? { photos: { attached: photos.attached, notTaken: photos.notTaken } } : {}),
   };
+}
+
+type EnquiryText = { name: string; email: string; message: string };
+
+/** The first enquiry with this name, e-mail and message stored within DUPLICATE_ENQUIRY_WINDOW_MS, if any. */
+async function storedAlready(db: AppServices["db"], text: EnquiryText, now: Date): Promise<ContactSubmissionRow | undefined> {
+  return db
+    .selectFrom("contact_submissions")
+    .selectAll()
+    .where("submitted_at", ">", new Date(now.getTime() - DUPLICATE_ENQUIRY_WINDOW_MS).toISOString())
+    .where("email", "=", text.email)
+    .where("name", "=", text.name)
+    .where("message", "=", text.message)
+    .orderBy("submitted_at", "asc")
+    .orderBy("id", "asc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** A repeat is answered as its first enquiry, with the photos that one has; photos sent with the repeat are not attached. */
+async function duplicateOf(services: Pick<AppServices, "db" | "logger">, first: ContactSubmissionRow): Promise<EnquiryOutcome> {
+  const photos = (await enquiryPhotosOf(services, [first.id])).get(first.id) ?? [];
+  services.logger.info({ submissionId: first.id }, "contact enquiry sent again; answered with the first");
+  return { status: "stored", submission: submissionFromRow(first), photos: { attached: photos.length, notTaken: false }, duplicate: true };
 }
 
 // ---------------------------------------------------------------------------------------------

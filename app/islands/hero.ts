@@ -1,6 +1,8 @@
 // The home page's hero slideshow (markup: app/components/hero.tsx): rotates every
-// data-hero-rotation-ms through the homepage gallery, swipes at data-hero-swipe-px,
-// and stays still for visitors who prefer reduced motion.
+// data-hero-rotation-ms through the homepage gallery, the first turn counted from when the first
+// photo showed (not from when this script arrived), swipes at data-hero-swipe-px, and stays still
+// for visitors who prefer reduced motion.
+import { LARGEST_PAINT_AT_ATTRIBUTE } from "./largest-paint-attributes";
 import { markIslandMounted } from "./mounted";
 
 const hero = document.querySelector<HTMLElement>("section[data-hero-index]");
@@ -17,7 +19,7 @@ if (hero && template) {
   const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
   let index = 0;
   let paused = false;
-  let timer: ReturnType<typeof setInterval> | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
 
   const watchLoad = (i: number, slide: HTMLElement) => {
     const img = slide.querySelector("img")!;
@@ -43,17 +45,29 @@ if (hero && template) {
     // The next photo is fetched ahead of its turn.
     if (rotating()) mount((i + 1) % count);
   };
-  const restart = () => {
-    clearInterval(timer);
+  // Each turn is due rotationMs after the last; a photo that has not finished loading waits a turn.
+  const schedule = (delayMs: number) => {
+    timer = setTimeout(() => {
+      const next = (index + 1) % count;
+      if (loaded.has(next)) show(next);
+      schedule(rotationMs);
+    }, delayMs);
+  };
+  const restart = (firstDelayMs = rotationMs) => {
+    clearTimeout(timer);
     timer = undefined;
     toggle.hidden = reducedMotion.matches;
     if (!rotating()) return;
     mount((index + 1) % count);
-    timer = setInterval(() => {
-      const next = (index + 1) % count;
-      // Only swap to a photo that has finished loading; otherwise wait a turn.
-      if (loaded.has(next)) show(next);
-    }, rotationMs);
+    schedule(firstDelayMs);
+  };
+  /** The first turn: rotationMs after the first photo loaded (the head script noted when, in this page's clock). */
+  const firstTurnInMs = () => {
+    const noted = document.documentElement.getAttribute(LARGEST_PAINT_AT_ATTRIBUTE);
+    const shownAt = Number(noted);
+    const firstIsLargestPaint = first.querySelector("img[elementtiming]") !== null;
+    if (!firstIsLargestPaint || noted === null || !Number.isFinite(shownAt)) return rotationMs;
+    return Math.max(0, rotationMs - (performance.now() - shownAt));
   };
 
   const first = hero.querySelector<HTMLElement>("[data-hero-slide]")!;
@@ -86,7 +100,7 @@ if (hero && template) {
     swipeStart = null;
   });
 
-  reducedMotion.addEventListener("change", restart);
-  restart();
+  reducedMotion.addEventListener("change", () => restart());
+  restart(firstTurnInMs());
 }
 markIslandMounted("hero");

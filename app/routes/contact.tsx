@@ -1,8 +1,9 @@
 import { Mail, MapPin, Phone, User } from "lucide-react";
-import { data } from "react-router";
+import { data, redirect } from "react-router";
 import type { ContactActionResult } from "~/components/contact-form";
 import { ContactIslandRoot } from "~/components/contact-island";
 import { PageHeader, Paragraphs } from "~/components/page-header";
+import { contactSentLocation, sentFromUrl } from "~/contact/contact-result";
 import { contactFieldErrors, contactMessageSchema } from "~/contact/contact-schema";
 import { submitEnquiry } from "~/contact/submissions.server";
 import { readContent } from "~/content/content.server";
@@ -12,7 +13,7 @@ import { pageMeta, siteSeoFrom } from "~/lib/seo";
 import type { Route } from "./+types/contact";
 import type { PublicPageHandle } from "~/islands/islands";
 
-export async function loader({ context }: Route.LoaderArgs) {
+export async function loader({ request, context }: Route.LoaderArgs) {
   return {
     content: await readContent(
       context.services,
@@ -21,13 +22,16 @@ export async function loader({ context }: Route.LoaderArgs) {
     ),
     // A post from another site is shown this page instead of reaching the action.
     crossSiteRefused: context.crossSiteRefused,
+    // The page a stored no-JS post is redirected to.
+    sent: sentFromUrl(new URL(request.url)),
   };
 }
 
 /**
  * The form's no-JavaScript path: same schema, honeypot and limit as POST /api/contact. With photos, the
  * post is multipart and server/middleware/contact-multipart.ts has read it: its photos' outcome is in
- * the load context, its text fields in the form.
+ * the load context, its text fields in the form. A stored enquiry (or a repeat of one) is answered with
+ * a 303 to the page that says so (app/contact/contact-result.ts); anything else with the form again.
  */
 export async function action({ request, context }: Route.ActionArgs) {
   let form: FormData;
@@ -54,12 +58,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   const outcome = await submitEnquiry(context.services, values, context.clientIp, { photoTokens });
   switch (outcome.status) {
     case "stored":
-      return {
-        status: "sent",
-        photosNotTaken: outcome.photos?.notTaken === true,
-      } satisfies ContactActionResult;
+      return redirect(contactSentLocation(!outcome.duplicate && outcome.photos?.notTaken === true), 303);
     case "trapped":
-      return { status: "sent" } satisfies ContactActionResult;
+      return redirect(contactSentLocation(false), 303);
     case "invalid":
       return data({ status: "invalid", errors: outcome.errors, values: kept } satisfies ContactActionResult, {
         status: 400,
@@ -112,20 +113,21 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
           <h2 id="get-in-touch-title" className="font-display text-2xl font-bold">
             Get In Touch
           </h2>
-          <ul className="mt-5 space-y-4 text-stone-800">
+          <ul className="mt-5 space-y-2 text-stone-800">
             <li className="flex items-start gap-3">
               <User aria-hidden="true" className="mt-0.5 h-5 w-5 shrink-0 text-brand-700" />
               <span>{content["contact.name"]}</span>
             </li>
-            <li className="flex items-start gap-3">
-              <Phone aria-hidden="true" className="mt-0.5 h-5 w-5 shrink-0 text-brand-700" />
-              <a href={telHref(phone)} className="font-medium text-brand-700 underline-offset-2 hover:underline">
+            {/* The call and e-mail links are primary actions on a phone: at least 44 px tall. */}
+            <li className="flex items-center gap-3">
+              <Phone aria-hidden="true" className="h-5 w-5 shrink-0 text-brand-700" />
+              <a href={telHref(phone)} className="inline-flex min-h-11 items-center font-medium text-brand-700 underline-offset-2 hover:underline">
                 {phone}
               </a>
             </li>
-            <li className="flex items-start gap-3">
-              <Mail aria-hidden="true" className="mt-0.5 h-5 w-5 shrink-0 text-brand-700" />
-              <a href={`mailto:${email}`} className="font-medium break-all text-brand-700 underline-offset-2 hover:underline">
+            <li className="flex items-center gap-3">
+              <Mail aria-hidden="true" className="h-5 w-5 shrink-0 text-brand-700" />
+              <a href={`mailto:${email}`} className="inline-flex min-h-11 items-center font-medium break-all text-brand-700 underline-offset-2 hover:underline">
                 {email}
               </a>
             </li>
@@ -151,12 +153,16 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
           <p className="mt-3 mb-8 text-stone-700">
             Tell us a little about your project and we will get back to you, usually within a couple of working days.
           </p>
-          <ContactIslandRoot
-            serverResult={actionData ?? (loaderData.crossSiteRefused ? { status: "refused" } : undefined)}
-            contactEmail={email}
-          />
+          <ContactIslandRoot serverResult={actionData ?? resultOfLoad(loaderData)} contactEmail={email} />
         </div>
       </section>
     </>
   );
+}
+
+/** What the page shows without a post of its own: a refused cross-site post, or the redirect after a stored one. */
+function resultOfLoad(loaderData: Route.ComponentProps["loaderData"]): ContactActionResult | undefined {
+  if (loaderData.crossSiteRefused) return { status: "refused" };
+  if (loaderData.sent) return { status: "sent", photosNotTaken: loaderData.sent.photosNotTaken };
+  return undefined;
 }

@@ -18,6 +18,8 @@ export async function createPhotoContext(env: Record<string, string> = {}, clock
   };
 
   /** POST /api/contact with the spec's fields and, when given, photoTokens. */
+  // Each enquiry's text differs: the same enquiry again within 10 minutes is stored only once.
+  let enquiries = 0;
   const enquire = (photoTokens?: string[], ip = "203.0.113.7") =>
     ctx.api
       .post("/api/contact")
@@ -25,7 +27,7 @@ export async function createPhotoContext(env: Record<string, string> = {}, clock
       .send({
         name: "Aroha Visitor",
         email: "aroha@example.nz",
-        message: "The retaining wall behind the shed is leaning. Photos attached.",
+        message: `The retaining wall behind the shed is leaning. Photos attached (${++enquiries}).`,
         ...(photoTokens ? { photoTokens } : {}),
       });
 

@@ -1,5 +1,5 @@
 import { expectNoAxeViolations, expectOneH1AndOrderedHeadings } from "./a11y";
-import { expect, test, hydrated } from "./fixtures";
+import { expect, test, hydrated, menuButton } from "./fixtures";
 
 const PAGES = ["/", "/stonework", "/landscaping", "/contact", "/no-such-page"];
 
@@ -28,18 +28,18 @@ test.describe("accessibility of states", () => {
       await page.setViewportSize({ width, height: 800 });
       await page.goto("/contact");
       await hydrated(page);
-      const menu = page.getByRole("button", { name: "Open menu" });
+      const menu = menuButton(page);
       await expect(menu).toBeVisible();
-      await expect(menu).toHaveAttribute("aria-expanded", "false");
+      await expect(menu).toHaveAccessibleName("Open menu");
       await menu.click();
       const opened = page.locator("#mobile-menu");
       await expect(opened).toBeVisible();
       await expect(opened.getByRole("link")).toHaveCount(4);
-      await expect(page.getByRole("button", { name: "Close menu" })).toHaveAttribute("aria-expanded", "true");
+      await expect(menu).toHaveAccessibleName("Close menu");
       await expectNoAxeViolations(page, `open menu at ${width} px`);
-      await page.getByRole("button", { name: "Close menu" }).click();
+      await menu.click();
       await expect(opened).toBeHidden();
-      await expect(page.getByRole("button", { name: "Open menu" })).toBeVisible();
+      await expect(menu).toHaveAccessibleName("Open menu");
     });
   }
 
@@ -47,7 +47,7 @@ test.describe("accessibility of states", () => {
     await page.setViewportSize({ width: 768, height: 800 });
     await page.goto("/contact");
     await hydrated(page);
-    await expect(page.getByRole("button", { name: "Open menu" })).toBeHidden();
+    await expect(menuButton(page)).toBeHidden();
     await expect(page.getByRole("banner").getByRole("navigation", { name: "Main" }).getByRole("link")).toHaveCount(4);
   });
 

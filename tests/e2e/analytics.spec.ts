@@ -3,7 +3,7 @@ import path from "node:path";
 import type { APIRequestContext, PlaywrightWorkerArgs } from "@playwright/test";
 import type { AnalyticsReport } from "~/analytics/report";
 import { startTestServer, TEST_ADMIN } from "../support/test-server";
-import { expect, hydrated, isPhone, test } from "./fixtures";
+import { expect, hydrated, isPhone, menuButton, test } from "./fixtures";
 
 /**
  * Issue 11 §3 in a real browser against the production build: page views are
@@ -42,7 +42,7 @@ test("a browser's visit and its next page count; a crawler's and a script's do n
 
   await page.goto("/");
   await hydrated(page);
-  if (isPhone(testInfo)) await page.getByRole("button", { name: /menu/i }).click();
+  if (isPhone(testInfo)) await menuButton(page).click();
   // Public pages are plain documents (decision 0055): the link loads the next page whole.
   const navigation = page.waitForResponse((res) => new URL(res.url()).pathname === "/stonework");
   await page.getByRole("banner").getByRole("link", { name: "Stonework" }).click();

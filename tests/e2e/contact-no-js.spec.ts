@@ -1,7 +1,7 @@
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import type { Page } from "@playwright/test";
-import { expect, test } from "./fixtures";
+import { expect, hydrated, test } from "./fixtures";
 
 /** Enquiries stored under this name (each test uses its own, so repeats and order do not matter). */
 async function storedEnquiries(dataDir: string, name: string) {
@@ -102,7 +102,7 @@ test.describe("the contact form without JavaScript", () => {
     await page.goto("/contact");
     await fillForm(page, name);
     const [accepted] = await Promise.all([page.waitForResponse(`${server.url}/contact`), page.getByRole("button", { name: "Send Message" }).click()]);
-    expect(accepted.status()).toBe(200);
+    expect(accepted.status()).toBe(303);
     expect((await accepted.request().allHeaders())["origin"]).toBe(server.url);
     await expect(page.getByRole("status").filter({ hasText: "Message Sent" })).toBeVisible();
     expect(await storedEnquiries(server.dataDir, name)).toHaveLength(1);
@@ -114,8 +114,8 @@ test.describe("the contact form without JavaScript", () => {
     const refused = await request.post("/contact", { form, headers: { "Sec-Fetch-Site": "cross-site" } });
     expect(refused.status()).toBe(403);
     expect(await refused.text()).toContain("Message not sent");
-    const control = await request.post("/contact", { form, headers: { "Sec-Fetch-Site": "same-origin", Origin: server.url } });
-    expect(control.status()).toBe(200);
+    const control = await request.post("/contact", { form, headers: { "Sec-Fetch-Site": "same-origin", Origin: server.url }, maxRedirects: 0 });
+    expect(control.status()).toBe(303);
     expect(await storedEnquiries(server.dataDir, name)).toHaveLength(1);
   });
 
@@ -133,5 +133,115 @@ test.describe("the contact form without JavaScript", () => {
     expect(judged.status).toBe(400);
     expect(judged.body).toContain("Message must be at most 5000 characters");
     expect(await storedEnquiries(server.dataDir, name)).toEqual([]);
+  });
+});
+
+const sendButton = (page: Page) => page.getByRole("button", { name: "Send Message" });
+const resultBox = (page: Page) => page.locator("#contact-result");
+
+/** Clicks Send and answers the form post's response (the document post, not a script's). */
+async function postForm(page: Page) {
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => new URL(r.url()).pathname === "/contact" && r.request().method() === "POST"),
+    sendButton(page).click(),
+  ]);
+  return response;
+}
+
+test.describe("the form always answers, at a phone's size", () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+
+  test.describe("with scripts off", () => {
+    test.use({ javaScriptEnabled: false });
+
+    test("a stored enquiry answers 303 to /contact?sent=1#contact-result with no cookie; that page opens at the focused 'Message Sent'; a reload sends nothing", async ({ page, server }) => {
+      const name = `Answered ${randomUUID().slice(0, 8)}`;
+      await page.goto("/contact");
+      await expect(page.locator("form[aria-labelledby='contact-form-title']")).toHaveAttribute("action", "/contact#contact-result");
+      await fillForm(page, name);
+      const posted = await postForm(page);
+      expect(posted.status()).toBe(303);
+      const headers = await posted.allHeaders();
+      expect(headers["location"]).toBe("/contact?sent=1#contact-result");
+      expect(headers["set-cookie"]).toBeUndefined();
+
+      await expect(page).toHaveURL(/\/contact\?sent=1#contact-result$/);
+      const box = resultBox(page);
+      await expect(box).toHaveAttribute("role", "status");
+      await expect(box).toContainText("Message Sent");
+      await expect(box).toContainText("Thank you for your message! We will get back to you soon.");
+      await expect(box).toBeFocused();
+      await expect(box).toBeInViewport();
+      expect(await storedEnquiries(server.dataDir, name)).toHaveLength(1);
+
+      // Post, redirect, get: reloading the answer is a GET.
+      const methods: string[] = [];
+      page.on("request", (request) => methods.push(request.method()));
+      await page.reload();
+      await expect(resultBox(page)).toContainText("Message Sent");
+      expect(methods.filter((method) => method === "POST")).toEqual([]);
+      expect(await storedEnquiries(server.dataDir, name)).toHaveLength(1);
+    });
+
+    test("a post with errors answers the form with the text kept and the errors in the focused result box", async ({ page }) => {
+      await page.goto("/contact");
+      await field(page, "Email").fill("nope");
+      await field(page, "Message").fill("short");
+      const posted = await postForm(page);
+      expect(posted.status()).toBe(400);
+      await expect(page).toHaveURL(/\/contact#contact-result$/);
+      const box = resultBox(page);
+      await expect(box).toHaveAttribute("role", "alert");
+      await expect(box).toBeFocused();
+      await expect(box).toBeInViewport();
+      await expect(box.getByRole("listitem")).toHaveText(["Name is required", "Valid email is required", "Message must be at least 10 characters"]);
+      // Each error leads to its field.
+      await expect(box.getByRole("link", { name: "Valid email is required" })).toHaveAttribute("href", "#contact-email");
+      await expect(field(page, "Email")).toHaveValue("nope");
+      await expect(field(page, "Message")).toHaveValue("short");
+    });
+
+    test("the same enquiry sent twice is stored once, and both posts see 'Message Sent'", async ({ page, server }) => {
+      const name = `Twice No-JS ${randomUUID().slice(0, 8)}`;
+      for (let i = 0; i < 2; i++) {
+        await page.goto("/contact");
+        await fillForm(page, name);
+        expect((await postForm(page)).status()).toBe(303);
+        await expect(resultBox(page)).toContainText("Message Sent");
+      }
+      expect(await storedEnquiries(server.dataDir, name)).toHaveLength(1);
+    });
+  });
+
+  test("a send before the form's script has loaded is answered by the page, at the focused result box", async ({ page, server }) => {
+    const name = `Before Island ${randomUUID().slice(0, 8)}`;
+    // The island's React part never arrives: the visitor sends the server-rendered form.
+    await page.route("**/assets/contact-hydrate-*.js", () => new Promise(() => {}));
+    await page.goto("/contact");
+    await fillForm(page, name);
+    await expect(page.locator("html[data-hydrated]")).toHaveCount(0);
+    const posted = await postForm(page);
+    expect(posted.status()).toBe(303);
+    await expect(page).toHaveURL(/\/contact\?sent=1#contact-result$/);
+    await expect(resultBox(page)).toContainText("Message Sent");
+    await expect(resultBox(page)).toBeFocused();
+    expect(await storedEnquiries(server.dataDir, name)).toHaveLength(1);
+  });
+
+  test("with the form's script, the same enquiry sent twice is stored once and both sends show 'Message Sent'", async ({ page, server }) => {
+    const name = `Twice JS ${randomUUID().slice(0, 8)}`;
+    await page.goto("/contact");
+    await hydrated(page);
+    const toasts = page.getByRole("region", { name: "Notifications (F8)" });
+    for (let i = 0; i < 2; i++) {
+      await fillForm(page, name);
+      const [answer] = await Promise.all([page.waitForResponse("**/api/contact"), sendButton(page).click()]);
+      expect(answer.status()).toBe(201);
+      await expect(toasts.getByText("Message Sent")).toBeVisible();
+      await expect(field(page, "Name")).toHaveValue("");
+      await toasts.getByRole("button", { name: /close/i }).click();
+      await expect(toasts.getByText("Message Sent")).toHaveCount(0);
+    }
+    expect(await storedEnquiries(server.dataDir, name)).toHaveLength(1);
   });
 });

@@ -103,3 +103,11 @@ export async function hydrated(page: Page) {
   if (await contactIsland.count()) await contactIsland.scrollIntoViewIfNeeded();
   await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
 }
+
+/**
+ * The header's phone menu button: the <summary> of a <details>, which has no ARIA role of its own in
+ * Playwright's computation (Chromium exposes it as a disclosure triangle with the <details>' state).
+ */
+export function menuButton(page: Page) {
+  return page.locator("summary[data-menu-button]");
+}

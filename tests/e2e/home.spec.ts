@@ -111,6 +111,41 @@ test.describe("home page with gallery images and stored text", () => {
     await expect(hero).toHaveAttribute("data-hero-index", "0");
   });
 
+  test("the first turn comes 5000 ms after the first photo shows, even when the script arrives later", async ({ page }) => {
+    await page.clock.install({ time: new Date("2026-01-01T09:00:00Z") });
+    await page.clock.pauseAt(new Date("2026-01-01T09:00:01Z"));
+    // The hero's script is held back while the page's clock moves on, as on a slow phone.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route("**/assets/island-hero-*.js", async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto("/");
+    const hero = page.locator("section[data-hero-index]");
+    const first = hero.locator("img").first();
+    await expect.poll(() => first.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    await expect(page.locator("html")).toHaveAttribute("data-largest-paint-at", /^\d+$/);
+    await page.clock.runFor(3000);
+    release();
+    await hydrated(page);
+    // The next photo is fetched once the script is there; wait until it has loaded.
+    await expect(hero.locator("img")).toHaveCount(2);
+    await expect.poll(() => hero.locator("img").nth(1).evaluate((img: HTMLImageElement) => img.complete)).toBe(true);
+    // 3000 + 1900 ms after the first photo showed: not yet.
+    await page.clock.runFor(1900);
+    await expect(hero).toHaveAttribute("data-hero-index", "0");
+    // 5100 ms after: turned (a timer started by the script would turn at 8000 ms).
+    await page.clock.runFor(200);
+    await expect(hero).toHaveAttribute("data-hero-index", "1");
+    // Then every 5000 ms.
+    await expect.poll(() => hero.locator("img").nth(2).evaluate((img: HTMLImageElement) => img.complete)).toBe(true);
+    await page.clock.runFor(4800);
+    await expect(hero).toHaveAttribute("data-hero-index", "1");
+    await page.clock.runFor(200);
+    await expect(hero).toHaveAttribute("data-hero-index", "2");
+  });
+
   test("a swipe of 50 px or more moves the hero; a shorter one does not", async ({ page }) => {
     await page.clock.install({ time: new Date("2026-01-01T09:00:00Z") });
     await page.clock.pauseAt(new Date("2026-01-01T09:00:01Z"));

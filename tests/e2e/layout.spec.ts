@@ -1,4 +1,5 @@
-import { expect, hydrated, isPhone, test } from "./fixtures";
+import type { Page } from "@playwright/test";
+import { expect, hydrated, isPhone, menuButton, signIn, test } from "./fixtures";
 
 const NAV = [
   ["Home", "/"],
@@ -17,9 +18,9 @@ test.describe("shared layout", () => {
     if (isPhone(testInfo)) {
       // Below md the links live behind the menu button.
       await expect(header.getByRole("navigation", { name: "Main" })).toBeHidden();
-      await header.getByRole("button", { name: "Open menu" }).click();
+      await menuButton(page).click();
     } else {
-      await expect(header.getByRole("button", { name: "Open menu" })).toBeHidden();
+      await expect(menuButton(page)).toBeHidden();
     }
     const nav = header.getByRole("navigation", { name: "Main" });
     await expect(nav).toBeVisible();
@@ -36,39 +37,42 @@ test.describe("shared layout", () => {
 
   test("the menu button toggles the dropdown on small screens, and choosing a link closes it", async ({ page }, testInfo) => {
     await page.goto("/");
-    const button = page.getByRole("button", { name: /menu/i });
+    const button = menuButton(page);
     if (!isPhone(testInfo)) {
       // At md and wider the links are always shown and the button is hidden.
       await expect(button).toBeHidden();
       await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
       return;
     }
-    await expect(button).toHaveAttribute("aria-expanded", "false");
+    await hydrated(page);
+    const details = page.locator("details[data-menu]");
+    await expect(button).toHaveAccessibleName("Open menu");
     await button.click();
-    await expect(button).toHaveAttribute("aria-expanded", "true");
+    await expect(details).toHaveJSProperty("open", true);
+    await expect(button).toHaveAccessibleName("Close menu");
     const menu = page.locator("#mobile-menu");
     await expect(menu).toBeVisible();
     await button.click();
-    await expect(button).toHaveAttribute("aria-expanded", "false");
+    await expect(details).toHaveJSProperty("open", false);
     await expect(menu).toBeHidden();
 
     await button.click();
     await menu.getByRole("link", { name: "Hard Landscaping" }).click();
     await expect(page).toHaveURL(/\/landscaping$/);
-    await expect(menu).toBeHidden();
-    await expect(button).toHaveAttribute("aria-expanded", "false");
+    await expect(page.locator("#mobile-menu")).toBeHidden();
+    await expect(menuButton(page)).toHaveAccessibleName("Open menu");
   });
 
   test("the menu opens and closes with the keyboard on small screens", async ({ page }, testInfo) => {
     test.skip(!isPhone(testInfo), "the menu button shows below the md breakpoint only");
     await page.goto("/stonework");
     await hydrated(page);
-    const button = page.locator("[data-menu-button]");
+    const button = menuButton(page);
     await expect(button).toHaveAccessibleName("Open menu");
     await button.focus();
     await page.keyboard.press("Enter");
-    await expect(button).toHaveAttribute("aria-expanded", "true");
-    await expect(page.getByRole("button", { name: "Close menu" })).toBeFocused();
+    await expect(button).toHaveAccessibleName("Close menu");
+    await expect(button).toBeFocused();
     await expect(page.locator("#mobile-menu")).toBeVisible();
     await page.keyboard.press("Space");
     await expect(page.locator("#mobile-menu")).toBeHidden();
@@ -78,7 +82,8 @@ test.describe("shared layout", () => {
     // Escape closes it and hands focus back to the button.
     await page.keyboard.press("Escape");
     await expect(page.locator("#mobile-menu")).toBeHidden();
-    await expect(page.getByRole("button", { name: "Open menu" })).toBeFocused();
+    await expect(button).toBeFocused();
+    await expect(button).toHaveAccessibleName("Open menu");
   });
 
   test("the public pages load no framework: only their islands", async ({ page }) => {
@@ -91,7 +96,7 @@ test.describe("shared layout", () => {
       await hydrated(page);
     }
     expect(scripts.length).toBeGreaterThan(0);
-    expect(scripts.every((script) => /^\/assets\/(island-(menu|hero)|mounted)-[\w-]+\.js$/.test(script)), scripts.join(", ")).toBe(true);
+    expect(scripts.every((script) => /^\/assets\/(island-(menu|hero)|mounted|menu-behaviour|largest-paint-attributes)-[\w-]+\.js$/.test(script)), scripts.join(", ")).toBe(true);
     expect(await page.evaluate(() => "__reactRouterContext" in window)).toBe(false);
   });
 
@@ -152,14 +157,16 @@ test.describe("the phone menu without JavaScript", () => {
     await page.goto("/stonework");
     const menu = page.locator("#mobile-menu");
     await expect(menu).toBeHidden();
-    await page.getByRole("button", { name: "Open menu" }).click();
+    await menuButton(page).click();
     await expect(menu).toBeVisible();
     await expect(menu.getByRole("link")).toHaveCount(4);
     await expect(menu.getByRole("link", { name: "Stonework", exact: true })).toHaveAttribute("aria-current", "page");
     // Its name follows its state in CSS, with no script to change it.
-    await page.getByRole("button", { name: "Close menu" }).click();
+    await expect(menuButton(page)).toHaveAccessibleName("Close menu");
+    await menuButton(page).click();
     await expect(menu).toBeHidden();
-    await page.getByRole("button", { name: "Open menu" }).focus();
+    await expect(menuButton(page)).toHaveAccessibleName("Open menu");
+    await menuButton(page).focus();
     await page.keyboard.press("Enter");
     await expect(menu).toBeVisible();
 
@@ -167,9 +174,88 @@ test.describe("the phone menu without JavaScript", () => {
     await expect(page).toHaveURL(/\/landscaping$/);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Hard Landscaping");
     await expect(page.locator("#mobile-menu")).toBeHidden();
-    await page.getByRole("button", { name: "Open menu" }).click();
+    await menuButton(page).click();
     await page.locator("#mobile-menu").getByRole("link", { name: "Contact" }).click();
     await expect(page).toHaveURL(/\/contact$/);
     expect(scripts).toEqual([]);
   });
+});
+
+/** Whether Chromium's accessibility tree says the menu button is expanded (what a screen reader hears). */
+async function expandedInAccessibilityTree(page: Page): Promise<boolean | undefined> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { root } = (await cdp.send("DOM.getDocument")) as { root: { nodeId: number } };
+    const { nodeId } = (await cdp.send("DOM.querySelector", { nodeId: root.nodeId, selector: "summary[data-menu-button]" })) as { nodeId: number };
+    const { nodes } = (await cdp.send("Accessibility.getPartialAXTree", { nodeId, fetchRelatives: false })) as {
+      nodes: { properties?: { name: string; value: { value: unknown } }[] }[];
+    };
+    const expanded = nodes[0]?.properties?.find((property) => property.name === "expanded");
+    return expanded ? expanded.value.value === true : undefined;
+  } finally {
+    await cdp.detach();
+  }
+}
+
+test.describe("the phone menu closes on an outside tap, Escape and a chosen link", () => {
+  test.use({ viewport: { width: 390, height: 844 }, hasTouch: true });
+
+  for (const path of ["/", "/stonework", "/landscaping", "/contact", "/admin"]) {
+    test(`${path}: the summary has no role and no aria-expanded; the <details> states it`, async ({ page }) => {
+      await page.goto(path);
+      await hydrated(page);
+      const button = menuButton(page);
+      await expect(button).not.toHaveAttribute("role");
+      await expect(button).not.toHaveAttribute("aria-expanded");
+      expect(await expandedInAccessibilityTree(page)).toBe(false);
+      await button.tap();
+      await expect(page.locator("#mobile-menu")).toBeVisible();
+      await expect(button).not.toHaveAttribute("aria-expanded");
+      expect(await expandedInAccessibilityTree(page)).toBe(true);
+    });
+  }
+
+  const headers = [
+    { label: "public page (the menu island)", path: "/stonework", signedIn: false },
+    { label: "admin (React)", path: "/admin", signedIn: true },
+  ];
+  for (const { label, path, signedIn } of headers) {
+    test(`${label}: a tap outside, Escape and a chosen link each close it`, async ({ page }) => {
+      if (signedIn) await signIn(page);
+      else await page.goto(path);
+      await hydrated(page);
+      const button = menuButton(page);
+      const menu = page.locator("#mobile-menu");
+
+      // A tap outside the menu, on the page below it.
+      await button.tap();
+      await expect(menu).toBeVisible();
+      await page.getByRole("contentinfo").tap({ position: { x: 10, y: 10 } });
+      await expect(menu).toBeHidden();
+      await expect(button).toHaveAccessibleName("Open menu");
+
+      // A tap inside it (between its links) leaves it open.
+      await button.tap();
+      await menu.tap({ position: { x: 5, y: 5 } });
+      await expect(menu).toBeVisible();
+
+      // Escape, with focus back on the button.
+      await page.keyboard.press("Escape");
+      await expect(menu).toBeHidden();
+      await expect(button).toBeFocused();
+
+      // A chosen link. The test keeps the page from leaving (after the menu's own handler has run),
+      // so the menu is seen closed on this page.
+      await page.evaluate(() =>
+        window.addEventListener("click", (event) => {
+          if ((event.target as Element).closest("#mobile-menu a")) event.preventDefault();
+        }),
+      );
+      await button.tap();
+      await expect(menu).toBeVisible();
+      await menu.getByRole("link", { name: "Hard Landscaping" }).tap();
+      await expect(menu).toBeHidden();
+      await expect(page).not.toHaveURL(/\/landscaping$/);
+    });
+  }
 });

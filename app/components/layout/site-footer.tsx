@@ -26,10 +26,10 @@ export function SiteFooter({ content }: { content: FooterContent }) {
 
         <div>
           <h2 className="text-sm font-semibold tracking-wide text-white uppercase">Services</h2>
-          <ul className="mt-3 space-y-2 text-sm">
+          <ul className="mt-2 space-y-0.5 text-sm">
             {SERVICE_LINKS.map((service) => (
               <li key={service.label}>
-                <Link to={service.to} reloadDocument className="hover:text-white hover:underline">
+                <Link to={service.to} reloadDocument className="inline-block py-1 hover:text-white hover:underline">
                   {service.label}
                 </Link>
               </li>
@@ -39,22 +39,22 @@ export function SiteFooter({ content }: { content: FooterContent }) {
 
         <div>
           <h2 className="text-sm font-semibold tracking-wide text-white uppercase">Contact</h2>
-          <ul className="mt-3 space-y-3 text-sm">
+          <ul className="mt-2 space-y-1.5 text-sm">
             <li className="flex items-start gap-2">
-              <Phone aria-hidden="true" className="mt-0.5 h-4 w-4 shrink-0" />
-              <a href={telHref(content["contact.phone"])} className="hover:text-white hover:underline">
+              <Phone aria-hidden="true" className="mt-1.5 h-4 w-4 shrink-0" />
+              <a href={telHref(content["contact.phone"])} className="inline-block py-1 hover:text-white hover:underline">
                 {content["contact.phone"]}
               </a>
             </li>
             <li className="flex items-start gap-2">
-              <Mail aria-hidden="true" className="mt-0.5 h-4 w-4 shrink-0" />
-              <a href={`mailto:${content["contact.email"]}`} className="break-all hover:text-white hover:underline">
+              <Mail aria-hidden="true" className="mt-1.5 h-4 w-4 shrink-0" />
+              <a href={`mailto:${content["contact.email"]}`} className="inline-block py-1 break-all hover:text-white hover:underline">
                 {content["contact.email"]}
               </a>
             </li>
             <li className="flex items-start gap-2">
-              <MapPin aria-hidden="true" className="mt-0.5 h-4 w-4 shrink-0" />
-              <address className="not-italic">{splitLines(content["contact.address"]).join(", ")}</address>
+              <MapPin aria-hidden="true" className="mt-1.5 h-4 w-4 shrink-0" />
+              <address className="py-1 not-italic">{splitLines(content["contact.address"]).join(", ")}</address>
             </li>
           </ul>
         </div>

@@ -1,8 +1,9 @@
 import { Menu, X } from "lucide-react";
-import { useState } from "react";
-import { Link, NavLink, useLocation } from "react-router";
+import { useEffect, useRef } from "react";
+import { Link, NavLink } from "react-router";
 import { identity } from "~/identity";
 import { cn } from "~/lib/cn";
+import { enhanceMenu } from "./menu-behaviour";
 import { NAV_LINKS } from "./nav-links";
 
 function navLinkClasses({ isActive }: { isActive: boolean }, mobile = false) {
@@ -14,16 +15,16 @@ function navLinkClasses({ isActive }: { isActive: boolean }, mobile = false) {
 }
 
 /**
- * `menuIsland`: on public pages the menu island (app/islands/menu.ts) enhances the phone menu, so the
- * server leaves out `aria-expanded`, which would stay "false" in a browser without JavaScript; the
- * island writes it. In the full React application (the admin) React keeps it.
+ * The phone menu is a <details>: it works without JavaScript. On public pages the menu island
+ * (app/islands/menu.ts) adds its closing behaviour; in the full React application (the admin) this
+ * component adds the same (app/components/layout/menu-behaviour.ts).
  */
 export function SiteHeader({ menuIsland = false }: { menuIsland?: boolean }) {
-  const { pathname } = useLocation();
-  // The menu is open for one page: any navigation (a link, back/forward) closes it.
-  const [openOnPath, setOpenOnPath] = useState<string | null>(null);
-  const menuOpen = openOnPath === pathname;
-  const setMenuOpen = (open: boolean) => setOpenOnPath(open ? pathname : null);
+  const detailsRef = useRef<HTMLDetailsElement>(null);
+  useEffect(() => {
+    if (menuIsland || !detailsRef.current) return;
+    return enhanceMenu(detailsRef.current);
+  }, [menuIsland]);
 
   return (
     <header className="sticky top-0 z-40 border-b border-stone-200 bg-white/95 backdrop-blur supports-[backdrop-filter]:bg-white/85">
@@ -44,19 +45,12 @@ export function SiteHeader({ menuIsland = false }: { menuIsland?: boolean }) {
           </ul>
         </nav>
 
-        {/* A <details> disclosure: it opens and closes without JavaScript. Its name and icon follow
-            [open] in CSS; the island (or React) adds aria-expanded, closing on a link, Escape and focus. */}
-        <details
-          data-menu=""
-          className="group md:hidden"
-          open={menuOpen}
-          onToggle={(event) => setMenuOpen(event.currentTarget.open)}
-        >
+        {/* A <details> disclosure: it opens and closes without JavaScript, and states whether it is
+            open (so the summary has no role and no aria-expanded). Its name and icon follow [open] in CSS. */}
+        <details ref={detailsRef} data-menu="" className="group md:hidden">
           <summary
             data-menu-button=""
-            role="button"
             aria-controls="mobile-menu"
-            aria-expanded={menuIsland ? undefined : menuOpen}
             className="inline-flex h-11 w-11 cursor-pointer list-none items-center justify-center rounded-md text-stone-800 hover:bg-stone-100 [&::-webkit-details-marker]:hidden"
           >
             <span className="sr-only group-open:hidden">Open menu</span>
@@ -74,7 +68,6 @@ export function SiteHeader({ menuIsland = false }: { menuIsland?: boolean }) {
                     end={link.to === "/"}
                     reloadDocument
                     className={(state) => navLinkClasses(state, true)}
-                    onClick={() => setMenuOpen(false)}
                   >
                     {link.label}
                   </NavLink>

@@ -1,0 +1,41 @@
+/**
+ * The header's phone menu is a <details> that opens and closes by its <summary> without any script
+ * (the <details> states whether it is open, so the summary carries no role and no aria-expanded).
+ * With script, the open menu also closes on a tap or a focus outside it, on Escape (focus back on
+ * its button), when one of its links is chosen, and when the page comes back from the browser's
+ * back/forward cache. One behaviour for both headers: the public pages' menu island
+ * (app/islands/menu.ts) and the admin's React header (site-header.tsx) call this.
+ * Returns the function that removes the listeners.
+ */
+export function enhanceMenu(details: HTMLDetailsElement): () => void {
+  const button = details.querySelector<HTMLElement>("summary");
+  const close = () => {
+    details.open = false;
+  };
+  const outside = (event: Event) => {
+    if (details.open && event.target instanceof Node && !details.contains(event.target)) close();
+  };
+  const onKey = (event: KeyboardEvent) => {
+    if (event.key !== "Escape" || !details.open) return;
+    close();
+    button?.focus();
+  };
+  const onClick = (event: MouseEvent) => {
+    if (event.target instanceof Element && event.target.closest("a")) close();
+  };
+  const onPageShow = (event: PageTransitionEvent) => {
+    if (event.persisted) close();
+  };
+  document.addEventListener("pointerdown", outside);
+  document.addEventListener("focusin", outside);
+  document.addEventListener("keydown", onKey);
+  details.addEventListener("click", onClick);
+  window.addEventListener("pageshow", onPageShow);
+  return () => {
+    document.removeEventListener("pointerdown", outside);
+    document.removeEventListener("focusin", outside);
+    document.removeEventListener("keydown", onKey);
+    details.removeEventListener("click", onClick);
+    window.removeEventListener("pageshow", onPageShow);
+  };
+}
