@@ -1,9 +1,10 @@
 import { AlertTriangle, Info } from "lucide-react";
 import type { ReactNode } from "react";
 import { cn } from "~/lib/cn";
+import { DETAILS_HEADING } from "~/lib/plain-words";
 
-/** The disclosure that holds a notice's technical detail (issue 18 §12). */
-export const DETAILS_SUMMARY = "Details for whoever runs your website";
+/** The disclosure that holds a notice's technical detail. */
+export const DETAILS_SUMMARY = DETAILS_HEADING;
 
 const TONES = {
   /** Something is off that the owner should know about (e-mail off). */

@@ -47,7 +47,7 @@ describe("adding a passkey", () => {
   it("within 5 minutes of signing in needs no password; later the current password first; named, listed, removable", async () => {
     const { ctx, clock, authenticator } = await setUp();
     const begun = await ctx.admin.post("/api/admin/passkeys/options").set("User-Agent", PHONE_UA).send({}).expect(200);
-    expect(begun.body.defaultName).toBe("Chrome on Android");
+    expect(begun.body.defaultName).toBe("Chrome on an Android phone");
     expect(begun.body.options.rp.id).toBe("localhost");
     expect(begun.body.options.authenticatorSelection).toMatchObject({ residentKey: "required", userVerification: "required" });
     const added = await ctx.admin.post("/api/admin/passkeys").send({ response: authenticator.register(begun.body.options), name: "Mark's iPhone" }).expect(201);
@@ -60,11 +60,11 @@ describe("adding a passkey", () => {
     const later = await ctx.admin.post("/api/admin/passkeys/options").set("User-Agent", PHONE_UA).send({ currentPassword: ADMIN.password }).expect(200);
     // The default name, when none is given.
     const second = await ctx.admin.post("/api/admin/passkeys").set("User-Agent", PHONE_UA).send({ response: authenticator.register(later.body.options) }).expect(201);
-    expect(second.body.name).toBe("Chrome on Android");
+    expect(second.body.name).toBe("Chrome on an Android phone");
 
     const methods = await ctx.admin.get("/api/admin/sign-in-methods").expect(200);
     expect(methods.body.passkeys.available).toBe(true);
-    expect(methods.body.passkeys.list.map((p: { name: string }) => p.name)).toEqual(["Mark's iPhone", "Chrome on Android"]);
+    expect(methods.body.passkeys.list.map((p: { name: string }) => p.name)).toEqual(["Mark's iPhone", "Chrome on an Android phone"]);
     await ctx.admin.delete(`/api/admin/passkeys/${encodeURIComponent(second.body.id as string)}`).expect(204);
     await ctx.admin.delete(`/api/admin/passkeys/${encodeURIComponent(second.body.id as string)}`).expect(404);
     expect((await ctx.admin.get("/api/admin/sign-in-methods").expect(200)).body.passkeys.list).toHaveLength(1);
