@@ -1,5 +1,6 @@
 import type { BackupStatus } from "~/backups/backup-status";
 import { formatDueTime, formatSubmittedAt } from "./format-date";
+import { TechnicalDetails } from "./owner-notice";
 
 /** "today 3:00 AM", else the full date: when the last copy left the server. */
 export function keptOffAt(iso: string, now: Date = new Date()): string {
@@ -32,19 +33,23 @@ export function OffsiteBackupStatus({ offsite }: { offsite: BackupStatus["offsit
             Your site could not copy its backups off the server the last {offsite.failing.failures} times it tried. Ask whoever runs your
             website to look at it.
           </p>
-          <details className="mt-2">
-            <summary className="cursor-pointer">Details for whoever runs your website</summary>
-            <p className="mt-1 break-words">
+          <TechnicalDetails className="mt-1">
+            <p>
               Last failed upload {formatSubmittedAt(offsite.failing.lastFailedAt)}: {offsite.failing.message}
             </p>
-          </details>
+          </TechnicalDetails>
         </div>
       ) : null}
       {offsite.encrypted ? null : (
-        <p className="rounded-lg border border-amber-200 bg-amber-50 p-3 text-amber-900" data-testid="offsite-not-encrypted">
-          The copies kept off the server are not encrypted: whoever can read that storage can read your enquiries. Ask whoever runs your
-          website to set a backup passphrase (BACKUP_PASSPHRASE).
-        </p>
+        <div className="rounded-lg border border-amber-200 bg-amber-50 px-3 pt-3 text-amber-900" data-testid="offsite-not-encrypted">
+          <p>
+            The copies kept off the server are not encrypted: whoever can read that storage can read your enquiries. Ask whoever runs
+            your website to set a backup passphrase.
+          </p>
+          <TechnicalDetails>
+            <p>Set BACKUP_PASSPHRASE in the server&apos;s settings (docs/DEPLOY.md) and restart the service.</p>
+          </TechnicalDetails>
+        </div>
       )}
     </>
   );
