@@ -68,7 +68,7 @@ describe("the dashboard: the spec's three cards, then Settings and reports", () 
     ]);
     render(<AdminApp navigate={vi.fn()} />);
     const email = await screen.findByRole("link", { name: /^E-mail/ });
-    await waitFor(() => expect(email).toHaveAccessibleName("E-mail Needs attention: Off: nobody is e-mailed about new enquiries"));
+    await waitFor(() => expect(email).toHaveAccessibleName("E-mail Needs attention: Off: enquiries are not e-mailed"));
     expect(email).toHaveAttribute("data-attention", "warning");
     expect(screen.getByRole("link", { name: /^Activity/ })).not.toHaveAttribute("data-attention");
     // The notice that needs the owner is on the dashboard too, above the cards.
@@ -120,5 +120,5 @@ describe("the temporary-password banner (issue 18 §10)", () => {
     await screen.findByRole("heading", { level: 1, name: "Website Management" });
     await waitFor(() => expect(screen.queryByRole("region", { name: "Temporary password" })).toBeNull());
     expect(screen.getByRole("link", { name: /^Your account/ })).not.toHaveAttribute("data-attention");
-  });
+  }, 20_000);
 });

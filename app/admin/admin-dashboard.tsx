@@ -165,9 +165,9 @@ function Dashboard({
   });
 
   return (
-    <div ref={rootRef} className="space-y-6">
+    <div ref={rootRef} className="space-y-5">
       <TemporaryPasswordBanner onChange={onChangeTemporaryPassword} />
-      <div className="flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
+      <div className="flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
         <div>
           <ViewHeading>Website Management</ViewHeading>
           <p className="mt-1 text-stone-700">

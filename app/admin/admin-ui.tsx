@@ -94,7 +94,8 @@ export function DashboardCard({
   return (
     <section id={id} aria-labelledby={headingId} className={cardClasses}>
       <div className="flex items-start gap-3">
-        <span className="inline-flex h-10 w-10 shrink-0 items-center justify-center rounded-lg bg-brand-50 text-brand-700">
+        {/* On a phone the card's width goes to its title and buttons. */}
+        <span className="hidden h-10 w-10 shrink-0 items-center justify-center rounded-lg bg-brand-50 text-brand-700 sm:inline-flex">
           {icon}
         </span>
         <div>

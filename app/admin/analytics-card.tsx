@@ -30,7 +30,7 @@ function Figure({ label, value }: { label: string; value: ReactNode }) {
 function RankedList({ label, rows, empty }: { label: string; rows: { name: string; count: number }[]; empty: string }) {
   return (
     <div>
-      <h3 className="text-sm font-semibold text-stone-800">{label}</h3>
+      <h2 className="text-sm font-semibold text-stone-800">{label}</h2>
       {rows.length === 0 ? (
         <p className="mt-2 text-sm text-stone-600">{empty}</p>
       ) : (
@@ -112,9 +112,9 @@ function AnalyticsFigures({ report }: { report: AnalyticsReport }) {
           empty="No visits from links on other websites yet."
         />
         <div>
-          <h3 id="enquiries-per-week" className="text-sm font-semibold text-stone-800">
+          <h2 id="enquiries-per-week" className="text-sm font-semibold text-stone-800">
             Enquiries per week
-          </h3>
+          </h2>
           <table aria-labelledby="enquiries-per-week" className="mt-2 w-full text-sm">
             <thead className="sr-only">
               <tr>

@@ -90,7 +90,7 @@ export function BackupCard({ onBack }: { onBack: () => void }) {
           ) : null}
           {status.data.foreignBackups.length ? (
             <div className="rounded-lg border border-amber-200 bg-amber-50 p-3 text-amber-900" data-testid="foreign-backups">
-              <h3 className="font-semibold">Backups this site did not make</h3>
+              <h2 className="font-semibold">Backups this site did not make</h2>
               <p>These files are not named with this site's key, so they are never deleted or counted among its backups. Check where they came from.</p>
               <ul className="mt-1 list-disc pl-5 break-all">
                 {status.data.foreignBackups.map((file) => (

@@ -100,19 +100,21 @@ function SettingsRow({
         href={viewHref(view)}
         onClick={follow}
         data-attention={attention ?? undefined}
-        className="flex min-h-11 items-center gap-3 px-4 py-2.5 hover:bg-stone-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-brand-700"
+        className="flex min-h-11 items-center gap-3 px-4 py-2 hover:bg-stone-50 focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-brand-700"
       >
-        <Icon aria-hidden="true" className="h-5 w-5 shrink-0 text-brand-700" />
+        {/* On a phone the row's width goes to its words. */}
+        <Icon aria-hidden="true" className="hidden h-5 w-5 shrink-0 text-brand-700 sm:block" />
         <span className="min-w-0 flex-1">
           <span className="block font-semibold text-stone-900">{label}</span>
-          <span className={cn("flex items-center gap-1.5 text-sm break-words text-stone-700", attention && TEXT[attention])}>
+          <span className={cn("flex items-center gap-1.5 text-sm text-stone-700", attention && TEXT[attention])}>
             {attention ? (
               <>
                 <span aria-hidden="true" className={cn("h-2.5 w-2.5 shrink-0 rounded-full", MARK[attention])} />
                 <span className="sr-only">Needs attention: </span>
               </>
             ) : null}
-            <span className="min-w-0">{text}</span>
+            {/* One line: a long e-mail address ends in "…" (the link's name keeps it whole). */}
+            <span className="min-w-0 truncate">{text}</span>
           </span>
         </span>
         <ChevronRight aria-hidden="true" className="h-5 w-5 shrink-0 text-stone-500" />

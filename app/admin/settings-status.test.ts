@@ -12,9 +12,9 @@ describe("the Settings and reports rows' statuses", () => {
   it("E-mail: on and where enquiries go; off or failing needs attention", () => {
     const on = { enabled: true, recipient: "mark@example.nz", lastAttempt: { at: minutesAgo(5), ok: true, error: null }, failed: 0 };
     expect(emailStatus(on)).toEqual({ text: "On: enquiries go to mark@example.nz", attention: null });
-    expect(emailStatus({ ...on, enabled: false })).toEqual({ text: "Off: nobody is e-mailed about new enquiries", attention: "warning" });
+    expect(emailStatus({ ...on, enabled: false })).toEqual({ text: "Off: enquiries are not e-mailed", attention: "warning" });
     expect(emailStatus({ ...on, lastAttempt: { at: minutesAgo(5), ok: false, error: "535" } })).toEqual({
-      text: "Failing: the last e-mail could not be sent",
+      text: "Failing: the last e-mail was not sent",
       attention: "danger",
     });
   });
@@ -33,7 +33,7 @@ describe("the Settings and reports rows' statuses", () => {
     expect(accountStatus(methods(0, "off"), summary(false))).toEqual({ text: "Password, two-step: off", attention: null });
     expect(accountStatus(methods(0, "off"), summary(true)).attention).toBe("warning");
     expect(accountStatus(methods(0, "unreadable"), summary(false))).toEqual({
-      text: "Two-step verification is off since a restore: turn it on again",
+      text: "Two-step is off since a restore",
       attention: "warning",
     });
   });
@@ -56,10 +56,10 @@ describe("the Settings and reports rows' statuses", () => {
     const onlyDownloads = { ...backups, offsite: { ...backups.offsite, configured: false, lastCopy: null } };
     expect(backupsStatus({ ...onlyDownloads, lastDownloadAt: minutesAgo(2 * 24 * 60) }, NOW).text).toBe("Last copy off the server: 2 days ago");
     expect(backupsStatus({ ...onlyDownloads, lastDownloadAt: minutesAgo(45 * 24 * 60), downloadReminder: true }, NOW)).toEqual({
-      text: "Last copy off the server: 1 month ago; over 30 days",
+      text: "Last copy off the server: 1 month ago",
       attention: "warning",
     });
-    expect(backupsStatus(onlyDownloads, NOW)).toEqual({ text: "No copy off the server yet: download one", attention: "warning" });
+    expect(backupsStatus(onlyDownloads, NOW)).toEqual({ text: "No copy off the server yet", attention: "warning" });
   });
 
   it("Backups: a failed backup or failing off-site copies come first, in red", () => {
@@ -93,7 +93,7 @@ describe("the Settings and reports rows' statuses", () => {
       temporaryPassword: false,
     });
     expect(activityStatus(summary(0))).toEqual({ text: "No failed sign-ins", attention: null });
-    expect(activityStatus(summary(5))).toEqual({ text: "5 failed sign-ins since you last signed in", attention: "warning" });
+    expect(activityStatus(summary(5))).toEqual({ text: "5 failed sign-ins since last time", attention: "warning" });
   });
 
   it("says how long ago in words", () => {

@@ -2,13 +2,14 @@ import { formatDistanceStrict } from "date-fns";
 import type { AnalyticsReport } from "~/analytics/report";
 import type { SecuritySummary } from "~/auth/security-summary";
 import type { SignInMethods } from "~/auth/sign-in-methods";
-import { DOWNLOAD_REMINDER_DAYS, type BackupStatus } from "~/backups/backup-status";
+import type { BackupStatus } from "~/backups/backup-status";
 import { plural } from "~/lib/plural";
 import type { NotificationsOverview } from "~/notifications/notification-state";
 
 /**
  * The one-line status of each "Settings and reports" row, in the owner's
- * words. `attention` colours the row's mark: the words say why.
+ * words, short enough for one line on a phone (a long e-mail address is cut
+ * with "…"). `attention` colours the row's mark: the words say why.
  */
 export type RowStatus = { text: string; attention: "warning" | "danger" | null };
 
@@ -22,14 +23,14 @@ export function timeAgo(iso: string, now: Date = new Date()): string {
 }
 
 export function emailStatus(status: NotificationsOverview): RowStatus {
-  if (!status.enabled) return { text: "Off: nobody is e-mailed about new enquiries", attention: "warning" };
-  if (status.lastAttempt && !status.lastAttempt.ok) return { text: "Failing: the last e-mail could not be sent", attention: "danger" };
+  if (!status.enabled) return { text: "Off: enquiries are not e-mailed", attention: "warning" };
+  if (status.lastAttempt && !status.lastAttempt.ok) return { text: "Failing: the last e-mail was not sent", attention: "danger" };
   return fine(`On: enquiries go to ${status.recipient}`);
 }
 
 export function accountStatus(methods: SignInMethods | undefined, summary: SecuritySummary | undefined): RowStatus {
-  if (summary?.temporaryPassword) return { text: "You are using the temporary password: change it", attention: "warning" };
-  if (methods?.twoStep.status === "unreadable") return { text: "Two-step verification is off since a restore: turn it on again", attention: "warning" };
+  if (summary?.temporaryPassword) return { text: "Temporary password: change it", attention: "warning" };
+  if (methods?.twoStep.status === "unreadable") return { text: "Two-step is off since a restore", attention: "warning" };
   const ways = ["Password", ...(methods?.passkeys.list.length ? ["passkeys"] : [])];
   const twoStep = methods?.twoStep.status === "on" ? "on" : "off";
   return fine(`${ways.join(", ")}, two-step: ${twoStep}`);
@@ -54,11 +55,10 @@ export function backupsStatus(status: BackupStatus, now: Date = new Date()): Row
   if (status.problem) return PROBLEM_STATUS[status.problem.kind];
   if (status.offsite.failing) return { text: "Copies are not leaving the server", attention: "danger" };
   const lastCopy = lastCopyOffServer(status);
-  if (!lastCopy) return { text: "No copy off the server yet: download one", attention: "warning" };
+  if (!lastCopy) return { text: "No copy off the server yet", attention: "warning" };
   const text = `Last copy off the server: ${timeAgo(lastCopy, now)}`;
-  // Without off-site copies, the owner's downloads are the only copies elsewhere.
-  if (!status.offsite.configured && status.downloadReminder) return { text: `${text}; over ${DOWNLOAD_REMINDER_DAYS} days`, attention: "warning" };
-  return fine(text);
+  // Without off-site copies, the owner's downloads are the only copies elsewhere: after 30 days, a reminder.
+  return { text, attention: !status.offsite.configured && status.downloadReminder ? "warning" : null };
 }
 
 /** Visits in the current week (starting Sunday, as the report's weeks do). */
@@ -71,5 +71,5 @@ export function visitsStatus(report: AnalyticsReport): RowStatus {
 export function activityStatus(summary: SecuritySummary): RowStatus {
   const failed = summary.failedSignInsBeforeThisSession.failedAttempts;
   if (failed === 0) return fine("No failed sign-ins");
-  return { text: `${plural(failed, "failed sign-in", "failed sign-ins")} since you last signed in`, attention: "warning" };
+  return { text: `${plural(failed, "failed sign-in", "failed sign-ins")} since last time`, attention: "warning" };
 }

@@ -71,8 +71,8 @@ export async function offsiteBackupStep(guide: GuideRunner, page?: Page, siteUrl
   expect(copies).toEqual([`cornerstone-backups/${written!.split("/").pop()}`]);
 
   if (page && siteUrl) {
-    // "The dashboard's backup card then says …"
-    await page.goto(`${siteUrl}/admin`);
+    // "The dashboard's Backups view then says …"
+    await page.goto(`${siteUrl}/admin?view=backups`);
     const card = page.getByRole("region", { name: "Backups" });
     await expect(card.getByTestId("offsite-last-copy")).toContainText(/^Last copy kept off the server: today \d{1,2}:\d{2} [AP]M$/);
     await expect(card.getByTestId("offsite-not-encrypted")).toHaveCount(0);
