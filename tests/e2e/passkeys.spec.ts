@@ -3,6 +3,9 @@ import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../support/chromium";
 import { freePort, startTestServer, TEST_ADMIN, type TestServer } from "../support/test-server";
 import { expectNoAxeViolations, expectToast } from "./admin-helpers";
 
+/** What a passkey is, in the owner's words, beside the button and in the Account view. */
+const PASSKEY_WORDS = "Passkey: sign in with your fingerprint or face instead of typing the password.";
+
 /**
  * Issue 19: passkeys in real Chromium with its virtual authenticator (resident
  * keys, user verification), at phone size. Passkeys need a domain name, so
@@ -74,6 +77,8 @@ test("add a passkey, sign out, sign in with it, remove it", async ({ page }) => 
   await signInWithPassword(page);
   await openAccount(page);
   const account = page.getByRole("region", { name: "Your Account" });
+  // The word is explained where the owner meets it.
+  await expect(account.getByText(PASSKEY_WORDS, { exact: true })).toBeVisible();
   await account.getByRole("button", { name: "Add a passkey" }).click();
   const dialog = page.getByRole("dialog", { name: "Add a passkey" });
   // Signed in a moment ago: no password is asked.
@@ -142,6 +147,7 @@ test("the login page shows no passkey error until the owner presses 'Sign in wit
   // Two frames on, the page has had its chance to react.
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   await expect(page.getByRole("button", { name: "Sign in with a passkey" })).toBeVisible();
+  await expect(page.getByText(PASSKEY_WORDS, { exact: true })).toBeVisible();
   await expect(page.getByRole("alert")).toHaveCount(0);
 
   // Pressed: now a failure is the owner's to know about.
