@@ -28,7 +28,7 @@ export default tseslint.config(
   { files: ["app/lib/zod.ts"], rules: { "no-restricted-imports": "off" } },
   {
     // Playwright fixtures use `use()` and empty patterns by design; they are not React hooks.
-    files: ["tests/e2e/**/*.ts"],
+    files: ["tests/e2e/**/*.ts", "tests/screens/**/*.ts"],
     rules: { "react-hooks/rules-of-hooks": "off", "no-empty-pattern": "off" },
   },
 );

@@ -68,14 +68,25 @@ export type ActivityEntry = {
   outcome: ActivityOutcome;
   /** In the owner's words: "Signed in with passkey 'Mark's iPhone'". */
   summary: string;
-  /** "Chrome on Android", or null when no browser was involved (a restore from the command line). */
+  /** "Chrome on an Android phone", or null when no browser was involved (a restore from the command line). */
   browser: string | null;
-  /** "198.51.100.0/24" or "2001:db8:1::/48". */
+  /** "198.51.100.0/24" or "2001:db8:1::/48": for whoever runs the website, not the owner's list. */
   network: string | null;
+  /**
+   * "usual": someone signed in successfully from the same network in the
+   * USUAL_PLACE_DAYS before this record; "new": nobody did; null: no address recorded.
+   */
+  place: "new" | "usual" | null;
   /** How many attempts the record stands for (more than 1 only for refused attempts). */
   count: number;
   security: boolean;
 };
+
+/** How far back a successful sign-in makes a network "a usual place". */
+export const USUAL_PLACE_DAYS = 90;
+
+/** The kinds that are a sign-in (a successful one makes its network a usual place). */
+export const SIGN_IN_KINDS = ["sign-in.password", "sign-in.passkey", "sign-in.two-step"] as const satisfies readonly ActivityKind[];
 
 export type ActivityPage = { entries: ActivityEntry[]; page: number; pageSize: number; total: number };
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { isIP } from "node:net";
 import path from "node:path";
 import type { Database } from "~/db/database.server";
-import { browserName, USER_AGENT_MAX_CHARS } from "~/lib/browser-name";
+import { describeBrowser, USER_AGENT_MAX_CHARS } from "~/lib/browser-name";
 import { normaliseClientAddress, type AddressKeyer } from "~/lib/client-address.server";
 import type { Clock } from "~/lib/clock";
 import { countRefusal, flushRefusals } from "./refusal-tally.server";
@@ -11,6 +11,8 @@ import {
   describeActivity,
   isSecurityKind,
   SECURITY_KINDS,
+  SIGN_IN_KINDS,
+  USUAL_PLACE_DAYS,
   type ActivityDetail,
   type ActivityEntry,
   type ActivityKind,
@@ -162,6 +164,7 @@ export async function readActivity(
     .limit(ACTIVITY_PAGE_SIZE)
     .offset((options.page - 1) * ACTIVITY_PAGE_SIZE)
     .execute();
+  const places = await placesOf(services.db, rows);
   const entries: ActivityEntry[] = rows
     // A kind from newer code (after a downgrade) is left out rather than misdescribed.
     .filter((row) => KNOWN_KINDS.has(row.kind))
@@ -175,11 +178,45 @@ export async function readActivity(
         kind,
         outcome,
         summary: describeActivity(kind, outcome, JSON.parse(row.detail) as ActivityDetail, count),
-        browser: row.user_agent === null ? null : browserName(row.user_agent),
+        browser: row.user_agent === null ? null : (describeBrowser(row.user_agent) ?? "an unknown browser"),
         network: row.network,
+        place: places.get(row.id) ?? null,
         count,
         security: isSecurityKind(kind),
       };
     });
   return { entries, page: options.page, pageSize: ACTIVITY_PAGE_SIZE, total: Number(total) };
+}
+
+const USUAL_PLACE_MS = USUAL_PLACE_DAYS * 24 * 60 * 60_000;
+
+/**
+ * For each record with a network: "usual" when a sign-in from that network
+ * succeeded in the USUAL_PLACE_DAYS before it, else "new". One query for the
+ * page, bounded by the log's own size.
+ */
+async function placesOf(
+  db: Database,
+  rows: { id: string; occurred_at: string; network: string | null }[],
+): Promise<Map<string, "new" | "usual">> {
+  const placed = rows.filter((row): row is typeof row & { network: string } => row.network !== null);
+  const places = new Map<string, "new" | "usual">();
+  if (placed.length === 0) return places;
+  const times = placed.map((row) => row.occurred_at).sort();
+  const from = new Date(new Date(times[0]!).getTime() - USUAL_PLACE_MS).toISOString();
+  const signIns = await db
+    .selectFrom("activity_log")
+    .select(["network", "occurred_at"])
+    .where("kind", "in", [...SIGN_IN_KINDS])
+    .where("outcome", "=", "success")
+    .where("network", "in", [...new Set(placed.map((row) => row.network))])
+    .where("occurred_at", ">=", from)
+    .where("occurred_at", "<", times.at(-1)!)
+    .execute();
+  for (const row of placed) {
+    const since = new Date(new Date(row.occurred_at).getTime() - USUAL_PLACE_MS).toISOString();
+    const usual = signIns.some((signIn) => signIn.network === row.network && signIn.occurred_at >= since && signIn.occurred_at < row.occurred_at);
+    places.set(row.id, usual ? "usual" : "new");
+  }
+  return places;
 }

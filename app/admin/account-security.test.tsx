@@ -33,7 +33,7 @@ async function fill(dialog: HTMLElement, values: [string, string, string]) {
 describe("Change password", () => {
   it("checks the fields in place, in the browser, before sending anything", async () => {
     const { calls } = mockFetch([]);
-    renderWithClient(<AccountCard username="owner" navigate={vi.fn()} />);
+    renderWithClient(<AccountCard username="owner" navigate={vi.fn()} onBack={vi.fn()} />);
     const dialog = await openChangePassword();
     await fill(dialog, ["old password", "short", "short"]);
     fireEvent.submit(within(dialog).getByRole("form", { name: "Change password" }));
@@ -49,7 +49,7 @@ describe("Change password", () => {
 
   it("sends the three fields, then closes and says so", async () => {
     const { calls } = mockFetch([{ method: "POST", path: "/api/admin/password", respond: () => json(200, { message: "ok" }) }]);
-    renderWithClient(<AccountCard username="owner" navigate={vi.fn()} />);
+    renderWithClient(<AccountCard username="owner" navigate={vi.fn()} onBack={vi.fn()} />);
     const dialog = await openChangePassword();
     expect(within(dialog).getByLabelText("Current password")).toHaveAttribute("autocomplete", "current-password");
     expect(within(dialog).getByLabelText("New password")).toHaveAttribute("autocomplete", "new-password");
@@ -69,7 +69,7 @@ describe("Change password", () => {
   it("shows the server's field message for a wrong current password, and its message for a lock-out", async () => {
     let answer = json(400, { message: "The current password is not right", errors: { currentPassword: "The current password is not right" } });
     mockFetch([{ method: "POST", path: "/api/admin/password", respond: () => answer }]);
-    renderWithClient(<AccountCard username="owner" navigate={vi.fn()} />);
+    renderWithClient(<AccountCard username="owner" navigate={vi.fn()} onBack={vi.fn()} />);
     const dialog = await openChangePassword();
     await fill(dialog, ["wrong password", "a new long password", "a new long password"]);
     await userEvent.click(within(dialog).getByRole("button", { name: "Change Password" }));
@@ -86,7 +86,7 @@ describe("Sign out everywhere", () => {
   it("asks first, then ends every session and reloads /admin", async () => {
     const navigate = vi.fn();
     const { calls } = mockFetch([{ method: "DELETE", path: "/api/admin/sessions", respond: () => new Response(null, { status: 204 }) }]);
-    renderWithClient(<AccountCard username="owner" navigate={navigate} />);
+    renderWithClient(<AccountCard username="owner" navigate={navigate} onBack={vi.fn()} />);
     await userEvent.click(screen.getByRole("button", { name: "Sign Out Everywhere" }));
     const dialog = screen.getByRole("dialog", { name: "Sign out everywhere?" });
     expect(dialog).toHaveTextContent("this one included");
@@ -99,7 +99,7 @@ describe("Sign out everywhere", () => {
   it("says so when it fails, and stays", async () => {
     const navigate = vi.fn();
     mockFetch([{ method: "DELETE", path: "/api/admin/sessions", respond: () => json(500, { message: "x" }) }]);
-    renderWithClient(<AccountCard username="owner" navigate={navigate} />);
+    renderWithClient(<AccountCard username="owner" navigate={navigate} onBack={vi.fn()} />);
     await userEvent.click(screen.getByRole("button", { name: "Sign Out Everywhere" }));
     await userEvent.click(within(screen.getByRole("dialog")).getByRole("button", { name: "Sign Out Everywhere" }));
     await waitFor(() => expect(toast).toHaveBeenCalledWith({ title: "Sign Out Failed", description: "Please try again.", variant: "destructive" }));
@@ -125,7 +125,7 @@ describe("Sign out everywhere, with passkeys", () => {
   it("lists the passkeys with when each was last used, and removes all but the one in use only with the current password", async () => {
     const navigate = vi.fn();
     const { calls } = mockFetch([methodsRoute, { method: "DELETE", path: "/api/admin/sessions", respond: () => new Response(null, { status: 204 }) }]);
-    renderWithClient(<AccountCard username="owner" navigate={navigate} />);
+    renderWithClient(<AccountCard username="owner" navigate={navigate} onBack={vi.fn()} />);
     await screen.findByRole("list", { name: "Your passkeys" });
     await userEvent.click(screen.getByRole("button", { name: "Sign Out Everywhere" }));
     const dialog = screen.getByRole("dialog", { name: "Sign out everywhere?" });
@@ -153,7 +153,7 @@ describe("Removing a passkey", () => {
   it("asks for the current password, shows the server's refusal on it, and sends it with the removal", async () => {
     let answer = json(400, { message: "The current password is not right", errors: { currentPassword: "The current password is not right" } });
     const { calls } = mockFetch([methodsRoute, { method: "DELETE", path: "/api/admin/passkeys/planted", respond: () => answer }]);
-    renderWithClient(<AccountCard username="owner" navigate={vi.fn()} />);
+    renderWithClient(<AccountCard username="owner" navigate={vi.fn()} onBack={vi.fn()} />);
     await userEvent.click(await screen.findByRole("button", { name: "Remove Planted" }));
     const dialog = screen.getByRole("dialog", { name: "Remove this passkey?" });
     await userEvent.click(within(dialog).getByRole("button", { name: "Remove Passkey" }));
@@ -181,7 +181,7 @@ describe("Adding a passkey", () => {
         respond: () => json(400, { message: "The current password is not right", errors: { currentPassword: "The current password is not right" } }),
       },
     ]);
-    renderWithClient(<AccountCard username="owner" navigate={vi.fn()} />);
+    renderWithClient(<AccountCard username="owner" navigate={vi.fn()} onBack={vi.fn()} />);
     await userEvent.click(await screen.findByRole("button", { name: "Add a passkey" }));
     const dialog = screen.getByRole("dialog", { name: "Add a passkey" });
     await userEvent.type(within(dialog).getByLabelText("Current password"), "wrong");

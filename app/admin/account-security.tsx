@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { KeyRound, LogOut, UserCog } from "lucide-react";
+import { KeyRound, LogOut } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
 import type { SignInMethods } from "~/auth/sign-in-methods";
 import { changePasswordSchema, PASSWORD_MIN_LENGTH, type ChangePasswordInput } from "~/auth/password-schema";
@@ -10,7 +10,7 @@ import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { ApiError, apiRequest, isUnauthorizedError } from "~/lib/api-client";
 import { firstErrorPerField } from "~/lib/zod";
-import { DashboardCard } from "./admin-ui";
+import { SettingsView } from "./admin-ui";
 import { DialogFormActions, FormProblem } from "./dialog-form-parts";
 import { SIGN_IN_METHODS_KEY, proofBody, type OwnerProof } from "./passkey-client";
 import { ConfirmWithPasskeyButton, OwnerProofFields, PasskeysSection, passkeyUse, useOwnerProof } from "./passkeys-section";
@@ -19,7 +19,7 @@ import { SECURITY_SUMMARY_KEY } from "./sign-in-activity";
 import { TwoStepSection } from "./two-step-section";
 
 /**
- * Issue 8, items 13 and 14 (and issue 19): the owner's own account on the dashboard.
+ * The owner's own account, the Account view.
  * Change the password (an owner with only a phone cannot run
  * `npm run admin:password`), and sign out on every device.
  */
@@ -36,22 +36,24 @@ export function AccountCard({
   username,
   navigate,
   passwordDialog,
+  onBack,
 }: {
   username: string;
   navigate: (url: string) => void;
   passwordDialog?: PasswordDialogControl;
+  onBack: () => void;
 }) {
   return (
-    <DashboardCard
-      id="account"
+    <SettingsView
       title="Your Account"
       description="Change your password, sign in with a passkey, turn on two-step verification, or sign out everywhere."
-      icon={<UserCog aria-hidden="true" className="h-5 w-5" />}
+      onBack={onBack}
+      bodyClassName="grid gap-2"
     >
       <ChangePasswordDialog username={username} control={passwordDialog} />
       <SignOutEverywhereDialog navigate={navigate} username={username} />
       <SignInMethodsPanel username={username} />
-    </DashboardCard>
+    </SettingsView>
   );
 }
 

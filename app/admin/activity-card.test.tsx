@@ -15,14 +15,15 @@ const entry = (id: string, overrides: Partial<ActivityEntry> = {}): ActivityEntr
   kind: "text.saved",
   outcome: "success",
   summary: "Saved the text 'Hero Title'",
-  browser: "Chrome on Android",
+  browser: "Chrome on an Android phone",
   network: "198.51.100.0/24",
+  place: "usual",
   count: 1,
   security: false,
   ...overrides,
 });
 
-const PASSKEY = entry("p", { kind: "sign-in.passkey", summary: "Signed in with passkey 'Mark's iPhone'", security: true });
+const PASSKEY = entry("p", { kind: "sign-in.passkey", summary: "Signed in with passkey 'Mark's iPhone'", security: true, place: "new" });
 const DELETED = entry("d", { kind: "image.deleted", summary: "Deleted 1 photo from Hard Landscaping" });
 const REFUSED = entry("r", {
   kind: "sign-in.locked",
@@ -34,12 +35,12 @@ const REFUSED = entry("r", {
 
 function renderCard(pages: (url: URL) => ActivityPage) {
   const { calls } = mockFetch([{ method: "GET", path: /^\/api\/admin\/activity\?/, respond: ({ url }) => json(200, pages(new URL(url, "http://127.0.0.1"))) }]);
-  renderWithClient(<ActivityCard />);
+  renderWithClient(<ActivityCard onBack={vi.fn()} />);
   return { card: screen.getByRole("region", { name: "Recent activity" }), calls };
 }
 
-describe("the dashboard's Recent activity card", () => {
-  it("lists events in the owner's words, newest first, with when, the browser and the network", async () => {
+describe("the Activity view", () => {
+  it("lists events in the owner's words, newest first, with when, a new or usual place and the device; networks only under the details", async () => {
     const { card } = renderCard(() => ({ entries: [PASSKEY, REFUSED, DELETED], page: 1, pageSize: 50, total: 3 }));
     const list = await within(card).findByRole("list", { name: "Recent activity, newest first" });
     const items = within(list).getAllByRole("listitem");
@@ -48,7 +49,12 @@ describe("the dashboard's Recent activity card", () => {
       "RefusedSign-in refused: too many attempts (40 times)",
       "Deleted 1 photo from Hard Landscaping",
     ]);
-    expect(items[0]).toHaveTextContent(/June 1st, 2026 at \d{1,2}:00 [AP]M · Chrome on Android · network 198\.51\.100\.0\/24/);
+    expect(items[0]).toHaveTextContent(/^Signed in with passkey 'Mark's iPhone'June 1st, 2026 at \d{1,2}:00 [AP]M · from a new place · Chrome on an Android phone$/);
+    expect(items[2]).toHaveTextContent(/ · from a usual place · Chrome on an Android phone$/);
+    expect(list).not.toHaveTextContent("198.51.100");
+    const details = within(card).getByText("Details for whoever runs your website").closest("details")!;
+    expect(details).not.toHaveAttribute("open");
+    expect(within(details).getAllByRole("listitem")[0]).toHaveTextContent(/Signed in with passkey 'Mark's iPhone': 198\.51\.100\.0\/24$/);
     // One page only: no paging buttons.
     expect(within(card).queryByRole("navigation", { name: "Activity pages" })).toBeNull();
   });
@@ -90,7 +96,7 @@ describe("the dashboard's Recent activity card", () => {
     document.body.innerHTML = "";
 
     mockFetch([{ method: "GET", path: /^\/api\/admin\/activity\?/, respond: () => json(500, { message: "broken" }) }]);
-    renderWithClient(<ActivityCard />);
+    renderWithClient(<ActivityCard onBack={vi.fn()} />);
     const card = screen.getByRole("region", { name: "Recent activity" });
     expect(await within(card).findByRole("alert")).toHaveTextContent("The activity could not be loaded.");
     expect(within(card).getByRole("button", { name: /Retry/ })).toBeInTheDocument();

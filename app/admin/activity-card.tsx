@@ -1,10 +1,11 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { History } from "lucide-react";
 import { useId, useState } from "react";
-import type { ActivityEntry, ActivityPage } from "~/activity/activity-kinds";
+import { USUAL_PLACE_DAYS, type ActivityEntry, type ActivityPage } from "~/activity/activity-kinds";
 import { Button } from "~/components/ui/button";
-import { DashboardCard, LoadFailed } from "./admin-ui";
+import { cn } from "~/lib/cn";
+import { LoadFailed, SettingsView } from "./admin-ui";
 import { formatSubmittedAt } from "./format-date";
+import { TechnicalDetails } from "./owner-notice";
 
 export const ACTIVITY_URL = "/api/admin/activity";
 
@@ -20,10 +21,13 @@ const OUTCOME_BADGE: Record<ActivityEntry["outcome"], string | null> = {
   refused: "Refused",
 };
 
+const PLACE_WORDS: Record<NonNullable<ActivityEntry["place"]>, string> = {
+  new: "from a new place",
+  usual: "from a usual place",
+};
+
 function ActivityRow({ entry }: { entry: ActivityEntry }) {
   const badge = OUTCOME_BADGE[entry.outcome];
-  // Where it came from, in words: "Chrome on Android · 198.51.100.0/24".
-  const origin = [entry.browser, entry.network ? `network ${entry.network}` : null].filter(Boolean).join(" · ");
   return (
     <li className="py-3">
       <p className="flex flex-wrap items-baseline gap-x-2 gap-y-1 break-words text-stone-900">
@@ -32,19 +36,48 @@ function ActivityRow({ entry }: { entry: ActivityEntry }) {
         ) : null}
         <span className="min-w-0">{entry.summary}</span>
       </p>
+      {/* Where it came from, in words: "June 1st, 2026 at 9:00 AM · from a usual place · Chrome on an Android phone". */}
       <p className="mt-1 break-words text-sm text-stone-700">
         <time dateTime={entry.at}>{formatSubmittedAt(entry.at)}</time>
-        {origin ? ` · ${origin}` : null}
+        {entry.place ? (
+          <>
+            {" · "}
+            <span className={cn(entry.place === "new" && "font-semibold text-amber-900")}>{PLACE_WORDS[entry.place]}</span>
+          </>
+        ) : null}
+        {entry.browser ? ` · ${entry.browser}` : null}
       </p>
     </li>
   );
 }
 
+/** The networks of the page's records, for whoever runs the website. */
+function NetworkDetails({ entries }: { entries: ActivityEntry[] }) {
+  const placed = entries.filter((entry) => entry.network);
+  if (placed.length === 0) return null;
+  return (
+    <TechnicalDetails className="mt-2">
+      <p>
+        A place is the network a record came from (a /24 for IPv4, a /48 for IPv6). It is new when nobody signed in from it in
+        the {USUAL_PLACE_DAYS} days before.
+      </p>
+      <ol aria-label="Networks, newest first" className="divide-y divide-stone-100">
+        {placed.map((entry) => (
+          <li key={entry.id} className="py-1.5">
+            {formatSubmittedAt(entry.at)}: {entry.summary}: <code>{entry.network}</code>
+          </li>
+        ))}
+      </ol>
+    </TechnicalDetails>
+  );
+}
+
 /**
- * Issue 19 §9: the security log on the dashboard, newest first, 50 a page,
- * in the owner's words; a filter keeps sign-ins and account changes only.
+ * The Activity view: the security log, newest first, 50 a page, in the
+ * owner's words (where each record came from as a new or usual place, the
+ * networks under the details); a filter keeps sign-ins and account changes only.
  */
-export function ActivityCard() {
+export function ActivityCard({ onBack }: { onBack: () => void }) {
   const [page, setPage] = useState(1);
   const [securityOnly, setSecurityOnly] = useState(false);
   // Fresh whenever the dashboard is shown again (after an edit in a sub-view, say).
@@ -53,12 +86,11 @@ export function ActivityCard() {
   const pages = activity.data ? Math.max(1, Math.ceil(activity.data.total / activity.data.pageSize)) : 1;
 
   return (
-    <DashboardCard
-      id="activity"
+    <SettingsView
       title="Recent activity"
       description="Sign-ins and every change to the website, newest first. Kept for a year."
-      icon={<History aria-hidden="true" className="h-5 w-5" />}
-      bodyClassName="mt-5 text-sm"
+      onBack={onBack}
+      bodyClassName="block text-sm"
     >
       <label htmlFor={filterId} className="inline-flex min-h-11 cursor-pointer items-center gap-2 font-medium text-stone-900">
         <input
@@ -88,6 +120,7 @@ export function ActivityCard() {
               <ActivityRow key={entry.id} entry={entry} />
             ))}
           </ol>
+          <NetworkDetails entries={activity.data.entries} />
           {pages > 1 ? (
             <nav aria-label="Activity pages" className="mt-3 flex flex-wrap items-center gap-3">
               <Button variant="outline" disabled={page <= 1} onClick={() => setPage(page - 1)}>
@@ -103,6 +136,6 @@ export function ActivityCard() {
           ) : null}
         </>
       )}
-    </DashboardCard>
+    </SettingsView>
   );
 }

@@ -17,7 +17,6 @@ const summary = (temporaryPassword: boolean): SecuritySummary => ({
 beforeEach(() => {
   window.history.replaceState(null, "", "/admin");
   window.scrollTo = vi.fn() as typeof window.scrollTo;
-  Element.prototype.scrollIntoView = vi.fn();
 });
 afterEach(() => vi.unstubAllGlobals());
 
@@ -40,38 +39,53 @@ async function renderDashboard(temporaryPassword = false) {
   return { calls };
 }
 
-describe("the dashboard's jump links (issue 18 §11)", () => {
-  it("lists one link per card, in page order, in a labelled navigation landmark", async () => {
+describe("the dashboard: the spec's three cards, then Settings and reports", () => {
+  it("shows the three cards and no other card, then one row per sub-view, each a link to its own address with its status", async () => {
     await renderDashboard();
-    const nav = screen.getByRole("navigation", { name: "Dashboard sections" });
-    const links = within(nav).getAllByRole("link");
-    expect(links.map((link) => link.textContent)).toEqual(["Texts", "Galleries", "Enquiries", "E-mail", "Account", "Backups", "Visits", "Activity"]);
-    const cardTitles = ["Edit Website Text", "Manage Photo Galleries", "Contact Form Submissions", "E-mail Notifications", "Your Account", "Backups", "Visits and Enquiries", "Recent activity"];
-    // Every card on the page has its link, and every link its card.
-    const headings = screen.getAllByRole("heading", { level: 2 }).filter((h) => h.closest("section")?.getAttribute("aria-labelledby") === h.id);
-    expect(headings.map((h) => h.textContent)).toEqual(cardTitles);
-    links.forEach((link, i) => expect(link.getAttribute("href")).toBe(`#${headings[i]!.id}`));
+    const cards = screen.getAllByRole("heading", { level: 2 }).map((heading) => heading.textContent);
+    expect(cards).toEqual(["Edit Website Text", "Manage Photo Galleries", "Contact Form Submissions", "Settings and reports"]);
+    const list = screen.getByRole("region", { name: "Settings and reports" });
+    const rows = within(list).getAllByRole("link");
+    expect(rows.map((row) => row.getAttribute("href"))).toEqual([
+      "/admin?view=email",
+      "/admin?view=account",
+      "/admin?view=backups",
+      "/admin?view=visits",
+      "/admin?view=activity",
+    ]);
+    // Each row's name is its label, then its status (checking until its figures arrive).
+    await waitFor(() => expect(rows[4]).toHaveAccessibleName("Activity No failed sign-ins"));
+    expect(rows[0]).toHaveAccessibleName(/^E-mail /);
+    expect(screen.queryByRole("navigation", { name: "Dashboard sections" })).toBeNull();
+    expect(screen.queryByRole("link", { name: "Back to top" })).toBeNull();
   });
 
-  it("moves focus to the card's heading without adding a history entry", async () => {
-    await renderDashboard();
-    const entries = window.history.length;
-    await userEvent.click(within(screen.getByRole("navigation", { name: "Dashboard sections" })).getByRole("link", { name: "Backups" }));
-    expect(screen.getByRole("heading", { level: 2, name: "Backups" })).toHaveFocus();
-    expect(Element.prototype.scrollIntoView).toHaveBeenCalled();
-    expect(window.location.hash).toBe("");
-    expect(window.history.length).toBe(entries);
+  it("a row that needs attention has a mark and says why", async () => {
+    mockFetch([
+      { method: "GET", path: "/api/auth/user", respond: () => json(200, USER) },
+      { method: "GET", path: "/api/admin/security/summary", respond: () => json(200, summary(false)) },
+      { method: "GET", path: "/api/admin/notifications/status", respond: () => json(200, { enabled: false, recipient: null, lastAttempt: null, failed: 0 }) },
+    ]);
+    render(<AdminApp navigate={vi.fn()} />);
+    const email = await screen.findByRole("link", { name: /^E-mail/ });
+    await waitFor(() => expect(email).toHaveAccessibleName("E-mail Needs attention: Off: enquiries are not e-mailed"));
+    expect(email).toHaveAttribute("data-attention", "warning");
+    expect(screen.getByRole("link", { name: /^Activity/ })).not.toHaveAttribute("data-attention");
+    // The notice that needs the owner is on the dashboard too, above the cards.
+    expect(screen.getByRole("region", { name: "E-mail notifications are off" })).toBeInTheDocument();
   });
 
-  it("gives every card a Back to top link that returns focus to the jump links", async () => {
+  it("opens a row's sub-view in place at its address, with Back to Dashboard returning focus to the row", async () => {
     await renderDashboard();
-    const backLinks = screen.getAllByRole("link", { name: "Back to top" });
-    expect(backLinks).toHaveLength(8);
-    const account = screen.getByRole("region", { name: "Your Account" });
-    await userEvent.click(within(account).getByRole("link", { name: "Back to top" }));
-    expect(screen.getByRole("navigation", { name: "Dashboard sections" })).toHaveFocus();
-    expect(window.scrollTo).toHaveBeenCalledWith({ top: 0 });
-    expect(window.location.hash).toBe("");
+    const row = screen.getByRole("link", { name: /^Activity/ });
+    await userEvent.click(row);
+    expect(await screen.findByRole("heading", { level: 1, name: "Recent activity" })).toHaveFocus();
+    expect(window.location.search).toBe("?view=activity");
+    expect(screen.queryByRole("heading", { name: "Website Management" })).toBeNull();
+    await userEvent.click(screen.getByRole("button", { name: "Back to Dashboard" }));
+    expect(await screen.findByRole("heading", { level: 1, name: "Website Management" })).toBeInTheDocument();
+    expect(window.location.search).toBe("");
+    await waitFor(() => expect(screen.getByRole("link", { name: /^Activity/ })).toHaveFocus());
   });
 });
 
@@ -79,31 +93,32 @@ describe("the temporary-password banner (issue 18 §10)", () => {
   it("is not shown once the password has been changed", async () => {
     const { calls } = await renderDashboard(false);
     await waitFor(() => expect(calls.some((c) => c.url === "/api/admin/security/summary")).toBe(true));
-    await screen.findByTestId("sign-in-activity");
+    await screen.findByRole("link", { name: "Activity No failed sign-ins" });
     expect(screen.queryByText(/temporary password/)).toBeNull();
   });
 
-  it("asks to change the temporary password, opens Change Password, and goes once it is changed", async () => {
+  it("asks to change the temporary password, opens Change Password in the Account view, and goes once it is changed", async () => {
     await renderDashboard(true);
     const banner = await screen.findByRole("region", { name: "Temporary password" });
     expect(banner).toHaveTextContent(/^You are using the temporary password\. Change it now\.$/);
     // It comes first on the dashboard, before the title.
     expect(banner.compareDocumentPosition(screen.getByRole("heading", { level: 1 })) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
 
-    const changeNow = within(banner).getByRole("button", { name: "Change it now." });
-    await userEvent.click(changeNow);
-    let dialog = await screen.findByRole("dialog", { name: "Change Password" });
-    await userEvent.click(within(dialog).getByRole("button", { name: "Cancel" }));
-    await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
-    expect(changeNow).toHaveFocus();
-
-    await userEvent.click(changeNow);
-    dialog = await screen.findByRole("dialog", { name: "Change Password" });
+    await userEvent.click(within(banner).getByRole("button", { name: "Change it now." }));
+    const dialog = await screen.findByRole("dialog", { name: "Change Password" });
+    expect(window.location.search).toBe("?view=account");
+    expect(screen.getByRole("heading", { level: 1, name: "Your Account", hidden: true })).toBeInTheDocument();
     await userEvent.type(within(dialog).getByLabelText("Current password"), "the generated one");
     await userEvent.type(within(dialog).getByLabelText("New password"), "a long new password");
     await userEvent.type(within(dialog).getByLabelText("Repeat the new password"), "a long new password");
     await userEvent.click(within(dialog).getByRole("button", { name: "Change Password" }));
-    await waitFor(() => expect(screen.queryByRole("region", { name: "Temporary password" })).toBeNull());
+    await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
     expect(toast).toHaveBeenCalledWith(expect.objectContaining({ title: "Password Changed" }));
-  });
+    // The Change Password button takes focus; back on the dashboard the banner has gone.
+    expect(screen.getByRole("button", { name: "Change Password" })).toHaveFocus();
+    await userEvent.click(screen.getByRole("button", { name: "Back to Dashboard" }));
+    await screen.findByRole("heading", { level: 1, name: "Website Management" });
+    await waitFor(() => expect(screen.queryByRole("region", { name: "Temporary password" })).toBeNull());
+    expect(screen.getByRole("link", { name: /^Your account/ })).not.toHaveAttribute("data-attention");
+  }, 20_000);
 });

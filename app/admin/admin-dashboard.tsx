@@ -8,18 +8,18 @@ import { toast } from "~/components/ui/use-toast";
 import { PAGE_GROUP_LABELS, PAGE_GROUPS } from "~/content/sections";
 import { GALLERY_TITLES, GALLERY_TYPES } from "~/galleries/gallery";
 import { apiRequest } from "~/lib/api-client";
-import { AccountCard, type PasswordDialogControl } from "./account-security";
+import { AccountCard } from "./account-security";
 import { ActivityCard } from "./activity-card";
 import { DashboardCard, ViewHeading } from "./admin-ui";
 import { useConfirmLeaveWhileUploading } from "./background-uploads";
+import { AnalyticsCard } from "./analytics-card";
 import { BackupCard } from "./backup-card";
 import { BucketPrivacyNotice } from "./bucket-privacy-notice";
-import { AnalyticsCard } from "./analytics-card";
 import { ContentEditor } from "./content-editor";
-import { JumpLinks } from "./dashboard-cards";
-import { EmailCard } from "./email-card";
+import { DashboardEmailNotice, EmailCard } from "./email-card";
 import { GalleryManager } from "./gallery-manager";
 import { HANDLES_OWN_401, hardNavigate } from "./query-client";
+import { SettingsList } from "./settings-list";
 import { SignInActivity } from "./sign-in-activity";
 import { SubmissionsView } from "./submissions-view";
 import { TemporaryPasswordBanner } from "./temporary-password-banner";
@@ -50,6 +50,8 @@ const OPENED_FROM_DASHBOARD = "cornerstoneAdminView";
 export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUser; navigate?: (url: string) => void }) {
   const [view, setView] = useState<AdminView>(() => (typeof window === "undefined" ? DASHBOARD : viewInAddress()));
   const [returnFocusTo, setReturnFocusTo] = useState<string | null>(null);
+  // Change Password opens in the Account view, from its button or from the dashboard's temporary-password banner.
+  const [passwordDialogOpen, setPasswordDialogOpen] = useState(false);
   const unsaved = useUnsavedChangesGuard();
   useEffect(() => {
     // The browser's Back and Forward buttons move between the dashboard and the views.
@@ -96,6 +98,11 @@ export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUse
     window.scrollTo({ top: 0 });
   };
 
+  const changeTemporaryPassword = () => {
+    open({ kind: "account" });
+    setPasswordDialogOpen(true);
+  };
+
   switch (view.kind) {
     case "content":
       return <ContentEditor key={view.group} group={view.group} onBack={back} />;
@@ -103,53 +110,54 @@ export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUse
       return <GalleryManager key={view.galleryType} galleryType={view.galleryType} onBack={back} />;
     case "submissions":
       return <SubmissionsView onBack={back} />;
+    case "email":
+      return <EmailCard onBack={back} />;
+    case "account":
+      return (
+        <AccountCard
+          username={user.username}
+          navigate={navigate}
+          passwordDialog={{ open: passwordDialogOpen, setOpen: setPasswordDialogOpen }}
+          onBack={back}
+        />
+      );
+    case "backups":
+      return <BackupCard onBack={back} />;
+    case "visits":
+      return <AnalyticsCard onBack={back} />;
+    case "activity":
+      return <ActivityCard onBack={back} />;
     case "dashboard":
-      return <Dashboard user={user} onOpen={open} focusId={returnFocusTo} navigate={navigate} />;
+      return (
+        <Dashboard user={user} onOpen={open} focusId={returnFocusTo} navigate={navigate} onChangeTemporaryPassword={changeTemporaryPassword} />
+      );
   }
 }
 
-const choiceClasses = buttonClasses("outline", "md", "w-full justify-start text-left");
+const choiceClasses = buttonClasses("outline", "md", "w-full justify-start px-3 text-left");
 
-/** Spec §2 Admin dashboard. */
+/**
+ * Spec §2 Admin dashboard: its three cards as they are, any notice that needs
+ * the owner, then "Settings and reports", one row per sub-view.
+ */
 function Dashboard({
   user,
   onOpen,
   focusId,
   navigate,
+  onChangeTemporaryPassword,
 }: {
   user: CurrentUser;
   onOpen: (view: AdminView) => void;
   focusId: string | null;
   navigate: (url: string) => void;
+  onChangeTemporaryPassword: () => void;
 }) {
   const rootRef = useRef<HTMLDivElement>(null);
-  // Back from a sub-view: focus returns to the button that opened it.
+  // Back from a sub-view: focus returns to the button or row that opened it.
   useEffect(() => {
     if (focusId) rootRef.current?.querySelector<HTMLElement>(`#${CSS.escape(focusId)}`)?.focus();
   }, [focusId]);
-
-  // Change Password opens from its card or from the temporary-password banner;
-  // cancelled from the banner, focus goes back to the banner.
-  const [passwordDialogOpen, setPasswordDialogOpen] = useState(false);
-  const bannerButton = useRef<HTMLButtonElement>(null);
-  const openedFromBanner = useRef(false);
-  const passwordDialog: PasswordDialogControl = {
-    open: passwordDialogOpen,
-    setOpen: (open) => {
-      if (open) openedFromBanner.current = false;
-      setPasswordDialogOpen(open);
-    },
-    onChanged: () => (openedFromBanner.current = false),
-    onCloseAutoFocus: (event) => {
-      if (!openedFromBanner.current || !bannerButton.current) return;
-      event.preventDefault();
-      bannerButton.current.focus();
-    },
-  };
-  const changeTemporaryPassword = () => {
-    openedFromBanner.current = true;
-    setPasswordDialogOpen(true);
-  };
 
   // Logging out while photos go up would stop them: asked first.
   const confirmLeave = useConfirmLeaveWhileUploading();
@@ -161,13 +169,13 @@ function Dashboard({
   });
 
   return (
-    <div ref={rootRef} className="space-y-8">
+    <div ref={rootRef} className="space-y-5">
       <TwoStepRestoreNotice />
-      <TemporaryPasswordBanner onChange={changeTemporaryPassword} buttonRef={bannerButton} />
-      <div className="flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
+      <TemporaryPasswordBanner onChange={onChangeTemporaryPassword} />
+      <div className="flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">
         <div>
           <ViewHeading>Website Management</ViewHeading>
-          <p className="mt-2 text-stone-700">
+          <p className="mt-1 text-stone-700">
             Signed in as <span className="font-semibold">{user.username}</span>
           </p>
         </div>
@@ -189,17 +197,16 @@ function Dashboard({
       </div>
 
       <BucketPrivacyNotice />
-
-      <JumpLinks />
-
       <SignInActivity />
+      <DashboardEmailNotice />
 
-      <div className="grid gap-6 md:grid-cols-2 lg:grid-cols-3">
+      <div className="grid gap-4 md:grid-cols-2 lg:grid-cols-3">
         <DashboardCard
           id="edit-text"
           title="Edit Website Text"
           description="Change the words on each page of the website."
           icon={<FileText aria-hidden="true" className="h-5 w-5" />}
+          bodyClassName="mt-4 grid grid-cols-2 gap-2"
         >
           {PAGE_GROUPS.map((group) => {
             const next: AdminView = { kind: "content", group };
@@ -216,6 +223,7 @@ function Dashboard({
           title="Manage Photo Galleries"
           description="Upload, caption, reorder and delete photos."
           icon={<Images aria-hidden="true" className="h-5 w-5" />}
+          bodyClassName="mt-4 grid grid-cols-2 gap-2"
         >
           {GALLERY_TYPES.map((galleryType) => {
             const next: AdminView = { kind: "gallery", galleryType };
@@ -243,13 +251,9 @@ function Dashboard({
             View Submissions
           </button>
         </DashboardCard>
-
-        <EmailCard />
-        <AccountCard username={user.username} navigate={navigate} passwordDialog={passwordDialog} />
-        <BackupCard />
       </div>
-      <AnalyticsCard />
-      <ActivityCard />
+
+      <SettingsList onOpen={onOpen} />
     </div>
   );
 }

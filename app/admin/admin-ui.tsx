@@ -3,9 +3,8 @@ import { useEffect, useRef, type ReactNode } from "react";
 import { Button } from "~/components/ui/button";
 import { Spinner } from "~/components/ui/spinner";
 import { cn } from "~/lib/cn";
-import { BackToTop, cardHeadingId, type DashboardCardId } from "./dashboard-cards";
 
-export const cardClasses = "rounded-xl bg-white p-5 shadow-sm ring-1 ring-stone-200 sm:p-6";
+export const cardClasses = "rounded-xl bg-white p-4 shadow-sm ring-1 ring-stone-200 sm:p-6";
 
 /**
  * A view's one h1. With `focusOnMount` it takes focus when the view opens, so
@@ -75,43 +74,65 @@ export function SubViewFrame({
   );
 }
 
-/**
- * A card on the dashboard: an icon, a heading that names the section, a line
- * on what it is for, its body, then "Back to top". Its id is one of
- * DASHBOARD_CARDS, which gives it its jump link.
- */
+/** A card on the dashboard (spec §2): an icon, a heading that names it, a line on what it is for, then its buttons. */
 export function DashboardCard({
   id,
   title,
   description,
   icon,
-  bodyClassName = "mt-5 grid gap-2",
+  bodyClassName = "mt-4 grid gap-2",
   children,
 }: {
-  id: DashboardCardId;
+  id: string;
   title: string;
   description: string;
   icon: ReactNode;
   bodyClassName?: string;
   children: ReactNode;
 }) {
+  const headingId = `${id}-title`;
   return (
-    <section id={id} aria-labelledby={cardHeadingId(id)} className={cn(cardClasses, "scroll-mt-20")}>
+    <section id={id} aria-labelledby={headingId} className={cardClasses}>
       <div className="flex items-start gap-3">
-        <span className="inline-flex h-10 w-10 shrink-0 items-center justify-center rounded-lg bg-brand-50 text-brand-700">
+        {/* On a phone the card's width goes to its title and buttons. */}
+        <span className="hidden h-10 w-10 shrink-0 items-center justify-center rounded-lg bg-brand-50 text-brand-700 sm:inline-flex">
           {icon}
         </span>
         <div>
-          {/* Focusable, so a jump link can move focus to it. */}
-          <h2 id={cardHeadingId(id)} tabIndex={-1} className="text-xl font-bold text-stone-900">
+          <h2 id={headingId} className="text-xl font-bold text-stone-900">
             {title}
           </h2>
           <p className="mt-1 text-sm text-stone-700">{description}</p>
         </div>
       </div>
       <div className={bodyClassName}>{children}</div>
-      <BackToTop />
     </section>
+  );
+}
+
+/**
+ * A "Settings and reports" sub-view: Back to Dashboard, its title and what it
+ * is for, then its content in one card, a region named by the title.
+ */
+export function SettingsView({
+  title,
+  description,
+  onBack,
+  bodyClassName = "grid gap-3",
+  children,
+}: {
+  title: string;
+  description: string;
+  onBack: () => void;
+  bodyClassName?: string;
+  children: ReactNode;
+}) {
+  return (
+    <SubViewFrame title={title} onBack={onBack} intro={description}>
+      <section aria-label={title} className={cn(cardClasses, bodyClassName)}>
+        {children}
+      </section>
+    </SubViewFrame>
   );
 }
 

@@ -2,7 +2,7 @@ import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AnalyticsReport } from "~/analytics/report";
-import { AnalyticsCard, formatRate } from "./analytics-card";
+import { AnalyticsCard, enquiriesFromVisitors } from "./analytics-card";
 import { json, mockFetch, renderWithClient } from "./test-helpers";
 
 function report(overrides: Partial<AnalyticsReport> = {}): AnalyticsReport {
@@ -35,16 +35,18 @@ function report(overrides: Partial<AnalyticsReport> = {}): AnalyticsReport {
 describe("AnalyticsCard", () => {
   afterEach(() => vi.unstubAllGlobals());
 
-  it("shows the 30 days' figures, the enquiry rate, top pages and referrers, and enquiries per week", async () => {
+  it("shows the 30 days' figures, top pages and referrers, and enquiries per week", async () => {
     mockFetch([{ method: "GET", path: "/api/admin/analytics", respond: () => json(200, report()) }]);
-    renderWithClient(<AnalyticsCard />);
+    renderWithClient(<AnalyticsCard onBack={vi.fn()} />);
     const card = screen.getByRole("region", { name: "Visits and Enquiries" });
     expect(await within(card).findByText("Visitors", { selector: "dt" })).toBeInTheDocument();
     const figure = (label: string) => within(card).getByText(label, { selector: "dt" }).nextElementSibling;
     expect(figure("Visitors")).toHaveTextContent("15");
     expect(figure("Page views")).toHaveTextContent("35");
     expect(figure("Enquiries")).toHaveTextContent("2");
-    expect(figure("Enquiry rate")).toHaveTextContent("13.3%");
+    // 15 visitors are too few for enquiries per visitor to mean anything: no such figure, and no percentage.
+    expect(within(card).queryByTestId("enquiries-from-visitors")).toBeNull();
+    expect(card).not.toHaveTextContent("%");
     expect(within(within(card).getByRole("list", { name: "Top pages" })).getAllByRole("listitem").map((li) => li.textContent)).toEqual([
       "Home20",
       "Stonework15",
@@ -59,7 +61,7 @@ describe("AnalyticsCard", () => {
 
   it("draws visitors per day as inline SVG with a text alternative and the figures as a table", async () => {
     mockFetch([{ method: "GET", path: "/api/admin/analytics", respond: () => json(200, report()) }]);
-    renderWithClient(<AnalyticsCard />);
+    renderWithClient(<AnalyticsCard onBack={vi.fn()} />);
     const chart = await screen.findByRole("img", { name: "Visitors per day, last 30 days" });
     expect(chart.tagName.toLowerCase()).toBe("svg");
     expect(chart).toHaveAccessibleDescription("15 visitors in the last 30 days. Busiest day: Thu, Mar 12 with 12. Today so far: 3.");
@@ -81,7 +83,7 @@ describe("AnalyticsCard", () => {
     const days = report().days.map((d) => ({ ...d, visitors: 0, views: 0 }));
     days[29] = { ...days[29]!, visitors: 1, views: 2 };
     mockFetch([{ method: "GET", path: "/api/admin/analytics", respond: () => json(200, report({ days, totals: { visitors: 1, views: 2, enquiries: 0 } })) }]);
-    renderWithClient(<AnalyticsCard />);
+    renderWithClient(<AnalyticsCard onBack={vi.fn()} />);
     const chart = await screen.findByRole("img", { name: "Visitors per day, last 30 days" });
     expect(chart).toHaveAccessibleDescription("1 visitor in the last 30 days. Busiest day: Sat, Mar 14 with 1. Today so far: 1.");
     expect(chart.querySelectorAll("rect")[29]!.querySelector("title")).toHaveTextContent("Sat, Mar 14: 1 visitor");
@@ -96,17 +98,26 @@ describe("AnalyticsCard", () => {
         respond: () => (fail ? json(500, { message: "boom" }) : json(200, report({ enabled: false, enquiryRate: null }))),
       },
     ]);
-    renderWithClient(<AnalyticsCard />);
+    renderWithClient(<AnalyticsCard onBack={vi.fn()} />);
     const alert = await screen.findByRole("alert");
     expect(alert).toHaveTextContent("The visit figures could not be loaded.");
     fail = false;
     await userEvent.click(within(alert).getByRole("button", { name: "Retry" }));
-    expect(await screen.findByText(/Visit counting is turned off/)).toBeInTheDocument();
-    expect(screen.getByText("Enquiry rate", { selector: "dt" }).nextElementSibling).toHaveTextContent("–");
+    expect(await screen.findByText("Visit counting is turned off on this website. Enquiries are still shown.")).toBeInTheDocument();
+    // The setting's name is for whoever runs the website.
+    expect(screen.getByText("The server's settings have ANALYTICS=off.").closest("details")).not.toHaveAttribute("open");
   });
 
-  it("formats the rate", () => {
-    expect(formatRate(0.0421)).toBe("4.2%");
-    expect(formatRate(null)).toBe("–");
+  it("says how many enquiries came from how many visitors once there are 20 visitors", async () => {
+    mockFetch([{ method: "GET", path: "/api/admin/analytics", respond: () => json(200, report({ totals: { visitors: 160, views: 400, enquiries: 12 } })) }]);
+    renderWithClient(<AnalyticsCard onBack={vi.fn()} />);
+    expect(await screen.findByTestId("enquiries-from-visitors")).toHaveTextContent("12 enquiries from 160 visitors over the same 30 days.");
+  });
+
+  it("words enquiries per visitor only from 20 visitors, never as a percentage", () => {
+    expect(enquiriesFromVisitors({ visitors: 1, views: 3, enquiries: 6 })).toBeNull();
+    expect(enquiriesFromVisitors({ visitors: 19, views: 40, enquiries: 2 })).toBeNull();
+    expect(enquiriesFromVisitors({ visitors: 20, views: 40, enquiries: 1 })).toBe("1 enquiry from 20 visitors");
+    expect(enquiriesFromVisitors({ visitors: 1200, views: 4000, enquiries: 12 })).toBe("12 enquiries from 1,200 visitors");
   });
 });

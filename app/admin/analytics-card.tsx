@@ -1,16 +1,21 @@
 import { useQuery } from "@tanstack/react-query";
-import { BarChart3 } from "lucide-react";
 import type { ReactNode } from "react";
 import type { AnalyticsReport } from "~/analytics/report";
-import { DashboardCard, LoadFailed } from "./admin-ui";
+import { plural } from "~/lib/plural";
+import { LoadFailed, SettingsView } from "./admin-ui";
 import { formatDay } from "./format-day";
+import { TechnicalDetails } from "./owner-notice";
 import { VisitorsChart } from "./visitors-chart";
 
 export const ANALYTICS_KEY = ["/api/admin/analytics"] as const;
 
-/** "0.0421" → "4.2%". */
-export function formatRate(rate: number | null): string {
-  return rate === null ? "–" : `${(rate * 100).toFixed(1)}%`;
+/** Below this many visitors, enquiries per visitor mean nothing (6 enquiries from 1 visitor is not "600%"). */
+export const MIN_VISITORS_FOR_ENQUIRY_FIGURE = 20;
+
+/** "12 enquiries from 160 visitors", or null until there are enough visitors. */
+export function enquiriesFromVisitors(totals: AnalyticsReport["totals"]): string | null {
+  if (totals.visitors < MIN_VISITORS_FOR_ENQUIRY_FIGURE) return null;
+  return `${plural(totals.enquiries, "enquiry", "enquiries")} from ${plural(totals.visitors, "visitor", "visitors")}`;
 }
 
 function Figure({ label, value }: { label: string; value: ReactNode }) {
@@ -25,7 +30,7 @@ function Figure({ label, value }: { label: string; value: ReactNode }) {
 function RankedList({ label, rows, empty }: { label: string; rows: { name: string; count: number }[]; empty: string }) {
   return (
     <div>
-      <h3 className="text-sm font-semibold text-stone-800">{label}</h3>
+      <h2 className="text-sm font-semibold text-stone-800">{label}</h2>
       {rows.length === 0 ? (
         <p className="mt-2 text-sm text-stone-600">{empty}</p>
       ) : (
@@ -43,19 +48,18 @@ function RankedList({ label, rows, empty }: { label: string; rows: { name: strin
 }
 
 /**
- * Issue 11 §3 on the dashboard: visits (counted without cookies or scripts on
- * the public pages, see docs/PRIVACY.md) and enquiries, for the last 30 days.
+ * The Visits view: visits (counted without cookies or scripts on the public
+ * pages, see docs/PRIVACY.md) and enquiries, for the last 30 days.
  */
-export function AnalyticsCard() {
+export function AnalyticsCard({ onBack }: { onBack: () => void }) {
   const report = useQuery<AnalyticsReport>({ queryKey: ANALYTICS_KEY });
 
   return (
-    <DashboardCard
-      id="analytics"
+    <SettingsView
       title="Visits and Enquiries"
       description="The last 30 days. Visits are counted without cookies and without tracking anyone; each visitor counts once a day."
-      icon={<BarChart3 aria-hidden="true" className="h-5 w-5" />}
-      bodyClassName="mt-5"
+      onBack={onBack}
+      bodyClassName="block"
     >
       {report.isPending ? (
         <p role="status" className="text-stone-700">
@@ -66,26 +70,33 @@ export function AnalyticsCard() {
       ) : (
         <AnalyticsFigures report={report.data} />
       )}
-    </DashboardCard>
+    </SettingsView>
   );
 }
 
 function AnalyticsFigures({ report }: { report: AnalyticsReport }) {
   const mostEnquiries = Math.max(1, ...report.enquiriesPerWeek.map((w) => w.enquiries));
+  const fromVisitors = enquiriesFromVisitors(report.totals);
   return (
     <div className="space-y-6">
       {!report.enabled ? (
-        <p className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-stone-900">
-          Visit counting is turned off on this server (ANALYTICS=off). Enquiries are still shown.
-        </p>
+        <div className="rounded-md border border-amber-300 bg-amber-50 px-3 pt-3 text-sm text-stone-900">
+          <p>Visit counting is turned off on this website. Enquiries are still shown.</p>
+          <TechnicalDetails>
+            <p>The server&apos;s settings have ANALYTICS=off.</p>
+          </TechnicalDetails>
+        </div>
       ) : null}
-      <dl className="grid grid-cols-2 gap-3 lg:grid-cols-4">
+      <dl className="grid grid-cols-3 gap-2 sm:gap-3">
         <Figure label="Visitors" value={report.totals.visitors} />
         <Figure label="Page views" value={report.totals.views} />
         <Figure label="Enquiries" value={report.totals.enquiries} />
-        <Figure label="Enquiry rate" value={formatRate(report.enquiryRate)} />
       </dl>
-      <p className="-mt-3 text-xs text-stone-600">Enquiry rate: enquiries ÷ visitors over the same 30 days.</p>
+      {fromVisitors ? (
+        <p className="-mt-3 text-sm text-stone-700" data-testid="enquiries-from-visitors">
+          {fromVisitors} over the same 30 days.
+        </p>
+      ) : null}
 
       <VisitorsChart days={report.days} />
 
@@ -101,9 +112,9 @@ function AnalyticsFigures({ report }: { report: AnalyticsReport }) {
           empty="No visits from links on other websites yet."
         />
         <div>
-          <h3 id="enquiries-per-week" className="text-sm font-semibold text-stone-800">
+          <h2 id="enquiries-per-week" className="text-sm font-semibold text-stone-800">
             Enquiries per week
-          </h3>
+          </h2>
           <table aria-labelledby="enquiries-per-week" className="mt-2 w-full text-sm">
             <thead className="sr-only">
               <tr>

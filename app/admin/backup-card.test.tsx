@@ -22,11 +22,11 @@ const base: BackupStatus = {
 
 function renderCard(status: BackupStatus) {
   mockFetch([{ method: "GET", path: "/api/admin/backups/status", respond: () => json(200, status) }]);
-  renderWithClient(<BackupCard />);
+  renderWithClient(<BackupCard onBack={vi.fn()} />);
   return screen.getByRole("region", { name: "Backups" });
 }
 
-describe("the dashboard's backup card", () => {
+describe("the Backups view", () => {
   it("shows the last backup with its date and size, the schedule and the last download", async () => {
     const card = renderCard({
       ...base,
@@ -34,6 +34,7 @@ describe("the dashboard's backup card", () => {
       lastDownloadAt: "2026-04-20T21:00:00.000Z",
     });
     expect(await within(card).findByText(/^Last backup:/)).toHaveTextContent(/^Last backup: May 1st, 2026 at \d{1,2}:04 [AP]M \(12 MB\)$/);
+    expect(card).not.toHaveTextContent("KB");
     expect(within(card).getByText(/^Last downloaded:/)).toHaveTextContent(/April 2\d(st|nd|th), 2026/);
     expect(within(card).getByText("Automatic backups every 24 hours; the newest 7 are kept on the server.")).toBeInTheDocument();
     expect(within(card).queryByRole("alert")).toBeNull();
@@ -99,6 +100,32 @@ describe("the dashboard's backup card", () => {
     expect(within(card).queryByText("Backups this site did not make")).toBeNull();
   });
 
+  it("says what the downloaded file is for, naming the passphrase only when backups are encrypted", async () => {
+    const card = renderCard(base);
+    expect(await within(card).findByTestId("download-purpose")).toHaveTextContent(
+      /^Keep it somewhere safe\. Whoever runs your website can restore the site from it\.$/,
+    );
+    vi.unstubAllGlobals();
+    document.body.innerHTML = "";
+    const encrypted = renderCard({ ...base, offsite: { ...base.offsite, encrypted: true } });
+    await within(encrypted).findByText("No backup yet.");
+    expect(within(encrypted).getByTestId("download-purpose")).toHaveTextContent(
+      /^Keep it somewhere safe\. Whoever runs your website can restore the site from it, with the backup passphrase\.$/,
+    );
+  });
+
+  it("counts a download at once: the card says when, not 'Not downloaded yet'", async () => {
+    const card = renderCard(base);
+    expect(await within(card).findByText("Not downloaded yet.")).toBeInTheDocument();
+    const link = within(card).getByRole("link", { name: "Download backup" });
+    // jsdom cannot download; keep it from trying to navigate.
+    link.addEventListener("click", (event) => event.preventDefault());
+    await userEvent.click(link);
+    expect(within(card).queryByText("Not downloaded yet.")).toBeNull();
+    expect(within(card).getByText(/^Last downloaded:/)).toHaveTextContent(new Date().getFullYear().toString());
+    expect(within(card).getByRole("status")).toHaveTextContent("Your backup is downloading.");
+  });
+
   it("reminds gently after 30 days without a download; the reminder goes once a download starts", async () => {
     const card = renderCard({ ...base, lastDownloadAt: "2026-03-01T00:00:00.000Z", downloadReminder: true });
     expect(await within(card).findByTestId("backup-reminder")).toHaveTextContent(
@@ -117,7 +144,7 @@ describe("the dashboard's backup card", () => {
     mockFetch([
       { method: "GET", path: "/api/admin/backups/status", respond: () => (fail ? json(500, { message: "boom" }) : json(200, base)) },
     ]);
-    renderWithClient(<BackupCard />);
+    renderWithClient(<BackupCard onBack={vi.fn()} />);
     const card = screen.getByRole("region", { name: "Backups" });
     const alert = await within(card).findByRole("alert");
     expect(alert).toHaveTextContent("Unable to load the backup status.");

@@ -1,15 +1,10 @@
-import { useQuery } from "@tanstack/react-query";
-import { DatabaseBackup, Download } from "lucide-react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { Download } from "lucide-react";
 import { useState } from "react";
-import {
-  BACKUP_DOWNLOAD_URL,
-  BACKUP_STATUS_URL,
-  DOWNLOAD_REMINDER_DAYS,
-  formatBytes,
-  type BackupStatus,
-} from "~/backups/backup-status";
+import { BACKUP_DOWNLOAD_URL, BACKUP_STATUS_URL, DOWNLOAD_REMINDER_DAYS, type BackupStatus } from "~/backups/backup-status";
 import { buttonClasses } from "~/components/ui/button";
-import { DashboardCard, LoadFailed } from "./admin-ui";
+import { formatFileSize } from "~/lib/plain-words";
+import { LoadFailed, SettingsView } from "./admin-ui";
 import { formatSubmittedAt } from "./format-date";
 import { OwnerNotice } from "./owner-notice";
 import { OffsiteBackupStatus } from "./offsite-backup-status";
@@ -29,22 +24,33 @@ const PROBLEM_SENTENCE: Record<NonNullable<BackupStatus["problem"]>["kind"], str
 
 const when = (iso: string) => <time dateTime={iso}>{formatSubmittedAt(iso)}</time>;
 
+/** What the downloaded file is for; the passphrase is named only when backups are encrypted. */
+export function downloadPurpose(encrypted: boolean | undefined): string {
+  return `Keep it somewhere safe. Whoever runs your website can restore the site from it${encrypted ? ", with the backup passphrase" : ""}.`;
+}
+
 /**
- * The dashboard's backup card: the last backup, any problem with the
- * scheduled ones, and Download backup, so that a copy lives off the server.
- * The download is a plain link: the browser streams it straight to a file.
+ * The Backups view: the last backup, any problem with the scheduled ones,
+ * and Download backup, so that a copy lives off the server. The download is
+ * a plain link: the browser streams it straight to a file. The view (and the
+ * dashboard's row) count it at once; the server records it when it ends.
  */
-export function BackupCard() {
+export function BackupCard({ onBack }: { onBack: () => void }) {
   const status = useQuery<BackupStatus>({ queryKey: [BACKUP_STATUS_URL] });
+  const queryClient = useQueryClient();
   const [downloadStarted, setDownloadStarted] = useState(false);
+  const startDownload = () => {
+    setDownloadStarted(true);
+    const at = new Date().toISOString();
+    queryClient.setQueryData<BackupStatus>([BACKUP_STATUS_URL], (old) => old && { ...old, lastDownloadAt: at, downloadReminder: false });
+  };
 
   return (
-    <DashboardCard
-      id="backups"
+    <SettingsView
       title="Backups"
       description="A copy of every text, photo and enquiry on the website."
-      icon={<DatabaseBackup aria-hidden="true" className="h-5 w-5" />}
-      bodyClassName="mt-5 grid gap-3 text-sm text-stone-800"
+      onBack={onBack}
+      bodyClassName="grid gap-3 text-sm text-stone-800"
     >
       {status.isPending ? (
         <p role="status">Loading backup status...</p>
@@ -55,7 +61,7 @@ export function BackupCard() {
           <p>
             {status.data.lastBackup ? (
               <>
-                Last backup: {when(status.data.lastBackup.at)} ({formatBytes(status.data.lastBackup.bytes)})
+                Last backup: {when(status.data.lastBackup.at)} ({formatFileSize(status.data.lastBackup.bytes)})
               </>
             ) : (
               "No backup yet."
@@ -84,7 +90,7 @@ export function BackupCard() {
           ) : null}
           {status.data.foreignBackups.length ? (
             <div className="rounded-lg border border-amber-200 bg-amber-50 p-3 text-amber-900" data-testid="foreign-backups">
-              <h3 className="font-semibold">Backups this site did not make</h3>
+              <h2 className="font-semibold">Backups this site did not make</h2>
               <p>These files are not named with this site's key, so they are never deleted or counted among its backups. Check where they came from.</p>
               <ul className="mt-1 list-disc pl-5 break-all">
                 {status.data.foreignBackups.map((file) => (
@@ -98,7 +104,7 @@ export function BackupCard() {
           <p>
             {status.data.lastDownloadAt ? <>Last downloaded: {when(status.data.lastDownloadAt)}</> : "Not downloaded yet."}
           </p>
-          {status.data.downloadReminder && !downloadStarted ? (
+          {status.data.downloadReminder ? (
             <p className="rounded-lg border border-amber-200 bg-amber-50 p-3 text-amber-900" data-testid="backup-reminder">
               {status.data.lastDownloadAt
                 ? `It has been more than ${DOWNLOAD_REMINDER_DAYS} days since you last downloaded a backup.`
@@ -112,16 +118,19 @@ export function BackupCard() {
         href={BACKUP_DOWNLOAD_URL}
         download
         className={buttonClasses("primary", "md", "w-full")}
-        onClick={() => setDownloadStarted(true)}
+        onClick={startDownload}
       >
         <Download aria-hidden="true" className="h-4 w-4" />
         Download backup
       </a>
+      <p className="text-stone-700" data-testid="download-purpose">
+        {downloadPurpose(status.data?.offsite.encrypted)}
+      </p>
       {downloadStarted ? (
-        <p role="status" className="text-stone-700">
-          Your backup is downloading. Keep the file somewhere safe, off this server.
+        <p role="status" className="font-medium text-stone-900">
+          Your backup is downloading.
         </p>
       ) : null}
-    </DashboardCard>
+    </SettingsView>
   );
 }

@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { ShieldAlert } from "lucide-react";
 import { BUCKET_PUBLIC_MESSAGE, type BucketPrivacy } from "~/storage/bucket-privacy";
+import { TechnicalDetails } from "./owner-notice";
 
 export const BUCKET_PRIVACY_KEY = ["/api/admin/storage/privacy"] as const;
 
@@ -18,9 +19,8 @@ export function BucketPrivacyNotice() {
         <ShieldAlert aria-hidden="true" className="h-5 w-5 shrink-0" />
         {BUCKET_PUBLIC_MESSAGE}
       </h2>
-      <details className="mt-2">
-        <summary className="cursor-pointer font-medium">Details for whoever runs your website</summary>
-        <p className="mt-2">
+      <TechnicalDetails className="mt-1">
+        <p>
           At start-up the site stored a test file among the original photos and backups, and these addresses handed it out to
           anyone, with no key. docs/DEPLOY.md, &ldquo;Keeping the bucket private&rdquo;, says what to change for each storage provider.
         </p>
@@ -31,7 +31,7 @@ export function BucketPrivacyNotice() {
             </li>
           ))}
         </ul>
-      </details>
+      </TechnicalDetails>
     </section>
   );
 }

@@ -81,7 +81,7 @@ export function ChosenFile({
             aria-label={`Remove ${file.name}`}
             disabled={running}
             onClick={onRemove}
-            className="inline-flex h-10 w-10 shrink-0 items-center justify-center rounded-md text-stone-600 hover:bg-stone-100 disabled:cursor-not-allowed disabled:opacity-50"
+            className="inline-flex h-11 w-11 shrink-0 items-center justify-center rounded-md text-stone-600 hover:bg-stone-100 disabled:cursor-not-allowed disabled:opacity-50"
           >
             <X aria-hidden="true" className="h-4 w-4" />
           </button>

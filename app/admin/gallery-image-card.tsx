@@ -53,7 +53,7 @@ export function GalleryImageCard({ image, alt }: { image: GalleryImage; alt: str
             {...attributes}
             {...listeners}
             aria-label={`Drag to reorder ${alt}`}
-            className="absolute top-2 left-2 inline-flex h-10 w-10 cursor-grab touch-none items-center justify-center rounded-md bg-white/90 text-stone-800 shadow ring-1 ring-stone-300 active:cursor-grabbing"
+            className="absolute top-2 left-2 inline-flex h-11 w-11 cursor-grab touch-none items-center justify-center rounded-md bg-white/90 text-stone-800 shadow ring-1 ring-stone-300 active:cursor-grabbing"
           >
             <GripVertical aria-hidden="true" className="h-5 w-5" />
           </button>
@@ -67,7 +67,7 @@ export function GalleryImageCard({ image, alt }: { image: GalleryImage; alt: str
               if (window.confirm(DELETE_CONFIRMATION)) deleteImage.mutate(image.id);
             }}
             className={cn(
-              "absolute top-2 right-2 inline-flex h-10 w-10 items-center justify-center rounded-md bg-red-700 text-white shadow hover:bg-red-800 disabled:cursor-not-allowed",
+              "absolute top-2 right-2 inline-flex h-11 w-11 items-center justify-center rounded-md bg-red-700 text-white shadow hover:bg-red-800 disabled:cursor-not-allowed",
               hoverReveal,
             )}
           >

@@ -1,13 +1,13 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { FingerprintPattern, ShieldCheck } from "lucide-react";
-import { useEffect, useState, useSyncExternalStore, type FormEvent } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore, type FormEvent } from "react";
 import { authenticationCodeSchema } from "~/auth/sign-in-methods";
 import { Button } from "~/components/ui/button";
 import { TextField } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { ApiError, apiRequest } from "~/lib/api-client";
 import { FormProblem } from "./dialog-form-parts";
-import { passkeyPromptProblem, signInWithPasskey, supportsPasskeys } from "./passkey-client";
+import { PASSKEY_EXPLAINED, passkeyPromptProblem, signInWithPasskey, supportsPasskeys } from "./passkey-client";
 import { HANDLES_OWN_401, serverMessage } from "./query-client";
 
 const noSubscription = () => () => {};
@@ -24,13 +24,21 @@ export function PasskeySignIn({ onSignedIn, disabled }: { onSignedIn: () => void
   const [problem, setProblem] = useState<string | null>(null);
   const available = supported && methods.data?.passkeys === true;
 
+  // Whether the owner picked a passkey from the username field's suggestions.
+  const picked = useRef(false);
   const signIn = useMutation({
     meta: HANDLES_OWN_401,
-    mutationFn: (autofill: boolean) => signInWithPasskey({ autofill }),
+    mutationFn: (autofill: boolean) => {
+      picked.current = false;
+      return signInWithPasskey({ autofill, onPicked: () => (picked.current = true) });
+    },
     onSuccess: (user) => {
       if (user) onSignedIn();
     },
-    onError: (error) => {
+    onError: (error, autofill) => {
+      // The browser's silent offer may end on its own (no passkey for this site, say): the owner did
+      // nothing, so there is nothing to report until they pick a passkey or press the button.
+      if (autofill && !picked.current) return;
       const prompt = passkeyPromptProblem(error);
       if (error instanceof ApiError) setProblem(serverMessage(error, "The passkey sign-in failed. Please try again."));
       else if (prompt) setProblem(prompt);
@@ -60,6 +68,7 @@ export function PasskeySignIn({ onSignedIn, disabled }: { onSignedIn: () => void
         <FingerprintPattern aria-hidden="true" className="h-5 w-5" />
         Sign in with a passkey
       </Button>
+      <p className="mt-2 text-sm text-stone-600">{PASSKEY_EXPLAINED}</p>
       <div className="mt-3">
         <FormProblem problem={problem} />
       </div>

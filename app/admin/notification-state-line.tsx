@@ -2,8 +2,9 @@ import { AlertTriangle, BellOff, Check, Clock, Send } from "lucide-react";
 import type { NotificationState } from "~/notifications/notification-state";
 import { cn } from "~/lib/cn";
 import { formatDueTime } from "./format-date";
+import { TechnicalDetails } from "./owner-notice";
 
-/** Issue 9 §4: what happened to the e-mail about one enquiry, in words. */
+/** What happened to the e-mail about one enquiry, in words; the mail server's answer is under the details. */
 export function notificationText(state: NotificationState, now: Date = new Date()): string {
   switch (state.status) {
     case "sent":
@@ -11,7 +12,7 @@ export function notificationText(state: NotificationState, now: Date = new Date(
     case "off":
       return "Notifications off";
     case "failed":
-      return `Failed: ${state.lastError ?? "unknown error"}`;
+      return "Failed: the e-mail could not be sent";
     case "pending":
       if (state.inDigest && state.nextAttemptAt) return `In the hourly digest at ${formatDueTime(state.nextAttemptAt, now)}`;
       if (state.attempts > 0 && state.nextAttemptAt) return `Retrying at ${formatDueTime(state.nextAttemptAt, now)}`;
@@ -28,19 +29,25 @@ const STYLES: Record<NotificationState["status"], { className: string; Icon: typ
 
 export function NotificationStateLine({ state, className }: { state: NotificationState; className?: string }) {
   const { className: tone, Icon } = STYLES[state.status];
-  const retrying = state.status === "pending" && state.attempts > 0 && !state.inDigest;
+  const serverAnswer = state.status === "failed" || (state.status === "pending" && state.attempts > 0 && !state.inDigest) ? state.lastError : null;
   return (
-    <p className={cn("flex items-start gap-1.5 text-sm font-medium", tone, className)}>
-      {state.status === "pending" && state.attempts === 0 && !state.inDigest ? (
-        <Send aria-hidden="true" className="mt-0.5 h-4 w-4 shrink-0" />
-      ) : (
-        <Icon aria-hidden="true" className="mt-0.5 h-4 w-4 shrink-0" />
-      )}
-      <span className="break-words">
-        <span className="sr-only">E-mail notification: </span>
-        {notificationText(state)}
-        {retrying && state.lastError ? <span className="block font-normal text-stone-600">Last error: {state.lastError}</span> : null}
-      </span>
-    </p>
+    <div className={className}>
+      <p className={cn("flex items-start gap-1.5 text-sm font-medium", tone)}>
+        {state.status === "pending" && state.attempts === 0 && !state.inDigest ? (
+          <Send aria-hidden="true" className="mt-0.5 h-4 w-4 shrink-0" />
+        ) : (
+          <Icon aria-hidden="true" className="mt-0.5 h-4 w-4 shrink-0" />
+        )}
+        <span className="break-words">
+          <span className="sr-only">E-mail notification: </span>
+          {notificationText(state)}
+        </span>
+      </p>
+      {serverAnswer ? (
+        <TechnicalDetails className="text-stone-700">
+          <p>The mail server answered: {serverAnswer}</p>
+        </TechnicalDetails>
+      ) : null}
+    </div>
   );
 }

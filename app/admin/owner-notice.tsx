@@ -1,9 +1,10 @@
 import { AlertTriangle, Info } from "lucide-react";
 import type { ReactNode } from "react";
 import { cn } from "~/lib/cn";
+import { DETAILS_HEADING } from "~/lib/plain-words";
 
-/** The disclosure that holds a notice's technical detail (issue 18 §12). */
-export const DETAILS_SUMMARY = "Details for whoever runs your website";
+/** The disclosure that holds a notice's technical detail. */
+export const DETAILS_SUMMARY = DETAILS_HEADING;
 
 const TONES = {
   /** Something is off that the owner should know about (e-mail off). */
@@ -41,12 +42,21 @@ export function OwnerNotice({
         <Icon aria-hidden="true" className="mt-0.5 h-5 w-5 shrink-0" />
         <span>{children}</span>
       </p>
-      {details ? (
-        <details className="mt-3 text-sm">
-          <summary className="cursor-pointer font-medium underline underline-offset-2">{DETAILS_SUMMARY}</summary>
-          <div className="mt-2 space-y-2 break-words">{details}</div>
-        </details>
-      ) : null}
+      {details ? <TechnicalDetails className="mt-1">{details}</TechnicalDetails> : null}
     </section>
+  );
+}
+
+/**
+ * What the owner passes on to whoever runs the website (a server's answer,
+ * settings, a network), folded under DETAILS_SUMMARY. Technical words go here
+ * and nowhere else in the admin. Its summary is a full 44 px tall to tap.
+ */
+export function TechnicalDetails({ children, className }: { children: ReactNode; className?: string }) {
+  return (
+    <details className={cn("text-sm", className)} data-technical-details="">
+      <summary className="cursor-pointer py-3 font-medium underline underline-offset-2">{DETAILS_SUMMARY}</summary>
+      <div className="space-y-2 pb-1 break-words">{children}</div>
+    </details>
   );
 }

@@ -19,6 +19,9 @@ import { ApiError, apiRequest } from "~/lib/api-client";
  */
 export const SIGN_IN_METHODS_KEY = ["/api/admin/sign-in-methods"] as const;
 
+/** What a passkey is, wherever the word appears for the owner. */
+export const PASSKEY_EXPLAINED = "Passkey: sign in with your fingerprint or face instead of typing the password.";
+
 export const supportsPasskeys = () => typeof window !== "undefined" && browserSupportsWebAuthn();
 
 /** What to tell the owner when the browser's prompt failed (closed, timed out, not allowed). */
@@ -68,12 +71,14 @@ export async function removePasskey(input: { id: string; proof: OwnerProof }): P
 /**
  * Signs in with a passkey: from the button, or (`autofill`) by offering the
  * site's passkeys in the username field's suggestions (conditional
- * mediation), which waits until one is picked.
+ * mediation), which waits until one is picked. `onPicked` runs once the
+ * browser has a passkey's answer, before the server checks it.
  */
-export async function signInWithPasskey(options: { autofill?: boolean } = {}): Promise<CurrentUser | null> {
+export async function signInWithPasskey(options: { autofill?: boolean; onPicked?: () => void } = {}): Promise<CurrentUser | null> {
   if (options.autofill && !(await browserSupportsWebAuthnAutofill())) return null;
   const optionsJSON = (await (await apiRequest("POST", "/api/login/passkey/options")).json()) as PublicKeyCredentialRequestOptionsJSON;
   const response = await startAuthentication({ optionsJSON, useBrowserAutofill: options.autofill ?? false });
+  options.onPicked?.();
   return (await (await apiRequest("POST", "/api/login/passkey", { response })).json()) as CurrentUser;
 }
 

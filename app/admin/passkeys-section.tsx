@@ -10,7 +10,8 @@ import { toast } from "~/components/ui/use-toast";
 import { isUnauthorizedError } from "~/lib/api-client";
 import { DialogFormActions, FormProblem } from "./dialog-form-parts";
 import { formatSubmittedAt } from "./format-date";
-import { SIGN_IN_METHODS_KEY, addPasskey, passkeyPromptProblem, removePasskey, serverFieldError, type OwnerProof } from "./passkey-client";
+import { PASSKEY_EXPLAINED, SIGN_IN_METHODS_KEY, addPasskey, passkeyPromptProblem, removePasskey, serverFieldError, type OwnerProof } from "./passkey-client";
+import { TechnicalDetails } from "./owner-notice";
 import { serverMessage } from "./query-client";
 
 /** "Added … · Last used …" for a passkey. */
@@ -24,16 +25,19 @@ export function PasskeysSection({ methods, username }: { methods: SignInMethods;
   const canUsePasskey = passkeys.list.length > 0;
   return (
     <section aria-labelledby="passkeys-heading" className="mt-4 border-t border-stone-200 pt-4">
-      <h3 id="passkeys-heading" className="font-semibold text-stone-900">
+      <h2 id="passkeys-heading" className="font-semibold text-stone-900">
         Passkeys
-      </h3>
+      </h2>
       {!passkeys.available ? (
-        <p role="note" className="mt-2 rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">
-          {passkeys.unavailableReason}
-        </p>
+        <div role="note" className="mt-2 rounded-md border border-amber-200 bg-amber-50 px-3 pt-3 text-sm text-amber-900">
+          <p>Passkeys cannot be used at this website&apos;s address yet. Ask whoever runs your website about it.</p>
+          <TechnicalDetails>
+            <p>{passkeys.unavailableReason}</p>
+          </TechnicalDetails>
+        </div>
       ) : (
         <>
-          <p className="mt-1 text-sm text-stone-700">Sign in with your fingerprint, face or phone screen lock instead of the password.</p>
+          <p className="mt-1 text-sm text-stone-700">{PASSKEY_EXPLAINED}</p>
           {passkeys.list.length ? (
             <ul className="mt-3 divide-y divide-stone-200 rounded-md ring-1 ring-stone-200" aria-label="Your passkeys">
               {passkeys.list.map((passkey) => (

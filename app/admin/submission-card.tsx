@@ -14,7 +14,8 @@ import { useDeleteEnquiry, useResendNotification, useSetRead } from "./inbox-que
 import { NotificationStateLine } from "./notification-state-line";
 import { failureToast } from "./query-client";
 
-const linkClasses = "font-medium break-all text-brand-700 underline underline-offset-2 hover:text-brand-800";
+// 44 px tall to tap, as every control; the line of the list stays as it was.
+const linkClasses = "-my-3 inline-flex min-h-11 items-center font-medium break-all text-brand-700 underline underline-offset-2 hover:text-brand-800";
 
 const failed = (title: string, description: string) => failureToast({ title, description }, { fromServer: true });
 
@@ -61,7 +62,7 @@ export function SubmissionCard({ submission }: { submission: InboxItem }) {
           <dt className="text-sm font-semibold text-stone-800">Email</dt>
           <dd>
             <a href={`mailto:${submission.email}`} className={linkClasses}>
-              <Mail aria-hidden="true" className="mr-1.5 inline h-4 w-4 align-[-2px]" />
+              <Mail aria-hidden="true" className="mr-1.5 h-4 w-4 shrink-0" />
               {submission.email}
             </a>
           </dd>
@@ -70,7 +71,7 @@ export function SubmissionCard({ submission }: { submission: InboxItem }) {
               <dt className="text-sm font-semibold text-stone-800">Phone</dt>
               <dd>
                 <a href={telHref(submission.phone)} className={linkClasses}>
-                  <Phone aria-hidden="true" className="mr-1.5 inline h-4 w-4 align-[-2px]" />
+                  <Phone aria-hidden="true" className="mr-1.5 h-4 w-4 shrink-0" />
                   {submission.phone}
                 </a>
               </dd>

@@ -35,7 +35,8 @@ export function SubmissionsView({ onBack }: { onBack: () => void }) {
         </a>
       }
     >
-      <div className="flex items-center gap-3">
+      {/* The label holds the box: the whole 44 px row is the place to tap. */}
+      <label htmlFor={filterId} className="inline-flex min-h-11 cursor-pointer items-center gap-3 text-base font-medium text-stone-900">
         <input
           id={filterId}
           type="checkbox"
@@ -43,10 +44,8 @@ export function SubmissionsView({ onBack }: { onBack: () => void }) {
           onChange={(event) => changeFilter(event.target.checked)}
           className="h-5 w-5 rounded border-stone-400 accent-brand-700"
         />
-        <label htmlFor={filterId} className="text-base font-medium text-stone-900">
-          Unread only
-        </label>
-      </div>
+        Unread only
+      </label>
 
       {inbox.isPending ? (
         <p role="status" className="text-stone-700">

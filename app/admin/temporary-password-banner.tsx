@@ -13,9 +13,9 @@ export function TemporaryPasswordBanner({ onChange, buttonRef }: { onChange: () 
   const summary = useQuery<SecuritySummary>({ queryKey: SECURITY_SUMMARY_KEY });
   if (!summary.data?.temporaryPassword) return null;
   return (
-    <section aria-label="Temporary password" className="rounded-xl border-2 border-amber-400 bg-amber-100 p-4 text-amber-950 sm:p-5">
-      <p className="flex items-start gap-2 text-base font-semibold">
-        <KeyRound aria-hidden="true" className="mt-0.5 h-5 w-5 shrink-0" />
+    <section aria-label="Temporary password" className="rounded-xl border-2 border-amber-400 bg-amber-100 px-4 py-2 text-amber-950 sm:p-5">
+      <p className="flex items-center gap-2 text-base font-semibold">
+        <KeyRound aria-hidden="true" className="h-5 w-5 shrink-0" />
         <span>
           You are using the temporary password.{" "}
           <button

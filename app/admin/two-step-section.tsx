@@ -44,9 +44,9 @@ export function TwoStepSection({ methods, username }: { methods: SignInMethods; 
   const canUsePasskey = methods.passkeys.available && methods.passkeys.list.length > 0;
   return (
     <section aria-labelledby="two-step-heading" className="mt-4 border-t border-stone-200 pt-4">
-      <h3 id="two-step-heading" className="font-semibold text-stone-900">
+      <h2 id="two-step-heading" className="font-semibold text-stone-900">
         Two-step verification
-      </h3>
+      </h2>
       {status === "unreadable" ? (
         <p role="note" className="mt-2 rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">
           Two-step verification is off here: this site was restored from a backup made on another installation, whose key

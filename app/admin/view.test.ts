@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PAGE_GROUPS } from "~/content/sections";
 import { GALLERY_TYPES } from "~/galleries/gallery";
-import { DASHBOARD, openerIdFor, viewFromParam, viewToParam, type AdminView } from "./view";
+import { DASHBOARD, openerIdFor, SETTINGS_VIEWS, viewFromParam, viewHref, viewToParam, type AdminView } from "./view";
 
 describe("admin view parameter", () => {
   it("round-trips every view", () => {
@@ -10,12 +10,25 @@ describe("admin view parameter", () => {
       { kind: "submissions" },
       ...PAGE_GROUPS.map((group) => ({ kind: "content", group }) as const),
       ...GALLERY_TYPES.map((galleryType) => ({ kind: "gallery", galleryType }) as const),
+      ...SETTINGS_VIEWS.map((kind) => ({ kind }) as const),
     ];
     for (const view of views) expect(viewFromParam(viewToParam(view))).toEqual(view);
   });
 
+  it("gives the settings and reports their own addresses", () => {
+    expect(SETTINGS_VIEWS.map((kind) => viewHref({ kind }))).toEqual([
+      "/admin?view=email",
+      "/admin?view=account",
+      "/admin?view=backups",
+      "/admin?view=visits",
+      "/admin?view=activity",
+    ]);
+    expect(viewHref({ kind: "content", group: "contact_info" })).toBe("/admin?view=content%3Acontact_info");
+    expect(viewHref(DASHBOARD)).toBe("/admin");
+  });
+
   it("falls back to the dashboard for anything unknown", () => {
-    for (const param of [null, "", "content", "content:nope", "gallery:marble", "settings", "gallery:"]) {
+    for (const param of [null, "", "content", "content:nope", "gallery:marble", "settings", "gallery:", "email:x", "Email"]) {
       expect(viewFromParam(param)).toEqual(DASHBOARD);
     }
   });
@@ -24,6 +37,7 @@ describe("admin view parameter", () => {
     expect(openerIdFor({ kind: "content", group: "contact_info" })).toBe("open-content-contact_info");
     expect(openerIdFor({ kind: "gallery", galleryType: "veneer" })).toBe("open-gallery-veneer");
     expect(openerIdFor({ kind: "submissions" })).toBe("open-submissions");
+    expect(openerIdFor({ kind: "backups" })).toBe("open-backups");
     expect(openerIdFor(DASHBOARD)).toBeNull();
   });
 });

@@ -1,16 +1,23 @@
 import { PAGE_GROUPS, type PageGroup } from "~/content/sections";
 import { isGalleryType, type GalleryType } from "~/galleries/gallery";
 
+/** The "Settings and reports" sub-views, each opened from its row on the dashboard. */
+export const SETTINGS_VIEWS = ["email", "account", "backups", "visits", "activity"] as const;
+export type SettingsViewKind = (typeof SETTINGS_VIEWS)[number];
+
+const isSettingsView = (value: string): value is SettingsViewKind => (SETTINGS_VIEWS as readonly string[]).includes(value);
+
 /** Which admin screen shows (spec §4): the dashboard or one sub-view. */
 export type AdminView =
   | { kind: "dashboard" }
   | { kind: "content"; group: PageGroup }
   | { kind: "gallery"; galleryType: GalleryType }
-  | { kind: "submissions" };
+  | { kind: "submissions" }
+  | { kind: SettingsViewKind };
 
 export const DASHBOARD: AdminView = { kind: "dashboard" };
 
-/** The `?view=` value of a view: "content:homepage", "gallery:veneer", "submissions"; none for the dashboard. */
+/** The `?view=` value of a view: "content:homepage", "gallery:veneer", "submissions", "email"; none for the dashboard. */
 export function viewToParam(view: AdminView): string | null {
   switch (view.kind) {
     case "dashboard":
@@ -19,8 +26,8 @@ export function viewToParam(view: AdminView): string | null {
       return `content:${view.group}`;
     case "gallery":
       return `gallery:${view.galleryType}`;
-    case "submissions":
-      return "submissions";
+    default:
+      return view.kind;
   }
 }
 
@@ -28,6 +35,7 @@ export function viewToParam(view: AdminView): string | null {
 export function viewFromParam(param: string | null | undefined): AdminView {
   if (!param) return DASHBOARD;
   if (param === "submissions") return { kind: "submissions" };
+  if (isSettingsView(param)) return { kind: param };
   const [kind, value = ""] = param.split(":", 2);
   if (kind === "content" && (PAGE_GROUPS as readonly string[]).includes(value)) {
     return { kind: "content", group: value as PageGroup };
@@ -36,7 +44,13 @@ export function viewFromParam(param: string | null | undefined): AdminView {
   return DASHBOARD;
 }
 
-/** The dashboard button that opens a view (focus returns there on Back). */
+/** The address of a view, relative to the admin: "/admin?view=email". */
+export function viewHref(view: AdminView): string {
+  const param = viewToParam(view);
+  return param ? `/admin?${new URLSearchParams({ view: param })}` : "/admin";
+}
+
+/** The dashboard button or link that opens a view (focus returns there on Back). */
 export function openerIdFor(view: AdminView): string | null {
   const param = viewToParam(view);
   return param ? `open-${param.replace(":", "-")}` : null;

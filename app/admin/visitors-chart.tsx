@@ -67,8 +67,8 @@ export function VisitorsChart({ days }: { days: AnalyticsReport["days"] }) {
         {summary}
       </p>
       <details className="text-sm text-stone-700">
-        <summary className="cursor-pointer font-semibold text-brand-700">Show the numbers as a table</summary>
-        <div className="mt-2 max-h-64 overflow-y-auto">
+        <summary className="cursor-pointer py-3 font-semibold text-brand-700">Show the numbers as a table</summary>
+        <div className="max-h-64 overflow-y-auto">
           <table className="w-full text-left">
             <caption className="sr-only">Visitors and page views per day</caption>
             <thead>

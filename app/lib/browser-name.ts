@@ -1,7 +1,9 @@
 /**
- * A user agent in the owner's words: "Chrome on Android", "Safari on iPhone".
- * Shared by the security log and the default passkey name (issue 19). Only
- * the first 256 characters are read, so a huge header costs nothing.
+ * A browser and device in the owner's words: "Chrome on an Android phone",
+ * "Safari on an iPhone", "Edge on a Windows computer". The one describer of
+ * user agents: the security log, the e-mails and the default passkey name
+ * all use it, so they name a device the same way. Only the first 256
+ * characters are read, so a huge header costs nothing.
  */
 export const USER_AGENT_MAX_CHARS = 256;
 
@@ -15,23 +17,29 @@ const BROWSERS: readonly [RegExp, string][] = [
   [/\bVersion\/[\d.]+.*\bSafari\//, "Safari"],
 ];
 
-const SYSTEMS: readonly [RegExp, string][] = [
-  [/\biPhone\b/, "iPhone"],
-  [/\biPad\b/, "iPad"],
-  [/\bAndroid\b/, "Android"],
-  [/\bCrOS\b/, "ChromeOS"],
-  [/\bWindows\b/, "Windows"],
-  [/\bMacintosh\b|\bMac OS X\b/, "macOS"],
-  [/\bLinux\b/, "Linux"],
+/** Most specific first: an iPhone says "like Mac OS X", an Android phone says "Linux". */
+const DEVICES: readonly [RegExp, string][] = [
+  [/\biPhone\b/, "an iPhone"],
+  [/\biPad\b/, "an iPad"],
+  // Android phones' browsers say "Mobile"; tablets' do not.
+  [/\bAndroid\b.*\bMobile\b/, "an Android phone"],
+  [/\bAndroid\b/, "an Android tablet"],
+  [/\bCrOS\b/, "a Chromebook"],
+  [/\bWindows\b/, "a Windows computer"],
+  [/\bMacintosh\b|\bMac OS X\b/, "a Mac"],
+  [/\bLinux\b/, "a Linux computer"],
 ];
 
-/** "<browser> on <system>", either part alone when the other is unknown, or "Unknown browser". */
-export function browserName(userAgent: string | null | undefined): string {
+/**
+ * "<browser> on <device>", the browser alone, "A browser on <device>", or
+ * null when neither is recognised (each caller says "unknown" its own way).
+ */
+export function describeBrowser(userAgent: string | null | undefined): string | null {
   const text = (userAgent ?? "").slice(0, USER_AGENT_MAX_CHARS);
   const browser = BROWSERS.find(([pattern]) => pattern.test(text))?.[1];
-  const system = SYSTEMS.find(([pattern]) => pattern.test(text))?.[1];
-  if (browser && system) return `${browser} on ${system}`;
+  const device = DEVICES.find(([pattern]) => pattern.test(text))?.[1];
+  if (browser && device) return `${browser} on ${device}`;
   if (browser) return browser;
-  if (system) return `A browser on ${system}`;
-  return "Unknown browser";
+  if (device) return `A browser on ${device}`;
+  return null;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { digestMail, enquiryMail } from "./enquiry-mails.server";
-import { businessTime, describeBrowser, escapeHtml } from "./messages.server";
+import { businessTime, escapeHtml, securityNoticeMail, signInAlertMail } from "./messages.server";
 
 const ctx = { from: { name: null, address: "site@example.nz" }, to: "owner@example.nz", siteUrl: "https://stone.example.nz" };
 const enquiry = {
@@ -42,14 +42,26 @@ describe("the notification e-mails", () => {
   });
 });
 
-describe("describeBrowser", () => {
-  it.each([
-    ["Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1", "Safari on iPhone"],
-    ["Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36", "Chrome on Android"],
-    ["Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Edg/126.0.0.0", "Edge on Windows"],
-    ["Mozilla/5.0 (Macintosh; Intel Mac OS X 14.4; rv:126.0) Gecko/20100101 Firefox/126.0", "Firefox on Mac"],
-    ["curl/8.5.0", "an unknown browser"],
-  ])("%s → %s", (userAgent, expected) => {
-    expect(describeBrowser(userAgent)).toBe(expected);
+describe("the browser in the e-mails", () => {
+  const MAC = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.4; rv:126.0) Gecko/20100101 Firefox/126.0";
+
+  it("is named by the shared describer, as the security log names it (a Mac, never macOS)", () => {
+    const alert = signInAlertMail(ctx, { at: "2025-07-02T23:30:00.000Z", address: "203.0.113.7", userAgent: MAC }, "<a@b>");
+    expect(alert.text).toContain("Browser: Firefox on a Mac");
+    const notice = securityNoticeMail(ctx, { kind: "password-changed", at: "2025-07-02T23:30:00.000Z", userAgent: MAC }, "<c@d>");
+    expect(notice.text).toContain("Browser: Firefox on a Mac");
+    expect(securityNoticeMail(ctx, { kind: "password-changed", at: "2025-07-02T23:30:00.000Z", userAgent: "curl/8.5.0" }, "<e@f>").text).toContain(
+      "Browser: an unknown browser",
+    );
+  });
+
+  it("the sign-in alert keeps the address and the user agent under the details for whoever runs the website", () => {
+    const alert = signInAlertMail(ctx, { at: "2025-07-02T23:30:00.000Z", address: "203.0.113.7", userAgent: MAC }, "<a@b>");
+    const [owner, details] = alert.text.split("Details for whoever runs your website:");
+    expect(owner).not.toContain("203.0.113.7");
+    expect(owner).not.toContain(MAC);
+    expect(details).toContain("Address:    203.0.113.7");
+    expect(details).toContain(`User agent: ${MAC}`);
+    expect(alert.html.indexOf("203.0.113.7")).toBeGreaterThan(alert.html.indexOf("Details for whoever runs your website"));
   });
 });

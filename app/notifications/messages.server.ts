@@ -1,6 +1,8 @@
 import { formatSubmittedAt } from "~/admin/format-date";
 import { TWO_STEP_LOST_IN_RESTORE } from "~/auth/sign-in-methods";
 import { identity } from "~/identity";
+import { describeBrowser } from "~/lib/browser-name";
+import { DETAILS_HEADING } from "~/lib/plain-words";
 import type { OutgoingMail } from "./mailer.server";
 import type { MailAddress } from "./smtp-settings";
 
@@ -74,62 +76,33 @@ export const AUTOMATED = { "Auto-Submitted": "auto-generated" };
 
 export type SignInForMail = { at: string; address: string; userAgent: string };
 
-/** "Chrome on Android", "Safari on iPhone", …; "an unknown browser" otherwise. */
-export function describeBrowser(userAgent: string): string {
-  const ua = userAgent;
-  const browser = /Edg\//.test(ua)
-    ? "Edge"
-    : /SamsungBrowser\//.test(ua)
-      ? "Samsung Internet"
-      : /Firefox\/|FxiOS\//.test(ua)
-        ? "Firefox"
-        : /Chrome\/|CriOS\//.test(ua)
-          ? "Chrome"
-          : /Safari\//.test(ua)
-            ? "Safari"
-            : null;
-  const system = /iPhone/.test(ua)
-    ? "iPhone"
-    : /iPad/.test(ua)
-      ? "iPad"
-      : /Android/.test(ua)
-        ? "Android"
-        : /Windows/.test(ua)
-          ? "Windows"
-          : /Mac OS X|Macintosh/.test(ua)
-            ? "Mac"
-            : /Linux/.test(ua)
-              ? "Linux"
-              : null;
-  if (!browser && !system) return "an unknown browser";
-  return [browser ?? "A browser", system ? `on ${system}` : ""].filter(Boolean).join(" ");
-}
+/** The browser in e-mails: the shared describer's words, or "an unknown browser". */
+export const browserForMail = (userAgent: string) => describeBrowser(userAgent) ?? "an unknown browser";
 
 /** Issue 9 §7: a sign-in from a browser that had not signed in before. */
 export function signInAlertMail(ctx: MailContext, signIn: SignInForMail, messageId: string): OutgoingMail {
   const subject = `New sign-in to the ${identity.businessName} website admin`;
-  const browser = describeBrowser(signIn.userAgent);
+  const browser = browserForMail(signIn.userAgent);
+  const lead = "Someone signed in to the website admin from a browser that had not signed in before.";
   const advice =
     "If this was you, there is nothing to do. If it was not, change the admin password now " +
     "(npm run admin:password on the server): that signs out every session.";
-  const lines = [
-    `Time:    ${businessTime(signIn.at)}`,
-    `Address: ${signIn.address}`,
-    `Browser: ${browser}`,
-    `         ${signIn.userAgent || "(none given)"}`,
-  ];
-  const text = [`Someone signed in to the website admin from a browser that had not signed in before.`, "", ...lines, "", advice, ""].join("\n");
+  const lines = [`Time:    ${businessTime(signIn.at)}`, `Browser: ${browser}`];
+  // The address and the browser's own words are for whoever runs the website, as on the dashboard.
+  const details = [`Address:    ${signIn.address}`, `User agent: ${signIn.userAgent || "(none given)"}`];
+  const text = [lead, "", ...lines, "", advice, "", `${DETAILS_HEADING}:`, ...details, ""].join("\n");
   const row = (label: string, value: string) =>
     `<tr><th scope="row" style="${STYLE.label}" align="left">${label}</th><td style="${STYLE.value}">${value}</td></tr>`;
   const html = htmlDocument(
     subject,
     `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1>` +
-      `<p style="margin:0 0 16px;">Someone signed in to the website admin from a browser that had not signed in before.</p>` +
+      `<p style="margin:0 0 16px;">${escapeHtml(lead)}</p>` +
       `<table role="presentation" cellpadding="0" cellspacing="0" style="border-collapse:collapse;font-size:16px;">` +
       row("Time", escapeHtml(businessTime(signIn.at))) +
-      row("Address", escapeHtml(signIn.address)) +
-      row("Browser", `${escapeHtml(browser)}<br><span style="color:#78716c;font-size:13px;">${escapeHtml(signIn.userAgent || "(none given)")}</span>`) +
-      `</table><p style="margin:16px 0 0;">${escapeHtml(advice)}</p>`,
+      row("Browser", escapeHtml(browser)) +
+      `</table><p style="margin:16px 0;">${escapeHtml(advice)}</p>` +
+      `<p style="margin:0;font-weight:600;color:#57534e;">${DETAILS_HEADING}</p>` +
+      `<p style="${STYLE.message}">${escapeHtml(details.join("\n"))}</p>`,
   );
   return { from: sender(ctx), to: ctx.to, replyTo: null, subject, text, html, messageId, headers: AUTOMATED };
 }
@@ -170,12 +143,12 @@ export function offsiteFailingMail(ctx: MailContext, payload: unknown, messageId
     `Where: ${typeof given.where === "string" ? given.where : "the off-site bucket (BACKUP_S3_BUCKET)"}`,
     `Last error: ${typeof given.message === "string" ? given.message : "(not recorded)"}`,
   ];
-  const text = [lead, "", since, "", "Details for whoever runs your website:", ...details, "", `Dashboard: ${ctx.siteUrl}/admin`, ""].join("\n");
+  const text = [lead, "", since, "", `${DETAILS_HEADING}:`, ...details, "", `Dashboard: ${ctx.siteUrl}/admin`, ""].join("\n");
   const html = htmlDocument(
     subject,
     `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1>` +
       `<p style="margin:0 0 16px;">${escapeHtml(lead)}</p><p style="margin:0 0 16px;">${escapeHtml(since)}</p>` +
-      `<p style="margin:0;font-weight:600;color:#57534e;">Details for whoever runs your website</p>` +
+      `<p style="margin:0;font-weight:600;color:#57534e;">${DETAILS_HEADING}</p>` +
       `<p style="${STYLE.message}">${escapeHtml(details.join("\n"))}</p>` +
       `<p style="margin:16px 0 0;"><a style="${STYLE.link}" href="${escapeHtml(`${ctx.siteUrl}/admin`)}">Open the dashboard</a></p>`,
   );
@@ -278,7 +251,7 @@ const SECURITY_NOTICES: Record<SecurityNoticeKind, { subject: string; what: (not
 
 export function securityNoticeMail(ctx: MailContext, notice: SecurityNotice, messageId: string): OutgoingMail {
   const { subject, what, ifNotYou } = SECURITY_NOTICES[notice.kind];
-  const lines = [`Time:    ${businessTime(notice.at)}`, notice.userAgent ? `Browser: ${describeBrowser(notice.userAgent)}` : "Where:   on the server"];
+  const lines = [`Time:    ${businessTime(notice.at)}`, notice.userAgent ? `Browser: ${browserForMail(notice.userAgent)}` : "Where:   on the server"];
   const text = [what(notice), "", ...lines, "", "If this was you, there is nothing to do.", ifNotYou, ""].join("\n");
   const html = htmlDocument(
     subject,

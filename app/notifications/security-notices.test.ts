@@ -18,7 +18,7 @@ describe("the security notice e-mails", () => {
     expect(mail.to).toBe("owner@example.nz");
     expect(mail.text).toContain("If this was not you");
     expect(mail.text).toMatch(advice);
-    expect(mail.text).toContain("Chrome on Android");
+    expect(mail.text).toContain("Chrome on an Android phone");
     expect(mail.text).toContain("July 3rd, 2025 at 11:30 AM");
     expect(mail.html).not.toContain("<iPhone>");
   });

@@ -14,7 +14,7 @@ import {
 import { newPasskeySchema, ownerConfirmationSchema, passkeyAnswerSchema, type SignInMethods } from "~/auth/sign-in-methods";
 import { signInCountersFor } from "~/auth/sign-in.server";
 import { readTwoStepState } from "~/auth/two-step.server";
-import { describeBrowser } from "~/notifications/messages.server";
+import { describeBrowser } from "~/lib/browser-name";
 import { queueSecurityNotice } from "~/notifications/security-notices.server";
 import type { AppServices } from "~/services.server";
 import { HttpError, notFound } from "../http-error";
@@ -28,10 +28,9 @@ import { parseJsonBody } from "./validation";
 export const PASSKEY_SIGN_IN_LIMITED =
   "Too many failed passkey sign-ins from this address. Please wait 15 minutes, or sign in with your password.";
 
-/** The default name of a new passkey: "<browser> on <OS>". */
+/** The default name of a new passkey: "Chrome on an Android phone", or "Passkey" for a browser not recognised. */
 function defaultPasskeyName(req: Request): string {
-  const described = describeBrowser(req.get("user-agent") ?? "");
-  return described === "an unknown browser" ? "Passkey" : described;
+  return describeBrowser(req.get("user-agent")) ?? "Passkey";
 }
 
 /** Signing in with a passkey (issue 19 item 2). Mounted at /api. */

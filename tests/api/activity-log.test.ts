@@ -160,7 +160,7 @@ describe("every event of issue 19 §8 is recorded", () => {
     const reader = await freshAdmin();
     const { entries } = (await reader.get("/api/admin/activity").expect(200)).body as ActivityPage;
     // The reader's own sign-in (no phone, no address) is in the log too: look for the phone's.
-    expect(entries).toContainEqual(expect.objectContaining({ ...expected, browser: "Chrome on Android", network: "198.51.100.0/24" }));
+    expect(entries).toContainEqual(expect.objectContaining({ ...expected, browser: "Chrome on an Android phone", network: "198.51.100.0/24" }));
   });
 });
 
@@ -205,6 +205,58 @@ describe("GET /api/admin/activity", () => {
       message: 'filter must be "security" or left out',
     });
     await ctx.api.get("/api/admin/activity").expect(401);
+  });
+});
+
+describe("a new place or a usual one", () => {
+  const signInFrom = (address: string) =>
+    ctx.api.post("/api/login").set("User-Agent", PHONE).set("X-Forwarded-For", address).send(ADMIN).expect(200);
+  // Read straight from the log: 91 days on, the test's admin session has long expired.
+  const entries = async () => (await readActivity(ctx.services, { page: 1, securityOnly: false })).entries;
+  const placeOfNewest = async () => {
+    const [newest] = await entries();
+    return { place: newest!.place, network: newest!.network };
+  };
+
+  it("is new until a sign-in from the same network succeeded in the 90 days before", async () => {
+    clock.advance(1000);
+    await signInFrom("203.0.113.5");
+    expect(await placeOfNewest()).toEqual({ place: "new", network: "203.0.113.0/24" });
+
+    // The same /24 a day later: usual, and so is what is done from there.
+    clock.advance(24 * 60 * 60_000);
+    await signInFrom("203.0.113.200");
+    expect(await placeOfNewest()).toEqual({ place: "usual", network: "203.0.113.0/24" });
+    await ctx.admin.put("/api/admin/content/hero.title").set("X-Forwarded-For", "203.0.113.9").send({ content: "From the yard" }).expect(200);
+    expect(await placeOfNewest()).toEqual({ place: "usual", network: "203.0.113.0/24" });
+
+    // A failed sign-in makes no place usual.
+    clock.advance(1000);
+    await ctx.api.post("/api/login").set("X-Forwarded-For", "192.0.2.10").send({ ...ADMIN, password: "wrong" }).expect(401);
+    clock.advance(1000);
+    await signInFrom("192.0.2.11");
+    expect(await placeOfNewest()).toEqual({ place: "new", network: "192.0.2.0/24" });
+
+    // IPv6 networks are /48s.
+    clock.advance(1000);
+    await signInFrom("2001:db8:7:1::5");
+    clock.advance(1000);
+    await signInFrom("2001:db8:7:2::9");
+    expect(await placeOfNewest()).toEqual({ place: "usual", network: "2001:db8:7::/48" });
+
+    // More than 90 days after the last sign-in from there: new again.
+    clock.advance(91 * 24 * 60 * 60_000);
+    await signInFrom("203.0.113.5");
+    expect(await placeOfNewest()).toEqual({ place: "new", network: "203.0.113.0/24" });
+    // Older records keep the place they had when they happened.
+    const earlier = (await entries()).filter((entry) => entry.network === "203.0.113.0/24").map((entry) => entry.place);
+    expect(earlier).toEqual(["new", "usual", "usual", "new"]);
+  });
+
+  it("is null for a record with no address (a restore run on the server)", async () => {
+    clock.advance(1000);
+    await recordActivity(ctx.services, { kind: "backup.restored", outcome: "success" });
+    expect(await placeOfNewest()).toEqual({ place: null, network: null });
   });
 });
 

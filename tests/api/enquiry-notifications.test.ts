@@ -500,8 +500,8 @@ describe("the sign-in alert", () => {
     expect(mail!.envelope.to).toEqual([NOTIFY_EMAIL]);
     expect(mail!.text).toContain("March 1st, 2026 at 9:30 AM (New Zealand Daylight Time)");
     expect(mail!.text).toContain("203.0.113.7");
-    expect(mail!.text).toContain("Chrome on Android");
-    expect(mail!.text).toContain(userAgent);
+    expect(mail!.text).toContain("Browser: Chrome on an Android phone");
+    expect(mail!.text).toContain(`User agent: ${userAgent}`);
     expect(mail!.header("message-id")).toMatch(/^<sign-in-[0-9a-f-]{36}@cornerstone\.example\.nz>$/);
     // It is no enquiry: the inbox stays empty.
     expect((await ctx.admin.get("/api/admin/contact-submissions").expect(200)).body).toEqual([]);

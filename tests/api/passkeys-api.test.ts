@@ -67,7 +67,7 @@ describe("adding a passkey", () => {
     expect(wrong.body.errors.currentPassword).toBe("The current password is not right");
 
     const begun = await ctx.admin.post("/api/admin/passkeys/options").set("User-Agent", PHONE_UA).send({ currentPassword: ADMIN.password }).expect(200);
-    expect(begun.body.defaultName).toBe("Chrome on Android");
+    expect(begun.body.defaultName).toBe("Chrome on an Android phone");
     expect(begun.body.options.rp.id).toBe("localhost");
     expect(begun.body.options.authenticatorSelection).toMatchObject({ residentKey: "required", userVerification: "required" });
     const added = await ctx.admin.post("/api/admin/passkeys").send({ response: authenticator.register(begun.body.options), name: "Mark's iPhone" }).expect(201);
@@ -81,10 +81,10 @@ describe("adding a passkey", () => {
     const withPasskey = await ctx.admin.post("/api/admin/passkeys/options").set("User-Agent", PHONE_UA).send(proof).expect(200);
     // The default name, when none is given.
     const named = await ctx.admin.post("/api/admin/passkeys").set("User-Agent", PHONE_UA).send({ response: second.register(withPasskey.body.options) }).expect(201);
-    expect(named.body.name).toBe("Chrome on Android");
+    expect(named.body.name).toBe("Chrome on an Android phone");
     const methods = await ctx.admin.get("/api/admin/sign-in-methods").expect(200);
     expect(methods.body.passkeys.available).toBe(true);
-    expect(methods.body.passkeys.list.map((p: { name: string }) => p.name)).toEqual(["Mark's iPhone", "Chrome on Android"]);
+    expect(methods.body.passkeys.list.map((p: { name: string }) => p.name)).toEqual(["Mark's iPhone", "Chrome on an Android phone"]);
   });
 
   it("e-mails the owner when mail is on", async () => {

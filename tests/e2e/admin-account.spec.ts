@@ -1,11 +1,11 @@
 import { TEST_ADMIN, expect, signIn, test } from "./fixtures";
-import { expectNoAxeViolations, expectToast, signInApi } from "./admin-helpers";
+import { expectNoAxeViolations, expectToast, openSettings, signInApi } from "./admin-helpers";
 
-// Issue 8: the owner's account on the dashboard (items 1, 13, 14), at phone and desktop sizes.
+// The owner's account, opened from the dashboard's "Your account" row, at phone and desktop sizes.
 
 const NEW_PASSWORD = "a new long password for the owner";
 
-test.describe("the dashboard's account card", () => {
+test.describe("the Account view", () => {
   test("changes the password: other browsers are signed out, this one stays", async ({ page, browser, baseURL }) => {
     await signIn(page);
     // A second browser (another phone) signed in too, from another address.
@@ -13,6 +13,7 @@ test.describe("the dashboard's account card", () => {
     try {
       expect((await other.request.post("/api/login", { data: TEST_ADMIN })).status()).toBe(200);
 
+      await openSettings(page, "Your account");
       await page.getByRole("button", { name: "Change Password" }).click();
       const dialog = page.getByRole("dialog", { name: "Change Password" });
       await expect(dialog).toBeVisible();
@@ -35,8 +36,9 @@ test.describe("the dashboard's account card", () => {
 
       expect((await page.request.get("/api/auth/user")).status()).toBe(200);
       expect((await other.request.get("/api/auth/user")).status()).toBe(401);
+      // Still signed in here: a reload keeps the Account view.
       await page.reload();
-      await expect(page.getByRole("heading", { level: 1, name: "Website Management" })).toBeVisible();
+      await expect(page.getByRole("heading", { level: 1, name: "Your Account" })).toBeVisible();
     } finally {
       await other.close();
       // Back to the test password, so the test can run again on this server (--repeat-each).
@@ -49,6 +51,7 @@ test.describe("the dashboard's account card", () => {
 
   test("a wrong current password is shown on its field and changes nothing", async ({ page }) => {
     await signIn(page);
+    await openSettings(page, "Your account");
     await page.getByRole("button", { name: "Change Password" }).click();
     const dialog = page.getByRole("dialog", { name: "Change Password" });
     await dialog.getByLabel("Current password").fill("not the password");
@@ -66,6 +69,7 @@ test.describe("the dashboard's account card", () => {
     const other = await browser.newContext({ baseURL, extraHTTPHeaders: { "x-forwarded-for": "10.250.0.2" } });
     try {
       expect((await other.request.post("/api/login", { data: TEST_ADMIN })).status()).toBe(200);
+      await openSettings(page, "Your account");
       await page.getByRole("button", { name: "Sign Out Everywhere" }).click();
       const dialog = page.getByRole("dialog", { name: "Sign out everywhere?" });
       await expect(dialog).toContainText("this one included");
@@ -96,10 +100,14 @@ test.describe("the dashboard's account card", () => {
     const notice = page.getByRole("region", { name: "Failed sign-in attempts" });
     await expect(notice).toContainText("3 failed sign-in attempts from 2 different addresses");
     await expectNoAxeViolations(page, "dashboard with the failed sign-ins notice");
+    await expect(page.getByRole("link", { name: /^Activity/ })).toHaveAccessibleName(
+      "Activity Needs attention: 3 failed sign-ins since last time",
+    );
     // Seen once: the next sign-in starts afresh.
     await page.request.post("/api/logout");
     await signIn(page);
-    await expect(page.getByText("No failed sign-in attempts since your last sign-in.")).toBeVisible();
+    await expect(page.getByRole("link", { name: /^Activity/ })).toHaveAccessibleName("Activity No failed sign-ins");
+    await expect(notice).toHaveCount(0);
   });
 
   test("a link to /admin from another site (an e-mail, say) still opens the dashboard, despite SameSite=Strict", async ({ page, baseURL }) => {

@@ -74,6 +74,21 @@ export async function openView(page: Page, button: string, heading: string) {
   await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
 }
 
+/** The dashboard's "Settings and reports" rows, and the heading of the view each opens. */
+export const SETTINGS_ROWS = {
+  "E-mail": "E-mail Notifications",
+  "Your account": "Your Account",
+  Backups: "Backups",
+  Visits: "Visits and Enquiries",
+  Activity: "Recent activity",
+} as const;
+
+/** Opens a "Settings and reports" row from the dashboard on screen, and waits for its view. */
+export async function openSettings(page: Page, row: keyof typeof SETTINGS_ROWS) {
+  await page.getByRole("region", { name: "Settings and reports" }).getByRole("link", { name: new RegExp(`^${row}\\b`) }).click();
+  await expect(page.getByRole("heading", { level: 1, name: SETTINGS_ROWS[row], exact: true })).toBeVisible();
+}
+
 export async function backToDashboard(page: Page) {
   await page.getByRole("button", { name: "Back to Dashboard" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Website Management" })).toBeVisible();

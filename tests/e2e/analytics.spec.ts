@@ -3,6 +3,7 @@ import path from "node:path";
 import type { APIRequestContext, PlaywrightWorkerArgs } from "@playwright/test";
 import type { AnalyticsReport } from "~/analytics/report";
 import { startTestServer, TEST_ADMIN } from "../support/test-server";
+import { openSettings } from "./admin-helpers";
 import { expect, hydrated, isPhone, menuButton, test } from "./fixtures";
 
 /**
@@ -198,8 +199,9 @@ test("the dashboard shows the last 30 days as a bar chart with a text alternativ
 
   expect((await page.request.post("/api/login", { data: TEST_ADMIN })).status()).toBe(200);
   await page.goto("/admin");
+  await expect(page.getByRole("link", { name: /^Visits/ })).toHaveAccessibleName(/^Visits [1-9]\d* visits? this week$/);
+  await openSettings(page, "Visits");
   const card = page.getByRole("region", { name: "Visits and Enquiries" });
-  await card.scrollIntoViewIfNeeded();
   const chart = card.getByRole("img", { name: "Visitors per day, last 30 days" });
   await expect(chart).toBeVisible();
   await expect(chart.locator("rect")).toHaveCount(30);

@@ -10,6 +10,7 @@ import { offsiteBackupStep, offsiteRestoreStep, type GuideRunner } from "../supp
 import { endStdin } from "../support/run-script";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp";
 import { freePort, waitUntilHealthy } from "../support/test-server";
+import { openSettings } from "./admin-helpers";
 
 /**
  * docs/DEPLOY.md, followed on this machine as far as it goes without a domain (its "Checking this
@@ -240,12 +241,13 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
       expect(parseMailAddress(values.MAIL_FROM ?? "")).toMatchObject({ name: "Website", address: "website@example.co.nz" });
     });
 
-    await test.step("8. e-mail: sign in and press Send test e-mail on the dashboard", async () => {
+    await test.step("8. e-mail: sign in and press Send test e-mail in the dashboard's E-mail view", async () => {
       await page.goto(`${caddy.url}/admin`);
       await page.getByLabel("Username").fill("admin");
       await page.getByLabel("Password").fill(password);
       await page.getByRole("button", { name: "Sign In" }).click();
       await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
+      await openSettings(page, "E-mail");
       const card = page.getByRole("region", { name: "E-mail Notifications" });
       await card.getByRole("button", { name: "Send test e-mail" }).click();
       await expect(card.getByRole("status")).toContainText("Test e-mail sent to owner@example.co.nz");

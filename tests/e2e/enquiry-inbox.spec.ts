@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import type { Page } from "@playwright/test";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp";
 import { startTestServer, type TestServer } from "../support/test-server";
-import { expectNoAxeViolations, expectOneH1AndOrderedHeadings, expectToast, hydrated, openView, sendEnquiry, signInApi } from "./admin-helpers";
+import { expectNoAxeViolations, expectOneH1AndOrderedHeadings, expectToast, hydrated, openSettings, openView, sendEnquiry, signInApi } from "./admin-helpers";
 import { test as base, expect } from "./fixtures";
 
 /**
@@ -54,7 +54,8 @@ test("an enquiry is e-mailed to the owner, who reads it, marks it unread, export
   await page.goto("/admin");
   const submissionsCard = page.getByRole("region", { name: "Contact Form Submissions" });
   await expect(submissionsCard.getByTestId("unread-count")).toHaveText(/^[1-9]\d* unread enquir(y|ies)$/);
-  await expect(page.getByRole("region", { name: "E-mail Notifications" })).toContainText(`Each new enquiry is e-mailed to ${NOTIFY_EMAIL}.`);
+  await expect(page.getByRole("link", { name: /^E-mail/ })).toHaveAccessibleName(`E-mail On: enquiries go to ${NOTIFY_EMAIL}`);
+  await expect(page.getByRole("region", { name: "E-mail notifications are off" })).toHaveCount(0);
   await expectNoAxeViolations(page, "dashboard, notifications on");
   await openView(page, "View Submissions", "Contact Form Submissions");
 
@@ -108,6 +109,8 @@ test("Send test e-mail reports success and the mail arrives", async ({ page, smt
   await signInApi(page.request);
   await page.goto("/admin");
   await hydrated(page);
+  await openSettings(page, "E-mail");
+  await expect(page.getByRole("region", { name: "E-mail Notifications" })).toContainText(`Each new enquiry is e-mailed to ${NOTIFY_EMAIL}.`);
   const before = smtp.messages.length;
   await page.getByRole("button", { name: "Send test e-mail" }).click();
   await expect(page.getByRole("region", { name: "E-mail Notifications" }).getByRole("status")).toContainText(`Test e-mail sent to ${NOTIFY_EMAIL}`);

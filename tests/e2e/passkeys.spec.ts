@@ -4,6 +4,9 @@ import { createSoftwareAuthenticator } from "../support/software-authenticator";
 import { freePort, startTestServer, TEST_ADMIN, type TestServer } from "../support/test-server";
 import { expectNoAxeViolations, expectToast } from "./admin-helpers";
 
+/** What a passkey is, in the owner's words, beside the button and in the Account view. */
+const PASSKEY_WORDS = "Passkey: sign in with your fingerprint or face instead of typing the password.";
+
 /**
  * Issue 19: passkeys in real Chromium with its virtual authenticator (resident
  * keys, user verification), at phone size. Passkeys need a domain name, so
@@ -53,8 +56,15 @@ async function signInWithPassword(page: Page) {
   await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
 }
 
-/** Logout (which goes to the home page), then back to the login page. */
+/** The dashboard's "Your account" row opens the Account view. */
+async function openAccount(page: Page) {
+  await page.getByRole("link", { name: /^Your account/ }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Your Account" })).toBeVisible();
+}
+
+/** Logout (which goes to the dashboard's Logout: back there first), then back to the login page. */
 async function signOut(page: Page) {
+  if (await page.getByRole("button", { name: "Back to Dashboard" }).count()) await page.getByRole("button", { name: "Back to Dashboard" }).click();
   await page.getByRole("button", { name: "Logout" }).click();
   await page.waitForURL(`${site}/`);
   await page.goto(`${site}/admin`);
@@ -66,7 +76,10 @@ test("add a passkey, sign out, sign in with it, remove it", async ({ page }) => 
   const { cdp, authenticatorId } = await addVirtualAuthenticator(page);
 
   await signInWithPassword(page);
+  await openAccount(page);
   const account = page.getByRole("region", { name: "Your Account" });
+  // The word is explained where the owner meets it.
+  await expect(account.getByText(PASSKEY_WORDS, { exact: true })).toBeVisible();
   await account.getByRole("button", { name: "Add a passkey" }).click();
   const dialog = page.getByRole("dialog", { name: "Add a passkey" });
   // Signed in a moment ago, and the password is asked all the same.
@@ -89,6 +102,7 @@ test("add a passkey, sign out, sign in with it, remove it", async ({ page }) => 
   // suggestions; the virtual authenticator picks it as the owner would, and that signs in.
   await signOut(page);
   await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
+  await openAccount(page);
   await expect(list).toContainText("Last used");
 
   // The button: this browser now offers no autofill, so only the button can sign in.
@@ -102,6 +116,7 @@ test("add a passkey, sign out, sign in with it, remove it", async ({ page }) => 
   await page.getByRole("button", { name: "Sign in with a passkey" }).click();
   await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
 
+  await openAccount(page);
   await list.getByRole("button", { name: "Remove Mark's phone" }).click();
   const removal = page.getByRole("dialog", { name: "Remove this passkey?" });
   await expectNoAxeViolations(page, "the Remove this passkey dialog");
@@ -129,6 +144,7 @@ test("sign out everywhere removes a planted passkey but keeps the one in use", a
     PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);
   });
   await signInWithPassword(page);
+  await openAccount(page);
   const account = page.getByRole("region", { name: "Your Account" });
   await account.getByRole("button", { name: "Add a passkey" }).click();
   const adding = page.getByRole("dialog", { name: "Add a passkey" });
@@ -150,6 +166,7 @@ test("sign out everywhere removes a planted passkey but keeps the one in use", a
   await signOut(page);
   await page.getByRole("button", { name: "Sign in with a passkey" }).click();
   await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
+  await openAccount(page);
   await account.getByRole("button", { name: "Sign Out Everywhere" }).click();
   const dialog = page.getByRole("dialog", { name: "Sign out everywhere?" });
   const listed = dialog.getByRole("list", { name: "Passkeys that can sign in" }).getByRole("listitem");
@@ -168,10 +185,38 @@ test("sign out everywhere removes a planted passkey but keeps the one in use", a
   expect(refused.status()).toBe(401);
   await page.getByRole("button", { name: "Sign in with a passkey" }).click();
   await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
+  await openAccount(page);
   const list = account.getByRole("list", { name: "Your passkeys" });
   await expect(list.getByRole("listitem")).toHaveCount(1);
   await expect(list).toContainText("Mark's phone");
   expect(errors).toEqual([]);
+});
+
+test("the login page shows no passkey error until the owner presses 'Sign in with a passkey'", async ({ page }) => {
+  // A phone that can hold passkeys, but none for this site: the browser's silent offer in the username
+  // field's suggestions (conditional mediation) ends at once, refused, without the owner doing anything.
+  await addVirtualAuthenticator(page);
+  await page.addInitScript(() => {
+    const get = navigator.credentials.get.bind(navigator.credentials);
+    navigator.credentials.get = (options?: CredentialRequestOptions) => {
+      const answer = get(options);
+      if (options?.mediation === "conditional") {
+        answer.catch((error: Error) => Object.assign(window, { silentOfferEnded: error.name }));
+      }
+      return answer;
+    };
+  });
+  await page.goto(`${site}/admin`);
+  await expect.poll(() => page.evaluate(() => (window as { silentOfferEnded?: string }).silentOfferEnded)).toBe("NotAllowedError");
+  // Two frames on, the page has had its chance to react.
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await expect(page.getByRole("button", { name: "Sign in with a passkey" })).toBeVisible();
+  await expect(page.getByText(PASSKEY_WORDS, { exact: true })).toBeVisible();
+  await expect(page.getByRole("alert")).toHaveCount(0);
+
+  // Pressed: now a failure is the owner's to know about.
+  await page.getByRole("button", { name: "Sign in with a passkey" }).click();
+  await expect(page.getByRole("alert")).toHaveText("The passkey prompt was closed or timed out. Please try again.");
 });
 
 test("an IP-address SITE_URL hides the passkey buttons and the dashboard says why", async ({ browser }) => {
@@ -186,8 +231,12 @@ test("an IP-address SITE_URL hides the passkey buttons and the dashboard says wh
     await page.getByLabel("Password").fill(TEST_ADMIN.password);
     await expect(page.getByRole("button", { name: "Sign in with a passkey" })).toHaveCount(0);
     await page.getByRole("button", { name: "Sign In", exact: true }).click();
+    await openAccount(page);
     const account = page.getByRole("region", { name: "Your Account" });
-    await expect(account.getByRole("note").filter({ hasText: "is an IP address" })).toBeVisible();
+    const note = account.getByRole("note");
+    await expect(note).toContainText("Passkeys cannot be used at this website's address yet.");
+    await note.getByText("Details for whoever runs your website").click();
+    await expect(note.getByText(/is an IP address/)).toBeVisible();
     await expect(account.getByRole("button", { name: "Add a passkey" })).toHaveCount(0);
   } finally {
     await context.close();

@@ -1,12 +1,13 @@
 import fs from "node:fs/promises";
 import { Secret, TOTP } from "otpauth";
-import { expectNoAxeViolations, expectToast } from "./admin-helpers";
+import { backToDashboard, expectNoAxeViolations, expectToast, openSettings } from "./admin-helpers";
 import { TEST_ADMIN, expect, signIn, test } from "./fixtures";
 
 // Issue 19 items 4-6: two-step verification through the dashboard and the login page, in the browser.
 
 test("turn on two-step verification, sign in with a recovery code, turn it off", async ({ page }) => {
   await signIn(page);
+  await openSettings(page, "Your account");
   const account = page.getByRole("region", { name: "Your Account" });
   await account.getByRole("button", { name: "Turn on two-step verification" }).click();
   const dialog = page.getByRole("dialog", { name: "Turn on two-step verification" });
@@ -31,6 +32,8 @@ test("turn on two-step verification, sign in with a recovery code, turn it off",
   await expect(account).toContainText("10 of 10 recovery codes left");
 
   // Signing in now takes a second step.
+  await backToDashboard(page);
+  await expect(page.getByRole("link", { name: /^Your account/ })).toHaveAccessibleName("Your account Password, two-step: on");
   await page.getByRole("button", { name: "Logout" }).click();
   await page.waitForURL("/");
   await page.goto("/admin");
@@ -45,6 +48,7 @@ test("turn on two-step verification, sign in with a recovery code, turn it off",
   await code.fill(recoveryCodes[0]!);
   await page.getByRole("button", { name: "Verify" }).click();
   await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
+  await openSettings(page, "Your account");
   await expect(account).toContainText("9 of 10 recovery codes left");
   await expectNoAxeViolations(page, "the Account card with two-step on");
 

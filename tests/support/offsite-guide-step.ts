@@ -75,8 +75,8 @@ export async function offsiteBackupStep(guide: GuideRunner, page?: Page, siteUrl
   expect(verified.stdout).toMatch(/copies; every one of the \d+ objects they refer to is there\./);
 
   if (page && siteUrl) {
-    // "The dashboard's backup card then says …"
-    await page.goto(`${siteUrl}/admin`);
+    // "The dashboard's Backups view then says …"
+    await page.goto(`${siteUrl}/admin?view=backups`);
     const card = page.getByRole("region", { name: "Backups" });
     await expect(card.getByTestId("offsite-last-copy")).toContainText(/^Last copy off the server: (just now|1 minute ago)$/);
     await expect(card.getByTestId("offsite-no-passphrase")).toHaveCount(0);

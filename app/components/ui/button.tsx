@@ -14,7 +14,8 @@ const variants: Record<ButtonVariant, string> = {
 };
 
 const sizes: Record<ButtonSize, string> = {
-  sm: "min-h-9 px-3 text-sm",
+  // Still 44 px tall: every control is at least 44 × 44 CSS px to tap.
+  sm: "min-h-11 min-w-11 px-3 text-sm",
   md: "min-h-11 px-4 text-sm",
   lg: "min-h-12 px-6 text-base",
   icon: "h-11 w-11",

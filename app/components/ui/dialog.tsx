@@ -23,8 +23,9 @@ export function DialogContent({ className, children, closeDisabled, ...props }: 
       <DialogPrimitive.Overlay className="fixed inset-0 z-50 bg-stone-950/60" />
       <DialogPrimitive.Content
         className={cn(
-          "fixed inset-x-0 bottom-0 z-50 flex max-h-[92dvh] flex-col overflow-y-auto rounded-t-2xl bg-white p-5 shadow-xl",
-          "sm:inset-auto sm:top-1/2 sm:left-1/2 sm:w-full sm:max-w-lg sm:-translate-x-1/2 sm:-translate-y-1/2 sm:rounded-xl sm:p-6",
+          // On a phone, a sheet from the bottom that leaves the top 72 px (the header, where toasts show) clear.
+          "fixed inset-x-0 bottom-0 z-50 flex max-h-[calc(100dvh-4.5rem)] flex-col overflow-y-auto rounded-t-2xl bg-white p-5 shadow-xl",
+          "sm:inset-auto sm:top-1/2 sm:left-1/2 sm:max-h-[92dvh] sm:w-full sm:max-w-lg sm:-translate-x-1/2 sm:-translate-y-1/2 sm:rounded-xl sm:p-6",
           "focus:outline-none",
           className,
         )}
@@ -34,7 +35,7 @@ export function DialogContent({ className, children, closeDisabled, ...props }: 
         <DialogPrimitive.Close
           aria-label="Close"
           disabled={closeDisabled}
-          className="absolute top-3 right-3 inline-flex h-10 w-10 items-center justify-center rounded-md text-stone-600 hover:bg-stone-100 disabled:cursor-not-allowed disabled:opacity-50"
+          className="absolute top-2.5 right-2.5 inline-flex h-11 w-11 items-center justify-center rounded-md text-stone-600 hover:bg-stone-100 disabled:cursor-not-allowed disabled:opacity-50"
         >
           <X aria-hidden="true" className="h-5 w-5" />
         </DialogPrimitive.Close>
@@ -44,7 +45,7 @@ export function DialogContent({ className, children, closeDisabled, ...props }: 
 }
 
 export function DialogTitle({ className, ...props }: ComponentPropsWithoutRef<typeof DialogPrimitive.Title>) {
-  return <DialogPrimitive.Title className={cn("pr-10 font-display text-2xl font-bold text-stone-900", className)} {...props} />;
+  return <DialogPrimitive.Title className={cn("pr-12 font-display text-2xl font-bold text-stone-900", className)} {...props} />;
 }
 
 export function DialogDescription({
