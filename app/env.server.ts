@@ -3,19 +3,30 @@ import proxyAddress from "proxy-addr";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "~/auth/password-schema";
 import { z } from "~/lib/zod";
 import { parseMailAddress, parseSmtpUrl, SmtpSettingsError } from "~/notifications/smtp-settings";
+import { checkS3Settings, s3SettingsSchema, type S3SettingsHelp } from "~/s3-settings-schema.server";
 
 /**
  * Every setting comes from the environment and is validated here, once, at
  * start-up. Nothing else reads process.env.
  */
-const S3_SETTINGS = ["S3_REGION", "S3_ENDPOINT", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY", "S3_FORCE_PATH_STYLE"] as const;
-const BACKUP_S3_SETTINGS = [
-  "BACKUP_S3_REGION",
-  "BACKUP_S3_ENDPOINT",
-  "BACKUP_S3_ACCESS_KEY_ID",
-  "BACKUP_S3_SECRET_ACCESS_KEY",
-  "BACKUP_S3_FORCE_PATH_STYLE",
-] as const;
+// An S3-compatible bucket instead of DATA_DIR/uploads for images.
+const IMAGES_BUCKET_HELP: S3SettingsHelp = {
+  regionExample: "eu-west-1 (R2: auto)",
+  endpointExample: "https://<account>.r2.cloudflarestorage.com",
+  bucketMissing: "S3_* settings are set but S3_BUCKET is not: set S3_BUCKET too, or remove them to keep images on the local disk",
+  keyPairIncomplete:
+    "set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (to use the provider's default credentials, such as an instance role)",
+};
+// The off-site bucket every backup is also copied to.
+const BACKUP_BUCKET_HELP: S3SettingsHelp = {
+  bucketExample: "cornerstone-backups",
+  regionExample: "eu-central-003 (Backblaze B2) or auto (R2)",
+  endpointExample: "https://s3.eu-central-003.backblazeb2.com (leave it unset for AWS)",
+  bucketMissing:
+    "BACKUP_S3_* settings are set but BACKUP_S3_BUCKET is not: set BACKUP_S3_BUCKET to the off-site bucket's name, or remove them to keep backups on this server only",
+  keyPairIncomplete:
+    "set both BACKUP_S3_ACCESS_KEY_ID and BACKUP_S3_SECRET_ACCESS_KEY (the off-site bucket's application key), or neither (to use the provider's default credentials)",
+};
 
 /** A number of periods an off-site copy is kept for: a whole number, 0 to keep none by that rule. */
 function keepCount(name: string, periods: string, fallback: number) {
@@ -75,27 +86,8 @@ const envSchema = z
       .min(1, "BACKUP_KEEP must be at least 1")
       .max(1000, "BACKUP_KEEP must be at most 1000")
       .default(7),
-    // Off-site backups (issue 18): every backup is also copied to this S3-compatible bucket.
-    BACKUP_S3_BUCKET: z
-      .string()
-      .regex(
-        /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
-        "BACKUP_S3_BUCKET must be a bucket name: 3-63 lower-case letters, digits, dots and hyphens (for example cornerstone-backups)",
-      )
-      .optional(),
-    BACKUP_S3_REGION: z
-      .string()
-      .regex(/^[a-z0-9-]{1,40}$/, "BACKUP_S3_REGION must be a region name such as eu-central-003 (Backblaze B2) or auto (R2)")
-      .optional(),
-    BACKUP_S3_ENDPOINT: z
-      .url({
-        protocol: /^https?$/,
-        error: "BACKUP_S3_ENDPOINT must be an http(s) URL such as https://s3.eu-central-003.backblazeb2.com (leave it unset for AWS)",
-      })
-      .optional(),
-    BACKUP_S3_ACCESS_KEY_ID: z.string().min(1).max(256).optional(),
-    BACKUP_S3_SECRET_ACCESS_KEY: z.string().min(1).max(256).optional(),
-    BACKUP_S3_FORCE_PATH_STYLE: z.enum(["true", "false"], { error: "BACKUP_S3_FORCE_PATH_STYLE must be true or false" }).optional(),
+    // Off-site backups: every backup is also copied to this S3-compatible bucket.
+    ...s3SettingsSchema("BACKUP_", BACKUP_BUCKET_HELP),
     // With it, every backup (local, off-site, downloaded) is encrypted with age (decision 0052).
     BACKUP_PASSPHRASE: z
       .string()
@@ -113,27 +105,14 @@ const envSchema = z
     BACKUP_KEEP_HOURLY: keepCount("BACKUP_KEEP_HOURLY", "hours", 48),
     BACKUP_KEEP_DAILY: keepCount("BACKUP_KEEP_DAILY", "days", 30),
     BACKUP_KEEP_MONTHLY: keepCount("BACKUP_KEEP_MONTHLY", "months", 12),
-    // Scale-out (issue 12): PostgreSQL instead of SQLite, an S3-compatible bucket instead of DATA_DIR/uploads.
+    // Scale-out: PostgreSQL instead of SQLite, an S3-compatible bucket instead of DATA_DIR/uploads.
     DATABASE_URL: z
       .url({
         protocol: /^postgres(?:ql)?$/,
         error: "DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@host:5432/database",
       })
       .optional(),
-    S3_BUCKET: z
-      .string()
-      .regex(
-        /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
-        "S3_BUCKET must be a bucket name: 3-63 lower-case letters, digits, dots and hyphens",
-      )
-      .optional(),
-    S3_REGION: z.string().regex(/^[a-z0-9-]{1,40}$/, "S3_REGION must be a region name such as eu-west-1 (R2: auto)").optional(),
-    S3_ENDPOINT: z
-      .url({ protocol: /^https?$/, error: "S3_ENDPOINT must be an http(s) URL such as https://<account>.r2.cloudflarestorage.com" })
-      .optional(),
-    S3_ACCESS_KEY_ID: z.string().min(1).max(256).optional(),
-    S3_SECRET_ACCESS_KEY: z.string().min(1).max(256).optional(),
-    S3_FORCE_PATH_STYLE: z.enum(["true", "false"], { error: "S3_FORCE_PATH_STYLE must be true or false" }).optional(),
+    ...s3SettingsSchema("", IMAGES_BUCKET_HELP),
     // Where browsers fetch image variants from instead of /media/ (a public bucket or a CDN).
     MEDIA_BASE_URL: z
       .url({ protocol: /^https?$/, error: "MEDIA_BASE_URL must be an http(s) URL such as https://media.example.co.nz/variants" })
@@ -182,25 +161,8 @@ const envSchema = z
     message: "ADMIN_PASSWORD_RESET=1 needs ADMIN_PASSWORD (the password to apply)",
     path: ["ADMIN_PASSWORD_RESET"],
   })
-  .refine((env) => env.S3_BUCKET || S3_SETTINGS.every((name) => env[name] === undefined), {
-    message: "S3_* settings are set but S3_BUCKET is not: set S3_BUCKET too, or remove them to keep images on the local disk",
-    path: ["S3_BUCKET"],
-  })
-  .refine((env) => env.BACKUP_S3_BUCKET || BACKUP_S3_SETTINGS.every((name) => env[name] === undefined), {
-    message:
-      "BACKUP_S3_* settings are set but BACKUP_S3_BUCKET is not: set BACKUP_S3_BUCKET to the off-site bucket's name, or remove them to keep backups on this server only",
-    path: ["BACKUP_S3_BUCKET"],
-  })
-  .refine((env) => !env.BACKUP_S3_ACCESS_KEY_ID === !env.BACKUP_S3_SECRET_ACCESS_KEY, {
-    message:
-      "set both BACKUP_S3_ACCESS_KEY_ID and BACKUP_S3_SECRET_ACCESS_KEY (the off-site bucket's application key), or neither (to use the provider's default credentials)",
-    path: ["BACKUP_S3_SECRET_ACCESS_KEY"],
-  })
-  .refine((env) => !env.S3_ACCESS_KEY_ID === !env.S3_SECRET_ACCESS_KEY, {
-    message:
-      "set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (to use the provider's default credentials, such as an instance role)",
-    path: ["S3_SECRET_ACCESS_KEY"],
-  })
+  .superRefine(checkS3Settings("", IMAGES_BUCKET_HELP))
+  .superRefine(checkS3Settings("BACKUP_", BACKUP_BUCKET_HELP))
   .superRefine((env, ctx) => {
     const problem = trustProxyProblem(env.TRUST_PROXY);
     if (problem) ctx.addIssue({ code: "custom", message: problem, path: ["TRUST_PROXY"] });

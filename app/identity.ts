@@ -34,11 +34,3 @@ export function splitLines(text: string): string[] {
     .map((line) => line.trim())
     .filter(Boolean);
 }
-
-/** Blank-line separated text → paragraphs. */
-export function splitParagraphs(text: string): string[] {
-  return text
-    .split(/\r?\n\s*\r?\n/)
-    .map((paragraph) => paragraph.trim())
-    .filter(Boolean);
-}

@@ -94,26 +94,14 @@ async function renderAndCache(
     return undefined;
   }
   const routeHeaders = Object.fromEntries(response.headers);
-  let body = Buffer.from(await response.arrayBuffer());
-  if (routeHeaders["content-type"]?.startsWith("text/html")) body = Buffer.from(deprioritizeScripts(body.toString("utf8")));
-  // Read after the whole body: deferred gallery reads settle while it streams.
+  const body = Buffer.from(await response.arrayBuffer());
+  // Read after the whole body, when every read the render made has reported a fallback or not.
   if (entry.degraded()) {
     // Fallback text stands in for a failed database read: show it, keep it nowhere.
     res.status(response.status).set(routeHeaders).set("Cache-Control", "no-store").send(body);
     return undefined;
   }
   return storeAndSend(req, res, { cache: entry.cache, key: entry.key, generation: entry.generation, routeHeaders, body, status: entry.status });
-}
-
-/**
- * The public pages are readable before any script runs, so their scripts
- * should not compete with the page's first paint and its largest image on a
- * slow link: the module preloads React Router renders are fetched at low
- * priority (docs/decisions/0013). Only the attribute is added, so hydration
- * sees the same elements.
- */
-export function deprioritizeScripts(html: string): string {
-  return html.replaceAll('<link rel="modulepreload" href=', '<link rel="modulepreload" fetchpriority="low" href=');
 }
 
 /** Hands a request to React Router, with the app's services in the load context. */

@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { ObjectStorage } from "~/storage/storage.server";
+import { BUCKET_BACKUPS_PREFIX } from "~/storage/storage-keys.server";
 import { timestampForFileName, type BackupNaming } from "./backup-names.server";
 import { formatBytes, type BackupStatus } from "./backup-status";
 
@@ -94,9 +95,6 @@ export async function pruneOldBackups(dir: string, keep: number, naming: BackupN
   for (const name of doomed) await fs.rm(path.join(dir, name), { force: true });
   return doomed;
 }
-
-/** Where backups go in a bucket (issue 12). A backup holds only objects its rows refer to, so never these. */
-export const BUCKET_BACKUPS_PREFIX = "backups/";
 
 /** The bucket's counterpart of pruneOldBackups: keeps the newest `keep` under backups/; returns the keys deleted. */
 export async function pruneOldBucketBackups(storage: ObjectStorage, keep: number, naming: BackupNaming): Promise<string[]> {

@@ -1,9 +1,9 @@
 import path from "node:path";
 import { systemClock, type Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
+import { BUCKET_BACKUPS_PREFIX } from "~/storage/storage-keys.server";
 import {
   backupsDirOf,
-  BUCKET_BACKUPS_PREFIX,
   pruneOldBackups,
   pruneOldBucketBackups,
   type FreeSpaceProbe,

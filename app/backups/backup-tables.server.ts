@@ -2,8 +2,8 @@ import type { Kysely } from "kysely";
 import type { Database } from "~/db/database.server";
 import { listTables, MIGRATION_TABLES } from "~/db/snapshot.server";
 import { ENQUIRY_PHOTO_PREFIX } from "~/enquiry-photos/enquiry-photo-keys";
-import { MAX_UPLOAD_BYTES, type ImageVariants } from "~/galleries/gallery";
-import { variantKeyFromPublicPath } from "~/images/processed-image";
+import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
+import { originalKeysOf, variantKeysOf } from "~/galleries/gallery-image-keys";
 
 /**
  * Which tables a backup holds, and which it leaves out and why. Every table
@@ -33,23 +33,14 @@ export const MAX_VARIANT_BYTES = 5 * 1024 * 1024;
 
 const originalKey: ObjectColumn = {
   column: "original_key",
-  keysOf: (value) => {
-    if (value === null || value === undefined) return [];
-    if (typeof value !== "string") throw new Error("not a storage key");
-    return [value];
-  },
+  keysOf: originalKeysOf,
   // An original is an upload, limited to 20 MB when it came in.
   maxBytes: MAX_UPLOAD_BYTES,
 };
 
 const variantFiles: ObjectColumn = {
   column: "variants",
-  keysOf: (value) => {
-    const variants = JSON.parse(String(value)) as ImageVariants;
-    const paths = [...variants.avif, ...variants.webp, variants.jpeg].map((variant) => variant.path);
-    if (!paths.every((p) => typeof p === "string")) throw new Error("not a list of image files");
-    return paths.map(variantKeyFromPublicPath).filter((key): key is string => key !== null);
-  },
+  keysOf: variantKeysOf,
   maxBytes: MAX_VARIANT_BYTES,
 };
 

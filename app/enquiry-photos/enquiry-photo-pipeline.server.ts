@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { Readable } from "node:stream";
 import sharp, { type OutputInfo, type Sharp } from "sharp";
-import { ImageRefusedError, imageLimitViolation, maxPixelsFor } from "~/images/image-limits";
+import { decodeWithinLimits } from "~/images/decode-within-limits.server";
+import { ImageRefusedError } from "~/images/image-limits";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { THUMB_LONG_SIDE, VIEW_COPY_MAX_BYTES, VIEW_LONG_SIDE } from "./enquiry-photos";
 import type { ProcessedEnquiryPhoto } from "./enquiry-photo-keys";
@@ -29,35 +30,18 @@ const VIEW_STEPS: readonly { longSide: number; quality: number }[] = [
 ];
 const BACKGROUND = "#ffffff";
 
-export class EnquiryPhotoUnreadableError extends Error {
-  override name = "EnquiryPhotoUnreadableError";
-}
-
 export async function processEnquiryPhoto(
   storage: ObjectStorage,
   file: string,
   keys: { thumbKey: string; viewKey: string },
 ): Promise<ProcessedEnquiryPhoto> {
   const input = await readFile(file);
-  let header;
-  try {
-    header = await sharp(input, { limitInputPixels: false }).metadata();
-  } catch {
-    throw new EnquiryPhotoUnreadableError("not an image");
-  }
-  if (!ACCEPTED_FORMATS.has(header.format ?? "")) throw new EnquiryPhotoUnreadableError(`format ${header.format}`);
-  // Header only: a bomb is refused before a single pixel is decoded.
-  const violation = imageLimitViolation(header.format, header.width, header.height);
-  if (violation) throw new ImageRefusedError(violation);
-
-  // Decoded once, upright, shrunk on load to the viewing copy's size; libvips checks the pixel limit again.
-  const { data, info } = await sharp(input, { limitInputPixels: maxPixelsFor(header.format) })
-    .rotate()
-    .resize({ width: VIEW_LONG_SIDE, height: VIEW_LONG_SIDE, fit: "inside", withoutEnlargement: true })
-    .toColourspace("srgb")
-    .flatten({ background: BACKGROUND })
-    .raw({ depth: "uchar" })
-    .toBuffer({ resolveWithObject: true });
+  // Decoded once, upright, shrunk on load to the viewing copy's size (a bomb is refused from its header).
+  const { data, info } = await decodeWithinLimits(input, {
+    formats: ACCEPTED_FORMATS,
+    resize: () => ({ width: VIEW_LONG_SIDE, height: VIEW_LONG_SIDE, fit: "inside", withoutEnlargement: true }),
+    background: BACKGROUND,
+  });
   const raw = { raw: { width: info.width, height: info.height, channels: info.channels } };
   const sized = (longSide: number): Sharp => {
     const image = sharp(data, raw);

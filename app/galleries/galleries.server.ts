@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import { deleteObjectsUnlessBackupRunning } from "~/backups/deferred-deletions.server";
 import { lockForTransaction, nowIso, type Database } from "~/db/database.server";
 import type { GalleryImageRow } from "~/db/schema";
-import { MEDIA_URL_PREFIX, variantKeyFromPublicPath, type ProcessedImage } from "~/images/processed-image";
+import { MEDIA_URL_PREFIX, type ProcessedImage } from "~/images/processed-image";
 import type { AppServices } from "~/services.server";
 import type { GalleryImage, GalleryResult, GalleryType, ImageVariants } from "./gallery";
+import { galleryImageKeys } from "./gallery-image-keys";
 
 /** Services whose env may set MEDIA_BASE_URL (then image URLs point there instead of /media/). */
 type MediaEnv = Partial<Pick<AppServices, "env">>;
@@ -191,12 +192,7 @@ export async function reorderGallery(
 
 /** Every storage key that belongs to an image: its variants and its private original. */
 export function storageKeysOf(image: GalleryImageRow): string[] {
-  const variants = JSON.parse(image.variants) as ImageVariants;
-  const keys = [...variants.avif, ...variants.webp, variants.jpeg]
-    .map((variant) => variantKeyFromPublicPath(variant.path))
-    .filter((key): key is string => key !== null);
-  if (image.original_key) keys.push(image.original_key);
-  return [...new Set(keys)];
+  return galleryImageKeys(image);
 }
 
 /**

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import sharp, { type OutputInfo, type Sharp } from "sharp";
 import type { ObjectStorage } from "~/storage/storage.server";
-import { ImageRefusedError, imageLimitViolation, maxPixelsFor } from "./image-limits";
+import { decodeWithinLimits } from "./decode-within-limits.server";
+import { ImageRefusedError } from "./image-limits";
 import {
   ImageNotFoundError,
   MEDIA_URL_PREFIX,
@@ -31,10 +32,6 @@ export const JPEG_FALLBACK_MAX_WIDTH = 1600;
  * variant fits WebP's 16,383 px limit.
  */
 export const MAX_VARIANT_HEIGHT = 9600;
-
-// Every upload is a new input, so libvips' operation cache never hits; it
-// would only keep decoded images alive. (Process-wide, which suits this app.)
-sharp.cache(false);
 
 // Encoder settings, tuned with scripts/bench-image-pipeline.ts on 2 cores. AVIF effort 3 encodes
 // as fast as 2 here and makes photo-like files about 30 % smaller at a higher PSNR (decision 0055).
@@ -127,28 +124,30 @@ type Decoded = {
   info: OutputInfo;
 };
 
+/** The width of the JPEG fallback for an image of this upright size. */
+function jpegWidthFor(uprightWidth: number, uprightHeight: number): number {
+  return Math.min(JPEG_FALLBACK_MAX_WIDTH, maxVariantWidth(uprightWidth, uprightHeight));
+}
+
 /** Reads and decodes the original once; its compressed bytes are unreachable once this returns. */
 async function decodeOriginal(storage: ObjectStorage, originalKey: string): Promise<Decoded> {
   const input = await readObject(storage, originalKey);
-  // Header only: refuse what is over the limits before a single pixel is decoded.
-  const header = await sharp(input, { limitInputPixels: false }).metadata();
-  const violation = imageLimitViolation(header.format, header.width, header.height);
-  if (violation) throw new ImageRefusedError(violation);
-  const { autoOrient } = header;
-  const widths = variantWidthsFor(autoOrient.width, autoOrient.height);
-  const jpegWidth = Math.min(JPEG_FALLBACK_MAX_WIDTH, maxVariantWidth(autoOrient.width, autoOrient.height));
-  const decodeWidth = Math.max(jpegWidth, ...widths);
-
-  // rotate() applies EXIF orientation; resizing here lets JPEG shrink-on-load
-  // decode a 6000 px original at 3000 px, which is most of the speed-up.
-  // libvips enforces the pixel limit again: a second line behind the header check.
-  let decoder = sharp(input, { limitInputPixels: maxPixelsFor(header.format) }).rotate();
-  if (decodeWidth < autoOrient.width) decoder = decoder.resize({ width: decodeWidth });
-  const { data, info } = await decoder
-    .toColourspace("srgb")
-    .raw({ depth: "uchar" })
-    .toBuffer({ resolveWithObject: true });
-  return { uprightWidth: autoOrient.width, uprightHeight: autoOrient.height, widths, jpegWidth, data, info };
+  // Decoded at the largest width needed: JPEG shrink-on-load then decodes a 6000 px original at
+  // 3000 px, which is most of the speed-up.
+  const { upright, data, info } = await decodeWithinLimits(input, {
+    resize: ({ width, height }) => {
+      const decodeWidth = Math.max(jpegWidthFor(width, height), ...variantWidthsFor(width, height));
+      return decodeWidth < width ? { width: decodeWidth } : undefined;
+    },
+  });
+  return {
+    uprightWidth: upright.width,
+    uprightHeight: upright.height,
+    widths: variantWidthsFor(upright.width, upright.height),
+    jpegWidth: jpegWidthFor(upright.width, upright.height),
+    data,
+    info,
+  };
 }
 
 async function runPipeline(storage: ObjectStorage, originalKey: string): Promise<ProcessedImage> {

@@ -1,5 +1,5 @@
 import { CallToAction } from "~/components/call-to-action";
-import { DeferredGallery } from "~/components/deferred-gallery";
+import { GalleryGrid } from "~/components/gallery-grid";
 import { PageHeader, Paragraphs } from "~/components/page-header";
 import { readContent } from "~/content/content.server";
 import { sectionKeysInGroup } from "~/content/sections";
@@ -11,10 +11,11 @@ import type { PublicPageHandle } from "~/islands/islands";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services, markDegraded: onFallback } = context;
-  return {
-    content: await readContent(services, [...sectionKeysInGroup("landscaping"), "contact.phone"], { onFallback }),
-    landscaping: loadGallery(services, "landscaping", { onFallback }),
-  };
+  const [content, landscaping] = await Promise.all([
+    readContent(services, [...sectionKeysInGroup("landscaping"), "contact.phone"], { onFallback }),
+    loadGallery(services, "landscaping", { onFallback }),
+  ]);
+  return { content, landscaping };
 }
 
 export const handle: PublicPageHandle = { islands: [] };
@@ -46,7 +47,7 @@ export default function Landscaping({ loaderData }: Route.ComponentProps) {
           <Paragraphs text={content["landscaping.gallery.description"]} />
         </div>
         {/* On phones this gallery starts within the first screen: its first photo is the largest paint. */}
-        <DeferredGallery galleryType="landscaping" result={landscaping} eagerFirstImage />
+        <GalleryGrid galleryType="landscaping" state={landscaping} eagerFirstImage />
       </section>
 
       <CallToAction

@@ -1,5 +1,5 @@
 import { CallToAction } from "~/components/call-to-action";
-import { DeferredGallery } from "~/components/deferred-gallery";
+import { GalleryGrid } from "~/components/gallery-grid";
 import { PageHeader, Paragraphs } from "~/components/page-header";
 import { readContent } from "~/content/content.server";
 import { sectionKeysInGroup } from "~/content/sections";
@@ -11,12 +11,12 @@ import type { PublicPageHandle } from "~/islands/islands";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services, markDegraded: onFallback } = context;
-  return {
-    content: await readContent(services, [...sectionKeysInGroup("stonework"), "contact.phone"], { onFallback }),
-    // Not awaited: a client-side visit shows the placeholders while these stream in.
-    traditional: loadGallery(services, "traditional", { onFallback }),
-    veneer: loadGallery(services, "veneer", { onFallback }),
-  };
+  const [content, traditional, veneer] = await Promise.all([
+    readContent(services, [...sectionKeysInGroup("stonework"), "contact.phone"], { onFallback }),
+    loadGallery(services, "traditional", { onFallback }),
+    loadGallery(services, "veneer", { onFallback }),
+  ]);
+  return { content, traditional, veneer };
 }
 
 export const handle: PublicPageHandle = { islands: [] };
@@ -48,7 +48,7 @@ export default function Stonework({ loaderData }: Route.ComponentProps) {
           <Paragraphs text={content["stonework.traditional.description"]} />
         </div>
         {/* On phones this gallery starts within the first screen: its first photo is the largest paint. */}
-        <DeferredGallery galleryType="traditional" result={traditional} eagerFirstImage />
+        <GalleryGrid galleryType="traditional" state={traditional} eagerFirstImage />
       </section>
 
       <section aria-labelledby="veneer-title" className="mx-auto max-w-7xl px-4 py-14 sm:px-6 lg:px-8">
@@ -58,7 +58,7 @@ export default function Stonework({ loaderData }: Route.ComponentProps) {
         <div className="mt-4 mb-8 max-w-3xl space-y-3 text-lg text-stone-700">
           <Paragraphs text={content["stonework.veneer.description"]} />
         </div>
-        <DeferredGallery galleryType="veneer" result={veneer} />
+        <GalleryGrid galleryType="veneer" state={veneer} />
       </section>
 
       <CallToAction

@@ -3,8 +3,8 @@ import { Readable } from "node:stream";
 import { ENQUIRY_PHOTO_PREFIX } from "~/enquiry-photos/enquiry-photo-keys";
 import type { Logger } from "~/lib/logger.server";
 import { BUCKET_PUBLIC_MESSAGE, type BucketPrivacy } from "./bucket-privacy";
-import { INCOMING_PREFIX } from "./s3-storage.server";
 import { StorageCheckError } from "./storage-errors.server";
+import { BUCKET_BACKUPS_PREFIX, INCOMING_PREFIX } from "./storage-keys.server";
 import type { ObjectStorage } from "./storage.server";
 
 /**
@@ -13,7 +13,7 @@ import type { ObjectStorage } from "./storage.server";
  * the password's hash), visitors' photos of their jobs (issue 21). A later
  * private kind of object is covered by adding its prefix here.
  */
-export const PRIVATE_PREFIXES = [INCOMING_PREFIX, "originals/", "backups/", ENQUIRY_PHOTO_PREFIX] as const;
+export const PRIVATE_PREFIXES = [INCOMING_PREFIX, "originals/", BUCKET_BACKUPS_PREFIX, ENQUIRY_PHOTO_PREFIX] as const;
 
 /** A store to probe, and the other addresses that serve its objects (MEDIA_BASE_URL's). */
 export type PrivacyTarget = { storage: ObjectStorage; alsoServedAt?: readonly string[] };

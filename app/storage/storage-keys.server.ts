@@ -7,6 +7,12 @@ import { InvalidStorageKeyError } from "./storage-errors.server";
  */
 export const INCOMING_PREFIX = "incoming/";
 
+/**
+ * Where backups go in a bucket. Private (bucket-privacy.server.ts probes it), and a backup holds
+ * only objects its rows refer to, so never these.
+ */
+export const BUCKET_BACKUPS_PREFIX = "backups/";
+
 // Lower-case segments of [a-z0-9._-]; a segment may not start with "." so
 // keys can never name our temp files (".<name>.<random>.tmp") or dotfiles.
 const SEGMENT = /^[a-z0-9_-][a-z0-9._-]*$/;

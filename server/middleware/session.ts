@@ -1,3 +1,4 @@
+import { parseCookie } from "cookie";
 import type { CookieOptions, Request, RequestHandler, Response } from "express";
 import { SESSION_COOKIE, SESSION_LIFETIME_MS, getSessionUser } from "~/auth/auth.server";
 import { DEVICE_COOKIE, DEVICE_COOKIE_LIFETIME_MS } from "~/auth/device-cookie.server";
@@ -15,21 +16,26 @@ declare module "express-serve-static-core" {
   }
 }
 
+/** A cookie value, percent-decoded; undefined when it is empty or does not decode. */
+function decodeCookieValue(value: string): string | undefined {
+  if (value === "") return undefined;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The value of the cookie `name`, parsed by the `cookie` package. A browser may send a name twice
+ * (cookies set at different times or paths): the first usable one counts, as browsers list the most
+ * specific and oldest first. An empty or malformed value (percent-encoding that does not decode) is
+ * skipped, so a broken copy neither signs the owner out nor stands in for the real one.
+ */
 export function readCookie(req: Request, name: string): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq === -1) continue;
-    if (part.slice(0, eq).trim() === name) {
-      try {
-        return decodeURIComponent(part.slice(eq + 1).trim());
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
+  return parseCookie(header, { decode: decodeCookieValue })[name];
 }
 
 /** Whether the site is served over HTTPS (SITE_URL says so), whatever this request came over. */

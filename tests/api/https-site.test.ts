@@ -39,6 +39,20 @@ describe("SITE_URL https://", () => {
     expect(setCookies(logout)[0]).toMatch(/^__Host-cornerstone_session=; Path=\/; Expires=Thu, 01 Jan 1970 [^;]+; HttpOnly; Secure; SameSite=Strict$/);
   });
 
+  it("reads the first usable __Host- session cookie when a browser sends the name twice", async () => {
+    const api = await site("https://stone.example.nz");
+    const res = await api.post("/api/login").send(ADMIN).expect(200);
+    const token = setCookies(res)[0]!.split(";")[0]!.split("=")[1]!;
+    const name = "__Host-cornerstone_session";
+    // The first copy counts: a later one never stands in for it.
+    await api.get("/api/auth/user").set("Cookie", `${name}=${token}; ${name}=not-a-session`).expect(200);
+    await api.get("/api/auth/user").set("Cookie", `${name}=not-a-session; ${name}=${token}`).expect(401);
+    // A malformed or empty copy is skipped, so it does not sign the owner out.
+    await api.get("/api/auth/user").set("Cookie", `${name}=%E0%A4%A; ${name}=${token}`).expect(200);
+    await api.get("/api/auth/user").set("Cookie", `${name}=; ${name}=${token}`).expect(200);
+    await api.get("/api/auth/user").set("Cookie", `${name}=%E0%A4%A`).expect(401);
+  });
+
   it("sends HSTS on every response: API, errors, health check, and copies from the page cache", async () => {
     const api = await site("https://stone.example.nz");
     const first = await api.get("/api/content/hero.title").expect(200);
