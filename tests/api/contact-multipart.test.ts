@@ -41,7 +41,7 @@ function multipart(parts: Part[]): { body: Buffer; contentType: string } {
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
-const TEXT: Part[] = [
+const TEXT: { name: string; value: string }[] = [
   { name: "name", value: "Aroha Smith" },
   { name: "email", value: "aroha@example.co.nz" },
   { name: "phone", value: "021 123 4567" },
