@@ -68,6 +68,24 @@ describe("npm start skips the build", () => {
     expect(rebuildReason(root)).toBe("app/routes/home.tsx changed after the last build");
   });
 
+  // The build's time is that of its oldest output; an input saved in the same instant may have been
+  // saved just after the build read it (file times are coarse on some disks), so it counts as newer.
+  it.each([
+    ["60 s after the build", 60_000],
+    ["1 s after the build", 1_000],
+    ["at the very time of the build", 0],
+  ])("builds when an input was saved %s", (_when, afterMs) => {
+    build();
+    write("server/index.ts", new Date(BUILT_AT.getTime() + afterMs));
+    expect(rebuildReason(root)).toBe("server/index.ts changed after the last build");
+  });
+
+  it("skips the build when the newest input is 1 ms older than the build", () => {
+    build();
+    write("server/index.ts", new Date(BUILT_AT.getTime() - 1));
+    expect(rebuildReason(root)).toBeNull();
+  });
+
   it("ignores files outside the build's inputs", () => {
     build();
     write("README.md", AFTER);

@@ -4,7 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { AppLoadContext } from "react-router";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../../server/app";
 import { fakeReactRouterBuild } from "../support/fake-react-router-build";
 import { makeImage } from "../fixtures/images";
@@ -13,16 +13,25 @@ import { createTestContext, type TestContext } from "./helpers";
 /**
  * The no-JS contact form with photos (issue 21 §3): server/middleware/contact-multipart.ts ahead of
  * React Router. A stand-in route records what its action receives; the middleware, busboy, the disk
- * and the photos' processing are real.
+ * and the photos' processing are real. Each test has its own data folder, database and server (so its
+ * own photo slots): one that fails with posts still held or files on disk leaves nothing to the next.
  */
 
-type Part = { name: string; value: string } | { name: string; fileName: string; type: string; data: Buffer };
+type Part =
+  | { name: string; value: string }
+  | { name: string; fileName: string; type: string; data: Buffer }
+  /** A part no form sends: no Content-Disposition, so neither a field nor a file (only the count of parts bounds it). */
+  | { bare: string };
 type Seen = { path: string; fields: Record<string, string>; photos: AppLoadContext["contactPhotos"] };
 
 function multipart(parts: Part[]): { body: Buffer; contentType: string } {
   const boundary = `----cornerstone${randomBytes(8).toString("hex")}`;
   const chunks: Buffer[] = [];
   for (const part of parts) {
+    if ("bare" in part) {
+      chunks.push(Buffer.from(`--${boundary}\r\nContent-Type: text/plain\r\n\r\n${part.bare}\r\n`));
+      continue;
+    }
     const disposition = "fileName" in part ? `form-data; name="${part.name}"; filename="${part.fileName}"\r\nContent-Type: ${part.type}` : `form-data; name="${part.name}"`;
     chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n\r\n`));
     chunks.push("fileName" in part ? part.data : Buffer.from(part.value));
@@ -32,7 +41,7 @@ function multipart(parts: Part[]): { body: Buffer; contentType: string } {
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
-const TEXT: Part[] = [
+const TEXT: { name: string; value: string }[] = [
   { name: "name", value: "Aroha Smith" },
   { name: "email", value: "aroha@example.co.nz" },
   { name: "phone", value: "021 123 4567" },
@@ -47,10 +56,15 @@ let port: number;
 const seen: Seen[] = [];
 let jpeg: Buffer;
 let visitor = 0;
+/** Requests a test opened by hand: destroyed after it, whether it passed or not. */
+const open: http.ClientRequest[] = [];
 
 beforeAll(async () => {
-  ctx = await createTestContext();
   jpeg = await makeImage("jpeg", { width: 800, height: 600 });
+});
+beforeEach(async () => {
+  ctx = await createTestContext();
+  seen.length = 0;
   const build = fakeReactRouterBuild({
     action: async ({ request, context }) => {
       const fields = Object.fromEntries([...(await request.formData())].map(([key, value]) => [key, String(value)]));
@@ -62,13 +76,11 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
 });
-afterAll(async () => {
+afterEach(async () => {
+  for (const req of open.splice(0)) req.destroy();
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
   await ctx.close();
-});
-beforeEach(() => {
-  seen.length = 0;
 });
 
 /** The one temporary folder of visitors' photos (both ways in). */
@@ -96,6 +108,7 @@ function rawPost(target: string, body: Buffer, contentType: string, options: { h
         res.on("end", () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
       },
     );
+    open.push(req);
     req.on("error", reject);
     if (options.hold === undefined) req.end(body);
     else {
@@ -103,6 +116,8 @@ function rawPost(target: string, body: Buffer, contentType: string, options: { h
       finish = () => req.end(body.subarray(options.hold));
     }
   });
+  // A test that fails while posts are held leaves them to afterEach, which destroys them: not an unhandled rejection.
+  answered.catch(() => {});
   return { answered, finish: () => finish() };
 }
 
@@ -136,6 +151,20 @@ describe("the no-JS contact form's multipart post", () => {
     expect((await answered).status).toBe(200);
     expect(seen).toEqual([{ path: "/contact", fields: KEPT_TEXT, photos: { status: "refused", httpStatus: 413, messages: ["Up to 5 photos."] } }]);
     expect(await ctx.storedKeys("enquiry-photos/")).toEqual(kept);
+    expect(await photosOnDisk()).toEqual([]);
+  });
+
+  it("a post of 41 parts is refused (at most 40), with the text before them kept; one of 30 parts is read whole", async () => {
+    const bare = (count: number): Part[] => Array.from({ length: count }, (_, n) => ({ bare: `part ${n}` }));
+    // Five text fields and bare parts: within the limits of fields (10) and files (5), so only the count of parts stops it.
+    const within = multipart([...TEXT, ...bare(25)]);
+    expect((await rawPost("/contact", within.body, within.contentType).answered).status).toBe(200);
+    expect(seen).toEqual([{ path: "/contact", fields: KEPT_TEXT, photos: { status: "accepted", tokens: [] } }]);
+
+    seen.length = 0;
+    const beyond = multipart([...TEXT, ...bare(36)]);
+    expect((await rawPost("/contact", beyond.body, beyond.contentType).answered).status).toBe(200);
+    expect(seen).toEqual([{ path: "/contact", fields: KEPT_TEXT, photos: { status: "refused", httpStatus: 413, messages: ["Up to 5 photos."] } }]);
     expect(await photosOnDisk()).toEqual([]);
   });
 
@@ -191,6 +220,7 @@ describe("the no-JS contact form's multipart post", () => {
     const { body, contentType } = multipart([...TEXT, photo("wall.jpg", Buffer.concat([jpeg, Buffer.alloc(1024 * 1024)]))]);
     visitor += 1;
     const req = http.request({ host: "127.0.0.1", port, method: "POST", path: "/contact", headers: { "Content-Type": contentType, "Content-Length": String(body.length) } });
+    open.push(req);
     req.on("error", () => {});
     req.write(body.subarray(0, body.length - 100 * 1024));
     await until(async () => (await photosOnDisk()).length === 1);
