@@ -1,10 +1,11 @@
 // The image worker's entry (decision 0017): Vite builds it into build/server/image-worker.js
 // beside the server bundle; development and tests run this file with tsx. It does one thing:
-// turn stored originals into variants, one job at a time, for the server that started it.
+// turn photos into stored variants, one job at a time, for the server that started it. Each kind
+// of job (app/images/image-worker-protocol.ts) has its handler in the table below.
 import { processEnquiryPhoto } from "~/enquiry-photos/enquiry-photo-pipeline.server";
 import { ImageRefusedError } from "~/images/image-limits";
 import { processImage } from "~/images/image-pipeline.server";
-import type { FromImageWorker, ImageJobFailure, ToImageWorker } from "~/images/image-worker-protocol";
+import type { FromImageWorker, ImageJobFailure, ImageJobKind, ImageJobRequest, ToImageWorker } from "~/images/image-worker-protocol";
 import { ImageNotFoundError } from "~/images/processed-image";
 import { openObjectStorage } from "~/storage/open-storage.server";
 import type { ObjectStorage } from "~/storage/storage.server";
@@ -26,6 +27,23 @@ function failure(error: unknown): ImageJobFailure {
   return "unreadable";
 }
 
+/** What the worker does for each kind of job, and its answer. */
+const handlers: { [K in ImageJobKind]: (store: ObjectStorage, request: ImageJobRequest<K>, id: number) => Promise<FromImageWorker> } = {
+  "owner-photo": async (store, { originalKey }, id) => {
+    const result = await processImage(store, originalKey);
+    return { type: "done", kind: "owner-photo", id, result, peakRssMB: peakRssMB() };
+  },
+  "enquiry-photo": async (store, { file, thumbKey, viewKey }, id) => {
+    const result = await processEnquiryPhoto(store, file, { thumbKey, viewKey });
+    return { type: "done", kind: "enquiry-photo", id, result, peakRssMB: peakRssMB() };
+  },
+};
+
+function runJob<K extends ImageJobKind>(store: ObjectStorage, kind: K, request: ImageJobRequest<K>, id: number): Promise<FromImageWorker> {
+  const handler: (store: ObjectStorage, request: ImageJobRequest<K>, id: number) => Promise<FromImageWorker> = handlers[kind];
+  return handler(store, request, id);
+}
+
 process.on("message", (message: ToImageWorker) => {
   if (message.type === "init") {
     storage = openObjectStorage(message.storage);
@@ -44,17 +62,7 @@ process.on("message", (message: ToImageWorker) => {
       message: error instanceof Error ? error.message : String(error),
       peakRssMB: peakRssMB(),
     });
-  if (message.type === "enquiry-photo") {
-    // Issue 21: a visitor's photo (app/enquiry-photos/enquiry-photo-pipeline.server.ts).
-    const { file, thumbKey, viewKey } = message;
-    opened
-      .then((store) => processEnquiryPhoto(store, file, { thumbKey, viewKey }))
-      .then((photo) => reply({ type: "enquiry-photo-done", id, photo, peakRssMB: peakRssMB() }), fail);
-    return;
-  }
-  opened
-    .then((store) => processImage(store, message.originalKey))
-    .then((image) => reply({ type: "done", id, image, peakRssMB: peakRssMB() }), fail);
+  opened.then((store) => runJob(store, message.kind, message.request, id)).then(reply, fail);
 });
 
 // The server is gone (or stopping): so is the worker.

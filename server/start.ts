@@ -1,23 +1,15 @@
 import { createServer, type Server } from "node:http";
 import type { RequestHandler } from "express";
-import { pruneActivity } from "~/activity/activity-log.server";
-import { startRefusalTallyFlush } from "~/activity/refusal-tally.server";
-import { pruneExpiredSessions } from "~/auth/auth.server";
 import { prepareAdministrator } from "~/auth/initial-admin.server";
-import { createBackupScheduler } from "~/backups/backup-scheduler.server";
 import type { OffsiteCopyEntry } from "~/backups/offsite-copy-process.server";
 import { forkedCopyRunner } from "~/backups/offsite-copy-runner.server";
-import { createOffsiteSchedule } from "~/backups/offsite-schedule.server";
-import { createEnquiryPhotoRetention } from "~/enquiry-photos/enquiry-photo-retention.server";
 import { InvalidEnvironmentError, describeTrustProxy, parseEnv, passedListenSocket } from "~/env.server";
 import type { ImageWorkerEntry } from "~/images/image-worker.server";
 import { DatabaseLockedError, lockDatabase } from "~/db/database-lock.server";
 import { DataDirLockedError, lockDataDir } from "~/lib/data-dir-lock.server";
-import { pruneRateLimitCounters } from "~/lib/rate-limit.server";
 import { createLogger } from "~/lib/logger.server";
-import { createOutbox } from "~/notifications/outbox.server";
-import { pruneStaleUploads } from "~/uploads/uploads.server";
 import { createRequestListener } from "./app";
+import { backgroundTasks, stopOrder } from "./background-tasks";
 import { isStartupCheckError, openServices } from "./bootstrap";
 import { createPageCache } from "./page-cache";
 import type { ReactRouterBuild } from "./react-router-handler";
@@ -106,30 +98,9 @@ export async function startServer(options: {
     process.exit(1);
   });
   logger.info({ trustProxy: env.TRUST_PROXY }, describeTrustProxy(env.TRUST_PROXY));
-  const housekeeping = async () => {
-    try {
-      await pruneExpiredSessions(services);
-      await pruneRateLimitCounters(services);
-      await pruneStaleUploads(services, services.clock);
-      // The security log: nothing older than a year (the 10,000 cap is kept at every insert).
-      await pruneActivity(services);
-    } catch (error) {
-      logger.warn({ err: error }, "housekeeping failed");
-    }
-  };
-  await housekeeping();
-  setInterval(housekeeping, 60 * 60 * 1000).unref();
-  // Notification e-mails; jobs left pending by the last run are sent now.
-  const outbox = createOutbox(services);
-  outbox.start();
-  if (!services.mail) logger.warn("e-mail notifications are off: set SMTP_URL and MAIL_FROM to be e-mailed about enquiries");
-  // Visit counts: flushed every 10 s and at shutdown; each ended day's salt and visitor hashes deleted.
-  await services.analytics.start();
-  // The security log's refused-attempt counts: written every 10 s and at shutdown.
-  const refusalTally = startRefusalTallyFlush(services);
-  // Visitors' photos (issue 21): deleted after ENQUIRY_PHOTO_DAYS, and when never sent with an enquiry.
-  const enquiryPhotoRetention = createEnquiryPhotoRetention(services);
-  enquiryPhotoRetention.start();
+  // Background work, one list (server/background-tasks.ts): most starts before the server listens.
+  const tasks = backgroundTasks(services, { offsiteRunner: forkedCopyRunner(options.offsiteCopy, logger) });
+  for (const task of tasks) if (!task.afterListening) await task.start();
 
   const listener = createRequestListener(services, {
     reactRouter: { build: options.build, mode: options.mode },
@@ -159,24 +130,12 @@ export async function startServer(options: {
     logger.info({ url: env.SITE_URL, socket: where, dataDir: env.DATA_DIR }, `serving on ${where}, the socket systemd keeps open across restarts`);
   }
 
-  // Scheduled backups: claimed through the database, so one runs however many processes serve.
-  const backups = createBackupScheduler(services, { intervalHours: env.BACKUP_INTERVAL_HOURS, keep: env.BACKUP_KEEP });
-  backups.start();
-  // Off-site copies: every BACKUP_OFFSITE_MINUTES and 5 minutes after this start, each in a process of its own.
-  const offsite = createOffsiteSchedule(services, { runner: forkedCopyRunner(options.offsiteCopy, logger) });
-  await offsite.start();
+  for (const task of tasks) if (task.afterListening) await task.start();
 
   const stop = createShutdown(server, {
     logger,
     close: async () => {
-      // A backup under way is abandoned (no partial file left); a mail being sent is finished and
-      // recorded, so it is not sent again after the restart; the visit counts still in memory are saved.
-      await backups.stop();
-      await offsite.stop();
-      await outbox.stop();
-      await services.analytics.stop();
-      await refusalTally.stop();
-      await enquiryPhotoRetention.stop();
+      for (const task of stopOrder(tasks)) await task.stop();
       await services.close();
     },
   });

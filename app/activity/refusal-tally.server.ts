@@ -1,6 +1,7 @@
 import type { Insertable } from "kysely";
 import type { Database } from "~/db/database.server";
 import type { ActivityLogTable } from "~/db/schema";
+import { every } from "~/lib/every";
 import type { Logger } from "~/lib/logger.server";
 
 /**
@@ -68,14 +69,21 @@ export async function flushRefusals(db: Database): Promise<void> {
 }
 
 /** Flushes every 10 seconds; `stop` flushes one last time. */
-export function startRefusalTallyFlush(services: { db: Database; logger: Logger }, intervalMs = 10_000): { stop(): Promise<void> } {
-  const flush = () => flushRefusals(services.db).catch((error: unknown) => services.logger.warn({ err: error }, "could not save the refused sign-in counts"));
-  const timer = setInterval(() => void flush(), intervalMs);
-  timer.unref();
+export function refusalTallyFlush(services: { db: Database; logger: Logger }, intervalMs = 10_000): { start(): Promise<void>; stop(): Promise<void> } {
+  const onError = (error: unknown) => services.logger.warn({ err: error }, "could not save the refused sign-in counts");
+  const task = every(intervalMs, () => flushRefusals(services.db), { onError });
   return {
+    start: task.start,
     async stop() {
-      clearInterval(timer);
-      await flush();
+      await task.stop();
+      await flushRefusals(services.db).catch(onError);
     },
   };
+}
+
+/** The same, started at once. */
+export function startRefusalTallyFlush(services: { db: Database; logger: Logger }, intervalMs = 10_000): { stop(): Promise<void> } {
+  const flush = refusalTallyFlush(services, intervalMs);
+  void flush.start();
+  return flush;
 }

@@ -1,6 +1,7 @@
 import { hash, randomBytes } from "node:crypto";
 import type { Database } from "~/db/database.server";
 import { systemClock, type Clock } from "~/lib/clock";
+import { every } from "~/lib/every";
 import type { Logger } from "~/lib/logger.server";
 import { closeEndedDays, newDayBuffer, writeDayCounts, type DayBuffer } from "./analytics-store.server";
 import { addDays, dayBounds, type DayBounds } from "./calendar";
@@ -105,7 +106,6 @@ export function createAnalytics(options: {
   /** Salts by day: today's and tomorrow's (made ahead, so midnight needs no I/O). */
   const salts = new Map<string, string>();
   let today: DayBounds | null = null;
-  let timer: NodeJS.Timeout | null = null;
 
   // The request path reads the time on every view: the system clock without building a Date.
   const nowMs = clock === systemClock ? Date.now : () => clock.now().getTime();
@@ -266,6 +266,9 @@ export function createAnalytics(options: {
     }
   }
 
+  // tick() reports its own failures, and retries at the next one.
+  const ticks = every(flushIntervalMs, tick, { runAtStart: true, onError: warn("a flush") });
+
   return {
     enabled,
     timeZone,
@@ -282,15 +285,10 @@ export function createAnalytics(options: {
         }).catch((error: unknown) => logger.warn({ err: safeError(error) }, "analytics: clearing working data failed"));
         return;
       }
-      await tick();
-      if (!timer) {
-        timer = setInterval(() => void tick(), flushIntervalMs);
-        timer.unref();
-      }
+      await ticks.start();
     },
     async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
+      await ticks.stop();
       await flush();
     },
     counters: () => ({ ...counters, bufferedViews: bufferedViews + retryViews, bufferedVisitors: bufferedVisitors + retryVisitors }),

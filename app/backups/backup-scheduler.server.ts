@@ -1,5 +1,6 @@
 import path from "node:path";
 import { systemClock, type Clock } from "~/lib/clock";
+import { every } from "~/lib/every";
 import type { AppServices } from "~/services.server";
 import { BUCKET_BACKUPS_PREFIX } from "~/storage/storage-keys.server";
 import {
@@ -47,8 +48,6 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
   // With a bucket there may be no lasting disk: the backups go to the bucket, under backups/.
   const toBucket = Boolean(services.env.S3_BUCKET);
   const passphrase = services.env.BACKUP_PASSPHRASE;
-  let timer: NodeJS.Timeout | null = null;
-  let inFlight: Promise<unknown> | null = null;
   let stopping: AbortController | null = null;
 
   async function settleDeletions() {
@@ -109,30 +108,23 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
     return outcome;
   }
 
-  function tick() {
-    if (inFlight) return;
-    inFlight = runDue()
-      .catch((error: unknown) => services.logger.error({ err: error }, "scheduled backup pass failed"))
-      .finally(() => {
-        inFlight = null;
-      });
-  }
+  const task = every(POLL_MS, runDue, {
+    runAtStart: true,
+    onError: (error) => services.logger.error({ err: error }, "scheduled backup pass failed"),
+  });
 
   return {
     runDue,
+    /** A pass now, then one every minute. */
     start() {
-      if (timer) return;
+      if (stopping && !stopping.signal.aborted) return;
       stopping = new AbortController();
-      tick();
-      timer = setInterval(tick, POLL_MS);
-      timer.unref();
+      void task.start();
     },
     /** Stops the timer and a backup in progress (it leaves no partial file; the schedule keeps it due). */
     async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
       stopping?.abort(new Error("The server is shutting down"));
-      await inFlight;
+      await task.stop();
     },
   };
 }

@@ -5,9 +5,11 @@ import type { ObjectStorage } from "~/storage/storage.server";
 import { isBackupRunning } from "./backup-lease.server";
 
 /**
- * Image files are not deleted while a backup runs: a backup's snapshot may
- * still refer to them. The keys wait in deferred_deletions until no backup
- * runs, then go if nothing refers to them any more.
+ * Image files (the owner's and visitors' photos) are not deleted while a
+ * backup runs: a backup's snapshot may still refer to them. The keys wait in
+ * deferred_deletions until no backup runs, then go if nothing refers to them
+ * any more. A delete that fails (a bucket outage, say) waits there too, so
+ * no file is left for good and the row's deletion is never undone.
  *
  * Ordering, with no window: a backup takes its lease before its snapshot,
  * and the caller here has committed the row's deletion before asking whether
@@ -22,24 +24,29 @@ export async function deleteObjectsUnlessBackupRunning(
   clock: Clock = systemClock,
 ): Promise<"deleted" | "deferred"> {
   if (keys.length === 0) return "deleted";
-  if (await isBackupRunning({ db: services.db, clock })) {
-    const deferredAt = clock.now().toISOString();
-    await services.db
+  const defer = (later: readonly string[]) =>
+    services.db
       .insertInto("deferred_deletions")
-      .values(keys.map((key) => ({ storage_key: key, deferred_at: deferredAt })))
+      .values(later.map((key) => ({ storage_key: key, deferred_at: clock.now().toISOString() })))
       .onConflict((oc) => oc.column("storage_key").doNothing())
       .execute();
+  if (await isBackupRunning({ db: services.db, clock })) {
+    await defer(keys);
     services.logger.info({ keys: keys.length }, "a backup is running: image files will be deleted after it");
     return "deferred";
   }
+  const failed: string[] = [];
   for (const key of keys) {
     try {
       await services.storage.delete(key);
     } catch (error) {
-      services.logger.warn({ err: error, key }, "could not delete an image file");
+      services.logger.warn({ err: error, key }, "could not delete an image file; will retry");
+      failed.push(key);
     }
   }
-  return "deleted";
+  if (failed.length === 0) return "deleted";
+  await defer(failed);
+  return "deferred";
 }
 
 /**

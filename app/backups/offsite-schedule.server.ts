@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from "~/lib/clock";
+import { every } from "~/lib/every";
 import type { AppServices } from "~/services.server";
 import { ensureBackupState } from "./backup-state.server";
 import { bringOffsiteCopyForward, recordOffsiteFailure, recordOffsiteSuccess, setOffsiteNextDue } from "./offsite-copy.server";
@@ -27,8 +28,6 @@ export function createOffsiteSchedule(services: AppServices, options: { runner: 
   const { env } = services;
   const intervalMs = env.BACKUP_OFFSITE_MINUTES * 60_000;
   const where = offsiteConfigFor(env) ? `the bucket ${env.BACKUP_S3_BUCKET}` : "";
-  let timer: NodeJS.Timeout | null = null;
-  let inFlight: Promise<unknown> | null = null;
   let stopping = new AbortController();
 
   async function runDue(): Promise<OffsiteOutcome> {
@@ -75,20 +74,15 @@ export function createOffsiteSchedule(services: AppServices, options: { runner: 
     return ran ? ran.value : "claimed-elsewhere";
   }
 
-  function tick() {
-    if (inFlight) return;
-    inFlight = runDue()
-      .catch((error: unknown) => services.logger.error({ err: error }, "off-site copy pass failed"))
-      .finally(() => {
-        inFlight = null;
-      });
-  }
+  const task = every(POLL_MS, runDue, { onError: (error) => services.logger.error({ err: error }, "off-site copy pass failed") });
+  let started = false;
 
   return {
     runDue,
     /** Brings a copy forward to 5 minutes from now, then looks at the schedule every minute. */
     async start() {
-      if (timer) return;
+      if (started) return;
+      started = true;
       stopping = new AbortController();
       if (env.BACKUP_S3_BUCKET && env.BACKUP_PASSPHRASE) {
         await bringOffsiteCopyForward(stateServices, new Date(clock.now().getTime() + OFFSITE_AFTER_START_MS));
@@ -97,15 +91,13 @@ export function createOffsiteSchedule(services: AppServices, options: { runner: 
           "BACKUP_S3_BUCKET is set but BACKUP_PASSPHRASE is not: no copy leaves the server until it is set (docs/DEPLOY.md, step 12)",
         );
       }
-      timer = setInterval(tick, POLL_MS);
-      timer.unref();
+      await task.start();
     },
     /** Stops the timer and a copy in progress (its process is ended; nothing half-made counts). */
     async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
+      started = false;
       stopping.abort(new Error("The server is shutting down"));
-      await inFlight;
+      await task.stop();
     },
   };
 }

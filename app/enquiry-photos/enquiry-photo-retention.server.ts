@@ -1,5 +1,7 @@
 import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
+import type { TimerClock } from "~/lib/clock";
+import { every, type Every } from "~/lib/every";
 import type { AppServices } from "~/services.server";
 import { PHOTO_TOKEN_LIFETIME_MS, enquiryPhotoTempDir } from "./enquiry-photo-accept.server";
 import { enquiryPhotoKeys } from "./enquiry-photo-keys";
@@ -73,27 +75,11 @@ async function removeStaleTempFiles(services: Services, now: number): Promise<vo
   await rm(path.join(path.dirname(dir), "contact-photos"), { recursive: true, force: true }).catch(() => {});
 }
 
-export type EnquiryPhotoRetention = { start(): void; stop(): Promise<void> };
-
-export function createEnquiryPhotoRetention(services: Services, options: { everyMs?: number } = {}): EnquiryPhotoRetention {
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> = Promise.resolve();
-  const run = () => {
-    running = pruneEnquiryPhotos(services).catch((error: unknown) =>
-      services.logger.warn({ err: error }, "could not delete old enquiry photos; will retry"),
-    );
-  };
-  return {
-    start() {
-      if (timer) return;
-      run();
-      timer = setInterval(run, options.everyMs ?? RUN_EVERY_MS);
-      timer.unref();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
-    },
-  };
+/** Every hour and at start; a pass still running when the next is due is not doubled. */
+export function createEnquiryPhotoRetention(services: Services, options: { everyMs?: number; clock?: TimerClock } = {}): Every {
+  return every(options.everyMs ?? RUN_EVERY_MS, () => pruneEnquiryPhotos(services), {
+    clock: options.clock,
+    runAtStart: true,
+    onError: (error) => services.logger.warn({ err: error }, "could not delete old enquiry photos; will retry"),
+  });
 }

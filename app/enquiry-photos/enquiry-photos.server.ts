@@ -2,7 +2,7 @@ import type { Readable } from "node:stream";
 import type { Kysely, Transaction } from "kysely";
 import { lockForTransaction } from "~/db/database.server";
 import type { DatabaseSchema } from "~/db/schema";
-import { isBackupRunning } from "~/backups/backup-lease.server";
+import { deleteObjectsUnlessBackupRunning } from "~/backups/deferred-deletions.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
 import type { EnquiryPhotoSize, EnquiryPhotoSummary } from "./enquiry-photos";
@@ -188,37 +188,15 @@ export async function deleteEnquiryPhotoRows(trx: Kysely<DatabaseSchema>, submis
 }
 
 /**
- * Deletes photo files whose rows are gone (committed). While a backup runs,
- * or when a delete fails, the keys wait in deferred_deletions and the
- * backup scheduler deletes them later: an enquiry deleted is never brought
- * back by a failed file delete, and no file is left for good.
+ * Deletes photo files whose rows are gone (committed), by the one rule for
+ * image files: while a backup runs, or when a delete fails, the keys wait in
+ * deferred_deletions and the backup scheduler deletes them later.
  */
 export async function deleteEnquiryPhotoObjects(
   services: Pick<AppServices, "db" | "storage" | "logger"> & { clock?: Clock },
   keys: readonly string[],
 ): Promise<void> {
-  if (keys.length === 0) return;
-  const clock = services.clock ?? systemClock;
-  const defer = (later: readonly string[]) =>
-    services.db
-      .insertInto("deferred_deletions")
-      .values(later.map((key) => ({ storage_key: key, deferred_at: clock.now().toISOString() })))
-      .onConflict((oc) => oc.column("storage_key").doNothing())
-      .execute();
-  if (await isBackupRunning({ db: services.db, clock })) {
-    await defer(keys);
-    return;
-  }
-  const failed: string[] = [];
-  for (const key of keys) {
-    try {
-      await services.storage.delete(key);
-    } catch (error) {
-      services.logger.warn({ err: error, key }, "could not delete an enquiry photo file; will retry");
-      failed.push(key);
-    }
-  }
-  if (failed.length > 0) await defer(failed);
+  await deleteObjectsUnlessBackupRunning(services, keys, services.clock ?? systemClock);
 }
 
 /** The enquiry's photos, rows and files (deleteSubmission does the two halves around its own transaction). */

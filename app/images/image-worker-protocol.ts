@@ -2,14 +2,31 @@ import type { ProcessedEnquiryPhoto } from "~/enquiry-photos/enquiry-photo-keys"
 import type { StorageConfig } from "~/storage/open-storage.server";
 import type { ProcessedImage } from "./processed-image";
 
-/** Messages between the web process and the image worker (JSON over the IPC channel). */
+/**
+ * Messages between the web process and the image worker (JSON over the IPC
+ * channel). Every job has a `kind`; each side keeps a table from kind to its
+ * handler, typed from ImageJobs, so a new kind is one entry here and one in
+ * each table.
+ */
+export type ImageJobs = {
+  /** The owner's upload: a stored original becomes the gallery's variants. */
+  "owner-photo": { request: { originalKey: string }; result: ProcessedImage };
+  /** A visitor's photo in a local temp file becomes a thumbnail and a viewing copy at these keys. */
+  "enquiry-photo": { request: { file: string; thumbKey: string; viewKey: string }; result: ProcessedEnquiryPhoto };
+};
+export type ImageJobKind = keyof ImageJobs;
+export type ImageJobRequest<K extends ImageJobKind> = ImageJobs[K]["request"];
+export type ImageJobResult<K extends ImageJobKind> = ImageJobs[K]["result"];
+
+/** One job's message for each kind. */
+export type ImageJobMessage = { [K in ImageJobKind]: { type: "job"; kind: K; id: number; request: ImageJobRequest<K> } }[ImageJobKind];
+/** One job's answer for each kind. */
+export type ImageJobDone = { [K in ImageJobKind]: { type: "done"; kind: K; id: number; result: ImageJobResult<K>; peakRssMB: number } }[ImageJobKind];
 
 export type ToImageWorker =
   /** Sent once, in answer to "ready": how to open the storage. */
   | { type: "init"; storage: StorageConfig }
-  | { type: "job"; id: number; originalKey: string }
-  /** Issue 21: a visitor's photo in a local temp file, turned into a thumbnail and a viewing copy at these keys. */
-  | { type: "enquiry-photo"; id: number; file: string; thumbKey: string; viewKey: string };
+  | ImageJobMessage;
 
 /** Why a job failed: "refused" carries a message meant for the uploader. */
 export type ImageJobFailure = "refused" | "not-found" | "unreadable";
@@ -17,6 +34,5 @@ export type ImageJobFailure = "refused" | "not-found" | "unreadable";
 export type FromImageWorker =
   | { type: "ready" }
   | { type: "started"; id: number }
-  | { type: "done"; id: number; image: ProcessedImage; peakRssMB: number }
-  | { type: "enquiry-photo-done"; id: number; photo: ProcessedEnquiryPhoto; peakRssMB: number }
+  | ImageJobDone
   | { type: "failed"; id: number; reason: ImageJobFailure; message: string; peakRssMB: number };

@@ -149,6 +149,26 @@ describe("the image worker", () => {
     await expect(worker.process("originals/anything")).rejects.toThrow("exited while starting (code 3");
   });
 
+  it("takes a job's result only from an answer of the job's own kind", async () => {
+    // A worker that answers every job as a visitor's photo.
+    const confused = path.join(rootDir, "confused-worker.mjs");
+    await writeFile(
+      confused,
+      [
+        'process.on("message", (message) => {',
+        '  if (message.type !== "job") return;',
+        '  process.send({ type: "done", kind: "enquiry-photo", id: message.id, result: { width: 1, height: 1 }, peakRssMB: 1 });',
+        "});",
+        'process.on("disconnect", () => process.exit(0));',
+        'process.send({ type: "ready" });',
+        "",
+      ].join("\n"),
+    );
+    worker = createImageWorker({ entry: { file: confused, execArgv: [] }, storage: config, logger: createLogger({ level: "silent" }) });
+    await worker.start();
+    await expect(worker.process("originals/anything")).rejects.toThrow(new ImageUnreadableError("The image worker answered an owner-photo job as enquiry-photo"));
+  });
+
   it("refuses jobs before it is started, and cannot start without an entry", async () => {
     const images = createImageWorker({ storage: config, logger: createLogger({ level: "silent" }) });
     await expect(images.process("originals/anything")).rejects.toThrow("not running");

@@ -4,7 +4,7 @@ import type { ProcessedEnquiryPhoto } from "~/enquiry-photos/enquiry-photo-keys"
 import type { Logger } from "~/lib/logger.server";
 import type { StorageConfig } from "~/storage/open-storage.server";
 import { ImageRefusedError } from "./image-limits";
-import type { FromImageWorker, ToImageWorker } from "./image-worker-protocol";
+import type { FromImageWorker, ImageJobDone, ImageJobKind, ImageJobRequest, ImageJobResult, ToImageWorker } from "./image-worker-protocol";
 import { ImageNotFoundError, type ProcessedImage } from "./processed-image";
 
 /**
@@ -67,9 +67,25 @@ export type ImageWorker = {
   state(): { pid: number | undefined; processing: string | null; waiting: { owner: number; visitor: number } };
 };
 
-type JobRequest =
-  | { type: "job"; originalKey: string }
-  | { type: "enquiry-photo"; file: string; thumbKey: string; viewKey: string };
+/** How the web process handles one kind of job: its message, its name in logs and state(), its result in the worker's answer. */
+type JobKindHandling<K extends ImageJobKind> = {
+  message(id: number, request: ImageJobRequest<K>): ToImageWorker;
+  label(request: ImageJobRequest<K>): string;
+  result(done: ImageJobDone): ImageJobResult<K> | undefined;
+};
+
+const jobKinds: { [K in ImageJobKind]: JobKindHandling<K> } = {
+  "owner-photo": {
+    message: (id, request) => ({ type: "job", kind: "owner-photo", id, request }),
+    label: (request) => request.originalKey,
+    result: (done) => (done.kind === "owner-photo" ? done.result : undefined),
+  },
+  "enquiry-photo": {
+    message: (id, request) => ({ type: "job", kind: "enquiry-photo", id, request }),
+    label: (request) => request.file,
+    result: (done) => (done.kind === "enquiry-photo" ? done.result : undefined),
+  },
+};
 
 /** A job that takes longer than this is taken as hung: the worker is killed and replaced. */
 const DEFAULT_JOB_TIMEOUT_MS = 120_000;
@@ -83,7 +99,8 @@ type Job = {
   /** What the logs and state() name: the original's key or the photo's temp file. */
   label: string;
   started: boolean;
-  settle(outcome: { result: unknown } | { error: Error }): void;
+  /** Settles with the worker's answer, or with an error (a failure, a crash, a timeout). */
+  settle(outcome: { done: ImageJobDone } | { error: Error }): void;
 };
 
 export function createImageWorker(options: {
@@ -141,8 +158,7 @@ export function createImageWorker(options: {
       return;
     }
     logger.debug({ pid: worker.pid, peakRssMB: message.peakRssMB, outcome: message.type }, "image worker finished a job");
-    if (message.type === "done") return job.settle({ result: message.image });
-    if (message.type === "enquiry-photo-done") return job.settle({ result: message.photo });
+    if (message.type === "done") return job.settle({ done: message });
     const error =
       message.reason === "refused"
         ? new ImageRefusedError(message.message)
@@ -195,11 +211,12 @@ export function createImageWorker(options: {
     return spawning;
   }
 
-  async function runJob<T>(request: JobRequest): Promise<T> {
+  async function runJob<K extends ImageJobKind>(kind: K, request: ImageJobRequest<K>): Promise<ImageJobResult<K>> {
     if (!running) throw new Error("The image worker is not running");
     const worker = await liveWorker();
-    const label = request.type === "job" ? request.originalKey : request.file;
-    return new Promise<T>((resolve, reject) => {
+    const handling: JobKindHandling<K> = jobKinds[kind];
+    const label = handling.label(request);
+    return new Promise<ImageJobResult<K>>((resolve, reject) => {
       const timer = setTimeout(() => {
         logger.warn({ pid: worker.pid, job: label, timeoutMs: jobTimeoutMs }, "an image job took too long; killing the worker");
         worker.kill("SIGKILL");
@@ -212,12 +229,14 @@ export function createImageWorker(options: {
           if (current !== job) return;
           current = null;
           clearTimeout(timer);
-          if ("result" in outcome) resolve(outcome.result as T);
-          else reject(outcome.error);
+          if ("error" in outcome) return reject(outcome.error);
+          const result = handling.result(outcome.done);
+          if (result === undefined) reject(new ImageUnreadableError(`The image worker answered an ${kind} job as ${outcome.done.kind}`));
+          else resolve(result);
         },
       };
       current = job;
-      send(worker, { ...request, id: job.id });
+      send(worker, handling.message(job.id, request));
     });
   }
 
@@ -241,13 +260,13 @@ export function createImageWorker(options: {
 
     process(originalKey) {
       if (!running) return Promise.reject(new Error("The image worker is not running"));
-      return schedule(ownerQueue, () => runJob<ProcessedImage>({ type: "job", originalKey }));
+      return schedule(ownerQueue, () => runJob("owner-photo", { originalKey }));
     },
 
     processEnquiryPhoto(file, keys) {
       if (!running) return Promise.reject(new Error("The image worker is not running"));
       if (visitorQueue.length >= VISITOR_QUEUE_LIMIT) return Promise.reject(new ImageWorkerBusyError());
-      return schedule(visitorQueue, () => runJob<ProcessedEnquiryPhoto>({ type: "enquiry-photo", file, ...keys }));
+      return schedule(visitorQueue, () => runJob("enquiry-photo", { file, ...keys }));
     },
 
     state() {

@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import { submissionFromRow, type ContactSubmission } from "~/contact/contact-fields";
 import type { DatabaseSchema, NotificationJobRow } from "~/db/schema";
 import { countEnquiryPhotos } from "~/enquiry-photos/enquiry-photos.server";
+import { every } from "~/lib/every";
 import type { AppServices } from "~/services.server";
 import { MailSendError, type MailSetup, type OutgoingMail } from "./mailer.server";
 import { digestMail, enquiryMail } from "./enquiry-mails.server";
@@ -77,7 +78,6 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
   const { db, logger, clock } = services;
   const leaseMs = options.leaseMs ?? LEASE_MS;
   let stopping = false;
-  let timer: NodeJS.Timeout | null = null;
   let unsubscribe: (() => void) | null = null;
   let tail: Promise<unknown> = Promise.resolve();
   let queued: Promise<RunSummary> | null = null;
@@ -185,13 +185,15 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
     return next;
   }
 
+  // The poll is a safety net behind the wake-ups; pass() reports its own failures.
+  const poll = every(options.pollIntervalMs ?? POLL_INTERVAL_MS, runDue, { onError: (error) => logger.error({ err: error }, "mail outbox pass failed") });
+
   return {
     start() {
-      if (!services.mail || timer) return;
+      if (!services.mail || unsubscribe) return;
       stopping = false;
       unsubscribe = services.outboxWake.subscribe(() => void runDue());
-      timer = setInterval(() => void runDue(), options.pollIntervalMs ?? POLL_INTERVAL_MS);
-      timer.unref();
+      void poll.start();
       logger.info({ transport: services.mail.mailer.description }, "mail outbox started");
       // A restart is often the fix for a broken setting: retries waiting for their time go now.
       tail = tail.then(() => retryWaitingNow(db, clock.now())).catch((error: unknown) => logger.warn({ err: error }, "could not bring retries forward"));
@@ -199,8 +201,7 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
     },
     async stop({ timeoutMs = STOP_TIMEOUT_MS } = {}) {
       stopping = true;
-      if (timer) clearInterval(timer);
-      timer = null;
+      void poll.stop();
       unsubscribe?.();
       unsubscribe = null;
       let timeout: NodeJS.Timeout | undefined;

@@ -5,7 +5,7 @@ import { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { verifyArchive } from "~/backups/restore.server";
 import { seedDemoGallery } from "~/galleries/demo-images.server";
-import { storageKeysOf } from "~/galleries/galleries.server";
+import { deleteGalleryImage, storageKeysOf } from "~/galleries/galleries.server";
 import { backupsDirOf } from "~/backups/backup-files.server";
 import { loadBackupNaming } from "~/backups/backup-names.server";
 import { acquireBackupLease, BACKUP_LEASE_TTL_MS, SCHEDULED_LEASE_ID } from "~/backups/backup-lease.server";
@@ -226,6 +226,22 @@ describe("scheduled backups", () => {
     await scheduler.runDue();
     expect(await services.storage.exists("variants/orphan.webp")).toBe(false);
     expect(await services.storage.exists(stillUsed)).toBe(true);
+    expect(await services.db.selectFrom("deferred_deletions").selectAll().execute()).toEqual([]);
+  });
+
+  it("a gallery image's file that will not delete (a bucket outage) waits in deferred_deletions, and the next pass deletes it", async () => {
+    const image = await services.db.selectFrom("gallery_images").selectAll().executeTakeFirstOrThrow();
+    const keys = storageKeysOf(image);
+    expect(keys.length).toBeGreaterThan(0);
+    const outage = { ...services, storage: { ...services.storage, delete: () => Promise.reject(new Error("bucket unreachable")) } };
+    expect(await deleteGalleryImage(outage, image.id)).toBe(true);
+    expect(await services.db.selectFrom("gallery_images").select("id").where("id", "=", image.id).execute()).toEqual([]);
+    const deferred = await services.db.selectFrom("deferred_deletions").select("storage_key").execute();
+    expect(deferred.map((row) => row.storage_key).sort()).toEqual([...keys].sort());
+    for (const key of keys) expect(await services.storage.exists(key)).toBe(true);
+
+    await schedule().runDue();
+    for (const key of keys) expect(await services.storage.exists(key)).toBe(false);
     expect(await services.db.selectFrom("deferred_deletions").selectAll().execute()).toEqual([]);
   });
 });

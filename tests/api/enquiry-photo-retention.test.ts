@@ -109,6 +109,51 @@ describe("retention", () => {
   });
 });
 
+describe("the retention task", () => {
+  it("never starts a second pass while one is in flight: a photo that expires meanwhile waits for the next pass", async () => {
+    const clock = createManualClock("2026-03-02T09:00:00.000Z");
+    ctx = await createPhotoContext({}, clock);
+    await ctx.tokenFor(await makeImage("png"), "first.png");
+    clock.advance(50 * 60_000);
+    await ctx.tokenFor(await makeImage("png"), "second.png");
+    const [first, second] = await ctx.photoRows();
+    clock.advance(26 * 60_000); // the first photo's token expired over 15 minutes ago; the second's has not
+
+    // A store whose deletes wait until released: the first pass is held in flight.
+    const deleted: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const storage = {
+      ...ctx.services.storage,
+      delete: async (key: string) => {
+        deleted.push(key);
+        await held;
+        return ctx.services.storage.delete(key);
+      },
+    };
+    // A pass begins by reading the time; the held pass reads none while held.
+    let timeReads = 0;
+    const countingClock = { now: () => ((timeReads += 1), clock.now()) };
+    const retention = createEnquiryPhotoRetention({ ...ctx.services, storage, clock: countingClock }, { clock });
+    const firstPass = retention.start();
+    for (let turn = 0; deleted.length === 0 && turn < 100_000; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(deleted[0]).toContain(first!.id);
+
+    const readsWhileHeld = timeReads;
+    clock.advance(60 * 60_000); // the hourly tick, while the first pass is held; the second photo is now due too
+    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(timeReads).toBe(readsWhileHeld);
+    expect(deleted.filter((key) => key.includes(second!.id))).toEqual([]);
+
+    release();
+    await firstPass;
+    clock.advance(60 * 60_000);
+    await retention.tick();
+    expect(await ctx.photoRows()).toEqual([]);
+    await retention.stop();
+  });
+});
+
 describe("visitors' temporary photo files", () => {
   it("have one cleaner, the retention pass: files older than an hour go, newer ones stay, and the folder earlier versions used goes", async () => {
     const clock = createManualClock("2026-03-02T09:00:00.000Z");
