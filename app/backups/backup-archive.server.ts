@@ -290,6 +290,8 @@ export async function readArchive(
       const tee = new PassThrough();
       const consumer = onEntry({ name, kind, bytes, stream: tee }).catch((error: unknown) => {
         consumerError = { error };
+        // Thrown below; a consumer that failed before reading its stream left no listener for it.
+        tee.on("error", () => {});
         tee.destroy(error as Error);
       });
       for await (const chunk of entry) {

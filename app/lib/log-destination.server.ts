@@ -18,12 +18,27 @@ export type LogDestination = {
   readonly queuedBytes: number;
 };
 
+/** How a destination writes and waits: the system's, or a test's that moves its own clock. */
+export type LogDestinationIo = {
+  writeSync(fd: number, data: Buffer): number;
+  now(): number;
+  /** Blocks the thread for `ms` (the process is exiting: nothing else may run). */
+  pauseSync(ms: number): void;
+};
+
+const pauseCell = new Int32Array(new SharedArrayBuffer(4));
+const systemIo: LogDestinationIo = {
+  writeSync: (fd, data) => fs.writeSync(fd, data),
+  now: () => Date.now(),
+  pauseSync: (ms) => void Atomics.wait(pauseCell, 0, 0, ms),
+};
+
 /**
  * Log lines to a file descriptor, bounded: a reader that drains slowly (journald under a flood) or
  * not at all never grows memory, and never holds the process at exit (docs/decisions/0049-bounded-logs-and-a-cached-not-found-page.md).
  * The descriptor must be non-blocking when it is a pipe or socket (see `stdoutLogDestination`).
  */
-export function createLogDestination(fd: number, limits: { maxBytes?: number } = {}): LogDestination {
+export function createLogDestination(fd: number, limits: { maxBytes?: number } = {}, io: LogDestinationIo = systemIo): LogDestination {
   const maxBytes = limits.maxBytes ?? LOG_BUFFER_BYTES;
   let lines: string[] = [];
   let linesBytes = 0;
@@ -46,7 +61,7 @@ export function createLogDestination(fd: number, limits: { maxBytes?: number } =
         linesBytes = 0;
       }
       try {
-        const written = fs.writeSync(fd, unwritten);
+        const written = io.writeSync(fd, unwritten);
         if (written < unwritten.length) {
           unwritten = unwritten.subarray(written);
           return false;
@@ -97,9 +112,8 @@ export function createLogDestination(fd: number, limits: { maxBytes?: number } =
       }
     },
     flushSync(deadlineMs) {
-      const deadline = Date.now() + deadlineMs;
-      const pause = new Int32Array(new SharedArrayBuffer(4));
-      while (!broken && !writeQueued() && Date.now() < deadline) Atomics.wait(pause, 0, 0, 10);
+      const deadline = io.now() + deadlineMs;
+      while (!broken && !writeQueued() && io.now() < deadline) io.pauseSync(10);
     },
     get queuedBytes() {
       return queuedBytes();
@@ -119,7 +133,12 @@ export function stdoutLogDestination(): LogDestination {
   if (stdout) return stdout;
   void process.stdout;
   const destination = createLogDestination(process.stdout.fd ?? 1);
-  process.on("exit", () => destination.flushSync(EXIT_FLUSH_DEADLINE_MS));
+  process.on("exit", () => flushAtExit(destination));
   stdout = destination;
   return destination;
+}
+
+/** What the exit hook does: the lines still queued get EXIT_FLUSH_DEADLINE_MS, then the process goes. */
+export function flushAtExit(destination: LogDestination): void {
+  destination.flushSync(EXIT_FLUSH_DEADLINE_MS);
 }

@@ -1,4 +1,6 @@
-import { mkdtemp, readdir, rm, truncate, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
@@ -270,14 +272,21 @@ describe("local storage: what registration and the start-up check use", () => {
 
 describe("local storage: files and listings (backups)", () => {
   it("an abort stops writeFile and leaves neither the object nor a temp file", async () => {
-    const source = path.join(rootDir, "..", `big-${path.basename(rootDir)}`);
-    await writeFile(source, "");
-    await truncate(source, 400 * 1024 * 1024);
+    // The source is a named pipe: the copy cannot end before this test closes it. Once a megabyte
+    // has been taken from it the copy is surely mid-way; the abort comes then, and the pipe is closed
+    // after it, so a copy that ignored the abort would finish.
+    const source = path.join(rootDir, "..", `pipe-${path.basename(rootDir)}`);
+    execFileSync("mkfifo", [source]);
     const stop = new AbortController();
     try {
       const copy = storage.writeFile("backups/big.tar.gz", source, { signal: stop.signal });
-      setTimeout(() => stop.abort(new Error("shutting down")), 20);
-      await expect(copy).rejects.toThrow();
+      const writer = createWriteStream(source);
+      writer.on("error", () => {});
+      // A pipe holds 64 KB: this write is done only once the copy has read nearly all of it.
+      await new Promise<void>((resolve, reject) => writer.write(Buffer.alloc(1024 * 1024), (error) => (error ? reject(error) : resolve())));
+      stop.abort(new Error("shutting down"));
+      writer.end();
+      await expect(copy).rejects.toMatchObject({ name: "AbortError" });
     } finally {
       await rm(source, { force: true });
     }

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lockDataDir } from "~/lib/data-dir-lock.server";
 import { hashTree, rewriteArchive } from "../support/backup-archives";
 import { createSite, dumpSite, openSite, type SiteDump } from "../support/backup-site";
 import { runScript } from "../support/run-script";
@@ -9,6 +10,8 @@ import { runScript } from "../support/run-script";
 /** `npm run backup` and `npm run restore` as a person runs them: separate processes, real files. */
 const run = (script: "backup" | "restore", args: string[], dataDir: string) =>
   runScript(script, args, { DATA_DIR: dataDir, LOG_LEVEL: "silent" }, { umask: "022" });
+
+const UNMODED_FILE_PRELOAD = path.resolve("tests/support/file-without-mode.mjs");
 
 /** Every path under dir whose mode is not 0600 (files) or 0700 (folders). */
 async function notPrivate(dir: string): Promise<string[]> {
@@ -45,6 +48,24 @@ describe("npm run backup", () => {
     const stat = await fs.stat(match![1]!);
     // Readable by the service's user only: it holds the password hash and the enquiries.
     expect(stat.mode & 0o777).toBe(0o600);
+  });
+
+  it("run from a shell whose umask is 022 and refused at once (a restore holds DATA_DIR), a file it makes without a mode is still 0600", async () => {
+    // Refused before it opens the site, the script has only its own umask to keep what it writes private.
+    const restoreRunning = lockDataDir(dataDir, "exclusive");
+    const madeWithoutAMode = path.join(tmp, "made-without-a-mode");
+    try {
+      const result = await runScript(
+        "backup",
+        [],
+        { DATA_DIR: dataDir, LOG_LEVEL: "silent", NODE_OPTIONS: `--import ${UNMODED_FILE_PRELOAD}`, UNMODED_FILE: madeWithoutAMode },
+        { umask: "022" },
+      );
+      expect([result.status, result.stderr.trim()]).toEqual([1, `A restore is running on ${dataDir}: wait for it to finish.`]);
+    } finally {
+      restoreRunning.release();
+    }
+    expect((await fs.stat(madeWithoutAMode)).mode & 0o777).toBe(0o600);
   });
 
   it("--out FILE writes there; --out FOLDER writes the usual name into it", async () => {

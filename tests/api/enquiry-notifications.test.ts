@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { sql, type KyselyPlugin } from "kysely";
 import supertest from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatSubmittedAt } from "~/admin/format-date";
@@ -7,6 +7,8 @@ import { claimNextDue } from "~/notifications/outbox-claims.server";
 import { HOURLY_CAP } from "~/notifications/outbox-digest.server";
 import { queueSignInAlert } from "~/notifications/outbox-queue.server";
 import { LEASE_MS, createOutbox } from "~/notifications/outbox.server";
+import { createLogger } from "~/lib/logger.server";
+import { openServices } from "../../server/bootstrap";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp";
 import { ADMIN } from "./helpers";
 import { MAIL_FROM, NOTIFY_EMAIL, SITE_URL, createMailContext, type MailContext } from "./mail-helpers";
@@ -357,6 +359,49 @@ describe("leases: how several workers share one outbox", () => {
     expect(await claimNextDue(ctx.services.db, claim("worker-b", new Date(now.getTime() + LEASE_MS - 1)))).toEqual([]);
     const takeover = await claimNextDue(ctx.services.db, claim("worker-b", new Date(now.getTime() + LEASE_MS)));
     expect(takeover.map((job) => job.lease_token)).toEqual(["worker-b"]);
+  });
+
+  it("two workers racing for one job, the second paused between reading the due jobs and claiming them: one claim holds it", async () => {
+    const { ctx } = await setUp();
+    const { id } = await ctx.enquire({ name: "Raced" });
+    const pending = await ctx.services.db.selectFrom("notification_jobs").select("submission_id").where("status", "=", "pending").execute();
+    expect(pending).toEqual([{ submission_id: id }]);
+    // Worker B, on another instance (its own connection), stops after its first statement until A is done:
+    // on SQLite after reading the due jobs, on PostgreSQL inside its claim, the row locked.
+    const other = await openServices(ctx.services.env, createLogger({ level: "silent" }), { clock: ctx.clock });
+    let reachedPause!: () => void;
+    const paused = new Promise<void>((resolve) => (reachedPause = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let firstStatement = true;
+    const pauseAfterFirstStatement: KyselyPlugin = {
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        if (firstStatement) {
+          firstStatement = false;
+          reachedPause();
+          await released;
+        }
+        return args.result;
+      },
+    };
+    const now = ctx.clock.now();
+    const claim = (token: string) => ({ now: now.toISOString(), leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString(), token });
+    let claimedByA, claimedByB;
+    try {
+      const workerB = claimNextDue(other.db.withPlugin(pauseAfterFirstStatement), claim("worker-b"));
+      await paused;
+      claimedByA = await claimNextDue(ctx.services.db, claim("worker-a"));
+      release();
+      claimedByB = await workerB;
+    } finally {
+      release();
+      await other.close();
+    }
+    const claimed = [...claimedByA, ...claimedByB];
+    expect(claimed.map((job) => job.submission_id)).toEqual([id]);
+    const job = await ctx.services.db.selectFrom("notification_jobs").select("lease_token").where("submission_id", "=", id).executeTakeFirstOrThrow();
+    expect(job.lease_token).toBe(claimed[0]!.lease_token);
   });
 
   it("Send again is refused (409) while a worker holds the job, and accepted once the lease has passed", async () => {

@@ -106,9 +106,16 @@ describe("tokens", () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ photos: { attached: 0, notTaken: false } });
     expect((await ctx.photoRows()).map((row) => row.submission_id)).toEqual([null]);
-    // Used once: the same token cannot go with a second enquiry.
-    expect((await ctx.enquire([token])).body).toMatchObject({ photos: { attached: 1, notTaken: false } });
-    expect((await ctx.enquire([token])).body).toMatchObject({ photos: { attached: 0, notTaken: false } });
+  });
+
+  it("a token goes with one enquiry only: sent again with a second enquiry, it attaches nothing and the first keeps its photo", async () => {
+    ctx = await createPhotoContext();
+    const token = await ctx.tokenFor(await makeImage("jpeg"), "wall.jpg", "203.0.113.7");
+    const first = await ctx.enquire([token], "203.0.113.7");
+    expect(first.body).toMatchObject({ photos: { attached: 1, notTaken: false } });
+    const second = await ctx.enquire([token], "203.0.113.7");
+    expect(second.body).toMatchObject({ photos: { attached: 0, notTaken: false } });
+    expect((await ctx.photoRows()).map((row) => row.submission_id)).toEqual([(first.body as { id: string }).id]);
   });
 
   it("a token expires after an hour", async () => {

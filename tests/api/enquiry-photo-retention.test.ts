@@ -20,6 +20,7 @@ import type { AppServices } from "~/services.server";
 import { openServices } from "../../server/bootstrap";
 import { makeImage, makeNoisyJpeg } from "../fixtures/images";
 import { createTestBucket, createTestDatabase, s3Env } from "../support/backends";
+import { rewriteArchive } from "../support/backup-archives";
 import { openSite } from "../support/backup-site";
 import { createPhotoContext, type PhotoContext } from "./enquiry-photo-helpers";
 
@@ -218,6 +219,27 @@ describe("backups", () => {
     expect((await viewCopy(restored, id, 2)).equals(original)).toBe(true);
     expect((await restored.storage.list("enquiry-photos/")).length).toBe(4);
   });
+
+  it("a restore refuses an enquiry photo's copy of 1 MB and one byte, naming it", async () => {
+    ctx = await createPhotoContext();
+    await enquiryWithPhotos(1);
+    const archive = path.join(tmp, `photo-cap-${ctx.backend.database}.tar.gz`);
+    const made = await createBackup({ ...ctx.services, clock: systemClock }, { purpose: "manual", workDir: backupsDirOf(ctx.dataDir), destination: { kind: "file", path: archive } });
+    expect(made.status).toBe("succeeded");
+    const { view_key: viewKey } = await ctx.services.db.selectFrom("enquiry_photos").select("view_key").executeTakeFirstOrThrow();
+    const oversized = path.join(tmp, `photo-cap-oversized-${ctx.backend.database}.tar.gz`);
+    await rewriteArchive(
+      archive,
+      oversized,
+      (entries) => {
+        entries.find((entry) => entry.name === `objects/${viewKey}`)!.data = Buffer.alloc(1_048_577, 1);
+      },
+      { rehash: true },
+    );
+    const target = await emptyInstallation();
+    await expect(target.restore(oversized)).rejects.toThrow(`The archive holds image files larger than this site ever stores: ${viewKey}`);
+    if (target.bucket) expect(await target.bucket.keys("")).toEqual([]);
+  });
 });
 
 async function viewCopy(services: Pick<AppServices, "db" | "storage">, id: string, n: number): Promise<Buffer> {
@@ -226,14 +248,15 @@ async function viewCopy(services: Pick<AppServices, "db" | "storage">, id: strin
   return (await collectStream(photo.body)).data;
 }
 
-/** The archive restored into a new installation on the same kind of back end. */
-async function restoreElsewhere(archive: string): Promise<AppServices> {
+/** A new, empty installation on the same kind of back end, to restore into. */
+async function emptyInstallation() {
   const dataDir = await fs.mkdtemp(path.join(tmp, "restored-"));
   if (ctx.backend.database === "sqlite") {
-    await restoreBackup({ dataDir, file: archive });
-    const services = await openSite(dataDir);
-    cleanups.push(() => services.close());
-    return services;
+    return {
+      restore: (archive: string) => restoreBackup({ dataDir, file: archive }),
+      open: async () => openSite(dataDir),
+      bucket: null,
+    };
   }
   const backends = inject("backends");
   const database = await createTestDatabase(backends.postgresUrl);
@@ -243,10 +266,20 @@ async function restoreElsewhere(archive: string): Promise<AppServices> {
   cleanups.push(() => bucket.remove());
   const env = parseEnv({ ...base, DATABASE_URL: database.url, ...s3Env(backends.s3Endpoint, bucket.name) });
   const silent = createLogger({ level: "silent" });
-  await restoreBackup({ dataDir, file: archive, destination: postgresRestoreDestination({ env, logger: silent }) });
-  const services = await openServices(env, silent);
+  return {
+    restore: (archive: string) => restoreBackup({ dataDir, file: archive, destination: postgresRestoreDestination({ env, logger: silent }) }),
+    open: () => openServices(env, silent),
+    bucket,
+  };
+}
+
+/** The archive restored into a new installation on the same kind of back end. */
+async function restoreElsewhere(archive: string): Promise<AppServices> {
+  const target = await emptyInstallation();
+  await target.restore(archive);
+  const services = await target.open();
   cleanups.push(() => services.close());
   // On S3, the files are in the bucket, under the private prefix.
-  expect((await bucket.keys("enquiry-photos/")).length).toBe(4);
+  if (target.bucket) expect((await target.bucket.keys("enquiry-photos/")).length).toBe(4);
   return services;
 }

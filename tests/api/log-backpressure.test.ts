@@ -4,7 +4,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, assert, describe, expect, it } from "vitest";
 import { freePort, testServerEnv, waitUntilHealthy } from "../support/test-server";
 
 /**
@@ -84,8 +84,14 @@ describe("request logs on a slow reader", () => {
     site.child.stdout.setEncoding("utf8");
     site.child.stdout.on("data", (chunk: string) => (received += chunk));
     site.child.stdout.resume();
-    const dropped = await new Promise<{ dropped: number; bytesBefore: number }>((resolve) => {
+    // The report comes as soon as the reader has caught up. A buffer that never overflowed sends
+    // none: once the output has been quiet for 10 s the wait ends, and the assertion says so
+    // (rather than the test's own timeout).
+    let quiet!: NodeJS.Timeout;
+    const dropped = await new Promise<{ dropped: number; bytesBefore: number } | null>((resolve) => {
       const check = () => {
+        clearTimeout(quiet);
+        quiet = setTimeout(() => resolve(null), 10_000);
         const index = received.indexOf('"dropped":');
         const lineEnd = received.indexOf("\n", index);
         if (index === -1 || lineEnd === -1) return;
@@ -94,7 +100,10 @@ describe("request logs on a slow reader", () => {
         resolve({ dropped: JSON.parse(received.slice(lineStart, lineEnd)).dropped, bytesBefore: lineStart });
       };
       site.child.stdout.on("data", check);
+      check();
     });
+    clearTimeout(quiet);
+    assert(dropped, `no "dropped" report in the ${received.length} bytes read`);
 
     const requestLines = received
       .slice(0, dropped.bytesBefore)
@@ -107,7 +116,7 @@ describe("request logs on a slow reader", () => {
     expect(requestLines.length + dropped.dropped).toBeGreaterThanOrEqual(REQUESTS);
     // Each 4 KB path is logged as its first 256 characters and a mark.
     expect(requestLines.find((line) => line.path.startsWith("/api/"))?.path).toBe(`/api/${"x".repeat(251)}…[truncated]`);
-  }, 120_000);
+  }, 240_000);
 
   it("exits within the grace period on SIGTERM while the reader has stopped reading and the buffer is full", async () => {
     const site = await startSite();

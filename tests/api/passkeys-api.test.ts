@@ -250,9 +250,44 @@ describe("signing in with a passkey", () => {
     expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
     // The password still works: the passkey limit is its own.
     await supertest(ctx.app).post("/api/login").send(ADMIN).expect(200);
-    clock.advance(15 * 60_000);
+    // The window is 15 minutes: a second before its end the address is still refused, at its end it is not.
+    clock.advance(14 * 60_000 + 59_000);
+    const early = await beginSignIn(ctx.app);
+    await early.agent.post("/api/login/passkey").send({ response: authenticator.authenticate(early.options) }).expect(429);
+    clock.advance(1_000);
     const next = await beginSignIn(ctx.app);
     await next.agent.post("/api/login/passkey").send({ response: authenticator.authenticate(next.options) }).expect(200);
+  });
+
+  it("refuses an answer whose origin alone is another site's (this site's RP ID)", async () => {
+    const { ctx, authenticator } = await setUp();
+    await addPasskey(ctx.admin, authenticator);
+    const { agent, options } = await beginSignIn(ctx.app);
+    const refused = await agent.post("/api/login/passkey").send({ response: authenticator.authenticate(options, { origin: "https://evil.example" }) });
+    expect([refused.status, refused.body.message]).toEqual([401, "This passkey answer was made for another site, so it was refused."]);
+  });
+
+  it("refuses an answer whose RP ID alone is another site's (made on this site's page)", async () => {
+    const { ctx, authenticator } = await setUp();
+    await addPasskey(ctx.admin, authenticator);
+    const { agent, options } = await beginSignIn(ctx.app);
+    const refused = await agent.post("/api/login/passkey").send({ response: authenticator.authenticate(options, { rpId: "evil.example" }) });
+    expect([refused.status, refused.body.message]).toEqual([401, "This passkey answer was made for another site, so it was refused."]);
+  });
+
+  it("refuses a new answer, its counter moved on, signed for a challenge this browser was not given", async () => {
+    const { ctx, authenticator } = await setUp();
+    await addPasskey(ctx.admin, authenticator);
+    const sessions = async () => (await ctx.services.db.selectFrom("sessions").select("id").execute()).length;
+    const before = await sessions();
+    const { agent, options } = await beginSignIn(ctx.app);
+    const otherChallenge = Buffer.from("a challenge this site never gave this browser").toString("base64url");
+    const refused = await agent.post("/api/login/passkey").send({ response: authenticator.authenticate({ ...options, challenge: otherChallenge }) });
+    expect([refused.status, refused.body.message]).toEqual([
+      401,
+      "This passkey answer does not match the request (it may be a replayed answer). Please try again.",
+    ]);
+    expect(await sessions()).toBe(before);
   });
 
   it("a ceremony begun on instance A is finished on instance B", async () => {

@@ -6,6 +6,8 @@ import type { Kysely } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { backupsDirOf } from "~/backups/backup-files.server";
 import { createBackup } from "~/backups/backup.server";
+import { postgresRestoreDestination } from "~/backups/restore-postgres.server";
+import { localRestoreDestination, restoreBackup, type RestoreDestination } from "~/backups/restore.server";
 import { listTables } from "~/db/snapshot.server";
 import { seedDemoGallery } from "~/galleries/demo-images.server";
 import { systemClock } from "~/lib/clock";
@@ -231,6 +233,40 @@ describe("npm run restore refuses a hostile archive and changes nothing", () => 
       { rehash: true },
     );
     await expectRefusedUnchanged(file, new RegExp(`The archive holds image files larger than this site ever stores: ${variant}`));
+  });
+});
+
+describe("an archive that changes between the check and the write", () => {
+  it("an object planted after the first pass is refused when it comes to be written, naming it; nothing changes", async () => {
+    const planted = path.join(tmp, "planted-later.tar.gz");
+    await rewriteArchive(archive, planted, (entries) => [...entries, { name: "objects/originals/planted-later", type: "file", data: Buffer.from("planted") }], {
+      rehash: true,
+    });
+    const file = path.join(tmp, "changing.tar.gz");
+    await fs.copyFile(archive, file);
+    const destination =
+      ctx.backend.database === "postgres"
+        ? postgresRestoreDestination({ env: ctx.env, logger: createLogger({ level: "silent" }) })
+        : localRestoreDestination(ctx.dataDir);
+    // The swap happens after the whole archive was checked, before anything is written.
+    const swapAfterCheck: RestoreDestination = {
+      ...destination,
+      prepare: async (at) => {
+        await fs.copyFile(planted, file);
+        return destination.prepare(at);
+      },
+    };
+    // On PostgreSQL the restore first makes a pre-restore backup (decision 0042): that, and only that, is new.
+    const withoutPreRestoreBackup = ({ tables, objects }: Awaited<ReturnType<typeof liveState>>) => ({
+      tables: Object.fromEntries(Object.entries(tables).filter(([name]) => !["backup_state", "secrets"].includes(name))),
+      objects: Object.fromEntries(Object.entries(objects).filter(([key]) => !key.startsWith("backups/pre-restore-"))),
+    });
+    const before = withoutPreRestoreBackup(await liveState());
+    await expect(restoreBackup({ dataDir: ctx.dataDir, file, destination: swapAfterCheck })).rejects.toThrow(
+      /The backup file changed while it was being restored: objects\/originals\/planted-later was not in the archive checked first\./,
+    );
+    expect(withoutPreRestoreBackup(await liveState())).toEqual(before);
+    expect(await ctx.storedKeys("originals/")).not.toContain("originals/planted-later");
   });
 });
 

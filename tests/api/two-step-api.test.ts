@@ -1,6 +1,7 @@
 import { Secret, TOTP } from "otpauth";
 import supertest from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
+import { claimCeremonyAttempt } from "~/auth/ceremonies.server";
 import { createManualClock, type ManualClock } from "~/lib/clock";
 import { SIGN_IN_LOCKED_MESSAGE } from "../../server/api/auth-routes";
 import { ADMIN, createAdminContext, type AdminContext } from "./helpers";
@@ -158,6 +159,34 @@ describe("signing in with two-step verification on", () => {
     await pending[0]!.get("/api/auth/user").expect(401);
     const checked = await ctx.services.db.selectFrom("activity_log").select("kind").where("kind", "=", "sign-in.two-step").execute();
     expect(checked).toEqual([]);
+  });
+
+  it("ten codes sent at once, from ten addresses, to one pending step: 5 are checked, the other 5 find the step ended", async () => {
+    // TRUST_PROXY=loopback: each code comes from its own address, so no address lock-out stops the sixth.
+    const { ctx, clock } = await setUp({ TRUST_PROXY: "loopback" });
+    const { secret } = await enrol(ctx.admin, clock);
+    clock.advance(30_000);
+    const { agent } = await passwordStep(ctx.app);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => agent.post("/api/login/two-factor").set("X-Forwarded-For", `198.51.100.${i + 1}`).send({ code: String(400000 + i) })),
+    );
+    const messages = answers.map((answer) => `${answer.status} ${answer.body.message}`).sort();
+    expect(messages).toEqual([
+      ...Array.from({ length: 5 }, () => "401 Invalid authentication code"),
+      ...Array.from({ length: 5 }, () => "401 This sign-in has ended (after 5 minutes, or 5 wrong codes). Please enter your password again."),
+    ]);
+    await agent.post("/api/login/two-factor").set("X-Forwarded-For", "198.51.100.99").send({ code: codeAt(secret, clock) }).expect(401);
+  });
+
+  it("a pending step admits 5 attempts however many are claimed at once", async () => {
+    const { ctx, clock } = await setUp();
+    await enrol(ctx.admin, clock);
+    await passwordStep(ctx.app);
+    const row = await ctx.services.db.selectFrom("auth_ceremonies").select(["id", "user_id"]).where("kind", "=", "two-step-sign-in").executeTakeFirstOrThrow();
+    const ceremony = { id: row.id, kind: "two-step-sign-in" as const, challenge: null, userId: row.user_id, attempts: 0 };
+    const claims = await Promise.all(Array.from({ length: 10 }, () => claimCeremonyAttempt(ctx.services, ceremony, 5)));
+    expect(claims.filter((claim) => claim !== null).sort((a, b) => a! - b!)).toEqual([1, 2, 3, 4, 5]);
+    expect(claims.filter((claim) => claim === null)).toHaveLength(5);
   });
 
   it("a right password does not clear the counts before the code: password and 4 wrong codes, then the next password is refused", async () => {

@@ -4,7 +4,9 @@
  * on one link. Cut, every connection through it closes at once, bodies half
  * sent included, and new connections are closed as soon as they open, until
  * the link is restored. It can cut itself once a number of request-body bytes
- * have gone through it (no timer). Requests that got through are recorded.
+ * have gone through it (no timer), or hold every body there, the connections
+ * open, until released (a barrier: the upload is surely mid-way). Requests
+ * that got through are recorded.
  */
 import { createServer, request as forward, type ClientRequest, type IncomingMessage } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -14,6 +16,10 @@ export type CuttingLink = {
   proxy(upstream: string): Promise<string>;
   /** Cuts the link as soon as `bytes` request-body bytes in all have gone through it. */
   cutAfterBodyBytes(bytes: number): void;
+  /** Stops forwarding request bodies once `bytes` in all have gone through; settles then. */
+  holdAfterBodyBytes(bytes: number): Promise<void>;
+  /** Forwards the held bodies again. */
+  releaseHold(): void;
   cut(): void;
   restore(): void;
   readonly isCut: boolean;
@@ -34,6 +40,9 @@ export function createCuttingLink(): CuttingLink {
   let isCut = false;
   let bodyBytes = 0;
   let cutAt = Number.POSITIVE_INFINITY;
+  let holdAt = Number.POSITIVE_INFINITY;
+  let markHeld = () => {};
+  const held: (() => void)[] = [];
   let markCut!: () => void;
   const cutDone = new Promise<void>((resolve) => (markCut = resolve));
 
@@ -62,6 +71,12 @@ export function createCuttingLink(): CuttingLink {
       req.on("data", (chunk: Buffer) => {
         bodyBytes += chunk.length;
         if (!isCut && bodyBytes >= cutAt) cut();
+        if (bodyBytes >= holdAt) {
+          req.unpipe(upstreamRequest);
+          req.pause();
+          held.push(() => req.pipe(upstreamRequest));
+          markHeld();
+        }
       });
       req.on("error", () => upstreamRequest.destroy());
       req.pipe(upstreamRequest);
@@ -82,6 +97,14 @@ export function createCuttingLink(): CuttingLink {
     cutAfterBodyBytes(bytes) {
       cutAt = bytes;
       if (!isCut && bodyBytes >= cutAt) cut();
+    },
+    holdAfterBodyBytes(bytes) {
+      holdAt = bytes;
+      return new Promise<void>((resolve) => (markHeld = resolve));
+    },
+    releaseHold() {
+      holdAt = Number.POSITIVE_INFINITY;
+      for (const resume of held.splice(0)) resume();
     },
     cut,
     restore() {
