@@ -3,6 +3,38 @@ import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
+/**
+ * Comments say what the code does and why; a newcomer has no issue tracker to
+ * read, so a comment that cites an issue number explains nothing. The reasons
+ * behind the code live in docs/decisions/.
+ */
+const local = {
+  rules: {
+    "no-issue-references": {
+      meta: {
+        type: "suggestion",
+        docs: { description: "Disallow comments that cite an issue number" },
+        schema: [],
+        messages: {
+          issueReference:
+            "Say what the code does and why instead of citing an issue number (docs/decisions/ holds the reasons)",
+        },
+      },
+      create(context) {
+        return {
+          Program() {
+            for (const comment of context.sourceCode.getAllComments()) {
+              if (/\bissues?\s*#?\d+/i.test(comment.value)) {
+                context.report({ loc: comment.loc, messageId: "issueReference" });
+              }
+            }
+          },
+        };
+      },
+    },
+  },
+};
+
 export default tseslint.config(
   { ignores: ["build/", ".react-router/", "node_modules/", "data/", "reports/", "test-results/", "playwright-report/", "releases/", "current/"] },
   js.configs.recommended,
@@ -26,6 +58,11 @@ export default tseslint.config(
     },
   },
   { files: ["app/lib/zod.ts"], rules: { "no-restricted-imports": "off" } },
+  {
+    files: ["app/**/*.{js,ts,tsx,mjs}", "server/**/*.{js,ts,tsx,mjs}"],
+    plugins: { local },
+    rules: { "local/no-issue-references": "error" },
+  },
   {
     // Playwright fixtures use `use()` and empty patterns by design; they are not React hooks.
     files: ["tests/e2e/**/*.ts", "tests/screens/**/*.ts"],

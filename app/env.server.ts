@@ -70,7 +70,7 @@ const envSchema = z
     // Signs device cookies and keys client-address hashes; generated and kept in DATA_DIR when not given.
     DEVICE_COOKIE_SECRET: z.string().min(32, "DEVICE_COOKIE_SECRET must be at least 32 characters").optional(),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-    // E-mail notifications (issue 9): unset SMTP_URL means they are off.
+    // E-mail notifications: unset SMTP_URL means they are off.
     SMTP_URL: z.string().optional().superRefine(checkWith(parseSmtpUrl, "")),
     MAIL_FROM: z.string().optional().superRefine(checkWith(parseMailAddress, "MAIL_FROM ")),
     NOTIFY_EMAIL: z.email({ error: "NOTIFY_EMAIL must be one e-mail address, e.g. mark@example.co.nz" }).optional(),
@@ -123,7 +123,7 @@ const envSchema = z
         error: "S3_PRIVACY_CHECK must be on or off (off only for a store whose privacy is enforced elsewhere; leave it unset for on)",
       })
       .default("on"),
-    // Issue 21: photos visitors attach to enquiries (decision 0056), capped across every instance.
+    // Photos visitors attach to enquiries (decision 0056), capped across every instance.
     ENQUIRY_PHOTOS_PER_DAY: z.coerce
       .number({ error: "ENQUIRY_PHOTOS_PER_DAY must be a whole number of photos, such as 50 (0 takes no photos)" })
       .int("ENQUIRY_PHOTOS_PER_DAY must be a whole number of photos, such as 50 (0 takes no photos)")

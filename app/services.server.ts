@@ -36,14 +36,14 @@ export type AppServices = {
   limits: {
     /** Spec/issue: 5 enquiries per address per 10 minutes (in the database, shared by every process). */
     contact: RateLimiter;
-    /** Issue 21: 25 photo uploads per address per 10 minutes (5 enquiries × 5 photos; decision 0056). */
+    /** 25 photo uploads per address per 10 minutes (5 enquiries × 5 photos; decision 0056). */
     enquiryPhotos: RateLimiter;
   };
   /** Sign-in limits, the verification gate, device cookies (app/auth/sign-in.server.ts). */
   signIn: SignInGuard;
   /** Called after any write that changes what public pages show. */
   publicContentChanged(): void;
-  /** E-mail notifications (issue 9); null when SMTP_URL is unset: notifications are off. */
+  /** E-mail notifications; null when SMTP_URL is unset: notifications are off. */
   mail: MailSetup | null;
   /** Wakes the mail outbox's worker when a job is queued (app/notifications/outbox.server.ts). */
   outboxWake: Signal;

@@ -101,7 +101,7 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
  */
 export function createRequestListener(services: AppServices, options: CreateAppOptions = {}): RequestListener {
   const app = createApp(services, options);
-  // Visit counting from the page requests themselves (issue 11, docs/decisions/0032); null when off.
+  // Visit counting from the page requests themselves (decision 0032); null when off.
   const pageViews = createPageViewCounter(app, services);
   if (!options.pageCache) {
     if (!pageViews) return app;

@@ -8,7 +8,7 @@ const CONTENT_TYPES: Record<string, string> = { avif: "image/avif", webp: "image
 
 /**
  * The `variants/` key a /media file name stands for, or null. Visitors' photos
- * (issue 21, `enquiry-photos/`) and originals never are, however the name is spelt.
+ * (`enquiry-photos/`) and originals never are, however the name is spelt.
  */
 export function publicMediaKey(file: string): string | null {
   const key = variantKeyFromPublicPath(`/media/${file}`);

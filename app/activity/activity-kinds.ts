@@ -1,5 +1,5 @@
 /**
- * What the security log records (issue 19 §8, decision 0054), and how each
+ * What the security log records (decision 0054), and how each
  * record reads to the owner. Shared by the server (which stores and words
  * records) and the dashboard's card (which shows them); no server imports.
  *

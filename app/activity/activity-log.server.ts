@@ -21,7 +21,7 @@ import {
 } from "./activity-kinds";
 
 /**
- * The security log (issue 19 §8-9, decision 0054).
+ * The security log (decision 0054).
  *
  * From a route (server/api/activity-routes.ts), which adds the request's
  * browser and address and logs, never throws, a failure to record:

@@ -13,7 +13,7 @@ afterEach(() => {
   vi.mocked(toast).mockClear();
 });
 
-/** What the card sent, leaving out its reads (the sign-in methods, issue 19). */
+/** What the card sent, leaving out its reads (the sign-in methods). */
 const writes = (calls: { method: string; url: string; body: unknown }[]) => calls.filter((call) => call.method !== "GET");
 
 async function openChangePassword() {

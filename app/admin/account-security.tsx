@@ -57,7 +57,7 @@ export function AccountCard({
   );
 }
 
-/** Issue 19: passkeys and two-step verification. */
+/** Passkeys and two-step verification. */
 function SignInMethodsPanel({ username }: { username: string }) {
   const methods = useQuery<SignInMethods>({ queryKey: SIGN_IN_METHODS_KEY });
   if (methods.isPending) return null;

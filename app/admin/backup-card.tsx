@@ -15,7 +15,7 @@ const PROBLEM_LEAD: Record<NonNullable<BackupStatus["problem"]>["kind"], string>
   warning: "The last backup finished with a warning",
 };
 
-/** What the owner reads (issue 18 §12); the lead above goes under the details. */
+/** What the owner reads; the lead above goes under the details. */
 const PROBLEM_SENTENCE: Record<NonNullable<BackupStatus["problem"]>["kind"], string> = {
   failed: "Your site could not make its last backup. Ask whoever runs your website to look at it.",
   skipped: "Your site skipped its last backup. Ask whoever runs your website to look at it.",

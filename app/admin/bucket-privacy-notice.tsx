@@ -7,7 +7,7 @@ export const BUCKET_PRIVACY_KEY = ["/api/admin/storage/privacy"] as const;
 
 /**
  * The dashboard's red notice when the start-up check could download a
- * private object from the bucket without a key (issue 17). Nothing shows
+ * private object from the bucket without a key (decision 0048). Nothing shows
  * otherwise. The addresses that answered are there for whoever runs the site.
  */
 export function BucketPrivacyNotice() {

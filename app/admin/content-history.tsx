@@ -45,7 +45,7 @@ export type ContentHistoryProps = {
 };
 
 /**
- * Issue 11 §1: a section's earlier versions, newest first, each with Restore,
+ * A section's earlier versions (decision 0030), newest first, each with Restore,
  * and Reset to default. Both ask first (a second step in the same dialog, a
  * bottom sheet on phones) and both are new saves, so both can be undone.
  */

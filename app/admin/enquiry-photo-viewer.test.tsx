@@ -3,7 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EnquiryPhotos } from "./enquiry-photo-viewer";
 
-/** Issue 21 §8: an enquiry's photos in the inbox, and the full-screen viewer. */
+/** An enquiry's photos in the inbox, and the full-screen viewer. */
 
 const PHOTOS = [
   { n: 1, width: 1600, height: 1200 },

@@ -6,7 +6,7 @@ import { enquiryPhotoUrl, THUMB_LONG_SIDE, type EnquiryPhotoSummary } from "~/en
 import { cn } from "~/lib/cn";
 
 /**
- * An enquiry's photos in the inbox (issue 21 §8): thumbnails, and a tap opens
+ * An enquiry's photos in the inbox: thumbnails, and a tap opens
  * the viewing copy full-screen, with previous and next (buttons, the arrow
  * keys, a swipe), its position, and Escape to close back to the thumbnail.
  */

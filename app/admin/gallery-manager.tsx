@@ -136,7 +136,7 @@ export function GalleryManager({ galleryType, onBack }: { galleryType: GalleryTy
       ) : (
         <>
           <p className="rounded-lg bg-brand-50 px-4 py-3 text-sm text-stone-800">
-            {/* A touch screen cannot hover: it gets its own tip (issue 8, item 18). */}
+            {/* A touch screen cannot hover: it gets its own tip. */}
             <span className="pointer-coarse:hidden">{GALLERY_TIPS.pointer}</span>
             <span className="hidden pointer-coarse:inline">{GALLERY_TIPS.touch}</span>
           </p>

@@ -13,7 +13,7 @@ import { HANDLES_OWN_401, serverMessage } from "./query-client";
 const noSubscription = () => () => {};
 
 /**
- * The login page's other ways in (issue 19): a passkey (the button, and the
+ * The login page's other ways in: a passkey (the button, and the
  * username field's autofill), and the second step when two-step verification is on.
  */
 export function PasskeySignIn({ onSignedIn, disabled }: { onSignedIn: () => void; disabled: boolean }) {

@@ -13,7 +13,7 @@ import type { PasskeyListItem } from "~/auth/sign-in-methods";
 import { ApiError, apiRequest } from "~/lib/api-client";
 
 /**
- * The browser's side of the passkey ceremonies (issue 19), with
+ * The browser's side of the passkey ceremonies (decision 0053), with
  * @simplewebauthn/browser: options from the server, the browser's own prompt,
  * the answer back to the server.
  */

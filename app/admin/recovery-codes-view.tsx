@@ -3,7 +3,7 @@ import { Button } from "~/components/ui/button";
 import { toast } from "~/components/ui/use-toast";
 import { identity } from "~/identity";
 
-/** The 10 recovery codes, shown once, with Download (.txt) and Copy (issue 19 item 4). */
+/** The 10 recovery codes, shown once, with Download (.txt) and Copy. */
 export function RecoveryCodesView({ codes }: { codes: string[] }) {
   const text = [`${identity.businessName} website admin: two-step recovery codes`, "Each code works once.", "", ...codes, ""].join("\n");
   function download() {

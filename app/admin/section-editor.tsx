@@ -38,9 +38,9 @@ export type SectionEditorProps = {
 /**
  * One content entry's editor (spec §2): an 8-row Content field prefilled
  * with the current text, Save Changes ('Saving...' while pending) and, only
- * when closable, Cancel; plus History (issue 11). Until the stored text has
+ * when closable, Cancel; plus History. Until the stored text has
  * loaded nothing can be saved, so a failed load can never overwrite real
- * text with the default (issue 8 item 16); it shows an error with Retry.
+ * text with the default; it shows an error with Retry.
  */
 export function SectionEditor({ sectionKey, sectionTitle = sectionKey, defaultContent = "", onClose, describedBy }: SectionEditorProps) {
   const id = useId();

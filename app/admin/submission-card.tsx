@@ -20,9 +20,9 @@ const linkClasses = "-my-3 inline-flex min-h-11 items-center font-medium break-a
 const failed = (title: string, description: string) => failureToast({ title, description }, { fromServer: true });
 
 /**
- * One enquiry in the inbox (spec §2 Submissions view, issue 9 §4–5): the
+ * One enquiry in the inbox (spec §2 Submissions view, decision 0024): the
  * date, then Name, Email (mail link), Phone (call link), the whole
- * Message with its line breaks and the visitor's photos (issue 21 §8), then its actions. Marking it read is an
+ * Message with its line breaks and the visitor's photos, then its actions. Marking it read is an
  * explicit action (Mark as read / Mark as unread, decision 0051): reading
  * the list marks nothing.
  */

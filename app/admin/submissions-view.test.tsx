@@ -65,7 +65,7 @@ describe("SubmissionsView", () => {
     const message = within(first).getByText(/Line one/);
     expect(message.textContent).toBe("Line one\nLine two");
     expect(message.className).toContain("whitespace-pre-line");
-    // The whole message, not clamped until it is opened (issue 18 §13).
+    // The whole message, not clamped until it is opened.
     expect(message.className).not.toMatch(/line-clamp/);
     expect(within(first).getByText("New")).toBeInTheDocument();
     expect(within(second).queryByText("New")).toBeNull();

@@ -10,7 +10,7 @@ import { inboxKey, useInbox } from "./inbox-queries";
 import { SUBMISSIONS_KEY } from "./query-client";
 import { SubmissionCard } from "./submission-card";
 
-/** Spec §2 Submissions view, as an inbox (issue 9 §5): unread first seen, 50 at a time, exportable. */
+/** Spec §2 Submissions view, as an inbox: unread first seen, 50 at a time, exportable. */
 export function SubmissionsView({ onBack }: { onBack: () => void }) {
   const [unreadOnly, setUnreadOnly] = useState(false);
   const queryClient = useQueryClient();

@@ -5,7 +5,7 @@ import type { SecuritySummary } from "~/auth/security-summary";
 import { SECURITY_SUMMARY_KEY } from "./sign-in-activity";
 
 /**
- * Issue 18 §10: while the password is still the one the first start
+ * While the password is still the one the first start
  * generated (as the database records it), the top of the dashboard asks the
  * owner to change it; its button opens Change Password.
  */

@@ -38,7 +38,7 @@ export function TwoStepRestoreNotice() {
   );
 }
 
-/** Issue 19 items 4-6 and 11: two-step verification, in the Account card. */
+/** Two-step verification, in the Account card. */
 export function TwoStepSection({ methods, username }: { methods: SignInMethods; username: string }) {
   const { status, recoveryCodesLeft } = methods.twoStep;
   const canUsePasskey = methods.passkeys.available && methods.passkeys.list.length > 0;

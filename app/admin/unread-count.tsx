@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { InboxSummary } from "~/contact/inbox";
 import { INBOX_SUMMARY_KEY } from "./query-client";
 
-/** The dashboard's "Contact Form Submissions" card: how many enquiries are unread (issue 9 §5). */
+/** The dashboard's "Contact Form Submissions" card: how many enquiries are unread. */
 export function UnreadCount() {
   const summary = useQuery<InboxSummary>({ queryKey: INBOX_SUMMARY_KEY });
   if (!summary.data) return null;

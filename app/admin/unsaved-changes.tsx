@@ -3,7 +3,7 @@ import { Button } from "~/components/ui/button";
 import { Dialog, DialogContent, DialogDescription, DialogTitle } from "~/components/ui/dialog";
 
 /**
- * Issue 8 item 17: unsaved text is never dropped without asking. Editors
+ * Unsaved text is never dropped without asking (decision 0033). Editors
  * report their drafts here; the admin shell asks before Back or a switch of
  * view, and the browser asks (beforeunload) before the tab closes or reloads.
  */

@@ -37,7 +37,7 @@ export type UploadDialogProps = {
 };
 
 /**
- * Spec §2 upload modal, with issue 11's changes (decision 0019): choose (and
+ * Spec §2 upload modal, as decision 0019 changed it: choose (and
  * add more) image files, see each as a thumbnail with its name and size, give
  * each an optional caption, remove any, then upload them all with one
  * progress bar. Each file shows its own state; a file that failed stays

@@ -8,7 +8,7 @@ import { OTHER_REFERRERS } from "./report";
  * hashes) shared by every instance. The counting itself is in analytics.server.ts.
  */
 
-/** Issue 17 §3: referrer hosts stored by name per day, across every flush and instance; the rest of the day's referred views are one OTHER_REFERRERS row. */
+/** Referrer hosts stored by name per day, across every flush and instance; the rest of the day's referred views are one OTHER_REFERRERS row. */
 export const MAX_REFERRER_HOSTS_PER_DAY = 100;
 /** Days of totals kept: older days are deleted when a day is closed. */
 export const RETENTION_DAYS = 400;

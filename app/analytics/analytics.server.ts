@@ -8,7 +8,7 @@ import { addDays, dayBounds, type DayBounds } from "./calendar";
 import { OTHER_REFERRERS } from "./report";
 
 /**
- * Privacy-first visit counting (issue 11 §3, docs/decisions/0031).
+ * Privacy-first visit counting (decision 0031).
  *
  * Page views are counted in memory on the request path (a few Map and Set
  * updates, no hashing, no I/O) and flushed to the database every 10 s and at

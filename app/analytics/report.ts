@@ -6,7 +6,7 @@ export const REPORT_WEEKS = 8;
 export const REPORT_TOP = 10;
 
 /**
- * The referrer row that holds a day's views from hosts past the first 100 (issue 17 §3).
+ * The referrer row that holds a day's views from hosts past the first 100.
  * No real host can be named this: referrer hosts are letters, digits, dots and hyphens only.
  */
 export const OTHER_REFERRERS = "(other)";

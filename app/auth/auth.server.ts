@@ -10,7 +10,7 @@ const ARGON2_OPTIONS: Options = { algorithm: 2 /* Argon2id */, memoryCost: 19_45
 export const SESSION_COOKIE = "cornerstone_session";
 /** The absolute limit: a session ends 30 days after sign-in, used or not. */
 export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
-/** A session unused for 14 days ends too (issue 8). */
+/** A session unused for 14 days ends too. */
 export const SESSION_IDLE_MS = 14 * 24 * 60 * 60 * 1000;
 /** `last_used_at` is written at most this often per session, not at every request. */
 export const SESSION_TOUCH_INTERVAL_MS = 5 * 60 * 1000;

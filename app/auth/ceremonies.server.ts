@@ -3,7 +3,7 @@ import type { Database } from "~/db/database.server";
 import type { Clock } from "~/lib/clock";
 
 /**
- * Short sign-in steps that span two requests (issue 19): a WebAuthn challenge
+ * Short sign-in steps that span two requests (decision 0053): a WebAuthn challenge
  * waiting for the browser's answer, or a sign-in waiting for its two-step
  * code. Each lives in the database (so another instance can finish it), is
  * tied to the browser that began it by a random token in a cookie (only its

@@ -159,7 +159,7 @@ export async function prepareAdministrator(
 }
 
 /**
- * Issue 18 §10 (decision 0051): the generated password is recorded as
+ * Decision 0051: the generated password is recorded as
  * temporary by keeping a copy of its hash. Every change of the password
  * writes a new hash, so it stops matching whichever way it was changed.
  */

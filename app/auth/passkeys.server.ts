@@ -16,7 +16,7 @@ import type { CurrentUser } from "./login-schema";
 import { beginCeremony, takeCeremony, type CeremonyKind } from "./ceremonies.server";
 
 /**
- * Passkeys (issue 19, docs/decisions/0053) with @simplewebauthn/server:
+ * Passkeys (decision 0053) with @simplewebauthn/server:
  * discoverable credentials bound to SITE_URL's host (the RP ID), user
  * verification required, attestation not asked for. Only public keys and
  * signature counters are stored.

@@ -12,6 +12,6 @@ export type SignInReport = {
 
 export type SecuritySummary = {
   failedSignInsBeforeThisSession: SignInReport;
-  /** The password is still the one the first start generated (issue 18 §10). */
+  /** The password is still the one the first start generated. */
   temporaryPassword: boolean;
 };

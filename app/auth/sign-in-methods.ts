@@ -1,7 +1,7 @@
 import { z } from "~/lib/zod";
 
 /**
- * Shared by the server and the dashboard (issue 19): passkeys and two-step
+ * Shared by the server and the dashboard: passkeys and two-step
  * verification. Passkey answers are checked by @simplewebauthn/server; here
  * only their outer shape and size.
  */

@@ -9,7 +9,7 @@ import type { SignInReport } from "./security-summary";
 import { createVerificationGate, type VerificationGate, type VerificationGateOptions } from "./verification-gate.server";
 
 /**
- * The sign-in throttle (issue 8, docs/decisions/0014 and 0015). Every attempt
+ * The sign-in throttle (decisions 0014 and 0015). Every attempt
  * is counted when it is admitted, before argon2 runs:
  * - a browser with a valid device cookie for the username: its own 5 per 15 minutes;
  * - any other: 5 per 15 minutes per address, and 20 per hour for the account
@@ -22,7 +22,7 @@ export const SIGN_IN_LIMITS = {
   address: { scope: "sign-in:address", limit: 5, windowMs: 15 * 60_000 },
   account: { scope: "sign-in:account", limit: 20, windowMs: 60 * 60_000 },
   device: { scope: "sign-in:device", limit: 5, windowMs: 15 * 60_000 },
-  /** Issue 19: passkey sign-ins have their own limit, apart from the password lock-outs. */
+  /** Passkey sign-ins have their own limit, apart from the password lock-outs. */
   passkey: { scope: "sign-in:passkey", limit: 10, windowMs: 15 * 60_000 },
   /** Each passkey challenge is a database row: 60 per address per 15 minutes, so a flood cannot fill the table. */
   passkeyChallenges: { scope: "sign-in:passkey-challenges", limit: 60, windowMs: 15 * 60_000 },

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 
 /**
- * There is exactly one administrator (issue 17, decision 0045). Migration
+ * There is exactly one administrator (decision 0045). Migration
  * 0008 makes the database enforce it; this module handles databases made
  * before that, which may already hold several users. It takes a plain Kysely
  * (not ~/db's Database): migration 0008 runs it too, at a schema of its own,

@@ -9,7 +9,7 @@ import type { Clock } from "~/lib/clock";
 import { keyedHash, open, seal } from "./secret-box.server";
 
 /**
- * Two-step verification (issue 19): a TOTP secret (RFC 6238: SHA-1, 6 digits,
+ * Two-step verification (decision 0053): a TOTP secret (RFC 6238: SHA-1, 6 digits,
  * 30 seconds, as every authenticator app expects) and 10 single-use recovery
  * codes. The secret is stored sealed (secret-box.server.ts); recovery codes
  * as keyed hashes. The key for both is the installation's; only an encrypted

@@ -20,7 +20,7 @@ export type VerificationGateOptions = {
   maxWaitMs: number;
 };
 
-/** Issue 8: two verifications at a time, one more for device-cookie browsers. */
+/** Two verifications at a time, one more for device-cookie browsers. */
 export const VERIFICATION_GATE_DEFAULTS: VerificationGateOptions = { slots: 2, reservedSlots: 1, queueLength: 8, maxWaitMs: 3_000 };
 
 type Waiter = { reserved: boolean; grant: (release: () => void) => void; timer: ReturnType<typeof setTimeout> };

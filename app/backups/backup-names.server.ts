@@ -4,7 +4,7 @@ import { withEncryptedNames } from "./backup-encryption.server";
 import { loadOrCreateDatabaseSecret, loadOrCreateSecret } from "~/lib/secrets.server";
 
 /**
- * Backup names (decision 0046, issue 17): every backup this installation
+ * Backup names (decision 0046): every backup this installation
  * writes is named `<kind>-YYYYMMDD-HHmmss-<random>-<tag>[.tar.gz]`:
  * - the random part (96 bits) makes a name impossible to guess, so a bucket
  *   that leaks by name cannot be walked;

@@ -45,7 +45,7 @@ const variantFiles: ObjectColumn = {
 };
 
 /**
- * Issue 21: an enquiry photo's thumbnail or viewing copy. The viewing copy is
+ * An enquiry photo's thumbnail or viewing copy. The viewing copy is
  * encoded to fit 300 KB and the thumbnail is far smaller; 1 MB leaves room
  * for an encoder change and still refuses anything that is not such a copy.
  */
@@ -64,7 +64,7 @@ const enquiryPhotoFile = (column: string): ObjectColumn => ({
 /** Included, in the order a restore inserts them: a table comes after the tables its rows refer to. */
 export const BACKUP_TABLES: readonly BackupTable[] = [
   { name: "users" },
-  // Issue 19: public keys and counters; the two-step secret sealed, recovery codes as keyed hashes
+  // Public keys and counters; the two-step secret sealed, recovery codes as keyed hashes
   // (their key is in secrets/, never in a backup: restored elsewhere, two-step is off).
   { name: "passkeys" },
   { name: "two_factor" },
@@ -72,7 +72,7 @@ export const BACKUP_TABLES: readonly BackupTable[] = [
   { name: "content_entries" },
   { name: "gallery_images", objectColumns: [originalKey, variantFiles] },
   { name: "contact_submissions" },
-  // Issue 21: the photos' rows and their two kept copies (never the original: it is not kept).
+  // The photos' rows and their two kept copies (never the original: it is not kept).
   { name: "enquiry_photos", objectColumns: [enquiryPhotoFile("thumb_key"), enquiryPhotoFile("view_key")] },
   { name: "notification_jobs" },
   { name: "content_revisions" },
@@ -80,7 +80,7 @@ export const BACKUP_TABLES: readonly BackupTable[] = [
   { name: "analytics_daily" },
   { name: "analytics_daily_pages" },
   { name: "analytics_daily_referrers" },
-  // The security log (issue 19 §11): no full address in it, only a /24 or /48 and a keyed hash.
+  // The security log: no full address in it, only a /24 or /48 and a keyed hash.
   { name: "activity_log" },
 ];
 

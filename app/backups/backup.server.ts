@@ -32,7 +32,7 @@ export type BackupDestination =
   /** A stream such as an HTTP response, opened once the snapshot is taken. */
   | { kind: "stream"; open: (info: { fileName: string }) => Writable }
   /**
-   * An object in storage (the bucket's backups/, issue 12): written to a temporary file in
+   * An object in storage (the bucket's backups/): written to a temporary file in
    * workDir first (its free space checked), then uploaded, then the file removed.
    */
   | { kind: "storage"; storage: ObjectStorage; key: string; freeSpace?: FreeSpaceProbe };

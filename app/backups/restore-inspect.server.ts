@@ -24,7 +24,7 @@ export type TableLine = { row: Record<string, unknown>; line: number };
 
 /**
  * Reads a table's JSON lines one at a time, never holding more than one line (MAX_LINE_BYTES):
- * a 40 MB line is refused after its first megabyte (issue 17 item 8). Each line is one JSON
+ * a 40 MB line is refused after its first megabyte. Each line is one JSON
  * object of plain values (text, numbers, null); blank lines are skipped.
  */
 export async function* readTableLines(stream: Readable, table: string): AsyncGenerator<TableLine> {

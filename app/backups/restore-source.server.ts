@@ -8,7 +8,7 @@ import { chooseNewestEncryptedCopy, MAX_COPIES_LOOKED_AT, refuseUnencrypted, typ
 import { RestoreRefusedError } from "./restore.server";
 
 /**
- * What `npm run restore` reads (issue 18): a file, or a copy in the off-site
+ * What `npm run restore` reads: a file, or a copy in the off-site
  * bucket (found by listing it, so nothing kept on a lost server is needed),
  * decrypted first when it is an age file. Which backups it accepts follows
  * restore-rules.server.ts. Temporary files go in workDir (DATA_DIR/backups,

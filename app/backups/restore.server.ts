@@ -140,7 +140,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
         const twoStep = await carryTwoStepThroughRestore(db, { carried: carriedTwoStepKey, installationKey: await installation.twoStepKey() });
         if (twoStep === "lost") await queueTwoStepLostNotice(db, options.mail ?? null, clock);
         const stalePasswordFile = await initialPasswordIsStale(db, options.dataDir);
-        // The security log notes the restore in the restored data itself (issue 19 §8).
+        // The security log notes the restore in the restored data itself.
         await recordRestoreRun({ db, clock }, options.file);
         // Live storage only now, every row in: PostgreSQL commits after this, SQLite swaps in after it.
         const objects = target.objectsLast ? await loadObjects(options.file, target.storage, namedObjects) : rowsLoaded.objects;

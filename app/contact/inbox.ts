@@ -2,7 +2,7 @@ import type { EnquiryPhotoSummary } from "~/enquiry-photos/enquiry-photos";
 import type { NotificationState } from "~/notifications/notification-state";
 import type { ContactSubmission } from "./contact-fields";
 
-/** Issue 9 §5–6: enquiries as the admin's inbox lists them (browser-safe types). */
+/** Enquiries as the admin's inbox lists them (browser-safe types). */
 
 /** Spec/issue: the list loads this many at a time. */
 export const INBOX_PAGE_SIZE = 50;
@@ -14,7 +14,7 @@ export type InboxItem = ContactSubmission & {
   /** When it was opened; null while unread. */
   readAt: string | null;
   notification: NotificationState;
-  /** The photos the visitor attached (issue 21), in order; empty for most enquiries. */
+  /** The photos the visitor attached, in order; empty for most enquiries. */
   photos: EnquiryPhotoSummary[];
 };
 

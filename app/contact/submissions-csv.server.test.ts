@@ -3,7 +3,7 @@ import { NOTIFICATIONS_OFF_STATE } from "~/notifications/notification-state";
 import type { InboxItem } from "./inbox";
 import { CSV_COLUMNS, csvRecord, csvRow } from "./submissions-csv.server";
 
-/** Issue 21 §10: the export gains a Photos column with the count, at the end. */
+/** The export gains a Photos column with the count, at the end. */
 
 const item = (photos: InboxItem["photos"]): InboxItem => ({
   id: "e1",

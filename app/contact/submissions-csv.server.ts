@@ -4,7 +4,7 @@ import type { NotificationState } from "~/notifications/notification-state";
 import type { InboxItem } from "./inbox";
 
 /**
- * Issue 9 §5 Export CSV: RFC 4180 (CRLF rows, quoted where needed), UTF-8 with
+ * The inbox's Export CSV (decision 0024): RFC 4180 (CRLF rows, quoted where needed), UTF-8 with
  * a BOM so Excel reads it right, and no formula injection. Photos: the count only.
  */
 
@@ -66,7 +66,7 @@ export function csvRecord(item: InboxItem): string {
     item.message,
     item.readAt ? "Yes" : "No",
     notificationText(item.notification),
-    // Issue 21: how many photos came with it (the photos themselves stay in the inbox).
+    // How many photos came with it (the photos themselves stay in the inbox).
     String(item.photos.length),
   ]);
 }

@@ -128,7 +128,7 @@ async function duplicateOf(services: Pick<AppServices, "db" | "logger">, first: 
 }
 
 // ---------------------------------------------------------------------------------------------
-// The inbox (issue 9 §5)
+// The inbox
 
 type Cursor = { submittedAt: string; id: string };
 

@@ -61,7 +61,7 @@ export async function getContentEntry(
   return { key, content: defaultContentFor(key), updatedAt: null, isDefault: true };
 }
 
-/** Issue 11: the versions kept per section; older ones are pruned in the save's own transaction. */
+/** The versions kept per section (decision 0030); older ones are pruned in the save's own transaction. */
 export const MAX_VERSIONS_PER_SECTION = 50;
 /** Compare-and-set attempts when another save of the same section commits in between (PostgreSQL). */
 const MAX_WRITE_ATTEMPTS = 5;
@@ -184,7 +184,7 @@ async function writeContent(
   throw new ContentWriteConflictError(`Content section ${key} kept changing; the save was not applied`);
 }
 
-/** Saves a section's text; the text it replaces is kept as a version (issue 11). */
+/** Saves a section's text; the text it replaces is kept as a version. */
 export async function saveContent(
   services: WriteServices,
   key: SectionKey,

@@ -111,10 +111,10 @@ export interface SignInReportsTable {
   last_failed_at: string | null;
 }
 
-/** The mail outbox (issue 9): one row per notification e-mail to send. */
+/** The mail outbox (decision 0020): one row per notification e-mail to send. */
 export interface NotificationJobsTable {
   id: string;
-  /** "enquiry" | "sign-in" | "security" (issue 19: a change to the sign-in) */
+  /** "enquiry" | "sign-in" | "security" (the last: a change to the sign-in) */
   kind: string;
   /** The enquiry, for kind "enquiry" (deleted with it). */
   submission_id: string | null;
@@ -172,7 +172,7 @@ export interface BackupStateTable {
   last_problem_kind: string | null;
   last_problem_message: string | null;
   last_download_at: string | null;
-  /** The newest copy kept off the server (issue 18). */
+  /** The newest copy kept off the server. */
   offsite_last_at: string | null;
   offsite_last_name: string | null;
   /** Off-site uploads failed in a row since the last that worked (null: none). */
@@ -189,13 +189,13 @@ export interface BackupStateTable {
   offsite_last_sent_bytes: number | string | null;
 }
 
-/** Generated secrets shared by every instance (issue 12), e.g. the upload-signing key. */
+/** Generated secrets shared by every instance, e.g. the upload-signing key. */
 export interface SecretsTable {
   name: string;
   value: string;
   created_at: string;
 }
-/** An earlier text of a content section (issue 11). */
+/** An earlier text of a content section (decision 0030). */
 export interface ContentRevisionsTable {
   id: string;
   key: string;
@@ -238,7 +238,7 @@ export interface AnalyticsVisitorsTable {
   hash: string;
 }
 
-/** A passkey (issue 19): its public key and signature counter, never anything secret. */
+/** A passkey (decision 0053): its public key and signature counter, never anything secret. */
 export interface PasskeysTable {
   /** The credential id, base64url. */
   id: string;
@@ -253,7 +253,7 @@ export interface PasskeysTable {
   last_used_at: string | null;
 }
 
-/** Two-step verification (issue 19): the TOTP secret, encrypted with a key that is never in a backup. */
+/** Two-step verification: the TOTP secret, encrypted with a key that is never in a backup. */
 export interface TwoFactorTable {
   user_id: string;
   secret_encrypted: string;
@@ -286,7 +286,7 @@ export interface AuthCeremoniesTable {
   expires_at: string;
 }
 
-/** The security log (issue 19 §8, app/activity/activity-log.server.ts): no full client address. */
+/** The security log (decision 0054, app/activity/activity-log.server.ts): no full client address. */
 export interface ActivityLogTable {
   id: string;
   occurred_at: string;
@@ -307,7 +307,7 @@ export interface ActivityLogTable {
   fold_key: string | null;
 }
 
-/** Issue 21: a visitor's photo of the job (app/enquiry-photos/); only processed copies are stored. */
+/** A visitor's photo of the job (app/enquiry-photos/); only processed copies are stored. */
 export interface EnquiryPhotosTable {
   id: string;
   /** SHA-256 of the token the browser holds; the token itself is never stored. */

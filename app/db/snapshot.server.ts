@@ -26,7 +26,7 @@ const TABLE_NAME = /^[a-z_][a-z0-9_]*$/;
  * of its first read, while writers carry on. Read quickly, then close: the
  * checkpointer cannot pass a reader that is still open.
  *
- * PostgreSQL (issue 12) does the same on a dedicated pool client with
+ * PostgreSQL does the same on a dedicated pool client with
  * `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`, reading each table
  * through a cursor in batches, so a big table never sits in memory.
  *

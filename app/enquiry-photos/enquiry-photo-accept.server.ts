@@ -34,7 +34,7 @@ export type PhotoAcceptOutcome =
    */
   | { status: "too-many-waiting"; retryAfterSeconds: number };
 
-/** A token works for this long after the upload (issue 21 §2). */
+/** A token works for this long after the upload. */
 export const PHOTO_TOKEN_LIFETIME_MS = 60 * 60_000;
 const BUSY_RETRY_AFTER_SECONDS = 60;
 /** Photos uploaded but not yet sent with an enquiry, from one address (an IPv6 client: its /64). */

@@ -1,12 +1,12 @@
 /**
- * Photos a visitor attaches to an enquiry (issue 21): the facts the browser
+ * Photos a visitor attaches to an enquiry (decision 0056): the facts the browser
  * (the contact island, the no-JS form, the inbox) and the server share.
  * Browser-safe: no server imports.
  */
 
-/** Issue 21 §1: at most this many photos per enquiry. */
+/** At most this many photos per enquiry. */
 export const MAX_ENQUIRY_PHOTOS = 5;
-/** Issue 21 §1: each photo as chosen, before processing. */
+/** Each photo as chosen, before processing. */
 export const MAX_ENQUIRY_PHOTO_BYTES = 15 * 1024 * 1024;
 /** The four accepted types (iPhones turn HEIC into JPEG for an `accept="image/*"` field). */
 export const ENQUIRY_PHOTO_TYPES = ["image/jpeg", "image/png", "image/webp", "image/avif"] as const;
@@ -26,12 +26,12 @@ export function unsupportedPhotoMessage(fileName: string): string {
 export function photoTooLargeMessage(fileName: string): string {
   return `Photo ${fileName} is larger than 15 MB.`;
 }
-/** Shown under the form when a cap kept the photos out but the enquiry was stored (issue 21 §6). */
+/** Shown under the form when a cap kept the photos out but the enquiry was stored. */
 export function photosNotTakenMessage(contactEmail: string): string {
   return `Your message was sent, but we could not take photos today. Please e-mail them to ${contactEmail}.`;
 }
 
-/** Kept copies (issue 21 §5): long side in pixels. */
+/** Kept copies: long side in pixels. */
 export const THUMB_LONG_SIDE = 320;
 export const VIEW_LONG_SIDE = 1600;
 /**

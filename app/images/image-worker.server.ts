@@ -32,7 +32,7 @@ export class ImageUnreadableError extends Error {
   override name = "ImageUnreadableError";
 }
 
-/** Issue 21: visitors' photos wait behind the owner's uploads in a queue of at most this many. */
+/** Visitors' photos wait behind the owner's uploads in a queue of at most this many. */
 export const VISITOR_QUEUE_LIMIT = 20;
 export const WORKER_BUSY_MESSAGE = "Too many photos are being processed. Please try again in a minute.";
 
@@ -57,7 +57,7 @@ export type ImageWorker = {
    */
   process(originalKey: string): Promise<ProcessedImage>;
   /**
-   * Issue 21: a visitor's photo in a local file (which the caller deletes)
+   * A visitor's photo in a local file (which the caller deletes)
    * becomes a thumbnail and a viewing copy at these keys. Runs only when no
    * owner's upload waits; rejects at once with ImageWorkerBusyError when
    * VISITOR_QUEUE_LIMIT photos already wait, else as process() does.

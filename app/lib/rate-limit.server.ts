@@ -3,7 +3,7 @@ import type { Clock } from "./clock";
 
 /**
  * Rate limits kept in the database, so they hold across several processes
- * and survive restarts (issue 12). Each limit is a fixed window per key:
+ * and survive restarts (decision 0014). Each limit is a fixed window per key:
  * one row per (scope, key), changed only by one atomic upsert that counts
  * the attempt and says where the count stands, so concurrent requests can
  * never all slip under the limit (docs/decisions/0014).

@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { digestMail, enquiryMail } from "./enquiry-mails.server";
 
-/** Issue 21 §9: what the enquiry e-mail and the digest say about the visitor's photos. */
+/** What the enquiry e-mail and the digest say about the visitor's photos. */
 
 const ctx = { from: { name: null, address: "site@example.nz" }, to: "owner@example.nz", siteUrl: "https://stone.example.nz" };
 const enquiry = { id: "e1", name: "Aroha", email: "aroha@example.nz", phone: null, message: "A wall.", submittedAt: "2025-07-02T23:30:00.000Z" };

@@ -5,8 +5,8 @@ import { singleLine, type MailAttachment, type OutgoingMail } from "./mailer.ser
 import { AUTOMATED, businessTime, escapeHtml, htmlDocument, sender, STYLE, type MailContext } from "./messages.server";
 
 /**
- * The e-mails about enquiries (issue 9 §2, the hourly digest of decision 0021),
- * and what they say about the visitor's photos (issue 21 §9): the enquiry
+ * The e-mails about enquiries (each on its own, or in the hourly digest of decision 0021),
+ * and what they say about the visitor's photos: the enquiry
  * e-mail carries them as attachments, the digest links to the inbox instead.
  */
 
@@ -84,7 +84,7 @@ function oneLineFields(enquiry: ContactSubmission): ContactSubmission {
   return { ...enquiry, name: singleLine(enquiry.name), email: singleLine(enquiry.email), phone: enquiry.phone === null ? null : singleLine(enquiry.phone) };
 }
 
-/** Issue 9 §2: one enquiry, with Reply-To set to the visitor, and its photos attached (issue 21 §9). */
+/** One enquiry, with Reply-To set to the visitor, and its photos attached. */
 export function enquiryMail(ctx: MailContext, received: ContactSubmission, messageId: string, photos: MailedPhotos = NO_PHOTOS): OutgoingMail {
   const enquiry = oneLineFields(received);
   const subject = `New enquiry from ${enquiry.name}`;

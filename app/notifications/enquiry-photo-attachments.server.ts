@@ -4,7 +4,7 @@ import type { AppServices } from "~/services.server";
 import type { MailedPhotos } from "./enquiry-mails.server";
 
 /**
- * An enquiry's photos as attachments of its notification e-mail (issue 21 §9).
+ * An enquiry's photos as attachments of its notification e-mail.
  * Each is the kept viewing copy (a JPEG encoded to fit about 300 KB), streamed
  * from storage as the message goes out: only a read-ahead buffer per photo is
  * held in memory, never the photos themselves.

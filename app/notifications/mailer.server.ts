@@ -16,7 +16,7 @@ export type OutgoingMail = {
   /** With angle brackets: "<enquiry-…@example.nz>". */
   messageId: string;
   headers?: Record<string, string>;
-  /** Files sent with it (an enquiry's photos, issue 21 §9), streamed into the message as it goes out. */
+  /** Files sent with it (an enquiry's photos), streamed into the message as it goes out. */
   attachments?: MailAttachment[];
 };
 

@@ -79,7 +79,7 @@ export type SignInForMail = { at: string; address: string; userAgent: string };
 /** The browser in e-mails: the shared describer's words, or "an unknown browser". */
 export const browserForMail = (userAgent: string) => describeBrowser(userAgent) ?? "an unknown browser";
 
-/** Issue 9 §7: a sign-in from a browser that had not signed in before. */
+/** A sign-in from a browser that had not signed in before. */
 export function signInAlertMail(ctx: MailContext, signIn: SignInForMail, messageId: string): OutgoingMail {
   const subject = `New sign-in to the ${identity.businessName} website admin`;
   const browser = browserForMail(signIn.userAgent);

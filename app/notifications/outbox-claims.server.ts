@@ -4,7 +4,7 @@ import type { DatabaseSchema, NotificationJobRow } from "~/db/schema";
 import { afterFailure } from "./retry-schedule";
 
 /**
- * How several outbox workers share notification_jobs (issue 12, decision 0044):
+ * How several outbox workers share notification_jobs (decision 0044):
  * each send is claimed with a time-limited lease that commits before any SMTP
  * traffic, and its outcome is recorded only while the lease is still the worker's.
  */
@@ -111,7 +111,7 @@ async function claimByConditionalUpdate(db: Db, claim: Claim): Promise<Notificat
 
 /**
  * What a job keeps once it has ended: nothing beyond the enquiry row it points to. A sign-in
- * alert's address and browser are needed only to write the mail (issue 17 §9).
+ * alert's address and browser are needed only to write the mail.
  */
 const ENDED_PAYLOAD = "{}";
 

@@ -3,14 +3,14 @@ import type { DatabaseSchema } from "~/db/schema";
 import { giveUpTime } from "./retry-schedule";
 
 /**
- * The hourly cap and its digest (issue 9 §1, decision 0021): past the cap, an
+ * The hourly cap and its digest (decision 0021): past the cap, an
  * enquiry's job waits for one digest e-mail at the end of its clock hour. The
  * count is kept in the database, so every worker shares the cap.
  */
 
 type Db = Kysely<DatabaseSchema>;
 
-/** Issue 9 §1: at most this many notification e-mails per clock hour; the rest go in the hour's digest. */
+/** At most this many notification e-mails per clock hour; the rest go in the hour's digest. */
 export const HOURLY_CAP = 30;
 
 export const HOUR_MS = 60 * 60_000;

@@ -45,7 +45,7 @@ export async function queueEnquiryNotification(
     .execute();
 }
 
-/** What a sign-in alert's job holds until it is sent (or fails for good), then clears (issue 17 §9). */
+/** What a sign-in alert's job holds until it is sent (or fails for good), then clears. */
 export const signInPayloadSchema = z.object({ at: z.string(), address: z.string(), userAgent: z.string() });
 
 type OwnerAlertServices = Pick<AppServices, "db" | "mail" | "outboxWake" | "clock">;
@@ -79,7 +79,7 @@ export async function queueOwnerAlert(kind: string, payload: object, services: O
 }
 
 /**
- * Issue 9 §7: e-mails the owner about a sign-in (the sign-in route calls this
+ * E-mails the owner about a sign-in (the sign-in route calls this
  * for a browser that has not signed in before).
  */
 export async function queueSignInAlert(

@@ -16,13 +16,13 @@ import { signInPayloadSchema } from "./outbox-queue.server";
 import { securityNoticePayloadSchema } from "./security-notices.server";
 
 /**
- * The mail outbox's worker (issue 9, decision 0020). A notification is a row in
+ * The mail outbox's worker (decision 0020). A notification is a row in
  * notification_jobs, written in the same transaction as what it reports
  * (outbox-queue.server.ts), and this worker sends due rows. Each send is
  * claimed with a time-limited lease that commits before any SMTP traffic; the
  * result is recorded only while the lease is still ours
  * (outbox-claims.server.ts). Past the hourly cap, enquiries wait for the hour's
- * digest (outbox-digest.server.ts). Several workers (issue 12) may share the
+ * digest (outbox-digest.server.ts). Several workers may share the
  * database safely.
  */
 
@@ -101,7 +101,7 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
       // Every enquiry of the group was deleted since (their jobs went with them).
       if (enquiries.length === 0) return;
       const messageId = messageIdFor("digest", job.digest_hour.replace(/\D/g, "").slice(0, 12), mail.from);
-      // A digest carries no photos: it says how many and links to the inbox (issue 21 §9).
+      // A digest carries no photos: it says how many and links to the inbox.
       const photoCounts = await countEnquiryPhotos(services, enquiries.map((enquiry) => enquiry.id));
       outgoing = digestMail(ctx, enquiries, job.digest_hour, messageId, photoCounts);
     } else if (job.kind === "enquiry") {

@@ -1,5 +1,5 @@
 /**
- * Issue 9 §1: after a failed send, retry 30 s later, then after 2 min, 10 min
+ * After a failed send, retry 30 s later, then after 2 min, 10 min
  * and 1 h, then hourly; once 24 h have passed, a failure is final.
  */
 export const RETRY_DELAYS_MS = [30_000, 2 * 60_000, 10 * 60_000, 60 * 60_000] as const;

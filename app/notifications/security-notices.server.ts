@@ -3,7 +3,7 @@ import type { AppServices } from "~/services.server";
 import type { SecurityNotice } from "./messages.server";
 import { queueOwnerAlert } from "./outbox-queue.server";
 
-/** Issue 19 item 10: the outbox job of a security notice ("security"), read back by the worker. */
+/** The outbox job of a security notice ("security"), read back by the worker. */
 export const securityNoticePayloadSchema = z.object({
   kind: z.enum([
     "passkey-added",

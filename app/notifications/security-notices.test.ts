@@ -4,7 +4,7 @@ import { securityNoticeMail, type SecurityNoticeKind } from "./messages.server";
 const ctx = { from: { name: null, address: "site@example.nz" }, to: "owner@example.nz", siteUrl: "https://stone.example.nz" };
 const PHONE = "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36";
 
-// Issue 19 item 10: each security e-mail says what happened and what to do if it was not the owner.
+// Each security e-mail says what happened and what to do if it was not the owner.
 describe("the security notice e-mails", () => {
   it.each<[SecurityNoticeKind, RegExp, RegExp]>([
     ["passkey-added", /A passkey was added/, /remove that passkey under Your Account/],

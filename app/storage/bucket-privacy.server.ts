@@ -10,7 +10,7 @@ import type { ObjectStorage } from "./storage.server";
 /**
  * Every prefix whose objects must never be readable without a key: uploads
  * waiting to be checked, originals, backups (which hold every enquiry and
- * the password's hash), visitors' photos of their jobs (issue 21). A later
+ * the password's hash), visitors' photos of their jobs. A later
  * private kind of object is covered by adding its prefix here.
  */
 export const PRIVATE_PREFIXES = [INCOMING_PREFIX, "originals/", BUCKET_BACKUPS_PREFIX, ENQUIRY_PHOTO_PREFIX] as const;

@@ -1,6 +1,6 @@
 /** What the bucket privacy check found, as the server and the dashboard both know it. */
 
-/** The dashboard's red notice, word for word (issue 17). */
+/** The dashboard's red notice, word for word (decision 0048). */
 export const BUCKET_PUBLIC_MESSAGE = "Anyone on the internet can download your backups and original photos. Make the bucket private.";
 
 /**

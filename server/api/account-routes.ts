@@ -16,7 +16,7 @@ import { confirmOwner } from "./owner-confirmation";
 import { parseJsonBody } from "./validation";
 
 /**
- * The signed-in owner's own account (issue 8): the failed sign-ins found at
+ * The signed-in owner's own account: the failed sign-ins found at
  * this session's sign-in, changing the password, and signing out everywhere.
  * Mounted under /api/admin, behind requireAdmin.
  */

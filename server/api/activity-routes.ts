@@ -21,7 +21,7 @@ export function recordRequestActivity(services: AppServices, req: Request, event
 /** 10,000 records at 50 a page. */
 const MAX_PAGE = 200;
 
-/** GET /api/admin/activity?page=&filter=security: the security log, newest first (issue 19 §9). */
+/** GET /api/admin/activity?page=&filter=security: the security log, newest first (decision 0054). */
 export function activityRoutes(services: AppServices): Router {
   const router = Router();
   router.get("/activity", async (req, res) => {

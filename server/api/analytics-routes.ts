@@ -2,7 +2,7 @@ import { Router } from "express";
 import { analyticsReport } from "~/analytics/analytics-report.server";
 import type { AppServices } from "~/services.server";
 
-/** Issue 11 §3: the dashboard's visits and enquiries, under /api/admin (signed in). */
+/** The dashboard's visits and enquiries, under /api/admin (signed in). */
 export function analyticsRoutes(services: AppServices): Router {
   const router = Router();
   router.get("/analytics", async (_req, res) => {

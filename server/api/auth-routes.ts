@@ -53,7 +53,7 @@ export async function completeSignIn(
   services.logger.info({ userId: user.id, newBrowser: fromNewBrowser, kind: signedIn.activity.kind }, "signed in");
   await recordRequestActivity(services, req, { ...signedIn.activity, outcome: "success" });
   if (fromNewBrowser) {
-    // The owner hears of every sign-in from a browser not seen before (issue 9); a failed queue
+    // The owner hears of every sign-in from a browser not seen before; a failed queue
     // never blocks the sign-in itself.
     await queueSignInAlert(services, {
       at: services.clock.now(),

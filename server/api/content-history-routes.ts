@@ -19,7 +19,7 @@ function sectionKeyOf(key: string): SectionKey {
 const savedBy = (res: Response) => res.locals.user?.username ?? null;
 
 /**
- * Issue 11: earlier versions of each text section, under /api/admin (the
+ * Earlier versions of each text section (decision 0030), under /api/admin (the
  * router mounting it requires a signed-in administrator). The save itself
  * stays in admin-routes.ts; it keeps the text it replaces as a version.
  */

@@ -33,7 +33,7 @@ function defaultPasskeyName(req: Request): string {
   return describeBrowser(req.get("user-agent")) ?? "Passkey";
 }
 
-/** Signing in with a passkey (issue 19 item 2). Mounted at /api. */
+/** Signing in with a passkey. Mounted at /api. */
 export function passkeySignInRoutes(services: AppServices): Router {
   const router = Router();
   const { env } = services;

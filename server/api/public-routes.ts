@@ -64,7 +64,7 @@ export function publicRoutes(services: AppServices, pageCache?: PageCache): Rout
   return router;
 }
 
-/** Issue 21: `photoTokens`, when sent, must be a list of at most 5 tokens (the spec's JSON without it is unchanged). */
+/** `photoTokens`, when sent, must be a list of at most 5 tokens (the spec's JSON without it is unchanged). */
 function photoTokensOf(body: Record<string, unknown>): string[] | undefined {
   const value = body[PHOTO_TOKENS_FIELD];
   if (value === undefined) return undefined;

@@ -31,7 +31,7 @@ export function createApiRouter(services: AppServices, options: { pageCache?: Pa
   api.put("/uploads/:objectId", requireAdmin, (req, res) => receiveUpload(services, req, res));
   // A part of a resumable upload (on the disk) streams its raw body too (decision 0062).
   api.put("/uploads/resumable/:uploadId/parts/:partNumber", requireAdmin, (req, res) => receiveResumablePart(services, req, res));
-  // A visitor's photo (issue 21) streams its multipart body too: never through the 64 KB JSON parser.
+  // A visitor's photo streams its multipart body too: never through the 64 KB JSON parser.
   api.post("/enquiry-photos", (req, res) => receiveEnquiryPhoto(services, req, res));
 
   api.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, strict: true }));

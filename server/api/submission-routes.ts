@@ -21,7 +21,7 @@ import { parseJsonBody } from "./validation";
 
 const NO_SUCH_ENQUIRY = "No such enquiry";
 
-/** The inbox and notification endpoints under /api/admin (issue 9 §6); mounted behind requireAdmin. */
+/** The inbox and notification endpoints under /api/admin; mounted behind requireAdmin. */
 export function submissionRoutes(services: AppServices): Router {
   const router = Router();
 
@@ -58,7 +58,7 @@ export function submissionRoutes(services: AppServices): Router {
     res.status(204).end();
   });
 
-  // Issue 21: a visitor's photo, to the signed-in owner only; never cached anywhere.
+  // A visitor's photo, to the signed-in owner only; never cached anywhere.
   router.get("/contact-submissions/:id/photos/:n", async (req, res) => {
     const size = req.query.size;
     if (size !== "thumb" && size !== "view") throw badRequest('size must be "thumb" or "view"');

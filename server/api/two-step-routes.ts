@@ -19,7 +19,7 @@ export const MAX_CODE_ATTEMPTS = 5;
 export const INVALID_CODE_MESSAGE = "Invalid authentication code";
 export const SIGN_IN_STEP_ENDED = "This sign-in has ended (after 5 minutes, or 5 wrong codes). Please enter your password again.";
 
-/** The second step of a sign-in with two-step verification on (issue 19 item 5). Mounted at /api. */
+/** The second step of a sign-in with two-step verification on. Mounted at /api. */
 export function twoStepSignInRoutes(services: AppServices): Router {
   const router = Router();
   const { env } = services;
@@ -78,7 +78,7 @@ const enrolmentCodeSchema = z.object({
   code: z.string({ error: "Enter the 6-digit code from your app" }).trim().regex(/^\d{6}$/, "Enter the 6-digit code from your app"),
 });
 
-/** Turning two-step on and off, and new recovery codes (issue 19 items 4-6). Mounted at /api/admin. */
+/** Turning two-step on and off, and new recovery codes. Mounted at /api/admin. */
 export function twoStepAccountRoutes(services: AppServices): Router {
   const router = Router();
 

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Migration } from "kysely";
 
-// Issue 8: rate limits shared by every process, sign-in failure records, idle session expiry.
+// Rate limits shared by every process, sign-in failure records, idle session expiry
+// (decisions 0014 and 0015).
 export const hardening: Migration = {
   async up(db: Kysely<unknown>) {
     // One row per (limit, client): changed only by one atomic upsert (app/lib/rate-limit.server.ts).

@@ -1,7 +1,7 @@
 import type { Kysely, Migration } from "kysely";
 
 /**
- * Issue 9: enquiries become an inbox (read_at) and every notification e-mail
+ * Enquiries become an inbox (read_at, decision 0024) and every notification e-mail
  * goes through a transactional outbox (notification_jobs). Portable DDL only.
  */
 export const enquiryOutbox: Migration = {

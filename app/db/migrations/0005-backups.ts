@@ -1,7 +1,7 @@
 import type { Kysely, Migration } from "kysely";
 
 /**
- * Backups (issue 10): leases held by running backups, image files whose
+ * Backups (decision 0026): leases held by running backups, image files whose
  * deletion waits until no backup runs, and the one row of backup state
  * (schedule and what the dashboard shows). Portable DDL only.
  */

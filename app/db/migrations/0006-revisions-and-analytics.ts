@@ -1,7 +1,8 @@
 import type { Kysely, Migration } from "kysely";
 
 /**
- * Issue 11: earlier versions of every text, and privacy-first visit counts.
+ * Earlier versions of every text (decision 0030), and privacy-first visit
+ * counts (decision 0031).
  * The analytics tables are named so a backup can take the daily aggregates
  * (`analytics_daily*`) and leave out the working data (`analytics_salts`,
  * `analytics_visitors`), which lives one New Zealand day at most.

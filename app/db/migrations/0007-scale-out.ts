@@ -1,6 +1,7 @@
 import type { Kysely, Migration } from "kysely";
 
-// Issue 12: what every instance must share lives in the database, not on one instance's disk.
+// What every instance must share lives in the database, not on one instance's disk
+// (decision 0044).
 export const scaleOut: Migration = {
   async up(db: Kysely<unknown>) {
     // Generated secrets (the upload-signing key, …), created once by whichever instance starts first.

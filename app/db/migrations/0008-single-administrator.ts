@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Migration } from "kysely";
 import { assertSingleAdministrator } from "~/auth/single-administrator.server";
 
-// Issue 17: exactly one administrator, enforced by the database on both engines,
+// Exactly one administrator (decision 0045), enforced by the database on both engines,
 // so no path (a restore, a race, hand-written SQL) can add a second user.
 export const singleAdministrator: Migration = {
   async up(db: Kysely<unknown>) {

@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from "kysely";
 
-// Issue 18 §10: which password the first start generated, so the dashboard can
+// Which password the first start generated, so the dashboard can
 // ask the owner to change it (decision 0051). It holds a copy of the generated
 // password's hash: any later change writes a new hash (new salt), so the two
 // differ from then on, whichever way the password was changed.

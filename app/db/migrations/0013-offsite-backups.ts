@@ -1,7 +1,7 @@
 import type { Kysely, Migration } from "kysely";
 
 /**
- * Off-site backups (issue 18, decision 0052): what the dashboard shows about
+ * Off-site backups (decision 0052): what the dashboard shows about
  * the copies kept off the server, beside the rest of the backup state.
  */
 const COLUMNS = [

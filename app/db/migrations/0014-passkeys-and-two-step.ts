@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from "kysely";
 
-// Issue 19: passkeys, two-step verification, and the short-lived sign-in ceremonies,
+// Passkeys, two-step verification, and the short-lived sign-in ceremonies (decision 0053),
 // all in the database so a ceremony begun on one instance finishes on another.
 export const passkeysAndTwoStep: Migration = {
   async up(db: Kysely<unknown>) {

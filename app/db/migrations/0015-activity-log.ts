@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from "kysely";
 
-// Issue 19 §8: the security log ("Recent activity"), decision 0054. No full client
+// The security log ("Recent activity"), decision 0054. No full client
 // address is kept: a coarse network prefix and the limiters' keyed address hash.
 export const activityLog: Migration = {
   async up(db: Kysely<unknown>) {

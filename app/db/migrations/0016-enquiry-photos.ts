@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from "kysely";
 
-// Issue 21: photos a visitor attaches to an enquiry (decision 0056). Only the processed
+// Photos a visitor attaches to an enquiry (decision 0056). Only the processed
 // thumbnail and viewing copy are stored (under the private prefix enquiry-photos/); the
 // token the visitor's browser holds is kept as a hash, never as it is.
 export const enquiryPhotos: Migration = {
