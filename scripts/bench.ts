@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --only=image,load,weight,sign-in] [--duration=10] [--connections=50] [--threads=2] [--tool=autocannon]
+ * npm run bench [-- --only=image,load,weight,sign-in] [--duration=10] [--connections=50] [--threads=2] [--tool=autocannon] [--upload-runs=3]
  *
  * Parts, each runnable alone with --only (comma-separated):
  *   image   scripts/bench-image.ts: scripts/bench-image-pipeline.ts on a generated 6000×4000 ~20 MB JPEG (landscape and
@@ -13,6 +13,10 @@
  *   weight  scripts/bench-phone-download.ts: what a phone (390 px wide, 3× DPR) downloads for /stonework, with photo-like galleries at
  *           a phone camera's size: compressed HTML, its CSS and JS, and the AVIF each <picture> would
  *           pick; the first screen (nothing lazy) apart — compared with the uploaded originals.
+ *   phone-upload  scripts/bench-phone-upload.ts: a visitor attaches two photo-like 4032×3024 camera JPEGs on /contact,
+ *           in Chromium at 390×844 with CDP throttling (1.6 Mbit/s down, 750 kbit/s up, 150 ms, CPU ×4): seconds from
+ *           choosing to every photo "Ready", bytes sent per photo, seconds from Send Message to "Message Sent"
+ *           (median of --upload-runs, default 3).
  *   enquiries  Enquiries stored per second with synchronous = FULL against NORMAL (scripts/bench-enquiries.ts).
  *   backends  SQLite + disk next to PostgreSQL + S3: GET / and the public API reads, one enquiry's
  *           latency (scripts/bench-backends.ts).
@@ -45,6 +49,7 @@ import { benchImageMemory } from "./bench-image-memory";
 import { LOAD_TARGETS, loadPart, measure, type LoadOptions } from "./bench-load";
 import { benchMemory } from "./bench-memory";
 import { weightPart } from "./bench-phone-download";
+import { phoneUploadPart } from "./bench-phone-upload";
 import { benchSignIn } from "./bench-sign-in";
 import { round, table, type Check } from "./lib/bench-report";
 import { WRK } from "./lib/load-generators";
@@ -54,7 +59,7 @@ import { PRODUCTION_MALLOC_ENV, PROJECT_ROOT, startProductionServer, stopOnInter
 // ---------------------------------------------------------------------------------------------
 // Options and targets
 
-const PARTS = ["image", "load", "weight", "sign-in", "enquiries", "backup", "offsite", "backends", "analytics", "memory", "baseline", "update"] as const;
+const PARTS = ["image", "load", "weight", "phone-upload", "sign-in", "enquiries", "backup", "offsite", "backends", "analytics", "memory", "baseline", "update"] as const;
 type Part = (typeof PARTS)[number];
 
 function option(name: string): string | undefined {
@@ -165,6 +170,9 @@ async function main(): Promise<void> {
     } finally {
       await server.stop();
     }
+  }
+  if (runs("phone-upload")) {
+    report.phoneUpload = { date: new Date().toISOString(), ...(await phoneUploadPart(Number(option("upload-runs") ?? 3))) };
   }
   if (runs("baseline")) {
     const scriptDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-bench-baseline-"));

@@ -10,7 +10,8 @@
  *   npm run lighthouse -- --only=/,/stonework --presets=mobile   # some pages, one preset (to compare quickly)
  *   npm run lighthouse -- --runs=3                               # mobile runs per page (default MOBILE_RUNS)
  *
- * The galleries hold photo-like images at a phone camera's size (scripts/lib/photo-like-gallery.ts).
+ * The galleries hold photo-like images at a phone camera's size, as heavy as noisy camera photos
+ * (800 px AVIF about 46 KB: scripts/lib/photo-like-gallery.ts).
  * Each page is audited MOBILE_RUNS times on mobile; issue 20's budgets are judged on the medians
  * and printed as PASS/FAIL lines (scripts/lib/lighthouse-budgets.ts). The 404 page's script is
  * summed from its HTML, since Lighthouse does not audit a page answered 404.
