@@ -191,7 +191,8 @@ export async function createSession(
       expires_at: expiresAt.toISOString(),
       created_at: now.toISOString(),
       last_used_at: now.toISOString(),
-      passkey_id: passkeyId,
+      // Named only when there is one, so a session can be made in a database from before the column.
+      ...(passkeyId ? { passkey_id: passkeyId } : {}),
     })
     .execute();
   return { token, id, expiresAt };
