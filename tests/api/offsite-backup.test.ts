@@ -19,7 +19,7 @@ import { createManualClock } from "~/lib/clock";
 import { createLogger } from "~/lib/logger.server";
 import { createApp } from "../../server/app";
 import { openServices } from "../../server/bootstrap";
-import { createTestBucket, s3ConfigFor, S3_TEST_CREDENTIALS, S3_TEST_REGION, startS3Server, type S3Server } from "../support/backends";
+import { createTestBucket, offsiteS3Env, s3ConfigFor, startS3Server, type S3Server } from "../support/backends";
 import { binaryBody } from "../support/binary-body";
 import { createSite, dumpSite, openSite, type SiteDump } from "../support/backup-site";
 import { runScript } from "../support/run-script";
@@ -45,16 +45,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function offsiteEnv(bucket: string): Record<string, string> {
-  return {
-    BACKUP_S3_BUCKET: bucket,
-    BACKUP_S3_ENDPOINT: s3.endpoint,
-    BACKUP_S3_REGION: S3_TEST_REGION,
-    BACKUP_S3_FORCE_PATH_STYLE: "true",
-    BACKUP_S3_ACCESS_KEY_ID: S3_TEST_CREDENTIALS.accessKeyId,
-    BACKUP_S3_SECRET_ACCESS_KEY: S3_TEST_CREDENTIALS.secretAccessKey,
-  };
-}
+const offsiteEnv = (bucket: string) => offsiteS3Env(s3.endpoint, bucket);
 
 async function offsiteBucket() {
   const bucket = await createTestBucket(s3.endpoint, { siteOrigins: [] });

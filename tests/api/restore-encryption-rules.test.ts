@@ -7,7 +7,7 @@ import { createBackup } from "~/backups/backup.server";
 import { createS3OffsiteTarget, OFFSITE_PREFIX, putFileInBucket, type OffsiteTarget } from "~/backups/offsite-target.server";
 import { readContent, saveContent } from "~/content/content.server";
 import { createManualClock } from "~/lib/clock";
-import { createTestBucket, s3ConfigFor, S3_TEST_CREDENTIALS, S3_TEST_REGION, startS3Server, type S3Server, type TestBucket } from "../support/backends";
+import { createTestBucket, offsiteS3Env, s3ConfigFor, startS3Server, type S3Server, type TestBucket } from "../support/backends";
 import { createSite, openSite } from "../support/backup-site";
 import { runScript } from "../support/run-script";
 
@@ -58,16 +58,7 @@ afterAll(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
 });
 
-function offsiteEnv(bucket: string): Record<string, string> {
-  return {
-    BACKUP_S3_BUCKET: bucket,
-    BACKUP_S3_ENDPOINT: s3.endpoint,
-    BACKUP_S3_REGION: S3_TEST_REGION,
-    BACKUP_S3_FORCE_PATH_STYLE: "true",
-    BACKUP_S3_ACCESS_KEY_ID: S3_TEST_CREDENTIALS.accessKeyId,
-    BACKUP_S3_SECRET_ACCESS_KEY: S3_TEST_CREDENTIALS.secretAccessKey,
-  };
-}
+const offsiteEnv = (bucket: string) => offsiteS3Env(s3.endpoint, bucket);
 
 /** A bucket holding these copies, uploaded in this order (so the last has the newest bucket time). */
 async function bucketWith(copies: [name: string, file: string][]): Promise<{ bucket: TestBucket; target: OffsiteTarget }> {

@@ -22,6 +22,7 @@ test.use({
 });
 
 test.beforeEach(async ({ page, baseURL }, testInfo) => {
+  // The owner works from a phone: these checks are of the 390 × 844 layout, so the desktop project skips them.
   test.skip(!isPhone(testInfo), "the owner's phone; the phone project runs it at 390 × 844");
   // The first test of the file sets up its data: two enquiries with a photo each, a backup, a counted visit.
   test.setTimeout(120_000);

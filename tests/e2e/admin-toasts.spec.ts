@@ -16,6 +16,7 @@ test.use({
 });
 
 test.beforeEach(async ({ page }, testInfo) => {
+  // Toasts sit over the site header only on a phone: the desktop project has no such placement to check.
   test.skip(!isPhone(testInfo), "the phone's placement; the phone project runs it at 390 × 844");
   await signInApi(page.request);
 });

@@ -104,6 +104,7 @@ test.describe("speculation rules (decision 0055)", () => {
   });
 
   test("hovering a link prerenders the page; if it is never opened, nothing counts; opened, it counts once", async ({ page, playwright, server }, testInfo) => {
+    // Speculation on hover needs a mouse pointer; on a phone a tap navigates, which the test above covers.
     test.skip(isPhone(testInfo), "hover speculation is a pointer's; a phone's tap is covered by the navigation test above");
     const owner = await ownerClient(playwright, server.url);
     await page.goto("/");

@@ -83,6 +83,18 @@ export function s3Env(endpoint: string, bucket: string): Record<string, string> 
   };
 }
 
+/** The off-site bucket's settings (BACKUP_S3_*) for a bucket on this test server. */
+export function offsiteS3Env(endpoint: string, bucket: string): Record<string, string> {
+  return {
+    BACKUP_S3_BUCKET: bucket,
+    BACKUP_S3_ENDPOINT: endpoint,
+    BACKUP_S3_REGION: S3_TEST_REGION,
+    BACKUP_S3_FORCE_PATH_STYLE: "true",
+    BACKUP_S3_ACCESS_KEY_ID: S3_TEST_CREDENTIALS.accessKeyId,
+    BACKUP_S3_SECRET_ACCESS_KEY: S3_TEST_CREDENTIALS.secretAccessKey,
+  };
+}
+
 export type TestBucket = {
   name: string;
   client: S3Client;
