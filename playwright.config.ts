@@ -12,6 +12,18 @@ if (!fs.existsSync(chromiumPath)) {
   );
 }
 
+/**
+ * Specs that run in one project only (docs/TESTING.md). Server behaviour (operations, headers, HTTPS,
+ * the proxy, SEO markup) does not depend on the screen: once, on desktop.
+ */
+const ONCE_ON_DESKTOP = /(operations|scale-out|behind-caddy|https-site|security-headers|seo|degraded-render)\.spec\.ts/;
+/**
+ * Once, on the phone: specs that set their own phone-sized screen (they would run twice alike), and
+ * the owner's flows whose checks never look at the layout (sign-in steps, mail, caches, downloads).
+ */
+const ONCE_ON_THE_PHONE =
+  /\/(passkeys|tap-targets|admin-tap-targets|admin-plain-words|largest-paint-first|owner-dashboard|contact-photo-shrink|two-step|admin-bucket-upload|enquiry-inbox|content-updates|admin-backups|editor-safety|admin-submissions)\.spec\.ts$/;
+
 export default defineConfig({
   testDir: "tests/e2e",
   globalSetup: "./tests/support/global-setup.ts",
@@ -23,19 +35,22 @@ export default defineConfig({
   forbidOnly: true,
   reporter: process.env.CI ? [["list"], ["html", { open: "never" }]] : [["list"]],
   use: {
-    trace: "retain-on-failure",
+    // A trace costs about a quarter more CPU on every test, passing or not: CI keeps the screenshot and
+    // the error context of a failure, and PW_TRACE=retain-on-failure records traces when a failure needs one.
+    trace: (process.env.PW_TRACE as "off" | "retain-on-failure" | "on" | undefined) ?? "off",
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: chromiumPath,
       args: CHROMIUM_FLAGS,
     },
   },
+  // The desktop project comes first so that its long server specs (an update, the deployment guide)
+  // start early, and the shorter phone specs fill in around them, rather than run alone at the end.
   projects: [
+    { name: "desktop", testIgnore: ONCE_ON_THE_PHONE, use: { viewport: { width: 1280, height: 800 } } },
     {
       name: "phone",
-      // Server behaviour (operations, headers, HTTPS, the proxy, SEO markup) does not depend on
-      // the screen: run it once, on desktop, to keep the whole CI run well under 30 minutes.
-      testIgnore: /(operations|scale-out|behind-caddy|https-site|security-headers|seo|degraded-render)\.spec\.ts/,
+      testIgnore: ONCE_ON_DESKTOP,
       use: {
         viewport: { width: 375, height: 812 },
         isMobile: true,
@@ -44,6 +59,5 @@ export default defineConfig({
           "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36",
       },
     },
-    { name: "desktop", use: { viewport: { width: 1280, height: 800 } } },
   ],
 });

@@ -150,8 +150,8 @@ test("each toast over the upload window covers none of its controls", async ({ p
   await page.goto("/admin");
   await openInApp(page, ADMIN_VIEWS.find((view) => view.name === "gallery-traditional")!);
   await openUploadWindow(page);
-  // A real toast over the window: the upload fails.
-  await page.route("**/api/uploads/**", (route) => route.fulfill({ status: 503, contentType: "application/json", body: '{"message":"Failed to upload image"}' }));
+  // A real toast over the window: the upload fails. A 500 is not retried (a 503 would be, for about 15 s).
+  await page.route("**/api/uploads/**", (route) => route.fulfill({ status: 500, contentType: "application/json", body: '{"message":"Failed to upload image"}' }));
   await page.getByRole("dialog", { name: "Upload Images" }).getByRole("button", { name: /^Upload 1 Image/ }).click();
   await expect(theToast(page)).toHaveCount(1);
   await holdToast(page);
