@@ -27,11 +27,12 @@ import * as chromeLauncher from "chrome-launcher";
 import lighthouse, { type Config, type Result } from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import { islandFilesInPage } from "../app/islands/island-loader";
+import { PUBLIC_PAGE_PATHS } from "../app/public-pages";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../tests/support/chromium";
 import { BUDGETS, MOBILE_RUNS, budgetLines, median, pageWeights, type MedianRow } from "./lib/lighthouse-budgets";
 import { PROJECT_ROOT, startProductionServer, stopOnInterrupt } from "./lib/production-server";
 
-const ALL_ROUTES = ["/", "/stonework", "/landscaping", "/contact"] as const;
+const ALL_ROUTES = PUBLIC_PAGE_PATHS;
 const ALL_PRESETS: { name: "mobile" | "desktop"; config?: Config }[] = [
   { name: "mobile" }, // Lighthouse's default config
   { name: "desktop", config: desktopConfig },

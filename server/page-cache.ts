@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
+import { isPublicPage, publicPageOfData } from "~/public-pages";
 
-/** The public pages whose HTML (and client-navigation data) is cached. */
-export const CACHEABLE_PATHS = new Set(["/", "/stonework", "/landscaping", "/contact"]);
 /** The public API reads, cached the same way (their handlers store them). */
 const CACHEABLE_API_PATH = /^\/api\/(?:content\/[\w.-]{1,100}|galleries\/[a-z]{1,40})$/;
 
@@ -10,11 +9,8 @@ export function cacheKeyFor(method: string, url: string): string | null {
   if (method !== "GET" && method !== "HEAD") return null;
   // Only the bare path: any query string (tracking tags, data revalidation) renders fresh.
   if (url.includes("?")) return null;
-  if (CACHEABLE_PATHS.has(url) || CACHEABLE_API_PATH.test(url)) return url;
-  if (url.endsWith(".data")) {
-    const page = url === "/_root.data" ? "/" : url.slice(0, -".data".length);
-    if (CACHEABLE_PATHS.has(page)) return url;
-  }
+  // The public pages' HTML and their client-navigation data (app/public-pages.ts).
+  if (isPublicPage(url) || publicPageOfData(url) !== null || CACHEABLE_API_PATH.test(url)) return url;
   return null;
 }
 

@@ -1,6 +1,6 @@
+import { publicPageLabel } from "~/public-pages";
 import type { AppServices } from "~/services.server";
 import { addDays, dayIn, startOfDay, weekStartOf } from "./calendar";
-import { PUBLIC_PAGES } from "./page-views";
 import { OTHER_REFERRERS, REPORT_DAYS, REPORT_TOP, REPORT_WEEKS, type AnalyticsReport } from "./report";
 
 /** The dashboard's figures. Flushes this instance's buffered counts first, so they are up to the moment. */
@@ -76,7 +76,7 @@ export async function analyticsReport({ db, analytics, clock }: Pick<AppServices
     days,
     totals: { visitors, views: days.reduce((sum, d) => sum + d.views, 0), enquiries },
     enquiryRate: visitors > 0 ? enquiries / visitors : null,
-    topPages: pageRows.map((row) => ({ path: row.path, label: PUBLIC_PAGES.get(row.path) ?? row.path, views: Number(row.views) })),
+    topPages: pageRows.map((row) => ({ path: row.path, label: publicPageLabel(row.path) ?? row.path, views: Number(row.views) })),
     topReferrers: [
       ...referrerRows.map((row) => ({ host: row.host, views: Number(row.views) })),
       ...(otherViews > 0 ? [{ host: OTHER_REFERRERS, views: otherViews }] : []),

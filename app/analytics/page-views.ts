@@ -1,5 +1,5 @@
 import { isbot } from "isbot";
-import { NAV_LINKS } from "~/components/layout/nav-links";
+import { isPublicPage, publicPageOfData } from "~/public-pages";
 
 /**
  * What counts as a page view (docs/decisions/0031): a GET of a public page's
@@ -8,9 +8,6 @@ import { NAV_LINKS } from "~/components/layout/nav-links";
  * script, not a prefetch, and not the signed-in owner. Everything here runs
  * on the request path, so it is a few string checks and Map lookups.
  */
-
-/** The public pages, by path. */
-export const PUBLIC_PAGES: ReadonlyMap<string, string> = new Map(NAV_LINKS.map((link) => [link.to, link.label]));
 
 export type ViewedPage = { path: string; navigation: "document" | "data" | "prerender-shown" };
 
@@ -27,15 +24,12 @@ export function viewedPage(method: string | undefined, url: string | undefined):
   const path = query === -1 ? url : url.slice(0, query);
   if (method === "POST" && path === PAGE_VIEW_BEACON_PATH && query !== -1) {
     const shown = new URLSearchParams(url.slice(query + 1)).get("path");
-    return shown !== null && PUBLIC_PAGES.has(shown) ? { path: shown, navigation: "prerender-shown" } : null;
+    return shown !== null && isPublicPage(shown) ? { path: shown, navigation: "prerender-shown" } : null;
   }
   if (method !== "GET") return null;
-  if (PUBLIC_PAGES.has(path)) return { path, navigation: "document" };
-  if (path.endsWith(".data")) {
-    const page = path === "/_root.data" ? "/" : path.slice(0, -".data".length);
-    if (PUBLIC_PAGES.has(page)) return { path: page, navigation: "data" };
-  }
-  return null;
+  if (isPublicPage(path)) return { path, navigation: "document" };
+  const page = publicPageOfData(path);
+  return page === null ? null : { path: page, navigation: "data" };
 }
 
 /** Prefetches (a `<link rel=prefetch>`, a speculation rule) fetch a page nobody may look at. */

@@ -1,12 +1,12 @@
 import { getPublicEnv } from "~/env.server";
-import { NAV_LINKS } from "~/components/layout/nav-links";
+import { PUBLIC_PAGE_PATHS } from "~/public-pages";
 import type { Route } from "./+types/sitemap";
 
 /** /sitemap.xml: the public pages only. */
 export function loader({ context }: Route.LoaderArgs) {
   const { SITE_URL } = getPublicEnv(context.services.env);
-  const urls = NAV_LINKS.map(
-    (link) => `  <url><loc>${SITE_URL}${link.to}</loc><changefreq>monthly</changefreq></url>`,
+  const urls = PUBLIC_PAGE_PATHS.map(
+    (path) => `  <url><loc>${SITE_URL}${path}</loc><changefreq>monthly</changefreq></url>`,
   ).join("\n");
   const xml = `<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">

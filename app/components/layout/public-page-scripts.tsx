@@ -3,15 +3,7 @@ import { PAGE_VIEW_BEACON_PATH } from "~/analytics/page-views";
 import { ISLAND_LOADER_ATTRIBUTE, islandLoader } from "~/islands/island-loader";
 import type { IslandName } from "~/islands/islands";
 import { LARGEST_PAINT_FIRST_SCRIPT } from "~/islands/largest-paint-first";
-import { NAV_LINKS } from "./nav-links";
-
-/**
- * Chromium prerenders the public page a visitor is about to open (a pointer resting on its link:
- * eagerness "moderate"). Other browsers ignore the rules and follow the link as usual.
- */
-export const SPECULATION_RULES = JSON.stringify({
-  prerender: [{ source: "document", where: { href_matches: NAV_LINKS.map((link) => link.to) }, eagerness: "moderate" }],
-});
+import { SPECULATION_RULES } from "./speculation-rules";
 
 /**
  * A prerendered page is requested before anyone sees it, so its request is not counted

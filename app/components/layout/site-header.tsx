@@ -3,8 +3,8 @@ import { useEffect, useRef } from "react";
 import { Link, NavLink } from "react-router";
 import { identity } from "~/identity";
 import { cn } from "~/lib/cn";
+import { PUBLIC_PAGES } from "~/public-pages";
 import { enhanceMenu } from "./menu-behaviour";
-import { NAV_LINKS } from "./nav-links";
 
 function navLinkClasses({ isActive }: { isActive: boolean }, mobile = false) {
   return cn(
@@ -35,10 +35,10 @@ export function SiteHeader({ menuIsland = false }: { menuIsland?: boolean }) {
 
         <nav aria-label="Main" className="hidden md:block">
           <ul className="flex items-center gap-1">
-            {NAV_LINKS.map((link) => (
-              <li key={link.to}>
-                <NavLink to={link.to} end={link.to === "/"} reloadDocument className={(state) => navLinkClasses(state)}>
-                  {link.label}
+            {PUBLIC_PAGES.map((page) => (
+              <li key={page.path}>
+                <NavLink to={page.path} end={page.path === "/"} reloadDocument className={(state) => navLinkClasses(state)}>
+                  {page.label}
                 </NavLink>
               </li>
             ))}
@@ -61,15 +61,15 @@ export function SiteHeader({ menuIsland = false }: { menuIsland?: boolean }) {
           {/* Below the header's bar, over the page (the header is sticky, so it positions this). */}
           <nav id="mobile-menu" aria-label="Main" className="absolute inset-x-0 top-full border-y border-stone-200 bg-white shadow-sm">
             <ul className="space-y-1 px-4 py-3">
-              {NAV_LINKS.map((link) => (
-                <li key={link.to}>
+              {PUBLIC_PAGES.map((page) => (
+                <li key={page.path}>
                   <NavLink
-                    to={link.to}
-                    end={link.to === "/"}
+                    to={page.path}
+                    end={page.path === "/"}
                     reloadDocument
                     className={(state) => navLinkClasses(state, true)}
                   >
-                    {link.label}
+                    {page.label}
                   </NavLink>
                 </li>
               ))}
