@@ -9,7 +9,7 @@ export const HERO_ROTATION_MS = 5000;
 /** A horizontal swipe this long (px) moves the hero to the next or the previous photo. */
 export const HERO_SWIPE_PX = 50;
 const HERO_SIZES = "100vw";
-/** Each photo's layer: the hero island (app/islands/hero.ts) fades them by swapping opacity-100 / opacity-0. */
+/** Each photo's layer: the hero island (app/islands/hero.island.ts) fades them by swapping opacity-100 / opacity-0. */
 const SLIDE_CLASSES = "absolute inset-0 -z-20 transition-opacity duration-1000";
 
 /**

@@ -4,7 +4,7 @@
  * With script, the open menu also closes on a tap or a focus outside it, on Escape (focus back on
  * its button), when one of its links is chosen, and when the page comes back from the browser's
  * back/forward cache. One behaviour for both headers: the public pages' menu island
- * (app/islands/menu.ts) and the admin's React header (site-header.tsx) call this.
+ * (app/islands/menu.island.ts) and the admin's React header (site-header.tsx) call this.
  * Returns the function that removes the listeners.
  */
 export function enhanceMenu(details: HTMLDetailsElement): () => void {
