@@ -96,7 +96,7 @@ test.describe("shared layout", () => {
       await hydrated(page);
     }
     expect(scripts.length).toBeGreaterThan(0);
-    expect(scripts.every((script) => /^\/assets\/(island-(menu|hero)|mounted|menu-behaviour|largest-paint-attributes)-[\w-]+\.js$/.test(script)), scripts.join(", ")).toBe(true);
+    expect(scripts.every((script) => /^\/assets\/(island-(menu|hero)|mounted|menu-behaviour|largest-paint-attributes|hero-markup)-[\w-]+\.js$/.test(script)), scripts.join(", ")).toBe(true);
     expect(await page.evaluate(() => "__reactRouterContext" in window)).toBe(false);
   });
 

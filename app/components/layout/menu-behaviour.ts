@@ -1,3 +1,11 @@
+// The hooks between the header's phone menu (site-header.tsx renders it) and this behaviour.
+/** On the menu's <details>. */
+export const MENU_ATTRIBUTE = "data-menu";
+/** On its <summary>, the button that opens and closes it. */
+export const MENU_BUTTON_ATTRIBUTE = "data-menu-button";
+/** The list of links it opens (the button's aria-controls). */
+export const MOBILE_MENU_ID = "mobile-menu";
+
 /**
  * The header's phone menu is a <details> that opens and closes by its <summary> without any script
  * (the <details> states whether it is open, so the summary carries no role and no aria-expanded).
@@ -8,7 +16,7 @@
  * Returns the function that removes the listeners.
  */
 export function enhanceMenu(details: HTMLDetailsElement): () => void {
-  const button = details.querySelector<HTMLElement>("summary");
+  const button = details.querySelector<HTMLElement>(`[${MENU_BUTTON_ATTRIBUTE}]`);
   const close = () => {
     details.open = false;
   };
