@@ -257,5 +257,31 @@ test.describe("the phone menu closes on an outside tap, Escape and a chosen link
       await expect(menu).toBeHidden();
       await expect(page).not.toHaveURL(/\/landscaping$/);
     });
+
+    // One behaviour for both headers (menu-behaviour.ts): the admin's once kept its own React state,
+    // which Escape did not close.
+    test(`${label}: Escape closes it, from its button or from a link in it, with focus back on the button`, async ({ page }) => {
+      if (signedIn) await signIn(page);
+      else await page.goto(path);
+      await hydrated(page);
+      const button = menuButton(page);
+      const menu = page.locator("#mobile-menu");
+
+      await button.tap();
+      await expect(menu).toBeVisible();
+      await expect(button).toBeFocused();
+      await page.keyboard.press("Escape");
+      await expect(menu).toBeHidden();
+      await expect(button).toHaveAccessibleName("Open menu");
+
+      await button.focus();
+      await page.keyboard.press("Enter");
+      await expect(menu).toBeVisible();
+      await page.keyboard.press("Tab");
+      await expect(menu.getByRole("link", { name: "Home" })).toBeFocused();
+      await page.keyboard.press("Escape");
+      await expect(menu).toBeHidden();
+      await expect(button).toBeFocused();
+    });
   }
 });
