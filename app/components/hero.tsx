@@ -1,6 +1,19 @@
 import { Pause, Play } from "lucide-react";
 import { Link } from "react-router";
 import type { GalleryImage } from "~/galleries/gallery";
+import {
+  HERO_INDEX_ATTRIBUTE,
+  HERO_ROTATION_MS_ATTRIBUTE,
+  HERO_SLIDE_ATTRIBUTE,
+  HERO_SLIDE_HIDDEN_CLASS,
+  HERO_SLIDE_SHOWN_CLASS,
+  HERO_SLIDES_ATTRIBUTE,
+  HERO_SWIPE_PX_ATTRIBUTE,
+  HERO_TOGGLE_ATTRIBUTE,
+  HERO_TOGGLE_LABEL,
+  HERO_TOGGLE_LABEL_ATTRIBUTE,
+  heroIconAttributes,
+} from "./hero-markup";
 import { buttonClasses } from "./ui/button";
 import { ResponsiveImage, preloadLargestPaint } from "./responsive-image";
 
@@ -9,7 +22,7 @@ export const HERO_ROTATION_MS = 5000;
 /** A horizontal swipe this long (px) moves the hero to the next or the previous photo. */
 export const HERO_SWIPE_PX = 50;
 const HERO_SIZES = "100vw";
-/** Each photo's layer: the hero island (app/islands/hero.ts) fades them by swapping opacity-100 / opacity-0. */
+/** Each photo's layer: the hero island (app/islands/hero.island.ts) fades them by swapping the shown / hidden class. */
 const SLIDE_CLASSES = "absolute inset-0 -z-20 transition-opacity duration-1000";
 
 /**
@@ -25,9 +38,7 @@ export function Hero({ images, title, subtitle }: { images: GalleryImage[]; titl
   return (
     <section
       aria-labelledby="hero-title"
-      data-hero-index={0}
-      data-hero-rotation-ms={HERO_ROTATION_MS}
-      data-hero-swipe-px={HERO_SWIPE_PX}
+      {...{ [HERO_INDEX_ATTRIBUTE]: 0, [HERO_ROTATION_MS_ATTRIBUTE]: HERO_ROTATION_MS, [HERO_SWIPE_PX_ATTRIBUTE]: HERO_SWIPE_PX }}
       className="relative isolate flex min-h-[28rem] touch-pan-y items-center overflow-hidden bg-gradient-to-br from-stone-950 via-stone-800 to-stone-700 sm:min-h-[34rem]"
     >
       {first ? (
@@ -36,22 +47,22 @@ export function Hero({ images, title, subtitle }: { images: GalleryImage[]; titl
           alt=""
           sizes={HERO_SIZES}
           priority
-          className={`${SLIDE_CLASSES} opacity-100`}
+          className={`${SLIDE_CLASSES} ${HERO_SLIDE_SHOWN_CLASS}`}
           imgClassName="h-full object-cover"
-          data-hero-slide={0}
+          {...{ [HERO_SLIDE_ATTRIBUTE]: 0 }}
         />
       ) : null}
       {rest.length ? (
-        <template data-hero-slides="">
+        <template {...{ [HERO_SLIDES_ATTRIBUTE]: "" }}>
           {rest.map((image, i) => (
             <ResponsiveImage
               key={image.id}
               image={image}
               alt=""
               sizes={HERO_SIZES}
-              className={`${SLIDE_CLASSES} opacity-0`}
+              className={`${SLIDE_CLASSES} ${HERO_SLIDE_HIDDEN_CLASS}`}
               imgClassName="h-full object-cover"
-              data-hero-slide={i + 1}
+              {...{ [HERO_SLIDE_ATTRIBUTE]: i + 1 }}
             />
           ))}
         </template>
@@ -81,16 +92,16 @@ export function Hero({ images, title, subtitle }: { images: GalleryImage[]; titl
         <button
           type="button"
           hidden
-          data-hero-toggle=""
+          {...{ [HERO_TOGGLE_ATTRIBUTE]: "" }}
           className="absolute right-4 bottom-4 inline-flex h-11 items-center gap-2 rounded-full bg-stone-950/70 px-4 text-sm font-medium text-white hover:bg-stone-950"
         >
-          <span data-hero-icon="playing">
+          <span {...heroIconAttributes("playing")}>
             <Pause aria-hidden="true" className="h-4 w-4" />
           </span>
-          <span data-hero-icon="paused" hidden>
+          <span {...heroIconAttributes("paused")} hidden>
             <Play aria-hidden="true" className="h-4 w-4" />
           </span>
-          <span data-hero-toggle-label="">Pause slideshow</span>
+          <span {...{ [HERO_TOGGLE_LABEL_ATTRIBUTE]: "" }}>{HERO_TOGGLE_LABEL.playing}</span>
         </button>
       ) : null}
     </section>

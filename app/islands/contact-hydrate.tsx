@@ -1,5 +1,5 @@
 // React DOM hydrates the contact form and its notification area alone, without React Router
-// (app/components/contact-island.tsx). Loaded by app/islands/contact.ts when the form is near.
+// (app/components/contact-island.tsx). Loaded by app/islands/contact.island.ts when the form is near.
 import { StrictMode, useEffect, type ReactNode } from "react";
 import { hydrateRoot } from "react-dom/client";
 import { ContactIsland, type ContactIslandProps } from "~/components/contact-island";

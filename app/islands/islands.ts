@@ -1,8 +1,12 @@
 import type { UIMatch } from "react-router";
-import type { ISLAND_ENTRIES } from "./vite-plugin";
+import type { ISLAND_NAMES } from "./island-names.generated";
 
-/** One interactive part of a public page, with its own browser entry (app/islands/vite-plugin.ts). */
-export type IslandName = keyof typeof ISLAND_ENTRIES;
+/**
+ * One interactive part of a public page: a file `app/islands/<name>.island.ts`, a browser entry of
+ * its own (app/islands/vite-plugin.ts). The names come from those files, so a misspelt one in a
+ * route's handle or in markIslandMounted fails `tsc`.
+ */
+export type IslandName = (typeof ISLAND_NAMES)[number];
 
 /**
  * A public route's `handle`: the page is served as HTML and CSS without React Router's client

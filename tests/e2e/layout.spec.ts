@@ -96,7 +96,7 @@ test.describe("shared layout", () => {
       await hydrated(page);
     }
     expect(scripts.length).toBeGreaterThan(0);
-    expect(scripts.every((script) => /^\/assets\/(island-(menu|hero)|mounted|menu-behaviour|largest-paint-attributes)-[\w-]+\.js$/.test(script)), scripts.join(", ")).toBe(true);
+    expect(scripts.every((script) => /^\/assets\/(island-(menu|hero)|mounted|menu-behaviour|largest-paint-attributes|hero-markup)-[\w-]+\.js$/.test(script)), scripts.join(", ")).toBe(true);
     expect(await page.evaluate(() => "__reactRouterContext" in window)).toBe(false);
   });
 
@@ -256,6 +256,32 @@ test.describe("the phone menu closes on an outside tap, Escape and a chosen link
       await menu.getByRole("link", { name: "Hard Landscaping" }).tap();
       await expect(menu).toBeHidden();
       await expect(page).not.toHaveURL(/\/landscaping$/);
+    });
+
+    // One behaviour for both headers (menu-behaviour.ts): the admin's once kept its own React state,
+    // which Escape did not close.
+    test(`${label}: Escape closes it, from its button or from a link in it, with focus back on the button`, async ({ page }) => {
+      if (signedIn) await signIn(page);
+      else await page.goto(path);
+      await hydrated(page);
+      const button = menuButton(page);
+      const menu = page.locator("#mobile-menu");
+
+      await button.tap();
+      await expect(menu).toBeVisible();
+      await expect(button).toBeFocused();
+      await page.keyboard.press("Escape");
+      await expect(menu).toBeHidden();
+      await expect(button).toHaveAccessibleName("Open menu");
+
+      await button.focus();
+      await page.keyboard.press("Enter");
+      await expect(menu).toBeVisible();
+      await page.keyboard.press("Tab");
+      await expect(menu.getByRole("link", { name: "Home" })).toBeFocused();
+      await page.keyboard.press("Escape");
+      await expect(menu).toBeHidden();
+      await expect(button).toBeFocused();
     });
   }
 });

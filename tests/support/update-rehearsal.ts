@@ -160,7 +160,7 @@ export async function startRehearsal(): Promise<Rehearsal> {
     caddy: caddy!,
     async commitGoodRelease() {
       await edit(path.join(upstream, "app/content/sections.ts"), "defaultContent: `Stonemasonry & Hard Landscaping in ${region}`", `defaultContent: \`${REHEARSAL_TEXT} in \${region}\``);
-      await edit(path.join(upstream, "app/islands/menu.ts"), 'markIslandMounted("menu");', 'document.documentElement.dataset.menuRelease = "rehearsal";\nmarkIslandMounted("menu");');
+      await edit(path.join(upstream, "app/islands/menu.island.ts"), 'markIslandMounted("menu");', 'document.documentElement.dataset.menuRelease = "rehearsal";\nmarkIslandMounted("menu");');
       await fs.writeFile(
         path.join(upstream, "app/db/migrations/9001-update-rehearsal.ts"),
         'import type { Kysely, Migration } from "kysely";\n\nexport const updateRehearsal: Migration = {\n' +

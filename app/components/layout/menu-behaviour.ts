@@ -1,14 +1,22 @@
+// The hooks between the header's phone menu (site-header.tsx renders it) and this behaviour.
+/** On the menu's <details>. */
+export const MENU_ATTRIBUTE = "data-menu";
+/** On its <summary>, the button that opens and closes it. */
+export const MENU_BUTTON_ATTRIBUTE = "data-menu-button";
+/** The list of links it opens (the button's aria-controls). */
+export const MOBILE_MENU_ID = "mobile-menu";
+
 /**
  * The header's phone menu is a <details> that opens and closes by its <summary> without any script
  * (the <details> states whether it is open, so the summary carries no role and no aria-expanded).
  * With script, the open menu also closes on a tap or a focus outside it, on Escape (focus back on
  * its button), when one of its links is chosen, and when the page comes back from the browser's
  * back/forward cache. One behaviour for both headers: the public pages' menu island
- * (app/islands/menu.ts) and the admin's React header (site-header.tsx) call this.
+ * (app/islands/menu.island.ts) and the admin's React header (site-header.tsx) call this.
  * Returns the function that removes the listeners.
  */
 export function enhanceMenu(details: HTMLDetailsElement): () => void {
-  const button = details.querySelector<HTMLElement>("summary");
+  const button = details.querySelector<HTMLElement>(`[${MENU_BUTTON_ATTRIBUTE}]`);
   const close = () => {
     details.open = false;
   };

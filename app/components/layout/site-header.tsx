@@ -4,7 +4,7 @@ import { Link, NavLink } from "react-router";
 import { identity } from "~/identity";
 import { cn } from "~/lib/cn";
 import { PUBLIC_PAGES } from "~/public-pages";
-import { enhanceMenu } from "./menu-behaviour";
+import { MENU_ATTRIBUTE, MENU_BUTTON_ATTRIBUTE, MOBILE_MENU_ID, enhanceMenu } from "./menu-behaviour";
 
 function navLinkClasses({ isActive }: { isActive: boolean }, mobile = false) {
   return cn(
@@ -16,7 +16,7 @@ function navLinkClasses({ isActive }: { isActive: boolean }, mobile = false) {
 
 /**
  * The phone menu is a <details>: it works without JavaScript. On public pages the menu island
- * (app/islands/menu.ts) adds its closing behaviour; in the full React application (the admin) this
+ * (app/islands/menu.island.ts) adds its closing behaviour; in the full React application (the admin) this
  * component adds the same (app/components/layout/menu-behaviour.ts).
  */
 export function SiteHeader({ menuIsland = false }: { menuIsland?: boolean }) {
@@ -47,10 +47,10 @@ export function SiteHeader({ menuIsland = false }: { menuIsland?: boolean }) {
 
         {/* A <details> disclosure: it opens and closes without JavaScript, and states whether it is
             open (so the summary has no role and no aria-expanded). Its name and icon follow [open] in CSS. */}
-        <details ref={detailsRef} data-menu="" className="group md:hidden">
+        <details ref={detailsRef} {...{ [MENU_ATTRIBUTE]: "" }} className="group md:hidden">
           <summary
-            data-menu-button=""
-            aria-controls="mobile-menu"
+            {...{ [MENU_BUTTON_ATTRIBUTE]: "" }}
+            aria-controls={MOBILE_MENU_ID}
             className="inline-flex h-11 w-11 cursor-pointer list-none items-center justify-center rounded-md text-stone-800 hover:bg-stone-100 [&::-webkit-details-marker]:hidden"
           >
             <span className="sr-only group-open:hidden">Open menu</span>
@@ -59,7 +59,7 @@ export function SiteHeader({ menuIsland = false }: { menuIsland?: boolean }) {
             <X aria-hidden="true" className="hidden h-6 w-6 group-open:block" />
           </summary>
           {/* Below the header's bar, over the page (the header is sticky, so it positions this). */}
-          <nav id="mobile-menu" aria-label="Main" className="absolute inset-x-0 top-full border-y border-stone-200 bg-white shadow-sm">
+          <nav id={MOBILE_MENU_ID} aria-label="Main" className="absolute inset-x-0 top-full border-y border-stone-200 bg-white shadow-sm">
             <ul className="space-y-1 px-4 py-3">
               {PUBLIC_PAGES.map((page) => (
                 <li key={page.path}>

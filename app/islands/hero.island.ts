@@ -1,21 +1,35 @@
-// The home page's hero slideshow (markup: app/components/hero.tsx): rotates every
-// data-hero-rotation-ms through the homepage gallery, the first turn counted from when the first
-// photo showed (not from when this script arrived), swipes at data-hero-swipe-px, and stays still
+// The home page's hero slideshow (markup: app/components/hero.tsx, hooks: hero-markup.ts): rotates
+// every HERO_ROTATION_MS_ATTRIBUTE ms through the homepage gallery, the first turn counted from when the first
+// photo showed (not from when this script arrived), swipes at HERO_SWIPE_PX_ATTRIBUTE px, and stays still
 // for visitors who prefer reduced motion.
+import {
+  HERO_ICON_ATTRIBUTE,
+  HERO_INDEX_ATTRIBUTE,
+  HERO_ROTATION_MS_ATTRIBUTE,
+  HERO_SLIDE_ATTRIBUTE,
+  HERO_SLIDE_HIDDEN_CLASS,
+  HERO_SLIDE_SHOWN_CLASS,
+  HERO_SLIDES_ATTRIBUTE,
+  HERO_SWIPE_PX_ATTRIBUTE,
+  HERO_TOGGLE_ATTRIBUTE,
+  HERO_TOGGLE_LABEL,
+  HERO_TOGGLE_LABEL_ATTRIBUTE,
+  type HeroState,
+} from "~/components/hero-markup";
 import { LARGEST_PAINT_AT_ATTRIBUTE } from "./largest-paint-attributes";
 import { markIslandMounted } from "./mounted";
 
-const hero = document.querySelector<HTMLElement>("section[data-hero-index]");
-const template = hero?.querySelector<HTMLTemplateElement>("template[data-hero-slides]");
+const hero = document.querySelector<HTMLElement>(`section[${HERO_INDEX_ATTRIBUTE}]`);
+const template = hero?.querySelector<HTMLTemplateElement>(`template[${HERO_SLIDES_ATTRIBUTE}]`);
 
 if (hero && template) {
-  const rotationMs = Number(hero.dataset.heroRotationMs);
-  const swipePx = Number(hero.dataset.heroSwipePx);
+  const rotationMs = Number(hero.getAttribute(HERO_ROTATION_MS_ATTRIBUTE));
+  const swipePx = Number(hero.getAttribute(HERO_SWIPE_PX_ATTRIBUTE));
   const waiting = [...template.content.children] as HTMLElement[];
   const count = waiting.length + 1;
   const slides = new Map<number, HTMLElement>();
   const loaded = new Set<number>();
-  const toggle = hero.querySelector<HTMLButtonElement>("[data-hero-toggle]")!;
+  const toggle = hero.querySelector<HTMLButtonElement>(`[${HERO_TOGGLE_ATTRIBUTE}]`)!;
   const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
   let index = 0;
   let paused = false;
@@ -38,10 +52,10 @@ if (hero && template) {
   const rotating = () => !paused && !reducedMotion.matches;
   const show = (i: number) => {
     mount(i);
-    slides.get(index)?.classList.replace("opacity-100", "opacity-0");
-    slides.get(i)!.classList.replace("opacity-0", "opacity-100");
+    slides.get(index)?.classList.replace(HERO_SLIDE_SHOWN_CLASS, HERO_SLIDE_HIDDEN_CLASS);
+    slides.get(i)!.classList.replace(HERO_SLIDE_HIDDEN_CLASS, HERO_SLIDE_SHOWN_CLASS);
     index = i;
-    hero.dataset.heroIndex = String(i);
+    hero.setAttribute(HERO_INDEX_ATTRIBUTE, String(i));
     // The next photo is fetched ahead of its turn.
     if (rotating()) mount((i + 1) % count);
   };
@@ -70,15 +84,16 @@ if (hero && template) {
     return Math.max(0, rotationMs - (performance.now() - shownAt));
   };
 
-  const first = hero.querySelector<HTMLElement>("[data-hero-slide]")!;
+  const first = hero.querySelector<HTMLElement>(`[${HERO_SLIDE_ATTRIBUTE}]`)!;
   slides.set(0, first);
   watchLoad(0, first);
 
   toggle.addEventListener("click", () => {
     paused = !paused;
-    toggle.querySelector("[data-hero-toggle-label]")!.textContent = paused ? "Play slideshow" : "Pause slideshow";
-    for (const icon of toggle.querySelectorAll<HTMLElement>("[data-hero-icon]")) {
-      icon.toggleAttribute("hidden", (icon.dataset.heroIcon === "paused") !== paused);
+    const state: HeroState = paused ? "paused" : "playing";
+    toggle.querySelector(`[${HERO_TOGGLE_LABEL_ATTRIBUTE}]`)!.textContent = HERO_TOGGLE_LABEL[state];
+    for (const icon of toggle.querySelectorAll<HTMLElement>(`[${HERO_ICON_ATTRIBUTE}]`)) {
+      icon.toggleAttribute("hidden", icon.getAttribute(HERO_ICON_ATTRIBUTE) !== state);
     }
     restart();
   });
