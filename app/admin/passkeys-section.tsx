@@ -9,7 +9,7 @@ import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { isUnauthorizedError } from "~/lib/api-client";
 import { DialogFormActions, FormProblem } from "./dialog-form-parts";
-import { formatSubmittedAt } from "./format-date";
+import { formatSubmittedAt } from "~/lib/format-date";
 import { PASSKEY_EXPLAINED, SIGN_IN_METHODS_KEY, addPasskey, passkeyPromptProblem, removePasskey, serverFieldError, type OwnerProof } from "./passkey-client";
 import { TechnicalDetails } from "./owner-notice";
 import { serverMessage } from "./query-client";

@@ -6,7 +6,7 @@ import { pipeline } from "node:stream/promises";
 import zlib from "node:zlib";
 import tar from "tar-stream";
 import { z } from "~/lib/zod";
-import { assertValidKey } from "~/storage/storage.server";
+import { assertValidKey } from "~/storage/storage-keys.server";
 import { formatBytes } from "./backup-status";
 
 /**

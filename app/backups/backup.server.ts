@@ -17,7 +17,7 @@ import { encryptingWriter, ENCRYPTED_SUFFIX } from "./backup-encryption.server";
 import { formatBytes } from "./backup-status";
 import { recordBackupProblem, recordBackupSuccess } from "./backup-state.server";
 import { BACKUP_TABLES, objectsNamedBy, referencedObjectKeys } from "./backup-tables.server";
-import { purgeDeferredDeletions } from "./deferred-deletions.server";
+import { purgeDeferredDeletions } from "~/storage/deferred-deletions.server";
 import { TWO_STEP_KEY_ENTRY, twoStepKeyEntry } from "./two-step-carry.server";
 
 export type BackupServices = Pick<AppServices, "db" | "storage" | "logger"> & {

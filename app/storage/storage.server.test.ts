@@ -6,12 +6,9 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { text } from "node:stream/consumers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  createLocalStorage,
-  InvalidStorageKeyError,
-  ObjectTooLargeError,
-  type ObjectStorage,
-} from "./storage.server";
+import { createLocalStorage } from "./local-storage.server";
+import { InvalidStorageKeyError, ObjectTooLargeError } from "./storage-errors.server";
+import type { ObjectStorage } from "./storage.server";
 
 const SECRET = "s".repeat(32);
 
