@@ -191,13 +191,3 @@ export async function deleteEnquiryPhotoObjects(
 ): Promise<void> {
   await deleteObjectsUnlessBackupRunning(services, keys, services.clock ?? systemClock);
 }
-
-/** The enquiry's photos, rows and files (deleteSubmission does the two halves around its own transaction). */
-export async function deleteEnquiryPhotos(
-  services: Pick<AppServices, "db" | "storage" | "logger"> & { clock?: Clock },
-  submissionId: string,
-): Promise<number> {
-  const keys = await services.db.transaction().execute((trx) => deleteEnquiryPhotoRows(trx, submissionId));
-  await deleteEnquiryPhotoObjects(services, keys);
-  return keys.length / 2;
-}
