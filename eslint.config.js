@@ -58,6 +58,8 @@ export default tseslint.config(
     },
   },
   { files: ["app/lib/zod.ts"], rules: { "no-restricted-imports": "off" } },
+  // dependency-cruiser reads its configuration as CommonJS.
+  { files: ["**/*.cjs"], languageOptions: { sourceType: "commonjs", globals: globals.node } },
   {
     files: ["app/**/*.{js,ts,tsx,mjs}", "server/**/*.{js,ts,tsx,mjs}"],
     plugins: { local },

@@ -23,7 +23,7 @@ import { LAYOUT_KEYS, defaultContentMap } from "./content/sections";
 import { getPublicEnv } from "./env.server";
 import { loadGallery } from "./galleries/galleries.server";
 import { publicPageIslands } from "./islands/islands";
-import { businessJsonLd, jsonForScript, type SiteSeo } from "./lib/seo";
+import { businessJsonLd, jsonForScript, type SiteSeo } from "./content/seo";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services, markDegraded: onFallback } = context;

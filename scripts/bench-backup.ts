@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
-import { GZIP_OPTIONS } from "~/backups/backup-archive.server";
+import { GZIP_OPTIONS } from "~/backups/backup-format.server";
 import { backupsDirOf } from "~/backups/backup-files.server";
 import { createBackup } from "~/backups/backup.server";
 import { restoreBackup } from "~/backups/restore.server";

@@ -19,7 +19,7 @@ import { parseEnv } from "~/env.server";
 import { createImageWorker } from "~/images/image-worker.server";
 import { createLogger } from "~/lib/logger.server";
 import { createServices } from "~/services.server";
-import { createLocalStorage } from "~/storage/storage.server";
+import { createLocalStorage } from "~/storage/local-storage.server";
 import { round } from "./lib/bench-report";
 
 type Mode = "FULL" | "NORMAL";

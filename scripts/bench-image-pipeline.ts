@@ -16,8 +16,8 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import sharp from "sharp";
-import { processImage } from "../app/images/image-pipeline.server";
-import { createLocalStorage } from "../app/storage/storage.server";
+import { processImage } from "~/images/image-pipeline.server";
+import { createLocalStorage } from "~/storage/local-storage.server";
 import { photoLikeJpeg } from "./lib/photo-like-jpeg";
 
 const WIDTH = 6000;

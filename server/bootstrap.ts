@@ -1,6 +1,6 @@
 import { AdministratorRequiredError } from "~/auth/initial-admin.server";
 import { loadSignInKeys } from "~/auth/keys.server";
-import { SeveralAdministratorsError } from "~/auth/single-administrator.server";
+import { assertSingleAdministrator, SeveralAdministratorsError } from "~/auth/single-administrator.server";
 import { openChangeFeed } from "~/db/change-feed.server";
 import {
   DatabaseUnreachableError,
@@ -22,7 +22,8 @@ import type { BucketPrivacy } from "~/storage/bucket-privacy";
 import { checkBucketPrivacy, mediaAddresses } from "~/storage/bucket-privacy.server";
 import { openObjectStorage, storageConfigFor } from "~/storage/open-storage.server";
 import { requiredCorsRule } from "~/storage/s3-cors-check.server";
-import { StorageCheckError, type PartUploadSupport } from "~/storage/storage.server";
+import { StorageCheckError } from "~/storage/storage-errors.server";
+import type { PartUploadSupport } from "~/storage/storage.server";
 
 /** A start-up check failed: the message says what to fix (no stack trace needed). */
 export function isStartupCheckError(error: unknown): error is Error {
@@ -74,7 +75,9 @@ export async function openServices(
   try {
     await assertDatabaseReachable(db, target);
     await options.beforeMigrations?.(db);
-    // Refuses (SeveralAdministratorsError) a database from before 0008 that holds two users.
+    // A database from before migration 0008 that holds two users is refused here, naming them and the fix
+    // (SeveralAdministratorsError); the migration would refuse it too, but with a plain error.
+    await assertSingleAdministrator(db);
     await migrateToLatest(db);
     // With PostgreSQL there may be several instances: the secret is shared through the database.
     const signingSecret =

@@ -1,11 +1,11 @@
 // The image worker's entry (decision 0017): Vite builds it into build/server/image-worker.js
 // beside the server bundle; development and tests run this file with tsx. It does one thing:
 // turn photos into stored variants, one job at a time, for the server that started it. Each kind
-// of job (app/images/image-worker-protocol.ts) has its handler in the table below.
+// of job (app/images/image-worker-protocol.server.ts) has its handler in the table below.
 import { processEnquiryPhoto } from "~/enquiry-photos/enquiry-photo-pipeline.server";
 import { ImageRefusedError } from "~/images/image-limits";
 import { processImage } from "~/images/image-pipeline.server";
-import type { FromImageWorker, ImageJobFailure, ImageJobKind, ImageJobRequest, ToImageWorker } from "~/images/image-worker-protocol";
+import type { FromImageWorker, ImageJobFailure, ImageJobKind, ImageJobRequest, ToImageWorker } from "~/images/image-worker-protocol.server";
 import { ImageNotFoundError } from "~/images/processed-image";
 import { openObjectStorage } from "~/storage/open-storage.server";
 import type { ObjectStorage } from "~/storage/storage.server";

@@ -1,6 +1,6 @@
 import { Router } from "express";
 import { pipeline } from "node:stream/promises";
-import { ENQUIRY_PHOTO_PREFIX } from "~/enquiry-photos/enquiry-photo-keys";
+import { ENQUIRY_PHOTO_PREFIX } from "~/storage/storage-keys.server";
 import { variantKeyFromPublicPath } from "~/images/processed-image";
 import type { AppServices } from "~/services.server";
 

@@ -189,4 +189,22 @@ describe("Adding a passkey", () => {
     expect(await within(dialog).findByText("The current password is not right")).toBeInTheDocument();
     expect(writes(calls)).toEqual([{ method: "POST", url: "/api/admin/passkeys/options", body: { currentPassword: "wrong" } }]);
   });
+
+  it("shows its message when a 400 answer's body is not JSON (a proxy's page), and keeps the form", async () => {
+    mockFetch([
+      methodsRoute,
+      {
+        method: "POST",
+        path: "/api/admin/passkeys/options",
+        respond: () => new Response("<html><body>400 Bad Request</body></html>", { status: 400, headers: { "Content-Type": "text/html" } }),
+      },
+    ]);
+    renderWithClient(<AccountCard username="owner" navigate={vi.fn()} onBack={vi.fn()} />);
+    await userEvent.click(await screen.findByRole("button", { name: "Add a passkey" }));
+    const dialog = screen.getByRole("dialog", { name: "Add a passkey" });
+    await userEvent.type(within(dialog).getByLabelText("Current password"), "the password");
+    await userEvent.click(within(dialog).getByRole("button", { name: "Add Passkey" }));
+    expect(await within(dialog).findByText("The passkey could not be added. Please try again.")).toBeInTheDocument();
+    expect(within(dialog).getByLabelText("Current password")).toHaveValue("the password");
+  });
 });

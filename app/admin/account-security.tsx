@@ -8,13 +8,13 @@ import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle, Dia
 import { focusFirstInvalid, TextField } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
-import { ApiError, apiRequest, isUnauthorizedError } from "~/lib/api-client";
+import { apiRequest, isUnauthorizedError } from "~/lib/api-client";
 import { firstErrorPerField } from "~/lib/zod";
 import { SettingsView } from "./admin-ui";
 import { DialogFormActions, FormProblem } from "./dialog-form-parts";
 import { SIGN_IN_METHODS_KEY, proofBody, type OwnerProof } from "./passkey-client";
 import { ConfirmWithPasskeyButton, OwnerProofFields, PasskeysSection, passkeyUse, useOwnerProof } from "./passkeys-section";
-import { failureToast, serverMessage } from "./query-client";
+import { failureToast, serverFieldErrors, serverMessage } from "./query-client";
 import { SECURITY_SUMMARY_KEY } from "./sign-in-activity";
 import { TwoStepSection } from "./two-step-section";
 
@@ -82,15 +82,9 @@ const FIELDS: { name: Field; label: string; autoComplete: string; hint?: string 
 ];
 const FIELD_NAMES = FIELDS.map((field) => field.name);
 
-/** The server's per-field messages from a 400, if any. */
-function serverFieldErrors(error: unknown): FieldErrors {
-  if (!(error instanceof ApiError) || error.status !== 400) return {};
-  try {
-    const { errors } = JSON.parse(error.responseText) as { errors?: FieldErrors };
-    return errors ?? {};
-  } catch {
-    return {};
-  }
+/** The server's messages for this form's fields from a 400, if any. */
+function passwordFieldErrors(error: unknown): FieldErrors {
+  return Object.fromEntries(Object.entries(serverFieldErrors(error)).filter(([field]) => (FIELD_NAMES as string[]).includes(field)));
 }
 
 function ChangePasswordDialog({ username, control }: { username: string; control?: PasswordDialogControl }) {
@@ -114,7 +108,7 @@ function ChangePasswordDialog({ username, control }: { username: string; control
     onError: (error) => {
       // A 401 has its own toast and reload (see query-client.ts).
       if (isUnauthorizedError(error)) return;
-      const fieldErrors = serverFieldErrors(error);
+      const fieldErrors = passwordFieldErrors(error);
       if (Object.keys(fieldErrors).length) {
         setErrors(fieldErrors);
         return;

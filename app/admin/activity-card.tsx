@@ -4,7 +4,7 @@ import { USUAL_PLACE_DAYS, type ActivityEntry, type ActivityPage } from "~/activ
 import { Button } from "~/components/ui/button";
 import { cn } from "~/lib/cn";
 import { LoadFailed, SettingsView } from "./admin-ui";
-import { formatSubmittedAt } from "./format-date";
+import { formatSubmittedAt } from "~/lib/format-date";
 import { TechnicalDetails } from "./owner-notice";
 
 export const ACTIVITY_URL = "/api/admin/activity";

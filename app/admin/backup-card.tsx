@@ -5,7 +5,7 @@ import { BACKUP_DOWNLOAD_URL, BACKUP_STATUS_URL, DOWNLOAD_REMINDER_DAYS, type Ba
 import { buttonClasses } from "~/components/ui/button";
 import { formatFileSize } from "~/lib/plain-words";
 import { LoadFailed, SettingsView } from "./admin-ui";
-import { formatSubmittedAt } from "./format-date";
+import { formatSubmittedAt } from "~/lib/format-date";
 import { OwnerNotice } from "./owner-notice";
 import { OffsiteBackupStatus } from "./offsite-backup-status";
 

@@ -6,7 +6,7 @@ import { Dialog, DialogContent, DialogDescription, DialogTitle, DialogTrigger } 
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { apiRequest } from "~/lib/api-client";
-import { formatSubmittedAt } from "./format-date";
+import { formatSubmittedAt } from "~/lib/format-date";
 import { contentKey, failureToast } from "./query-client";
 import { LoadFailed } from "./admin-ui";
 

@@ -7,7 +7,7 @@ import { toast } from "~/components/ui/use-toast";
 import { apiRequest, isUnauthorizedError } from "~/lib/api-client";
 import type { NotificationsOverview } from "~/notifications/notification-state";
 import { LoadFailed, SettingsView } from "./admin-ui";
-import { formatSubmittedAt } from "./format-date";
+import { formatSubmittedAt } from "~/lib/format-date";
 import { OwnerNotice, TechnicalDetails } from "./owner-notice";
 import { NOTIFICATIONS_STATUS_KEY, serverMessage } from "./query-client";
 

@@ -1,7 +1,7 @@
 import { AlertTriangle, BellOff, Check, Clock, Send } from "lucide-react";
 import type { NotificationState } from "~/notifications/notification-state";
 import { cn } from "~/lib/cn";
-import { formatDueTime } from "./format-date";
+import { formatDueTime } from "~/lib/format-date";
 import { TechnicalDetails } from "./owner-notice";
 
 /** What happened to the e-mail about one enquiry, in words; the mail server's answer is under the details. */

@@ -1,5 +1,5 @@
 import { offsiteSummary, PASSPHRASE_HOW_TO, timeAgo, type OffsiteStatus } from "~/backups/backup-status";
-import { formatSubmittedAt } from "./format-date";
+import { formatSubmittedAt } from "~/lib/format-date";
 import { OwnerNotice } from "./owner-notice";
 
 /**

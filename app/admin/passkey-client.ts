@@ -10,7 +10,7 @@ import {
 } from "@simplewebauthn/browser";
 import type { CurrentUser } from "~/auth/login-schema";
 import type { PasskeyListItem } from "~/auth/sign-in-methods";
-import { ApiError, apiRequest } from "~/lib/api-client";
+import { apiRequest } from "~/lib/api-client";
 
 /**
  * The browser's side of the passkey ceremonies (decision 0053), with
@@ -44,16 +44,6 @@ export type OwnerProof = { currentPassword: string } | { usePasskey: true };
 /** The request body the server takes as proof: `{ currentPassword }`, or `{ passkey }` (an answer to a fresh challenge). */
 export async function proofBody(proof: OwnerProof): Promise<{ currentPassword: string } | { passkey: AuthenticationResponseJSON }> {
   return "usePasskey" in proof ? { passkey: await confirmWithPasskey() } : { currentPassword: proof.currentPassword };
-}
-
-/** The message the server gave for one field of a 400 (`errors.currentPassword`, `errors.passkey`), if any. */
-export function serverFieldError(error: unknown, field: string): string | null {
-  if (!(error instanceof ApiError) || error.status !== 400) return null;
-  try {
-    return (JSON.parse(error.responseText) as { errors?: Record<string, string> }).errors?.[field] ?? null;
-  } catch {
-    return null;
-  }
 }
 
 export async function addPasskey(input: { proof: OwnerProof; name?: string }): Promise<PasskeyListItem> {

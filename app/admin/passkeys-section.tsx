@@ -9,10 +9,10 @@ import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { isUnauthorizedError } from "~/lib/api-client";
 import { DialogFormActions, FormProblem } from "./dialog-form-parts";
-import { formatSubmittedAt } from "./format-date";
-import { PASSKEY_EXPLAINED, SIGN_IN_METHODS_KEY, addPasskey, passkeyPromptProblem, removePasskey, serverFieldError, type OwnerProof } from "./passkey-client";
+import { formatSubmittedAt } from "~/lib/format-date";
+import { PASSKEY_EXPLAINED, SIGN_IN_METHODS_KEY, addPasskey, passkeyPromptProblem, removePasskey, type OwnerProof } from "./passkey-client";
 import { TechnicalDetails } from "./owner-notice";
-import { serverMessage } from "./query-client";
+import { serverFieldErrors, serverMessage } from "./query-client";
 
 /** "Added … · Last used …" for a passkey. */
 export function passkeyUse(passkey: PasskeyListItem): string {
@@ -86,9 +86,9 @@ export function useOwnerProof() {
     /** Shows a refusal: the password's or the passkey's own message, or the server's. */
     onError(error: unknown, fallback: string) {
       if (isUnauthorizedError(error)) return;
-      const password = serverFieldError(error, "currentPassword");
-      if (password) return setPasswordError(password);
-      setProblem(serverFieldError(error, "passkey") ?? passkeyPromptProblem(error) ?? serverMessage(error, fallback));
+      const fields = serverFieldErrors(error);
+      if (fields.currentPassword) return setPasswordError(fields.currentPassword);
+      setProblem(fields.passkey ?? passkeyPromptProblem(error) ?? serverMessage(error, fallback));
     },
   };
 }

@@ -3,7 +3,7 @@ import { act, fireEvent, screen } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { toast } from "~/components/ui/use-toast";
 import { ApiError, apiRequest } from "~/lib/api-client";
-import { createAdminQueryClient, failureToast, hardNavigate, invalidateGalleries, serverMessage } from "./query-client";
+import { createAdminQueryClient, failureToast, hardNavigate, invalidateGalleries, serverFieldErrors, serverMessage } from "./query-client";
 import { json, mockFetch, renderWithClient } from "./test-helpers";
 
 vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
@@ -119,6 +119,20 @@ describe("createAdminQueryClient", () => {
     expect(serverMessage({ responseText: '{"message":"Nope"}' }, "fallback")).toBe("Nope");
     expect(serverMessage({ responseText: "<html>" }, "fallback")).toBe("fallback");
     expect(serverMessage(new Error("x"), "fallback")).toBe("fallback");
+  });
+
+  it("reads the server's messages per field from a 400 only, and nothing from a body that is not that JSON", () => {
+    const answer = (status: number, body: string) => new ApiError(status, body, "");
+    expect(serverFieldErrors(answer(400, '{"message":"m","errors":{"currentPassword":"Not right","code":"Wrong"}}'))).toEqual({
+      currentPassword: "Not right",
+      code: "Wrong",
+    });
+    expect(serverFieldErrors(answer(429, '{"errors":{"currentPassword":"Not right"}}'))).toEqual({});
+    for (const body of ["<html>Bad Request</html>", "", "null", "[]", '"text"', '{"errors":"oops"}', '{"errors":["a"]}']) {
+      expect(serverFieldErrors(answer(400, body)), body).toEqual({});
+    }
+    expect(serverFieldErrors(answer(400, '{"errors":{"a":"","b":3,"c":"Kept"}}'))).toEqual({ c: "Kept" });
+    expect(serverFieldErrors(new Error("400"))).toEqual({});
   });
 });
 

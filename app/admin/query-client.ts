@@ -1,6 +1,6 @@
 import { MutationCache, QueryCache, QueryClient, type QueryKey } from "@tanstack/react-query";
 import { toast } from "~/components/ui/use-toast";
-import { getJson, isUnauthorizedError } from "~/lib/api-client";
+import { ApiError, getJson, isUnauthorizedError } from "~/lib/api-client";
 import { leaveWithoutPrompt } from "./unsaved-changes";
 
 /** Spec §4, §8: what a 401 anywhere in the admin shows, and how long before the reload. */
@@ -103,6 +103,22 @@ export function failureToast(which: { title: string; description: string }, opti
     const description = options.fromServer ? serverMessage(error, which.description) : which.description;
     toast({ title: which.title, description, variant: "destructive" });
   };
+}
+
+/**
+ * The server's messages per field from a 400 answer (`{ message, errors: { field: message } }`);
+ * none for any other answer, or a body that is not that JSON (a proxy's page, say).
+ */
+export function serverFieldErrors(error: unknown): Record<string, string> {
+  if (!(error instanceof ApiError) || error.status !== 400) return {};
+  let errors: unknown;
+  try {
+    errors = (JSON.parse(error.responseText) as { errors?: unknown } | null)?.errors;
+  } catch {
+    return {};
+  }
+  if (typeof errors !== "object" || errors === null || Array.isArray(errors)) return {};
+  return Object.fromEntries(Object.entries(errors).filter((entry): entry is [string, string] => typeof entry[1] === "string" && entry[1].trim() !== ""));
 }
 
 /** The server's `{message}` from an API error, or the fallback. */

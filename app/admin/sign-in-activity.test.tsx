@@ -1,7 +1,7 @@
 import { screen, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { SignInReport } from "~/auth/security-summary";
-import { formatSubmittedAt } from "./format-date";
+import { formatSubmittedAt } from "~/lib/format-date";
 import { describeFailures, SignInActivity } from "./sign-in-activity";
 import { json, mockFetch, renderWithClient } from "./test-helpers";
 

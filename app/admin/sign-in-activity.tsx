@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { ShieldAlert } from "lucide-react";
 import type { SecuritySummary, SignInReport } from "~/auth/security-summary";
 import { plural } from "~/lib/plural";
-import { formatSubmittedAt } from "./format-date";
+import { formatSubmittedAt } from "~/lib/format-date";
 
 export const SECURITY_SUMMARY_KEY = ["/api/admin/security/summary"] as const;
 

@@ -9,7 +9,7 @@ import { telHref } from "~/identity";
 import { cn } from "~/lib/cn";
 import { cardClasses } from "./admin-ui";
 import { EnquiryPhotos } from "./enquiry-photo-viewer";
-import { formatSubmittedAt } from "./format-date";
+import { formatSubmittedAt } from "~/lib/format-date";
 import { useDeleteEnquiry, useResendNotification, useSetRead } from "./inbox-queries";
 import { NotificationStateLine } from "./notification-state-line";
 import { failureToast } from "./query-client";

@@ -7,9 +7,9 @@ import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle, Dia
 import { TextField } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
-import { ApiError, apiRequest, isUnauthorizedError } from "~/lib/api-client";
+import { apiRequest, isUnauthorizedError } from "~/lib/api-client";
 import { SIGN_IN_METHODS_KEY, confirmWithPasskey, passkeyPromptProblem } from "./passkey-client";
-import { serverMessage } from "./query-client";
+import { serverFieldErrors, serverMessage } from "./query-client";
 import { FormProblem } from "./dialog-form-parts";
 import { OwnerNotice } from "./owner-notice";
 import { RecoveryCodesView } from "./recovery-codes-view";
@@ -89,16 +89,10 @@ function RecoveryCodesStep({ codes, description }: { codes: string[]; descriptio
   );
 }
 
-/** The field the server named in a 400, with its message. */
+/** The first field the server named in a 400, with its message. */
 function fieldError(error: unknown): { field: string; message: string } | null {
-  if (!(error instanceof ApiError) || error.status !== 400) return null;
-  try {
-    const errors = (JSON.parse(error.responseText) as { errors?: Record<string, string> }).errors ?? {};
-    const [field, message] = Object.entries(errors)[0] ?? [];
-    return field && message ? { field, message } : null;
-  } catch {
-    return null;
-  }
+  const [field, message] = Object.entries(serverFieldErrors(error))[0] ?? [];
+  return field && message ? { field, message } : null;
 }
 
 type Enrolment = { secret: string; qrSvg: string };

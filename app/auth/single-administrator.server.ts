@@ -3,9 +3,9 @@ import type { Kysely } from "kysely";
 /**
  * There is exactly one administrator (decision 0045). Migration
  * 0008 makes the database enforce it; this module handles databases made
- * before that, which may already hold several users. It takes a plain Kysely
- * (not ~/db's Database): migration 0008 runs it too, at a schema of its own,
- * and ~/db/database.server.ts, which registers that migration, is not imported back.
+ * before that, which may already hold several users: the start-up checks
+ * before migrating. It takes a plain Kysely (not ~/db's Database): it runs
+ * at any schema.
  */
 
 /** Start-up refused: the database holds more than one user. The message names them and the fix. */
@@ -15,7 +15,7 @@ export class SeveralAdministratorsError extends Error {
 
 type UserName = { id: string; username: string };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- runs before and inside migrations, at any schema
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- runs before migrations, at any schema
 type AnyDatabase = Kysely<any>;
 
 /** Every user, oldest first; none when the users table does not exist yet (a new database). */

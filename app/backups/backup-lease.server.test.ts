@@ -4,7 +4,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { migrateToLatest, openDatabase, type Database } from "~/db/database.server";
 import { createManualClock, type ManualClock } from "~/lib/clock";
-import { acquireBackupLease, BACKUP_LEASE_TTL_MS, isBackupRunning, SCHEDULED_LEASE_ID } from "./backup-lease.server";
+import { isBackupRunning } from "~/storage/deferred-deletions.server";
+import { acquireBackupLease, BACKUP_LEASE_TTL_MS, SCHEDULED_LEASE_ID } from "./backup-lease.server";
 
 let dir: string;
 let db: Database;

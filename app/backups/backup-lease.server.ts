@@ -5,7 +5,8 @@ import type { Clock } from "~/lib/clock";
 /**
  * A running backup holds a lease row in the database, so every process on
  * the same database (the server, `npm run backup`, later several instances)
- * knows it runs: image files are not deleted meanwhile. The lease expires on
+ * knows it runs: image files are not deleted meanwhile (isBackupRunning, in
+ * ~/storage/deferred-deletions.server.ts, reads the rows). The lease expires on
  * its own when its holder dies, so a crash cannot block deletions for good.
  */
 export const BACKUP_LEASE_TTL_MS = 5 * 60_000;
@@ -79,17 +80,6 @@ export async function acquireBackupLease(
     .executeTakeFirst();
   if (Number(result.numInsertedOrUpdatedRows ?? 0) !== 1) return null;
   return leaseHandle(services, id, holder);
-}
-
-/** Whether any backup holds a live lease now. */
-export async function isBackupRunning(services: LeaseServices): Promise<boolean> {
-  const live = await services.db
-    .selectFrom("backup_leases")
-    .select("id")
-    .where("expires_at", ">", services.clock.now().toISOString())
-    .limit(1)
-    .executeTakeFirst();
-  return live !== undefined;
 }
 
 /** Forgets leases that expired long ago (their holders died). */

@@ -15,7 +15,7 @@ import { ensureBackupState, setNextDue } from "./backup-state.server";
 import { referencedObjectKeys } from "./backup-tables.server";
 import { createBackup, type BackupResult } from "./backup.server";
 import { ENCRYPTED_SUFFIX } from "./backup-encryption.server";
-import { purgeDeferredDeletions } from "./deferred-deletions.server";
+import { purgeDeferredDeletions } from "~/storage/deferred-deletions.server";
 
 const HOUR_MS = 60 * 60 * 1000;
 /** How often a server looks at the schedule (and settles deferred deletions). */

@@ -1,7 +1,7 @@
 import type { Database } from "~/db/database.server";
 import type { BackupStateTable } from "~/db/schema";
 import type { Clock } from "~/lib/clock";
-import { isBackupRunning } from "./backup-lease.server";
+import { isBackupRunning } from "~/storage/deferred-deletions.server";
 import { DOWNLOAD_REMINDER_DAYS, type BackupStatus } from "./backup-status";
 
 /**

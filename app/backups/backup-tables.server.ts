@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "~/db/database.server";
 import { listTables, MIGRATION_TABLES } from "~/db/snapshot.server";
-import { ENQUIRY_PHOTO_PREFIX } from "~/enquiry-photos/enquiry-photo-keys";
+import { ENQUIRY_PHOTO_PREFIX } from "~/storage/storage-keys.server";
 import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
 import { originalKeysOf, variantKeysOf } from "~/galleries/gallery-image-keys";
 

@@ -10,14 +10,15 @@ import { readSnapshot } from "~/db/snapshot.server";
 import type { Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
 import type { ObjectStorage } from "~/storage/storage.server";
-import { createArchiveWriter, objectFileName, tableFileName, type BackupManifest } from "./backup-archive.server";
+import { createArchiveWriter } from "./backup-archive.server";
+import { objectFileName, tableFileName, type BackupManifest } from "./backup-format.server";
 import { downloadFileName, moveIntoPlace, spaceProblem, statfsProbe, type FreeSpaceProbe } from "./backup-files.server";
 import { acquireBackupLease, BACKUP_LEASE_RENEW_MS, type BackupLease, type LeasePurpose } from "./backup-lease.server";
 import { encryptingWriter, ENCRYPTED_SUFFIX } from "./backup-encryption.server";
 import { formatBytes } from "./backup-status";
 import { recordBackupProblem, recordBackupSuccess } from "./backup-state.server";
 import { BACKUP_TABLES, objectsNamedBy, referencedObjectKeys } from "./backup-tables.server";
-import { purgeDeferredDeletions } from "./deferred-deletions.server";
+import { purgeDeferredDeletions } from "~/storage/deferred-deletions.server";
 import { TWO_STEP_KEY_ENTRY, twoStepKeyEntry } from "./two-step-carry.server";
 
 export type BackupServices = Pick<AppServices, "db" | "storage" | "logger"> & {

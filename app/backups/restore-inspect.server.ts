@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
-import { BackupArchiveError, checkManifest, readArchive, type BackupManifest } from "./backup-archive.server";
+import { BackupArchiveError, checkManifest, type BackupManifest } from "./backup-format.server";
+import { readArchive } from "./backup-archive.server";
 import { formatBytes } from "./backup-status";
 import { BACKUP_TABLES, MAX_OBJECT_BYTES, objectsNamedBy } from "./backup-tables.server";
 import { CarriedKeyError, readTwoStepKeyEntry } from "./two-step-carry.server";

@@ -7,7 +7,8 @@ import { TWO_STEP_SECRET_NAME, twoStepKeyFrom } from "~/auth/keys.server";
 import { openDatabase, type MigrateOptions } from "~/db/database.server";
 import type { DatabaseSchema } from "~/db/schema";
 import { loadOrCreateSecret } from "~/lib/secrets.server";
-import { createLocalStorage, type ObjectStorage } from "~/storage/storage.server";
+import { createLocalStorage } from "~/storage/local-storage.server";
+import type { ObjectStorage } from "~/storage/storage.server";
 import { backupsDirOf } from "./backup-files.server";
 import { loadBackupNaming, timestampForFileName } from "./backup-names.server";
 

@@ -10,13 +10,8 @@ import { queueOwnerAlert } from "~/notifications/outbox-queue.server";
 import type { SecurityNoticePayload } from "~/notifications/security-notices.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import { DataDirLockedError, lockDataDir } from "~/lib/data-dir-lock.server";
-import {
-  BackupArchiveError,
-  checkManifest,
-  readArchive,
-  type ArchiveEntry,
-  type BackupManifest,
-} from "./backup-archive.server";
+import { BackupArchiveError, checkManifest, type BackupManifest } from "./backup-format.server";
+import { readArchive, type ArchiveEntry } from "./backup-archive.server";
 import { statfsProbe, type FreeSpaceProbe } from "./backup-files.server";
 import { formatBytes } from "./backup-status";
 import { EXCLUDED_TABLES, MAX_OBJECT_BYTES } from "./backup-tables.server";

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { resealTwoStep, type TwoStepAfterRestore } from "~/auth/two-step.server";
 import type { DatabaseSchema } from "~/db/schema";
 import { z } from "~/lib/zod";
-import { MAX_TWO_STEP_KEY_ENTRY_BYTES, TWO_STEP_KEY_ENTRY } from "./backup-archive.server";
+import { MAX_TWO_STEP_KEY_ENTRY_BYTES, TWO_STEP_KEY_ENTRY } from "./backup-format.server";
 
 export { TWO_STEP_KEY_ENTRY };
 

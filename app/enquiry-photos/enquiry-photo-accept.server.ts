@@ -15,7 +15,7 @@ import {
   unsupportedPhotoMessage,
   type EnquiryPhotoAccepted,
 } from "./enquiry-photos";
-import { enquiryPhotoKeys } from "./enquiry-photo-keys";
+import { enquiryPhotoKeys } from "./enquiry-photo-keys.server";
 
 type Services = Pick<AppServices, "db" | "storage" | "images" | "clock" | "logger" | "env" | "addressKey" | "limits">;
 

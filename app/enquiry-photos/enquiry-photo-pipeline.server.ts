@@ -5,7 +5,7 @@ import { decodeWithinLimits } from "~/images/decode-within-limits.server";
 import { ImageRefusedError } from "~/images/image-limits";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { THUMB_LONG_SIDE, VIEW_COPY_MAX_BYTES, VIEW_LONG_SIDE } from "./enquiry-photos";
-import type { ProcessedEnquiryPhoto } from "./enquiry-photo-keys";
+import type { ProcessedEnquiryPhoto } from "~/images/processed-image";
 
 /**
  * Runs in the image worker (decision 0017): a visitor's photo, from a local

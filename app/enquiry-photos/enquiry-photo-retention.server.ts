@@ -4,7 +4,7 @@ import type { TimerClock } from "~/lib/clock";
 import { every, type Every } from "~/lib/every";
 import type { AppServices } from "~/services.server";
 import { PHOTO_TOKEN_LIFETIME_MS, enquiryPhotoTempDir } from "./enquiry-photo-accept.server";
-import { enquiryPhotoKeys } from "./enquiry-photo-keys";
+import { enquiryPhotoKeys } from "./enquiry-photo-keys.server";
 import { deleteEnquiryPhotoObjects } from "./enquiry-photos.server";
 
 /**

@@ -2,13 +2,13 @@ import type { Readable } from "node:stream";
 import type { Kysely, Transaction } from "kysely";
 import { lockForTransaction } from "~/db/database.server";
 import type { DatabaseSchema } from "~/db/schema";
-import { deleteObjectsUnlessBackupRunning } from "~/backups/deferred-deletions.server";
+import { deleteObjectsUnlessBackupRunning } from "~/storage/deferred-deletions.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
 import type { EnquiryPhotoSize, EnquiryPhotoSummary } from "./enquiry-photos";
 import { MAX_ENQUIRY_PHOTOS } from "./enquiry-photos";
 import { hashPhotoToken } from "./enquiry-photo-accept.server";
-import { enquiryPhotoKeys } from "./enquiry-photo-keys";
+import { enquiryPhotoKeys } from "./enquiry-photo-keys.server";
 
 /**
  * Photos visitors attach to enquiries (decision 0056). Accepting a
@@ -16,13 +16,6 @@ import { enquiryPhotoKeys } from "./enquiry-photo-keys";
  * ./enquiry-photo-retention.server.ts; this file ties photos to enquiries,
  * reads them for the inbox and the e-mail, and deletes them.
  */
-
-export {
-  acceptEnquiryPhoto,
-  enquiryPhotoTempDir,
-  type PhotoAcceptOutcome,
-  type PhotoOnDisk,
-} from "./enquiry-photo-accept.server";
 
 const ONE_DAY_MS = 24 * 60 * 60_000;
 const MB = 1024 * 1024;
@@ -197,14 +190,4 @@ export async function deleteEnquiryPhotoObjects(
   keys: readonly string[],
 ): Promise<void> {
   await deleteObjectsUnlessBackupRunning(services, keys, services.clock ?? systemClock);
-}
-
-/** The enquiry's photos, rows and files (deleteSubmission does the two halves around its own transaction). */
-export async function deleteEnquiryPhotos(
-  services: Pick<AppServices, "db" | "storage" | "logger"> & { clock?: Clock },
-  submissionId: string,
-): Promise<number> {
-  const keys = await services.db.transaction().execute((trx) => deleteEnquiryPhotoRows(trx, submissionId));
-  await deleteEnquiryPhotoObjects(services, keys);
-  return keys.length / 2;
 }

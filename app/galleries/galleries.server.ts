@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { deleteObjectsUnlessBackupRunning } from "~/backups/deferred-deletions.server";
+import { deleteObjectsUnlessBackupRunning } from "~/storage/deferred-deletions.server";
 import { lockForTransaction, nowIso, type Database } from "~/db/database.server";
 import type { GalleryImageRow } from "~/db/schema";
 import { MEDIA_URL_PREFIX, type ProcessedImage } from "~/images/processed-image";
 import type { AppServices } from "~/services.server";
-import type { GalleryImage, GalleryResult, GalleryType, ImageVariants } from "./gallery";
+import type { ImageVariants } from "~/images/processed-image";
+import type { GalleryImage, GalleryResult, GalleryType } from "./gallery";
 import { galleryImageKeys } from "./gallery-image-keys";
 
 /** Services whose env may set MEDIA_BASE_URL (then image URLs point there instead of /media/). */

@@ -1,6 +1,6 @@
 import type { GalleryImageRow } from "~/db/schema";
 import { variantKeyFromPublicPath } from "~/images/processed-image";
-import type { ImageVariants } from "./gallery";
+import type { ImageVariants } from "~/images/processed-image";
 
 /**
  * Which storage keys a gallery row names: the one place that reads them from its columns. Deleting

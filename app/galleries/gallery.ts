@@ -1,3 +1,5 @@
+import type { ImageVariants } from "~/images/processed-image";
+
 /**
  * Gallery facts shared by the pages, the admin and the server, without the
  * validation library, so public pages do not load zod (schemas: ./gallery-schemas).
@@ -17,9 +19,6 @@ export const GALLERY_TITLES: Record<GalleryType, string> = {
 export function isGalleryType(value: string): value is GalleryType {
   return (GALLERY_TYPES as readonly string[]).includes(value);
 }
-
-export type ImageVariant = { width: number; height: number; path: string; bytes: number };
-export type ImageVariants = { avif: ImageVariant[]; webp: ImageVariant[]; jpeg: ImageVariant };
 
 /** A gallery image as the API and the pages see it. */
 export type GalleryImage = {

@@ -16,17 +16,11 @@ import {
   UPRIGHT_TOP_COLOUR,
 } from "../../tests/fixtures/images";
 import { pngBomb, truncatedJpeg } from "../../tests/fixtures/image-bombs";
-import { createLocalStorage, type ObjectStorage } from "../storage/storage.server";
+import { createLocalStorage } from "~/storage/local-storage.server";
+import type { ObjectStorage } from "~/storage/storage.server";
 import { ImageRefusedError } from "./image-limits";
-import {
-  ImageNotFoundError,
-  MAX_VARIANT_HEIGHT,
-  processImage,
-  variantKeyFromPublicPath,
-  variantWidthsFor,
-  type ImageVariant,
-  type ProcessedImage,
-} from "./image-pipeline.server";
+import { MAX_VARIANT_HEIGHT, processImage, variantWidthsFor } from "./image-pipeline.server";
+import { ImageNotFoundError, variantKeyFromPublicPath, type ImageVariant, type ProcessedImage } from "./processed-image";
 
 let rootDir: string;
 let storage: ObjectStorage;

@@ -3,20 +3,12 @@ import { Readable } from "node:stream";
 import sharp, { type OutputInfo, type Sharp } from "sharp";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { decodeWithinLimits } from "./decode-within-limits.server";
-import { ImageRefusedError } from "./image-limits";
 import {
   ImageNotFoundError,
   MEDIA_URL_PREFIX,
   type ImageVariant,
-  type ImageVariants,
   type ProcessedImage,
 } from "./processed-image";
-
-// Re-exported for existing importers; code in the web process should import
-// ./processed-image instead, which does not load sharp (decision 0017).
-export { ImageNotFoundError, ImageRefusedError, MEDIA_URL_PREFIX };
-export { variantKeyFromPublicPath } from "./processed-image";
-export type { ImageVariant, ImageVariants, ProcessedImage };
 
 /**
  * Widths of the responsive AVIF/WebP variants (never upscaled). Steps of about 1.5×, so a screen

@@ -1,11 +1,10 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { access } from "node:fs/promises";
-import type { ProcessedEnquiryPhoto } from "~/enquiry-photos/enquiry-photo-keys";
 import type { Logger } from "~/lib/logger.server";
 import type { StorageConfig } from "~/storage/open-storage.server";
 import { ImageRefusedError } from "./image-limits";
-import type { FromImageWorker, ImageJobDone, ImageJobKind, ImageJobRequest, ImageJobResult, ToImageWorker } from "./image-worker-protocol";
-import { ImageNotFoundError, type ProcessedImage } from "./processed-image";
+import type { FromImageWorker, ImageJobDone, ImageJobKind, ImageJobRequest, ImageJobResult, ToImageWorker } from "./image-worker-protocol.server";
+import { ImageNotFoundError, type ProcessedEnquiryPhoto, type ProcessedImage } from "./processed-image";
 
 /**
  * The sharp pipeline runs in a separate process (decision 0017): a decode that

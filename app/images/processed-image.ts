@@ -1,11 +1,11 @@
-import type { ImageVariant, ImageVariants } from "~/galleries/gallery";
-
 /**
- * What processing an original produces, and how its files are named: shared
+ * What processing an image produces, and how its files are named: shared
  * by the web process and the image worker without loading sharp.
  */
 
-export type { ImageVariant, ImageVariants };
+/** One encoded size of a gallery image. */
+export type ImageVariant = { width: number; height: number; path: string; bytes: number };
+export type ImageVariants = { avif: ImageVariant[]; webp: ImageVariant[]; jpeg: ImageVariant };
 
 /** Public URL prefix the server maps onto `variants/` keys. */
 export const MEDIA_URL_PREFIX = "/media/";
@@ -19,6 +19,15 @@ export type ProcessedImage = {
   variants: ImageVariants;
   /** Every `variants/` key written, for clean-up when the image is deleted. */
   storageKeys: string[];
+};
+
+/** What processing a visitor's photo gives back (its two copies are at the keys the job named). */
+export type ProcessedEnquiryPhoto = {
+  /** The viewing copy's size. */
+  width: number;
+  height: number;
+  thumbBytes: number;
+  viewBytes: number;
 };
 
 export class ImageNotFoundError extends Error {

@@ -1,4 +1,4 @@
-import { formatSubmittedAt } from "~/admin/format-date";
+import { formatSubmittedAt } from "~/lib/format-date";
 import { TWO_STEP_LOST_IN_RESTORE } from "~/auth/sign-in-methods";
 import { identity } from "~/identity";
 import { describeBrowser } from "~/lib/browser-name";

@@ -9,7 +9,7 @@ import { submitEnquiry } from "~/contact/submissions.server";
 import { readContent } from "~/content/content.server";
 import { sectionKeysInGroup } from "~/content/sections";
 import { identity, splitLines, telHref } from "~/identity";
-import { pageMeta, siteSeoFrom } from "~/lib/seo";
+import { pageMeta, siteSeoFrom } from "~/content/seo";
 import type { Route } from "./+types/contact";
 import type { PublicPageHandle } from "~/islands/islands";
 

@@ -9,7 +9,7 @@ import { sectionKeysInGroup } from "~/content/sections";
 import { loadGallery } from "~/galleries/galleries.server";
 import type { GalleryImage } from "~/galleries/gallery";
 import { identity } from "~/identity";
-import { pageMeta, siteSeoFrom } from "~/lib/seo";
+import { pageMeta, siteSeoFrom } from "~/content/seo";
 import type { Route } from "./+types/home";
 import type { PublicPageHandle } from "~/islands/islands";
 

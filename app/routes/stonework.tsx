@@ -5,7 +5,7 @@ import { readContent } from "~/content/content.server";
 import { sectionKeysInGroup } from "~/content/sections";
 import { loadGallery } from "~/galleries/galleries.server";
 import { identity } from "~/identity";
-import { pageMeta, siteSeoFrom } from "~/lib/seo";
+import { pageMeta, siteSeoFrom } from "~/content/seo";
 import type { Route } from "./+types/stonework";
 import type { PublicPageHandle } from "~/islands/islands";
 

@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
-import { ENQUIRY_PHOTO_PREFIX } from "~/enquiry-photos/enquiry-photo-keys";
 import type { Logger } from "~/lib/logger.server";
 import { BUCKET_PUBLIC_MESSAGE, type BucketPrivacy } from "./bucket-privacy";
 import { StorageCheckError } from "./storage-errors.server";
-import { BUCKET_BACKUPS_PREFIX, INCOMING_PREFIX } from "./storage-keys.server";
+import { BUCKET_BACKUPS_PREFIX, ENQUIRY_PHOTO_PREFIX, INCOMING_PREFIX } from "./storage-keys.server";
 import type { ObjectStorage } from "./storage.server";
 
 /**

@@ -1,7 +1,8 @@
 import path from "node:path";
 import type { Env } from "~/env.server";
 import { createS3Storage, type S3StorageConfig } from "./s3-storage.server";
-import { createLocalStorage, type ObjectStorage } from "./storage.server";
+import { createLocalStorage } from "./local-storage.server";
+import type { ObjectStorage } from "./storage.server";
 
 export type LocalStorageConfig = { kind: "local"; rootDir: string; signingSecret: string };
 

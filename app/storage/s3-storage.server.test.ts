@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { S3_TEST_CREDENTIALS, createTestBucket, s3ConfigFor, type TestBucket } from "../../tests/support/backends";
 import { createCuttingLink } from "../../tests/support/cutting-link";
 import { createS3Storage } from "./s3-storage.server";
-import { StorageCheckError, type ObjectStorage } from "./storage.server";
+import { StorageCheckError } from "./storage-errors.server";
+import type { ObjectStorage } from "./storage.server";
 
 // Against the run's S3 server (s3rver behind the verifying front, started by tests/support/vitest-backends.ts).
 const endpoint = inject("backends").s3Endpoint;

@@ -19,8 +19,6 @@ import { INCOMING_PREFIX, assertValidKey, isValidObjectId } from "./storage-keys
 import type { DeclaredUpload, ObjectStorage } from "./storage.server";
 import { HEAD_BYTES, collectStream } from "./stream-limits.server";
 
-export { requiredCorsRule } from "./s3-cors-check.server";
-
 /** A plain, serialisable description of a bucket (it can be handed to a worker process). */
 export type S3StorageConfig = {
   kind: "s3";
@@ -32,9 +30,6 @@ export type S3StorageConfig = {
   /** The provider's default chain (environment, instance role, …) when unset. */
   credentials?: { accessKeyId: string; secretAccessKey: string };
 };
-
-// Keys presigned for browser uploads (storage-keys.server.ts), where callers have always found it.
-export { INCOMING_PREFIX };
 
 const CONTENT_TYPES: Record<string, string> = { avif: "image/avif", webp: "image/webp", jpg: "image/jpeg" };
 /** Variant names are content hashes, so a stored variant never changes (as /media/ tells browsers). */

@@ -13,6 +13,9 @@ export const INCOMING_PREFIX = "incoming/";
  */
 export const BUCKET_BACKUPS_PREFIX = "backups/";
 
+/** Where visitors' photos of the job go. Private: never served by /media or MEDIA_BASE_URL, covered by the bucket privacy probe. */
+export const ENQUIRY_PHOTO_PREFIX = "enquiry-photos/";
+
 // Lower-case segments of [a-z0-9._-]; a segment may not start with "." so
 // keys can never name our temp files (".<name>.<random>.tmp") or dotfiles.
 const SEGMENT = /^[a-z0-9_-][a-z0-9._-]*$/;

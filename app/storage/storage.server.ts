@@ -153,9 +153,3 @@ export type DeclaredUpload = { bytes: number; contentType: string };
 
 /** The query parameters of a local signed upload URL, as received. */
 export type UploadUrlParams = { expires: string; signature: string; size?: string; type?: string };
-
-export { IncompletePartError, InvalidPartsError, InvalidStorageKeyError, ObjectTooLargeError, StorageCheckError } from "./storage-errors.server";
-export { INCOMING_PREFIX, assertValidKey, isValidObjectId } from "./storage-keys.server";
-export { HEAD_BYTES, collectStream } from "./stream-limits.server";
-// The disk adapter, where callers have always found it.
-export { createLocalStorage } from "./local-storage.server";

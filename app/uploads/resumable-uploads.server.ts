@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
-import { sniffImageType } from "~/images/sniff-image-type.server";
+import { sniffImageType } from "~/images/sniff-image-type";
 import type { AppServices } from "~/services.server";
-import { IncompletePartError, InvalidPartsError, ObjectTooLargeError, type DeclaredUpload } from "~/storage/storage.server";
+import { IncompletePartError, InvalidPartsError, ObjectTooLargeError } from "~/storage/storage-errors.server";
+import type { DeclaredUpload } from "~/storage/storage.server";
 import { HEAD_BYTES } from "~/storage/stream-limits.server";
 import {
   partCountFor,

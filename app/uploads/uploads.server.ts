@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { nowIso } from "~/db/database.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
-import { sniffImageType } from "~/images/sniff-image-type.server";
+import { sniffImageType } from "~/images/sniff-image-type";
 import type { AppServices } from "~/services.server";
 import type { DeclaredUpload } from "~/storage/storage.server";
 import { INCOMING_PREFIX } from "~/storage/storage-keys.server";

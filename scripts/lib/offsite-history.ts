@@ -5,7 +5,7 @@ import { Readable } from "node:stream";
 import type { StoredObject, OffsiteStore } from "~/backups/offsite-store.server";
 import { saveContent } from "~/content/content.server";
 import type { SectionKey } from "~/content/sections";
-import type { ImageVariants } from "~/galleries/gallery";
+import type { ImageVariants } from "~/images/processed-image";
 import type { Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
 

@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
 import { ENQUIRY_PHOTO_FIELD, MAX_ENQUIRY_PHOTO_BYTES } from "~/enquiry-photos/enquiry-photos";
-import { acceptEnquiryPhoto, enquiryPhotoTempDir } from "~/enquiry-photos/enquiry-photos.server";
+import { acceptEnquiryPhoto, enquiryPhotoTempDir } from "~/enquiry-photos/enquiry-photo-accept.server";
 import type { AppServices } from "~/services.server";
 import { POST_FAILURE_STATUS, answerForPhoto, sendPhotoAnswer } from "../photo-intake/photo-answer";
 import { PhotoPostError, readPhotoPost, type PhotoPost, type PhotoPostLimits } from "../photo-intake/read-photo-post";

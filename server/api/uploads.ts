@@ -4,7 +4,7 @@ import { createGalleryImage, deleteUnreferencedFiles } from "~/galleries/galleri
 import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
 import { addGalleryImageSchema } from "~/galleries/gallery-schemas";
 import { ImageRefusedError } from "~/images/image-limits";
-import { sniffImageType } from "~/images/sniff-image-type.server";
+import { sniffImageType } from "~/images/sniff-image-type";
 import type { AppServices } from "~/services.server";
 import { ObjectTooLargeError } from "~/storage/storage-errors.server";
 import type { DeclaredUpload } from "~/storage/storage.server";

@@ -6,7 +6,8 @@ import {
   photoTooLargeMessage,
 } from "~/enquiry-photos/enquiry-photos";
 import { displayName } from "~/enquiry-photos/enquiry-photo-accept.server";
-import { acceptEnquiryPhoto, enquiryPhotoTempDir, forgetUnsentPhotos } from "~/enquiry-photos/enquiry-photos.server";
+import { acceptEnquiryPhoto, enquiryPhotoTempDir } from "~/enquiry-photos/enquiry-photo-accept.server";
+import { forgetUnsentPhotos } from "~/enquiry-photos/enquiry-photos.server";
 import type { AppServices } from "~/services.server";
 import { HttpError } from "../http-error";
 import { POST_FAILURE_STATUS, answerForPhoto } from "../photo-intake/photo-answer";

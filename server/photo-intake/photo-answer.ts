@@ -1,5 +1,5 @@
 import type { Response } from "express";
-import type { PhotoAcceptOutcome } from "~/enquiry-photos/enquiry-photos.server";
+import type { PhotoAcceptOutcome } from "~/enquiry-photos/enquiry-photo-accept.server";
 import type { PhotoPostFailure } from "./read-photo-post";
 
 /**

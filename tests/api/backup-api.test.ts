@@ -4,7 +4,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import supertest from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isBackupRunning } from "~/backups/backup-lease.server";
+import { isBackupRunning } from "~/storage/deferred-deletions.server";
 import { loadBackupNaming } from "~/backups/backup-names.server";
 import { ensureBackupState, readBackupStatus, recordBackupSuccess } from "~/backups/backup-state.server";
 import { DOWNLOAD_REMINDER_DAYS } from "~/backups/backup-status";

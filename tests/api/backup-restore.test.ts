@@ -19,7 +19,7 @@ import { verifyCredentials } from "~/auth/auth.server";
 import { knownMigrations } from "~/db/database.server";
 import { deleteGalleryImage, storageKeysOf } from "~/galleries/galleries.server";
 import { systemClock } from "~/lib/clock";
-import { createLocalStorage } from "~/storage/storage.server";
+import { createLocalStorage } from "~/storage/local-storage.server";
 import type { AppServices } from "~/services.server";
 import { hashTree, manifestOf, readEntries, rewriteArchive, rewriteAtOlderSchema } from "../support/backup-archives";
 import { ERROR_LEVEL, SITE_TEXTS, capturingLogger, createSite, dumpSite, insertEnquiry, openSite, type SiteDump } from "../support/backup-site";

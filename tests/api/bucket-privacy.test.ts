@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { checkBucketPrivacy, mediaAddresses, PRIVATE_PREFIXES } from "~/storage/bucket-privacy.server";
 import { createS3Storage } from "~/storage/s3-storage.server";
-import { StorageCheckError } from "~/storage/storage.server";
+import { StorageCheckError } from "~/storage/storage-errors.server";
 import { ERROR_LEVEL, capturingLogger } from "../support/backup-site";
 import { createTestBucket, s3ConfigFor, s3Env, type TestBucket } from "../support/backends";
 import { ADMIN, createTestContext, signedInAgent, type TestContext } from "./helpers";

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { lockForTransaction, type Database } from "~/db/database.server";
 import { createGalleryImage, listGalleryImages } from "~/galleries/galleries.server";
 import type { GalleryType } from "~/galleries/gallery";
-import type { ProcessedImage } from "~/images/image-pipeline.server";
+import type { ProcessedImage } from "~/images/processed-image";
 import { makeImage } from "../fixtures/images";
 import { createAdminContext, signedInAgent, type AdminContext } from "./helpers";
 

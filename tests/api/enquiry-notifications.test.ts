@@ -1,7 +1,7 @@
 import { sql, type KyselyPlugin } from "kysely";
 import supertest from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
-import { formatSubmittedAt } from "~/admin/format-date";
+import { formatSubmittedAt } from "~/lib/format-date";
 import { identity } from "~/identity";
 import { claimNextDue } from "~/notifications/outbox-claims.server";
 import { HOURLY_CAP } from "~/notifications/outbox-digest.server";

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { acceptEnquiryPhoto } from "~/enquiry-photos/enquiry-photos.server";
+import { acceptEnquiryPhoto } from "~/enquiry-photos/enquiry-photo-accept.server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { exifHasGps, makeImage, makeJpegWithExif } from "../fixtures/images";
 import { createPhotoContext, type PhotoContext } from "./enquiry-photo-helpers";

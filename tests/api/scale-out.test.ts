@@ -10,7 +10,7 @@ import { parseEnv } from "~/env.server";
 import { seedDemoGallery } from "~/galleries/demo-images.server";
 import { createLogger } from "~/lib/logger.server";
 import { createOutbox } from "~/notifications/outbox.server";
-import { StorageCheckError } from "~/storage/storage.server";
+import { StorageCheckError } from "~/storage/storage-errors.server";
 import { openServices } from "../../server/bootstrap";
 import { createTestBucket, s3Env } from "../support/backends";
 import { startSmtpServer } from "../support/smtp";

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Page } from "@playwright/test";
-import { formatSubmittedAt } from "~/admin/format-date";
+import { formatSubmittedAt } from "~/lib/format-date";
 import { formatFileSize } from "~/lib/plain-words";
 import { verifyArchive } from "~/backups/restore.server";
 import { openDatabase } from "~/db/database.server";

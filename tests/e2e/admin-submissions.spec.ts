@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { formatSubmittedAt } from "~/admin/format-date";
+import { formatSubmittedAt } from "~/lib/format-date";
 import { expectNoAxeViolations, expectOneH1AndOrderedHeadings, openView, sendEnquiry, signInApi } from "./admin-helpers";
 import { expect, test } from "./fixtures";
 

@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import { Secret, TOTP } from "otpauth";
 import { beginEnrolment, confirmEnrolment } from "~/auth/two-step.server";
 import { saveContent } from "~/content/content.server";
-import { enquiryPhotoKeys } from "~/enquiry-photos/enquiry-photo-keys";
+import { enquiryPhotoKeys } from "~/enquiry-photos/enquiry-photo-keys.server";
 import { seedDemoGallery } from "~/galleries/demo-images.server";
 import type { Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";

@@ -16,7 +16,8 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import S3rver from "s3rver";
-import { createS3Client, requiredCorsRule, type S3StorageConfig } from "~/storage/s3-storage.server";
+import { requiredCorsRule } from "~/storage/s3-cors-check.server";
+import { createS3Client, type S3StorageConfig } from "~/storage/s3-storage.server";
 import { OWNER_FILE, S3_PREFIX, onInterrupt } from "./backend-dirs";
 import { startVerifyingS3Front } from "./s3-verifying-front";
 

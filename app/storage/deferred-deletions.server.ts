@@ -1,8 +1,7 @@
 import type { Database } from "~/db/database.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import type { Logger } from "~/lib/logger.server";
-import type { ObjectStorage } from "~/storage/storage.server";
-import { isBackupRunning } from "./backup-lease.server";
+import type { ObjectStorage } from "./storage.server";
 
 /**
  * Image files (the owner's and visitors' photos) are not deleted while a
@@ -17,6 +16,22 @@ import { isBackupRunning } from "./backup-lease.server";
  * lease came later, and so did the snapshot, which then lacks the row.
  */
 type Services = { db: Database; storage: ObjectStorage; logger: Logger };
+
+/**
+ * Whether any backup holds a live lease now: a row of backup_leases whose
+ * expiry has not passed (the backups take, renew and release them:
+ * ~/backups/backup-lease.server.ts). Read here, under the features, so that
+ * galleries and enquiry photos can delete their files without importing backups.
+ */
+export async function isBackupRunning(services: { db: Database; clock: Clock }): Promise<boolean> {
+  const live = await services.db
+    .selectFrom("backup_leases")
+    .select("id")
+    .where("expires_at", ">", services.clock.now().toISOString())
+    .limit(1)
+    .executeTakeFirst();
+  return live !== undefined;
+}
 
 export async function deleteObjectsUnlessBackupRunning(
   services: Services,

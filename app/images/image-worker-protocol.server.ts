@@ -1,6 +1,5 @@
-import type { ProcessedEnquiryPhoto } from "~/enquiry-photos/enquiry-photo-keys";
 import type { StorageConfig } from "~/storage/open-storage.server";
-import type { ProcessedImage } from "./processed-image";
+import type { ProcessedEnquiryPhoto, ProcessedImage } from "./processed-image";
 
 /**
  * Messages between the web process and the image worker (JSON over the IPC

@@ -1,5 +1,5 @@
 import type { MetaDescriptor } from "react-router";
-import type { ContentMap } from "~/content/sections";
+import type { ContentMap } from "./sections";
 import type { GalleryImage } from "~/galleries/gallery";
 import { identity, splitLines } from "~/identity";
 
