@@ -79,9 +79,6 @@ module.exports = {
         pathNot: [
           UI,
           TESTS,
-          // Exemption, going away: the page labels come from the navigation's list until one
-          // list of public pages (app/public-pages.ts) replaces it.
-          "^app/analytics/page-views[.]ts$",
         ],
       },
       to: { path: UI },
