@@ -1,10 +1,9 @@
 import { useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useMemo, useState, useSyncExternalStore, type ReactNode } from "react";
-import { Button } from "~/components/ui/button";
-import { Dialog, DialogContent, DialogDescription, DialogTitle } from "~/components/ui/dialog";
 import type { GalleryType } from "~/galleries/gallery";
 import { RESUMABLE_UPLOADS_PATH, type ResumableSupport } from "~/uploads/resumable-protocol";
 import { browserJsonCall, createXhrPartSender, waitForConnection } from "./part-sender";
+import { LeaveConfirmDialog } from "./leave-confirm-dialog";
 import { galleryKey } from "./query-client";
 import { isLeavingOnPurpose } from "./unsaved-changes";
 import { uploadImages, type FileToUpload, type FileUploadState, type PartTransport, type UploadOutcome } from "./upload-images";
@@ -152,28 +151,16 @@ export function BackgroundUploadsProvider({ children }: { children: ReactNode })
   return (
     <BackgroundUploadsContext.Provider value={value}>
       {children}
-      <Dialog open={pendingLeave !== null} onOpenChange={(open) => !open && setPendingLeave(null)}>
-        <DialogContent>
-          <DialogTitle>{LEAVE_WHILE_UPLOADING_DIALOG.title}</DialogTitle>
-          <DialogDescription className="text-base text-stone-700">{LEAVE_WHILE_UPLOADING_DIALOG.description}</DialogDescription>
-          {/* Keep uploading comes first, so it is the one focused when the dialog opens. */}
-          <div className="mt-6 flex flex-col gap-2 sm:flex-row sm:justify-end">
-            <Button variant="outline" onClick={() => setPendingLeave(null)}>
-              {LEAVE_WHILE_UPLOADING_DIALOG.keep}
-            </Button>
-            <Button
-              variant="destructive"
-              onClick={() => {
-                const leave = pendingLeave;
-                setPendingLeave(null);
-                leave?.();
-              }}
-            >
-              {LEAVE_WHILE_UPLOADING_DIALOG.leave}
-            </Button>
-          </div>
-        </DialogContent>
-      </Dialog>
+      <LeaveConfirmDialog
+        open={pendingLeave !== null}
+        texts={LEAVE_WHILE_UPLOADING_DIALOG}
+        onKeep={() => setPendingLeave(null)}
+        onLeave={() => {
+          const leave = pendingLeave;
+          setPendingLeave(null);
+          leave?.();
+        }}
+      />
     </BackgroundUploadsContext.Provider>
   );
 }

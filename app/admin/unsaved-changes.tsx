@@ -1,6 +1,5 @@
 import { createContext, useContext, useEffect, useId, useMemo, useRef, useState, type ReactNode } from "react";
-import { Button } from "~/components/ui/button";
-import { Dialog, DialogContent, DialogDescription, DialogTitle } from "~/components/ui/dialog";
+import { LeaveConfirmDialog } from "./leave-confirm-dialog";
 
 /**
  * Unsaved text is never dropped without asking (decision 0033). Editors
@@ -66,21 +65,12 @@ export function UnsavedChangesProvider({ children }: { children: ReactNode }) {
   return (
     <UnsavedChangesContext.Provider value={guard}>
       {children}
-      <Dialog open={pendingLeave !== null} onOpenChange={(open) => !open && setPendingLeave(null)}>
-        <DialogContent>
-          <DialogTitle>{DISCARD_DIALOG.title}</DialogTitle>
-          <DialogDescription className="text-base text-stone-700">{DISCARD_DIALOG.description}</DialogDescription>
-          {/* Keep editing comes first, so it is the one focused when the dialog opens. */}
-          <div className="mt-6 flex flex-col gap-2 sm:flex-row sm:justify-end">
-            <Button variant="outline" onClick={() => setPendingLeave(null)}>
-              {DISCARD_DIALOG.keep}
-            </Button>
-            <Button variant="destructive" onClick={discard}>
-              {DISCARD_DIALOG.discard}
-            </Button>
-          </div>
-        </DialogContent>
-      </Dialog>
+      <LeaveConfirmDialog
+        open={pendingLeave !== null}
+        texts={{ ...DISCARD_DIALOG, leave: DISCARD_DIALOG.discard }}
+        onKeep={() => setPendingLeave(null)}
+        onLeave={discard}
+      />
     </UnsavedChangesContext.Provider>
   );
 }

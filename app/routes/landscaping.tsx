@@ -1,5 +1,5 @@
 import { CallToAction } from "~/components/call-to-action";
-import { GalleryGrid } from "~/components/gallery-grid";
+import { GallerySection } from "~/components/gallery-section";
 import { PageHeader, Paragraphs } from "~/components/page-header";
 import { readContent } from "~/content/content.server";
 import { sectionKeysInGroup } from "~/content/sections";
@@ -39,16 +39,15 @@ export default function Landscaping({ loaderData }: Route.ComponentProps) {
         </div>
       </PageHeader>
 
-      <section aria-labelledby="projects-title" className="mx-auto max-w-7xl px-4 py-14 sm:px-6 lg:px-8">
-        <h2 id="projects-title" className="font-display text-3xl font-bold">
-          Recent Projects
-        </h2>
-        <div className="mt-4 mb-8 max-w-3xl space-y-3 text-lg text-stone-700">
-          <Paragraphs text={content["landscaping.gallery.description"]} />
-        </div>
-        {/* On phones this gallery starts within the first screen: its first photo is the largest paint. */}
-        <GalleryGrid galleryType="landscaping" state={landscaping} eagerFirstImage />
-      </section>
+      {/* On phones this gallery starts within the first screen: its first photo is the largest paint. */}
+      <GallerySection
+        id="projects-title"
+        title="Recent Projects"
+        description={content["landscaping.gallery.description"]}
+        galleryType="landscaping"
+        state={landscaping}
+        eagerFirstImage
+      />
 
       <CallToAction
         title={content["landscaping.cta.title"]}

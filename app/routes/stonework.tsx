@@ -1,5 +1,5 @@
 import { CallToAction } from "~/components/call-to-action";
-import { GalleryGrid } from "~/components/gallery-grid";
+import { GallerySection } from "~/components/gallery-section";
 import { PageHeader, Paragraphs } from "~/components/page-header";
 import { readContent } from "~/content/content.server";
 import { sectionKeysInGroup } from "~/content/sections";
@@ -40,26 +40,22 @@ export default function Stonework({ loaderData }: Route.ComponentProps) {
         </div>
       </PageHeader>
 
-      <section aria-labelledby="traditional-title" className="mx-auto max-w-7xl px-4 py-14 sm:px-6 lg:px-8">
-        <h2 id="traditional-title" className="font-display text-3xl font-bold">
-          Traditional Stonework
-        </h2>
-        <div className="mt-4 mb-8 max-w-3xl space-y-3 text-lg text-stone-700">
-          <Paragraphs text={content["stonework.traditional.description"]} />
-        </div>
-        {/* On phones this gallery starts within the first screen: its first photo is the largest paint. */}
-        <GalleryGrid galleryType="traditional" state={traditional} eagerFirstImage />
-      </section>
-
-      <section aria-labelledby="veneer-title" className="mx-auto max-w-7xl px-4 py-14 sm:px-6 lg:px-8">
-        <h2 id="veneer-title" className="font-display text-3xl font-bold">
-          Modern Veneer Stonework
-        </h2>
-        <div className="mt-4 mb-8 max-w-3xl space-y-3 text-lg text-stone-700">
-          <Paragraphs text={content["stonework.veneer.description"]} />
-        </div>
-        <GalleryGrid galleryType="veneer" state={veneer} />
-      </section>
+      {/* On phones this gallery starts within the first screen: its first photo is the largest paint. */}
+      <GallerySection
+        id="traditional-title"
+        title="Traditional Stonework"
+        description={content["stonework.traditional.description"]}
+        galleryType="traditional"
+        state={traditional}
+        eagerFirstImage
+      />
+      <GallerySection
+        id="veneer-title"
+        title="Modern Veneer Stonework"
+        description={content["stonework.veneer.description"]}
+        galleryType="veneer"
+        state={veneer}
+      />
 
       <CallToAction
         title={content["stonework.cta.title"]}
