@@ -5,13 +5,13 @@ import type { SignInMethods } from "~/auth/sign-in-methods";
 import { changePasswordSchema, PASSWORD_MIN_LENGTH, type ChangePasswordInput } from "~/auth/password-schema";
 import { Button } from "~/components/ui/button";
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle, DialogTrigger } from "~/components/ui/dialog";
-import { focusFirstInvalid, TextField } from "~/components/ui/form-field";
+import { TextField } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { apiRequest, isUnauthorizedError } from "~/lib/api-client";
-import { firstErrorPerField } from "~/lib/zod";
 import { SettingsView } from "./admin-ui";
 import { DialogFormActions, FormProblem } from "./dialog-form-parts";
+import { checkedFormValues } from "./form-check";
 import { SIGN_IN_METHODS_KEY, proofBody, type OwnerProof } from "./passkey-client";
 import { ConfirmWithPasskeyButton, OwnerProofFields, PasskeysSection, passkeyUse, useOwnerProof } from "./passkeys-section";
 import { failureToast, serverFieldErrors, serverMessage } from "./query-client";
@@ -119,18 +119,9 @@ function ChangePasswordDialog({ username, control }: { username: string; control
 
   function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const form = event.currentTarget;
-    const values = Object.fromEntries(new FormData(form)) as Record<string, string>;
     setProblem(null);
-    const parsed = changePasswordSchema.safeParse(values);
-    if (!parsed.success) {
-      const fieldErrors = firstErrorPerField(parsed.error, FIELD_NAMES);
-      setErrors(fieldErrors);
-      focusFirstInvalid(form, FIELD_NAMES, fieldErrors);
-      return;
-    }
-    setErrors({});
-    change.mutate(parsed.data);
+    const values = checkedFormValues(event.currentTarget, changePasswordSchema, FIELD_NAMES, setErrors);
+    if (values) change.mutate(values);
   }
 
   const pending = change.isPending;

@@ -3,12 +3,12 @@ import { Lock } from "lucide-react";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { loginSchema, type CurrentUser } from "~/auth/login-schema";
 import { Button } from "~/components/ui/button";
-import { focusFirstInvalid, TextField } from "~/components/ui/form-field";
+import { TextField } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { ApiError, apiRequest } from "~/lib/api-client";
-import { firstErrorPerField } from "~/lib/zod";
 import { cardClasses, ViewHeading } from "./admin-ui";
+import { checkedFormValues } from "./form-check";
 import { AuthenticationCodeForm, PasskeySignIn } from "./login-second-steps";
 import { cancelPasskeyAutofill } from "./passkey-client";
 import { AUTH_USER_KEY, HANDLES_OWN_401, hardNavigate, serverMessage } from "./query-client";
@@ -68,17 +68,8 @@ export function LoginPage({ navigate = hardNavigate }: { navigate?: (url: string
 
   function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const form = event.currentTarget;
-    const values = Object.fromEntries(new FormData(form)) as Record<string, string>;
-    const parsed = loginSchema.safeParse(values);
-    if (!parsed.success) {
-      const fieldErrors = firstErrorPerField(parsed.error, FIELD_NAMES);
-      setErrors(fieldErrors);
-      focusFirstInvalid(form, FIELD_NAMES, fieldErrors);
-      return;
-    }
-    setErrors({});
-    login.mutate(parsed.data);
+    const values = checkedFormValues(event.currentTarget, loginSchema, FIELD_NAMES, setErrors);
+    if (values) login.mutate(values);
   }
 
   const pending = login.isPending || redirecting;
