@@ -7,6 +7,7 @@ import type { AppLoadContext } from "react-router";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../../server/app";
 import { fakeReactRouterBuild } from "../support/fake-react-router-build";
+import { until } from "../support/until";
 import { makeImage } from "../fixtures/images";
 import { createTestContext, type TestContext } from "./helpers";
 
@@ -119,14 +120,6 @@ function rawPost(target: string, body: Buffer, contentType: string, options: { h
   // A test that fails while posts are held leaves them to afterEach, which destroys them: not an unhandled rejection.
   answered.catch(() => {});
   return { answered, finish: () => finish() };
-}
-
-async function until(check: () => Promise<boolean>) {
-  for (let i = 0; i < 500; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error("condition not reached");
 }
 
 /**
