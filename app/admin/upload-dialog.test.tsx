@@ -1,63 +1,18 @@
-import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { toast } from "~/components/ui/use-toast";
 import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
-import { galleryImage, json, mockFetch, renderWithClient } from "./test-helpers";
+import { galleryImage, json, mockFetch } from "./test-helpers";
 import { MAGIC, testFile } from "./test-files";
 import { FakeXhr } from "../../tests/support/fake-xhr";
-import { UploadDialog } from "./upload-dialog";
+import { choose, countObjectUrls, expectClosed, fileItem, image, openDialog, uploadRoutes } from "../../tests/support/upload-dialog";
 
 vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
-
-/** A JPEG (by its first bytes) that claims `size` bytes. */
-const image = (name: string, size = 2048) => testFile(name, "image/jpeg", MAGIC.jpeg, size);
-
-/** Chooses files, then waits until the list holds `listed` files (the picker reads each file's first bytes first). */
-async function choose(files: File[], listed: number) {
-  const input = document.querySelector<HTMLInputElement>('input[type="file"]')!;
-  fireEvent.change(input, { target: { files } });
-  await waitFor(() => expect(screen.queryAllByRole("listitem")).toHaveLength(listed));
-}
-
-function Harness({ currentCount = 3 }: { currentCount?: number }) {
-  return (
-    <UploadDialog
-      galleryType="veneer"
-      currentCount={currentCount}
-      trigger={
-        <button type="button" className="trigger">
-          Upload Images
-        </button>
-      }
-    />
-  );
-}
-
-/** Renders the dialog and opens it with its trigger. */
-async function openDialog(currentCount?: number) {
-  renderWithClient(<Harness currentCount={currentCount} />);
-  await userEvent.click(screen.getByRole("button", { name: "Upload Images" }));
-  return screen.getByRole("dialog", { name: "Upload Images" });
-}
-
-async function expectClosed() {
-  await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
-  expect(screen.getByRole("button", { name: "Upload Images" })).toHaveFocus();
-}
-
-let uploadCounter = 0;
-function uploadRoutes(register: (body: unknown) => Response = () => json(201, galleryImage("new"))) {
-  return mockFetch([
-    { method: "POST", path: "/api/objects/upload", respond: () => json(200, { uploadURL: `/api/uploads/u${++uploadCounter}?expires=1&signature=s` }) },
-    { method: "PUT", path: "/api/admin/gallery-images", respond: ({ body }) => register(body) },
-  ]);
-}
 
 /** Lets pending promise callbacks run. */
 const settle = () => act(() => new Promise((r) => setTimeout(r, 0)));
 
-const fileItem = (name: string) => within(screen.getByRole("list", { name: "Chosen files" })).getByText(name).closest("li")!;
 
 describe("UploadDialog", () => {
   let alert: ReturnType<typeof vi.fn>;
@@ -70,15 +25,7 @@ describe("UploadDialog", () => {
     alert = vi.fn();
     vi.stubGlobal("alert", alert);
     window.alert = alert as typeof window.alert;
-    created = [];
-    revoked = [];
-    // jsdom has no object URLs: count them instead.
-    URL.createObjectURL = vi.fn((file: Blob) => {
-      const url = `blob:test/${(file as File).name}/${created.length}`;
-      created.push(url);
-      return url;
-    });
-    URL.revokeObjectURL = vi.fn((url: string) => void revoked.push(url));
+    ({ created, revoked } = countObjectUrls());
   });
   afterEach(() => vi.unstubAllGlobals());
 
