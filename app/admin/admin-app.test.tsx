@@ -15,7 +15,10 @@ describe("AdminApp sign-in", () => {
     window.history.replaceState(null, "", "/admin");
     window.scrollTo = vi.fn() as typeof window.scrollTo;
   });
-  afterEach(() => vi.unstubAllGlobals());
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+  });
 
   it("shows 'Loading...' until the auth check answers, then the login page when signed out", async () => {
     const auth = deferred<Response>();
@@ -74,6 +77,9 @@ describe("AdminApp sign-in", () => {
   });
 
   it("says 'Login Failed' on a wrong password, without the 'Unauthorized' flow", async () => {
+    // A fake clock that also follows real time (so typing and waitFor run as usual); the check
+    // below then runs every timer the failure left pending, the 'Unauthorized' reload's included.
+    vi.useFakeTimers({ shouldAdvanceTime: true });
     mockFetch([
       { method: "GET", path: "/api/auth/user", respond: () => json(401, { message: "Unauthorized" }) },
       { method: "POST", path: "/api/login", respond: () => json(401, { message: "Invalid username or password" }) },
@@ -92,7 +98,7 @@ describe("AdminApp sign-in", () => {
     );
     expect(toast).toHaveBeenCalledTimes(1);
     expect(screen.getByRole("button", { name: "Sign In" })).toBeEnabled();
-    await new Promise((r) => setTimeout(r, 600));
+    await act(() => vi.runOnlyPendingTimersAsync());
     expect(navigate).not.toHaveBeenCalled();
   });
 

@@ -1,105 +1,18 @@
-import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { toast } from "~/components/ui/use-toast";
 import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
-import { galleryImage, json, mockFetch, renderWithClient } from "./test-helpers";
+import { galleryImage, json, mockFetch } from "./test-helpers";
 import { MAGIC, testFile } from "./test-files";
-import { UploadDialog } from "./upload-dialog";
+import { FakeXhr } from "../../tests/support/fake-xhr";
+import { choose, countObjectUrls, expectClosed, fileItem, image, openDialog, uploadRoutes } from "../../tests/support/upload-dialog";
 
 vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
-
-/** An XMLHttpRequest stand-in: every upload waits until the test answers it. */
-class FakeXhr {
-  static all: FakeXhr[] = [];
-  url = "";
-  body: File | null = null;
-  withCredentials = false;
-  headers: Record<string, string> = {};
-  status = 0;
-  statusText = "";
-  responseText = "";
-  responseHeaders: Record<string, string> = {};
-  upload: { onprogress: ((e: { loaded: number; total: number; lengthComputable: boolean }) => void) | null } = { onprogress: null };
-  onload: (() => void) | null = null;
-  onerror: (() => void) | null = null;
-  ontimeout: (() => void) | null = null;
-  onabort: (() => void) | null = null;
-  constructor() {
-    FakeXhr.all.push(this);
-  }
-  open(_method: string, url: string) {
-    this.url = url;
-  }
-  setRequestHeader(name: string, value: string) {
-    this.headers[name] = value;
-  }
-  send(body: File) {
-    this.body = body;
-  }
-  abort() {}
-  progress(loaded: number) {
-    this.upload.onprogress?.({ loaded, total: this.body!.size, lengthComputable: true });
-  }
-  getResponseHeader(name: string) {
-    return this.responseHeaders[name.toLowerCase()] ?? null;
-  }
-  respond(status: number, text = "", headers: Record<string, string> = {}) {
-    this.status = status;
-    this.responseText = text;
-    this.responseHeaders = headers;
-    this.onload?.();
-  }
-}
-
-/** A JPEG (by its first bytes) that claims `size` bytes. */
-const image = (name: string, size = 2048) => testFile(name, "image/jpeg", MAGIC.jpeg, size);
-
-/** Chooses files, then waits until the list holds `listed` files (the picker reads each file's first bytes first). */
-async function choose(files: File[], listed: number) {
-  const input = document.querySelector<HTMLInputElement>('input[type="file"]')!;
-  fireEvent.change(input, { target: { files } });
-  await waitFor(() => expect(screen.queryAllByRole("listitem")).toHaveLength(listed));
-}
-
-function Harness({ currentCount = 3 }: { currentCount?: number }) {
-  return (
-    <UploadDialog
-      galleryType="veneer"
-      currentCount={currentCount}
-      trigger={
-        <button type="button" className="trigger">
-          Upload Images
-        </button>
-      }
-    />
-  );
-}
-
-/** Renders the dialog and opens it with its trigger. */
-async function openDialog(currentCount?: number) {
-  renderWithClient(<Harness currentCount={currentCount} />);
-  await userEvent.click(screen.getByRole("button", { name: "Upload Images" }));
-  return screen.getByRole("dialog", { name: "Upload Images" });
-}
-
-async function expectClosed() {
-  await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
-  expect(screen.getByRole("button", { name: "Upload Images" })).toHaveFocus();
-}
-
-let uploadCounter = 0;
-function uploadRoutes(register: (body: unknown) => Response = () => json(201, galleryImage("new"))) {
-  return mockFetch([
-    { method: "POST", path: "/api/objects/upload", respond: () => json(200, { uploadURL: `/api/uploads/u${++uploadCounter}?expires=1&signature=s` }) },
-    { method: "PUT", path: "/api/admin/gallery-images", respond: ({ body }) => register(body) },
-  ]);
-}
 
 /** Lets pending promise callbacks run. */
 const settle = () => act(() => new Promise((r) => setTimeout(r, 0)));
 
-const fileItem = (name: string) => within(screen.getByRole("list", { name: "Chosen files" })).getByText(name).closest("li")!;
 
 describe("UploadDialog", () => {
   let alert: ReturnType<typeof vi.fn>;
@@ -112,15 +25,7 @@ describe("UploadDialog", () => {
     alert = vi.fn();
     vi.stubGlobal("alert", alert);
     window.alert = alert as typeof window.alert;
-    created = [];
-    revoked = [];
-    // jsdom has no object URLs: count them instead.
-    URL.createObjectURL = vi.fn((file: Blob) => {
-      const url = `blob:test/${(file as File).name}/${created.length}`;
-      created.push(url);
-      return url;
-    });
-    URL.revokeObjectURL = vi.fn((url: string) => void revoked.push(url));
+    ({ created, revoked } = countObjectUrls());
   });
   afterEach(() => vi.unstubAllGlobals());
 

@@ -6,45 +6,9 @@ import { galleryImage, json, mockFetch, renderWithClient } from "./test-helpers"
 import { MAGIC, testFile } from "./test-files";
 import { UploadDialog } from "./upload-dialog";
 import { UploadTray } from "./upload-tray";
+import { FakeXhr } from "../../tests/support/fake-xhr";
 
 vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
-
-/** An XMLHttpRequest stand-in: each upload waits until the test answers it. */
-class FakeXhr {
-  static all: FakeXhr[] = [];
-  url = "";
-  body: Blob | null = null;
-  status = 0;
-  statusText = "";
-  responseText = "";
-  upload: { onprogress: ((e: { loaded: number; total: number; lengthComputable: boolean }) => void) | null } = { onprogress: null };
-  onload: (() => void) | null = null;
-  onerror: (() => void) | null = null;
-  ontimeout: (() => void) | null = null;
-  onabort: (() => void) | null = null;
-  constructor() {
-    FakeXhr.all.push(this);
-  }
-  open(_method: string, url: string) {
-    this.url = url;
-  }
-  setRequestHeader() {}
-  getResponseHeader() {
-    return null;
-  }
-  send(body: Blob) {
-    this.body = body;
-  }
-  abort() {}
-  progress(loaded: number) {
-    this.upload.onprogress?.({ loaded, total: this.body!.size, lengthComputable: true });
-  }
-  respond(status: number, text = "") {
-    this.status = status;
-    this.responseText = text;
-    this.onload?.();
-  }
-}
 
 let uploads = 0;
 function routes() {

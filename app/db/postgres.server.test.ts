@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { createLogger } from "~/lib/logger.server";
 import { loadOrCreateDatabaseSecret } from "~/lib/secrets.server";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/backends";
+import { until } from "../../tests/support/until";
 import { PUBLIC_CONTENT_CHANNEL, openChangeFeed } from "./change-feed.server";
 import {
   DatabaseUnreachableError,
@@ -38,18 +39,9 @@ afterEach(async () => {
   await database.drop();
 });
 
-/** Resolves once `check` holds, polling every 10 ms (fails after `ms`). */
-async function until(check: () => boolean | Promise<boolean>, ms = 5_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** Waits until `check` holds or `ms` has passed, without failing: the expect after it says which. */
 async function settle(check: () => boolean, ms = 5_000) {
-  await until(check, ms).catch(() => {});
+  await until(check, { timeoutMs: ms }).catch(() => {});
 }
 
 describe("PostgreSQL through Kysely", () => {

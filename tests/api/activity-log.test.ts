@@ -13,6 +13,7 @@ import { seedDemoGallery } from "~/galleries/demo-images.server";
 import { createManualClock, type ManualClock } from "~/lib/clock";
 import { makeImage } from "../fixtures/images";
 import { openSite } from "../support/backup-site";
+import { newUploadUrl } from "../support/gallery-api";
 import { ADMIN, createAdminContext, putUpload, type AdminContext } from "./helpers";
 
 // Issue 19 §8-9: every security event and every change to the site is in the security log.
@@ -40,7 +41,7 @@ async function activity(query = ""): Promise<ActivityPage> {
 }
 
 async function uploadPhoto(galleryType: string) {
-  const { uploadURL } = (await ctx.admin.post("/api/objects/upload").expect(200)).body as { uploadURL: string };
+  const uploadURL = await newUploadUrl(ctx);
   expect((await putUpload(ctx, uploadURL, await makeImage("jpeg"))).status).toBe(200);
   return fromPhone(ctx.admin.put("/api/admin/gallery-images")).send({ imageURL: uploadURL, galleryType, caption: "", sortOrder: "0" }).expect(201);
 }

@@ -3,6 +3,7 @@ import { seedDemoGallery } from "~/galleries/demo-images.server";
 import { createManualClock } from "~/lib/clock";
 import { pruneStaleUploads } from "~/uploads/uploads.server";
 import { makeImage } from "../fixtures/images";
+import { newUploadUrl, registerImage } from "../support/gallery-api";
 import { createAdminContext, type AdminContext } from "./helpers";
 
 // Races, run at once through the API (so they hold on PostgreSQL too). Where two
@@ -19,18 +20,11 @@ afterEach(async () => {
   await ctx.close();
 });
 
-async function newUploadUrl(): Promise<string> {
-  return ((await ctx.admin.post("/api/objects/upload").expect(200)).body as { uploadURL: string }).uploadURL;
-}
-
 async function completedUpload(width = 64): Promise<string> {
-  const url = await newUploadUrl();
+  const url = await newUploadUrl(ctx);
   await ctx.admin.put(url).set("Content-Type", "image/jpeg").send(await makeImage("jpeg", { width, height: 48 })).expect(200);
   return url;
 }
-
-const register = (imageURL: string, galleryType = "traditional") =>
-  ctx.admin.put("/api/admin/gallery-images").send({ imageURL, galleryType, caption: "", sortOrder: "0" });
 
 /** The ids of the stored originals. */
 async function originals(): Promise<string[]> {
@@ -63,7 +57,7 @@ async function galleryOrders(galleryType: string) {
 
 describe("races", () => {
   it("two PUTs to one upload URL: exactly one succeeds, and one file is kept", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     const [a, b] = await Promise.all([
       ctx.admin.put(url).set("Content-Type", "image/jpeg").send(await makeImage("jpeg", { width: 80 })),
       ctx.admin.put(url).set("Content-Type", "image/jpeg").send(await makeImage("jpeg", { width: 90 })),
@@ -71,12 +65,12 @@ describe("races", () => {
     expect([a.status, b.status].sort()).toEqual([200, 403]);
     expect([a, b].find((r) => r.status === 403)!.body.message).toMatch(/already been used/);
     expect(await originals()).toHaveLength(1);
-    await register(url).expect(201);
+    await registerImage(ctx, url).expect(201);
   });
 
   it("two registrations of one upload: exactly one image is created", async () => {
     const url = await completedUpload();
-    const [a, b] = await Promise.all([register(url), register(url, "veneer")]);
+    const [a, b] = await Promise.all([registerImage(ctx, url), registerImage(ctx, url, { galleryType: "veneer" })]);
     expect([a.status, b.status].sort()).toEqual([201, 400]);
     const created = [a, b].find((r) => r.status === 201)!.body as { galleryType: string };
     expect(await galleryOrders(created.galleryType)).toHaveLength(1);
@@ -87,7 +81,7 @@ describe("races", () => {
 
   it("five uploads added to one gallery at once get the orders 0..4", async () => {
     const urls = await Promise.all([0, 1, 2, 3, 4].map((i) => completedUpload(40 + i)));
-    const results = await Promise.all(urls.map((url) => register(url, "landscaping")));
+    const results = await Promise.all(urls.map((url) => registerImage(ctx, url, { galleryType: "landscaping" })));
     expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
     expect(results.map((r) => (r.body as { sortOrder: number }).sortOrder).sort()).toEqual([0, 1, 2, 3, 4]);
     const listed = await galleryOrders("landscaping");
@@ -101,7 +95,7 @@ describe("races", () => {
     const reversed = [...seeded].reverse();
     // The add has claimed its upload and is making the variants when the reorder comes in.
     const processing = pauseNextCall(ctx.services.images, "process");
-    const adding = register(url, "veneer").then((res) => res);
+    const adding = registerImage(ctx, url, { galleryType: "veneer" }).then((res) => res);
     await processing.reached;
     const reorder = await ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "veneer", imageIds: reversed });
     processing.release();
@@ -115,7 +109,7 @@ describe("races", () => {
     const seeded = (await seedDemoGallery(ctx.services, "veneer", 3, { width: 300, height: 200 })).map((image) => image.id);
     const url = await completedUpload();
     // The admin's page listed three images; another tab adds a fourth before the reorder lands.
-    const add = await register(url, "veneer");
+    const add = await registerImage(ctx, url, { galleryType: "veneer" });
     expect(add.status).toBe(201);
     const reorder = await ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "veneer", imageIds: [...seeded].reverse() });
     expect({ status: reorder.status, body: reorder.body }).toEqual({
@@ -171,10 +165,10 @@ describe("pruning stale uploads (the clock injected)", () => {
   const idOf = (url: string) => new URL(url, "http://x").pathname.split("/").pop()!;
 
   it("forgets unused URLs an hour after they expire and deletes originals never added after a day; keeps what is in use", async () => {
-    const unused = await newUploadUrl();
+    const unused = await newUploadUrl(ctx);
     const completed = await completedUpload();
     const used = await completedUpload(70);
-    await register(used).expect(201);
+    await registerImage(ctx, used).expect(201);
     const clock = createManualClock(Date.now());
 
     expect(await pruneStaleUploads(ctx.services, clock)).toBe(0);
@@ -201,7 +195,7 @@ describe("pruning stale uploads (the clock injected)", () => {
     const deletingFile = pauseNextCall(ctx.services.storage, "delete");
     const pruning = pruneStaleUploads(ctx.services, clock);
     await deletingFile.reached;
-    const added = await register(url, "veneer");
+    const added = await registerImage(ctx, url, { galleryType: "veneer" });
     deletingFile.release();
     expect(await pruning).toBe(1);
 
@@ -214,7 +208,7 @@ describe("pruning stale uploads (the clock injected)", () => {
 
   it("an upload the owner added before housekeeping ran keeps its original", async () => {
     const url = await completedUpload();
-    const added = await register(url, "veneer");
+    const added = await registerImage(ctx, url, { galleryType: "veneer" });
     expect(added.status).toBe(201);
     const clock = createManualClock(Date.now() + 25 * 60 * 60 * 1000);
     // Its expired ticket is forgotten; the file a gallery image refers to stays.

@@ -1,12 +1,11 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { AppLoadContext } from "react-router";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createApp } from "../../server/app";
-import { fakeReactRouterBuild } from "../support/fake-react-router-build";
+import { listenWithFakeBuild } from "../support/app-server";
+import { until } from "../support/until";
 import { makeImage } from "../fixtures/images";
 import { createTestContext, type TestContext } from "./helpers";
 
@@ -51,7 +50,7 @@ const TEXT: { name: string; value: string }[] = [
 const KEPT_TEXT = { name: "Aroha Smith", email: "aroha@example.co.nz", phone: "021 123 4567", message: "A quote for a basalt retaining wall, photos attached.", website: "" };
 
 let ctx: TestContext;
-let server: http.Server;
+let closeServer: () => Promise<void>;
 let port: number;
 const seen: Seen[] = [];
 let jpeg: Buffer;
@@ -65,21 +64,17 @@ beforeAll(async () => {
 beforeEach(async () => {
   ctx = await createTestContext();
   seen.length = 0;
-  const build = fakeReactRouterBuild({
+  ({ port, close: closeServer } = await listenWithFakeBuild(ctx.services, {
     action: async ({ request, context }) => {
       const fields = Object.fromEntries([...(await request.formData())].map(([key, value]) => [key, String(value)]));
       seen.push({ path: new URL(request.url).pathname, fields, photos: context.contactPhotos });
       return { received: true };
     },
-  });
-  server = http.createServer(createApp(ctx.services, { reactRouter: { build, mode: "production" } }));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  port = (server.address() as AddressInfo).port;
+  }));
 });
 afterEach(async () => {
   for (const req of open.splice(0)) req.destroy();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await closeServer();
   await ctx.close();
 });
 
@@ -119,14 +114,6 @@ function rawPost(target: string, body: Buffer, contentType: string, options: { h
   // A test that fails while posts are held leaves them to afterEach, which destroys them: not an unhandled rejection.
   answered.catch(() => {});
   return { answered, finish: () => finish() };
-}
-
-async function until(check: () => Promise<boolean>) {
-  for (let i = 0; i < 500; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error("condition not reached");
 }
 
 /**

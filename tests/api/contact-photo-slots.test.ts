@@ -1,15 +1,13 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { AppLoadContext } from "react-router";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createManualClock, type ManualClock } from "~/lib/clock";
-import { createApp } from "../../server/app";
 import { CONCURRENT_PHOTO_POSTS } from "../../server/middleware/contact-multipart";
 import { makeImage } from "../fixtures/images";
-import { fakeReactRouterBuild } from "../support/fake-react-router-build";
+import { listenWithFakeBuild } from "../support/app-server";
 import { createTestContext, type TestContext } from "./helpers";
 
 /**
@@ -21,7 +19,7 @@ import { createTestContext, type TestContext } from "./helpers";
 
 let ctx: TestContext;
 let clock: ManualClock;
-let server: http.Server;
+let closeServer: () => Promise<void>;
 let port: number;
 const seen: AppLoadContext["contactPhotos"][] = [];
 const open: http.ClientRequest[] = [];
@@ -30,20 +28,16 @@ beforeEach(async () => {
   clock = createManualClock("2026-05-04T08:00:00.000Z");
   ctx = await createTestContext({}, { clock });
   seen.length = 0;
-  const build = fakeReactRouterBuild({
+  ({ port, close: closeServer } = await listenWithFakeBuild(ctx.services, {
     action: ({ context }) => {
       seen.push(context.contactPhotos);
       return { received: true };
     },
-  });
-  server = http.createServer(createApp(ctx.services, { reactRouter: { build, mode: "production" } }));
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  port = (server.address() as AddressInfo).port;
+  }));
 });
 afterEach(async () => {
   for (const req of open.splice(0)) req.destroy();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await closeServer();
   await ctx.close();
 });
 

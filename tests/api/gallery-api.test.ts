@@ -6,6 +6,7 @@ import { seedDemoGallery } from "~/galleries/demo-images.server";
 import { listGalleryImages } from "~/galleries/galleries.server";
 import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
 import { UPRIGHT_TOP_COLOUR, exifHasGps, isNear, makeImage, makeJpegWithExif, pixelAt } from "../fixtures/images";
+import { newUploadUrl, registerImage } from "../support/gallery-api";
 import { ADMIN, createAdminContext, putUpload, type AdminContext, type StorageKind } from "./helpers";
 
 let ctx: AdminContext;
@@ -20,11 +21,6 @@ function freshContextPerTest(options: { storage?: StorageKind } = {}) {
   });
 }
 
-async function newUploadUrl(): Promise<string> {
-  const res = await ctx.admin.post("/api/objects/upload").expect(200);
-  return res.body.uploadURL;
-}
-
 type PutResult = { status: number; body: { message?: string } };
 
 /**
@@ -36,14 +32,10 @@ function putFile(url: string, body: Buffer, contentType = "image/jpeg"): Promise
   return putUpload(ctx, url, body, contentType);
 }
 
-function register(imageURL: string, galleryType = "traditional") {
-  return ctx.admin.put("/api/admin/gallery-images").send({ imageURL, galleryType, caption: "", sortOrder: "0" });
-}
-
 async function uploadAndAdd(body: Buffer, galleryType = "traditional", contentType = "image/jpeg") {
-  const url = await newUploadUrl();
+  const url = await newUploadUrl(ctx);
   expect((await putFile(url, body, contentType)).status).toBe(200);
-  return register(url, galleryType);
+  return registerImage(ctx, url, { galleryType });
 }
 
 /**
@@ -88,8 +80,8 @@ describe("uploads through this server (local disk)", () => {
 
   it("POST /api/objects/upload returns a same-origin URL with a random id and a signed 15-minute expiry", async () => {
     const before = Date.now();
-    const first = new URL(await newUploadUrl(), "http://site");
-    const second = new URL(await newUploadUrl(), "http://site");
+    const first = new URL(await newUploadUrl(ctx), "http://site");
+    const second = new URL(await newUploadUrl(ctx), "http://site");
     expect(first.origin).toBe("http://site");
     expect(first.pathname).toMatch(/^\/api\/uploads\/[0-9a-f-]{36}$/);
     expect(first.pathname).not.toBe(second.pathname);
@@ -100,7 +92,7 @@ describe("uploads through this server (local disk)", () => {
   });
 
   it("stores the file privately and answers 200", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     const res = await putFile(url, await makeImage("jpeg"));
     expect(res).toEqual({ status: 200, body: { message: "Upload complete" } });
     expect(await ctx.storedKeys("originals/")).toHaveLength(1);
@@ -111,13 +103,13 @@ describe("uploads through this server (local disk)", () => {
   });
 
   it("needs the admin session", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     const res = await ctx.api.put(url).set("Content-Type", "image/jpeg").send(await makeImage("jpeg")).expect(401);
     expect(res.body).toEqual({ message: "Unauthorized" });
   });
 
   it("can be used once", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     expect((await putFile(url, await makeImage("jpeg"))).status).toBe(200);
     const again = await putFile(url, await makeImage("jpeg"));
     expect(again.status).toBe(403);
@@ -125,7 +117,7 @@ describe("uploads through this server (local disk)", () => {
   });
 
   it("answers 403 for a tampered or expired URL", async () => {
-    const url = new URL(await newUploadUrl(), "http://x");
+    const url = new URL(await newUploadUrl(ctx), "http://x");
     const tampered = new URL(url);
     tampered.searchParams.set("expires", String(Number(url.searchParams.get("expires")) + 60_000));
     expect((await putFile(tampered.pathname + tampered.search, await makeImage("jpeg"))).status).toBe(403);
@@ -138,7 +130,7 @@ describe("uploads through this server (local disk)", () => {
   });
 
   it("answers 415 for a text file sent as image/png, and deletes it", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     const res = await putFile(url, Buffer.from("hello, this is not an image at all"), "image/png");
     expect(res.status).toBe(415);
     expect(res.body.message).toMatch(/not a supported image/);
@@ -146,7 +138,7 @@ describe("uploads through this server (local disk)", () => {
   });
 
   it("answers 413 for 21 MB and leaves nothing behind", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     const res = await putFile(url, await jpegOfSize(21 * 1024 * 1024));
     expect(res.status).toBe(413);
     expect(res.body.message).toMatch(/too large/);
@@ -154,7 +146,7 @@ describe("uploads through this server (local disk)", () => {
   });
 
   it("answers 413 for an oversized body streamed without a Content-Length, leaving nothing", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     const chunk = Buffer.alloc(1024 * 1024, 0xff);
     chunk.set([0xff, 0xd8, 0xff, 0xe0], 0);
     let sent = 0;
@@ -171,7 +163,7 @@ describe("uploads through this server (local disk)", () => {
   });
 
   it("leaves nothing behind when the client aborts mid-upload", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     const controller = new AbortController();
     let sent = 0;
     const body = new ReadableStream<Uint8Array>({
@@ -191,12 +183,12 @@ describe("uploads through this server (local disk)", () => {
   });
 
   it("accepts exactly 20,971,520 bytes", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     expect((await putFile(url, await jpegOfSize(MAX_UPLOAD_BYTES))).status).toBe(200);
   });
 
   it("registration accepts the absolute form of its own upload URL", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     expect((await putFile(url, await makeImage("jpeg"))).status).toBe(200);
     await ctx.admin
       .put("/api/admin/gallery-images")
@@ -214,8 +206,8 @@ describe("uploads straight to the bucket (S3)", () => {
   }
 
   it("POST /api/objects/upload presigns a 15-minute PUT to one private incoming/ key of the bucket", async () => {
-    const first = new URL(await newUploadUrl());
-    const second = new URL(await newUploadUrl());
+    const first = new URL(await newUploadUrl(ctx));
+    const second = new URL(await newUploadUrl(ctx));
     expect(first.origin).toBe(new URL(ctx.env.S3_ENDPOINT!).origin);
     expect(first.pathname).toMatch(new RegExp(`^/${ctx.bucket!.name}/incoming/[0-9a-f-]{36}$`));
     expect(first.pathname).not.toBe(second.pathname);
@@ -226,7 +218,7 @@ describe("uploads straight to the bucket (S3)", () => {
   });
 
   it("the PUT lands in the bucket, not on this server, and is not served", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     expect((await putFile(url, await makeImage("jpeg"))).status).toBe(200);
     expect(await ctx.storedKeys("incoming/")).toEqual([keyOf(url)]);
     expect(await ctx.storedKeys("originals/")).toEqual([]);
@@ -238,10 +230,10 @@ describe("uploads straight to the bucket (S3)", () => {
   });
 
   it("registration moves the original to a private key, and a reused URL cannot replace it", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     const photo = await makeImage("jpeg", { width: 640, height: 480 });
     expect((await putFile(url, photo)).status).toBe(200);
-    const image = (await register(url).expect(201)).body;
+    const image = (await registerImage(ctx, url).expect(201)).body;
     const id = keyOf(url).split("/").pop()!;
     expect(await ctx.storedKeys("incoming/")).toEqual([]);
     expect(await ctx.storedKeys("originals/")).toEqual([`originals/${id}`]);
@@ -252,25 +244,25 @@ describe("uploads straight to the bucket (S3)", () => {
     const chunks: Buffer[] = [];
     for await (const chunk of original!.stream) chunks.push(chunk as Buffer);
     expect(Buffer.concat(chunks).equals(photo)).toBe(true);
-    const again = await register(url);
+    const again = await registerImage(ctx, url);
     expect(again.status).toBe(400);
     expect((await listGalleryImages(ctx.services, "traditional")).map((i) => i.id)).toEqual([image.id]);
   });
 
   it("registration before the PUT answers 400 and leaves the URL usable", async () => {
-    const url = await newUploadUrl();
-    const early = await register(url);
+    const url = await newUploadUrl(ctx);
+    const early = await registerImage(ctx, url);
     expect(early.status).toBe(400);
     expect(early.body.message).toMatch(/not a completed upload/);
     expect(await uploadStatus()).toBe("pending");
     expect((await putFile(url, await makeImage("jpeg"))).status).toBe(200);
-    await register(url).expect(201);
+    await registerImage(ctx, url).expect(201);
   });
 
   it("answers 413 at registration for 21 MB (judged by HEAD), and deletes the object", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     expect((await putFile(url, await jpegOfSize(21 * 1024 * 1024))).status).toBe(200);
-    const res = await register(url);
+    const res = await registerImage(ctx, url);
     expect(res.status).toBe(413);
     expect(res.body.message).toMatch(/too large/);
     expect(await ctx.storedKeys("")).toEqual([]);
@@ -278,9 +270,9 @@ describe("uploads straight to the bucket (S3)", () => {
   });
 
   it("answers 415 at registration for a text file sent as image/png (judged by its first bytes), and deletes it", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     expect((await putFile(url, Buffer.from("hello, this is not an image at all"), "image/png")).status).toBe(200);
-    const res = await register(url);
+    const res = await registerImage(ctx, url);
     expect(res.status).toBe(415);
     expect(res.body.message).toMatch(/not a supported image/);
     expect(await ctx.storedKeys("")).toEqual([]);
@@ -288,20 +280,20 @@ describe("uploads straight to the bucket (S3)", () => {
   });
 
   it("answers 415 at registration for an empty file, and deletes it", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     expect((await putFile(url, Buffer.alloc(0))).status).toBe(200);
-    expect((await register(url)).status).toBe(415);
+    expect((await registerImage(ctx, url)).status).toBe(415);
     expect(await ctx.storedKeys("")).toEqual([]);
   });
 
   it("accepts exactly 20,971,520 bytes", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     expect((await putFile(url, await jpegOfSize(MAX_UPLOAD_BYTES))).status).toBe(200);
-    await register(url).expect(201);
+    await registerImage(ctx, url).expect(201);
   });
 
   it("answers 400 for a key of the bucket that this server did not issue", async () => {
-    const url = new URL(await newUploadUrl());
+    const url = new URL(await newUploadUrl(ctx));
     const forged = new URL(url);
     forged.pathname = url.pathname.replace(/incoming\/.*$/, "incoming/11111111-2222-3333-4444-555555555555");
     const photo = await makeImage("jpeg");
@@ -309,11 +301,11 @@ describe("uploads straight to the bucket (S3)", () => {
     expect((await putFile(forged.toString(), photo)).status).toBe(403);
     // …and an object that is there without a URL from this server (put with the bucket's own key) is not registered.
     await ctx.services.storage.write("incoming/11111111-2222-3333-4444-555555555555", Readable.from([photo]));
-    const res = await register(forged.toString());
+    const res = await registerImage(ctx, forged.toString());
     expect(res.status).toBe(400);
     const elsewhere = new URL(url);
     elsewhere.pathname = url.pathname.replace("incoming/", "originals/");
-    expect((await register(elsewhere.toString())).status).toBe(400);
+    expect((await registerImage(ctx, elsewhere.toString())).status).toBe(400);
   });
 });
 
@@ -390,18 +382,18 @@ describe("PUT /api/admin/gallery-images", () => {
   });
 
   it("answers 400 for an upload that never completed, and for one already used", async () => {
-    const pending = await newUploadUrl();
+    const pending = await newUploadUrl(ctx);
     const notDone = await ctx.admin.put("/api/admin/gallery-images").send({ imageURL: pending, galleryType: "traditional" });
     expect(notDone.status).toBe(400);
 
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     expect((await putFile(url, await makeImage("jpeg"))).status).toBe(200);
     await ctx.admin.put("/api/admin/gallery-images").send({ imageURL: url, galleryType: "traditional" }).expect(201);
     await ctx.admin.put("/api/admin/gallery-images").send({ imageURL: url, galleryType: "traditional" }).expect(400);
   });
 
   it("answers 400 for an unknown gallery type or a bad sortOrder", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     await ctx.admin.put("/api/admin/gallery-images").send({ imageURL: url, galleryType: "marble" }).expect(400);
     await ctx.admin.put("/api/admin/gallery-images").send({ imageURL: url, galleryType: "veneer", sortOrder: "first" }).expect(400);
   });
@@ -481,7 +473,7 @@ describe("DELETE /api/admin/gallery-images/:id", () => {
   freshContextPerTest();
 
   it("removes the record and every file of the image, closing the gap in the order", async () => {
-    const url = await newUploadUrl();
+    const url = await newUploadUrl(ctx);
     expect((await putFile(url, await makeImage("jpeg", { width: 1000, height: 700 }))).status).toBe(200);
     const added = (await ctx.admin.put("/api/admin/gallery-images").send({ imageURL: url, galleryType: "traditional" }).expect(201)).body;
     const other = (await seedDemoGallery(ctx.services, "traditional", 1, { width: 500, height: 300 }))[0]!;

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
 import { pngBomb, truncatedJpeg } from "../fixtures/image-bombs";
 import { makeImage, makeNoisyJpeg } from "../fixtures/images";
+import { newUploadUrl, registerImage } from "../support/gallery-api";
 import { createAdminContext, putUpload, type AdminContext } from "./helpers";
 
 /** Registering images through the isolated image worker (issue 8, item 3). */
@@ -16,13 +17,9 @@ afterEach(async () => {
 });
 
 async function upload(body: Buffer): Promise<string> {
-  const { uploadURL } = (await ctx.admin.post("/api/objects/upload").expect(200)).body as { uploadURL: string };
+  const uploadURL = await newUploadUrl(ctx);
   expect((await putUpload(ctx, uploadURL, body, "application/octet-stream")).status).toBe(200);
   return uploadURL;
-}
-
-function register(imageURL: string, caption = "") {
-  return ctx.admin.put("/api/admin/gallery-images").send({ imageURL, galleryType: "traditional", caption });
 }
 
 /** Originals kept in storage (the local disk, or the bucket with TEST_BACKEND=postgres-s3). */
@@ -46,7 +43,7 @@ describe("image bombs", () => {
     ["a truncated JPEG", () => truncatedJpeg(2000, 1500), "The image could not be read. Please try a different file."],
   ])("%s is refused with 422 and a clear message, leaving nothing behind; the worker carries on", async (_label, make, message) => {
     const url = await upload(await make());
-    const res = await register(url);
+    const res = await registerImage(ctx, url);
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ message });
     expect(await originals()).toEqual([]);
@@ -54,7 +51,7 @@ describe("image bombs", () => {
 
     const pid = ctx.services.images.state().pid;
     expect(pid).toBeGreaterThan(0);
-    const next = await register(await upload(await makeImage("jpeg", { width: 640, height: 480 })));
+    const next = await registerImage(ctx, await upload(await makeImage("jpeg", { width: 640, height: 480 })));
     expect(next.status).toBe(201);
     expect(ctx.services.images.state().pid).toBe(pid);
   });
@@ -64,7 +61,7 @@ describe("a crash of the image worker", () => {
   it("answers 422 for the upload it was processing, and the next upload works on a new worker", async () => {
     const photo = await makeNoisyJpeg(2400, 1800);
     const url = await upload(photo);
-    const pending = register(url, "never stored").then((res) => res);
+    const pending = registerImage(ctx, url, { caption: "never stored" }).then((res) => res);
     await expect.poll(() => ctx.services.images.state().processing, { interval: 5, timeout: 20_000 }).toMatch(/^originals\//);
     const crashedPid = ctx.services.images.state().pid!;
     process.kill(crashedPid, "SIGKILL");
@@ -75,7 +72,7 @@ describe("a crash of the image worker", () => {
     expect(await originals()).toEqual([]);
     expect(await imageCount()).toBe(0);
 
-    const next = await register(await upload(await makeImage("png", { width: 500, height: 400 })), "after the crash");
+    const next = await registerImage(ctx, await upload(await makeImage("png", { width: 500, height: 400 })), { caption: "after the crash" });
     expect(next.status).toBe(201);
     expect(next.body).toMatchObject({ caption: "after the crash", width: 500, height: 400 });
     const newPid = ctx.services.images.state().pid;
@@ -90,7 +87,7 @@ describe("phone photos", () => {
       .jpeg({ quality: 85 })
       .toBuffer();
     expect(photo.length).toBeLessThan(MAX_UPLOAD_BYTES);
-    const res = await register(await upload(photo), "108 MP");
+    const res = await registerImage(ctx, await upload(photo), { caption: "108 MP" });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ width: 12_000, height: 9000, caption: "108 MP" });
     expect(res.body.variants.avif.map((v: { width: number }) => v.width)).toEqual([480, 800, 1200, 1600, 2400]);

@@ -6,6 +6,7 @@ import { parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../../server/bootstrap";
 import { makeImage } from "../fixtures/images";
+import { newUploadUrl } from "../support/gallery-api";
 import { createAdminContext, type AdminContext } from "./helpers";
 
 const modeOf = async (file: string) => (await fs.stat(file)).mode & 0o777;
@@ -52,7 +53,7 @@ describe("the data directory is private to the service's user", () => {
   it("files written later are private too: an uploaded original (which may carry GPS) and its variants", async () => {
     // Files on this machine's disk: SQLite and the local storage (PostgreSQL and a bucket keep their own permissions).
     ctx = await createAdminContext({}, { database: "sqlite", storage: "disk" });
-    const { uploadURL } = (await ctx.admin.post("/api/objects/upload").expect(200)).body as { uploadURL: string };
+    const uploadURL = await newUploadUrl(ctx);
     await ctx.admin.put(uploadURL).set("Content-Type", "image/jpeg").send(await makeImage("jpeg")).expect(200);
     const added = await ctx.admin.put("/api/admin/gallery-images").send({ imageURL: uploadURL, galleryType: "traditional" }).expect(201);
     const originals = path.join(ctx.dataDir, "uploads", "originals");

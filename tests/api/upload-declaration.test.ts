@@ -7,6 +7,7 @@
 import { HeadObjectCommand } from "@aws-sdk/client-s3";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeImage } from "../fixtures/images";
+import { registerImage } from "../support/gallery-api";
 import { createAdminContext, putUpload, type AdminContext, type StorageKind } from "./helpers";
 
 let ctx: AdminContext;
@@ -17,10 +18,6 @@ afterEach(async () => {
 
 async function uploadRows() {
   return ctx.services.db.selectFrom("uploads").select(["status", "content_type"]).execute();
-}
-
-function register(imageURL: string) {
-  return ctx.admin.put("/api/admin/gallery-images").send({ imageURL, galleryType: "traditional", caption: "", sortOrder: "0" });
 }
 
 describe.each<StorageKind>(["disk", "s3"])("POST /api/objects/upload with the file's size and type (%s)", (storage) => {
@@ -76,7 +73,7 @@ describe.each<StorageKind>(["disk", "s3"])("POST /api/objects/upload with the fi
     expect(await uploadRows()).toEqual([{ status: "pending", content_type: null }]);
 
     expect((await putUpload(ctx, uploadURL, photo, "image/jpeg")).status).toBe(200);
-    await register(uploadURL).expect(201);
+    await registerImage(ctx, uploadURL).expect(201);
   });
 
   it("stores the type the bytes show, never the one declared: a PNG declared and sent as image/jpeg", async () => {
@@ -86,7 +83,7 @@ describe.each<StorageKind>(["disk", "s3"])("POST /api/objects/upload with the fi
       uploadURL: string;
     };
     expect((await putUpload(ctx, uploadURL, png, "image/jpeg")).status).toBe(200);
-    await register(uploadURL).expect(201);
+    await registerImage(ctx, uploadURL).expect(201);
     expect(await uploadRows()).toEqual([{ status: "used", content_type: "image/png" }]);
     if (storage === "s3") {
       const [original] = await ctx.storedKeys("originals/");

@@ -4,7 +4,8 @@ import { processImage } from "~/images/image-pipeline.server";
 import type { Clock } from "~/lib/clock";
 import { claimCompletedUpload, claimDirectUpload, pruneStaleUploads } from "~/uploads/uploads.server";
 import { makeImage } from "../fixtures/images";
-import { createAdminContext, type AdminContext } from "./helpers";
+import { newUploadUrl } from "../support/gallery-api";
+import { createAdminContext, putUpload, type AdminContext } from "./helpers";
 
 // pruneStaleUploads on this run's back end: nothing half-done stays, nothing in use goes.
 let ctx: AdminContext;
@@ -21,13 +22,8 @@ const later = (ms: number): Clock => ({ now: () => new Date(Date.now() + ms) });
 
 /** An upload URL with a photo PUT to it, as the admin page leaves it just before registering. */
 async function uploaded(): Promise<{ url: string; id: string }> {
-  const { uploadURL } = (await ctx.admin.post("/api/objects/upload").expect(200)).body as { uploadURL: string };
-  const photo = await makeImage("jpeg", { width: 120, height: 90 });
-  if (/^https?:/.test(uploadURL)) {
-    expect((await fetch(uploadURL, { method: "PUT", headers: { "Content-Type": "image/jpeg" }, body: new Uint8Array(photo) })).status).toBe(200);
-  } else {
-    await ctx.admin.put(uploadURL).set("Content-Type", "image/jpeg").send(photo).expect(200);
-  }
+  const uploadURL = await newUploadUrl(ctx);
+  expect((await putUpload(ctx, uploadURL, await makeImage("jpeg", { width: 120, height: 90 }))).status).toBe(200);
   const { id } = await ctx.services.db.selectFrom("uploads").select("id").orderBy("created_at", "desc").executeTakeFirstOrThrow();
   return { url: uploadURL, id };
 }

@@ -1,5 +1,6 @@
 import { TEST_ADMIN, expect, signIn, test } from "./fixtures";
-import { expectNoAxeViolations, expectToast, openSettings, signInApi } from "./admin-helpers";
+import { expectNoAxeViolations, expectToast, openSettings } from "./admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 
 // The owner's account, opened from the dashboard's "Your account" row, at phone and desktop sizes.
 

@@ -7,8 +7,8 @@ import {
   hydrated,
   openView,
   recordToasts,
-  signInApi,
 } from "./admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 
 test.describe("admin sign-in", () => {
   test("shows 'Loading...' while the sign-in status loads, then the login page", async ({ page }) => {

@@ -6,7 +6,8 @@ import { formatSubmittedAt } from "~/lib/format-date";
 import { formatFileSize } from "~/lib/plain-words";
 import { verifyArchive } from "~/backups/restore.server";
 import { openDatabase } from "~/db/database.server";
-import { expectNoAxeViolations, openSettings, signInApi } from "./admin-helpers";
+import { expectNoAxeViolations, openSettings } from "./admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 import { expect, test } from "./fixtures";
 
 const backupsCard = (page: Page) => page.getByRole("region", { name: "Backups" });

@@ -1,5 +1,6 @@
 import type { Request } from "@playwright/test";
-import { expectToast, galleryImages, imageCards, jpegFile, openView, publicGallerySources, signInApi, uploadInput } from "./admin-helpers";
+import { expectToast, galleryImages, imageCards, jpegFile, openView, publicGallerySources, uploadInput } from "./admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 import { expect, hydrated, test } from "./scaled-fixtures";
 
 // The server runs on PostgreSQL with an S3 bucket (s3rver): photos go from the browser straight to the bucket.

@@ -9,8 +9,8 @@ import {
   expectToast,
   hydrated,
   openView,
-  signInApi,
 } from "./admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 import { expect, test } from "./fixtures";
 
 async function openDashboard(page: Page) {

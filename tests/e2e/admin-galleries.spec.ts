@@ -15,9 +15,9 @@ import {
   openView,
   publicGallerySources,
   recordToasts,
-  signInApi,
   uploadInput,
 } from "./admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 import { expect, hydrated, test } from "./fixtures";
 
 const CAPTIONS = ["Dry-stacked basalt garden wall, Ōakura", "Lime-pointed heritage wall repair", "Stone entrance pillars, Inglewood"];

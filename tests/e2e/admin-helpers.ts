@@ -1,6 +1,6 @@
 import type { APIRequestContext, Locator, Page } from "@playwright/test";
 import { makeImage } from "../fixtures/images";
-import { TEST_ADMIN, expect, hydrated as hydratedPage } from "./fixtures";
+import { expect, hydrated as hydratedPage } from "./fixtures";
 
 /** Shared steps of the admin browser tests. */
 
@@ -59,13 +59,6 @@ export async function sendEnquiry(page: Page, values: { name: string; email: str
   await page.getByLabel("Message", { exact: true }).fill(values.message);
   await page.getByRole("button", { name: "Send Message" }).click();
   await expectToast(page, "Message Sent");
-}
-
-
-/** Signs in over the API, sharing the cookie with the page. */
-export async function signInApi(request: APIRequestContext) {
-  const res = await request.post("/api/login", { data: TEST_ADMIN });
-  expect(res.status()).toBe(200);
 }
 
 /** Opens a dashboard button's view and waits for its heading. */

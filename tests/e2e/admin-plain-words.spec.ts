@@ -1,6 +1,7 @@
 import type { AnalyticsReport } from "~/analytics/report";
 import { technicalWordsShown } from "./admin-controls";
-import { openSettings, signInApi } from "./admin-helpers";
+import { openSettings } from "./admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 import { ALL_ADMIN_SCREENS, OWNER_PHONE, sendEnquiryWithPhoto } from "./admin-screens";
 import { expect, isPhone, test } from "./fixtures";
 

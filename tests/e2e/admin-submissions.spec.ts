@@ -1,6 +1,7 @@
 import type { Page } from "@playwright/test";
 import { formatSubmittedAt } from "~/lib/format-date";
-import { expectNoAxeViolations, expectOneH1AndOrderedHeadings, openView, sendEnquiry, signInApi } from "./admin-helpers";
+import { expectNoAxeViolations, expectOneH1AndOrderedHeadings, openView, sendEnquiry } from "./admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 import { expect, test } from "./fixtures";
 
 async function openSubmissions(page: Page) {

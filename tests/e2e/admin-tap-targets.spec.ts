@@ -1,4 +1,4 @@
-import { signInApi } from "./admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 import { adminControls, controlsTooSmallToTap } from "./admin-controls";
 import { ALL_ADMIN_SCREENS, OWNER_PHONE, sendEnquiryWithPhoto } from "./admin-screens";
 import { expect, isPhone, test } from "./fixtures";

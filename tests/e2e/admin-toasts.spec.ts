@@ -1,7 +1,8 @@
 import type { Page } from "@playwright/test";
 import { CONTENT_UPDATED } from "~/admin/section-editor";
 import { adminControls, type ControlBox } from "./admin-controls";
-import { editorSection, expectToast, jpegFile, signInApi, toastRegion, uploadInput } from "./admin-helpers";
+import { editorSection, expectToast, jpegFile, toastRegion, uploadInput } from "./admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 import { ADMIN_VIEWS, openInApp, openUploadWindow, OWNER_PHONE, settled } from "./admin-screens";
 import { expect, isPhone, test } from "./fixtures";
 

@@ -1,6 +1,7 @@
 import type { Page, Route } from "@playwright/test";
 import { makeJpegOfSize } from "../fixtures/images";
-import { backToDashboard, expectToast, galleryIds, imageCards, openView, signInApi, uploadInput } from "./admin-helpers";
+import { backToDashboard, expectToast, galleryIds, imageCards, openView, uploadInput } from "./admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 import { expect, isPhone, test } from "./fixtures";
 
 // Uploads that go on in the background and survive a dropped signal (decision 0062): the owner closes the

@@ -1,6 +1,7 @@
 import type { Page } from "@playwright/test";
 import { defaultContentFor } from "~/content/sections";
-import { closeToast, editorSection, expectNoAxeViolations, expectToast, openView, signInApi } from "./admin-helpers";
+import { closeToast, editorSection, expectNoAxeViolations, expectToast, openView } from "./admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 import { expect, test } from "./fixtures";
 
 /** Issue 11 §1: save twice, restore the first version, see it on the public page, then reset to the default. */

@@ -1,11 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { APIRequestContext } from "@playwright/test";
-import { TEST_ADMIN, expect, test, hydrated } from "./fixtures";
-
-async function signInApi(request: APIRequestContext) {
-  const res = await request.post("/api/login", { data: TEST_ADMIN });
-  expect(res.status()).toBe(200);
-}
+import { signInApi } from "../support/sign-in-api";
+import { expect, test, hydrated } from "./fixtures";
 
 async function save(request: APIRequestContext, key: string, content: string) {
   const res = await request.put(`/api/admin/content/${key}`, { data: { content } });

@@ -1,5 +1,6 @@
 import type { Page } from "@playwright/test";
-import { editorSection, hydrated, openView, signInApi } from "./admin-helpers";
+import { editorSection, hydrated, openView } from "./admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 import { expect, test } from "./fixtures";
 
 /** Issue 8 items 16 and 17: the text editor never overwrites real text with the default, and never drops unsaved text silently. */

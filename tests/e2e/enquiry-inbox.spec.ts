@@ -2,7 +2,8 @@ import fs from "node:fs/promises";
 import type { Page } from "@playwright/test";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp";
 import { startTestServer, type TestServer } from "../support/test-server";
-import { expectNoAxeViolations, expectOneH1AndOrderedHeadings, expectToast, hydrated, openSettings, openView, sendEnquiry, signInApi } from "./admin-helpers";
+import { expectNoAxeViolations, expectOneH1AndOrderedHeadings, expectToast, hydrated, openSettings, openView, sendEnquiry } from "./admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 import { test as base, expect } from "./fixtures";
 
 /**

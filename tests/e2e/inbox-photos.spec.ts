@@ -1,6 +1,7 @@
 import type { Locator, Page } from "@playwright/test";
 import sharp from "sharp";
-import { expectNoAxeViolations, openView, signInApi } from "./admin-helpers";
+import { expectNoAxeViolations, openView } from "./admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 import { expect, hydrated, isPhone, test } from "./fixtures";
 
 /**

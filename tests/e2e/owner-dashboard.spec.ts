@@ -1,7 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "@playwright/test";
-import { expectNoAxeViolations, expectOneH1AndOrderedHeadings, expectToast, signInApi, SETTINGS_ROWS } from "./admin-helpers";
+import { expectNoAxeViolations, expectOneH1AndOrderedHeadings, expectToast, SETTINGS_ROWS } from "./admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 import { OWNER_PHONE, settled } from "./admin-screens";
 import { expect, hydrated, isPhone, test } from "./fixtures";
 

@@ -1,6 +1,7 @@
 import type { Page } from "@playwright/test";
 import { MAGIC } from "../../app/admin/test-files";
-import { expectNoAxeViolations, expectToast, galleryImages, imageCards, jpegFile, openView, signInApi, uploadInput } from "./admin-helpers";
+import { expectNoAxeViolations, expectToast, galleryImages, imageCards, jpegFile, openView, uploadInput } from "./admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 import { expect, hydrated, isPhone, test } from "./fixtures";
 
 // Issue 11 §2 (the upload modal shows what is going up) and issue 8 items 15 and 18 (unsupported

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { signInApi } from "../e2e/admin-helpers";
+import { signInApi } from "../support/sign-in-api";
 import { ADMIN_VIEWS, sendEnquiryWithPhoto } from "../e2e/admin-screens";
 import { expect, test } from "../e2e/fixtures";
 
