@@ -3,11 +3,11 @@ import { useState } from "react";
 import { Spinner } from "~/components/ui/spinner";
 import { TooltipProvider } from "~/components/ui/tooltip";
 import { AdminShell } from "./admin-dashboard";
-import { BackgroundUploadsProvider } from "./background-uploads";
-import { LoginPage } from "./login-page";
+import { BackgroundUploadsProvider } from "./galleries/background-uploads";
+import { LoginPage } from "./account/login-page";
 import { createAdminQueryClient } from "./query-client";
 import { UnsavedChangesProvider } from "./unsaved-changes";
-import { UploadTray } from "./upload-tray";
+import { UploadTray } from "./galleries/upload-tray";
 import { useCurrentUser } from "./use-current-user";
 
 /** The whole admin area: its own QueryClient, then the login page or the dashboard. */

@@ -7,11 +7,11 @@ import type { SignInMethods } from "~/auth/sign-in-methods";
 import { BACKUP_STATUS_URL, type BackupStatus } from "~/backups/backup-status";
 import { cn } from "~/lib/cn";
 import type { NotificationsOverview } from "~/notifications/notification-state";
-import { ANALYTICS_KEY } from "./analytics-card";
-import { SIGN_IN_METHODS_KEY } from "./passkey-client";
+import { ANALYTICS_KEY } from "./visits/analytics-card";
+import { SIGN_IN_METHODS_KEY } from "./account/passkey-client";
 import { NOTIFICATIONS_STATUS_KEY } from "./query-client";
 import { accountStatus, activityStatus, backupsStatus, emailStatus, visitsStatus, type RowStatus } from "./settings-status";
-import { SECURITY_SUMMARY_KEY } from "./sign-in-activity";
+import { SECURITY_SUMMARY_KEY } from "./activity/sign-in-activity";
 import { openerIdFor, viewHref, type AdminView, type SettingsViewKind } from "./view";
 
 const CHECKING: RowStatus = { text: "Checking…", attention: null };

@@ -1,13 +1,13 @@
 /**
  * Test support for resumable uploads (not a test file itself): the admin
- * page's own client (app/admin/resumable-upload.ts) over Node's fetch, with a
+ * page's own client (app/admin/galleries/resumable-upload.ts) over Node's fetch, with a
  * real listening server, the administrator's session cookie, and a retry
  * schedule on a clock the test moves.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Express } from "express";
-import { ConnectionLostError, retryDelayMs, type JsonCall, type PartSender, type RetryWait } from "~/admin/resumable-upload";
+import { ConnectionLostError, retryDelayMs, type JsonCall, type PartSender, type RetryWait } from "~/admin/galleries/resumable-upload";
 import { ApiError } from "~/lib/api-client";
 import { ADMIN } from "./helpers";
 

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import { sendInParts } from "~/admin/resumable-upload";
+import { sendInParts } from "~/admin/galleries/resumable-upload";
 import { originalKeyFor } from "~/uploads/uploads.server";
 import { createCuttingLink, type CuttingLink } from "../support/cutting-link";
 import { makeJpegOfSize } from "../fixtures/images";

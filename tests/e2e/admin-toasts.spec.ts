@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { CONTENT_UPDATED } from "~/admin/section-editor";
+import { CONTENT_UPDATED } from "~/admin/texts/section-editor";
 import { adminControls, type ControlBox } from "./admin-controls";
 import { editorSection, expectToast, jpegFile, toastRegion, uploadInput } from "./admin-helpers";
 import { signInApi } from "../support/sign-in-api";

@@ -3,7 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { expect, vi } from "vitest";
 import { galleryImage, json, mockFetch, renderWithClient } from "~/admin/test-helpers";
 import { MAGIC, testFile } from "~/admin/test-files";
-import { UploadDialog } from "~/admin/upload-dialog";
+import { UploadDialog } from "~/admin/galleries/upload-dialog";
 
 /** The upload dialog's component tests: its harness, files to choose, and the fake server behind it. */
 
