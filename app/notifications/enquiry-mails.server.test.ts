@@ -42,6 +42,6 @@ describe("the digest's photos", () => {
     // Tom sent none: his part says nothing of photos.
     const toms = mail.text.slice(mail.text.indexOf("--- 2 of 3 ---"), mail.text.indexOf("--- 3 of 3 ---"));
     expect(toms).not.toMatch(/photo/i);
-    expect(mail.html).toContain('<a style="color:#9a3412;" href="https://stone.example.nz/admin?view=submissions">3 photos: see them in the inbox');
+    expect(mail.html).toContain('<a style="color:#9a3412" href="https://stone.example.nz/admin?view=submissions">3 photos: see them in the inbox');
   });
 });

@@ -1,13 +1,15 @@
 import type { ContactSubmission } from "~/contact/contact-fields";
 import { identity } from "~/identity";
 import { plural } from "~/lib/plural";
+import { digestParts, enquiryParts, type EnquiryDetails } from "./enquiry-mail-templates.server";
 import { singleLine, type MailAttachment, type OutgoingMail } from "./mailer.server";
-import { AUTOMATED, businessTime, escapeHtml, htmlDocument, sender, STYLE, type MailContext } from "./messages.server";
+import { AUTOMATED, businessTime, ownerMail, sender, type MailContext } from "./messages.server";
 
 /**
  * The e-mails about enquiries (each on its own, or in the hourly digest of decision 0021),
  * and what they say about the visitor's photos: the enquiry
  * e-mail carries them as attachments, the digest links to the inbox instead.
+ * Their templates (enquiry-mail-templates.server.tsx) make the text and HTML.
  */
 
 /** The admin's inbox: where every enquiry, and every photo, can be seen. */
@@ -44,76 +46,34 @@ function telLink(phone: string): string | null {
   return dialable.replace(/\D/g, "").length >= 5 ? `tel:${dialable}` : null;
 }
 
-const heading = (subject: string) => `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1>`;
-const allEnquiriesLink = (ctx: MailContext) =>
-  `<p style="margin:8px 0 0;"><a style="${STYLE.link}" href="${escapeHtml(inboxLink(ctx))}">See all enquiries in the admin</a></p>`;
-const note = (text: string) => `<p style="margin:16px 0 0;font-weight:600;">${escapeHtml(text)}</p>`;
-
-function enquiryRows(enquiry: ContactSubmission): string {
-  const tel = enquiry.phone ? telLink(enquiry.phone) : null;
-  const row = (label: string, value: string) =>
-    `<tr><th scope="row" style="${STYLE.label}" align="left">${label}</th><td style="${STYLE.value}">${value}</td></tr>`;
-  return (
-    `<table role="presentation" cellpadding="0" cellspacing="0" style="border-collapse:collapse;font-size:16px;">` +
-    row("Name", escapeHtml(enquiry.name)) +
-    row("Email", `<a style="${STYLE.link}" href="${escapeHtml(`mailto:${enquiry.email}`)}">${escapeHtml(enquiry.email)}</a>`) +
-    (enquiry.phone
-      ? row("Phone", tel ? `<a style="${STYLE.link}" href="${escapeHtml(tel)}">${escapeHtml(enquiry.phone)}</a>` : escapeHtml(enquiry.phone))
-      : "") +
-    row("Received", escapeHtml(businessTime(enquiry.submittedAt))) +
-    `</table>` +
-    `<p style="margin:20px 0 0;font-weight:600;color:#57534e;">Message</p>` +
-    `<p style="${STYLE.message}">${escapeHtml(enquiry.message)}</p>`
-  );
-}
-
-function enquiryLines(enquiry: ContactSubmission): string[] {
-  return [
-    `Name:     ${enquiry.name}`,
-    `Email:    ${enquiry.email}`,
-    ...(enquiry.phone ? [`Phone:    ${enquiry.phone}${telLink(enquiry.phone) ? ` (${telLink(enquiry.phone)})` : ""}`] : []),
-    `Received: ${businessTime(enquiry.submittedAt)}`,
-    "",
-    "Message:",
-    enquiry.message,
-  ];
-}
-
 /** Name, e-mail and phone are one-line fields: a stray line break is shown as a space. */
-function oneLineFields(enquiry: ContactSubmission): ContactSubmission {
-  return { ...enquiry, name: singleLine(enquiry.name), email: singleLine(enquiry.email), phone: enquiry.phone === null ? null : singleLine(enquiry.phone) };
+function detailsOf(enquiry: ContactSubmission): EnquiryDetails {
+  const phone = enquiry.phone === null ? null : singleLine(enquiry.phone);
+  return {
+    name: singleLine(enquiry.name),
+    email: singleLine(enquiry.email),
+    phone,
+    tel: phone ? telLink(phone) : null,
+    received: businessTime(enquiry.submittedAt),
+    message: enquiry.message,
+  };
 }
 
 /** One enquiry, with Reply-To set to the visitor, and its photos attached. */
 export function enquiryMail(ctx: MailContext, received: ContactSubmission, messageId: string, photos: MailedPhotos = NO_PHOTOS): OutgoingMail {
-  const enquiry = oneLineFields(received);
-  const subject = `New enquiry from ${enquiry.name}`;
-  const photoLines = attachedPhotosLines(photos);
-  const text = [
-    `New enquiry from the ${identity.businessName} website.`,
-    "",
-    ...enquiryLines(enquiry),
-    "",
-    ...(photoLines.length > 0 ? [...photoLines, ""] : []),
-    `Press Reply to answer ${enquiry.name} directly.`,
-    `All enquiries: ${inboxLink(ctx)}`,
-    "",
-  ].join("\n");
-  const html = htmlDocument(
-    subject,
-    heading(subject) +
-      enquiryRows(enquiry) +
-      photoLines.map(note).join("") +
-      `<p style="margin:24px 0 0;color:#57534e;">Press Reply to answer ${escapeHtml(enquiry.name)} directly.</p>` +
-      allEnquiriesLink(ctx),
-  );
+  const enquiry = detailsOf(received);
+  const parts = enquiryParts({
+    subject: `New enquiry from ${enquiry.name}`,
+    intro: `New enquiry from the ${identity.businessName} website.`,
+    enquiry,
+    photoLines: attachedPhotosLines(photos),
+    inboxUrl: inboxLink(ctx),
+  });
   return {
     from: sender(ctx),
     to: ctx.to,
     replyTo: { name: enquiry.name, address: enquiry.email },
-    subject,
-    text,
-    html,
+    ...parts,
     messageId,
     headers: AUTOMATED,
     attachments: photos.attachments,
@@ -132,39 +92,14 @@ export function digestMail(
   messageId: string,
   photoCounts: ReadonlyMap<string, number> = new Map(),
 ): OutgoingMail {
-  const enquiries = received.map(oneLineFields);
-  const count = enquiries.length;
-  const subject = `${count} more ${count === 1 ? "enquiry" : "enquiries"} from the website`;
-  const why =
-    "More enquiries than usual arrived in one hour, so to protect your e-mail account's sending limit " +
-    `the rest of that hour's are collected in this one e-mail (the hour from ${businessTime(hourStart)}).`;
-  const photosLine = (enquiry: ContactSubmission) => digestPhotosLine(ctx, photoCounts.get(enquiry.id) ?? 0);
-  const text = [
-    subject,
-    "",
-    why,
-    "",
-    ...enquiries.flatMap((enquiry, i) => {
-      const photos = photosLine(enquiry);
-      return [`--- ${i + 1} of ${count} ---`, ...enquiryLines(enquiry), ...(photos ? ["", photos] : []), ""];
-    }),
-    `All enquiries: ${inboxLink(ctx)}`,
-    "",
-  ].join("\n");
-  const html = htmlDocument(
-    subject,
-    heading(subject) +
-      `<p style="margin:0 0 16px;color:#57534e;">${escapeHtml(why)}</p>` +
-      enquiries
-        .map((enquiry) => {
-          const photos = photosLine(enquiry);
-          const link = photos
-            ? `<p style="margin:16px 0 0;font-weight:600;"><a style="${STYLE.link}" href="${escapeHtml(inboxLink(ctx))}">${escapeHtml(photos)}</a></p>`
-            : "";
-          return `<div style="border-top:1px solid #e7e5e4;padding:16px 0;">${enquiryRows(enquiry)}${link}</div>`;
-        })
-        .join("") +
-      allEnquiriesLink(ctx),
-  );
-  return { from: sender(ctx), to: ctx.to, replyTo: null, subject, text, html, messageId, headers: AUTOMATED };
+  const count = received.length;
+  const parts = digestParts({
+    subject: `${count} more ${count === 1 ? "enquiry" : "enquiries"} from the website`,
+    why:
+      "More enquiries than usual arrived in one hour, so to protect your e-mail account's sending limit " +
+      `the rest of that hour's are collected in this one e-mail (the hour from ${businessTime(hourStart)}).`,
+    enquiries: received.map((enquiry) => ({ details: detailsOf(enquiry), photos: digestPhotosLine(ctx, photoCounts.get(enquiry.id) ?? 0) })),
+    inboxUrl: inboxLink(ctx),
+  });
+  return ownerMail(ctx, parts, messageId);
 }

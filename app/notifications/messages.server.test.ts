@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { digestMail, enquiryMail } from "./enquiry-mails.server";
-import { businessTime, escapeHtml, securityNoticeMail, signInAlertMail } from "./messages.server";
+import { businessTime, securityNoticeMail, signInAlertMail } from "./messages.server";
 
 const ctx = { from: { name: null, address: "site@example.nz" }, to: "owner@example.nz", siteUrl: "https://stone.example.nz" };
 const enquiry = {
@@ -14,7 +14,8 @@ const enquiry = {
 
 describe("the notification e-mails", () => {
   it("escape every character that could open markup or an attribute", () => {
-    expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe("&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
+    const mail = enquiryMail(ctx, { ...enquiry, message: `<a href="x" onclick='y'>&</a>` }, "<x@y>");
+    expect(mail.html).toContain("&lt;a href=&quot;x&quot; onclick=&#x27;y&#x27;&gt;&amp;&lt;/a&gt;");
   });
 
   it("write the time in New Zealand time, named", () => {

@@ -2,15 +2,18 @@ import { formatSubmittedAt } from "~/lib/format-date";
 import { TWO_STEP_LOST_IN_RESTORE } from "~/auth/sign-in-methods";
 import { identity } from "~/identity";
 import { describeBrowser } from "~/lib/browser-name";
-import { DETAILS_HEADING } from "~/lib/plain-words";
+import type { MailParts } from "./mail-layout.server";
 import type { OutgoingMail } from "./mailer.server";
+import { offsiteFailingParts, securityNoticeParts, signInAlertParts, testMailParts } from "./message-templates.server";
 import type { MailAddress } from "./smtp-settings";
 
 /**
- * The notification e-mails: pure functions from data to an OutgoingMail. The
- * enquiry e-mail and the digest are in enquiry-mails.server.ts.
- * Visitor text is escaped in the HTML; header fields are made single-line
- * again by the mail adapter, and the recipient is never taken from visitor text.
+ * The notification e-mails: pure functions from data to an OutgoingMail. Each
+ * gathers what its mail says; its template (message-templates.server.tsx)
+ * makes the text and the HTML of it. The enquiry e-mail and the digest are in
+ * enquiry-mails.server.ts. React escapes visitor text in the HTML; header
+ * fields are made single-line again by the mail adapter, and the recipient is
+ * never taken from visitor text.
  */
 
 export type MailContext = {
@@ -19,15 +22,6 @@ export type MailContext = {
   /** SITE_URL, for the link to the admin. */
   siteUrl: string;
 };
-
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
-}
 
 /** "<enquiry-<id>@<domain of MAIL_FROM>>"; a manual resend adds its own suffix (providers drop repeats). */
 export function enquiryMessageId(submissionId: string, from: MailAddress, resend?: string): string {
@@ -56,23 +50,12 @@ export function businessTime(iso: string): string {
   return `${formatSubmittedAt(iso, { timeZone: identity.timeZone })} (${zoneName})`;
 }
 
-export const STYLE = {
-  body: "margin:0;padding:24px;background:#f5f5f4;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;color:#1c1917;",
-  card: "max-width:600px;margin:0 auto;background:#ffffff;border-radius:12px;padding:24px;",
-  label: "padding:6px 16px 6px 0;vertical-align:top;font-weight:600;color:#57534e;white-space:nowrap;",
-  value: "padding:6px 0;vertical-align:top;",
-  message: "white-space:pre-wrap;word-wrap:break-word;margin:8px 0 0;font-size:16px;line-height:1.5;",
-  link: "color:#9a3412;",
-};
-
-export function htmlDocument(title: string, inner: string): string {
-  return (
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
-    `<title>${escapeHtml(title)}</title></head><body style="${STYLE.body}"><div style="${STYLE.card}">${inner}</div></body></html>`
-  );
-}
-
 export const AUTOMATED = { "Auto-Submitted": "auto-generated" };
+
+/** A mail to the owner, automated, that no one replies to. */
+export function ownerMail(ctx: MailContext, parts: MailParts, messageId: string): OutgoingMail {
+  return { from: sender(ctx), to: ctx.to, replyTo: null, ...parts, messageId, headers: AUTOMATED };
+}
 
 export type SignInForMail = { at: string; address: string; userAgent: string };
 
@@ -81,46 +64,27 @@ export const browserForMail = (userAgent: string) => describeBrowser(userAgent) 
 
 /** A sign-in from a browser that had not signed in before. */
 export function signInAlertMail(ctx: MailContext, signIn: SignInForMail, messageId: string): OutgoingMail {
-  const subject = `New sign-in to the ${identity.businessName} website admin`;
-  const browser = browserForMail(signIn.userAgent);
-  const lead = "Someone signed in to the website admin from a browser that had not signed in before.";
-  const advice =
-    "If this was you, there is nothing to do. If it was not, change the admin password now " +
-    "(npm run admin:password on the server): that signs out every session.";
-  const lines = [`Time:    ${businessTime(signIn.at)}`, `Browser: ${browser}`];
-  // The address and the browser's own words are for whoever runs the website, as on the dashboard.
-  const details = [`Address:    ${signIn.address}`, `User agent: ${signIn.userAgent || "(none given)"}`];
-  const text = [lead, "", ...lines, "", advice, "", `${DETAILS_HEADING}:`, ...details, ""].join("\n");
-  const row = (label: string, value: string) =>
-    `<tr><th scope="row" style="${STYLE.label}" align="left">${label}</th><td style="${STYLE.value}">${value}</td></tr>`;
-  const html = htmlDocument(
-    subject,
-    `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1>` +
-      `<p style="margin:0 0 16px;">${escapeHtml(lead)}</p>` +
-      `<table role="presentation" cellpadding="0" cellspacing="0" style="border-collapse:collapse;font-size:16px;">` +
-      row("Time", escapeHtml(businessTime(signIn.at))) +
-      row("Browser", escapeHtml(browser)) +
-      `</table><p style="margin:16px 0;">${escapeHtml(advice)}</p>` +
-      `<p style="margin:0;font-weight:600;color:#57534e;">${DETAILS_HEADING}</p>` +
-      `<p style="${STYLE.message}">${escapeHtml(details.join("\n"))}</p>`,
-  );
-  return { from: sender(ctx), to: ctx.to, replyTo: null, subject, text, html, messageId, headers: AUTOMATED };
+  const alert = signInAlertParts({
+    subject: `New sign-in to the ${identity.businessName} website admin`,
+    lead: "Someone signed in to the website admin from a browser that had not signed in before.",
+    time: businessTime(signIn.at),
+    browser: browserForMail(signIn.userAgent),
+    advice:
+      "If this was you, there is nothing to do. If it was not, change the admin password now " +
+      "(npm run admin:password on the server): that signs out every session.",
+    // The address and the browser's own words are for whoever runs the website, as on the dashboard.
+    details: [`Address:    ${signIn.address}`, `User agent: ${signIn.userAgent || "(none given)"}`],
+  });
+  return ownerMail(ctx, alert, messageId);
 }
 
 /** The dashboard's Send test e-mail. */
 export function testMail(ctx: MailContext, sentAt: string, messageId: string): OutgoingMail {
-  const subject = `Test e-mail from the ${identity.businessName} website`;
-  const body = `This is a test, sent from the admin at ${businessTime(sentAt)}. It arrived, so new enquiries will be e-mailed to ${ctx.to}.`;
-  return {
-    from: sender(ctx),
-    to: ctx.to,
-    replyTo: null,
-    subject,
-    text: `${body}\n`,
-    html: htmlDocument(subject, `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1><p>${escapeHtml(body)}</p>`),
-    messageId,
-    headers: AUTOMATED,
-  };
+  const test = testMailParts({
+    subject: `Test e-mail from the ${identity.businessName} website`,
+    body: `This is a test, sent from the admin at ${businessTime(sentAt)}. It arrived, so new enquiries will be e-mailed to ${ctx.to}.`,
+  });
+  return ownerMail(ctx, test, messageId);
 }
 
 /** Off-site copies failing for 3 hours; one per outage (app/backups/offsite-copy.server.ts queues it). */
@@ -132,27 +96,21 @@ export type OffsiteFailingForMail = { failures: number; lastCopyAt: string | nul
 export function offsiteFailingMail(ctx: MailContext, payload: unknown, messageId: string): OutgoingMail {
   const given = (payload ?? {}) as Partial<OffsiteFailingForMail>;
   const lastCopyAt = typeof given.lastCopyAt === "string" ? given.lastCopyAt : null;
-  const subject = `Backups of the ${identity.businessName} website are not leaving the server`;
-  const lead =
-    "Your website could not copy its backups off the server for the last three hours. " +
-    "Your backups are still made on the server, but a copy elsewhere is what saves your website if the server is lost. " +
-    "Ask whoever runs your website to look at it.";
-  const since = lastCopyAt ? `The last copy kept off the server was made ${businessTime(lastCopyAt)}.` : "No copy has been kept off the server yet.";
-  const details = [
-    `Failed copies in a row: ${typeof given.failures === "number" ? given.failures : "several"}`,
-    `Where: ${typeof given.where === "string" ? given.where : "the off-site bucket (BACKUP_S3_BUCKET)"}`,
-    `Last error: ${typeof given.message === "string" ? given.message : "(not recorded)"}`,
-  ];
-  const text = [lead, "", since, "", `${DETAILS_HEADING}:`, ...details, "", `Dashboard: ${ctx.siteUrl}/admin`, ""].join("\n");
-  const html = htmlDocument(
-    subject,
-    `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1>` +
-      `<p style="margin:0 0 16px;">${escapeHtml(lead)}</p><p style="margin:0 0 16px;">${escapeHtml(since)}</p>` +
-      `<p style="margin:0;font-weight:600;color:#57534e;">${DETAILS_HEADING}</p>` +
-      `<p style="${STYLE.message}">${escapeHtml(details.join("\n"))}</p>` +
-      `<p style="margin:16px 0 0;"><a style="${STYLE.link}" href="${escapeHtml(`${ctx.siteUrl}/admin`)}">Open the dashboard</a></p>`,
-  );
-  return { from: sender(ctx), to: ctx.to, replyTo: null, subject, text, html, messageId, headers: AUTOMATED };
+  const alert = offsiteFailingParts({
+    subject: `Backups of the ${identity.businessName} website are not leaving the server`,
+    lead:
+      "Your website could not copy its backups off the server for the last three hours. " +
+      "Your backups are still made on the server, but a copy elsewhere is what saves your website if the server is lost. " +
+      "Ask whoever runs your website to look at it.",
+    since: lastCopyAt ? `The last copy kept off the server was made ${businessTime(lastCopyAt)}.` : "No copy has been kept off the server yet.",
+    details: [
+      `Failed copies in a row: ${typeof given.failures === "number" ? given.failures : "several"}`,
+      `Where: ${typeof given.where === "string" ? given.where : "the off-site bucket (BACKUP_S3_BUCKET)"}`,
+      `Last error: ${typeof given.message === "string" ? given.message : "(not recorded)"}`,
+    ],
+    dashboardUrl: `${ctx.siteUrl}/admin`,
+  });
+  return ownerMail(ctx, alert, messageId);
 }
 
 /** A change to how the admin is signed in to, or to where the owner's e-mails go. */
@@ -251,14 +209,12 @@ const SECURITY_NOTICES: Record<SecurityNoticeKind, { subject: string; what: (not
 
 export function securityNoticeMail(ctx: MailContext, notice: SecurityNotice, messageId: string): OutgoingMail {
   const { subject, what, ifNotYou } = SECURITY_NOTICES[notice.kind];
-  const lines = [`Time:    ${businessTime(notice.at)}`, notice.userAgent ? `Browser: ${browserForMail(notice.userAgent)}` : "Where:   on the server"];
-  const text = [what(notice), "", ...lines, "", "If this was you, there is nothing to do.", ifNotYou, ""].join("\n");
-  const html = htmlDocument(
+  const parts = securityNoticeParts({
     subject,
-    `<h1 style="margin:0 0 16px;font-size:22px;">${escapeHtml(subject)}</h1>` +
-      `<p style="margin:0 0 16px;">${escapeHtml(what(notice))}</p>` +
-      `<p style="margin:0 0 16px;">${lines.map(escapeHtml).join("<br>")}</p>` +
-      `<p style="margin:0 0 8px;">If this was you, there is nothing to do.</p><p style="margin:0;"><strong>${escapeHtml(ifNotYou)}</strong></p>`,
-  );
-  return { from: sender(ctx), to: ctx.to, replyTo: null, subject, text, html, messageId, headers: AUTOMATED };
+    what: what(notice),
+    time: businessTime(notice.at),
+    browser: notice.userAgent ? browserForMail(notice.userAgent) : null,
+    ifNotYou,
+  });
+  return ownerMail(ctx, parts, messageId);
 }
