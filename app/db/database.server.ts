@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Migration } from "kysely";
+import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresAdapter, PostgresDialect, sql, type Migration } from "kysely";
 import pg from "pg";
 import { initial } from "./migrations/0001-initial";
 import { authAndUploads } from "./migrations/0002-auth-and-uploads";
@@ -21,6 +21,7 @@ import { signInKeysAndSessionPasskey } from "./migrations/0017-sign-in-keys-and-
 import { offsiteCopies } from "./migrations/0018-offsite-copies";
 import { resumableUploads } from "./migrations/0019-resumable-uploads";
 import type { DatabaseSchema } from "./schema";
+import { WriterFirstSqliteDialect } from "./sqlite-writer-first.server";
 
 /**
  * The database module: the only place that knows whether the backend is
@@ -71,7 +72,7 @@ export function openDatabase(
   sqlite.pragma(`synchronous = ${options.synchronous ?? "FULL"}`);
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
-  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DatabaseSchema>({ dialect: new WriterFirstSqliteDialect({ database: sqlite }) });
   sqliteFiles.set(db, sqlite.name);
   return db;
 }
