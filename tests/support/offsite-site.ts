@@ -7,7 +7,6 @@ import { enquiryPhotoKeys } from "~/enquiry-photos/enquiry-photo-keys.server";
 import { seedDemoGallery } from "~/galleries/demo-images.server";
 import type { Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
-import { S3_TEST_CREDENTIALS, S3_TEST_REGION } from "./backends";
 import { dumpSite, SITE_TEXTS, type SiteDump } from "./backup-site";
 
 /**
@@ -20,16 +19,6 @@ export const OFFSITE_PASSPHRASE = "quarry-lantern-basalt-orchard";
 /** Words that must never be readable in the off-site store. */
 export const SECRET_WORDS = { enquiry: "could you quote for a basalt retaining wall", photoName: "enquiry-photos/" } as const;
 
-export function offsiteEnv(endpoint: string, bucket: string): Record<string, string> {
-  return {
-    BACKUP_S3_BUCKET: bucket,
-    BACKUP_S3_ENDPOINT: endpoint,
-    BACKUP_S3_REGION: S3_TEST_REGION,
-    BACKUP_S3_FORCE_PATH_STYLE: "true",
-    BACKUP_S3_ACCESS_KEY_ID: S3_TEST_CREDENTIALS.accessKeyId,
-    BACKUP_S3_SECRET_ACCESS_KEY: S3_TEST_CREDENTIALS.secretAccessKey,
-  };
-}
 
 /** A photo-like file: a JPEG's first bytes, then random ones (as incompressible as a real photo). */
 export function photoLike(bytes: number): Buffer {
@@ -107,3 +96,6 @@ export async function dumpOffsiteSite(services: Pick<AppServices, "db" | "storag
   }
   return dump;
 }
+
+/** The off-site bucket's settings: one definition, beside the main bucket's (tests/support/s3-backend.ts). */
+export { offsiteS3Env as offsiteEnv } from "./s3-backend";
