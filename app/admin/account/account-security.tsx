@@ -4,9 +4,8 @@ import { useId, useState, type FormEvent } from "react";
 import type { SignInMethods } from "~/auth/sign-in-methods";
 import { changePasswordSchema, PASSWORD_MIN_LENGTH, type ChangePasswordInput } from "~/auth/password-schema";
 import { Button } from "~/components/ui/button";
-import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle, DialogTrigger } from "~/components/ui/dialog";
+import { Dialog, DialogContent, DialogDescription, DialogTitle, DialogTrigger } from "~/components/ui/dialog";
 import { TextField } from "~/components/ui/form-field";
-import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { apiRequest, isUnauthorizedError } from "~/lib/api-client";
 import { SettingsView } from "../admin-ui";
@@ -260,17 +259,7 @@ function SignOutEverywhereDialog({ navigate, username }: { navigate: (url: strin
           ) : null}
           {removing ? <OwnerProofFields id={id} username={username} error={proof.passwordError} pending={pending} /> : null}
           <FormProblem problem={proof.problem} />
-          <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-            <DialogClose asChild>
-              <Button variant="outline" disabled={pending}>
-                Cancel
-              </Button>
-            </DialogClose>
-            <Button type="submit" variant="destructive" disabled={pending}>
-              {pending ? <Spinner className="h-4 w-4" /> : <LogOut aria-hidden="true" className="h-4 w-4" />}
-              Sign Out Everywhere
-            </Button>
-          </div>
+          <DialogFormActions pending={pending} label="Sign Out Everywhere" destructive icon={<LogOut aria-hidden="true" className="h-4 w-4" />} />
           {removing ? <ConfirmWithPasskeyButton pending={pending} onClick={() => (proof.reset(), signOut.mutate({ usePasskey: true }))} /> : null}
         </form>
       </DialogContent>
