@@ -26,6 +26,9 @@
  *           junk requests of three kinds, and the cost of request logging on cached GET /.
  *   offsite  scripts/bench-offsite.ts: off-site copies over a simulated 14 months of a 300-photo site (bytes sent per
  *           copy, bytes stored against the live data, the restore of the newest copy, both processes' peak memory).
+ *           `npm run bench` runs with --openssl-legacy-provider for this part: the test S3 server (s3rver) seals
+ *           its listing continuation tokens with DES, which Node 20 refuses otherwise, and the 14 months
+ *           leave more than one page (1,000 keys) of objects in the bucket.
  *   baseline  scripts/bench-baseline.ts: cached GET / (brotli) of this build against another build
  *           (--baseline=<git ref>, default main), median of 3 interleaved runs each.
  *   update  scripts/bench-update.ts: npm run update under a steady load through Caddy, to a new release and
