@@ -74,6 +74,19 @@ function siteOf(services: Services) {
   return site;
 }
 
+/** The library's check against this site's origin and RP ID and the ceremony's challenge; what it throws becomes a refusal. */
+async function verifiedForSite<T>(
+  site: { origin: string; rpID: string },
+  ceremony: { challenge: string | null },
+  verify: (expected: { expectedChallenge: string; expectedOrigin: string; expectedRPID: string; requireUserVerification: true }) => Promise<T>,
+): Promise<T> {
+  try {
+    return await verify({ expectedChallenge: ceremony.challenge!, expectedOrigin: site.origin, expectedRPID: site.rpID, requireUserVerification: true });
+  } catch (error) {
+    throw refusalFor(error);
+  }
+}
+
 async function challengeOf(services: Services, kind: CeremonyKind, token: string | undefined) {
   const found = await takeCeremony(services, kind, token);
   if (found.status === "expired") throw new PasskeyRefusal(PASSKEY_MESSAGES.expired);
@@ -122,18 +135,7 @@ export async function finishPasskeyRegistration(
   const site = siteOf(services);
   const ceremony = await challengeOf(services, "passkey-registration", input.token);
   if (ceremony.userId !== user.id) throw new PasskeyRefusal(PASSKEY_MESSAGES.unknownCeremony);
-  let verification;
-  try {
-    verification = await verifyRegistrationResponse({
-      response: input.response,
-      expectedChallenge: ceremony.challenge!,
-      expectedOrigin: site.origin,
-      expectedRPID: site.rpID,
-      requireUserVerification: true,
-    });
-  } catch (error) {
-    throw refusalFor(error);
-  }
+  const verification = await verifiedForSite(site, ceremony, (expected) => verifyRegistrationResponse({ response: input.response, ...expected }));
   if (!verification.verified) throw new PasskeyRefusal(PASSKEY_MESSAGES.notVerified);
   const { credential } = verification.registrationInfo;
   const now = services.clock.now().toISOString();
@@ -184,24 +186,18 @@ export async function finishPasskeyAssertion(
     .executeTakeFirst();
   if (!passkey) throw new PasskeyRefusal(PASSKEY_MESSAGES.unknownPasskey);
   const storedCounter = Number(passkey.counter);
-  let verification;
-  try {
-    verification = await verifyAuthenticationResponse({
+  const verification = await verifiedForSite(site, ceremony, (expected) =>
+    verifyAuthenticationResponse({
       response: input.response,
-      expectedChallenge: ceremony.challenge!,
-      expectedOrigin: site.origin,
-      expectedRPID: site.rpID,
+      ...expected,
       credential: {
         id: passkey.id,
         publicKey: Buffer.from(passkey.public_key, "base64url"),
         counter: storedCounter,
         transports: JSON.parse(passkey.transports) as string[],
       },
-      requireUserVerification: true,
-    });
-  } catch (error) {
-    throw refusalFor(error);
-  }
+    }),
+  );
   if (!verification.verified) throw new PasskeyRefusal(PASSKEY_MESSAGES.notVerified);
   // Conditional on the counter read above: two answers racing on two instances cannot both move it.
   const stored = await services.db

@@ -1,19 +1,7 @@
 import { Pause, Play } from "lucide-react";
 import { Link } from "react-router";
 import type { GalleryImage } from "~/galleries/gallery";
-import {
-  HERO_INDEX_ATTRIBUTE,
-  HERO_ROTATION_MS_ATTRIBUTE,
-  HERO_SLIDE_ATTRIBUTE,
-  HERO_SLIDE_HIDDEN_CLASS,
-  HERO_SLIDE_SHOWN_CLASS,
-  HERO_SLIDES_ATTRIBUTE,
-  HERO_SWIPE_PX_ATTRIBUTE,
-  HERO_TOGGLE_ATTRIBUTE,
-  HERO_TOGGLE_LABEL,
-  HERO_TOGGLE_LABEL_ATTRIBUTE,
-  heroIconAttributes,
-} from "./hero-markup";
+import { HERO_ATTRIBUTE, HERO_SLIDE_CLASS, HERO_TOGGLE_LABEL, heroIconAttributes } from "./hero-markup";
 import { buttonClasses } from "./ui/button";
 import { ResponsiveImage, preloadLargestPaint } from "./responsive-image";
 
@@ -38,7 +26,7 @@ export function Hero({ images, title, subtitle }: { images: GalleryImage[]; titl
   return (
     <section
       aria-labelledby="hero-title"
-      {...{ [HERO_INDEX_ATTRIBUTE]: 0, [HERO_ROTATION_MS_ATTRIBUTE]: HERO_ROTATION_MS, [HERO_SWIPE_PX_ATTRIBUTE]: HERO_SWIPE_PX }}
+      {...{ [HERO_ATTRIBUTE.index]: 0, [HERO_ATTRIBUTE.rotationMs]: HERO_ROTATION_MS, [HERO_ATTRIBUTE.swipePx]: HERO_SWIPE_PX }}
       className="relative isolate flex min-h-[28rem] touch-pan-y items-center overflow-hidden bg-gradient-to-br from-stone-950 via-stone-800 to-stone-700 sm:min-h-[34rem]"
     >
       {first ? (
@@ -47,22 +35,22 @@ export function Hero({ images, title, subtitle }: { images: GalleryImage[]; titl
           alt=""
           sizes={HERO_SIZES}
           priority
-          className={`${SLIDE_CLASSES} ${HERO_SLIDE_SHOWN_CLASS}`}
+          className={`${SLIDE_CLASSES} ${HERO_SLIDE_CLASS.shown}`}
           imgClassName="h-full object-cover"
-          {...{ [HERO_SLIDE_ATTRIBUTE]: 0 }}
+          {...{ [HERO_ATTRIBUTE.slide]: 0 }}
         />
       ) : null}
       {rest.length ? (
-        <template {...{ [HERO_SLIDES_ATTRIBUTE]: "" }}>
+        <template {...{ [HERO_ATTRIBUTE.slides]: "" }}>
           {rest.map((image, i) => (
             <ResponsiveImage
               key={image.id}
               image={image}
               alt=""
               sizes={HERO_SIZES}
-              className={`${SLIDE_CLASSES} ${HERO_SLIDE_HIDDEN_CLASS}`}
+              className={`${SLIDE_CLASSES} ${HERO_SLIDE_CLASS.hidden}`}
               imgClassName="h-full object-cover"
-              {...{ [HERO_SLIDE_ATTRIBUTE]: i + 1 }}
+              {...{ [HERO_ATTRIBUTE.slide]: i + 1 }}
             />
           ))}
         </template>
@@ -92,7 +80,7 @@ export function Hero({ images, title, subtitle }: { images: GalleryImage[]; titl
         <button
           type="button"
           hidden
-          {...{ [HERO_TOGGLE_ATTRIBUTE]: "" }}
+          {...{ [HERO_ATTRIBUTE.toggle]: "" }}
           className="absolute right-4 bottom-4 inline-flex h-11 items-center gap-2 rounded-full bg-stone-950/70 px-4 text-sm font-medium text-white hover:bg-stone-950"
         >
           <span {...heroIconAttributes("playing")}>
@@ -101,7 +89,7 @@ export function Hero({ images, title, subtitle }: { images: GalleryImage[]; titl
           <span {...heroIconAttributes("paused")} hidden>
             <Play aria-hidden="true" className="h-4 w-4" />
           </span>
-          <span {...{ [HERO_TOGGLE_LABEL_ATTRIBUTE]: "" }}>{HERO_TOGGLE_LABEL.playing}</span>
+          <span {...{ [HERO_ATTRIBUTE.toggleLabel]: "" }}>{HERO_TOGGLE_LABEL.playing}</span>
         </button>
       ) : null}
     </section>

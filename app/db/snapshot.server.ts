@@ -55,27 +55,38 @@ export async function readSnapshot(
     const existing = new Set(
       connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[],
     );
-    const migration = existing.has("kysely_migration")
-      ? (connection.prepare("SELECT name FROM kysely_migration ORDER BY name DESC LIMIT 1").pluck().get() as
-          | string
-          | undefined)
-      : undefined;
-    if (!migration) throw new Error("The database has no migrations applied");
-    const missingTables: string[] = [];
-    for (const table of tables) {
-      if (!existing.has(table)) {
-        missingTables.push(table);
-        continue;
-      }
+    const newestMigration = () =>
+      connection.prepare("SELECT name FROM kysely_migration ORDER BY name DESC LIMIT 1").pluck().get() as string | undefined;
+    const snapshot = await readTables(existing, newestMigration, tables, async (table) => {
       for (const row of connection.prepare(`SELECT * FROM "${table}" ORDER BY rowid`).iterate()) {
         await onRow(table, neutralRow(row as SnapshotRow));
       }
-    }
+    });
     connection.exec("COMMIT");
-    return { migration, missingTables };
+    return snapshot;
   } finally {
     connection.close();
   }
+}
+
+/**
+ * The walk both engines share: the newest migration (none is refused), then each table in the
+ * archive's order, noting the ones this database does not have.
+ */
+async function readTables(
+  existing: Set<string>,
+  newestMigration: () => string | undefined | Promise<string | undefined>,
+  tables: readonly string[],
+  readTable: (table: string) => Promise<void>,
+): Promise<Snapshot> {
+  const migration = existing.has("kysely_migration") ? await newestMigration() : undefined;
+  if (!migration) throw new Error("The database has no migrations applied");
+  const missingTables: string[] = [];
+  for (const table of tables) {
+    if (existing.has(table)) await readTable(table);
+    else missingTables.push(table);
+  }
+  return { migration, missingTables };
 }
 
 /** Rows per FETCH from a PostgreSQL cursor. */
@@ -100,16 +111,9 @@ async function readPostgresSnapshot(
         )
       ).rows.map((row) => row.name),
     );
-    const migration = existing.has("kysely_migration")
-      ? (await client.query<{ name: string }>("SELECT name FROM kysely_migration ORDER BY name DESC LIMIT 1")).rows[0]?.name
-      : undefined;
-    if (!migration) throw new Error("The database has no migrations applied");
-    const missingTables: string[] = [];
-    for (const table of tables) {
-      if (!existing.has(table)) {
-        missingTables.push(table);
-        continue;
-      }
+    const newestMigration = async () =>
+      (await client.query<{ name: string }>("SELECT name FROM kysely_migration ORDER BY name DESC LIMIT 1")).rows[0]?.name;
+    const snapshot = await readTables(existing, newestMigration, tables, async (table) => {
       const order = await primaryKeyColumns(client, table);
       const orderBy = order.length ? ` ORDER BY ${order.map((column) => pg.escapeIdentifier(column)).join(", ")}` : "";
       await client.query(`DECLARE backup_rows NO SCROLL CURSOR FOR SELECT * FROM ${pg.escapeIdentifier(table)}${orderBy}`);
@@ -123,9 +127,9 @@ async function readPostgresSnapshot(
         if (batch.rows.length < FETCH_ROWS) break;
       }
       await client.query("CLOSE backup_rows");
-    }
+    });
     await client.query("COMMIT");
-    return { migration, missingTables };
+    return snapshot;
   } catch (error) {
     broken = error instanceof Error ? error : new Error(String(error));
     await client.query("ROLLBACK").catch(() => {});

@@ -1,35 +1,22 @@
 // The home page's hero slideshow (markup: app/components/hero.tsx, hooks: hero-markup.ts): rotates
-// every HERO_ROTATION_MS_ATTRIBUTE ms through the homepage gallery, the first turn counted from when the first
-// photo showed (not from when this script arrived), swipes at HERO_SWIPE_PX_ATTRIBUTE px, and stays still
+// every `data-hero-rotation-ms` ms through the homepage gallery, the first turn counted from when the first
+// photo showed (not from when this script arrived), swipes at `data-hero-swipe-px` px, and stays still
 // for visitors who prefer reduced motion.
-import {
-  HERO_ICON_ATTRIBUTE,
-  HERO_INDEX_ATTRIBUTE,
-  HERO_ROTATION_MS_ATTRIBUTE,
-  HERO_SLIDE_ATTRIBUTE,
-  HERO_SLIDE_HIDDEN_CLASS,
-  HERO_SLIDE_SHOWN_CLASS,
-  HERO_SLIDES_ATTRIBUTE,
-  HERO_SWIPE_PX_ATTRIBUTE,
-  HERO_TOGGLE_ATTRIBUTE,
-  HERO_TOGGLE_LABEL,
-  HERO_TOGGLE_LABEL_ATTRIBUTE,
-  type HeroState,
-} from "~/components/hero-markup";
+import { HERO_ATTRIBUTE, HERO_SLIDE_CLASS, HERO_TOGGLE_LABEL, type HeroState } from "~/components/hero-markup";
 import { LARGEST_PAINT_AT_ATTRIBUTE } from "./largest-paint-attributes";
 import { markIslandMounted } from "./mounted";
 
-const hero = document.querySelector<HTMLElement>(`section[${HERO_INDEX_ATTRIBUTE}]`);
-const template = hero?.querySelector<HTMLTemplateElement>(`template[${HERO_SLIDES_ATTRIBUTE}]`);
+const hero = document.querySelector<HTMLElement>(`section[${HERO_ATTRIBUTE.index}]`);
+const template = hero?.querySelector<HTMLTemplateElement>(`template[${HERO_ATTRIBUTE.slides}]`);
 
 if (hero && template) {
-  const rotationMs = Number(hero.getAttribute(HERO_ROTATION_MS_ATTRIBUTE));
-  const swipePx = Number(hero.getAttribute(HERO_SWIPE_PX_ATTRIBUTE));
+  const rotationMs = Number(hero.getAttribute(HERO_ATTRIBUTE.rotationMs));
+  const swipePx = Number(hero.getAttribute(HERO_ATTRIBUTE.swipePx));
   const waiting = [...template.content.children] as HTMLElement[];
   const count = waiting.length + 1;
   const slides = new Map<number, HTMLElement>();
   const loaded = new Set<number>();
-  const toggle = hero.querySelector<HTMLButtonElement>(`[${HERO_TOGGLE_ATTRIBUTE}]`)!;
+  const toggle = hero.querySelector<HTMLButtonElement>(`[${HERO_ATTRIBUTE.toggle}]`)!;
   const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
   let index = 0;
   let paused = false;
@@ -52,10 +39,10 @@ if (hero && template) {
   const rotating = () => !paused && !reducedMotion.matches;
   const show = (i: number) => {
     mount(i);
-    slides.get(index)?.classList.replace(HERO_SLIDE_SHOWN_CLASS, HERO_SLIDE_HIDDEN_CLASS);
-    slides.get(i)!.classList.replace(HERO_SLIDE_HIDDEN_CLASS, HERO_SLIDE_SHOWN_CLASS);
+    slides.get(index)?.classList.replace(HERO_SLIDE_CLASS.shown, HERO_SLIDE_CLASS.hidden);
+    slides.get(i)!.classList.replace(HERO_SLIDE_CLASS.hidden, HERO_SLIDE_CLASS.shown);
     index = i;
-    hero.setAttribute(HERO_INDEX_ATTRIBUTE, String(i));
+    hero.setAttribute(HERO_ATTRIBUTE.index, String(i));
     // The next photo is fetched ahead of its turn.
     if (rotating()) mount((i + 1) % count);
   };
@@ -84,16 +71,16 @@ if (hero && template) {
     return Math.max(0, rotationMs - (performance.now() - shownAt));
   };
 
-  const first = hero.querySelector<HTMLElement>(`[${HERO_SLIDE_ATTRIBUTE}]`)!;
+  const first = hero.querySelector<HTMLElement>(`[${HERO_ATTRIBUTE.slide}]`)!;
   slides.set(0, first);
   watchLoad(0, first);
 
   toggle.addEventListener("click", () => {
     paused = !paused;
     const state: HeroState = paused ? "paused" : "playing";
-    toggle.querySelector(`[${HERO_TOGGLE_LABEL_ATTRIBUTE}]`)!.textContent = HERO_TOGGLE_LABEL[state];
-    for (const icon of toggle.querySelectorAll<HTMLElement>(`[${HERO_ICON_ATTRIBUTE}]`)) {
-      icon.toggleAttribute("hidden", icon.getAttribute(HERO_ICON_ATTRIBUTE) !== state);
+    toggle.querySelector(`[${HERO_ATTRIBUTE.toggleLabel}]`)!.textContent = HERO_TOGGLE_LABEL[state];
+    for (const icon of toggle.querySelectorAll<HTMLElement>(`[${HERO_ATTRIBUTE.icon}]`)) {
+      icon.toggleAttribute("hidden", icon.getAttribute(HERO_ATTRIBUTE.icon) !== state);
     }
     restart();
   });

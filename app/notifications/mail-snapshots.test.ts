@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { digestMail, enquiryMail } from "./enquiry-mails.server";
 import type { OutgoingMail } from "./mailer.server";
-import { offsiteFailingMail, securityNoticeMail, signInAlertMail, testMail, type SecurityNoticeKind } from "./messages.server";
+import { offsiteFailingMail, SECURITY_NOTICE_KINDS, securityNoticeMail, signInAlertMail, testMail } from "./messages.server";
 
 /**
  * Every mail the site sends, both parts, from data full of characters that
@@ -40,18 +40,7 @@ const MAILS: Record<string, () => OutgoingMail> = {
   "off-site failing, nothing recorded": () => offsiteFailingMail(ctx, null, "<offsite-2@example.nz>"),
 };
 
-const NOTICE_KINDS: SecurityNoticeKind[] = [
-  "passkey-added",
-  "passkey-removed",
-  "two-step-on",
-  "two-step-off",
-  "two-step-lost-in-restore",
-  "recovery-codes-renewed",
-  "password-changed",
-  "recovery-code-used",
-  "contact-email-changed",
-];
-for (const kind of NOTICE_KINDS) {
+for (const kind of SECURITY_NOTICE_KINDS) {
   MAILS[`security notice ${kind}`] = () =>
     securityNoticeMail(
       ctx,

@@ -113,17 +113,19 @@ export function offsiteFailingMail(ctx: MailContext, payload: unknown, messageId
   return ownerMail(ctx, alert, messageId);
 }
 
-/** A change to how the admin is signed in to, or to where the owner's e-mails go. */
-export type SecurityNoticeKind =
-  | "passkey-added"
-  | "passkey-removed"
-  | "two-step-on"
-  | "two-step-off"
-  | "two-step-lost-in-restore"
-  | "recovery-codes-renewed"
-  | "password-changed"
-  | "recovery-code-used"
-  | "contact-email-changed";
+/** The changes to how the admin is signed in to, or to where the owner's e-mails go, that the owner is told of. */
+export const SECURITY_NOTICE_KINDS = [
+  "passkey-added",
+  "passkey-removed",
+  "two-step-on",
+  "two-step-off",
+  "two-step-lost-in-restore",
+  "recovery-codes-renewed",
+  "password-changed",
+  "recovery-code-used",
+  "contact-email-changed",
+] as const;
+export type SecurityNoticeKind = (typeof SECURITY_NOTICE_KINDS)[number];
 export type SecurityNotice = {
   kind: SecurityNoticeKind;
   at: string;

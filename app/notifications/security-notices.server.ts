@@ -1,21 +1,11 @@
 import { z } from "~/lib/zod";
 import type { AppServices } from "~/services.server";
-import type { SecurityNotice } from "./messages.server";
+import { SECURITY_NOTICE_KINDS, type SecurityNotice } from "./messages.server";
 import { queueOwnerAlert } from "./outbox-queue.server";
 
 /** The outbox job of a security notice ("security"), read back by the worker. */
 export const securityNoticePayloadSchema = z.object({
-  kind: z.enum([
-    "passkey-added",
-    "passkey-removed",
-    "two-step-on",
-    "two-step-off",
-    "two-step-lost-in-restore",
-    "recovery-codes-renewed",
-    "password-changed",
-    "recovery-code-used",
-    "contact-email-changed",
-  ]),
+  kind: z.enum(SECURITY_NOTICE_KINDS),
   at: z.string(),
   userAgent: z.string(),
   passkeyName: z.string().optional(),

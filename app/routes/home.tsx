@@ -1,4 +1,5 @@
 import { ImageOff } from "lucide-react";
+import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { Hero } from "~/components/hero";
 import { Paragraphs } from "~/components/page-header";
@@ -9,6 +10,7 @@ import { sectionKeysInGroup } from "~/content/sections";
 import { loadGallery } from "~/galleries/galleries.server";
 import type { GalleryImage } from "~/galleries/gallery";
 import { identity } from "~/identity";
+import { cn } from "~/lib/cn";
 import { pageMeta, siteSeoFrom } from "~/content/seo";
 import type { Route } from "./+types/home";
 import type { PublicPageHandle } from "~/islands/islands";
@@ -82,14 +84,7 @@ export default function Home({ loaderData }: Route.ComponentProps) {
       <Hero images={heroImages} title={content["hero.title"]} subtitle={content["hero.subtitle"]} />
 
       <section aria-labelledby="services-title" className="mx-auto max-w-7xl px-4 py-16 sm:px-6 lg:px-8">
-        <div className="max-w-3xl">
-          <h2 id="services-title" className="font-display text-3xl font-bold text-stone-900">
-            {content["services.title"]}
-          </h2>
-          <div className="mt-4 space-y-3 text-lg text-stone-700">
-            <Paragraphs text={content["services.description"]} />
-          </div>
-        </div>
+        <SectionIntro id="services-title" title={content["services.title"]} text={content["services.description"]} />
         <div className="mt-10 grid gap-6 md:grid-cols-2">
           <ServiceCard title="Stonework" to="/stonework" image={stoneworkImage} />
           <ServiceCard title="Hard Landscaping" to="/landscaping" image={landscapingImage} />
@@ -98,19 +93,28 @@ export default function Home({ loaderData }: Route.ComponentProps) {
 
       <section aria-labelledby="about-snippet-title" className="bg-white">
         <div className="mx-auto max-w-7xl px-4 py-16 sm:px-6 lg:px-8">
-          <div className="max-w-3xl">
-            <h2 id="about-snippet-title" className="font-display text-3xl font-bold text-stone-900">
-              {content["about.snippet.title"]}
-            </h2>
-            <div className="mt-4 space-y-3 text-lg leading-8 text-stone-700">
-              <Paragraphs text={content["about.snippet.content"]} />
-            </div>
+          <SectionIntro id="about-snippet-title" title={content["about.snippet.title"]} text={content["about.snippet.content"]} textClassName="leading-8">
             <Link to="/contact" className={buttonClasses("secondary", "lg", "mt-8")}>
               Learn More About {content["contact.name"]}
             </Link>
-          </div>
+          </SectionIntro>
         </div>
       </section>
     </>
+  );
+}
+
+/** A home-page section's heading (its `id` labels the section) and its stored paragraphs. */
+function SectionIntro(props: { id: string; title: string; text: string; textClassName?: string; children?: ReactNode }) {
+  return (
+    <div className="max-w-3xl">
+      <h2 id={props.id} className="font-display text-3xl font-bold text-stone-900">
+        {props.title}
+      </h2>
+      <div className={cn("mt-4 space-y-3 text-lg text-stone-700", props.textClassName)}>
+        <Paragraphs text={props.text} />
+      </div>
+      {props.children}
+    </div>
   );
 }

@@ -101,6 +101,28 @@ test("on /stonework, the gallery's other photos wait with their boxes kept: no l
   expect(await page.evaluate(() => (window as unknown as { shifts: number[] }).shifts.reduce((sum, value) => sum + value, 0))).toBe(0);
 });
 
+test("the others wait for the largest photo to be painted, not only loaded: one that never paints holds them 3 s after its load", async ({ page }) => {
+  // Hidden (an eager <img> loads all the same), the hero photo never paints: Element Timing never reports it.
+  await page.route(
+    (url) => url.pathname === "/",
+    async (route) => {
+      const response = await route.fetch();
+      const html = (await response.text()).replace(/(<img [^>]*)elementtiming="largest-paint"/, '$1hidden elementtiming="largest-paint"');
+      await route.fulfill({ response, body: html });
+    },
+  );
+  await page.clock.install({ time: new Date("2026-01-01T09:00:00Z") });
+  await page.clock.pauseAt(new Date("2026-01-01T09:00:01Z"));
+  await page.goto("/");
+  // Set when the photo's load event has run: released on the load alone, the others would start now.
+  await expect(page.locator("html")).toHaveAttribute("data-largest-paint-at", /\d+/);
+  await expect(page.locator("html")).toHaveAttribute("data-photos-wait", "");
+  await page.clock.runFor(2_900);
+  await expect(page.locator("html")).toHaveAttribute("data-photos-wait", "");
+  await page.clock.runFor(200);
+  await expect(page.locator("html")).not.toHaveAttribute("data-photos-wait");
+});
+
 test("the largest photo never waits for a script: with every script file held, it and then the others load", async ({ page }) => {
   await page.route("**/assets/*.js", () => new Promise(() => {}));
   await page.goto("/");

@@ -1,3 +1,6 @@
+import { createHash, randomUUID } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
 import { saveContent } from "~/content/content.server";
 import type { SectionKey } from "~/content/sections";
 import { parseEnv } from "~/env.server";
@@ -15,8 +18,29 @@ export type SeedSpec = {
   content?: Partial<Record<SectionKey, string>>;
 };
 
+/**
+ * A folder where a test run keeps each seed it has made (the browser tests' global set-up sets it):
+ * the same seed is then copied, not made again. Seeding runs the real image pipeline, about a
+ * second or two a photo, and many specs seed the same galleries in both projects.
+ */
+export const SEED_CACHE_ENV = "CORNERSTONE_SEED_CACHE";
+
 /** Fills a data directory before its server starts. */
 export async function seedDataDir(dataDir: string, spec: SeedSpec): Promise<void> {
+  const cache = process.env[SEED_CACHE_ENV];
+  if (!cache) return seedInto(dataDir, spec);
+  const seeded = path.join(cache, createHash("sha256").update(JSON.stringify(spec)).digest("hex").slice(0, 16));
+  if (!(await fs.stat(seeded).catch(() => null))) {
+    // Two workers may make the same seed at once: each makes its own, and the first rename wins.
+    const making = `${seeded}.${randomUUID()}`;
+    await fs.mkdir(making);
+    await seedInto(making, spec);
+    await fs.rename(making, seeded).catch(() => fs.rm(making, { recursive: true, force: true }));
+  }
+  await fs.cp(seeded, dataDir, { recursive: true });
+}
+
+async function seedInto(dataDir: string, spec: SeedSpec): Promise<void> {
   const env = parseEnv({ DATA_DIR: dataDir, LOG_LEVEL: "silent" });
   const services = await openServices(env, createLogger({ level: "silent" }));
   try {
