@@ -4,7 +4,7 @@ import { useId, useState, type FormEvent } from "react";
 import type { SignInMethods } from "~/auth/sign-in-methods";
 import { changePasswordSchema, PASSWORD_MIN_LENGTH, type ChangePasswordInput } from "~/auth/password-schema";
 import { Button } from "~/components/ui/button";
-import { Dialog, DialogContent, DialogDescription, DialogTitle, DialogTrigger } from "~/components/ui/dialog";
+import { DialogDescription, TaskDialog } from "~/components/ui/dialog";
 import { TextField } from "~/components/ui/form-field";
 import { toast } from "~/components/ui/use-toast";
 import { apiRequest, isUnauthorizedError } from "~/lib/api-client";
@@ -125,46 +125,45 @@ function ChangePasswordDialog({ username, control }: { username: string; control
 
   const pending = change.isPending;
   return (
-    <Dialog
+    <TaskDialog
       open={open}
+      pending={pending}
       onOpenChange={(next) => {
-        if (pending) return;
         setErrors({});
         setProblem(null);
         setOpen(next);
       }}
-    >
-      <DialogTrigger asChild>
+      onCloseAutoFocus={control?.onCloseAutoFocus}
+      title="Change Password"
+      trigger={
         <Button variant="outline" className="w-full justify-start text-left">
           <KeyRound aria-hidden="true" className="h-4 w-4" />
           Change Password
         </Button>
-      </DialogTrigger>
-      <DialogContent closeDisabled={pending} onCloseAutoFocus={control?.onCloseAutoFocus}>
-        <DialogTitle>Change Password</DialogTitle>
-        <DialogDescription>Every other phone and computer signed in to the admin will be signed out.</DialogDescription>
-        <form noValidate onSubmit={handleSubmit} className="mt-5 space-y-4" aria-label="Change password">
-          {/* Lets password managers file the new password under the right account. */}
-          <input type="text" name="username" autoComplete="username" value={username} readOnly hidden />
-          {FIELDS.map((field) => (
-            <TextField
-              key={field.name}
-              id={`${id}-${field.name}`}
-              label={field.label}
-              error={errors[field.name]}
-              hint={field.hint}
-              name={field.name}
-              type="password"
-              autoComplete={field.autoComplete}
-              required
-              disabled={pending}
-            />
-          ))}
-          <FormProblem problem={problem} />
-          <DialogFormActions pending={pending} label="Change Password" pendingLabel="Changing..." />
-        </form>
-      </DialogContent>
-    </Dialog>
+      }
+    >
+      <DialogDescription>Every other phone and computer signed in to the admin will be signed out.</DialogDescription>
+      <form noValidate onSubmit={handleSubmit} className="mt-5 space-y-4" aria-label="Change password">
+        {/* Lets password managers file the new password under the right account. */}
+        <input type="text" name="username" autoComplete="username" value={username} readOnly hidden />
+        {FIELDS.map((field) => (
+          <TextField
+            key={field.name}
+            id={`${id}-${field.name}`}
+            label={field.label}
+            error={errors[field.name]}
+            hint={field.hint}
+            name={field.name}
+            type="password"
+            autoComplete={field.autoComplete}
+            required
+            disabled={pending}
+          />
+        ))}
+        <FormProblem problem={problem} />
+        <DialogFormActions pending={pending} label="Change Password" pendingLabel="Changing..." />
+      </form>
+    </TaskDialog>
   );
 }
 
@@ -204,65 +203,63 @@ function SignOutEverywhereDialog({ navigate, username }: { navigate: (url: strin
   const pending = signOut.isPending || signOut.isSuccess;
   const removing = removeOthers && others.length > 0;
   return (
-    <Dialog
+    <TaskDialog
       open={open}
+      pending={pending}
       onOpenChange={(next) => {
-        if (pending) return;
         proof.reset();
         setRemoveOthers(false);
         setOpen(next);
       }}
-    >
-      <DialogTrigger asChild>
+      title="Sign out everywhere?"
+      trigger={
         <Button variant="outline" className="w-full justify-start text-left">
           <LogOut aria-hidden="true" className="h-4 w-4" />
           Sign Out Everywhere
         </Button>
-      </DialogTrigger>
-      <DialogContent closeDisabled={pending}>
-        <DialogTitle>Sign out everywhere?</DialogTitle>
-        <DialogDescription>
-          Every phone, tablet and computer signed in to the admin, this one included, will need the password again. Use
-          this if you lost a phone or signed in on someone else&apos;s computer.
-        </DialogDescription>
-        <form noValidate onSubmit={handleSubmit} className="mt-5 space-y-4" aria-label="Sign out everywhere">
-          {passkeys.length ? (
-            <div>
-              <p className="text-sm text-stone-700">A passkey signs in without the password. Your passkeys:</p>
-              <ul className="mt-2 divide-y divide-stone-200 rounded-md text-sm ring-1 ring-stone-200" aria-label="Passkeys that can sign in">
-                {passkeys.map((passkey) => (
-                  <li key={passkey.id} className="p-3">
-                    <p className="break-words font-medium text-stone-900">
-                      {passkey.name}
-                      {passkey === keep ? <span className="font-normal text-stone-600"> (you signed in with this one)</span> : null}
-                    </p>
-                    <p className="text-stone-600">{passkeyUse(passkey)}</p>
-                  </li>
-                ))}
-              </ul>
-              {others.length ? (
-                <label htmlFor={`${id}-remove`} className="mt-3 flex min-h-11 cursor-pointer items-start gap-2 text-sm font-medium text-stone-900">
-                  <input
-                    id={`${id}-remove`}
-                    type="checkbox"
-                    className="mt-0.5 h-5 w-5 shrink-0 accent-brand-700"
-                    checked={removeOthers}
-                    disabled={pending}
-                    onChange={(event) => setRemoveOthers(event.target.checked)}
-                  />
-                  {keep
-                    ? `Also remove the other ${others.length === 1 ? "passkey" : `${others.length} passkeys`} (keeps “${keep.name}”)`
-                    : `Also remove ${others.length === 1 ? "this passkey" : `all ${others.length} passkeys`}`}
-                </label>
-              ) : null}
-            </div>
-          ) : null}
-          {removing ? <OwnerProofFields id={id} username={username} error={proof.passwordError} pending={pending} /> : null}
-          <FormProblem problem={proof.problem} />
-          <DialogFormActions pending={pending} label="Sign Out Everywhere" destructive icon={<LogOut aria-hidden="true" className="h-4 w-4" />} />
-          {removing ? <ConfirmWithPasskeyButton pending={pending} onClick={() => (proof.reset(), signOut.mutate({ usePasskey: true }))} /> : null}
-        </form>
-      </DialogContent>
-    </Dialog>
+      }
+    >
+      <DialogDescription>
+        Every phone, tablet and computer signed in to the admin, this one included, will need the password again. Use
+        this if you lost a phone or signed in on someone else&apos;s computer.
+      </DialogDescription>
+      <form noValidate onSubmit={handleSubmit} className="mt-5 space-y-4" aria-label="Sign out everywhere">
+        {passkeys.length ? (
+          <div>
+            <p className="text-sm text-stone-700">A passkey signs in without the password. Your passkeys:</p>
+            <ul className="mt-2 divide-y divide-stone-200 rounded-md text-sm ring-1 ring-stone-200" aria-label="Passkeys that can sign in">
+              {passkeys.map((passkey) => (
+                <li key={passkey.id} className="p-3">
+                  <p className="break-words font-medium text-stone-900">
+                    {passkey.name}
+                    {passkey === keep ? <span className="font-normal text-stone-600"> (you signed in with this one)</span> : null}
+                  </p>
+                  <p className="text-stone-600">{passkeyUse(passkey)}</p>
+                </li>
+              ))}
+            </ul>
+            {others.length ? (
+              <label htmlFor={`${id}-remove`} className="mt-3 flex min-h-11 cursor-pointer items-start gap-2 text-sm font-medium text-stone-900">
+                <input
+                  id={`${id}-remove`}
+                  type="checkbox"
+                  className="mt-0.5 h-5 w-5 shrink-0 accent-brand-700"
+                  checked={removeOthers}
+                  disabled={pending}
+                  onChange={(event) => setRemoveOthers(event.target.checked)}
+                />
+                {keep
+                  ? `Also remove the other ${others.length === 1 ? "passkey" : `${others.length} passkeys`} (keeps “${keep.name}”)`
+                  : `Also remove ${others.length === 1 ? "this passkey" : `all ${others.length} passkeys`}`}
+              </label>
+            ) : null}
+          </div>
+        ) : null}
+        {removing ? <OwnerProofFields id={id} username={username} error={proof.passwordError} pending={pending} /> : null}
+        <FormProblem problem={proof.problem} />
+        <DialogFormActions pending={pending} label="Sign Out Everywhere" destructive icon={<LogOut aria-hidden="true" className="h-4 w-4" />} />
+        {removing ? <ConfirmWithPasskeyButton pending={pending} onClick={() => (proof.reset(), signOut.mutate({ usePasskey: true }))} /> : null}
+      </form>
+    </TaskDialog>
   );
 }

@@ -3,7 +3,7 @@ import { FingerprintPattern, Trash2 } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
 import { PASSKEY_NAME_MAX_LENGTH, type PasskeyListItem, type SignInMethods } from "~/auth/sign-in-methods";
 import { Button } from "~/components/ui/button";
-import { Dialog, DialogContent, DialogDescription, DialogTitle, DialogTrigger } from "~/components/ui/dialog";
+import { DialogDescription, TaskDialog } from "~/components/ui/dialog";
 import { TextField } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
@@ -93,6 +93,31 @@ export function useOwnerProof() {
   };
 }
 
+/**
+ * A passkey added or removed from its dialog: the dialog's open state, the owner's proof, the request
+ * (closing the dialog and refreshing the sign-in methods when it is done) and the form's submit.
+ */
+function usePasskeyChange<T>(send: (ownerProof: OwnerProof) => Promise<T>, done: (result: T) => void, failed: string) {
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const proof = useOwnerProof();
+  const task = useMutation({
+    mutationFn: send,
+    onSuccess: (result) => {
+      setOpen(false);
+      void queryClient.invalidateQueries({ queryKey: SIGN_IN_METHODS_KEY });
+      done(result);
+    },
+    onError: (error) => proof.onError(error, failed),
+  });
+  function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const given = proof.fromForm(event.currentTarget);
+    if (given) task.mutate(given);
+  }
+  return { open, setOpen, proof, task, handleSubmit, pending: task.isPending };
+}
+
 /** The current password (with the username, for password managers), and "Confirm with a passkey instead". */
 export function OwnerProofFields({
   id,
@@ -132,118 +157,90 @@ export function ConfirmWithPasskeyButton({ pending, onClick }: { pending: boolea
 
 function AddPasskeyDialog({ username, canUsePasskey }: { username: string; canUsePasskey: boolean }) {
   const id = useId();
-  const queryClient = useQueryClient();
-  const [open, setOpen] = useState(false);
-  const proof = useOwnerProof();
   const [name, setName] = useState("");
-
-  const add = useMutation({
-    mutationFn: (ownerProof: OwnerProof) => addPasskey({ proof: ownerProof, name: name.trim() }),
-    onSuccess: (passkey) => {
-      setOpen(false);
-      void queryClient.invalidateQueries({ queryKey: SIGN_IN_METHODS_KEY });
-      toast({ title: "Passkey Added", description: `"${passkey.name}" can now sign in.` });
-    },
-    onError: (error) => proof.onError(error, "The passkey could not be added. Please try again."),
-  });
-
-  function handleSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const given = proof.fromForm(event.currentTarget);
-    if (given) add.mutate(given);
-  }
-
-  const pending = add.isPending;
+  const { open, setOpen, proof, task: add, handleSubmit, pending } = usePasskeyChange(
+    (ownerProof) => addPasskey({ proof: ownerProof, name: name.trim() }),
+    (passkey) => toast({ title: "Passkey Added", description: `"${passkey.name}" can now sign in.` }),
+    "The passkey could not be added. Please try again.",
+  );
   return (
-    <Dialog
+    <TaskDialog
       open={open}
+      pending={pending}
       onOpenChange={(next) => {
-        if (pending) return;
         proof.reset();
         setName("");
         setOpen(next);
       }}
-    >
-      <DialogTrigger asChild>
+      title="Add a passkey"
+      trigger={
         <Button variant="outline" className="mt-3 w-full justify-start text-left">
           <FingerprintPattern aria-hidden="true" className="h-4 w-4" />
           Add a passkey
         </Button>
-      </DialogTrigger>
-      <DialogContent closeDisabled={pending}>
-        <DialogTitle>Add a passkey</DialogTitle>
-        <DialogDescription>
-          First confirm it is you: your current password{canUsePasskey ? ", or a passkey you already have" : ""}. Then your phone or
-          computer will ask for your fingerprint, face or screen lock.
-        </DialogDescription>
-        <form noValidate onSubmit={handleSubmit} className="mt-5 space-y-4" aria-label="Add a passkey">
-          <OwnerProofFields id={id} username={username} error={proof.passwordError} pending={pending} />
-          <TextField
-            id={`${id}-name`}
-            label="Name"
-            hint="Such as “Mark's iPhone”. Leave it empty to name it after this browser."
-            name="name"
-            value={name}
-            onChange={(event) => setName(event.target.value)}
-            maxLength={PASSKEY_NAME_MAX_LENGTH}
-            disabled={pending}
-          />
-          <FormProblem problem={proof.problem} />
-          <DialogFormActions pending={pending} label="Add Passkey" pendingLabel="Adding..." />
-          {canUsePasskey ? <ConfirmWithPasskeyButton pending={pending} onClick={() => (proof.reset(), add.mutate({ usePasskey: true }))} /> : null}
-        </form>
-      </DialogContent>
-    </Dialog>
+      }
+    >
+      <DialogDescription>
+        First confirm it is you: your current password{canUsePasskey ? ", or a passkey you already have" : ""}. Then your phone or
+        computer will ask for your fingerprint, face or screen lock.
+      </DialogDescription>
+      <form noValidate onSubmit={handleSubmit} className="mt-5 space-y-4" aria-label="Add a passkey">
+        <OwnerProofFields id={id} username={username} error={proof.passwordError} pending={pending} />
+        <TextField
+          id={`${id}-name`}
+          label="Name"
+          hint="Such as “Mark's iPhone”. Leave it empty to name it after this browser."
+          name="name"
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          maxLength={PASSKEY_NAME_MAX_LENGTH}
+          disabled={pending}
+        />
+        <FormProblem problem={proof.problem} />
+        <DialogFormActions pending={pending} label="Add Passkey" pendingLabel="Adding..." />
+        {canUsePasskey ? <ConfirmWithPasskeyButton pending={pending} onClick={() => (proof.reset(), add.mutate({ usePasskey: true }))} /> : null}
+      </form>
+    </TaskDialog>
   );
 }
 
 function RemovePasskeyDialog({ passkey, username }: { passkey: PasskeyListItem; username: string }) {
   const id = useId();
-  const queryClient = useQueryClient();
-  const [open, setOpen] = useState(false);
-  const proof = useOwnerProof();
-  const remove = useMutation({
-    mutationFn: (ownerProof: OwnerProof) => removePasskey({ id: passkey.id, proof: ownerProof }),
-    onSuccess: () => {
-      setOpen(false);
-      void queryClient.invalidateQueries({ queryKey: SIGN_IN_METHODS_KEY });
-      toast({ title: "Passkey Removed", description: `"${passkey.name}" can no longer sign in.` });
-    },
-    onError: (error) => proof.onError(error, "The passkey could not be removed. Please try again."),
-  });
-
-  function handleSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const given = proof.fromForm(event.currentTarget);
-    if (given) remove.mutate(given);
-  }
-
-  const pending = remove.isPending;
+  const { open, setOpen, proof, task: remove, handleSubmit, pending } = usePasskeyChange(
+    (ownerProof) => removePasskey({ id: passkey.id, proof: ownerProof }),
+    () => toast({ title: "Passkey Removed", description: `"${passkey.name}" can no longer sign in.` }),
+    "The passkey could not be removed. Please try again.",
+  );
   return (
-    <Dialog open={open} onOpenChange={(next) => !pending && (proof.reset(), setOpen(next))}>
-      <DialogTrigger asChild>
+    <TaskDialog
+      open={open}
+      pending={pending}
+      onOpenChange={(next) => {
+        proof.reset();
+        setOpen(next);
+      }}
+      title="Remove this passkey?"
+      trigger={
         <Button variant="outline" size="sm" aria-label={`Remove ${passkey.name}`}>
           <Trash2 aria-hidden="true" className="h-4 w-4" />
           Remove
         </Button>
-      </DialogTrigger>
-      <DialogContent closeDisabled={pending}>
-        <DialogTitle>Remove this passkey?</DialogTitle>
-        <DialogDescription>
-          &ldquo;{passkey.name}&rdquo; will no longer sign in. Confirm it is you: your current password, or a passkey.
-        </DialogDescription>
-        <form noValidate onSubmit={handleSubmit} className="mt-5 space-y-4" aria-label="Remove this passkey">
-          <OwnerProofFields id={id} username={username} error={proof.passwordError} pending={pending} />
-          <FormProblem problem={proof.problem} />
-          <div className="flex flex-col gap-2">
-            <Button type="submit" variant="destructive" disabled={pending}>
-              {pending ? <Spinner className="h-4 w-4" /> : <Trash2 aria-hidden="true" className="h-4 w-4" />}
-              Remove Passkey
-            </Button>
-            <ConfirmWithPasskeyButton pending={pending} onClick={() => (proof.reset(), remove.mutate({ usePasskey: true }))} />
-          </div>
-        </form>
-      </DialogContent>
-    </Dialog>
+      }
+    >
+      <DialogDescription>
+        &ldquo;{passkey.name}&rdquo; will no longer sign in. Confirm it is you: your current password, or a passkey.
+      </DialogDescription>
+      <form noValidate onSubmit={handleSubmit} className="mt-5 space-y-4" aria-label="Remove this passkey">
+        <OwnerProofFields id={id} username={username} error={proof.passwordError} pending={pending} />
+        <FormProblem problem={proof.problem} />
+        <div className="flex flex-col gap-2">
+          <Button type="submit" variant="destructive" disabled={pending}>
+            {pending ? <Spinner className="h-4 w-4" /> : <Trash2 aria-hidden="true" className="h-4 w-4" />}
+            Remove Passkey
+          </Button>
+          <ConfirmWithPasskeyButton pending={pending} onClick={() => (proof.reset(), remove.mutate({ usePasskey: true }))} />
+        </div>
+      </form>
+    </TaskDialog>
   );
 }

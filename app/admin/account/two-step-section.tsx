@@ -3,7 +3,7 @@ import { KeySquare, ShieldCheck, ShieldOff } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
 import { TWO_STEP_LOST_IN_RESTORE, type SignInMethods } from "~/auth/sign-in-methods";
 import { Button } from "~/components/ui/button";
-import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle, DialogTrigger } from "~/components/ui/dialog";
+import { DialogClose, DialogDescription, TaskDialog } from "~/components/ui/dialog";
 import { TextField } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
@@ -151,56 +151,54 @@ function TurnOnDialog({ username }: { username: string }) {
     setProblem(null);
   };
   return (
-    <Dialog
+    <TaskDialog
       open={open}
+      pending={pending}
       onOpenChange={(next) => {
-        if (pending) return;
         if (!next && codes) void queryClient.invalidateQueries({ queryKey: SIGN_IN_METHODS_KEY });
         reset();
         setOpen(next);
       }}
-    >
-      <DialogTrigger asChild>
+      title="Turn on two-step verification"
+      trigger={
         <Button variant="outline" className="mt-3 w-full justify-start text-left">
           <ShieldCheck aria-hidden="true" className="h-4 w-4" />
           Turn on two-step verification
         </Button>
-      </DialogTrigger>
-      <DialogContent closeDisabled={pending}>
-        <DialogTitle>Turn on two-step verification</DialogTitle>
-        {codes ? (
-          <RecoveryCodesStep codes={codes} description="It is on. These are your recovery codes." />
-        ) : (
-          <>
-            <DialogDescription>
-              {enrolment
-                ? "Scan the QR code with an authenticator app (or type the key), then enter the 6-digit code it shows."
-                : "First, confirm your current password."}
-            </DialogDescription>
-            <form noValidate onSubmit={submit} className="mt-5 space-y-4" aria-label="Turn on two-step verification">
-              <input type="text" name="username" autoComplete="username" value={username} readOnly hidden />
-              {enrolment ? (
-                <>
-                  {/* The SVG is drawn on the server by the qrcode library from our own otpauth URL. */}
-                  <div role="img" aria-label="QR code for your authenticator app" className="mx-auto w-48" dangerouslySetInnerHTML={{ __html: enrolment.qrSvg }} />
-                  <p className="text-sm text-stone-700">
-                    Key: <code className="break-all font-mono text-stone-900">{enrolment.secret}</code>
-                  </p>
-                  <TextField id={`${id}-code`} label="6-digit code" name="code" inputMode="numeric" autoComplete="one-time-code" error={errors.code} disabled={pending} />
-                </>
-              ) : (
-                <TextField id={`${id}-password`} label="Current password" name="currentPassword" type="password" autoComplete="current-password" error={errors.currentPassword} disabled={pending} />
-              )}
-              <FormProblem problem={problem} />
-              <Button type="submit" className="w-full" disabled={pending}>
-                {pending ? <Spinner className="h-4 w-4" /> : null}
-                {enrolment ? "Turn On" : "Continue"}
-              </Button>
-            </form>
-          </>
-        )}
-      </DialogContent>
-    </Dialog>
+      }
+    >
+      {codes ? (
+        <RecoveryCodesStep codes={codes} description="It is on. These are your recovery codes." />
+      ) : (
+        <>
+          <DialogDescription>
+            {enrolment
+              ? "Scan the QR code with an authenticator app (or type the key), then enter the 6-digit code it shows."
+              : "First, confirm your current password."}
+          </DialogDescription>
+          <form noValidate onSubmit={submit} className="mt-5 space-y-4" aria-label="Turn on two-step verification">
+            <input type="text" name="username" autoComplete="username" value={username} readOnly hidden />
+            {enrolment ? (
+              <>
+                {/* The SVG is drawn on the server by the qrcode library from our own otpauth URL. */}
+                <div role="img" aria-label="QR code for your authenticator app" className="mx-auto w-48" dangerouslySetInnerHTML={{ __html: enrolment.qrSvg }} />
+                <p className="text-sm text-stone-700">
+                  Key: <code className="break-all font-mono text-stone-900">{enrolment.secret}</code>
+                </p>
+                <TextField id={`${id}-code`} label="6-digit code" name="code" inputMode="numeric" autoComplete="one-time-code" error={errors.code} disabled={pending} />
+              </>
+            ) : (
+              <TextField id={`${id}-password`} label="Current password" name="currentPassword" type="password" autoComplete="current-password" error={errors.currentPassword} disabled={pending} />
+            )}
+            <FormProblem problem={problem} />
+            <Button type="submit" className="w-full" disabled={pending}>
+              {pending ? <Spinner className="h-4 w-4" /> : null}
+              {enrolment ? "Turn On" : "Continue"}
+            </Button>
+          </form>
+        </>
+      )}
+    </TaskDialog>
   );
 }
 
@@ -252,39 +250,46 @@ function ConfirmedChangeDialog({ kind, username, canUsePasskey }: { kind: keyof 
   const pending = confirm.isPending;
   const Icon = change.icon;
   return (
-    <Dialog open={open} onOpenChange={(next) => !pending && (setCodes(null), setPasswordError(undefined), setProblem(null), setOpen(next))}>
-      <DialogTrigger asChild>
+    <TaskDialog
+      open={open}
+      pending={pending}
+      onOpenChange={(next) => {
+        setCodes(null);
+        setPasswordError(undefined);
+        setProblem(null);
+        setOpen(next);
+      }}
+      title={change.title}
+      trigger={
         <Button variant="outline" className="mt-3 w-full justify-start text-left">
           <Icon aria-hidden="true" className="h-4 w-4" />
           {change.title}
         </Button>
-      </DialogTrigger>
-      <DialogContent closeDisabled={pending}>
-        <DialogTitle>{change.title}</DialogTitle>
-        {codes ? (
-          <RecoveryCodesStep codes={codes} description="The old codes no longer work." />
-        ) : (
-          <>
-            <DialogDescription>Confirm it is you: your current password{canUsePasskey ? ", or a passkey" : ""}.</DialogDescription>
-            <form noValidate onSubmit={submit} className="mt-5 space-y-4" aria-label={change.title}>
-              <input type="text" name="username" autoComplete="username" value={username} readOnly hidden />
-              <TextField id={`${id}-password`} label="Current password" name="currentPassword" type="password" autoComplete="current-password" error={passwordError} disabled={pending} />
-              <FormProblem problem={problem} />
-              <div className="flex flex-col gap-2">
-                <Button type="submit" variant={kind === "off" ? "destructive" : "primary"} disabled={pending}>
-                  {pending ? <Spinner className="h-4 w-4" /> : null}
-                  {change.button}
+      }
+    >
+      {codes ? (
+        <RecoveryCodesStep codes={codes} description="The old codes no longer work." />
+      ) : (
+        <>
+          <DialogDescription>Confirm it is you: your current password{canUsePasskey ? ", or a passkey" : ""}.</DialogDescription>
+          <form noValidate onSubmit={submit} className="mt-5 space-y-4" aria-label={change.title}>
+            <input type="text" name="username" autoComplete="username" value={username} readOnly hidden />
+            <TextField id={`${id}-password`} label="Current password" name="currentPassword" type="password" autoComplete="current-password" error={passwordError} disabled={pending} />
+            <FormProblem problem={problem} />
+            <div className="flex flex-col gap-2">
+              <Button type="submit" variant={kind === "off" ? "destructive" : "primary"} disabled={pending}>
+                {pending ? <Spinner className="h-4 w-4" /> : null}
+                {change.button}
+              </Button>
+              {canUsePasskey ? (
+                <Button type="button" variant="outline" disabled={pending} onClick={() => confirm.mutate({ usePasskey: true })}>
+                  Confirm with a passkey instead
                 </Button>
-                {canUsePasskey ? (
-                  <Button type="button" variant="outline" disabled={pending} onClick={() => confirm.mutate({ usePasskey: true })}>
-                    Confirm with a passkey instead
-                  </Button>
-                ) : null}
-              </div>
-            </form>
-          </>
-        )}
-      </DialogContent>
-    </Dialog>
+              ) : null}
+            </div>
+          </form>
+        </>
+      )}
+    </TaskDialog>
   );
 }

@@ -54,3 +54,27 @@ export function DialogDescription({
 }: ComponentPropsWithoutRef<typeof DialogPrimitive.Description>) {
   return <DialogPrimitive.Description className={cn("mt-1 text-sm text-stone-600", className)} {...props} />;
 }
+
+/**
+ * A dialog opened by its own button (`trigger`), for a task that sends something: while `pending` it
+ * stays as it is (no close, its corner button disabled) and `onOpenChange` is not called.
+ */
+export function TaskDialog(props: {
+  open: boolean;
+  onOpenChange: (next: boolean) => void;
+  pending: boolean;
+  trigger: ReactNode;
+  title: ReactNode;
+  onCloseAutoFocus?: DialogContentProps["onCloseAutoFocus"];
+  children: ReactNode;
+}) {
+  return (
+    <Dialog open={props.open} onOpenChange={(next) => !props.pending && props.onOpenChange(next)}>
+      <DialogTrigger asChild>{props.trigger}</DialogTrigger>
+      <DialogContent closeDisabled={props.pending} onCloseAutoFocus={props.onCloseAutoFocus}>
+        <DialogTitle>{props.title}</DialogTitle>
+        {props.children}
+      </DialogContent>
+    </Dialog>
+  );
+}
