@@ -30,6 +30,7 @@ function item(id: string, overrides: Partial<InboxItem> = {}): InboxItem {
 describe("SubmissionsView", () => {
   afterEach(() => {
     vi.unstubAllGlobals();
+    vi.useRealTimers();
     vi.mocked(toast).mockClear();
   });
 
@@ -159,6 +160,10 @@ describe("SubmissionsView", () => {
   });
 
   it("shows each notification state, and Send again on a failure", async () => {
+    // Midday on the test's clock: a retry 90 s away is today, shown as a time of day (near midnight
+    // it would be tomorrow's, shown with its date).
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date(2026, 5, 15, 12, 0, 0));
     const now = new Date();
     const soon = new Date(now.getTime() + 90_000);
     const state = (s: Partial<NotificationState>): NotificationState => ({ ...NOTIFICATIONS_OFF_STATE, ...s });
