@@ -116,6 +116,20 @@ async function healthz(started: Awaited<ReturnType<typeof npmStart>>) {
   throw new Error(`npm start never answered /healthz:\n${started.output()}`);
 }
 
+/** Whether every process of the group has exited within `ms`. */
+async function processGroupGone(groupId: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      process.kill(-groupId, 0);
+    } catch {
+      return true;
+    }
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 const builds = (root: string) => fs.readFile(path.join(root, "builds.log"), "utf8").catch(() => "");
 
 describe("npm start (scripts/start.mjs, then npm run serve)", () => {
@@ -127,6 +141,8 @@ describe("npm start (scripts/start.mjs, then npm run serve)", () => {
     expect(await builds(root)).toBe("");
     process.kill(-started.child.pid!, "SIGTERM");
     await started.exited;
+    // npm can exit a moment before the server it started has closed: wait for the whole group.
+    expect(await processGroupGone(started.child.pid!, 10_000)).toBe(true);
     await expect(fetch(`http://127.0.0.1:${started.port}/healthz`)).rejects.toThrow();
   });
 
