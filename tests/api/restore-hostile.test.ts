@@ -46,9 +46,9 @@ afterEach(async () => {
 });
 
 /** `npm run restore` on this site's settings, with its peak resident memory in MB. */
-async function restore(file: string, args: string[] = []) {
+async function restore(...args: string[]) {
   const peakFile = path.join(tmp, `peak-${randomUUID()}`);
-  const result = await runScript("restore", [file, ...args].filter(Boolean), {
+  const result = await runScript("restore", args, {
     ...ctx.envVars,
     LOG_LEVEL: "silent",
     NODE_OPTIONS: `--import ${PEAK_RSS_PRELOAD}`,
@@ -66,7 +66,7 @@ async function restore(file: string, args: string[] = []) {
  * Reading the 40 MB table whole before its lines adds 38 MB; the 512 MB object, far more.
  */
 async function extraMemoryMB(file: string, refusal: RegExp): Promise<number> {
-  const loadedOnly = await restore("", ["--help"]);
+  const loadedOnly = await restore("--help");
   const result = await expectRefusedUnchanged(file, refusal);
   return result.peakRssMB - loadedOnly.peakRssMB;
 }
