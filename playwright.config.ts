@@ -1,14 +1,14 @@
 import fs from "node:fs";
 import { defineConfig } from "@playwright/test";
-import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "./tests/support/chromium";
+import { CHROMIUM_FLAGS, TEST_BROWSER_PATH } from "./tests/support/chromium";
 
-const chromiumPath = CHROMIUM_PATH;
+const chromiumPath = TEST_BROWSER_PATH;
 if (!fs.existsSync(chromiumPath)) {
   // Fail loudly: browser tests are never skipped silently.
   throw new Error(
     `Chromium was not found at ${chromiumPath}.\n` +
-      "Install it with:  sudo apt-get update && sudo apt-get install -y chromium\n" +
-      "or point CHROMIUM_PATH at a Chromium or Chrome binary.",
+      "Install it with:  sudo apt-get update && sudo apt-get install -y chromium chromium-headless-shell\n" +
+      "or point TEST_BROWSER_PATH (or CHROMIUM_PATH) at a Chromium or Chrome binary.",
   );
 }
 

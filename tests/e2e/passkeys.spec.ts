@@ -1,5 +1,5 @@
 import { test, expect, type Page } from "@playwright/test";
-import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../support/chromium";
+import { CHROMIUM_FLAGS, TEST_BROWSER_PATH } from "../support/chromium";
 import { createSoftwareAuthenticator } from "../support/software-authenticator";
 import { freePort, startTestServer, TEST_ADMIN, type TestServer } from "../support/test-server";
 import { expectNoAxeViolations, expectToast } from "./admin-helpers";
@@ -18,7 +18,7 @@ test.use({
   viewport: { width: 375, height: 812 },
   isMobile: true,
   hasTouch: true,
-  launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS.map((flag) => (flag.startsWith("--host-resolver-rules=") ? `${flag}, EXCLUDE localhost` : flag)) },
+  launchOptions: { executablePath: TEST_BROWSER_PATH, args: CHROMIUM_FLAGS.map((flag) => (flag.startsWith("--host-resolver-rules=") ? `${flag}, EXCLUDE localhost` : flag)) },
 });
 
 let server: TestServer;
