@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { SecuritySummary } from "~/auth/security-summary";
 import { toast } from "~/components/ui/use-toast";
 import { AdminApp } from "./admin-app";
-import { json, mockFetch } from "./test-helpers";
+import { deferred, json, mockFetch } from "./test-helpers";
 
 vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
 
@@ -73,6 +73,22 @@ describe("the dashboard: the spec's three cards, then Settings and reports", () 
     expect(screen.getByRole("link", { name: /^Activity/ })).not.toHaveAttribute("data-attention");
     // The notice that needs the owner is on the dashboard too, above the cards.
     expect(screen.getByRole("region", { name: "E-mail notifications are off" })).toBeInTheDocument();
+  });
+
+  it("is busy until its notices' first answers are in, since they push the cards down", async () => {
+    const emailStatus = deferred<Response>();
+    mockFetch([
+      { method: "GET", path: "/api/auth/user", respond: () => json(200, USER) },
+      { method: "GET", path: "/api/admin/security/summary", respond: () => json(200, summary(false)) },
+      { method: "GET", path: "/api/admin/notifications/status", respond: () => emailStatus.promise },
+    ]);
+    render(<AdminApp navigate={vi.fn()} />);
+    const heading = await screen.findByRole("heading", { level: 1, name: "Website Management" });
+    const dashboard = heading.closest("[class~='space-y-5']")!;
+    expect(dashboard).toHaveAttribute("aria-busy", "true");
+    emailStatus.resolve(json(200, { enabled: false, recipient: null, lastAttempt: null, failed: 0 }));
+    await screen.findByRole("region", { name: "E-mail notifications are off" });
+    await waitFor(() => expect(dashboard).not.toHaveAttribute("aria-busy"));
   });
 
   it("opens a row's sub-view in place at its address, with Back to Dashboard returning focus to the row", async () => {

@@ -1,4 +1,4 @@
-import { useMutation } from "@tanstack/react-query";
+import { useIsFetching, useMutation } from "@tanstack/react-query";
 import { ExternalLink, FileText, Images, Inbox, LogOut } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import type { CurrentUser } from "~/auth/login-schema";
@@ -168,8 +168,13 @@ function Dashboard({
     onError: () => toast({ title: "Logout failed", description: "Please try again.", variant: "destructive" }),
   });
 
+  // The notices above the cards arrive after the dashboard shows and push the cards down: it is busy
+  // (aria-busy) until every query's first answer is in, so neither assistive technology nor a test
+  // acts on a button about to move.
+  const firstLoads = useIsFetching({ predicate: (query) => query.state.status === "pending" });
+
   return (
-    <div ref={rootRef} className="space-y-5">
+    <div ref={rootRef} className="space-y-5" aria-busy={firstLoads > 0 || undefined}>
       <TwoStepRestoreNotice />
       <TemporaryPasswordBanner onChange={onChangeTemporaryPassword} />
       <div className="flex flex-col gap-3 sm:flex-row sm:items-end sm:justify-between">

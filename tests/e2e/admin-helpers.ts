@@ -63,6 +63,8 @@ export async function sendEnquiry(page: Page, values: { name: string; email: str
 
 /** Opens a dashboard button's view and waits for its heading. */
 export async function openView(page: Page, button: string, heading: string) {
+  // The dashboard's notices push its buttons down as they arrive: tap once it is no longer busy.
+  await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
   await page.getByRole("button", { name: button, exact: true }).click();
   await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
 }
