@@ -49,7 +49,14 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
       "no-restricted-imports": [
         "error",
-        { paths: [{ name: "zod", message: "Import z from ~/lib/zod (configured to work under the CSP)." }] },
+        {
+          paths: [
+            { name: "zod", message: "Import z from ~/lib/zod (configured to work under the CSP)." },
+            // The barrels open every function and every locale (over 500 files) in each script and server that starts.
+            { name: "date-fns", message: "Import the function from its own path, e.g. date-fns/format." },
+            { name: "date-fns/locale", message: "Import the locale from its own path, e.g. date-fns/locale/en-US." },
+          ],
+        },
       ],
       "no-restricted-syntax": [
         "error",

@@ -31,7 +31,16 @@ function quietExpectedWarnings(warning: Rollup.RollupLog, warn: (warning: Rollup
   warn(warning);
 }
 
+/**
+ * Packages bundled into the server build rather than imported from node_modules at start: plain ES
+ * modules whose barrels open hundreds of files (date-fns about 800 with its locales, kysely 260, zod
+ * 100, lucide-react every icon), when the server uses a few dozen exports. Bundled, Rollup keeps only
+ * those, and a server starts with less CPU (docs/PERFORMANCE.md, "Server start").
+ */
+const BUNDLED_IN_SERVER = ["date-fns", "kysely", "zod", "lucide-react"];
+
 export default defineConfig(({ isSsrBuild }) => ({
+  ssr: { noExternal: BUNDLED_IN_SERVER },
   resolve: {
     alias: { "~": fileURLToPath(new URL("./app", import.meta.url)) },
   },

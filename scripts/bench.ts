@@ -62,7 +62,7 @@ import { PRODUCTION_MALLOC_ENV, PROJECT_ROOT, startProductionServer, stopOnInter
 // ---------------------------------------------------------------------------------------------
 // Options and targets
 
-const PARTS = ["image", "load", "weight", "phone-upload", "sign-in", "enquiries", "backup", "offsite", "backends", "analytics", "memory", "baseline", "update"] as const;
+const PARTS = ["image", "load", "weight", "phone-upload", "sign-in", "enquiries", "backup", "offsite", "backends", "analytics", "memory", "baseline", "update", "start"] as const;
 type Part = (typeof PARTS)[number];
 
 function option(name: string): string | undefined {
@@ -195,6 +195,7 @@ async function main(): Promise<void> {
   if (runs("backends")) report.backends = await benchBackends({ durationSeconds: DURATION_S, connections: CONNECTIONS, threads: THREADS, tool: option("tool") });
   if (runs("analytics")) report.analytics = await analyticsBench({ durationS: DURATION_S, connections: CONNECTIONS, threads: THREADS });
   if (runs("memory")) report.memory = await benchMemory({ durationS: DURATION_S });
+  if (runs("start")) report.start = { date: new Date().toISOString(), ...(await (await import("./bench-start")).benchStart()) };
   if (runs("update")) report.update = { date: new Date().toISOString(), ...(await (await import("./bench-update")).benchUpdate()) };
 
   // Every check on file, including those of parts run earlier with --only.

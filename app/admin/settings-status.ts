@@ -1,4 +1,4 @@
-import { formatDistanceStrict } from "date-fns";
+import { formatDistanceStrict } from "date-fns/formatDistanceStrict";
 import type { AnalyticsReport } from "~/analytics/report";
 import type { SecuritySummary } from "~/auth/security-summary";
 import type { SignInMethods } from "~/auth/sign-in-methods";

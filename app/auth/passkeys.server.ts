@@ -1,19 +1,21 @@
 import { isIP } from "node:net";
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import type { Database } from "~/db/database.server";
 import { identity } from "~/identity";
 import type { Clock } from "~/lib/clock";
 import type { CurrentUser } from "./login-schema";
 import { beginCeremony, takeCeremony, type CeremonyKind } from "./ceremonies.server";
+
+/**
+ * The WebAuthn library, loaded at the first ceremony: with its certificate parsers it is about 250
+ * modules, which every server start would read otherwise (docs/PERFORMANCE.md, "Server start").
+ */
+const webAuthn = () => import("@simplewebauthn/server");
 
 /**
  * Passkeys (decision 0053) with @simplewebauthn/server:
@@ -113,6 +115,7 @@ export async function beginPasskeyRegistration(
 ): Promise<{ token: string; options: PublicKeyCredentialCreationOptionsJSON }> {
   const site = siteOf(services);
   const existing = await services.db.selectFrom("passkeys").select(["id", "transports"]).where("user_id", "=", user.id).execute();
+  const { generateRegistrationOptions } = await webAuthn();
   const options = await generateRegistrationOptions({
     rpName: identity.businessName,
     rpID: site.rpID,
@@ -135,6 +138,7 @@ export async function finishPasskeyRegistration(
   const site = siteOf(services);
   const ceremony = await challengeOf(services, "passkey-registration", input.token);
   if (ceremony.userId !== user.id) throw new PasskeyRefusal(PASSKEY_MESSAGES.unknownCeremony);
+  const { verifyRegistrationResponse } = await webAuthn();
   const verification = await verifiedForSite(site, ceremony, (expected) => verifyRegistrationResponse({ response: input.response, ...expected }));
   if (!verification.verified) throw new PasskeyRefusal(PASSKEY_MESSAGES.notVerified);
   const { credential } = verification.registrationInfo;
@@ -161,6 +165,7 @@ export async function beginPasskeyAssertion(
   kind: "passkey-sign-in" | "passkey-confirmation",
 ): Promise<{ token: string; options: PublicKeyCredentialRequestOptionsJSON }> {
   const site = siteOf(services);
+  const { generateAuthenticationOptions } = await webAuthn();
   const options = await generateAuthenticationOptions({ rpID: site.rpID, userVerification: "required" });
   const token = await beginCeremony(services, { kind, challenge: options.challenge });
   return { token, options };
@@ -186,6 +191,7 @@ export async function finishPasskeyAssertion(
     .executeTakeFirst();
   if (!passkey) throw new PasskeyRefusal(PASSKEY_MESSAGES.unknownPasskey);
   const storedCounter = Number(passkey.counter);
+  const { verifyAuthenticationResponse } = await webAuthn();
   const verification = await verifiedForSite(site, ceremony, (expected) =>
     verifyAuthenticationResponse({
       response: input.response,

@@ -1,6 +1,5 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { Secret, TOTP } from "otpauth";
-import QRCode from "qrcode";
 import type { Kysely } from "kysely";
 import type { Database } from "~/db/database.server";
 import type { DatabaseSchema } from "~/db/schema";
@@ -85,6 +84,8 @@ export async function beginEnrolment(services: Services, user: { id: string; use
     )
     .execute();
   const otpauthUrl = totpFor(secret, user.username).toString();
+  // Loaded when a code is set up, not at every server start.
+  const { default: QRCode } = await import("qrcode");
   const qrSvg = await QRCode.toString(otpauthUrl, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
   return { secret, otpauthUrl, qrSvg };
 }

@@ -1,4 +1,4 @@
-import { enUS } from "date-fns/locale";
+import { enUS } from "date-fns/locale/en-US";
 
 // Building an Intl.DateTimeFormat is slow; one per time zone is kept.
 const formatters = new Map<string, Intl.DateTimeFormat>();

@@ -1,5 +1,5 @@
-import { format } from "date-fns";
-import { enUS } from "date-fns/locale";
+import { format } from "date-fns/format";
+import { enUS } from "date-fns/locale/en-US";
 
 /** A calendar day "2026-03-14" as "Sat, Mar 14" (English-US, as the spec's dates). No time zone is involved. */
 export function formatDay(day: string): string {
