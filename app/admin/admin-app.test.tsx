@@ -9,6 +9,23 @@ vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
 
 const USER = { id: "u1", username: "owner" };
 
+/** Signed out, the owner types a username and `password`; `/api/login` answers with `login`. */
+async function typeSignIn(password: string, login: () => Response | Promise<Response>) {
+  const fetched = mockFetch([
+    { method: "GET", path: "/api/auth/user", respond: () => json(401, { message: "Unauthorized" }) },
+    { method: "POST", path: "/api/login", respond: login },
+  ]);
+  const navigate = vi.fn();
+  render(<AdminApp navigate={navigate} />);
+  await userEvent.type(await screen.findByLabelText("Username"), "owner");
+  await userEvent.type(screen.getByLabelText("Password"), password);
+  return { ...fetched, navigate };
+}
+
+/** The toast a refused sign-in shows, with the server's words. */
+const loginFailedToast = (description: string) =>
+  waitFor(() => expect(toast).toHaveBeenCalledWith({ title: "Login Failed", description, variant: "destructive" }));
+
 describe("AdminApp sign-in", () => {
   beforeEach(() => {
     vi.mocked(toast).mockClear();
@@ -59,14 +76,7 @@ describe("AdminApp sign-in", () => {
 
   it("shows 'Signing In...' while pending, then reloads /admin", async () => {
     const login = deferred<Response>();
-    const { calls } = mockFetch([
-      { method: "GET", path: "/api/auth/user", respond: () => json(401, { message: "Unauthorized" }) },
-      { method: "POST", path: "/api/login", respond: () => login.promise },
-    ]);
-    const navigate = vi.fn();
-    render(<AdminApp navigate={navigate} />);
-    await userEvent.type(await screen.findByLabelText("Username"), "owner");
-    await userEvent.type(screen.getByLabelText("Password"), "secret words");
+    const { calls, navigate } = await typeSignIn("secret words", () => login.promise);
     fireEvent.submit(screen.getByRole("button", { name: "Sign In" }));
     const pending = await screen.findByRole("button", { name: "Signing In..." });
     expect(pending).toBeDisabled();
@@ -80,22 +90,9 @@ describe("AdminApp sign-in", () => {
     // A fake clock that also follows real time (so typing and waitFor run as usual); the check
     // below then runs every timer the failure left pending, the 'Unauthorized' reload's included.
     vi.useFakeTimers({ shouldAdvanceTime: true });
-    mockFetch([
-      { method: "GET", path: "/api/auth/user", respond: () => json(401, { message: "Unauthorized" }) },
-      { method: "POST", path: "/api/login", respond: () => json(401, { message: "Invalid username or password" }) },
-    ]);
-    const navigate = vi.fn();
-    render(<AdminApp navigate={navigate} />);
-    await userEvent.type(await screen.findByLabelText("Username"), "owner");
-    await userEvent.type(screen.getByLabelText("Password"), "wrong");
+    const { navigate } = await typeSignIn("wrong", () => json(401, { message: "Invalid username or password" }));
     await userEvent.click(screen.getByRole("button", { name: "Sign In" }));
-    await waitFor(() =>
-      expect(toast).toHaveBeenCalledWith({
-        title: "Login Failed",
-        description: "Invalid username or password. Please try again.",
-        variant: "destructive",
-      }),
-    );
+    await loginFailedToast("Invalid username or password. Please try again.");
     expect(toast).toHaveBeenCalledTimes(1);
     expect(screen.getByRole("button", { name: "Sign In" })).toBeEnabled();
     await act(() => vi.runOnlyPendingTimersAsync());
@@ -103,21 +100,10 @@ describe("AdminApp sign-in", () => {
   });
 
   it("passes on the server's advice when sign-in is throttled", async () => {
-    mockFetch([
-      { method: "GET", path: "/api/auth/user", respond: () => json(401, { message: "Unauthorized" }) },
-      { method: "POST", path: "/api/login", respond: () => json(429, { message: "Too many failed sign-in attempts. Please wait and try again later." }) },
-    ]);
-    render(<AdminApp navigate={vi.fn()} />);
-    await userEvent.type(await screen.findByLabelText("Username"), "owner");
-    await userEvent.type(screen.getByLabelText("Password"), "wrong");
+    const throttled = "Too many failed sign-in attempts. Please wait and try again later.";
+    await typeSignIn("wrong", () => json(429, { message: throttled }));
     await userEvent.click(screen.getByRole("button", { name: "Sign In" }));
-    await waitFor(() =>
-      expect(toast).toHaveBeenCalledWith({
-        title: "Login Failed",
-        description: "Too many failed sign-in attempts. Please wait and try again later.",
-        variant: "destructive",
-      }),
-    );
+    await loginFailedToast(throttled);
   });
 });
 

@@ -1,7 +1,30 @@
+import type { Database } from "~/db/database.server";
 import { publicPageLabel } from "~/public-pages";
 import type { AppServices } from "~/services.server";
 import { addDays, dayIn, startOfDay, weekStartOf } from "./calendar";
 import { OTHER_REFERRERS, REPORT_DAYS, REPORT_TOP, REPORT_WEEKS, type AnalyticsReport } from "./report";
+
+/** The tables of views by day and something else, and that something's column. */
+const VIEWS_BY = { analytics_daily_pages: "path", analytics_daily_referrers: "host" } as const;
+
+/**
+ * The paths or referrer hosts with the most views from `firstDay` to `today`, most first (a tie by
+ * name), at most REPORT_TOP of them; `except` is left out.
+ */
+function mostViewed(db: Database, table: keyof typeof VIEWS_BY, days: { firstDay: string; today: string }, except?: string) {
+  const key = VIEWS_BY[table];
+  return db
+    .selectFrom(table)
+    .select((eb) => [eb.ref(key).as("key"), eb.fn.sum<number | string>("views").as("views")])
+    .where("day", ">=", days.firstDay)
+    .where("day", "<=", days.today)
+    .$if(except !== undefined, (query) => query.where(key, "!=", except!))
+    .groupBy(key)
+    .orderBy("views", "desc")
+    .orderBy(key)
+    .limit(REPORT_TOP)
+    .execute();
+}
 
 /** The dashboard's figures. Flushes this instance's buffered counts first, so they are up to the moment. */
 export async function analyticsReport({ db, analytics, clock }: Pick<AppServices, "db" | "analytics" | "clock">): Promise<AnalyticsReport> {
@@ -23,27 +46,8 @@ export async function analyticsReport({ db, analytics, clock }: Pick<AppServices
     return { day, visitors: Number(row?.visitors ?? 0), views: Number(row?.views ?? 0) };
   });
 
-  const pageRows = await db
-    .selectFrom("analytics_daily_pages")
-    .select((eb) => ["path", eb.fn.sum<number | string>("views").as("views")])
-    .where("day", ">=", firstDay)
-    .where("day", "<=", today)
-    .groupBy("path")
-    .orderBy("views", "desc")
-    .orderBy("path")
-    .limit(REPORT_TOP)
-    .execute();
-  const referrerRows = await db
-    .selectFrom("analytics_daily_referrers")
-    .select((eb) => ["host", eb.fn.sum<number | string>("views").as("views")])
-    .where("day", ">=", firstDay)
-    .where("day", "<=", today)
-    .where("host", "!=", OTHER_REFERRERS)
-    .groupBy("host")
-    .orderBy("views", "desc")
-    .orderBy("host")
-    .limit(REPORT_TOP)
-    .execute();
+  const pageRows = await mostViewed(db, "analytics_daily_pages", { firstDay, today });
+  const referrerRows = await mostViewed(db, "analytics_daily_referrers", { firstDay, today }, OTHER_REFERRERS);
   // Hosts past each day's first 100 are not ranked: their views are one row at the end of the list.
   const otherReferrers = await db
     .selectFrom("analytics_daily_referrers")
@@ -76,9 +80,9 @@ export async function analyticsReport({ db, analytics, clock }: Pick<AppServices
     days,
     totals: { visitors, views: days.reduce((sum, d) => sum + d.views, 0), enquiries },
     enquiryRate: visitors > 0 ? enquiries / visitors : null,
-    topPages: pageRows.map((row) => ({ path: row.path, label: publicPageLabel(row.path) ?? row.path, views: Number(row.views) })),
+    topPages: pageRows.map((row) => ({ path: row.key, label: publicPageLabel(row.key) ?? row.key, views: Number(row.views) })),
     topReferrers: [
-      ...referrerRows.map((row) => ({ host: row.host, views: Number(row.views) })),
+      ...referrerRows.map((row) => ({ host: row.key, views: Number(row.views) })),
       ...(otherViews > 0 ? [{ host: OTHER_REFERRERS, views: otherViews }] : []),
     ],
     enquiriesPerWeek: [...weeks].map(([weekStart, count]) => ({ weekStart, enquiries: count })),

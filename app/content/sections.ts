@@ -6,40 +6,30 @@ import { identity } from "~/identity";
  * Public pages, the footer, the About card and the admin editor all read it.
  */
 
-export const PAGE_GROUPS = [
-  "homepage",
-  "stonework",
-  "landscaping",
-  "contact",
-  "footer",
-  "contact_info",
-] as const;
-export type PageGroup = (typeof PAGE_GROUPS)[number];
+/**
+ * The groups of texts, in the dashboard's order (spec §2): the label of each one's "Edit Website
+ * Text" button, and its editor's page-level title where it has its own ("Content Editor" otherwise).
+ */
+const PAGE_GROUP_NAMES = {
+  homepage: { label: "Homepage", editorTitle: "Homepage Content" },
+  stonework: { label: "Stonework", editorTitle: "Stonework Page" },
+  landscaping: { label: "Landscaping", editorTitle: "Landscaping Page" },
+  contact: { label: "About/Contact Page", editorTitle: "Contact Page" },
+  footer: { label: "Footer" },
+  contact_info: { label: "Contact Information" },
+} as const satisfies Record<string, { label: string; editorTitle?: string }>;
+export type PageGroup = keyof typeof PAGE_GROUP_NAMES;
+export const PAGE_GROUPS = Object.keys(PAGE_GROUP_NAMES) as readonly PageGroup[];
 
 /** Labels of the dashboard's "Edit Website Text" buttons. */
-export const PAGE_GROUP_LABELS: Record<PageGroup, string> = {
-  homepage: "Homepage",
-  stonework: "Stonework",
-  landscaping: "Landscaping",
-  contact: "About/Contact Page",
-  footer: "Footer",
-  contact_info: "Contact Information",
-};
+export const PAGE_GROUP_LABELS = Object.fromEntries(
+  PAGE_GROUPS.map((group) => [group, PAGE_GROUP_NAMES[group].label]),
+) as Record<PageGroup, string>;
 
-/** The content editor's page-level title by group (spec §2). */
+/** The content editor's page-level title for a group. */
 export function editorTitleFor(group: PageGroup): string {
-  switch (group) {
-    case "homepage":
-      return "Homepage Content";
-    case "stonework":
-      return "Stonework Page";
-    case "landscaping":
-      return "Landscaping Page";
-    case "contact":
-      return "Contact Page";
-    default:
-      return "Content Editor";
-  }
+  const names = PAGE_GROUP_NAMES[group];
+  return "editorTitle" in names ? names.editorTitle : "Content Editor";
 }
 
 export type SectionDefinition = {

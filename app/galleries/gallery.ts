@@ -5,16 +5,15 @@ import type { ImageVariants } from "~/images/processed-image";
  * validation library, so public pages do not load zod (schemas: ./gallery-schemas).
  */
 
-/** The four galleries and their titles in the admin (spec §2). */
-export const GALLERY_TYPES = ["traditional", "veneer", "landscaping", "homepage"] as const;
-export type GalleryType = (typeof GALLERY_TYPES)[number];
-
-export const GALLERY_TITLES: Record<GalleryType, string> = {
+/** The four galleries, in the dashboard's order, and their titles in the admin (spec §2). */
+export const GALLERY_TITLES = {
   traditional: "Traditional Stonework",
   veneer: "Veneer Stonework",
   landscaping: "Hard Landscaping",
   homepage: "Homepage Hero Images",
-};
+} satisfies Record<string, string>;
+export type GalleryType = keyof typeof GALLERY_TITLES;
+export const GALLERY_TYPES = Object.keys(GALLERY_TITLES) as readonly GalleryType[];
 
 export function isGalleryType(value: string): value is GalleryType {
   return (GALLERY_TYPES as readonly string[]).includes(value);

@@ -17,6 +17,17 @@ const noErrors = (error: unknown) => {
   throw error;
 };
 
+/** A started task every second whose first run has begun and is held until the test releases it. */
+async function startedWithHeldRun() {
+  const clock = createManualClock();
+  const held = heldRuns();
+  const task = every(1_000, held.run, { clock, onError: noErrors });
+  await task.start();
+  clock.advance(1_000);
+  await Promise.resolve();
+  return { clock, held, task };
+}
+
 describe("every(interval, run)", () => {
   it("runs once per interval on the injected clock, not before; start() twice is one timer", async () => {
     const clock = createManualClock();
@@ -47,12 +58,7 @@ describe("every(interval, run)", () => {
   });
 
   it("never starts a second run while one is in flight; the next tick after it ends runs again", async () => {
-    const clock = createManualClock();
-    const held = heldRuns();
-    const task = every(1_000, held.run, { clock, onError: noErrors });
-    await task.start();
-    clock.advance(1_000);
-    await Promise.resolve();
+    const { clock, held, task } = await startedWithHeldRun();
     expect(held.started()).toBe(1);
     clock.advance(1_000);
     clock.advance(1_000);
@@ -70,12 +76,7 @@ describe("every(interval, run)", () => {
   });
 
   it("stop() ends the timer and waits for the run in flight", async () => {
-    const clock = createManualClock();
-    const held = heldRuns();
-    const task = every(1_000, held.run, { clock, onError: noErrors });
-    await task.start();
-    clock.advance(1_000);
-    await Promise.resolve();
+    const { clock, held, task } = await startedWithHeldRun();
     let stopped = false;
     const stopping = task.stop().then(() => (stopped = true));
     await Promise.resolve();

@@ -1,21 +1,21 @@
-import { CallToAction } from "~/components/call-to-action";
-import { GallerySection } from "~/components/gallery-section";
-import { PageHeader, Paragraphs } from "~/components/page-header";
-import { readContent } from "~/content/content.server";
-import { sectionKeysInGroup } from "~/content/sections";
-import { loadGallery } from "~/galleries/galleries.server";
+import { PortfolioPage, type Portfolio } from "~/components/portfolio-page";
+import { loadPortfolio } from "~/galleries/portfolio.server";
 import { identity } from "~/identity";
 import { pageMeta, siteSeoFrom } from "~/content/seo";
 import type { Route } from "./+types/landscaping";
 import type { PublicPageHandle } from "~/islands/islands";
 
+const LANDSCAPING = {
+  title: "Hard Landscaping",
+  intro: "landscaping.intro",
+  galleries: [
+    { galleryType: "landscaping", headingId: "projects-title", title: "Recent Projects", description: "landscaping.gallery.description" },
+  ],
+  cta: { title: "landscaping.cta.title", text: "landscaping.cta.text", showMessageButton: true },
+} as const satisfies Portfolio;
+
 export async function loader({ context }: Route.LoaderArgs) {
-  const { services, markDegraded: onFallback } = context;
-  const [content, landscaping] = await Promise.all([
-    readContent(services, [...sectionKeysInGroup("landscaping"), "contact.phone"], { onFallback }),
-    loadGallery(services, "landscaping", { onFallback }),
-  ]);
-  return { content, landscaping };
+  return loadPortfolio(context, "landscaping", LANDSCAPING);
 }
 
 export const handle: PublicPageHandle = { islands: [] };
@@ -30,31 +30,5 @@ export function meta({ data, matches }: Route.MetaArgs) {
 }
 
 export default function Landscaping({ loaderData }: Route.ComponentProps) {
-  const { content, landscaping } = loaderData;
-  return (
-    <>
-      <PageHeader title="Hard Landscaping">
-        <div className="space-y-3">
-          <Paragraphs text={content["landscaping.intro"]} />
-        </div>
-      </PageHeader>
-
-      {/* On phones this gallery starts within the first screen: its first photo is the largest paint. */}
-      <GallerySection
-        id="projects-title"
-        title="Recent Projects"
-        description={content["landscaping.gallery.description"]}
-        galleryType="landscaping"
-        state={landscaping}
-        eagerFirstImage
-      />
-
-      <CallToAction
-        title={content["landscaping.cta.title"]}
-        text={content["landscaping.cta.text"]}
-        phone={content["contact.phone"]}
-        showMessageButton
-      />
-    </>
-  );
+  return <PortfolioPage portfolio={LANDSCAPING} {...loaderData} />;
 }

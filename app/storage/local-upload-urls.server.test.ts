@@ -1,24 +1,12 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { localStorageForEachTest } from "../../tests/support/temp-local-storage";
 import { createLocalStorage } from "./local-storage.server";
 import { InvalidStorageKeyError } from "./storage-errors.server";
 import type { ObjectStorage } from "./storage.server";
 
-const SECRET = "s".repeat(32);
-
 let rootDir: string;
 let storage: ObjectStorage;
-
-beforeEach(async () => {
-  rootDir = await mkdtemp(path.join(os.tmpdir(), "cornerstone-storage-"));
-  storage = createLocalStorage({ rootDir, signingSecret: SECRET });
-});
-
-afterEach(async () => {
-  await rm(rootDir, { recursive: true, force: true });
-});
+localStorageForEachTest((temp) => ({ rootDir, storage } = temp));
 
 describe("local storage: signed upload targets", () => {
   const objectId = "0f8fad5b-d9cb-469f-a165-70867728950e";

@@ -1,28 +1,18 @@
 import { execFileSync } from "node:child_process";
 import { createWriteStream } from "node:fs";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { text } from "node:stream/consumers";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { TEST_SIGNING_SECRET as SECRET, localStorageForEachTest } from "../../tests/support/temp-local-storage";
 import { createLocalStorage } from "./local-storage.server";
 import { InvalidStorageKeyError, ObjectTooLargeError } from "./storage-errors.server";
 import type { ObjectStorage } from "./storage.server";
 
-const SECRET = "s".repeat(32);
-
 let rootDir: string;
 let storage: ObjectStorage;
-
-beforeEach(async () => {
-  rootDir = await mkdtemp(path.join(os.tmpdir(), "cornerstone-storage-"));
-  storage = createLocalStorage({ rootDir, signingSecret: SECRET });
-});
-
-afterEach(async () => {
-  await rm(rootDir, { recursive: true, force: true });
-});
+localStorageForEachTest((temp) => ({ rootDir, storage } = temp));
 
 /** Every file under rootDir, temp files included (directories are not files). */
 async function allFiles(): Promise<string[]> {

@@ -3,8 +3,7 @@ import { KeyRound, LogOut } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
 import type { SignInMethods } from "~/auth/sign-in-methods";
 import { changePasswordSchema, PASSWORD_MIN_LENGTH, type ChangePasswordInput } from "~/auth/password-schema";
-import { Button } from "~/components/ui/button";
-import { DialogDescription, TaskDialog } from "~/components/ui/dialog";
+import { DialogDescription, DialogOpenerButton, TaskDialog, useTaskDialogState } from "~/components/ui/dialog";
 import { TextField } from "~/components/ui/form-field";
 import { toast } from "~/components/ui/use-toast";
 import { apiRequest, isUnauthorizedError } from "~/lib/api-client";
@@ -89,17 +88,18 @@ function passwordFieldErrors(error: unknown): FieldErrors {
 function ChangePasswordDialog({ username, control }: { username: string; control?: PasswordDialogControl }) {
   const id = useId();
   const queryClient = useQueryClient();
-  const [ownOpen, setOwnOpen] = useState(false);
-  const open = control?.open ?? ownOpen;
-  const setOpen = control?.setOpen ?? setOwnOpen;
   const [errors, setErrors] = useState<FieldErrors>({});
   const [problem, setProblem] = useState<string | null>(null);
+  const dialog = useTaskDialogState(() => {
+    setErrors({});
+    setProblem(null);
+  }, control);
 
   const change = useMutation({
     mutationFn: (input: ChangePasswordInput) => apiRequest("POST", "/api/admin/password", input),
     onSuccess: () => {
       control?.onChanged?.();
-      setOpen(false);
+      dialog.close();
       // The temporary-password banner goes once the server says so.
       void queryClient.invalidateQueries({ queryKey: SECURITY_SUMMARY_KEY });
       toast({ title: "Password Changed", description: "Every other phone and computer was signed out." });
@@ -125,23 +125,7 @@ function ChangePasswordDialog({ username, control }: { username: string; control
 
   const pending = change.isPending;
   return (
-    <TaskDialog
-      open={open}
-      pending={pending}
-      onOpenChange={(next) => {
-        setErrors({});
-        setProblem(null);
-        setOpen(next);
-      }}
-      onCloseAutoFocus={control?.onCloseAutoFocus}
-      title="Change Password"
-      trigger={
-        <Button variant="outline" className="w-full justify-start text-left">
-          <KeyRound aria-hidden="true" className="h-4 w-4" />
-          Change Password
-        </Button>
-      }
-    >
+    <TaskDialog state={dialog} pending={pending} title="Change Password" trigger={{ icon: KeyRound }} onCloseAutoFocus={control?.onCloseAutoFocus}>
       <DialogDescription>Every other phone and computer signed in to the admin will be signed out.</DialogDescription>
       <form noValidate onSubmit={handleSubmit} className="mt-5 space-y-4" aria-label="Change password">
         {/* Lets password managers file the new password under the right account. */}
@@ -174,10 +158,13 @@ function ChangePasswordDialog({ username, control }: { username: string; control
  */
 function SignOutEverywhereDialog({ navigate, username }: { navigate: (url: string) => void; username: string }) {
   const id = useId();
-  const [open, setOpen] = useState(false);
   const [removeOthers, setRemoveOthers] = useState(false);
   const proof = useOwnerProof();
-  const methods = useQuery<SignInMethods>({ queryKey: SIGN_IN_METHODS_KEY, enabled: open });
+  const dialog = useTaskDialogState(() => {
+    proof.reset();
+    setRemoveOthers(false);
+  });
+  const methods = useQuery<SignInMethods>({ queryKey: SIGN_IN_METHODS_KEY, enabled: dialog.open });
   const passkeys = methods.data?.passkeys.list ?? [];
   const keep = passkeys.find((passkey) => passkey.id === methods.data?.passkeys.signedInWith) ?? null;
   const others = passkeys.filter((passkey) => passkey !== keep);
@@ -204,20 +191,10 @@ function SignOutEverywhereDialog({ navigate, username }: { navigate: (url: strin
   const removing = removeOthers && others.length > 0;
   return (
     <TaskDialog
-      open={open}
+      state={dialog}
       pending={pending}
-      onOpenChange={(next) => {
-        proof.reset();
-        setRemoveOthers(false);
-        setOpen(next);
-      }}
       title="Sign out everywhere?"
-      trigger={
-        <Button variant="outline" className="w-full justify-start text-left">
-          <LogOut aria-hidden="true" className="h-4 w-4" />
-          Sign Out Everywhere
-        </Button>
-      }
+      trigger={<DialogOpenerButton icon={LogOut}>Sign Out Everywhere</DialogOpenerButton>}
     >
       <DialogDescription>
         Every phone, tablet and computer signed in to the admin, this one included, will need the password again. Use

@@ -3,7 +3,7 @@ import { FingerprintPattern, Trash2 } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
 import { PASSKEY_NAME_MAX_LENGTH, type PasskeyListItem, type SignInMethods } from "~/auth/sign-in-methods";
 import { Button } from "~/components/ui/button";
-import { DialogDescription, TaskDialog } from "~/components/ui/dialog";
+import { DialogDescription, TaskDialog, useTaskDialogState } from "~/components/ui/dialog";
 import { TextField } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
@@ -94,17 +94,21 @@ export function useOwnerProof() {
 }
 
 /**
- * A passkey added or removed from its dialog: the dialog's open state, the owner's proof, the request
- * (closing the dialog and refreshing the sign-in methods when it is done) and the form's submit.
+ * A passkey added or removed from its dialog: the dialog's state (the proof is forgotten as it opens
+ * or closes, and so is whatever `onToggle` clears), the owner's proof, the request (closing the
+ * dialog and refreshing the sign-in methods when it is done) and the form's submit.
  */
-function usePasskeyChange<T>(send: (ownerProof: OwnerProof) => Promise<T>, done: (result: T) => void, failed: string) {
+function usePasskeyChange<T>(send: (ownerProof: OwnerProof) => Promise<T>, done: (result: T) => void, failed: string, onToggle?: () => void) {
   const queryClient = useQueryClient();
-  const [open, setOpen] = useState(false);
   const proof = useOwnerProof();
+  const dialog = useTaskDialogState(() => {
+    proof.reset();
+    onToggle?.();
+  });
   const task = useMutation({
     mutationFn: send,
     onSuccess: (result) => {
-      setOpen(false);
+      dialog.close();
       void queryClient.invalidateQueries({ queryKey: SIGN_IN_METHODS_KEY });
       done(result);
     },
@@ -115,7 +119,7 @@ function usePasskeyChange<T>(send: (ownerProof: OwnerProof) => Promise<T>, done:
     const given = proof.fromForm(event.currentTarget);
     if (given) task.mutate(given);
   }
-  return { open, setOpen, proof, task, handleSubmit, pending: task.isPending };
+  return { dialog, proof, task, handleSubmit, pending: task.isPending };
 }
 
 /** The current password (with the username, for password managers), and "Confirm with a passkey instead". */
@@ -158,28 +162,14 @@ export function ConfirmWithPasskeyButton({ pending, onClick }: { pending: boolea
 function AddPasskeyDialog({ username, canUsePasskey }: { username: string; canUsePasskey: boolean }) {
   const id = useId();
   const [name, setName] = useState("");
-  const { open, setOpen, proof, task: add, handleSubmit, pending } = usePasskeyChange(
+  const { dialog, proof, task: add, handleSubmit, pending } = usePasskeyChange(
     (ownerProof) => addPasskey({ proof: ownerProof, name: name.trim() }),
     (passkey) => toast({ title: "Passkey Added", description: `"${passkey.name}" can now sign in.` }),
     "The passkey could not be added. Please try again.",
+    () => setName(""),
   );
   return (
-    <TaskDialog
-      open={open}
-      pending={pending}
-      onOpenChange={(next) => {
-        proof.reset();
-        setName("");
-        setOpen(next);
-      }}
-      title="Add a passkey"
-      trigger={
-        <Button variant="outline" className="mt-3 w-full justify-start text-left">
-          <FingerprintPattern aria-hidden="true" className="h-4 w-4" />
-          Add a passkey
-        </Button>
-      }
-    >
+    <TaskDialog state={dialog} pending={pending} title="Add a passkey" trigger={{ icon: FingerprintPattern, className: "mt-3" }}>
       <DialogDescription>
         First confirm it is you: your current password{canUsePasskey ? ", or a passkey you already have" : ""}. Then your phone or
         computer will ask for your fingerprint, face or screen lock.
@@ -206,19 +196,15 @@ function AddPasskeyDialog({ username, canUsePasskey }: { username: string; canUs
 
 function RemovePasskeyDialog({ passkey, username }: { passkey: PasskeyListItem; username: string }) {
   const id = useId();
-  const { open, setOpen, proof, task: remove, handleSubmit, pending } = usePasskeyChange(
+  const { dialog, proof, task: remove, handleSubmit, pending } = usePasskeyChange(
     (ownerProof) => removePasskey({ id: passkey.id, proof: ownerProof }),
     () => toast({ title: "Passkey Removed", description: `"${passkey.name}" can no longer sign in.` }),
     "The passkey could not be removed. Please try again.",
   );
   return (
     <TaskDialog
-      open={open}
+      state={dialog}
       pending={pending}
-      onOpenChange={(next) => {
-        proof.reset();
-        setOpen(next);
-      }}
       title="Remove this passkey?"
       trigger={
         <Button variant="outline" size="sm" aria-label={`Remove ${passkey.name}`}>

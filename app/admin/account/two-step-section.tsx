@@ -3,7 +3,7 @@ import { KeySquare, ShieldCheck, ShieldOff } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
 import { TWO_STEP_LOST_IN_RESTORE, type SignInMethods } from "~/auth/sign-in-methods";
 import { Button } from "~/components/ui/button";
-import { DialogClose, DialogDescription, TaskDialog } from "~/components/ui/dialog";
+import { DialogClose, DialogDescription, TaskDialog, useTaskDialogState } from "~/components/ui/dialog";
 import { TextField } from "~/components/ui/form-field";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
@@ -100,11 +100,17 @@ type Enrolment = { secret: string; qrSvg: string };
 function TurnOnDialog({ username }: { username: string }) {
   const id = useId();
   const queryClient = useQueryClient();
-  const [open, setOpen] = useState(false);
   const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
   const [codes, setCodes] = useState<string[] | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [problem, setProblem] = useState<string | null>(null);
+  const dialog = useTaskDialogState((next) => {
+    if (!next && codes) void queryClient.invalidateQueries({ queryKey: SIGN_IN_METHODS_KEY });
+    setEnrolment(null);
+    setCodes(null);
+    setErrors({});
+    setProblem(null);
+  });
 
   const onError = (error: unknown) => {
     if (isUnauthorizedError(error)) return;
@@ -144,29 +150,8 @@ function TurnOnDialog({ username }: { username: string }) {
   }
 
   const pending = setup.isPending || enable.isPending;
-  const reset = () => {
-    setEnrolment(null);
-    setCodes(null);
-    setErrors({});
-    setProblem(null);
-  };
   return (
-    <TaskDialog
-      open={open}
-      pending={pending}
-      onOpenChange={(next) => {
-        if (!next && codes) void queryClient.invalidateQueries({ queryKey: SIGN_IN_METHODS_KEY });
-        reset();
-        setOpen(next);
-      }}
-      title="Turn on two-step verification"
-      trigger={
-        <Button variant="outline" className="mt-3 w-full justify-start text-left">
-          <ShieldCheck aria-hidden="true" className="h-4 w-4" />
-          Turn on two-step verification
-        </Button>
-      }
-    >
+    <TaskDialog state={dialog} pending={pending} title="Turn on two-step verification" trigger={{ icon: ShieldCheck, className: "mt-3" }}>
       {codes ? (
         <RecoveryCodesStep codes={codes} description="It is on. These are your recovery codes." />
       ) : (
@@ -212,10 +197,14 @@ function ConfirmedChangeDialog({ kind, username, canUsePasskey }: { kind: keyof 
   const id = useId();
   const change = CHANGES[kind];
   const queryClient = useQueryClient();
-  const [open, setOpen] = useState(false);
   const [codes, setCodes] = useState<string[] | null>(null);
   const [passwordError, setPasswordError] = useState<string | undefined>();
   const [problem, setProblem] = useState<string | null>(null);
+  const dialog = useTaskDialogState(() => {
+    setCodes(null);
+    setPasswordError(undefined);
+    setProblem(null);
+  });
 
   const confirm = useMutation({
     mutationFn: async (proof: { currentPassword?: string; usePasskey?: boolean }) => {
@@ -226,7 +215,7 @@ function ConfirmedChangeDialog({ kind, username, canUsePasskey }: { kind: keyof 
       void queryClient.invalidateQueries({ queryKey: SIGN_IN_METHODS_KEY });
       if (result.recoveryCodes) setCodes(result.recoveryCodes);
       else {
-        setOpen(false);
+        dialog.close();
         toast({ title: "Two-Step Verification Off", description: "The password alone now signs in." });
       }
     },
@@ -248,25 +237,8 @@ function ConfirmedChangeDialog({ kind, username, canUsePasskey }: { kind: keyof 
   }
 
   const pending = confirm.isPending;
-  const Icon = change.icon;
   return (
-    <TaskDialog
-      open={open}
-      pending={pending}
-      onOpenChange={(next) => {
-        setCodes(null);
-        setPasswordError(undefined);
-        setProblem(null);
-        setOpen(next);
-      }}
-      title={change.title}
-      trigger={
-        <Button variant="outline" className="mt-3 w-full justify-start text-left">
-          <Icon aria-hidden="true" className="h-4 w-4" />
-          {change.title}
-        </Button>
-      }
-    >
+    <TaskDialog state={dialog} pending={pending} title={change.title} trigger={{ icon: change.icon, className: "mt-3" }}>
       {codes ? (
         <RecoveryCodesStep codes={codes} description="The old codes no longer work." />
       ) : (

@@ -1,7 +1,8 @@
 import * as DialogPrimitive from "@radix-ui/react-dialog";
-import { X } from "lucide-react";
-import type { ComponentPropsWithoutRef, ReactNode } from "react";
+import { X, type LucideIcon } from "lucide-react";
+import { useState, type ComponentProps, type ComponentPropsWithoutRef, type ReactNode } from "react";
 import { cn } from "~/lib/cn";
+import { Button } from "./button";
 
 export const Dialog = DialogPrimitive.Root;
 export const DialogTrigger = DialogPrimitive.Trigger;
@@ -55,26 +56,72 @@ export function DialogDescription({
   return <DialogPrimitive.Description className={cn("mt-1 text-sm text-stone-600", className)} {...props} />;
 }
 
+/** Whether a task dialog is open, and what it does when it opens or closes. */
+export type TaskDialogState = { open: boolean; onOpenChange: (next: boolean) => void };
+
 /**
- * A dialog opened by its own button (`trigger`), for a task that sends something: while `pending` it
- * stays as it is (no close, its corner button disabled) and `onOpenChange` is not called.
+ * A task dialog's state. `onToggle` runs whenever it opens or closes, where a form forgets its last
+ * problem; `control` lets its parent hold the open state instead (to open it from elsewhere).
+ */
+export function useTaskDialogState(
+  onToggle?: (next: boolean) => void,
+  control?: { open: boolean; setOpen: (open: boolean) => void },
+): TaskDialogState & { close: () => void } {
+  const [ownOpen, setOwnOpen] = useState(false);
+  const setOpen = control?.setOpen ?? setOwnOpen;
+  return {
+    open: control?.open ?? ownOpen,
+    onOpenChange(next) {
+      onToggle?.(next);
+      setOpen(next);
+    },
+    close: () => setOpen(false),
+  };
+}
+
+/** The wide button, with its icon, that opens a task dialog in a settings view. */
+export function DialogOpenerButton({ icon: Icon, className, children, ...props }: ComponentProps<typeof Button> & { icon: LucideIcon }) {
+  return (
+    <Button variant="outline" className={cn("w-full justify-start text-left", className)} {...props}>
+      <Icon aria-hidden="true" className="h-4 w-4" />
+      {children}
+    </Button>
+  );
+}
+
+/**
+ * A dialog opened by its own button, for a task that sends something: while `pending` it stays as
+ * it is (no close, its corner button disabled) and `state.onOpenChange` is not called. `trigger` is
+ * that button, or the icon (and classes) of a DialogOpenerButton named as the dialog is.
  */
 export function TaskDialog(props: {
-  open: boolean;
-  onOpenChange: (next: boolean) => void;
+  state: TaskDialogState;
   pending: boolean;
-  trigger: ReactNode;
-  title: ReactNode;
+  title: string;
+  trigger: ReactNode | { icon: LucideIcon; className?: string };
   onCloseAutoFocus?: DialogContentProps["onCloseAutoFocus"];
   children: ReactNode;
 }) {
+  const { trigger } = props;
   return (
-    <Dialog open={props.open} onOpenChange={(next) => !props.pending && props.onOpenChange(next)}>
-      <DialogTrigger asChild>{props.trigger}</DialogTrigger>
+    <Dialog open={props.state.open} onOpenChange={(next) => !props.pending && props.state.onOpenChange(next)}>
+      <DialogTrigger asChild>
+        {isOpenerIcon(trigger) ? (
+          <DialogOpenerButton icon={trigger.icon} className={trigger.className}>
+            {props.title}
+          </DialogOpenerButton>
+        ) : (
+          trigger
+        )}
+      </DialogTrigger>
       <DialogContent closeDisabled={props.pending} onCloseAutoFocus={props.onCloseAutoFocus}>
         <DialogTitle>{props.title}</DialogTitle>
         {props.children}
       </DialogContent>
     </Dialog>
   );
+}
+
+function isOpenerIcon(trigger: unknown): trigger is { icon: LucideIcon; className?: string } {
+  return typeof trigger === "object" && trigger !== null && "icon" in trigger;
 }
