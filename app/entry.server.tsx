@@ -3,14 +3,12 @@ import { createReadableStreamFromReadable } from "@react-router/node";
 import { renderToPipeableStream } from "react-dom/server";
 import { ServerRouter, type AppLoadContext, type EntryContext } from "react-router";
 import { NonceProvider } from "./components/nonce-provider";
-import { LargestPaintHeaderContext, type LargestPaintHeader } from "./components/responsive-image";
 
 export const streamTimeout = 5_000;
 
 /**
  * Renders a document. It always waits for all content (onAllReady), so the
- * HTML is complete: readable without JavaScript, and cacheable as a whole;
- * and its headers can name its largest paint (a Link preload).
+ * HTML is complete: readable without JavaScript, and cacheable as a whole.
  */
 export default function handleRequest(
   request: Request,
@@ -23,15 +21,12 @@ export default function handleRequest(
     return new Response(null, { status: responseStatusCode, headers: responseHeaders });
   }
   const nonce = loadContext.cspNonce;
-  const largestPaint: LargestPaintHeader = { link: null };
 
   return new Promise<Response>((resolve, reject) => {
     let settled = false;
     const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={nonce}>
-        <LargestPaintHeaderContext value={largestPaint}>
-          <ServerRouter context={routerContext} url={request.url} nonce={nonce} />
-        </LargestPaintHeaderContext>
+        <ServerRouter context={routerContext} url={request.url} nonce={nonce} />
       </NonceProvider>,
       {
         nonce,
@@ -43,8 +38,6 @@ export default function handleRequest(
           settled = true;
           const body = new PassThrough();
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-          // The whole page is rendered before its headers go: its largest paint is known by now.
-          if (largestPaint.link) responseHeaders.append("Link", largestPaint.link);
           resolve(
             new Response(createReadableStreamFromReadable(body), {
               headers: responseHeaders,

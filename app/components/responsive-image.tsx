@@ -1,4 +1,4 @@
-import { createContext, useContext, type CSSProperties, type Ref } from "react";
+import type { CSSProperties, Ref } from "react";
 import { preload } from "react-dom";
 import type { GalleryImage } from "~/galleries/gallery";
 import { LARGEST_PAINT_TIMING } from "~/islands/island-loader";
@@ -10,26 +10,14 @@ function srcSet(variants: { path: string; width: number }[]) {
 }
 
 /**
- * Filled while the server renders a page: the Link header that preloads the page's largest paint.
- * app/entry.server.tsx sends it with the page's headers, so the phone starts that photo as soon as
- * the headers arrive, before it has read the HTML. Absent in the browser.
- */
-export type LargestPaintHeader = { link: string | null };
-export const LargestPaintHeaderContext = createContext<LargestPaintHeader | null>(null);
-
-/**
  * A page's largest paint, known on the server: a preload in the head (React writes it there, since
- * the page is sent whole) and the same preload as a Link header, so the phone fetches the variant
- * its `sizes` calls for before the CSS and markup above it are read. AVIF, as the <picture> offers it first.
+ * the page is sent whole), so the phone fetches the variant its `sizes` calls for before the CSS
+ * and markup above it are read. AVIF, as the <picture> offers it first.
  */
-function preloadLargestPaint(image: Pick<GalleryImage, "variants">, sizes: string, header: LargestPaintHeader | null): void {
+export function preloadLargestPaint(image: Pick<GalleryImage, "variants">, sizes: string): void {
   const avif = image.variants.avif;
   if (!avif.length) return;
-  const href = avif.at(-1)!.path;
-  preload(href, { as: "image", type: "image/avif", imageSrcSet: srcSet(avif), imageSizes: sizes, fetchPriority: "high" });
-  const link = `<${href}>; rel=preload; as=image; type="image/avif"; imagesrcset="${srcSet(avif)}"; imagesizes="${sizes}"; fetchpriority=high`;
-  // Only the first, and only what a header may carry (stored paths and fixed sizes always can).
-  if (header && header.link === null && /^[\x20-\x7e]*$/.test(link)) header.link = link;
+  preload(avif.at(-1)!.path, { as: "image", type: "image/avif", imageSrcSet: srcSet(avif), imageSizes: sizes, fetchPriority: "high" });
 }
 
 export type ResponsiveImageProps = {
@@ -37,7 +25,6 @@ export type ResponsiveImageProps = {
   alt: string;
   /** The image's rendered width per layout, for the browser to pick a variant. */
   sizes: string;
-  /** The page's largest paint: fetched at once, with high priority, and preloaded (head and Link header). */
   priority?: boolean;
   /**
    * The <picture> is a block with the photo's aspect ratio, for a photo laid out at its natural
@@ -71,8 +58,6 @@ export function ResponsiveImage({
   imgRef,
   "data-hero-slide": heroSlide,
 }: ResponsiveImageProps) {
-  const largestPaintHeader = useContext(LargestPaintHeaderContext);
-  if (priority) preloadLargestPaint(image, sizes, largestPaintHeader);
   const placeholderStyle: CSSProperties = image.placeholder
     ? { backgroundImage: `url("${image.placeholder}")`, backgroundSize: "cover", backgroundPosition: "center" }
     : {};

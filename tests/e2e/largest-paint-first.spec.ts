@@ -132,29 +132,6 @@ test("the largest photo never waits for a script: with every script file held, i
   await expect.poll(() => cards.evaluateAll((imgs) => imgs.every((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0))).toBe(true);
 });
 
-test("on /, the answer's Link header preloads the hero's photo, and that header alone starts it before any HTML is read", async ({ page, request }) => {
-  const [hero] = (await (await request.get("/api/galleries/homepage")).json()) as ApiImage[];
-  const avif = hero!.variants.avif as (Variant & { width: number })[];
-  const srcset = avif.map((v) => `${v.path} ${v.width}w`).join(", ");
-  const expected = `<${avif.at(-1)!.path}>; rel=preload; as=image; type="image/avif"; imagesrcset="${srcset}"; imagesizes="100vw"; fetchpriority=high`;
-  // The first answer renders the page; the second is the cached copy.
-  for (const attempt of ["rendered", "cached"]) {
-    expect((await request.get("/")).headers()["link"], attempt).toBe(expected);
-  }
-
-  // The same answer with an empty body: only the header can start the photo.
-  await page.route((url) => url.pathname === "/", async (route) => {
-    const response = await route.fetch();
-    const { "content-length": _length, "content-encoding": _encoding, ...headers } = response.headers();
-    await route.fulfill({ status: response.status(), headers, body: "<!doctype html><title>Headers only</title>" });
-  });
-  const requested: string[] = [];
-  page.on("request", (r) => requested.push(new URL(r.url()).pathname));
-  await page.goto("/");
-  await expect.poll(() => requested.filter((path) => path.startsWith("/media/"))).toHaveLength(1);
-  expect(avif.map((v) => v.path)).toContain(requested.find((path) => path.startsWith("/media/")));
-});
-
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
