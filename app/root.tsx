@@ -12,7 +12,9 @@ import {
 import type { Route } from "./+types/root";
 // Inlined, not linked: a stylesheet request would block first paint on a slow
 // phone connection while the scripts compete for it (docs/decisions/0011).
-import stylesheet from "./app.css?inline";
+// Public pages get a stylesheet without the admin's classes (app/public.css).
+import adminStylesheet from "./app.css?inline";
+import publicStylesheet from "./public.css?inline";
 import { SiteFooter } from "./components/layout/site-footer";
 import { PublicPageScripts } from "./components/layout/public-page-scripts";
 import { SiteHeader } from "./components/layout/site-header";
@@ -59,6 +61,8 @@ export function Layout({ children }: { children: ReactNode }) {
   // Public pages are HTML and CSS with a few islands; only the admin loads React Router's runtime
   // (docs/decisions/0055). Chosen per route by its `handle`.
   const islands = publicPageIslands(useMatches());
+  // Public pages are never rendered in the browser, so its bundle leaves their stylesheet out.
+  const stylesheet = islands && import.meta.env.SSR ? publicStylesheet : adminStylesheet;
   return (
     <html lang="en-NZ" data-islands={islands?.join(" ")}>
       <head>

@@ -9,7 +9,7 @@ export const GALLERY_PLACEHOLDER_COUNT = 6;
 export type GalleryState = { status: "loading" } | GalleryResult;
 
 // One column on phones, two from sm, three from lg, inside a max-w-7xl container (px-4, then px-6 from sm, px-8 from lg).
-// Gaps: 1rem between columns (app.css .gallery-masonry).
+// Gaps: 1rem between columns (app/site.css .gallery-masonry).
 export const GRID_SIZES =
   "(min-width: 1280px) 395px, (min-width: 1024px) calc((100vw - 96px) / 3), (min-width: 640px) calc((100vw - 64px) / 2), calc(100vw - 32px)";
 const PLACEHOLDER_HEIGHTS = ["h-64", "h-48", "h-72", "h-56", "h-44", "h-60"];

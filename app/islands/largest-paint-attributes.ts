@@ -1,7 +1,7 @@
 // The attributes of the wait for the largest paint (app/islands/largest-paint-first.ts), apart from
 // its script so the hero island and the photos' markup import only these names.
 
-/** On <html> while the page's other photos wait for its largest-paint photo (app.css hides them). */
+/** On <html> while the page's other photos wait for its largest-paint photo (app/site.css hides them). */
 export const PHOTOS_WAIT_ATTRIBUTE = "data-photos-wait";
 /** On every photo that waits: every <ResponsiveImage> but the largest paint. */
 export const AFTER_LARGEST_PAINT_ATTRIBUTE = "data-after-largest-paint";

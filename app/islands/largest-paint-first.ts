@@ -5,7 +5,7 @@ import { LARGEST_PAINT_AT_ATTRIBUTE, PHOTOS_WAIT_ATTRIBUTE } from "./largest-pai
  * An inline script in the head of public pages: the page's other photos start only once its
  * largest-paint photo (`elementtiming="largest-paint"`) is on screen, so on a slow link they do not
  * share its bandwidth, and Lighthouse's simulation does not count them before it. It marks <html>
- * with PHOTOS_WAIT_ATTRIBUTE, which app.css turns into `display: none` for the photos marked
+ * with PHOTOS_WAIT_ATTRIBUTE, which app/site.css turns into `display: none` for the photos marked
  * AFTER_LARGEST_PAINT_ATTRIBUTE (a lazy image without a box is not fetched; their <picture> keeps its
  * size, so nothing moves), and removes it:
  * - once the photo has loaded and Chromium reports it painted (Element Timing, as the island loader
