@@ -3,10 +3,11 @@
  * signature-verifying front; each test context makes its own bucket.
  */
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { Readable } from "node:stream";
 import {
   CreateBucketCommand,
   DeleteBucketCommand,
@@ -43,6 +44,7 @@ export async function startS3Server(options: { verifySignatures?: boolean } = {}
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), S3_PREFIX));
   await fs.writeFile(path.join(dir, OWNER_FILE), String(process.pid));
   const server = new S3rver({ port: 0, address: "127.0.0.1", silent: true, directory: path.join(dir, "buckets") });
+  writeBeforeAnswering((server as unknown as { store: FilesystemStore }).store);
   const forget = onInterrupt(() => execFileSync("rm", ["-rf", dir]));
   const { port } = await server.run();
   const s3rverEndpoint = `http://127.0.0.1:${port}`;
@@ -65,6 +67,39 @@ export async function startS3Server(options: { verifySignatures?: boolean } = {}
       await server.close();
       await fs.rm(dir, { recursive: true, force: true });
     },
+  };
+}
+
+type S3rverObject = { bucket: string; key: string; content: Buffer | Readable; metadata: Record<string, string> };
+type FilesystemStore = {
+  getResourcePath(bucket: string, key: string, resource: string): string;
+  putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5: string): Promise<void>;
+  putObject(object: S3rverObject): Promise<{ size: number; md5: string }>;
+};
+
+/**
+ * s3rver's putObject answers before its file is open (it resolves on `end()`
+ * of a write stream with no error listener), and a DELETE removes `incoming/`
+ * once it looks empty: a probe deleted by one server while another's was
+ * still opening crashed the test process with ENOENT. This putObject writes
+ * the whole file first, and makes the folder again if a delete just took it.
+ */
+function writeBeforeAnswering(store: FilesystemStore) {
+  store.putObject = async (object) => {
+    const content = Buffer.isBuffer(object.content) ? object.content : Buffer.concat(await object.content.toArray());
+    const objectPath = store.getResourcePath(object.bucket, object.key, "object");
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await fs.mkdir(path.dirname(objectPath), { recursive: true });
+        await fs.writeFile(objectPath, content);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT" || attempt === 5) throw error;
+      }
+    }
+    const md5 = createHash("md5").update(content).digest("hex");
+    await store.putMetadata(object.bucket, object.key, object.metadata, md5);
+    return { size: content.length, md5 };
   };
 }
 
