@@ -15,6 +15,7 @@ import type { Route } from "./+types/root";
 // Public pages get a stylesheet without the admin's classes (app/public.css).
 import adminStylesheet from "./app.css?inline";
 import publicStylesheet from "./public.css?inline";
+import { HeadLinks } from "./components/layout/head-links";
 import { SiteFooter } from "./components/layout/site-footer";
 import { PublicPageScripts } from "./components/layout/public-page-scripts";
 import { SiteHeader } from "./components/layout/site-header";
@@ -49,13 +50,6 @@ export async function loader({ context }: Route.LoaderArgs) {
   return { layout, seo };
 }
 
-export const links: Route.LinksFunction = () => [
-  { rel: "icon", href: "/favicon.ico", sizes: "32x32" },
-  { rel: "icon", href: "/icon.svg", type: "image/svg+xml" },
-  { rel: "apple-touch-icon", href: "/apple-touch-icon.png" },
-  { rel: "manifest", href: "/manifest.webmanifest" },
-];
-
 export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce();
   // Public pages are HTML and CSS with a few islands; only the admin loads React Router's runtime
@@ -72,6 +66,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <Meta />
         <style dangerouslySetInnerHTML={{ __html: stylesheet }} />
         <Links />
+        <HeadLinks afterLargestPaint={islands !== null} />
         {islands ? <PublicPageScripts islands={islands} nonce={nonce} /> : null}
       </head>
       <body className="flex min-h-screen flex-col">

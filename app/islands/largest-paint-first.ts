@@ -15,14 +15,20 @@ import { LARGEST_PAINT_AT_ATTRIBUTE, PHOTOS_WAIT_ATTRIBUTE } from "./largest-pai
  *   the photo has not loaded by then.
  * The largest-paint photo itself never waits for a script (its preload and <img> are plain HTML),
  * and without JavaScript the attribute is never set: every photo loads as before.
+ * `laterLinks` (the favicon and web manifest: app/components/layout/head-links.tsx) are added to the
+ * head at that same moment: browsers fetch them at once, and they too would share its bandwidth.
+ * Until then the head holds an empty icon (`data:,`), since a page without one gets /favicon.ico.
  * It also records when that photo loaded, in the page's own clock (LARGEST_PAINT_AT_ATTRIBUTE).
  */
-export const LARGEST_PAINT_FIRST_SCRIPT = ((): string => {
+export function largestPaintFirstScript(laterLinks: readonly Record<string, string>[]): string {
   const selector = `img[elementtiming="${LARGEST_PAINT_TIMING}"]`;
   return (
     `(function(){var d=document,h=d.documentElement,s=${JSON.stringify(selector)},done=false,watching=false;` +
     `h.setAttribute("${PHOTOS_WAIT_ATTRIBUTE}","");` +
-    `var release=function(){if(done)return;done=true;h.removeAttribute("${PHOTOS_WAIT_ATTRIBUTE}")};` +
+    // An empty icon meanwhile, or the browser fetches /favicon.ico at once for want of one.
+    `var none=d.createElement("link");none.rel="icon";none.href="data:,";d.head.appendChild(none);` +
+    `var release=function(){if(done)return;done=true;h.removeAttribute("${PHOTOS_WAIT_ATTRIBUTE}");none.remove();` +
+    `${JSON.stringify(laterLinks)}.forEach(function(a){var l=d.createElement("link");for(var k in a)l.setAttribute(k,a[k]);d.head.appendChild(l)})};` +
     `var mine=function(e){var t=e.target;return !!(t&&t.matches&&t.matches(s))};` +
     `var loaded=function(){if(!h.hasAttribute("${LARGEST_PAINT_AT_ATTRIBUTE}"))h.setAttribute("${LARGEST_PAINT_AT_ATTRIBUTE}",String(Math.round(performance.now())));` +
     `if(watching)return;watching=true;` +
@@ -34,4 +40,4 @@ export const LARGEST_PAINT_FIRST_SCRIPT = ((): string => {
     `d.addEventListener("DOMContentLoaded",function(){var p=d.querySelector(s);if(!p)release();else if(p.complete)settled(p)});` +
     `addEventListener("load",function(){var p=d.querySelector(s);if(!p||!p.complete)release();else settled(p)})})()`
   );
-})();
+}

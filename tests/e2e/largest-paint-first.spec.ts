@@ -71,6 +71,31 @@ test("on /, the service cards' photos start only once the hero's photo has loade
   await expect.poll(() => cards.evaluateAll((imgs) => imgs.every((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0))).toBe(true);
 });
 
+test("the favicon and the web manifest wait for the hero's photo too: in the head only once it has loaded", async ({ page, request }) => {
+  const [hero] = (await (await request.get("/api/galleries/homepage")).json()) as ApiImage[];
+  const photos = await watchPhotos(page, pathsOf(hero!));
+  const iconOrManifest = (url: string) => ["/favicon.ico", "/icon.svg", "/manifest.webmanifest"].includes(new URL(url).pathname);
+  const fetchedEarly: string[] = [];
+  page.on("request", (request) => {
+    if (iconOrManifest(request.url())) fetchedEarly.push(request.url());
+  });
+  await page.goto("/", { waitUntil: "domcontentloaded" });
+  await expect.poll(photos.largestRequested).toBe(true);
+  await twoFrames(page);
+  // Meanwhile one empty icon, so that the browser does not fetch /favicon.ico for want of one.
+  await expect(page.locator('head link[rel="icon"]')).toHaveCount(1);
+  await expect(page.locator('head link[rel="icon"]')).toHaveAttribute("href", "data:,");
+  await expect(page.locator('head link[rel="manifest"]')).toHaveCount(0);
+  expect(fetchedEarly).toEqual([]);
+
+  photos.release();
+  await expect(page.locator('head link[rel="manifest"]')).toHaveAttribute("href", "/manifest.webmanifest");
+  expect(await page.locator('head link[rel="icon"]').evaluateAll((links) => links.map((link) => link.getAttribute("href")))).toEqual([
+    "/favicon.ico",
+    "/icon.svg",
+  ]);
+});
+
 test("on /stonework, the gallery's other photos wait with their boxes kept: no layout shift", async ({ page, request }) => {
   const [first] = (await (await request.get("/api/galleries/traditional")).json()) as ApiImage[];
   await page.addInitScript(() => {
@@ -143,5 +168,15 @@ test.describe("without JavaScript", () => {
     await expect.poll(() => photos.otherRequests().length).toBeGreaterThanOrEqual(2);
     expect(photos.events.some((event) => event.kind === "finished" && event.largest)).toBe(false);
     photos.release();
+  });
+
+  test("the favicon and the web manifest are in the head from the start", async ({ page }) => {
+    await page.route("**/media/**", () => new Promise(() => {}));
+    await page.goto("/", { waitUntil: "domcontentloaded" });
+    await expect(page.locator('head link[rel="manifest"]')).toHaveAttribute("href", "/manifest.webmanifest");
+    expect(await page.locator('head link[rel="icon"]').evaluateAll((links) => links.map((link) => link.getAttribute("href")))).toEqual([
+      "/favicon.ico",
+      "/icon.svg",
+    ]);
   });
 });

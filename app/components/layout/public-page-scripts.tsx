@@ -2,7 +2,8 @@ import islandAssets from "virtual:cornerstone/islands";
 import { PAGE_VIEW_BEACON_PATH } from "~/analytics/page-views";
 import { ISLAND_LOADER_ATTRIBUTE, islandLoader } from "~/islands/island-loader";
 import type { IslandName } from "~/islands/islands";
-import { LARGEST_PAINT_FIRST_SCRIPT } from "~/islands/largest-paint-first";
+import { largestPaintFirstScript } from "~/islands/largest-paint-first";
+import { EAGERLY_FETCHED_HEAD_LINKS } from "./head-links";
 import { SPECULATION_RULES } from "./speculation-rules";
 
 /**
@@ -16,6 +17,8 @@ export const PRERENDER_BEACON = `(function(){var s=function(){navigator.sendBeac
   `${PAGE_VIEW_BEACON_PATH}?path=`,
 )}+encodeURIComponent(location.pathname))};if(document.prerendering)document.addEventListener("prerenderingchange",s,{once:true});else addEventListener("pageshow",function(){var n=performance.getEntriesByType("navigation")[0];if(n&&n.deliveryType==="navigational-prefetch")s()},{once:true})})()`;
 
+const LARGEST_PAINT_SCRIPT = largestPaintFirstScript(EAGERLY_FETCHED_HEAD_LINKS);
+
 /**
  * All the script a public page has: the wait of its other photos for the largest paint
  * (app/islands/largest-paint-first.ts), its islands (app/islands/island-loader.ts), the speculation
@@ -26,7 +29,7 @@ export function PublicPageScripts({ islands, nonce }: { islands: readonly Island
   const files = [...new Set(entries.flatMap((entry) => [...entry.imports, entry.file]))];
   return (
     <>
-      <script nonce={nonce} dangerouslySetInnerHTML={{ __html: LARGEST_PAINT_FIRST_SCRIPT }} />
+      <script nonce={nonce} dangerouslySetInnerHTML={{ __html: LARGEST_PAINT_SCRIPT }} />
       <script nonce={nonce} dangerouslySetInnerHTML={{ __html: PRERENDER_BEACON }} />
       <script type="speculationrules" nonce={nonce} dangerouslySetInnerHTML={{ __html: SPECULATION_RULES }} />
       <script nonce={nonce} {...{ [ISLAND_LOADER_ATTRIBUTE]: "" }} dangerouslySetInnerHTML={{ __html: islandLoader(files) }} />
