@@ -45,7 +45,9 @@ const FIELDS: { name: ContactField; label: string; type: string; autoComplete: s
 ];
 
 // The shared schema (and zod with it) loads when the visitor starts on the form, not with the page.
-const loadSchema = () => import("~/contact/contact-schema");
+// Offline (a tunnel, a dead spot) the checks' script may not come: the server checks the same,
+// so the form goes without them rather than doing nothing.
+const loadSchema = () => import("~/contact/contact-schema").catch(() => null);
 
 /**
  * The enquiry form. With JavaScript it validates in place and posts JSON to
@@ -68,10 +70,10 @@ export function ContactForm({ serverResult, contactEmail }: { serverResult?: Con
     event.preventDefault();
     const form = event.currentTarget;
     const values = Object.fromEntries(new FormData(form)) as Record<string, string>;
-    const { contactMessageSchema, contactFieldErrors } = await loadSchema();
-    const parsed = contactMessageSchema.safeParse(values);
-    if (!parsed.success) {
-      const fieldErrors = contactFieldErrors(parsed.error);
+    const checks = await loadSchema();
+    const parsed = checks?.contactMessageSchema.safeParse(values);
+    if (checks && parsed && !parsed.success) {
+      const fieldErrors = checks.contactFieldErrors(parsed.error);
       setErrors(fieldErrors);
       focusFirstInvalid(form, CONTACT_FIELDS, fieldErrors);
       return;

@@ -1,27 +1,35 @@
 import { useEffect, useState, type ComponentType } from "react";
 import { CONTACT_ISLAND_ID } from "./contact-island-id";
 import { ContactForm, type ContactActionResult } from "./contact-form";
+import { PlainToasts } from "./ui/plain-toasts";
 import { useToasts } from "./ui/use-toast";
 
 /** `contactEmail`: the page's, for the message shown when photos could not be taken. */
 export type ContactIslandProps = { serverResult?: ContactActionResult; contactEmail: string };
 
 // The notification area (Radix Toast, about 12 KB) loads when the visitor starts on the form,
-// presses F8, or a toast is due: not with the page (docs/decisions/0055).
+// presses F8, or a toast is due: not with the page (docs/decisions/0055). If it cannot come
+// (offline), the toasts show without it, and it is asked for again at the next focus or key.
 const loadToaster = () => import("./ui/toaster");
 
 function NotificationArea() {
   const [Toaster, setToaster] = useState<ComponentType | null>(null);
+  const [unavailable, setUnavailable] = useState(false);
   const due = useToasts().length > 0;
   useEffect(() => {
     if (Toaster) return;
     let cancelled = false;
     const load = () => {
-      void loadToaster().then((module) => {
-        if (!cancelled) setToaster(() => module.Toaster);
-      });
+      loadToaster().then(
+        (module) => {
+          if (!cancelled) setToaster(() => module.Toaster);
+        },
+        () => {
+          if (!cancelled) setUnavailable(true);
+        },
+      );
     };
-    if (due) load();
+    if (due && !unavailable) load();
     const onKey = (event: KeyboardEvent) => {
       if (event.key === "F8") load();
     };
@@ -32,8 +40,9 @@ function NotificationArea() {
       document.removeEventListener("focusin", load);
       document.removeEventListener("keydown", onKey);
     };
-  }, [Toaster, due]);
-  return Toaster ? <Toaster /> : null;
+  }, [Toaster, due, unavailable]);
+  if (Toaster) return <Toaster />;
+  return unavailable ? <PlainToasts /> : null;
 }
 
 /**

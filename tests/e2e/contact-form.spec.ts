@@ -105,6 +105,26 @@ test.describe("contact form", () => {
   });
 });
 
+test("offline before the form's checks have loaded: the error toast, everything kept, and it sends once back online", async ({ page, context }) => {
+  await page.goto("/contact");
+  await hydrated(page);
+  const checksLoaded = page.waitForRequest((request) => /contact-schema/.test(request.url()), { timeout: 5_000 }).catch(() => null);
+  // A tunnel on the road: the checks' script cannot come (typing starts to load it).
+  await context.setOffline(true);
+  await fillValid(page);
+  await page.getByRole("button", { name: "Send Message" }).click();
+  // The notification area's script could not come either: the toast shows without it.
+  await expect(page.getByRole("alert")).toHaveText(/^Error\s*Failed to send message\. Please try again or call directly\./);
+  expect(await checksLoaded, "the form asked for its checks' script while offline").not.toBeNull();
+  await expect(field(page, "Message")).toHaveValue("We would like a quote for a 12 m basalt retaining wall.");
+  await expect(page.getByRole("button", { name: "Send Message" })).toBeEnabled();
+
+  await context.setOffline(false);
+  await page.getByRole("button", { name: "Send Message" }).click();
+  await expect(page.getByText("Message Sent", { exact: true })).toBeVisible();
+  await expect(field(page, "Message")).toHaveValue("");
+});
+
 test.describe("spam protection", () => {
   test("after 5 enquiries from one address the next is refused and the failure toast shows", async ({ page, request }) => {
     for (let i = 0; i < 5; i++) {
