@@ -16,8 +16,9 @@
  * and printed as PASS/FAIL lines (scripts/lib/lighthouse-budgets.ts). The 404 page's script is
  * summed from its HTML, since Lighthouse does not audit a page answered 404.
  *
- * Writes reports/lighthouse/<preset>-<page>[-run<n>].json (full Lighthouse reports) and
- * reports/lighthouse/summary.json. Exits non-zero only when an audit cannot run;
+ * Writes reports/lighthouse/<preset>-<page>[-run<n>].json (full Lighthouse reports), beside each
+ * mobile one a -lcp-graph.txt (the requests the simulator put before the LCP, with their simulated
+ * times: scripts/lib/lantern-lcp-graph.ts), and reports/lighthouse/summary.json. Exits non-zero only when an audit cannot run;
  * missed targets are printed, not fatal. Audits run one at a time: this is a
  * 2-core machine and parallel runs would skew each other's timings.
  */
@@ -29,6 +30,7 @@ import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import { islandFilesInPage } from "../app/islands/island-loader";
 import { PUBLIC_PAGE_PATHS } from "../app/public-pages";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../tests/support/chromium";
+import { lcpGraphLines } from "./lib/lantern-lcp-graph";
 import { BUDGETS, MOBILE_RUNS, budgetLines, median, pageWeights, type MedianRow } from "./lib/lighthouse-budgets";
 import { PROJECT_ROOT, startProductionServer, stopOnInterrupt } from "./lib/production-server";
 
@@ -289,8 +291,9 @@ async function main(): Promise<void> {
           // Every run's full report is kept (<preset>-<page>.json, then -run2.json…); the first one goes in the table.
           const file = path.join(REPORT_DIR, `${reportName(preset.name, route)}${run === 1 ? "" : `-run${run}`}.json`);
           await fs.writeFile(file, json);
+          if (preset.name === "mobile") await fs.writeFile(file.replace(/\.json$/, "-lcp-graph.txt"), `${lcpGraphLines(server.url).join("\n")}\n`);
           if (run === 1) rows.push({ ...row, report: path.relative(PROJECT_ROOT, file) });
-          console.error(`${preset.name} ${route} (run ${run}/${runs}): done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+          console.error(`${preset.name} ${route} (run ${run}/${runs}): LCP ${row.lcpSeconds ?? "n/a"} s, done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
         }
       }
     }
