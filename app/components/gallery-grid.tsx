@@ -1,6 +1,6 @@
 import { ImageOff } from "lucide-react";
 import { GALLERY_LOAD_ERROR, galleryImageAlt, type GalleryResult, type GalleryType } from "~/galleries/gallery";
-import { ResponsiveImage, preloadLargestPaint } from "./responsive-image";
+import { ResponsiveImage } from "./responsive-image";
 import { ErrorNotice } from "./ui/error-notice";
 
 /** Spec §9: six placeholder tiles while a gallery loads. */
@@ -57,7 +57,6 @@ export function GalleryGrid({
     );
   }
 
-  if (eagerFirstImage) preloadLargestPaint(state.images[0]!, GRID_SIZES);
   return (
     <ul className="gallery-masonry columns-1 sm:columns-2 lg:columns-3" data-gallery={galleryType}>
       {state.images.map((image, index) => (

@@ -3,7 +3,7 @@ import { Link } from "react-router";
 import type { GalleryImage } from "~/galleries/gallery";
 import { HERO_ATTRIBUTE, HERO_SLIDE_CLASS, HERO_TOGGLE_LABEL, heroIconAttributes } from "./hero-markup";
 import { buttonClasses } from "./ui/button";
-import { ResponsiveImage, preloadLargestPaint } from "./responsive-image";
+import { ResponsiveImage } from "./responsive-image";
 
 /** Spec §9: the hero advances every 5000 ms. */
 export const HERO_ROTATION_MS = 5000;
@@ -20,8 +20,6 @@ const SLIDE_CLASSES = "absolute inset-0 -z-20 transition-opacity duration-1000";
  */
 export function Hero({ images, title, subtitle }: { images: GalleryImage[]; title: string; subtitle: string }) {
   const [first, ...rest] = images;
-  // The first hero image is the page's largest paint: fetch it before anything else.
-  if (first) preloadLargestPaint(first, HERO_SIZES);
 
   return (
     <section

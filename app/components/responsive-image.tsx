@@ -14,7 +14,7 @@ function srcSet(variants: { path: string; width: number }[]) {
  * the page is sent whole), so the phone fetches the variant its `sizes` calls for before the CSS
  * and markup above it are read. AVIF, as the <picture> offers it first.
  */
-export function preloadLargestPaint(image: Pick<GalleryImage, "variants">, sizes: string): void {
+function preloadLargestPaint(image: Pick<GalleryImage, "variants">, sizes: string): void {
   const avif = image.variants.avif;
   if (!avif.length) return;
   preload(avif.at(-1)!.path, { as: "image", type: "image/avif", imageSrcSet: srcSet(avif), imageSizes: sizes, fetchPriority: "high" });
@@ -25,6 +25,7 @@ export type ResponsiveImageProps = {
   alt: string;
   /** The image's rendered width per layout, for the browser to pick a variant. */
   sizes: string;
+  /** The page's largest paint: fetched at once, with high priority, and preloaded in the head. */
   priority?: boolean;
   /**
    * The <picture> is a block with the photo's aspect ratio, for a photo laid out at its natural
@@ -58,6 +59,7 @@ export function ResponsiveImage({
   imgRef,
   "data-hero-slide": heroSlide,
 }: ResponsiveImageProps) {
+  if (priority) preloadLargestPaint(image, sizes);
   const placeholderStyle: CSSProperties = image.placeholder
     ? { backgroundImage: `url("${image.placeholder}")`, backgroundSize: "cover", backgroundPosition: "center" }
     : {};
