@@ -1,6 +1,7 @@
 import * as ToastPrimitive from "@radix-ui/react-toast";
 import { X } from "lucide-react";
 import { cn } from "~/lib/cn";
+import { TOAST_TEXT_CLASSES, TOAST_VIEWPORT_CLASSES, toastBoxClasses, toastCloseClasses } from "./toast-styles";
 import { TOAST_DURATION_MS, dismissToast, useToasts } from "./use-toast";
 
 /**
@@ -27,16 +28,13 @@ export function Toaster() {
           type={t.variant === "destructive" ? "foreground" : "background"}
           data-variant={t.variant ?? "default"}
           className={cn(
-            "group pointer-events-auto relative flex w-full items-start justify-between gap-3 overflow-hidden rounded-lg border py-2 pr-12 pl-3 shadow-lg md:p-4 md:pr-12",
+            "group pointer-events-auto flex w-full items-start justify-between gap-3",
             "data-[swipe=move]:translate-x-[var(--radix-toast-swipe-move-x)] data-[swipe=cancel]:translate-x-0 data-[swipe=cancel]:transition-transform",
             "data-[state=open]:animate-[toast-in_150ms_ease-out] data-[swipe=end]:animate-[toast-out_150ms_ease-in]",
-            t.variant === "destructive"
-              ? "border-red-800 bg-red-700 text-white"
-              : "border-stone-200 bg-white text-stone-900",
+            toastBoxClasses(t.variant),
           )}
         >
-          {/* One paragraph on a phone ("Content Updated Your changes have…"), two lines from md up. */}
-          <div className="min-h-10 text-sm md:grid md:min-h-0 md:gap-1">
+          <div className={TOAST_TEXT_CLASSES}>
             <ToastPrimitive.Title className="inline font-semibold md:block">{t.title}</ToastPrimitive.Title>
             {t.description ? (
               <>
@@ -47,16 +45,13 @@ export function Toaster() {
           </div>
           <ToastPrimitive.Close
             aria-label="Close notification"
-            className={cn(
-              "absolute top-0.5 right-0.5 inline-flex h-11 w-11 items-center justify-center rounded-md",
-              t.variant === "destructive" ? "text-white hover:bg-red-800" : "text-stone-600 hover:bg-stone-100",
-            )}
+            className={toastCloseClasses(t.variant)}
           >
             <X aria-hidden="true" className="h-4 w-4" />
           </ToastPrimitive.Close>
         </ToastPrimitive.Root>
       ))}
-      <ToastPrimitive.Viewport className="fixed inset-x-0 top-0 z-[100] m-0 flex w-full list-none flex-col gap-2 p-1 outline-none md:top-auto md:bottom-0 md:left-auto md:max-w-[420px] md:p-4" />
+      <ToastPrimitive.Viewport className={TOAST_VIEWPORT_CLASSES} />
     </ToastPrimitive.Provider>
   );
 }
