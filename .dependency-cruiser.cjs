@@ -14,7 +14,11 @@
 /** The foundation: object storage, the database, small shared helpers. */
 const FOUNDATION = "^app/(storage|db|lib)/";
 /** What the foundation may import from app/: itself and the validated settings. */
-const FOUNDATION_MAY_IMPORT = ["^app/(storage|db|lib)/", "^app/env[.]server[.]ts$", "^app/s3-settings-schema[.]server[.]ts$"];
+const FOUNDATION_MAY_IMPORT = [
+  "^app/(storage|db|lib)/",
+  "^app/env[.]server[.]ts$",
+  "^app/s3-settings-schema[.]server[.]ts$",
+];
 /** Modules that are rendered: React Router's route modules and root, components, admin views, islands. */
 const UI = "^app/((routes|components|admin|islands)/|root[.]tsx$|entry[.]server[.]tsx$|routes[.]ts$)";
 /**
@@ -76,10 +80,7 @@ module.exports = {
       severity: "error",
       from: {
         path: "^app/",
-        pathNot: [
-          UI,
-          TESTS,
-        ],
+        pathNot: [UI, TESTS],
       },
       to: { path: UI },
     },

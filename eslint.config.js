@@ -36,7 +36,19 @@ const local = {
 };
 
 export default tseslint.config(
-  { ignores: ["build/", ".react-router/", "node_modules/", "data/", "reports/", "test-results/", "playwright-report/", "releases/", "current/"] },
+  {
+    ignores: [
+      "build/",
+      ".react-router/",
+      "node_modules/",
+      "data/",
+      "reports/",
+      "test-results/",
+      "playwright-report/",
+      "releases/",
+      "current/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -50,7 +50,11 @@ export default defineConfig(({ isSsrBuild }) => ({
     // image worker and the off-site copy are entries of their own, forked by the server.
     rollupOptions: isSsrBuild
       ? {
-          input: { index: "./server/index.ts", "image-worker": "./server/image-worker.ts", "offsite-copy": "./server/offsite-copy.ts" },
+          input: {
+            index: "./server/index.ts",
+            "image-worker": "./server/image-worker.ts",
+            "offsite-copy": "./server/offsite-copy.ts",
+          },
           onwarn: quietExpectedWarnings,
         }
       : { onwarn: quietExpectedWarnings },

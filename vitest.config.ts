@@ -28,7 +28,8 @@ const SAME_ON_EVERY_BACKEND = [
   "two-step-backup",
 ].map((name) => `tests/api/${name}.test.ts`);
 for (const file of SAME_ON_EVERY_BACKEND) {
-  if (!existsSync(file)) throw new Error(`vitest.config.ts lists ${file}, which is not there: update SAME_ON_EVERY_BACKEND`);
+  if (!existsSync(file))
+    throw new Error(`vitest.config.ts lists ${file}, which is not there: update SAME_ON_EVERY_BACKEND`);
 }
 const secondBackendRun = process.env.TEST_BACKEND === "postgres-s3";
 

@@ -16,7 +16,9 @@ describe("parseEnv", () => {
   it("issue 21: enquiry photos' caps and retention have defaults, and a wrong value says how to fix it", () => {
     const env = parseEnv({});
     expect([env.ENQUIRY_PHOTOS_PER_DAY, env.ENQUIRY_PHOTOS_MAX_MB, env.ENQUIRY_PHOTO_DAYS]).toEqual([50, 2048, 365]);
-    expect(parseEnv({ ENQUIRY_PHOTOS_PER_DAY: "0", ENQUIRY_PHOTOS_MAX_MB: "100", ENQUIRY_PHOTO_DAYS: "90" })).toMatchObject({
+    expect(
+      parseEnv({ ENQUIRY_PHOTOS_PER_DAY: "0", ENQUIRY_PHOTOS_MAX_MB: "100", ENQUIRY_PHOTO_DAYS: "90" }),
+    ).toMatchObject({
       ENQUIRY_PHOTOS_PER_DAY: 0,
       ENQUIRY_PHOTOS_MAX_MB: 100,
       ENQUIRY_PHOTO_DAYS: 90,
@@ -24,9 +26,13 @@ describe("parseEnv", () => {
     expect(() => parseEnv({ ENQUIRY_PHOTOS_PER_DAY: "lots" })).toThrow(
       "ENQUIRY_PHOTOS_PER_DAY: ENQUIRY_PHOTOS_PER_DAY must be a whole number of photos, such as 50 (0 takes no photos)",
     );
-    expect(() => parseEnv({ ENQUIRY_PHOTOS_MAX_MB: "-1" })).toThrow("ENQUIRY_PHOTOS_MAX_MB must be 0 (no photos) or more");
+    expect(() => parseEnv({ ENQUIRY_PHOTOS_MAX_MB: "-1" })).toThrow(
+      "ENQUIRY_PHOTOS_MAX_MB must be 0 (no photos) or more",
+    );
     expect(() => parseEnv({ ENQUIRY_PHOTO_DAYS: "0" })).toThrow("ENQUIRY_PHOTO_DAYS must be at least 1");
-    expect(() => parseEnv({ ENQUIRY_PHOTO_DAYS: "1.5" })).toThrow("ENQUIRY_PHOTO_DAYS must be a whole number of days, such as 365");
+    expect(() => parseEnv({ ENQUIRY_PHOTO_DAYS: "1.5" })).toThrow(
+      "ENQUIRY_PHOTO_DAYS must be a whole number of days, such as 365",
+    );
   });
 
   it("reads and normalises values", () => {
@@ -36,13 +42,17 @@ describe("parseEnv", () => {
     expect(env.TRUST_PROXY).toBe(1);
     expect(env.DATA_DIR).toBe("/tmp/x");
     expect(parseEnv({ TRUST_PROXY: "loopback" }).TRUST_PROXY).toBe("loopback");
-    expect(parseEnv({ TRUST_PROXY: "loopback, 10.0.0.0/8, 2001:db8::1" }).TRUST_PROXY).toBe("loopback, 10.0.0.0/8, 2001:db8::1");
+    expect(parseEnv({ TRUST_PROXY: "loopback, 10.0.0.0/8, 2001:db8::1" }).TRUST_PROXY).toBe(
+      "loopback, 10.0.0.0/8, 2001:db8::1",
+    );
     expect(parseEnv({ TRUST_PROXY: "0" }).TRUST_PROXY).toBe(false);
   });
 
   it("refuses TRUST_PROXY=true (any client could write its own address) and says what to set instead", () => {
     expect(() => parseEnv({ TRUST_PROXY: "true" })).toThrow(InvalidEnvironmentError);
-    expect(() => parseEnv({ TRUST_PROXY: "true" })).toThrow(/TRUST_PROXY=true would believe any client's X-Forwarded-For/);
+    expect(() => parseEnv({ TRUST_PROXY: "true" })).toThrow(
+      /TRUST_PROXY=true would believe any client's X-Forwarded-For/,
+    );
     expect(() => parseEnv({ TRUST_PROXY: "true" })).toThrow(/loopback, an IP .*, or a CIDR .*hop count/);
     expect(() => parseEnv({ TRUST_PROXY: "my-proxy" })).toThrow(/TRUST_PROXY "my-proxy" is not a list of addresses/);
   });
@@ -50,7 +60,9 @@ describe("parseEnv", () => {
   it("refuses a TRUST_PROXY hop count above 3 (a client could choose its own address), and says why", () => {
     expect(parseEnv({ TRUST_PROXY: "3" }).TRUST_PROXY).toBe(3);
     expect(() => parseEnv({ TRUST_PROXY: "4" })).toThrow(InvalidEnvironmentError);
-    expect(() => parseEnv({ TRUST_PROXY: "100" })).toThrow(/TRUST_PROXY=100 trusts more hops than any real set-up has \(at most 3\)/);
+    expect(() => parseEnv({ TRUST_PROXY: "100" })).toThrow(
+      /TRUST_PROXY=100 trusts more hops than any real set-up has \(at most 3\)/,
+    );
     expect(() => parseEnv({ TRUST_PROXY: "100" })).toThrow(/lets a client choose its own address/);
     expect(() => parseEnv({ TRUST_PROXY: "100" })).toThrow(/Set the real number of proxies \(usually 1\)/);
   });
@@ -82,21 +94,42 @@ describe("parseEnv", () => {
     [{ S3_BUCKET: "ab" }, /S3_BUCKET must be a bucket name: 3-63/],
     [{ S3_BUCKET: "photos", S3_ENDPOINT: "r2.example" }, /S3_ENDPOINT must be an http\(s\) URL/],
     [{ S3_BUCKET: "photos", S3_FORCE_PATH_STYLE: "yes" }, /S3_FORCE_PATH_STYLE must be true or false/],
-    [{ S3_BUCKET: "photos", S3_ACCESS_KEY_ID: "AKIA123" }, /set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither/],
+    [
+      { S3_BUCKET: "photos", S3_ACCESS_KEY_ID: "AKIA123" },
+      /set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither/,
+    ],
     [{ S3_REGION: "auto" }, /S3_\* settings are set but S3_BUCKET is not/],
     [{ S3_BUCKET: "photos", S3_REGION: "EU West" }, /S3_REGION must be a region name such as eu-west-1 \(R2: auto\)/],
     [{ MEDIA_BASE_URL: "cdn.example.co.nz" }, /MEDIA_BASE_URL must be an http\(s\) URL/],
     [{ BACKUP_S3_BUCKET: "Backups!" }, /BACKUP_S3_BUCKET must be a bucket name: 3-63 lower-case letters/],
-    [{ BACKUP_S3_BUCKET: "backups", BACKUP_S3_REGION: "EU" }, /BACKUP_S3_REGION must be a region name such as eu-central-003 \(Backblaze B2\) or auto \(R2\)/],
-    [{ BACKUP_S3_BUCKET: "backups", BACKUP_S3_ACCESS_KEY_ID: "key" }, /set both BACKUP_S3_ACCESS_KEY_ID and BACKUP_S3_SECRET_ACCESS_KEY/],
-    [{ BACKUP_S3_ENDPOINT: "https://s3.eu-central-003.backblazeb2.com" }, /BACKUP_S3_\* settings are set but BACKUP_S3_BUCKET is not: set BACKUP_S3_BUCKET/],
+    [
+      { BACKUP_S3_BUCKET: "backups", BACKUP_S3_REGION: "EU" },
+      /BACKUP_S3_REGION must be a region name such as eu-central-003 \(Backblaze B2\) or auto \(R2\)/,
+    ],
+    [
+      { BACKUP_S3_BUCKET: "backups", BACKUP_S3_ACCESS_KEY_ID: "key" },
+      /set both BACKUP_S3_ACCESS_KEY_ID and BACKUP_S3_SECRET_ACCESS_KEY/,
+    ],
+    [
+      { BACKUP_S3_ENDPOINT: "https://s3.eu-central-003.backblazeb2.com" },
+      /BACKUP_S3_\* settings are set but BACKUP_S3_BUCKET is not: set BACKUP_S3_BUCKET/,
+    ],
     [{ BACKUP_S3_BUCKET: "backups", BACKUP_S3_ENDPOINT: "s3.example" }, /BACKUP_S3_ENDPOINT must be an http\(s\) URL/],
-    [{ BACKUP_S3_BUCKET: "backups", BACKUP_S3_SECRET_ACCESS_KEY: "secret" }, /set both BACKUP_S3_ACCESS_KEY_ID and BACKUP_S3_SECRET_ACCESS_KEY/],
-    [{ BACKUP_S3_BUCKET: "backups", BACKUP_S3_FORCE_PATH_STYLE: "1" }, /BACKUP_S3_FORCE_PATH_STYLE must be true or false/],
+    [
+      { BACKUP_S3_BUCKET: "backups", BACKUP_S3_SECRET_ACCESS_KEY: "secret" },
+      /set both BACKUP_S3_ACCESS_KEY_ID and BACKUP_S3_SECRET_ACCESS_KEY/,
+    ],
+    [
+      { BACKUP_S3_BUCKET: "backups", BACKUP_S3_FORCE_PATH_STYLE: "1" },
+      /BACKUP_S3_FORCE_PATH_STYLE must be true or false/,
+    ],
     [{ BACKUP_PASSPHRASE: "short" }, /BACKUP_PASSPHRASE must be at least 12 characters/],
     [{ BACKUP_OFFSITE_MINUTES: "1" }, /BACKUP_OFFSITE_MINUTES must be at least 5 \(a copy every 5 minutes\)/],
     [{ BACKUP_OFFSITE_MINUTES: "hourly" }, /BACKUP_OFFSITE_MINUTES must be a whole number of minutes, such as 60/],
-    [{ BACKUP_KEEP_HOURLY: "-1" }, /BACKUP_KEEP_HOURLY must be a whole number of hours, such as 48 \(0 keeps none by this rule\)/],
+    [
+      { BACKUP_KEEP_HOURLY: "-1" },
+      /BACKUP_KEEP_HOURLY must be a whole number of hours, such as 48 \(0 keeps none by this rule\)/,
+    ],
     [{ BACKUP_KEEP_DAILY: "2.5" }, /BACKUP_KEEP_DAILY must be a whole number of days, such as 30/],
     [{ BACKUP_KEEP_MONTHLY: "a year" }, /BACKUP_KEEP_MONTHLY must be a whole number of months, such as 12/],
   ])("refuses %o with a clear message", (source, message) => {
@@ -105,8 +138,20 @@ describe("parseEnv", () => {
   });
 
   it("off-site copies: every 60 minutes, kept 48 hours, 30 days and 12 months, unless set", () => {
-    expect(parseEnv({})).toMatchObject({ BACKUP_OFFSITE_MINUTES: 60, BACKUP_KEEP_HOURLY: 48, BACKUP_KEEP_DAILY: 30, BACKUP_KEEP_MONTHLY: 12 });
-    expect(parseEnv({ BACKUP_OFFSITE_MINUTES: "15", BACKUP_KEEP_HOURLY: "0", BACKUP_KEEP_DAILY: "7", BACKUP_KEEP_MONTHLY: "24" })).toMatchObject({
+    expect(parseEnv({})).toMatchObject({
+      BACKUP_OFFSITE_MINUTES: 60,
+      BACKUP_KEEP_HOURLY: 48,
+      BACKUP_KEEP_DAILY: 30,
+      BACKUP_KEEP_MONTHLY: 12,
+    });
+    expect(
+      parseEnv({
+        BACKUP_OFFSITE_MINUTES: "15",
+        BACKUP_KEEP_HOURLY: "0",
+        BACKUP_KEEP_DAILY: "7",
+        BACKUP_KEEP_MONTHLY: "24",
+      }),
+    ).toMatchObject({
       BACKUP_OFFSITE_MINUTES: 15,
       BACKUP_KEEP_HOURLY: 0,
       BACKUP_KEEP_DAILY: 7,
@@ -117,13 +162,27 @@ describe("parseEnv", () => {
   it("reads the mail settings: off by default, on with SMTP_URL and MAIL_FROM", () => {
     const off = parseEnv({});
     expect([off.SMTP_URL, off.MAIL_FROM, off.NOTIFY_EMAIL]).toEqual([undefined, undefined, undefined]);
-    const env = parseEnv({ SMTP_URL: "smtps://u:p@mail.example.nz", MAIL_FROM: "Site <site@example.nz>", NOTIFY_EMAIL: "mark@example.nz" });
-    expect(env).toMatchObject({ SMTP_URL: "smtps://u:p@mail.example.nz", MAIL_FROM: "Site <site@example.nz>", NOTIFY_EMAIL: "mark@example.nz" });
+    const env = parseEnv({
+      SMTP_URL: "smtps://u:p@mail.example.nz",
+      MAIL_FROM: "Site <site@example.nz>",
+      NOTIFY_EMAIL: "mark@example.nz",
+    });
+    expect(env).toMatchObject({
+      SMTP_URL: "smtps://u:p@mail.example.nz",
+      MAIL_FROM: "Site <site@example.nz>",
+      NOTIFY_EMAIL: "mark@example.nz",
+    });
   });
 
   it.each([
-    [{ SMTP_URL: "smtp://mail.example.nz" }, /MAIL_FROM is required when SMTP_URL is set: mail providers refuse mail sent from an address you may not send from/],
-    [{ SMTP_URL: "http://mail.example.nz", MAIL_FROM: "a@b.nz" }, /SMTP_URL: SMTP_URL must start with smtp:\/\/ or smtps:\/\//],
+    [
+      { SMTP_URL: "smtp://mail.example.nz" },
+      /MAIL_FROM is required when SMTP_URL is set: mail providers refuse mail sent from an address you may not send from/,
+    ],
+    [
+      { SMTP_URL: "http://mail.example.nz", MAIL_FROM: "a@b.nz" },
+      /SMTP_URL: SMTP_URL must start with smtp:\/\/ or smtps:\/\//,
+    ],
     [{ SMTP_URL: "smtp://mail.example.nz?ignoreTLS=true", MAIL_FROM: "a@b.nz" }, /no path or \?options/],
     [{ SMTP_URL: "smtp://mail.example.nz", MAIL_FROM: "website" }, /MAIL_FROM must be an e-mail address/],
     [{ NOTIFY_EMAIL: "mark at example" }, /NOTIFY_EMAIL must be one e-mail address/],

@@ -13,7 +13,8 @@ import { checkS3Settings, s3SettingsSchema, type S3SettingsHelp } from "~/s3-set
 const IMAGES_BUCKET_HELP: S3SettingsHelp = {
   regionExample: "eu-west-1 (R2: auto)",
   endpointExample: "https://<account>.r2.cloudflarestorage.com",
-  bucketMissing: "S3_* settings are set but S3_BUCKET is not: set S3_BUCKET too, or remove them to keep images on the local disk",
+  bucketMissing:
+    "S3_* settings are set but S3_BUCKET is not: set S3_BUCKET too, or remove them to keep images on the local disk",
   keyPairIncomplete:
     "set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (to use the provider's default credentials, such as an instance role)",
 };
@@ -31,7 +32,12 @@ const BACKUP_BUCKET_HELP: S3SettingsHelp = {
 /** A number of periods an off-site copy is kept for: a whole number, 0 to keep none by that rule. */
 function keepCount(name: string, periods: string, fallback: number) {
   const message = `${name} must be a whole number of ${periods}, such as ${fallback} (0 keeps none by this rule)`;
-  return z.coerce.number({ error: message }).int(message).min(0, message).max(100_000, `${name} must be at most 100000`).default(fallback);
+  return z.coerce
+    .number({ error: message })
+    .int(message)
+    .min(0, message)
+    .max(100_000, `${name} must be at most 100000`)
+    .default(fallback);
 }
 
 const envSchema = z
@@ -91,7 +97,10 @@ const envSchema = z
     // With it, every backup (local, off-site, downloaded) is encrypted with age (decision 0052).
     BACKUP_PASSPHRASE: z
       .string()
-      .min(12, "BACKUP_PASSPHRASE must be at least 12 characters: use four or five random words, and keep a copy away from this server")
+      .min(
+        12,
+        "BACKUP_PASSPHRASE must be at least 12 characters: use four or five random words, and keep a copy away from this server",
+      )
       .max(1000)
       .optional(),
     // Off-site copies (decision 0060): every this many minutes, plus 5 minutes after each start.
@@ -115,12 +124,16 @@ const envSchema = z
     ...s3SettingsSchema("", IMAGES_BUCKET_HELP),
     // Where browsers fetch image variants from instead of /media/ (a public bucket or a CDN).
     MEDIA_BASE_URL: z
-      .url({ protocol: /^https?$/, error: "MEDIA_BASE_URL must be an http(s) URL such as https://media.example.co.nz/variants" })
+      .url({
+        protocol: /^https?$/,
+        error: "MEDIA_BASE_URL must be an http(s) URL such as https://media.example.co.nz/variants",
+      })
       .optional(),
     // The start-up check that backups and originals cannot be downloaded from the bucket without a key.
     S3_PRIVACY_CHECK: z
       .enum(["on", "off"], {
-        error: "S3_PRIVACY_CHECK must be on or off (off only for a store whose privacy is enforced elsewhere; leave it unset for on)",
+        error:
+          "S3_PRIVACY_CHECK must be on or off (off only for a store whose privacy is enforced elsewhere; leave it unset for on)",
       })
       .default("on"),
     // Photos visitors attach to enquiries (decision 0056), capped across every instance.
@@ -143,9 +156,7 @@ const envSchema = z
       .max(36_500, "ENQUIRY_PHOTO_DAYS must be at most 36500 (100 years)")
       .default(365),
     // Privacy-first visit counting (docs/PRIVACY.md): on unless turned off.
-    ANALYTICS: z
-      .enum(["on", "off"], { error: "ANALYTICS must be on or off (leave it unset for on)" })
-      .default("on"),
+    ANALYTICS: z.enum(["on", "off"], { error: "ANALYTICS must be on or off (leave it unset for on)" }).default("on"),
   })
   .refine((env) => !(env.SMTP_URL && !env.MAIL_FROM), {
     message:
@@ -249,14 +260,10 @@ export function describeTrustProxy(trustProxy: Env["TRUST_PROXY"]): string {
 /** Parses and checks the environment; throws one readable error listing every problem. */
 export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
   // Empty strings count as unset, as in most .env tooling.
-  const cleaned = Object.fromEntries(
-    Object.entries(source).filter(([, value]) => value !== undefined && value !== ""),
-  );
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
   const result = envSchema.safeParse(cleaned);
   if (!result.success) {
-    const lines = result.error.issues.map(
-      (issue) => `  - ${issue.path.join(".") || "environment"}: ${issue.message}`,
-    );
+    const lines = result.error.issues.map((issue) => `  - ${issue.path.join(".") || "environment"}: ${issue.message}`);
     throw new InvalidEnvironmentError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const env = result.data;
@@ -282,7 +289,10 @@ const FIRST_PASSED_DESCRIPTOR = 3;
  * checks; otherwise null, and the server listens on HOST:PORT itself. systemd keeps the socket open
  * while the service restarts, so connections made meanwhile wait for the next process.
  */
-export function passedListenSocket(source: Record<string, string | undefined> = process.env, pid = process.pid): number | null {
+export function passedListenSocket(
+  source: Record<string, string | undefined> = process.env,
+  pid = process.pid,
+): number | null {
   if (source.LISTEN_PID !== String(pid)) return null;
   const count = Number(source.LISTEN_FDS);
   return Number.isInteger(count) && count >= 1 ? FIRST_PASSED_DESCRIPTOR : null;

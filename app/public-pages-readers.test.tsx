@@ -20,7 +20,8 @@ vi.mock("~/public-pages", async (importOriginal) => {
     PUBLIC_PAGE_PATHS: pages.map((page) => page.path),
     isPublicPage: (path: string) => labels.has(path),
     publicPageLabel: (path: string) => labels.get(path),
-    publicPageOfData: (path: string) => actual.publicPageOfData(path) ?? (path === `${ADDED.path}.data` ? ADDED.path : null),
+    publicPageOfData: (path: string) =>
+      actual.publicPageOfData(path) ?? (path === `${ADDED.path}.data` ? ADDED.path : null),
   };
 });
 
@@ -42,17 +43,25 @@ describe("a page added to app/public-pages.ts", () => {
 
   it("is in the sitemap", async () => {
     const env = { SITE_URL: "https://stone.example.nz" };
-    const response = sitemapLoader({ context: { services: { env } } } as unknown as Parameters<typeof sitemapLoader>[0]);
+    const response = sitemapLoader({ context: { services: { env } } } as unknown as Parameters<
+      typeof sitemapLoader
+    >[0]);
     expect(await response.text()).toContain("<loc>https://stone.example.nz/testimonials</loc>");
   });
 
   it("is cached, with its client-navigation data", () => {
-    expect([cacheKeyFor("GET", "/testimonials"), cacheKeyFor("HEAD", "/testimonials.data")]).toEqual(["/testimonials", "/testimonials.data"]);
+    expect([cacheKeyFor("GET", "/testimonials"), cacheKeyFor("HEAD", "/testimonials.data")]).toEqual([
+      "/testimonials",
+      "/testimonials.data",
+    ]);
   });
 
   it("counts as a page view", () => {
     expect(viewedPage("GET", "/testimonials")).toEqual({ path: "/testimonials", navigation: "document" });
-    expect(viewedPage("POST", "/api/page-views/shown?path=%2Ftestimonials")).toEqual({ path: "/testimonials", navigation: "prerender-shown" });
+    expect(viewedPage("POST", "/api/page-views/shown?path=%2Ftestimonials")).toEqual({
+      path: "/testimonials",
+      navigation: "prerender-shown",
+    });
   });
 
   it("is prerendered by the speculation rules", () => {

@@ -10,7 +10,10 @@ type RouteOfTable = { path: string; file: string };
 function routesOfTable(entries: readonly RouteConfigEntry[], parent = ""): RouteOfTable[] {
   return entries.flatMap((entry) => {
     const path = entry.index ? parent || "/" : entry.path === undefined ? parent : `${parent}/${entry.path}`;
-    return [...(entry.path !== undefined || entry.index ? [{ path, file: entry.file }] : []), ...routesOfTable(entry.children ?? [], path === "/" ? "" : path)];
+    return [
+      ...(entry.path !== undefined || entry.index ? [{ path, file: entry.file }] : []),
+      ...routesOfTable(entry.children ?? [], path === "/" ? "" : path),
+    ];
   });
 }
 
@@ -40,7 +43,10 @@ describe("the list of public pages (app/public-pages.ts)", () => {
 
   it("lists only public pages of app/routes.ts", () => {
     const pages = new Set(table.filter((route) => notAPublicPage(route) === null).map((route) => route.path));
-    expect(PUBLIC_PAGE_PATHS.filter((path) => !pages.has(path)), "listed, but not a public page of app/routes.ts").toEqual([]);
+    expect(
+      PUBLIC_PAGE_PATHS.filter((path) => !pages.has(path)),
+      "listed, but not a public page of app/routes.ts",
+    ).toEqual([]);
     expect(new Set(PUBLIC_PAGE_PATHS).size).toBe(PUBLIC_PAGE_PATHS.length);
   });
 
@@ -68,12 +74,8 @@ describe("the list of public pages (app/public-pages.ts)", () => {
   });
 
   it("knows a public page's client-navigation data, and nothing else", () => {
-    expect(["/stonework.data", "/_root.data", "/admin.data", "/stonework", "/no-such-page.data"].map(publicPageOfData)).toEqual([
-      "/stonework",
-      "/",
-      null,
-      null,
-      null,
-    ]);
+    expect(
+      ["/stonework.data", "/_root.data", "/admin.data", "/stonework", "/no-such-page.data"].map(publicPageOfData),
+    ).toEqual(["/stonework", "/", null, null, null]);
   });
 });

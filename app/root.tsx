@@ -44,7 +44,12 @@ export async function loader({ context }: Route.LoaderArgs) {
       "contact.address": layout["contact.address"],
     },
     shareImage: first
-      ? { imagePath: first.imagePath, width: first.variants.jpeg.width, height: first.variants.jpeg.height, caption: first.caption }
+      ? {
+          imagePath: first.imagePath,
+          width: first.variants.jpeg.width,
+          height: first.variants.jpeg.height,
+          caption: first.caption,
+        }
       : null,
   };
   return { layout, seo };

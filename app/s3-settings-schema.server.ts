@@ -7,7 +7,13 @@ import { z } from "~/lib/zod";
  */
 
 /** The settings of a bucket besides its name. */
-const S3_SETTING_NAMES = ["S3_REGION", "S3_ENDPOINT", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY", "S3_FORCE_PATH_STYLE"] as const;
+const S3_SETTING_NAMES = [
+  "S3_REGION",
+  "S3_ENDPOINT",
+  "S3_ACCESS_KEY_ID",
+  "S3_SECRET_ACCESS_KEY",
+  "S3_FORCE_PATH_STYLE",
+] as const;
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const REGION_NAME = /^[a-z0-9-]{1,40}$/;
 
@@ -31,17 +37,31 @@ export function s3SettingsSchema<P extends string>(prefix: P, help: S3SettingsHe
   const fields = {
     S3_BUCKET: z
       .string()
-      .regex(BUCKET_NAME, `${prefix}S3_BUCKET must be a bucket name: 3-63 lower-case letters, digits, dots and hyphens${bucketExample}`)
+      .regex(
+        BUCKET_NAME,
+        `${prefix}S3_BUCKET must be a bucket name: 3-63 lower-case letters, digits, dots and hyphens${bucketExample}`,
+      )
       .optional(),
-    S3_REGION: z.string().regex(REGION_NAME, `${prefix}S3_REGION must be a region name such as ${help.regionExample}`).optional(),
+    S3_REGION: z
+      .string()
+      .regex(REGION_NAME, `${prefix}S3_REGION must be a region name such as ${help.regionExample}`)
+      .optional(),
     S3_ENDPOINT: z
-      .url({ protocol: /^https?$/, error: `${prefix}S3_ENDPOINT must be an http(s) URL such as ${help.endpointExample}` })
+      .url({
+        protocol: /^https?$/,
+        error: `${prefix}S3_ENDPOINT must be an http(s) URL such as ${help.endpointExample}`,
+      })
       .optional(),
     S3_ACCESS_KEY_ID: z.string().min(1).max(256).optional(),
     S3_SECRET_ACCESS_KEY: z.string().min(1).max(256).optional(),
-    S3_FORCE_PATH_STYLE: z.enum(["true", "false"], { error: `${prefix}S3_FORCE_PATH_STYLE must be true or false` }).optional(),
+    S3_FORCE_PATH_STYLE: z
+      .enum(["true", "false"], { error: `${prefix}S3_FORCE_PATH_STYLE must be true or false` })
+      .optional(),
   };
-  return Object.fromEntries(Object.entries(fields).map(([name, schema]) => [`${prefix}${name}`, schema])) as Prefixed<P, typeof fields>;
+  return Object.fromEntries(Object.entries(fields).map(([name, schema]) => [`${prefix}${name}`, schema])) as Prefixed<
+    P,
+    typeof fields
+  >;
 }
 
 /** The checks across one bucket's settings: its name whenever any of them is set, and both keys or neither. */

@@ -115,10 +115,26 @@ export function createServices(parts: {
     mail: mail === undefined ? mailSetupFromEnv(rest.env) : mail,
     outboxWake: createSignal(),
     limits: {
-      contact: createRateLimiter(rest.db, clock, { scope: "contact", limit: 5, windowMs: 10 * 60_000, keyOf: addressKey }),
-      enquiryPhotos: createRateLimiter(rest.db, clock, { scope: "enquiry-photos", limit: 25, windowMs: 10 * 60_000, keyOf: addressKey }),
+      contact: createRateLimiter(rest.db, clock, {
+        scope: "contact",
+        limit: 5,
+        windowMs: 10 * 60_000,
+        keyOf: addressKey,
+      }),
+      enquiryPhotos: createRateLimiter(rest.db, clock, {
+        scope: "enquiry-photos",
+        limit: 25,
+        windowMs: 10 * 60_000,
+        keyOf: addressKey,
+      }),
     },
-    signIn: createSignInGuard({ db: rest.db, clock, addressKey, deviceCookieKey: keys.deviceCookie, twoStepKey: keys.twoStep }),
+    signIn: createSignInGuard({
+      db: rest.db,
+      clock,
+      addressKey,
+      deviceCookieKey: keys.deviceCookie,
+      twoStepKey: keys.twoStep,
+    }),
     publicContentChanged: onPublicContentChanged ?? (() => {}),
     analytics: createAnalytics({
       db: rest.db,

@@ -43,17 +43,24 @@ function optionValue(args: string[], name: string): string | undefined {
 async function resetTwoStep() {
   const services = await openServices(parseEnv(), createLogger({ level: "warn" }), { checkBrowserUploads: false });
   try {
-    const wasOn = (await services.db.selectFrom("two_factor").select("user_id").where("enabled_at", "is not", null).execute()).length > 0;
+    const wasOn =
+      (await services.db.selectFrom("two_factor").select("user_id").where("enabled_at", "is not", null).execute())
+        .length > 0;
     const names = (await services.db.selectFrom("passkeys").select("name").execute()).map((row) => row.name);
     await turnOffTwoStep(services);
     const passkeys = await removeEveryPasskey(services);
     const sessions = await endEverySession(services);
     await endEveryCeremony(services);
     await clearSignInLimits(services.db);
-    await recordActivitySafely(services, { kind: "two-step.turned-off", outcome: "success", detail: { via: "server" } });
+    await recordActivitySafely(services, {
+      kind: "two-step.turned-off",
+      outcome: "success",
+      detail: { via: "server" },
+    });
     // The owner hears of it, as of every change to the sign-in (sent by the running server's outbox).
     if (wasOn) await queueSecurityNotice(services, { kind: "two-step-off", userAgent: "" });
-    if (names.length) await queueSecurityNotice(services, { kind: "passkey-removed", passkeyNames: names, userAgent: "" });
+    if (names.length)
+      await queueSecurityNotice(services, { kind: "passkey-removed", passkeyNames: names, userAgent: "" });
     console.log(
       `Two-step verification is off and ${passkeys} passkey(s) were removed. ` +
         `${sessions} session(s) and every pending sign-in were ended, and every sign-in lock-out was cleared. ` +
@@ -90,12 +97,19 @@ async function main() {
   const beforeMigrations = async (db: Database) => {
     if (keep) removed = await keepOnlyAdministrator(db, keep);
   };
-  const services = await openServices(env, createLogger({ level: "warn" }), { beforeMigrations, checkBrowserUploads: false });
+  const services = await openServices(env, createLogger({ level: "warn" }), {
+    beforeMigrations,
+    checkBrowserUploads: false,
+  });
   try {
     await setAdministratorCredentials(services, { username, password });
     await clearSignInLimits(services.db);
     await forgetInitialPassword(env.DATA_DIR);
-    await recordActivitySafely(services, { kind: "account.password-changed", outcome: "success", detail: { via: "server" } });
+    await recordActivitySafely(services, {
+      kind: "account.password-changed",
+      outcome: "success",
+      detail: { via: "server" },
+    });
     await queueSecurityNotice(services, { kind: "password-changed", userAgent: "" });
   } finally {
     await services.close();

@@ -59,12 +59,19 @@ async function main() {
   const args = applyEnvFileArgument(process.argv.slice(2));
   const env = parseEnv();
   if (args.includes("--verify") || args.includes("--read-data")) {
-    const passphrase = passphraseSource({ file: valueArgument(args, "--passphrase-file"), fromEnv: env.BACKUP_PASSPHRASE, what: "Checking the off-site copies needs the backup passphrase" });
+    const passphrase = passphraseSource({
+      file: valueArgument(args, "--passphrase-file"),
+      fromEnv: env.BACKUP_PASSPHRASE,
+      what: "Checking the off-site copies needs the backup passphrase",
+    });
     process.exitCode = await verifyOffsite(env, args.includes("--read-data"), passphrase);
     return;
   }
   if (args.includes("--change-passphrase")) {
-    const old = passphraseSource({ file: valueArgument(args, "--old-passphrase-file"), what: "The passphrase the off-site copies were made with" });
+    const old = passphraseSource({
+      file: valueArgument(args, "--old-passphrase-file"),
+      what: "The passphrase the off-site copies were made with",
+    });
     process.exitCode = await changeOffsitePassphrase(env, old);
     return;
   }
@@ -90,7 +97,14 @@ async function main() {
       {
         purpose: "manual",
         workDir: backupsDirOf(env.DATA_DIR),
-        destination: { kind: "file", path: targetPath(out, env.DATA_DIR, `${naming.make("cornerstone", systemClock.now())}${env.BACKUP_PASSPHRASE ? ENCRYPTED_SUFFIX : ""}`) },
+        destination: {
+          kind: "file",
+          path: targetPath(
+            out,
+            env.DATA_DIR,
+            `${naming.make("cornerstone", systemClock.now())}${env.BACKUP_PASSPHRASE ? ENCRYPTED_SUFFIX : ""}`,
+          ),
+        },
         passphrase: env.BACKUP_PASSPHRASE,
       },
     );
@@ -106,7 +120,9 @@ async function main() {
         `${manifest.objects.count} image files, schema ${manifest.schema.migration})`,
     );
     if (manifest.missingObjects.length) {
-      console.error(`Warning: ${manifest.missingObjects.length} image file(s) the database refers to were missing from storage.`);
+      console.error(
+        `Warning: ${manifest.missingObjects.length} image file(s) the database refers to were missing from storage.`,
+      );
     }
   } finally {
     await services.close();

@@ -8,7 +8,8 @@ import type { TestServer } from "../tests/support/test-server";
 import { round } from "./lib/bench-report";
 import { WRK, wrkMs } from "./lib/load-generators";
 
-export const BROWSER = "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
+export const BROWSER =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
 
 export type AnalyticsBenchOptions = { durationS: number; connections: number; threads: number; rounds?: number };
 
@@ -32,9 +33,21 @@ export async function measureRun(server: TestServer, seconds: number, options: A
   return { ...run, serverCpuMicrosPerRequest: round((cpuUsed * 1e6) / run.requests, 1) };
 }
 
-export function runWrk(url: string, seconds: number, options: AnalyticsBenchOptions): Omit<WrkRun, "serverCpuMicrosPerRequest"> {
+export function runWrk(
+  url: string,
+  seconds: number,
+  options: AnalyticsBenchOptions,
+): Omit<WrkRun, "serverCpuMicrosPerRequest"> {
   const args = [`-t${options.threads}`, `-c${options.connections}`, `-d${seconds}s`, "--latency"];
-  args.push("-H", `User-Agent: ${BROWSER}`, "-H", "X-Forwarded-For: 203.0.113.9", "-H", "Accept-Encoding: br", `${url}/`);
+  args.push(
+    "-H",
+    `User-Agent: ${BROWSER}`,
+    "-H",
+    "X-Forwarded-For: 203.0.113.9",
+    "-H",
+    "Accept-Encoding: br",
+    `${url}/`,
+  );
   const result = spawnSync(WRK, args, { encoding: "utf8" });
   if (result.status !== 0) throw new Error(`wrk failed: ${result.stderr || result.stdout}`);
   const out = result.stdout;

@@ -44,7 +44,14 @@ export async function perRequest() {
     await migrateToLatest(db);
     const logger = createLogger({ level: "silent" });
     // Caps raised so the distinct-visitor run measures hashing and inserting, not dropping.
-    const analytics = createAnalytics({ db, logger, clock: systemClock, enabled: true, timeZone: "Pacific/Auckland", limits: { maxBufferedVisitors: 1e7 } });
+    const analytics = createAnalytics({
+      db,
+      logger,
+      clock: systemClock,
+      enabled: true,
+      timeZone: "Pacific/Auckland",
+      limits: { maxBufferedVisitors: 1e7 },
+    });
     await analytics.start();
     const app = express();
     app.set("trust proxy", "loopback");
@@ -54,10 +61,19 @@ export async function perRequest() {
     const iterations = 200_000;
 
     const asset = fakeRequest("/assets/root-abc123.js", { "user-agent": BROWSER });
-    const bot = fakeRequest("/", { "user-agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" });
-    const returning = fakeRequest("/", { "user-agent": BROWSER, "x-forwarded-for": "203.0.113.9", referer: "https://www.google.com/" });
+    const bot = fakeRequest("/", {
+      "user-agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+    });
+    const returning = fakeRequest("/", {
+      "user-agent": BROWSER,
+      "x-forwarded-for": "203.0.113.9",
+      referer: "https://www.google.com/",
+    });
     const distinct = Array.from({ length: 4096 }, (_, i) =>
-      fakeRequest("/", { "user-agent": BROWSER, "x-forwarded-for": `10.${(i >> 8) & 255}.${i & 255}.${(i * 7) & 255}` }),
+      fakeRequest("/", {
+        "user-agent": BROWSER,
+        "x-forwarded-for": `10.${(i >> 8) & 255}.${i & 255}.${(i * 7) & 255}`,
+      }),
     );
 
     const results = {

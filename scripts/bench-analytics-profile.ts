@@ -32,21 +32,25 @@ export async function profiledShare(template: string, seconds: number, options: 
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     let output = "";
-    const child = spawn(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, path.join(PROJECT_ROOT, "build/server/index.js")], {
-      env: {
-        ...process.env,
-        ...PRODUCTION_MALLOC_ENV,
-        NODE_ENV: "production",
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        DATA_DIR: dataDir,
-        SITE_URL: url,
-        TRUST_PROXY: "loopback",
-        LOG_LEVEL: "warn",
-        ANALYTICS: "on",
+    const child = spawn(
+      process.execPath,
+      ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, path.join(PROJECT_ROOT, "build/server/index.js")],
+      {
+        env: {
+          ...process.env,
+          ...PRODUCTION_MALLOC_ENV,
+          NODE_ENV: "production",
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          DATA_DIR: dataDir,
+          SITE_URL: url,
+          TRUST_PROXY: "loopback",
+          LOG_LEVEL: "warn",
+          ANALYTICS: "on",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
       },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    );
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.stdout!.on("data", (chunk) => (output += chunk));
     child.stderr!.on("data", (chunk) => (output += chunk));

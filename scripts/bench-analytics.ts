@@ -38,19 +38,31 @@ async function countedViews(server: TestServer): Promise<number> {
   try {
     return await readCountedViews(server);
   } catch (error) {
-    throw new Error(`Could not read the counted views (${String(error)}); server output:\n${server.output().slice(-4000)}`);
+    throw new Error(
+      `Could not read the counted views (${String(error)}); server output:\n${server.output().slice(-4000)}`,
+    );
   }
 }
 
 /** A JSON request on a fresh connection (an idle keep-alive socket may have been closed by the server meanwhile). */
 function requestJson(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
   return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: unknown }>((resolve, reject) => {
-    const request = http.request(url, { method: init.method ?? "GET", headers: init.headers, agent: false }, (response) => {
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk) => (text += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text ? JSON.parse(text) : null }));
-    });
+    const request = http.request(
+      url,
+      { method: init.method ?? "GET", headers: init.headers, agent: false },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk) => (text += chunk));
+        response.on("end", () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: text ? JSON.parse(text) : null,
+          }),
+        );
+      },
+    );
     request.on("error", reject);
     request.end(init.body);
   });

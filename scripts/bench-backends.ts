@@ -41,22 +41,34 @@ async function load(url: string, seconds: number, options: BackendsBenchOptions)
       non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
     };
   }
-  type Autocannon = (o: Record<string, unknown>) => Promise<{ requests: { average: number }; latency: { p99: number }; non2xx: number }>;
+  type Autocannon = (
+    o: Record<string, unknown>,
+  ) => Promise<{ requests: { average: number }; latency: { p99: number }; non2xx: number }>;
   const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
   const result = await autocannon({ url, connections: options.connections, duration: seconds });
   return { requestsPerSecond: round(result.requests.average, 0), p99Ms: result.latency.p99, non2xx: result.non2xx };
 }
 
 /** One enquiry at a time, each from a new client address: p50/p99 of the whole request, in ms. */
-async function enquiryLatency(server: TestServer, count: number): Promise<{ p50Ms: number; p99Ms: number; count: number }> {
+async function enquiryLatency(
+  server: TestServer,
+  count: number,
+): Promise<{ p50Ms: number; p99Ms: number; count: number }> {
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
     const started = performance.now();
     const res = await fetch(`${server.url}/api/contact`, {
       signal: AbortSignal.timeout(30_000),
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-Forwarded-For": `10.77.${Math.floor(i / 250)}.${(i % 250) + 1}` },
-      body: JSON.stringify({ name: "Bench Visitor", email: "bench@example.com", message: "Could you quote for a 12 m dry-stone wall, please?" }),
+      headers: {
+        "Content-Type": "application/json",
+        "X-Forwarded-For": `10.77.${Math.floor(i / 250)}.${(i % 250) + 1}`,
+      },
+      body: JSON.stringify({
+        name: "Bench Visitor",
+        email: "bench@example.com",
+        message: "Could you quote for a 12 m dry-stone wall, please?",
+      }),
     });
     await res.arrayBuffer();
     if (res.status !== 201) throw new Error(`POST /api/contact answered ${res.status}`);
@@ -80,7 +92,9 @@ async function seed(env: Record<string, string>) {
 
 export async function benchBackends(options: BackendsBenchOptions) {
   ensureBuild();
-  console.log(`\n== Back ends: SQLite + disk vs PostgreSQL 15 + S3 (s3rver), ${options.durationSeconds} s at ${options.connections} connections each`);
+  console.log(
+    `\n== Back ends: SQLite + disk vs PostgreSQL 15 + S3 (s3rver), ${options.durationSeconds} s at ${options.connections} connections each`,
+  );
   const backends = await startScaledBackends();
   const servers: { name: string; server: TestServer; cleanup?: () => Promise<void> }[] = [];
   try {
@@ -96,15 +110,22 @@ export async function benchBackends(options: BackendsBenchOptions) {
     });
     servers.push({ name: "PostgreSQL + S3", server: postgres, cleanup: provisioned.remove });
 
-    const variant = ((await (await fetch(`${sqlite.url}/api/galleries/homepage`)).json()) as { imagePath: string }[])[0]!.imagePath;
-    const variantOnPostgres = ((await (await fetch(`${postgres.url}/api/galleries/homepage`)).json()) as { imagePath: string }[])[0]!.imagePath;
+    const variant = (
+      (await (await fetch(`${sqlite.url}/api/galleries/homepage`)).json()) as { imagePath: string }[]
+    )[0]!.imagePath;
+    const variantOnPostgres = (
+      (await (await fetch(`${postgres.url}/api/galleries/homepage`)).json()) as { imagePath: string }[]
+    )[0]!.imagePath;
     const targets = [
       { name: "GET /", path: () => "/" },
       { name: "GET /api/content/hero.title", path: () => "/api/content/hero.title" },
       { name: "GET /api/galleries/homepage", path: () => "/api/galleries/homepage" },
       { name: "GET /?uncached (renders from the database)", path: () => "/?uncached" },
       { name: "GET /api/galleries/homepage?uncached", path: () => "/api/galleries/homepage?uncached" },
-      { name: "GET /media/<960w JPEG> (disk / bucket)", path: (server: TestServer) => (server === sqlite ? variant : variantOnPostgres) },
+      {
+        name: "GET /media/<960w JPEG> (disk / bucket)",
+        path: (server: TestServer) => (server === sqlite ? variant : variantOnPostgres),
+      },
     ];
     const results: { target: string; backend: string; requestsPerSecond: number; p99Ms: number; non2xx: number }[] = [];
     for (const target of targets) {
@@ -119,13 +140,21 @@ export async function benchBackends(options: BackendsBenchOptions) {
     const enquiries = [];
     for (const { name, server } of servers) enquiries.push({ backend: name, ...(await enquiryLatency(server, 200)) });
 
-    const cell = (target: string, backend: string) => results.find((r) => r.target === target && r.backend === backend)!;
+    const cell = (target: string, backend: string) =>
+      results.find((r) => r.target === target && r.backend === backend)!;
     console.log(
       table(
         ["target", "SQLite req/s", "p99 ms", "PostgreSQL req/s", "p99 ms", "PG/SQLite"],
         targets.map(({ name }) => {
           const [a, b] = [cell(name, "SQLite + disk"), cell(name, "PostgreSQL + S3")];
-          return [name, String(a.requestsPerSecond), a.p99Ms.toFixed(2), String(b.requestsPerSecond), b.p99Ms.toFixed(2), (b.requestsPerSecond / a.requestsPerSecond).toFixed(2)];
+          return [
+            name,
+            String(a.requestsPerSecond),
+            a.p99Ms.toFixed(2),
+            String(b.requestsPerSecond),
+            b.p99Ms.toFixed(2),
+            (b.requestsPerSecond / a.requestsPerSecond).toFixed(2),
+          ];
         }),
       ),
     );
@@ -136,7 +165,13 @@ export async function benchBackends(options: BackendsBenchOptions) {
       ),
     );
     if (results.some((r) => r.non2xx > 0)) console.log("Some responses were not 2xx: see reports/bench.json.");
-    return { date: new Date().toISOString(), connections: options.connections, durationSeconds: options.durationSeconds, results, enquiries };
+    return {
+      date: new Date().toISOString(),
+      connections: options.connections,
+      durationSeconds: options.durationSeconds,
+      results,
+      enquiries,
+    };
   } finally {
     for (const { server, cleanup } of servers) {
       await server.stop();

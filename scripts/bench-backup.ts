@@ -48,19 +48,30 @@ export async function benchBackup() {
     for (let i = 0; i < enquiries; i++) {
       await services.db
         .insertInto("contact_submissions")
-        .values({ id: randomUUID(), name: `Visitor ${i}`, email: `v${i}@example.co.nz`, phone: null, message: "Could you quote for a dry-stone garden wall of about twelve metres, please? ".repeat(3), submitted_at: new Date().toISOString() })
+        .values({
+          id: randomUUID(),
+          name: `Visitor ${i}`,
+          email: `v${i}@example.co.nz`,
+          phone: null,
+          message: "Could you quote for a dry-stone garden wall of about twelve metres, please? ".repeat(3),
+          submitted_at: new Date().toISOString(),
+        })
         .execute();
     }
     // Camera-sized originals: the demo photos are drawn and compress unusually well, so each
     // original is replaced by 4 MB of random bytes (as incompressible as a real JPEG).
     for (const image of await services.db.selectFrom("gallery_images").select("original_key").execute()) {
-      if (image.original_key) await services.storage.write(image.original_key, Readable.from([randomBytes(ORIGINAL_BYTES)]));
+      if (image.original_key)
+        await services.storage.write(image.original_key, Readable.from([randomBytes(ORIGINAL_BYTES)]));
     }
     const uploadsBytes = await folderBytes(path.join(dataDir, "uploads"));
     const archive = path.join(work, "bench.tar.gz");
 
     const started = performance.now();
-    const result = await createBackup({ ...services, clock: systemClock }, { purpose: "manual", workDir: backupsDirOf(dataDir), destination: { kind: "file", path: archive } });
+    const result = await createBackup(
+      { ...services, clock: systemClock },
+      { purpose: "manual", workDir: backupsDirOf(dataDir), destination: { kind: "file", path: archive } },
+    );
     const backupMs = performance.now() - started;
     await services.close();
     if (result.status !== "succeeded") throw new Error(`backup ${result.status}`);

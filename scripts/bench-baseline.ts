@@ -22,7 +22,10 @@ const RUNS = 3;
 
 /** Builds `ref` in a temporary directory; returns its server entry. */
 async function buildRef(ref: string, dir: string): Promise<string> {
-  const commit = execFileSync("git", ["rev-parse", "--verify", `${ref}^{commit}`], { cwd: PROJECT_ROOT, encoding: "utf8" }).trim();
+  const commit = execFileSync("git", ["rev-parse", "--verify", `${ref}^{commit}`], {
+    cwd: PROJECT_ROOT,
+    encoding: "utf8",
+  }).trim();
   execFileSync("sh", ["-c", `git archive ${commit} | tar -x -C "${dir}"`], { cwd: PROJECT_ROOT });
   await fs.symlink(path.join(PROJECT_ROOT, "node_modules"), path.join(dir, "node_modules"));
   console.error(`building ${ref} (${commit.slice(0, 7)}) in ${dir}`);
@@ -34,7 +37,10 @@ async function buildRef(ref: string, dir: string): Promise<string> {
 /** Seeds `dataDir` with the demo data using the checkout in `checkoutDir` (its own code and migrations). */
 function seedWithBuild(checkoutDir: string, dataDir: string): void {
   const script = `import { seedDemoData } from "./scripts/lib/production-server.ts"; await seedDemoData(${JSON.stringify(dataDir)});`;
-  execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: checkoutDir, stdio: ["ignore", "ignore", "inherit"] });
+  execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: checkoutDir,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
 }
 
 export async function benchAgainstBaseline(ref: string, measureHome: MeasureHome) {
@@ -45,7 +51,11 @@ export async function benchAgainstBaseline(ref: string, measureHome: MeasureHome
     const env = { ...PRODUCTION_MALLOC_ENV };
     const current = await startTestServer({ env, prepare: async (dataDir) => void (await seedDemoData(dataDir)) });
     // The other build seeds its own data: this build's migrations may be newer than it knows.
-    const baseline = await startTestServer({ env, serverEntry: baselineEntry, prepare: async (dataDir) => seedWithBuild(dir, dataDir) });
+    const baseline = await startTestServer({
+      env,
+      serverEntry: baselineEntry,
+      prepare: async (dataDir) => seedWithBuild(dir, dataDir),
+    });
     try {
       const ours: number[] = [];
       const theirs: number[] = [];
@@ -53,11 +63,20 @@ export async function benchAgainstBaseline(ref: string, measureHome: MeasureHome
         ours.push((await measureHome(current.url)).requestsPerSecond);
         theirs.push((await measureHome(baseline.url)).requestsPerSecond);
       }
-      const result = { ref, runs: RUNS, thisBuild: ours, baseline: theirs, thisBuildMedian: median(ours), baselineMedian: median(theirs) };
+      const result = {
+        ref,
+        runs: RUNS,
+        thisBuild: ours,
+        baseline: theirs,
+        thisBuildMedian: median(ours),
+        baselineMedian: median(theirs),
+      };
       const ratio = result.thisBuildMedian / result.baselineMedian;
       console.log(`this build: ${ours.join(", ")} req/s (median ${result.thisBuildMedian})`);
       console.log(`${ref}: ${theirs.join(", ")} req/s (median ${result.baselineMedian})`);
-      console.log(`ratio ${ratio.toFixed(3)} (${ratio >= 0.97 ? "no loss beyond noise" : "LOSS: this build is slower"})`);
+      console.log(
+        `ratio ${ratio.toFixed(3)} (${ratio >= 0.97 ? "no loss beyond noise" : "LOSS: this build is slower"})`,
+      );
       return { ...result, ratio: Number(ratio.toFixed(3)) };
     } finally {
       await Promise.all([current.stop(), baseline.stop()]);

@@ -23,8 +23,22 @@ import { createLocalStorage } from "~/storage/local-storage.server";
 import { round } from "./lib/bench-report";
 
 type Mode = "FULL" | "NORMAL";
-export type EnquiryBenchRun = { synchronous: Mode; enquiries: number; seconds: number; perSecond: number; p50Ms: number; p99Ms: number };
-export type InboxTiming = { enquiries: number; firstPageMs: number; lastPageMs: number; unreadPageMs: number; summaryMs: number; exportAllMs: number };
+export type EnquiryBenchRun = {
+  synchronous: Mode;
+  enquiries: number;
+  seconds: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+};
+export type InboxTiming = {
+  enquiries: number;
+  firstPageMs: number;
+  lastPageMs: number;
+  unreadPageMs: number;
+  summaryMs: number;
+  exportAllMs: number;
+};
 export type EnquiryBenchReport = {
   date: string;
   directory: string;
@@ -34,7 +48,8 @@ export type EnquiryBenchReport = {
   inbox: InboxTiming[];
 };
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 async function storeFor(mode: Mode, seconds: number): Promise<EnquiryBenchRun> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `cornerstone-bench-enquiries-${mode.toLowerCase()}-`));
@@ -44,12 +59,31 @@ async function storeFor(mode: Mode, seconds: number): Promise<EnquiryBenchRun> {
     const env = parseEnv({ DATA_DIR: dir, LOG_LEVEL: "silent" });
     const storage = createLocalStorage({ rootDir: path.join(dir, "uploads"), signingSecret: "x".repeat(32) });
     // Notifications off: the job row is written all the same (status "off"), so the write is the same size.
-    const services = createServices({ env, db, logger: createLogger({ level: "silent" }), storage, keys: await loadSignInKeys(env, null), images: createImageWorker({ storage: { kind: "local", rootDir: path.join(dir, "uploads"), signingSecret: "x".repeat(32) }, logger: createLogger({ level: "silent" }) }), mail: null });
+    const services = createServices({
+      env,
+      db,
+      logger: createLogger({ level: "silent" }),
+      storage,
+      keys: await loadSignInKeys(env, null),
+      images: createImageWorker({
+        storage: { kind: "local", rootDir: path.join(dir, "uploads"), signingSecret: "x".repeat(32) },
+        logger: createLogger({ level: "silent" }),
+      }),
+      mail: null,
+    });
     let n = 0;
     const store = async () => {
       n += 1;
       const ip = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-      const outcome = await submitEnquiry(services, { name: "Bench Visitor", email: "bench@example.nz", message: "Could you quote for a 12 m dry-stone wall, please?" }, ip);
+      const outcome = await submitEnquiry(
+        services,
+        {
+          name: "Bench Visitor",
+          email: "bench@example.nz",
+          message: "Could you quote for a 12 m dry-stone wall, please?",
+        },
+        ip,
+      );
       if (outcome.status !== "stored") throw new Error(`not stored: ${outcome.status}`);
     };
     for (let i = 0; i < 100; i++) await store(); // warm-up
@@ -92,7 +126,13 @@ function fsyncMs(dir: string): number {
     fs.closeSync(fd);
     fs.rmSync(file, { force: true });
   }
-  return round(percentile(times.sort((a, b) => a - b), 50), 3);
+  return round(
+    percentile(
+      times.sort((a, b) => a - b),
+      50,
+    ),
+    3,
+  );
 }
 
 /** Issue 9 §5: the inbox's reads with 10 and with 10,000 enquiries (median of repeated calls). */
@@ -107,11 +147,29 @@ async function inboxTiming(count: number): Promise<InboxTiming> {
         const at = new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 3) * 60_000).toISOString();
         await trx
           .insertInto("contact_submissions")
-          .values({ id, name: `Visitor ${i}`, email: "v@example.nz", phone: null, message: "A quote for a wall, please.", submitted_at: at, read_at: i % 4 ? at : null })
+          .values({
+            id,
+            name: `Visitor ${i}`,
+            email: "v@example.nz",
+            phone: null,
+            message: "A quote for a wall, please.",
+            submitted_at: at,
+            read_at: i % 4 ? at : null,
+          })
           .execute();
         await trx
           .insertInto("notification_jobs")
-          .values({ id: `job-${id}`, kind: "enquiry", submission_id: id, payload: "{}", status: "sent", attempts: 1, sent_at: at, created_at: at, updated_at: at })
+          .values({
+            id: `job-${id}`,
+            kind: "enquiry",
+            submission_id: id,
+            payload: "{}",
+            status: "sent",
+            attempts: 1,
+            sent_at: at,
+            created_at: at,
+            updated_at: at,
+          })
           .execute();
       }
     });
@@ -123,7 +181,13 @@ async function inboxTiming(count: number): Promise<InboxTiming> {
         await fn();
         samples.push(performance.now() - t0);
       }
-      return round(percentile(samples.sort((a, b) => a - b), 50), 3);
+      return round(
+        percentile(
+          samples.sort((a, b) => a - b),
+          50,
+        ),
+        3,
+      );
     };
     // The cursor of the last full page: what "Load more" sends when it reaches the end.
     let before: string | null = null;
@@ -149,19 +213,35 @@ async function inboxTiming(count: number): Promise<InboxTiming> {
 
 export async function benchEnquiries(options: { seconds?: number } = {}): Promise<EnquiryBenchReport> {
   const seconds = options.seconds ?? 5;
-  console.log(`\n== Enquiries stored per second: synchronous = FULL vs NORMAL (WAL), ${seconds} s each, sequential, in process`);
-  const runs = [await storeFor("NORMAL", seconds), await storeFor("FULL", seconds), await storeFor("NORMAL", seconds), await storeFor("FULL", seconds)];
+  console.log(
+    `\n== Enquiries stored per second: synchronous = FULL vs NORMAL (WAL), ${seconds} s each, sequential, in process`,
+  );
+  const runs = [
+    await storeFor("NORMAL", seconds),
+    await storeFor("FULL", seconds),
+    await storeFor("NORMAL", seconds),
+    await storeFor("FULL", seconds),
+  ];
   const probeDir = fs.mkdtempSync(path.join(os.tmpdir(), "cornerstone-bench-fsync-"));
   const fsync = fsyncMs(probeDir);
   fs.rmSync(probeDir, { recursive: true, force: true });
   const best = (mode: Mode) => Math.max(...runs.filter((run) => run.synchronous === mode).map((run) => run.perSecond));
   const fullCostPercent = round((1 - best("FULL") / best("NORMAL")) * 100, 1);
-  const rows = runs.map((run) => [run.synchronous, String(run.enquiries), String(run.perSecond), run.p50Ms.toFixed(3), run.p99Ms.toFixed(3)]);
+  const rows = runs.map((run) => [
+    run.synchronous,
+    String(run.enquiries),
+    String(run.perSecond),
+    run.p50Ms.toFixed(3),
+    run.p99Ms.toFixed(3),
+  ]);
   const header = ["synchronous", "enquiries", "per second", "p50 ms", "p99 ms"];
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
   console.log([line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n"));
-  console.log(`fsync of a 4 KB write on ${os.tmpdir()}: p50 ${fsync} ms. FULL costs ${fullCostPercent}% of NORMAL's rate (best runs).`);
+  console.log(
+    `fsync of a 4 KB write on ${os.tmpdir()}: p50 ${fsync} ms. FULL costs ${fullCostPercent}% of NORMAL's rate (best runs).`,
+  );
 
   console.log("\n== The inbox's reads, median ms (in process)");
   const inbox = [await inboxTiming(10), await inboxTiming(10_000)];

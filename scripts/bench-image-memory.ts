@@ -25,8 +25,14 @@ export const WEB_PEAK_RSS_TARGET_MB = 250;
 type Case = { name: string; make: () => Promise<Buffer> };
 
 const CASES: Case[] = [
-  { name: "24 MP portrait JPEG (6000×4000, EXIF 6)", make: () => photoLikeJpeg({ width: 6000, height: 4000, portrait: true }) },
-  { name: "108 MP JPEG (12,000×9,000)", make: () => photoLikeJpeg({ width: 12_000, height: 9000, quality: 88, noise: 12 }) },
+  {
+    name: "24 MP portrait JPEG (6000×4000, EXIF 6)",
+    make: () => photoLikeJpeg({ width: 6000, height: 4000, portrait: true }),
+  },
+  {
+    name: "108 MP JPEG (12,000×9,000)",
+    make: () => photoLikeJpeg({ width: 12_000, height: 9000, quality: 88, noise: 12 }),
+  },
   { name: "PNG bomb 2400×110,000", make: async () => pngBomb(2400, 110_000) },
   { name: "PNG bomb 20,000×20,000", make: async () => pngBomb(20_000, 20_000) },
   { name: "truncated JPEG (6000×4000, first half)", make: () => truncatedJpeg(6000, 4000) },
@@ -101,14 +107,17 @@ function table(rows: ImageMemoryResult[]): string {
     r.workerPeakMB === null ? "–" : String(r.workerPeakMB),
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...cells.map((row) => row[i]!.length)));
-  const line = (row: string[]) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
+  const line = (row: string[]) =>
+    row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...cells.map(line)].join("\n");
 }
 
 /** Runs every case, prints a table and the target check, and returns the figures for reports/bench.json. */
 export async function benchImageMemory() {
   ensureBuild();
-  console.log("\n== Image memory (web process and image worker, peak RSS from /proc, a fresh production server per image)");
+  console.log(
+    "\n== Image memory (web process and image worker, peak RSS from /proc, a fresh production server per image)",
+  );
   const results: ImageMemoryResult[] = [];
   for (const testCase of CASES) {
     console.error(`  ${testCase.name}…`);
@@ -118,8 +127,14 @@ export async function benchImageMemory() {
   for (const r of results.filter((r) => r.message)) console.log(`  ${r.case}: ${r.status} "${r.message}"`);
   const worst = Math.max(...results.map((r) => r.webPeakMB));
   const met = worst < WEB_PEAK_RSS_TARGET_MB;
-  console.log(`Target: web process peak < ${WEB_PEAK_RSS_TARGET_MB} MB for every image: ${met ? "met" : "MISSED"} (highest ${worst} MB)`);
-  return { date: new Date().toISOString(), results, check: { target: `web peak RSS < ${WEB_PEAK_RSS_TARGET_MB} MB`, highestMB: worst, met } };
+  console.log(
+    `Target: web process peak < ${WEB_PEAK_RSS_TARGET_MB} MB for every image: ${met ? "met" : "MISSED"} (highest ${worst} MB)`,
+  );
+  return {
+    date: new Date().toISOString(),
+    results,
+    check: { target: `web peak RSS < ${WEB_PEAK_RSS_TARGET_MB} MB`, highestMB: worst, met },
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -18,7 +18,11 @@ type ImageRun = {
 };
 
 /** `env` values override the inherited environment; `undefined` removes a variable (an empty one would still count). */
-async function runImagePipeline(label: string, args: string[], env: Record<string, string | undefined>): Promise<ImageRun> {
+async function runImagePipeline(
+  label: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+): Promise<ImageRun> {
   const childEnv: NodeJS.ProcessEnv = { ...process.env };
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete childEnv[name];
@@ -46,7 +50,9 @@ export async function imagePart() {
   // No malloc tuning at all in the child for the "glibc defaults" run (an empty MALLOC_MMAP_THRESHOLD_ would mean 0).
   const defaults = { MALLOC_ARENA_MAX: undefined, MALLOC_MMAP_THRESHOLD_: undefined };
   runsDone.push(await runImagePipeline("landscape, production malloc env", [], PRODUCTION_MALLOC_ENV));
-  runsDone.push(await runImagePipeline("portrait (EXIF 6), production malloc env", ["--portrait"], PRODUCTION_MALLOC_ENV));
+  runsDone.push(
+    await runImagePipeline("portrait (EXIF 6), production malloc env", ["--portrait"], PRODUCTION_MALLOC_ENV),
+  );
   runsDone.push(await runImagePipeline("landscape, glibc malloc defaults", [], defaults));
   runsDone.push(await runImagePipeline("portrait (EXIF 6), glibc malloc defaults", ["--portrait"], defaults));
   console.log(

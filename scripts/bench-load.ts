@@ -38,7 +38,13 @@ export const LOAD_TARGETS: Target[] = [
 ];
 
 /** A warm-up run (discarded), then the measured run. */
-export async function measure(server: "node" | "nginx", url: string, target: Target, scriptDir: string, options: LoadOptions): Promise<LoadResult> {
+export async function measure(
+  server: "node" | "nginx",
+  url: string,
+  target: Target,
+  scriptDir: string,
+  options: LoadOptions,
+): Promise<LoadResult> {
   const run = (seconds: number) =>
     options.useWrk ? runWrk(url, target, seconds, scriptDir, options) : runAutocannon(url, target, seconds, options);
   await run(options.warmupS);
@@ -77,7 +83,8 @@ export async function loadPart(server: ProductionServer, options: LoadOptions) {
       for (const target of getTargets) {
         const response = await rawGet(server.url + target.path, target.brotli ? { "Accept-Encoding": "br" } : {});
         if (response.status !== 200) throw new Error(`${target.path} answered ${response.status}`);
-        if (target.brotli && response.headers["content-encoding"] !== "br") throw new Error(`${target.path} was not sent with brotli`);
+        if (target.brotli && response.headers["content-encoding"] !== "br")
+          throw new Error(`${target.path} was not sent with brotli`);
         const file = path.join(tmp, "www", nginxFile(target));
         await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o755 });
         await fs.writeFile(file, response.wire, { mode: 0o644 });
@@ -91,9 +98,13 @@ export async function loadPart(server: ProductionServer, options: LoadOptions) {
           for (const target of getTargets) {
             const check = await rawGet(nginx.url + nginxPath(target));
             const saved = await fs.readFile(path.join(tmp, "www", nginxFile(target)));
-            if (check.status !== 200 || !check.wire.equals(saved)) throw new Error(`nginx does not serve the saved ${target.path}`);
+            if (check.status !== 200 || !check.wire.equals(saved))
+              throw new Error(`nginx does not serve the saved ${target.path}`);
             const asServed = { ...target, path: nginxPath(target) };
-            nginxResults.push({ ...(await measure("nginx", nginx.url, asServed, tmp, options)), responseBytes: saved.length });
+            nginxResults.push({
+              ...(await measure("nginx", nginx.url, asServed, tmp, options)),
+              responseBytes: saved.length,
+            });
           }
         } finally {
           await nginx.stop();
@@ -118,11 +129,15 @@ export async function loadPart(server: ProductionServer, options: LoadOptions) {
       ];
     });
     console.log(
-      table(["target", "body B", "req/s", "p50 ms", "p99 ms", "statuses", "nginx req/s", "nginx p99", "ours/nginx"], rows),
+      table(
+        ["target", "body B", "req/s", "p50 ms", "p99 ms", "statuses", "nginx req/s", "nginx p99", "ours/nginx"],
+        rows,
+      ),
     );
     if (!options.useWrk && nginxResults.length) {
       // Measured here: autocannon tops out near 27k req/s (16k for 40 KB pages), far below nginx.
-      nginxNote = "autocannon (one JS thread) saturates before nginx does, so the nginx rates and ratios flatter us; use wrk.";
+      nginxNote =
+        "autocannon (one JS thread) saturates before nginx does, so the nginx rates and ratios flatter us; use wrk.";
     }
     if (nginxNote) console.log(`nginx: ${nginxNote}`);
     return {

@@ -39,20 +39,27 @@ const autocannon = () => createRequire(import.meta.url)("autocannon") as Autocan
 
 /** The node flags of `npm run serve` (e.g. the heap ceiling), so the bench runs what production runs. */
 export function serveNodeFlags(): string[] {
-  const scripts = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+  const scripts = (
+    JSON.parse(readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }
+  ).scripts;
   const match = /\bnode\s+(.*?)\s*scripts\/serve\.mjs/.exec(scripts.serve ?? "");
   return match?.[1] ? match[1].split(/\s+/) : [];
 }
 
 function startServer(logLevel: "info" | "warn"): Promise<TestServer> {
-  return startTestServer({ env: { ...PRODUCTION_MALLOC_ENV, NODE_OPTIONS: serveNodeFlags().join(" "), LOG_LEVEL: logLevel } });
+  return startTestServer({
+    env: { ...PRODUCTION_MALLOC_ENV, NODE_OPTIONS: serveNodeFlags().join(" "), LOG_LEVEL: logLevel },
+  });
 }
 
 const JUNK = "j".repeat(4000);
 const KINDS = {
   "unknown 4 KB paths": (i: number) => ({ path: `/${JUNK}-${i}` }),
   "missing /assets/… names": (i: number) => ({ path: `/assets/${JUNK}-${i}.js` }),
-  "distinct Referer hosts on /": (i: number) => ({ path: "/", headers: { referer: `https://referrer-${i}.example.com/page` } }),
+  "distinct Referer hosts on /": (i: number) => ({
+    path: "/",
+    headers: { referer: `https://referrer-${i}.example.com/page` },
+  }),
 } as const;
 
 async function peakRun(kind: keyof typeof KINDS) {
@@ -66,14 +73,25 @@ async function peakRun(kind: keyof typeof KINDS) {
       requests: [
         {
           setupRequest: (request: { headers?: Record<string, string> }) => {
-            const { path: requestPath, headers } = KINDS[kind](counter++) as { path: string; headers?: Record<string, string> };
+            const { path: requestPath, headers } = KINDS[kind](counter++) as {
+              path: string;
+              headers?: Record<string, string>;
+            };
             return { ...request, path: requestPath, headers: { ...request.headers, ...headers } };
           },
         },
       ],
     });
-    const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]));
-    return { kind, requests: result.requests.total, statuses, failed: result.errors + result.timeouts, peakRssMB: Math.round(await peakRssMB(server.pid)) };
+    const statuses = Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]),
+    );
+    return {
+      kind,
+      requests: result.requests.total,
+      statuses,
+      failed: result.errors + result.timeouts,
+      peakRssMB: Math.round(await peakRssMB(server.pid)),
+    };
   } finally {
     await server.stop();
   }
@@ -85,21 +103,30 @@ async function throughput(server: TestServer, seconds: number): Promise<{ rate: 
   const ticksBefore = await cpuTicks(server.pid);
   const result = await autocannon()({ url: `${server.url}/`, connections: CONNECTIONS, duration: seconds });
   const ticks = (await cpuTicks(server.pid)) - ticksBefore;
-  return { rate: Math.round(result.requests.average), cpuMicroseconds: Math.round((ticks * TICK_MICROSECONDS) / result.requests.total) };
+  return {
+    rate: Math.round(result.requests.average),
+    cpuMicroseconds: Math.round((ticks * TICK_MICROSECONDS) / result.requests.total),
+  };
 }
 
 export async function benchMemory(options: { durationS: number; rounds?: number }) {
   ensureBuild();
-  console.log(`\n== Memory: ${REQUESTS.toLocaleString("en")} requests at ${CONNECTIONS} connections, node ${serveNodeFlags().join(" ")}, LOG_LEVEL=info, log on a pipe`);
+  console.log(
+    `\n== Memory: ${REQUESTS.toLocaleString("en")} requests at ${CONNECTIONS} connections, node ${serveNodeFlags().join(" ")}, LOG_LEVEL=info, log on a pipe`,
+  );
   const peaks = [];
   for (const kind of Object.keys(KINDS) as (keyof typeof KINDS)[]) {
     const run = await peakRun(kind);
     peaks.push(run);
-    console.log(`${kind}: peak RSS ${run.peakRssMB} MB, ${run.requests} answered (${JSON.stringify(run.statuses)}), ${run.failed} failed`);
+    console.log(
+      `${kind}: peak RSS ${run.peakRssMB} MB, ${run.requests} answered (${JSON.stringify(run.statuses)}), ${run.failed} failed`,
+    );
   }
 
   const rounds = options.rounds ?? 4;
-  console.log(`\n== Request logging: cached GET /, LOG_LEVEL=info against =warn, ${rounds} rounds of ${options.durationS} s each`);
+  console.log(
+    `\n== Request logging: cached GET /, LOG_LEVEL=info against =warn, ${rounds} rounds of ${options.durationS} s each`,
+  );
   const info = await startServer("info");
   const warn = await startServer("warn");
   const rates = { info: [] as number[], warn: [] as number[] };
@@ -126,8 +153,12 @@ export async function benchMemory(options: { durationS: number; rounds?: number 
   };
   const cost = 1 - logging.infoRequestsPerSecond / logging.warnRequestsPerSecond;
   const cpuCost = logging.infoCpuMicrosecondsPerRequest / logging.warnCpuMicrosecondsPerRequest - 1;
-  console.log(`info ${logging.infoRequestsPerSecond} req/s, warn ${logging.warnRequestsPerSecond} req/s: logging costs ${(cost * 100).toFixed(1)} % of throughput`);
-  console.log(`server CPU per request: info ${logging.infoCpuMicrosecondsPerRequest} µs, warn ${logging.warnCpuMicrosecondsPerRequest} µs: +${(cpuCost * 100).toFixed(1)} %`);
+  console.log(
+    `info ${logging.infoRequestsPerSecond} req/s, warn ${logging.warnRequestsPerSecond} req/s: logging costs ${(cost * 100).toFixed(1)} % of throughput`,
+  );
+  console.log(
+    `server CPU per request: info ${logging.infoCpuMicrosecondsPerRequest} µs, warn ${logging.warnCpuMicrosecondsPerRequest} µs: +${(cpuCost * 100).toFixed(1)} %`,
+  );
 
   const checks = [
     ...peaks.map((run) => ({
@@ -135,7 +166,19 @@ export async function benchMemory(options: { durationS: number; rounds?: number 
       value: `${run.peakRssMB} MB, ${run.failed} failed`,
       met: run.peakRssMB <= PEAK_RSS_TARGET_MB && run.failed === 0 && run.requests === REQUESTS,
     })),
-    { target: `request logging ≤ ${LOGGING_COST_TARGET * 100} % of cached GET / throughput`, value: `${(cost * 100).toFixed(1)} %`, met: cost <= LOGGING_COST_TARGET },
+    {
+      target: `request logging ≤ ${LOGGING_COST_TARGET * 100} % of cached GET / throughput`,
+      value: `${(cost * 100).toFixed(1)} %`,
+      met: cost <= LOGGING_COST_TARGET,
+    },
   ];
-  return { date: new Date().toISOString(), nodeFlags: serveNodeFlags(), requests: REQUESTS, connections: CONNECTIONS, peaks, logging: { ...logging, cost: Number(cost.toFixed(3)), cpuCost: Number(cpuCost.toFixed(3)) }, checks };
+  return {
+    date: new Date().toISOString(),
+    nodeFlags: serveNodeFlags(),
+    requests: REQUESTS,
+    connections: CONNECTIONS,
+    peaks,
+    logging: { ...logging, cost: Number(cost.toFixed(3)), cpuCost: Number(cpuCost.toFixed(3)) },
+    checks,
+  };
 }

@@ -28,7 +28,14 @@ import { offsiteEnv } from "../tests/support/offsite-site";
 import { peakRssMB, rssMB } from "../tests/support/process-memory";
 import { startTestServer } from "../tests/support/test-server";
 import { openServices } from "../server/bootstrap";
-import { addPhoto, deleteOldestPhoto, editText, folderBytes, seededRandom, storeWithListingInMemory } from "./lib/offsite-history";
+import {
+  addPhoto,
+  deleteOldestPhoto,
+  editText,
+  folderBytes,
+  seededRandom,
+  storeWithListingInMemory,
+} from "./lib/offsite-history";
 import { ensureBuild, PRODUCTION_MALLOC_ENV } from "./lib/production-server";
 
 const HOUR = 3_600_000;
@@ -74,7 +81,13 @@ export async function benchOffsite() {
     const start = new Date(end);
     start.setUTCMonth(start.getUTCMonth() - months);
     const clock = createManualClock(start);
-    const env = parseEnv({ DATA_DIR: dataDir, LOG_LEVEL: "silent", NODE_ENV: "test", ...offsiteEnv(s3.endpoint, bucket.name), BACKUP_PASSPHRASE: PASSPHRASE });
+    const env = parseEnv({
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "silent",
+      NODE_ENV: "test",
+      ...offsiteEnv(s3.endpoint, bucket.name),
+      BACKUP_PASSPHRASE: PASSPHRASE,
+    });
     const services = { ...(await openServices(env, createLogger({ level: "silent" }), { clock })), clock };
     await ensureAdministrator(services, { username: "owner", password: "the bench's own password" });
     let photoCount = 0;
@@ -84,7 +97,13 @@ export async function benchOffsite() {
 
     const store = storeWithListingInMemory(createS3OffsiteStore(s3ConfigFor(s3.endpoint, bucket.name)));
     const workDir = backupsDirOf(dataDir);
-    const settings = { store, passphrase: PASSPHRASE, policy: keepPolicyOf(env), workDir, cacheDir: path.join(workDir, ".offsite-cache") };
+    const settings = {
+      store,
+      passphrase: PASSPHRASE,
+      policy: keepPolicyOf(env),
+      workDir,
+      cacheDir: path.join(workDir, ".offsite-cache"),
+    };
     const repository = (await openOffsiteRepository(store, PASSPHRASE, { create: true, cacheDir: settings.cacheDir }))!;
     const copy = () => runOffsiteCopy(services, settings, { at: clock.now(), repository });
 
@@ -111,18 +130,22 @@ export async function benchOffsite() {
       if (event.photos && !event.deletions) afterPhotos.push({ sent, photoBytes });
       else if (event.texts === 1 && !event.photos && !event.deletions) afterOneText.push(sent);
       else if (!event.texts && !event.photos && !event.deletions) afterNothing.push(sent);
-      if (hour % 500 === 0) console.error(`  ${hour} of ${hours} hours (${((performance.now() - simulated) / hour).toFixed(0)} ms a copy)`);
+      if (hour % 500 === 0)
+        console.error(`  ${hour} of ${hours} hours (${((performance.now() - simulated) / hour).toFixed(0)} ms a copy)`);
     }
     const simulationSeconds = (performance.now() - simulated) / 1000;
     if (!(await store.check())) throw new Error("the in-memory listing drifted from the store's");
-    const liveBytes = (await folderBytes(path.join(dataDir, "uploads"))) + (await fs.stat(path.join(dataDir, "site.db"))).size;
+    const liveBytes =
+      (await folderBytes(path.join(dataDir, "uploads"))) + (await fs.stat(path.join(dataDir, "site.db"))).size;
     const stored = last.prune!;
     await services.close();
 
     // The newest copy onto an empty server.
     const restoreDir = path.join(work, "restored");
     const restoreStarted = performance.now();
-    const repo = (await openOffsiteRepository(createS3OffsiteStore(s3ConfigFor(s3.endpoint, bucket.name)), PASSPHRASE, { create: false }))!;
+    const repo = (await openOffsiteRepository(createS3OffsiteStore(s3ConfigFor(s3.endpoint, bucket.name)), PASSPHRASE, {
+      create: false,
+    }))!;
     const rebuilt = await rebuildArchive(repo, await chooseCopy(repo), { workDir: backupsDirOf(restoreDir) });
     const rebuiltSeconds = (performance.now() - restoreStarted) / 1000;
     const restored = await restoreBackup({ dataDir: restoreDir, file: rebuilt.file });
@@ -131,16 +154,27 @@ export async function benchOffsite() {
     repo.store.close();
     await fs.rm(restoreDir, { recursive: true, force: true });
 
-    const memory = await serverDuringCopy(dataDir, { ...offsiteEnv(s3.endpoint, bucket.name), BACKUP_PASSPHRASE: PASSPHRASE });
+    const memory = await serverDuringCopy(dataDir, {
+      ...offsiteEnv(s3.endpoint, bucket.name),
+      BACKUP_PASSPHRASE: PASSPHRASE,
+    });
     const photoRatios = afterPhotos.map((p) => p.sent / p.photoBytes);
     const figures = {
       photosAtStart: photos,
       months,
       copies: hours + 1,
       firstCopy: { sentMB: mb(first.copy.bytesSent), seconds: Math.round(firstSeconds), files: first.copy.files },
-      afterOneEditedTextKB: { median: kb(median(afterOneText)), max: kb(Math.max(...afterOneText)), copies: afterOneText.length },
+      afterOneEditedTextKB: {
+        median: kb(median(afterOneText)),
+        max: kb(Math.max(...afterOneText)),
+        copies: afterOneText.length,
+      },
       afterNothingKB: { median: kb(median(afterNothing)), max: kb(Math.max(...afterNothing)) },
-      afterFivePhotos: { worstRatio: Math.round(Math.max(...photoRatios) * 1000) / 1000, medianRatio: Math.round(median(photoRatios) * 1000) / 1000, batches: afterPhotos.length },
+      afterFivePhotos: {
+        worstRatio: Math.round(Math.max(...photoRatios) * 1000) / 1000,
+        medianRatio: Math.round(median(photoRatios) * 1000) / 1000,
+        batches: afterPhotos.length,
+      },
       end: {
         photos: last.copy.files / 4,
         liveMB: mb(liveBytes),
@@ -150,7 +184,11 @@ export async function benchOffsite() {
         objects: stored.storedObjects,
       },
       simulation: { seconds: Math.round(simulationSeconds), msPerCopy: Math.round((simulationSeconds * 1000) / hours) },
-      restore: { rebuildSeconds: Math.round(rebuiltSeconds), totalSeconds: Math.round(restoreSeconds), files: restored.objects },
+      restore: {
+        rebuildSeconds: Math.round(rebuiltSeconds),
+        totalSeconds: Math.round(restoreSeconds),
+        files: restored.objects,
+      },
       memory,
     };
     console.log("\n== Off-site copies over a simulated history");
@@ -171,7 +209,10 @@ async function serverDuringCopy(dataDir: string, env: Record<string, string>) {
   const copyOfData = `${dataDir}-served`;
   await fs.cp(dataDir, copyOfData, { recursive: true });
   // As `npm run serve` runs it, but for the heap ceiling (NODE_OPTIONS would reach the copy process too, which production's flags do not).
-  const server = await startTestServer({ dataDir: copyOfData, env: { ...env, ...PRODUCTION_MALLOC_ENV, LOG_LEVEL: "info" } });
+  const server = await startTestServer({
+    dataDir: copyOfData,
+    env: { ...env, ...PRODUCTION_MALLOC_ENV, LOG_LEVEL: "info" },
+  });
   try {
     let webPeak = 0;
     const deadline = Date.now() + 10 * 60_000;
@@ -181,10 +222,17 @@ async function serverDuringCopy(dataDir: string, env: Record<string, string>) {
       await fetch(`${server.url}/`).catch(() => {});
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
-    const line = server.output().split("\n").find((l) => l.includes("off-site copy made"));
+    const line = server
+      .output()
+      .split("\n")
+      .find((l) => l.includes("off-site copy made"));
     if (!line) throw new Error(`The server made no off-site copy:\n${server.output().slice(-2000)}`);
     const made = JSON.parse(line) as { peakRssMB?: number; bytesSent?: number };
-    return { webPeakRssMB: Math.round(Math.max(webPeak, await peakRssMB(server.pid))), copyPeakRssMB: made.peakRssMB ?? null, copySentKB: kb(made.bytesSent ?? 0) };
+    return {
+      webPeakRssMB: Math.round(Math.max(webPeak, await peakRssMB(server.pid))),
+      copyPeakRssMB: made.peakRssMB ?? null,
+      copySentKB: kb(made.bytesSent ?? 0),
+    };
   } finally {
     await server.stop();
   }

@@ -71,15 +71,31 @@ function pickCandidate(srcset: string, needed: number): { url: string; width: nu
 
 export async function weightPart(server: ProductionServer) {
   const pagePath = "/stonework";
-  console.log(`\n== Page weight: ${pagePath} on a ${PHONE.viewportWidth} px wide, ${PHONE.dpr}× DPR phone (br/gzip accepted)`);
+  console.log(
+    `\n== Page weight: ${pagePath} on a ${PHONE.viewportWidth} px wide, ${PHONE.dpr}× DPR phone (br/gzip accepted)`,
+  );
   const headers = { "User-Agent": PHONE_UA, "Accept-Encoding": "br, gzip" };
   const page = await rawGet(server.url + pagePath, { ...headers, Accept: "text/html" });
   if (page.status !== 200) throw new Error(`${pagePath} answered ${page.status}`);
   const html = page.body.toString("utf8");
 
-  type Item = { kind: string; url: string; wireBytes: number; headerBytes: number; encoding: string; lazy?: boolean; note?: string };
+  type Item = {
+    kind: string;
+    url: string;
+    wireBytes: number;
+    headerBytes: number;
+    encoding: string;
+    lazy?: boolean;
+    note?: string;
+  };
   const items: Item[] = [
-    { kind: "html", url: pagePath, wireBytes: page.wireBytes, headerBytes: page.headerBytes, encoding: String(page.headers["content-encoding"] ?? "identity") },
+    {
+      kind: "html",
+      url: pagePath,
+      wireBytes: page.wireBytes,
+      headerBytes: page.headerBytes,
+      encoding: String(page.headers["content-encoding"] ?? "identity"),
+    },
   ];
   const seen = new Set<string>([pagePath]);
   const fetchItem = async (kind: string, url: string, extra: Partial<Item> = {}, accept = "*/*") => {
@@ -87,7 +103,14 @@ export async function weightPart(server: ProductionServer) {
     seen.add(url);
     const response = await rawGet(new URL(url, server.url).href, { ...headers, Accept: accept });
     if (response.status !== 200) throw new Error(`${url} answered ${response.status}`);
-    items.push({ kind, url, wireBytes: response.wireBytes, headerBytes: response.headerBytes, encoding: String(response.headers["content-encoding"] ?? "identity"), ...extra });
+    items.push({
+      kind,
+      url,
+      wireBytes: response.wireBytes,
+      headerBytes: response.headerBytes,
+      encoding: String(response.headers["content-encoding"] ?? "identity"),
+      ...extra,
+    });
   };
 
   // CSS and JS: stylesheets, the islands (loader list, module preloads, script src) and the inline module script's imports.
@@ -96,7 +119,8 @@ export async function weightPart(server: ProductionServer) {
     if (rel === "stylesheet" && link.href) await fetchItem("css", link.href, {}, "text/css");
   }
   for (const file of islandFilesInPage(html)) await fetchItem("js", file);
-  for (const match of html.matchAll(/import\s*(?:[^"';]*?from\s*)?["'](\/[^"']+\.js)["']/g)) await fetchItem("js", match[1]!);
+  for (const match of html.matchAll(/import\s*(?:[^"';]*?from\s*)?["'](\/[^"']+\.js)["']/g))
+    await fetchItem("js", match[1]!);
 
   // Images: each <picture>'s AVIF source at the phone's slot width × DPR.
   let pictures = 0;
@@ -108,7 +132,12 @@ export async function weightPart(server: ProductionServer) {
     pictures += 1;
     const slot = slotWidth(avif.sizes ?? "100vw", PHONE.viewportWidth);
     const choice = pickCandidate(avif.srcset, slot * PHONE.dpr);
-    await fetchItem("image", choice.url, { lazy: img?.loading === "lazy", note: `slot ${Math.round(slot)} px → ${choice.width}w` }, "image/avif,image/webp,*/*");
+    await fetchItem(
+      "image",
+      choice.url,
+      { lazy: img?.loading === "lazy", note: `slot ${Math.round(slot)} px → ${choice.width}w` },
+      "image/avif,image/webp,*/*",
+    );
   }
 
   const sum = (list: Item[]) => list.reduce((total, item) => total + item.wireBytes, 0);
@@ -128,10 +157,18 @@ export async function weightPart(server: ProductionServer) {
         ["HTML", "1", kb(sum(byKind("html")))],
         ["CSS", String(byKind("css").length), kb(sum(byKind("css")))],
         ["JS", String(byKind("js").length), kb(sum(byKind("js")))],
-        [`images (AVIF, all ${pictures} pictures; ${images.length - eager.length} lazy)`, String(images.length), kb(sum(images))],
+        [
+          `images (AVIF, all ${pictures} pictures; ${images.length - eager.length} lazy)`,
+          String(images.length),
+          kb(sum(images)),
+        ],
         ["total (bodies; all images)", String(items.length), kb(total)],
         ["  + response headers", "", kb(headerBytes)],
-        ["total without lazy images", String(items.length - (images.length - eager.length)), kb(total - sum(images) + sum(eager))],
+        [
+          "total without lazy images",
+          String(items.length - (images.length - eager.length)),
+          kb(total - sum(images) + sum(eager)),
+        ],
         [`uploaded originals of these galleries (JPEG)`, String(originalCount), kb(originalBytes)],
       ],
     ),

@@ -63,7 +63,8 @@ async function recordSentFiles(page: Page): Promise<() => Promise<Record<string,
     (window as unknown as { sentPhotoBytes: Record<string, number> }).sentPhotoBytes = sent;
     const send = XMLHttpRequest.prototype.send;
     XMLHttpRequest.prototype.send = function (body) {
-      if (body instanceof FormData) for (const value of body.values()) if (value instanceof File) sent[value.name] = value.size;
+      if (body instanceof FormData)
+        for (const value of body.values()) if (value instanceof File) sent[value.name] = value.size;
       return Reflect.apply(send, this, [body]) as void;
     };
   });
@@ -73,7 +74,12 @@ async function recordSentFiles(page: Page): Promise<() => Promise<Record<string,
 async function oneRun(server: TestServer, photos: Photo[], run: number): Promise<PhoneUploadRun> {
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS });
   try {
-    const context = await browser.newContext({ viewport: PHONE_VIEWPORT, isMobile: true, hasTouch: true, deviceScaleFactor: 3 });
+    const context = await browser.newContext({
+      viewport: PHONE_VIEWPORT,
+      isMobile: true,
+      hasTouch: true,
+      deviceScaleFactor: 3,
+    });
     const page = await context.newPage();
     const sentFiles = await recordSentFiles(page);
     const cdp = await context.newCDPSession(page);
@@ -89,7 +95,10 @@ async function oneRun(server: TestServer, photos: Photo[], run: number): Promise
     const chosen = page.getByRole("list", { name: "Chosen photos" }).getByRole("listitem");
     const choseAt = performance.now();
     await page.getByLabel("Photos of the job (optional)").setInputFiles(photos.map((photo) => photo.path));
-    await chosen.getByText("Ready", { exact: true }).nth(photos.length - 1).waitFor({ timeout: WAIT_MS });
+    await chosen
+      .getByText("Ready", { exact: true })
+      .nth(photos.length - 1)
+      .waitFor({ timeout: WAIT_MS });
     const readySeconds = (performance.now() - choseAt) / 1000;
 
     await page.getByLabel("Name", { exact: true }).fill(`Bench visitor ${run} ${Date.now()}`);
@@ -97,7 +106,10 @@ async function oneRun(server: TestServer, photos: Photo[], run: number): Promise
     await page.getByLabel("Message", { exact: true }).fill("Two photos of the retaining wall, sent from the paddock.");
     const sendAt = performance.now();
     await page.getByRole("button", { name: "Send Message" }).click();
-    await page.getByRole("region", { name: "Notifications (F8)" }).getByText("Message Sent").waitFor({ timeout: WAIT_MS });
+    await page
+      .getByRole("region", { name: "Notifications (F8)" })
+      .getByText("Message Sent")
+      .waitFor({ timeout: WAIT_MS });
     const sendSeconds = (performance.now() - sendAt) / 1000;
 
     const sent = await sentFiles();
@@ -129,15 +141,24 @@ export async function phoneUploadPart(runs: number) {
     const sendSeconds = round(median(results.map((r) => r.sendSeconds)), 1);
     const sentBytesPerPhoto = photos.map((_, i) => Math.round(median(results.map((r) => r.sentBytes[i] ?? 0))));
 
-    console.log(`\n== A visitor's photos on a rural signal (390×844, 1.6 Mbit/s down, 750 kbit/s up, 150 ms, CPU ×${CPU_SLOWDOWN}; ${runs} run${runs === 1 ? "" : "s"})`);
+    console.log(
+      `\n== A visitor's photos on a rural signal (390×844, 1.6 Mbit/s down, 750 kbit/s up, 150 ms, CPU ×${CPU_SLOWDOWN}; ${runs} run${runs === 1 ? "" : "s"})`,
+    );
     console.log(`chosen: ${photos.map((photo) => `${photo.name} ${kb(photo.bytes)}`).join(", ")}`);
     console.log(
       table(
         ["run", "choose → all Ready", `sent (${photos.map((photo) => photo.name).join(" + ")})`, "Send → Message Sent"],
-        results.map((r, i) => [String(i + 1), `${r.readySeconds} s`, r.sentBytes.map(kb).join(" + "), `${r.sendSeconds} s`]),
+        results.map((r, i) => [
+          String(i + 1),
+          `${r.readySeconds} s`,
+          r.sentBytes.map(kb).join(" + "),
+          `${r.sendSeconds} s`,
+        ]),
       ),
     );
-    console.log(`sent per photo (median): ${photos.map((photo, i) => `${photo.name} ${kb(sentBytesPerPhoto[i]!)}`).join(", ")}`);
+    console.log(
+      `sent per photo (median): ${photos.map((photo, i) => `${photo.name} ${kb(sentBytesPerPhoto[i]!)}`).join(", ")}`,
+    );
     console.log(
       `median: ${readySeconds} s to Ready (goal ≤ ${PHONE_UPLOAD_GOALS.readySeconds} s), ${sendSeconds} s after Send (goal ≤ ${PHONE_UPLOAD_GOALS.sendSeconds} s; before: ${BEFORE_SHRINKING.sendSeconds} s)`,
     );

@@ -27,11 +27,17 @@ import { median, round } from "./lib/bench-report";
 const ADMIN = { username: "owner", password: "the bench password" };
 const WRONG = { username: ADMIN.username, password: "a wrong guess" };
 
-
 export type SignInBench = {
   argon2VerifyMs: number;
   limiterHitMicroseconds: number;
-  floods: { label: string; requests: number; seconds: number; verifications: number; answered429: number; answered401: number }[];
+  floods: {
+    label: string;
+    requests: number;
+    seconds: number;
+    verifications: number;
+    answered429: number;
+    answered401: number;
+  }[];
   ownerDuringFloodMs: number;
   ownerStatusDuringFlood: number;
 };
@@ -76,7 +82,9 @@ export async function benchSignIn(): Promise<SignInBench> {
       await clearLimits();
       const before = services.signIn.meter.verifications;
       const start = performance.now();
-      const statuses = await Promise.all(Array.from({ length: requests }, (_, i) => post(WRONG, from(i)).then((r) => r.status)));
+      const statuses = await Promise.all(
+        Array.from({ length: requests }, (_, i) => post(WRONG, from(i)).then((r) => r.status)),
+      );
       floods.push({
         label,
         requests,
@@ -92,7 +100,10 @@ export async function benchSignIn(): Promise<SignInBench> {
     // The owner, with a device cookie, signing in while 200 addresses flood.
     await clearLimits();
     const first = await post(ADMIN, "192.0.2.10");
-    const device = first.headers.getSetCookie().find((c) => c.startsWith("cornerstone_device="))!.split(";")[0]!;
+    const device = first.headers
+      .getSetCookie()
+      .find((c) => c.startsWith("cornerstone_device="))!
+      .split(";")[0]!;
     await clearLimits();
     const background = Promise.all(Array.from({ length: 200 }, (_, i) => post(WRONG, `10.200.${i}.1`)));
     const ownerStart = performance.now();
@@ -108,11 +119,17 @@ export async function benchSignIn(): Promise<SignInBench> {
       ownerStatusDuringFlood: owner.status,
     };
     console.log("\n== Sign-in under load");
-    console.log(`argon2id verify (median of 9): ${result.argon2VerifyMs} ms; database limiter hit: ${result.limiterHitMicroseconds} µs`);
+    console.log(
+      `argon2id verify (median of 9): ${result.argon2VerifyMs} ms; database limiter hit: ${result.limiterHitMicroseconds} µs`,
+    );
     for (const f of floods) {
-      console.log(`${f.label}: ${f.seconds} s, ${f.verifications} verifications, ${f.answered429}×429, ${f.answered401}×401`);
+      console.log(
+        `${f.label}: ${f.seconds} s, ${f.verifications} verifications, ${f.answered429}×429, ${f.answered401}×401`,
+      );
     }
-    console.log(`owner with a device cookie during a 200-address flood: ${owner.status} in ${result.ownerDuringFloodMs} ms`);
+    console.log(
+      `owner with a device cookie during a 200-address flood: ${owner.status} in ${result.ownerDuringFloodMs} ms`,
+    );
     return result;
   } finally {
     server.close();

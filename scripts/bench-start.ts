@@ -19,7 +19,13 @@ import { testServerEnv } from "../tests/support/test-server";
 const RUNS = 7;
 const TICKS_PER_SECOND = 100;
 
-export type StartBench = { serverCpuMs: number; serverWallMs: number; scriptCpuMs: number; scriptWallMs: number; runs: number };
+export type StartBench = {
+  serverCpuMs: number;
+  serverWallMs: number;
+  scriptCpuMs: number;
+  scriptWallMs: number;
+  runs: number;
+};
 
 /** User + system CPU of a live process, in ms (Linux: fields 14 and 15 of /proc/PID/stat, in ticks). */
 async function cpuMsOf(pid: number): Promise<number> {
@@ -38,7 +44,10 @@ async function startServerOnce(): Promise<{ cpuMs: number; wallMs: number }> {
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error("the server exited while starting");
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -55,10 +64,14 @@ async function startServerOnce(): Promise<{ cpuMs: number; wallMs: number }> {
 function runScriptOnce(): Promise<{ cpuMs: number; wallMs: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const shell = spawn("/bin/sh", ["-c", `"${process.execPath}" --import tsx scripts/restore.ts --help >/dev/null 2>&1; cat /proc/$$/stat`], {
-      cwd: PROJECT_ROOT,
-      stdio: ["ignore", "pipe", "ignore"],
-    });
+    const shell = spawn(
+      "/bin/sh",
+      ["-c", `"${process.execPath}" --import tsx scripts/restore.ts --help >/dev/null 2>&1; cat /proc/$$/stat`],
+      {
+        cwd: PROJECT_ROOT,
+        stdio: ["ignore", "pipe", "ignore"],
+      },
+    );
     let stat = "";
     shell.stdout.on("data", (chunk: Buffer) => (stat += chunk));
     shell.once("error", reject);
@@ -66,7 +79,10 @@ function runScriptOnce(): Promise<{ cpuMs: number; wallMs: number }> {
       // --help prints the usage and exits 2, as a wrong call does: what counts here is the start.
       if (code !== 0) return reject(new Error(`the shell exited with ${code}`));
       const fields = stat.split(") ")[1]!.split(" ");
-      resolve({ cpuMs: ((Number(fields[13]) + Number(fields[14])) * 1000) / TICKS_PER_SECOND, wallMs: performance.now() - started });
+      resolve({
+        cpuMs: ((Number(fields[13]) + Number(fields[14])) * 1000) / TICKS_PER_SECOND,
+        wallMs: performance.now() - started,
+      });
     });
   });
 }
@@ -86,6 +102,8 @@ export async function benchStart(): Promise<StartBench> {
     scriptWallMs: round(median(script.map((s) => s.wallMs))),
     runs: RUNS,
   };
-  console.log(`\nStarts (median of ${RUNS}): the server until /healthz answers ${result.serverCpuMs} ms of CPU (${result.serverWallMs} ms); restore --help through tsx ${result.scriptCpuMs} ms of CPU (${result.scriptWallMs} ms)`);
+  console.log(
+    `\nStarts (median of ${RUNS}): the server until /healthz answers ${result.serverCpuMs} ms of CPU (${result.serverWallMs} ms); restore --help through tsx ${result.scriptCpuMs} ms of CPU (${result.scriptWallMs} ms)`,
+  );
   return result;
 }

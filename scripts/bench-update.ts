@@ -27,7 +27,12 @@ export type UpdateFigures = {
   restartSeconds: number | null;
 };
 
-async function measuredUpdate(site: Rehearsal, client: ReturnType<typeof siteClient>, photo: Buffer, tag: string): Promise<UpdateFigures> {
+async function measuredUpdate(
+  site: Rehearsal,
+  client: ReturnType<typeof siteClient>,
+  photo: Buffer,
+  tag: string,
+): Promise<UpdateFigures> {
   const eventsBefore = site.events().length;
   const load = startSteadyLoad({ client, photo, viewers: 2, viewEveryMs: 1000, enquiryEveryMs: 1000, tag });
   const started = Date.now();
@@ -79,7 +84,16 @@ export async function benchUpdate(): Promise<{ update: UpdateFigures; failingUpd
     console.log("\n== Update (npm run update under load, through Caddy)");
     console.log(
       table(
-        ["update", "exit", "took", "requests", "failed / asset 404", "enquiries stored", "longest wait", "old process drained in"],
+        [
+          "update",
+          "exit",
+          "took",
+          "requests",
+          "failed / asset 404",
+          "enquiries stored",
+          "longest wait",
+          "old process drained in",
+        ],
         [row("new release", update), row("release that cannot start", failingUpdate)],
       ),
     );

@@ -62,7 +62,22 @@ import { PRODUCTION_MALLOC_ENV, PROJECT_ROOT, startProductionServer, stopOnInter
 // ---------------------------------------------------------------------------------------------
 // Options and targets
 
-const PARTS = ["image", "load", "weight", "phone-upload", "sign-in", "enquiries", "backup", "offsite", "backends", "analytics", "memory", "baseline", "update", "start"] as const;
+const PARTS = [
+  "image",
+  "load",
+  "weight",
+  "phone-upload",
+  "sign-in",
+  "enquiries",
+  "backup",
+  "offsite",
+  "backends",
+  "analytics",
+  "memory",
+  "baseline",
+  "update",
+  "start",
+] as const;
 type Part = (typeof PARTS)[number];
 
 function option(name: string): string | undefined {
@@ -70,7 +85,9 @@ function option(name: string): string | undefined {
   return process.argv.find((arg) => arg.startsWith(prefix))?.slice(prefix.length);
 }
 
-const only = option("only")?.split(",").map((part) => part.trim());
+const only = option("only")
+  ?.split(",")
+  .map((part) => part.trim());
 for (const part of only ?? []) {
   if (!PARTS.includes(part as Part)) {
     console.error(`--only: unknown part "${part}" (use ${PARTS.join(", ")})`);
@@ -87,7 +104,13 @@ const THREADS = Number(option("threads") ?? 2);
 
 /** wrk when installed, else autocannon; --tool=autocannon forces the latter. */
 const USE_WRK = option("tool") !== "autocannon" && existsSync(WRK);
-const LOAD_OPTIONS: LoadOptions = { durationS: DURATION_S, warmupS: WARMUP_S, connections: CONNECTIONS, threads: THREADS, useWrk: USE_WRK };
+const LOAD_OPTIONS: LoadOptions = {
+  durationS: DURATION_S,
+  warmupS: WARMUP_S,
+  connections: CONNECTIONS,
+  threads: THREADS,
+  useWrk: USE_WRK,
+};
 const REPORT_FILE = path.join(PROJECT_ROOT, "reports", "bench.json");
 
 const TARGETS = {
@@ -122,7 +145,9 @@ async function machine() {
 // Main: run the parts, check targets, merge into reports/bench.json
 
 async function main(): Promise<void> {
-  const report: Record<string, unknown> = existsSync(REPORT_FILE) ? JSON.parse(await fs.readFile(REPORT_FILE, "utf8")) : {};
+  const report: Record<string, unknown> = existsSync(REPORT_FILE)
+    ? JSON.parse(await fs.readFile(REPORT_FILE, "utf8"))
+    : {};
   report.machine = await machine();
 
   if (runs("image")) {
@@ -130,8 +155,16 @@ async function main(): Promise<void> {
     const checks: Check[] = [];
     report.image = { date: new Date().toISOString(), ...image, checks };
     for (const run of image.runs.filter((r) => r.label.includes("production"))) {
-      checks.push({ target: `image pipeline < ${TARGETS.imageSeconds} s (${run.label})`, value: `${run.seconds} s`, met: run.seconds < TARGETS.imageSeconds });
-      checks.push({ target: `image pipeline < ${TARGETS.imagePeakRssMB} MB RSS (${run.label})`, value: `${run.peakRssMB} MB`, met: run.peakRssMB < TARGETS.imagePeakRssMB });
+      checks.push({
+        target: `image pipeline < ${TARGETS.imageSeconds} s (${run.label})`,
+        value: `${run.seconds} s`,
+        met: run.seconds < TARGETS.imageSeconds,
+      });
+      checks.push({
+        target: `image pipeline < ${TARGETS.imagePeakRssMB} MB RSS (${run.label})`,
+        value: `${run.peakRssMB} MB`,
+        met: run.peakRssMB < TARGETS.imagePeakRssMB,
+      });
     }
   }
 
@@ -150,14 +183,26 @@ async function main(): Promise<void> {
         for (const name of ["GET /", "GET / (br, as browsers ask)"]) {
           const home = load.ours.find((r) => r.target === name)!;
           const homeNginx = load.nginx.find((r) => r.target === name);
-          checks.push({ target: `${name} ≥ ${TARGETS.homeRequestsPerSecond} req/s`, value: `${home.requestsPerSecond} req/s`, met: home.requestsPerSecond >= TARGETS.homeRequestsPerSecond });
+          checks.push({
+            target: `${name} ≥ ${TARGETS.homeRequestsPerSecond} req/s`,
+            value: `${home.requestsPerSecond} req/s`,
+            met: home.requestsPerSecond >= TARGETS.homeRequestsPerSecond,
+          });
           if (homeNginx) {
             const share = home.requestsPerSecond / homeNginx.requestsPerSecond;
-            checks.push({ target: `${name} ≥ 1/3 of nginx for the same bytes`, value: `${(share * 100).toFixed(1)}% (nginx ${homeNginx.requestsPerSecond} req/s)`, met: share >= TARGETS.homeShareOfNginx });
+            checks.push({
+              target: `${name} ≥ 1/3 of nginx for the same bytes`,
+              value: `${(share * 100).toFixed(1)}% (nginx ${homeNginx.requestsPerSecond} req/s)`,
+              met: share >= TARGETS.homeShareOfNginx,
+            });
           }
         }
         for (const result of load.ours) {
-          checks.push({ target: `${result.target}: p99 < ${TARGETS.p99Ms} ms`, value: `${result.p99Ms} ms`, met: result.p99Ms < TARGETS.p99Ms });
+          checks.push({
+            target: `${result.target}: p99 < ${TARGETS.p99Ms} ms`,
+            value: `${result.p99Ms} ms`,
+            met: result.p99Ms < TARGETS.p99Ms,
+          });
         }
       }
     } finally {
@@ -175,13 +220,18 @@ async function main(): Promise<void> {
     }
   }
   if (runs("phone-upload")) {
-    report.phoneUpload = { date: new Date().toISOString(), ...(await phoneUploadPart(Number(option("upload-runs") ?? 3))) };
+    report.phoneUpload = {
+      date: new Date().toISOString(),
+      ...(await phoneUploadPart(Number(option("upload-runs") ?? 3))),
+    };
   }
   if (runs("baseline")) {
     const scriptDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-bench-baseline-"));
     try {
       const home = LOAD_TARGETS.find((target) => target.name === "GET / (br, as browsers ask)")!;
-      const baseline = await benchAgainstBaseline(option("baseline") ?? "main", (url) => measure("node", url, home, scriptDir, LOAD_OPTIONS));
+      const baseline = await benchAgainstBaseline(option("baseline") ?? "main", (url) =>
+        measure("node", url, home, scriptDir, LOAD_OPTIONS),
+      );
       report.baseline = { date: new Date().toISOString(), target: home.name, ...baseline };
     } finally {
       await fs.rm(scriptDir, { recursive: true, force: true });
@@ -192,17 +242,33 @@ async function main(): Promise<void> {
   if (runs("enquiries")) report.enquiries = await (await import("./bench-enquiries")).benchEnquiries();
   if (runs("backup")) report.backup = { date: new Date().toISOString(), ...(await benchBackup()) };
   if (runs("offsite")) report.offsite = { date: new Date().toISOString(), ...(await benchOffsite()) };
-  if (runs("backends")) report.backends = await benchBackends({ durationSeconds: DURATION_S, connections: CONNECTIONS, threads: THREADS, tool: option("tool") });
-  if (runs("analytics")) report.analytics = await analyticsBench({ durationS: DURATION_S, connections: CONNECTIONS, threads: THREADS });
+  if (runs("backends"))
+    report.backends = await benchBackends({
+      durationSeconds: DURATION_S,
+      connections: CONNECTIONS,
+      threads: THREADS,
+      tool: option("tool"),
+    });
+  if (runs("analytics"))
+    report.analytics = await analyticsBench({ durationS: DURATION_S, connections: CONNECTIONS, threads: THREADS });
   if (runs("memory")) report.memory = await benchMemory({ durationS: DURATION_S });
-  if (runs("start")) report.start = { date: new Date().toISOString(), ...(await (await import("./bench-start")).benchStart()) };
-  if (runs("update")) report.update = { date: new Date().toISOString(), ...(await (await import("./bench-update")).benchUpdate()) };
+  if (runs("start"))
+    report.start = { date: new Date().toISOString(), ...(await (await import("./bench-start")).benchStart()) };
+  if (runs("update"))
+    report.update = { date: new Date().toISOString(), ...(await (await import("./bench-update")).benchUpdate()) };
 
   // Every check on file, including those of parts run earlier with --only.
-  const checks = ["image", "load", "memory"].flatMap((part) => ((report[part] as { checks?: Check[] } | undefined)?.checks ?? []));
+  const checks = ["image", "load", "memory"].flatMap(
+    (part) => (report[part] as { checks?: Check[] } | undefined)?.checks ?? [],
+  );
   if (checks.length) {
     console.log(`\n== Targets${only ? " (parts not run this time: from the earlier reports/bench.json)" : ""}`);
-    console.log(table(["target", "measured", "result"], checks.map((c) => [c.target, c.value, c.met ? "met" : "MISSED"])));
+    console.log(
+      table(
+        ["target", "measured", "result"],
+        checks.map((c) => [c.target, c.value, c.met ? "met" : "MISSED"]),
+      ),
+    );
   }
   await fs.mkdir(path.dirname(REPORT_FILE), { recursive: true });
   await fs.writeFile(REPORT_FILE, `${JSON.stringify(report, null, 2)}\n`);

@@ -43,12 +43,18 @@ const ALL_PRESETS: { name: "mobile" | "desktop"; config?: Config }[] = [
 /** `--name=a,b` from the command line, or undefined. */
 function option(name: string): string[] | undefined {
   const arg = process.argv.slice(2).find((a) => a.startsWith(`--${name}=`));
-  return arg ? arg.slice(name.length + 3).split(",").filter(Boolean) : undefined;
+  return arg
+    ? arg
+        .slice(name.length + 3)
+        .split(",")
+        .filter(Boolean)
+    : undefined;
 }
 function chosen<T>(all: readonly T[], wanted: string[] | undefined, key: (item: T) => string, name: string): T[] {
   if (!wanted) return [...all];
   const unknown = wanted.filter((w) => !all.some((item) => key(item) === w));
-  if (unknown.length) throw new Error(`--${name}: unknown ${unknown.join(", ")} (choose from ${all.map(key).join(", ")})`);
+  if (unknown.length)
+    throw new Error(`--${name}: unknown ${unknown.join(", ")} (choose from ${all.map(key).join(", ")})`);
   return all.filter((item) => wanted.includes(key(item)));
 }
 const ROUTES = chosen(ALL_ROUTES, option("only"), String, "only");
@@ -104,7 +110,12 @@ function describeItems(details: unknown): string[] | undefined {
   const items = (details as { items?: unknown[] } | undefined)?.items;
   if (!Array.isArray(items)) return undefined;
   const texts = items.slice(0, 5).map((raw) => {
-    const item = raw as { issueType?: string; url?: string; source?: string; subItems?: { items?: { url?: string }[] } };
+    const item = raw as {
+      issueType?: string;
+      url?: string;
+      source?: string;
+      subItems?: { items?: { url?: string }[] };
+    };
     const urls = (item.subItems?.items ?? []).map((sub) => sub.url).filter(Boolean);
     return [item.issueType, item.url, item.source, ...urls].filter(Boolean).join(" ");
   });
@@ -154,7 +165,9 @@ function summarize(lhr: Result, route: string, preset: string, report: string): 
     failing[id] = category.auditRefs
       .filter((ref) => ref.weight > 0)
       .map((ref) => lhr.audits[ref.id])
-      .filter((audit): audit is NonNullable<typeof audit> => audit !== undefined && audit.score !== null && audit.score < 1)
+      .filter(
+        (audit): audit is NonNullable<typeof audit> => audit !== undefined && audit.score !== null && audit.score < 1,
+      )
       .map((audit) => ({
         id: audit.id,
         title: audit.title,
@@ -187,7 +200,8 @@ async function audit(url: string, config: Config | undefined): Promise<{ lhr: Re
   try {
     const result = await lighthouse(url, { port: chrome.port, output: "json", logLevel: "error" }, config);
     if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
-    if (result.lhr.runtimeError) throw new Error(`${url}: ${result.lhr.runtimeError.code} ${result.lhr.runtimeError.message}`);
+    if (result.lhr.runtimeError)
+      throw new Error(`${url}: ${result.lhr.runtimeError.code} ${result.lhr.runtimeError.message}`);
     return { lhr: result.lhr, json: typeof result.report === "string" ? result.report : result.report.join("\n") };
   } finally {
     chrome.kill();
@@ -195,13 +209,19 @@ async function audit(url: string, config: Config | undefined): Promise<{ lhr: Re
 }
 
 /** Lighthouse now and then loses a trace (NO_NAVSTART, NO_FCP…): try again before giving up. */
-async function auditWithRetries(url: string, config: Config | undefined, attempts = 3): Promise<{ lhr: Result; json: string }> {
+async function auditWithRetries(
+  url: string,
+  config: Config | undefined,
+  attempts = 3,
+): Promise<{ lhr: Result; json: string }> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await audit(url, config);
     } catch (error) {
       if (attempt >= attempts) throw error;
-      console.error(`  attempt ${attempt} failed (${error instanceof Error ? error.message : String(error)}); retrying`);
+      console.error(
+        `  attempt ${attempt} failed (${error instanceof Error ? error.message : String(error)}); retrying`,
+      );
     }
   }
 }
@@ -231,7 +251,8 @@ function printTable(rows: AuditSummary[]): void {
     row.totalByteWeight === null ? "n/a" : row.totalByteWeight.toLocaleString("en-US"),
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => line[i]!.length)));
-  const format = (cells: string[]) => cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
+  const format = (cells: string[]) =>
+    cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
   console.log(`\n${format(header)}\n${widths.map((w) => "-".repeat(w)).join("  ")}`);
   for (const line of lines) console.log(format(line));
 }
@@ -264,7 +285,9 @@ async function main(): Promise<void> {
       .launch({ chromePath: CHROME_PATH, chromeFlags: CHROME_FLAGS, logLevel: "error" })
       .then(async (chrome) => {
         try {
-          const info = (await (await fetch(`http://127.0.0.1:${chrome.port}/json/version`)).json()) as { Browser?: string };
+          const info = (await (await fetch(`http://127.0.0.1:${chrome.port}/json/version`)).json()) as {
+            Browser?: string;
+          };
           return info.Browser ?? "unknown";
         } finally {
           chrome.kill();
@@ -285,15 +308,25 @@ async function main(): Promise<void> {
           if (preset.name === "mobile") {
             const weights = pageWeights(lhr);
             const list = mobileRuns.get(route) ?? [];
-            list.push({ route, performance: row.scores.performance ?? 0, lcpSeconds: row.lcpSeconds ?? Infinity, tbtMs: row.tbtMs ?? Infinity, cls: row.cls ?? Infinity, ...weights });
+            list.push({
+              route,
+              performance: row.scores.performance ?? 0,
+              lcpSeconds: row.lcpSeconds ?? Infinity,
+              tbtMs: row.tbtMs ?? Infinity,
+              cls: row.cls ?? Infinity,
+              ...weights,
+            });
             mobileRuns.set(route, list);
           }
           // Every run's full report is kept (<preset>-<page>.json, then -run2.json…); the first one goes in the table.
           const file = path.join(REPORT_DIR, `${reportName(preset.name, route)}${run === 1 ? "" : `-run${run}`}.json`);
           await fs.writeFile(file, json);
-          if (preset.name === "mobile") await fs.writeFile(file.replace(/\.json$/, "-lcp-graph.txt"), `${lcpGraphLines(server.url).join("\n")}\n`);
+          if (preset.name === "mobile")
+            await fs.writeFile(file.replace(/\.json$/, "-lcp-graph.txt"), `${lcpGraphLines(server.url).join("\n")}\n`);
           if (run === 1) rows.push({ ...row, report: path.relative(PROJECT_ROOT, file) });
-          console.error(`${preset.name} ${route} (run ${run}/${runs}): LCP ${row.lcpSeconds ?? "n/a"} s, done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+          console.error(
+            `${preset.name} ${route} (run ${run}/${runs}): LCP ${row.lcpSeconds ?? "n/a"} s, done in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+          );
         }
       }
     }
@@ -311,7 +344,10 @@ async function main(): Promise<void> {
     printTable(rows);
     for (const preset of PRESETS) {
       const row = rows.find((r) => r.preset === preset.name);
-      if (row) console.log(`${preset.name}: ${row.throttling} (Lighthouse's ${preset.name} preset; LCP/TBT are simulated from the trace)`);
+      if (row)
+        console.log(
+          `${preset.name}: ${row.throttling} (Lighthouse's ${preset.name} preset; LCP/TBT are simulated from the trace)`,
+        );
     }
     printFailures(rows);
 
@@ -347,7 +383,9 @@ async function main(): Promise<void> {
       mobileMisses: misses,
     };
     await fs.writeFile(path.join(REPORT_DIR, "summary.json"), `${JSON.stringify(summary, null, 2)}\n`);
-    console.log(`\nReports: ${path.relative(PROJECT_ROOT, REPORT_DIR)}/ (summary.json and one JSON per page and preset)`);
+    console.log(
+      `\nReports: ${path.relative(PROJECT_ROOT, REPORT_DIR)}/ (summary.json and one JSON per page and preset)`,
+    );
   } finally {
     await server.stop();
   }

@@ -4,7 +4,13 @@
 // `npm run update` reads it (--json) to tell whether a new release changed the database.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { appliedMigrations, databaseTargetFor, describeDatabaseUrl, knownMigrations, openDatabaseAt } from "~/db/database.server";
+import {
+  appliedMigrations,
+  databaseTargetFor,
+  describeDatabaseUrl,
+  knownMigrations,
+  openDatabaseAt,
+} from "~/db/database.server";
 import { parseEnv } from "~/env.server";
 import { wrongUserProblem } from "~/lib/data-dir-lock.server";
 import { applyEnvFileArgument } from "./lib/env-file";
@@ -31,10 +37,14 @@ async function main() {
     console.log(JSON.stringify({ applied, known, unknown }));
     return;
   }
-  const where = target.kind === "postgres" ? `PostgreSQL at ${describeDatabaseUrl(target.url)}` : `SQLite in ${target.dataDir}`;
-  console.log(`The database (${where}) has had ${applied.length} migration(s); the newest is ${applied.at(-1) ?? "none"}.`);
+  const where =
+    target.kind === "postgres" ? `PostgreSQL at ${describeDatabaseUrl(target.url)}` : `SQLite in ${target.dataDir}`;
+  console.log(
+    `The database (${where}) has had ${applied.length} migration(s); the newest is ${applied.at(-1) ?? "none"}.`,
+  );
   console.log(`This code knows ${known.length}; the newest is ${known.at(-1)}.`);
-  if (unknown.length) console.log(`A newer version ran ${unknown.join(", ")}: this code would refuse to start on this database.`);
+  if (unknown.length)
+    console.log(`A newer version ran ${unknown.join(", ")}: this code would refuse to start on this database.`);
 }
 
 main().catch((error: Error) => {

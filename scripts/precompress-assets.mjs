@@ -24,4 +24,6 @@ for (const name of await readdir(assetsDir)) {
   before += source.length;
   after += brotli.length;
 }
-console.log(`precompressed ${files} assets: ${(before / 1024).toFixed(0)} KB → ${(after / 1024).toFixed(0)} KB with brotli`);
+console.log(
+  `precompressed ${files} assets: ${(before / 1024).toFixed(0)} KB → ${(after / 1024).toFixed(0)} KB with brotli`,
+);

@@ -75,11 +75,17 @@ async function main() {
     console.error(wrongUser);
     process.exit(1);
   }
-  const passphrase = passphraseSource({ file: args.passphraseFile, fromEnv: env.BACKUP_PASSPHRASE, what: "This backup is encrypted" });
+  const passphrase = passphraseSource({
+    file: args.passphraseFile,
+    fromEnv: env.BACKUP_PASSPHRASE,
+    what: "This backup is encrypted",
+  });
   const offsite = args.fromOffsite || args.list ? openOffsiteTarget(env) : null;
   const store = offsite ? openOffsiteStore(env) : null;
   if ((args.fromOffsite || args.list) && (!offsite || !store)) {
-    throw new RestoreRefusedError("--from-offsite and --list need the off-site bucket's settings: set BACKUP_S3_BUCKET and its BACKUP_S3_* (docs/DEPLOY.md). Nothing was changed.");
+    throw new RestoreRefusedError(
+      "--from-offsite and --list need the off-site bucket's settings: set BACKUP_S3_BUCKET and its BACKUP_S3_* (docs/DEPLOY.md). Nothing was changed.",
+    );
   }
   try {
     if (args.list) return await printOffsiteList(store!, offsite!, passphrase);
@@ -87,7 +93,12 @@ async function main() {
     // A copy of decision 0060 (unless a full archive is named), else the newest full archive there.
     if (store && !(args.offsiteName && isFullArchiveName(args.offsiteName))) {
       console.log(`Reading ${args.offsiteName ?? "the newest copy"} from ${store.description} …`);
-      const rebuilt = await rebuildOffsiteCopy(store, { name: args.offsiteName, workDir, passphrase, onChosen: (name) => console.log(`Rebuilding ${name} on this server …`) });
+      const rebuilt = await rebuildOffsiteCopy(store, {
+        name: args.offsiteName,
+        workDir,
+        passphrase,
+        onChosen: (name) => console.log(`Rebuilding ${name} on this server …`),
+      });
       if (rebuilt) {
         try {
           await restoreFrom(env, rebuilt.file, rebuilt.name);
@@ -96,14 +107,20 @@ async function main() {
         }
         return;
       }
-      if (args.offsiteName) throw new RestoreRefusedError(`There is no copy named ${args.offsiteName} in ${store.description}. Nothing was changed.`);
+      if (args.offsiteName)
+        throw new RestoreRefusedError(
+          `There is no copy named ${args.offsiteName} in ${store.description}. Nothing was changed.`,
+        );
     }
     if (offsite) console.log(`Reading ${args.offsiteName ?? "the newest backup"} from ${offsite.description} …`);
     const source = await openRestoreSource({
       file: args.file,
       offsite: offsite ? { target: offsite, name: args.offsiteName } : undefined,
       workDir,
-      encryption: { passphraseExpected: Boolean(args.passphraseFile || env.BACKUP_PASSPHRASE), allowUnencrypted: args.allowUnencrypted },
+      encryption: {
+        passphraseExpected: Boolean(args.passphraseFile || env.BACKUP_PASSPHRASE),
+        allowUnencrypted: args.allowUnencrypted,
+      },
       passphrase,
     });
     try {
@@ -120,7 +137,10 @@ async function main() {
 async function restoreFrom(env: ReturnType<typeof parseEnv>, file: string, name: string) {
   console.log(`Checking ${name} …`);
   // SQLite with a bucket: the photos go to the bucket, the database to DATA_DIR.
-  const bucket = !env.DATABASE_URL && env.S3_BUCKET ? await openObjectStorage(storageConfigFor(env, randomBytes(32).toString("hex"))) : null;
+  const bucket =
+    !env.DATABASE_URL && env.S3_BUCKET
+      ? await openObjectStorage(storageConfigFor(env, randomBytes(32).toString("hex")))
+      : null;
   const destination = env.DATABASE_URL
     ? postgresRestoreDestination({ env, logger: createLogger({ level: "warn", destination: process.stderr }) })
     : localRestoreDestination(env.DATA_DIR, bucket ?? undefined);
@@ -135,7 +155,8 @@ async function restoreFrom(env: ReturnType<typeof parseEnv>, file: string, name:
   );
   console.log(`  Rows: ${tables}. Image files: ${result.objects}.`);
   console.log(`  The administrator is ${result.administrator}.`);
-  if (result.migrationsApplied.length) console.log(`  Then ran the newer migrations: ${result.migrationsApplied.join(", ")}.`);
+  if (result.migrationsApplied.length)
+    console.log(`  Then ran the newer migrations: ${result.migrationsApplied.join(", ")}.`);
   if (env.DATABASE_URL) {
     console.log(
       result.previousKeptAt
@@ -150,7 +171,8 @@ async function restoreFrom(env: ReturnType<typeof parseEnv>, file: string, name:
     );
   }
   console.log("Sessions are never restored: everyone signs in again. Every sign-in lock-out is cleared.");
-  if (result.twoStep === "kept") console.log("Two-step verification stays on: the same app and the same recovery codes work.");
+  if (result.twoStep === "kept")
+    console.log("Two-step verification stays on: the same app and the same recovery codes work.");
   if (result.twoStep === "lost") {
     const warning = [
       `WARNING: ${TWO_STEP_LOST_IN_RESTORE}`,
@@ -159,7 +181,8 @@ async function restoreFrom(env: ReturnType<typeof parseEnv>, file: string, name:
     ].join("\n");
     console.log(warning);
   }
-  if (result.removedStalePasswordFile) console.log("The first start's password file was removed: its password belonged to the data the restore replaced.");
+  if (result.removedStalePasswordFile)
+    console.log("The first start's password file was removed: its password belonged to the data the restore replaced.");
   console.log(
     `The administrator's password is now the one it was when the backup was made (${manifest.createdAt}).` +
       (env.ADMIN_PASSWORD ? " ADMIN_PASSWORD is set, so the server sets that password again when it starts." : ""),

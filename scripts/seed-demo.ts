@@ -23,7 +23,9 @@ try {
     }
     const started = Date.now();
     const added = await seedDemoGallery(services, galleryType, COUNTS[galleryType]);
-    console.log(`${galleryType}: added ${added.length} demo image(s) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `${galleryType}: added ${added.length} demo image(s) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
   }
 } finally {
   await services.close();

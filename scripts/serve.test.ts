@@ -9,9 +9,12 @@ async function checkoutWith(builds: { own?: boolean; release?: string }) {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-serve-"));
   await fs.mkdir(path.join(root, "scripts"));
   await fs.copyFile(path.resolve("scripts/serve.mjs"), path.join(root, "scripts/serve.mjs"));
-  const entry = (dir: string) => fs.mkdir(path.join(dir, "build/server"), { recursive: true }).then(() =>
-    fs.writeFile(path.join(dir, "build/server/index.js"), "console.log(new URL(import.meta.url).pathname);\n"),
-  );
+  const entry = (dir: string) =>
+    fs
+      .mkdir(path.join(dir, "build/server"), { recursive: true })
+      .then(() =>
+        fs.writeFile(path.join(dir, "build/server/index.js"), "console.log(new URL(import.meta.url).pathname);\n"),
+      );
   if (builds.own) await entry(root);
   if (builds.release) {
     await entry(path.join(root, "releases", builds.release));
@@ -35,10 +38,15 @@ describe("npm start (scripts/start.mjs) in a checkout with releases", () => {
     roots.push(root);
     await fs.mkdir(path.join(root, "scripts/lib"), { recursive: true });
     await fs.copyFile(path.resolve("scripts/start.mjs"), path.join(root, "scripts/start.mjs"));
-    await fs.copyFile(path.resolve("scripts/lib/build-freshness.mjs"), path.join(root, "scripts/lib/build-freshness.mjs"));
+    await fs.copyFile(
+      path.resolve("scripts/lib/build-freshness.mjs"),
+      path.join(root, "scripts/lib/build-freshness.mjs"),
+    );
     const result = spawnSync(process.execPath, ["scripts/start.mjs"], { cwd: root, encoding: "utf8" });
     expect(result.status).toBe(0);
-    expect(result.stdout).toContain("Serving the live release in current/ (npm run update makes it): not building build/.");
+    expect(result.stdout).toContain(
+      "Serving the live release in current/ (npm run update makes it): not building build/.",
+    );
   });
 });
 

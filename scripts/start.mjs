@@ -12,7 +12,9 @@ if (existsSync("current")) {
 }
 const reason = rebuildReason(process.cwd());
 if (reason === null) {
-  console.log("The build in build/ is newer than every file it is made from: not building again (npm run build forces it).");
+  console.log(
+    "The build in build/ is newer than every file it is made from: not building again (npm run build forces it).",
+  );
 } else {
   console.log(`Building, as ${reason}.`);
   const result = spawnSync("npm", ["run", "build"], { stdio: "inherit" });

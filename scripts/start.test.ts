@@ -56,11 +56,26 @@ async function checkout(options: { built: boolean }) {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-start-"));
   roots.push(root);
   const real = JSON.parse(await fs.readFile("package.json", "utf8")) as { scripts: Record<string, string> };
-  const packageJson = { name: "start-test", private: true, type: "module", scripts: { start: real.scripts.start, serve: real.scripts.serve, build: "node build-stand-in.mjs" } };
+  const packageJson = {
+    name: "start-test",
+    private: true,
+    type: "module",
+    scripts: { start: real.scripts.start, serve: real.scripts.serve, build: "node build-stand-in.mjs" },
+  };
   await writeAt(root, "package.json", JSON.stringify(packageJson), BEFORE);
-  for (const script of ["scripts/start.mjs", "scripts/serve.mjs", "scripts/lib/build-freshness.mjs"]) await writeAt(root, script, await fs.readFile(script, "utf8"), BEFORE);
+  for (const script of ["scripts/start.mjs", "scripts/serve.mjs", "scripts/lib/build-freshness.mjs"])
+    await writeAt(root, script, await fs.readFile(script, "utf8"), BEFORE);
   await writeAt(root, "build-stand-in.mjs", BUILD_STAND_IN, BEFORE);
-  for (const input of ["package-lock.json", "vite.config.ts", "react-router.config.ts", "tsconfig.json", "scripts/precompress-assets.mjs", "app/routes/home.tsx", "server/index.ts", "public/favicon.ico"]) {
+  for (const input of [
+    "package-lock.json",
+    "vite.config.ts",
+    "react-router.config.ts",
+    "tsconfig.json",
+    "scripts/precompress-assets.mjs",
+    "app/routes/home.tsx",
+    "server/index.ts",
+    "public/favicon.ico",
+  ]) {
     await writeAt(root, input, "x", BEFORE);
   }
   if (options.built) {
@@ -82,7 +97,12 @@ async function freePort(): Promise<number> {
 async function npmStart(root: string) {
   const port = await freePort();
   const dataDir = path.join(root, "data");
-  const child = spawn("npm", ["start"], { cwd: root, env: { ...process.env, PORT: String(port), DATA_DIR: dataDir }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("npm", ["start"], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -105,7 +125,8 @@ async function stop(child: ChildProcess) {
 /** The answer to GET /healthz, once the server listens (or what the process printed, if it exited first). */
 async function healthz(started: Awaited<ReturnType<typeof npmStart>>) {
   for (let attempt = 0; attempt < 300; attempt++) {
-    if (started.child.exitCode !== null) throw new Error(`npm start exited (${started.child.exitCode}) before serving:\n${started.output()}`);
+    if (started.child.exitCode !== null)
+      throw new Error(`npm start exited (${started.child.exitCode}) before serving:\n${started.output()}`);
     const answer = await fetch(`http://127.0.0.1:${started.port}/healthz`).then(
       async (res) => ({ status: res.status, body: (await res.json()) as unknown }),
       () => null,
@@ -136,8 +157,13 @@ describe("npm start (scripts/start.mjs, then npm run serve)", () => {
   it("serves a build newer than every input as it is, without building, and stops on SIGTERM", async () => {
     const root = await checkout({ built: true });
     const started = await npmStart(root);
-    expect(await healthz(started)).toEqual({ status: 200, body: { path: "/healthz", dataDir: started.dataDir, nodeEnv: "production" } });
-    expect(started.output()).toContain("The build in build/ is newer than every file it is made from: not building again (npm run build forces it).");
+    expect(await healthz(started)).toEqual({
+      status: 200,
+      body: { path: "/healthz", dataDir: started.dataDir, nodeEnv: "production" },
+    });
+    expect(started.output()).toContain(
+      "The build in build/ is newer than every file it is made from: not building again (npm run build forces it).",
+    );
     expect(await builds(root)).toBe("");
     process.kill(-started.child.pid!, "SIGTERM");
     await started.exited;

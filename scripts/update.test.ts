@@ -20,7 +20,12 @@ afterAll(async () => {
 function update(args: string[], cwd = site.checkout): Promise<{ status: number | null; output: string }> {
   return new Promise((resolve) => {
     // This checkout's tsx and settings: the stand-in checkout has neither.
-    const tsx = [path.resolve("node_modules/.bin/tsx"), "--tsconfig", path.resolve("tsconfig.json"), path.resolve("scripts/update.ts")];
+    const tsx = [
+      path.resolve("node_modules/.bin/tsx"),
+      "--tsconfig",
+      path.resolve("tsconfig.json"),
+      path.resolve("scripts/update.ts"),
+    ];
     const child = spawn(tsx[0]!, [...tsx.slice(1), "--env-file", site.context.envFile!, ...args], {
       cwd,
       stdio: ["ignore", "pipe", "pipe"],
@@ -37,7 +42,9 @@ describe("npm run update (the command)", { timeout: 60_000 }, () => {
   it("--first-release makes the checkout's build the first release, once", async () => {
     const first = await update(["--first-release"]);
     expect(first.status, first.output).toBe(0);
-    expect(first.output).toContain(`The first release is ${site.head()}: the systemd unit runs ${path.join(site.checkout, "current")}.`);
+    expect(first.output).toContain(
+      `The first release is ${site.head()}: the systemd unit runs ${path.join(site.checkout, "current")}.`,
+    );
     expect(readlinkSync(path.join(site.checkout, "current"))).toBe(`releases/${site.head()}`);
     const again = await update(["--first-release"]);
     expect(again.status).toBe(2);
@@ -62,7 +69,9 @@ describe("npm run update (the command)", { timeout: 60_000 }, () => {
   it("runs only in the checkout itself, not in a release inside it (exit code 2)", async () => {
     const result = await update(["--no-restart"], path.join(site.checkout, "releases", site.head()));
     expect(result.status).toBe(2);
-    expect(result.output).toContain("npm run update: run it in the deployed checkout (the folder git cloned, /opt/cornerstone in the guide), not in");
+    expect(result.output).toContain(
+      "npm run update: run it in the deployed checkout (the folder git cloned, /opt/cornerstone in the guide), not in",
+    );
   });
 
   it("waits for no one: while another update runs here it stops at once (exit code 22)", async () => {
@@ -72,6 +81,8 @@ describe("npm run update (the command)", { timeout: 60_000 }, () => {
     const result = await update(["--no-restart"]);
     await fs.rm(path.join(site.checkout, "releases/.update.lock"));
     expect(result.status).toBe(22);
-    expect(result.output).toContain(`Another npm run update is running here (process ${process.pid}): wait for it to finish.`);
+    expect(result.output).toContain(
+      `Another npm run update is running here (process ${process.pid}): wait for it to finish.`,
+    );
   });
 });

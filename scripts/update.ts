@@ -31,7 +31,9 @@ function parseArguments(args: string[]): { flags: Set<string>; values: Map<strin
   const values = new Map<string, string>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    const [name, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const [name, inline] = arg.includes("=")
+      ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+      : [arg, undefined];
     if (FLAGS.has(arg)) flags.add(arg);
     else if (VALUED.has(name)) {
       const value = inline ?? args[++i];
@@ -53,9 +55,14 @@ process.umask(0o022);
 
 async function main(): Promise<number> {
   const checkout = process.cwd();
-  const toplevel = spawnSync("git", ["rev-parse", "--show-toplevel"], { cwd: checkout, encoding: "utf8" }).stdout.trim();
+  const toplevel = spawnSync("git", ["rev-parse", "--show-toplevel"], {
+    cwd: checkout,
+    encoding: "utf8",
+  }).stdout.trim();
   if (!toplevel || realpathSync(toplevel) !== realpathSync(checkout)) {
-    throw new UsageError(`run it in the deployed checkout (the folder git cloned, /opt/cornerstone in the guide), not in ${checkout}`);
+    throw new UsageError(
+      `run it in the deployed checkout (the folder git cloned, /opt/cornerstone in the guide), not in ${checkout}`,
+    );
   }
   const { envFile } = takeEnvFileArgument(process.argv.slice(2));
   // The service's settings, read for this script only: npm ci and the build keep the shell's environment.
@@ -63,7 +70,8 @@ async function main(): Promise<number> {
   const { flags, values } = parseArguments(applyEnvFileArgument(process.argv.slice(2), settings));
   const env = parseEnv(settings);
   const seconds = Number(values.get("--health-timeout") ?? HEALTH_TIMEOUT_MS / 1000);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError("--health-timeout needs a number of seconds, such as 60");
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new UsageError("--health-timeout needs a number of seconds, such as 60");
   const context: UpdateContext = {
     checkout,
     envFile: envFile ? path.resolve(envFile) : null,

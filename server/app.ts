@@ -135,6 +135,12 @@ function pageErrorHandler(services: AppServices): ErrorRequestHandler {
     res
       .status(status)
       .type("text/plain")
-      .send(status === 413 ? "Request body too large" : status === 408 ? (error as HttpError).message : "Something went wrong. Please try again.");
+      .send(
+        status === 413
+          ? "Request body too large"
+          : status === 408
+            ? (error as HttpError).message
+            : "Something went wrong. Please try again.",
+      );
   };
 }

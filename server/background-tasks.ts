@@ -38,7 +38,10 @@ async function housekeeping(services: AppServices): Promise<void> {
  * this order: a mail being sent is finished and recorded, and counts still in
  * memory are saved.
  */
-export function backgroundTasks(services: AppServices, options: { offsiteRunner: OffsiteCopyRunner }): BackgroundTask[] {
+export function backgroundTasks(
+  services: AppServices,
+  options: { offsiteRunner: OffsiteCopyRunner },
+): BackgroundTask[] {
   const { env, logger } = services;
   const hourly = every(HOUR_MS, () => housekeeping(services), {
     runAtStart: true,
@@ -56,7 +59,8 @@ export function backgroundTasks(services: AppServices, options: { offsiteRunner:
       name: "outbox",
       start: async () => {
         outbox.start();
-        if (!services.mail) logger.warn("e-mail notifications are off: set SMTP_URL and MAIL_FROM to be e-mailed about enquiries");
+        if (!services.mail)
+          logger.warn("e-mail notifications are off: set SMTP_URL and MAIL_FROM to be e-mailed about enquiries");
       },
       stop: () => outbox.stop(),
     },

@@ -67,7 +67,8 @@ export async function openServices(
   } = {},
 ): Promise<AppServices> {
   const tightened = makeDataDirPrivate(env.DATA_DIR);
-  if (tightened > 0) logger.warn({ dataDir: env.DATA_DIR, files: tightened }, "made files in DATA_DIR private to this user (0600/0700)");
+  if (tightened > 0)
+    logger.warn({ dataDir: env.DATA_DIR, files: tightened }, "made files in DATA_DIR private to this user (0600/0700)");
   const target = databaseTargetFor(env);
   const db = openDatabaseAt(target, {
     onIdleClientError: (error) => logger.warn({ err: error }, "an idle database connection failed"),
@@ -94,7 +95,11 @@ export async function openServices(
       // Resumable uploads need more of a bucket's CORS rule (the ETag exposed); without it, photos go up in one piece.
       if (siteOrigin !== null) {
         partUploads = await storage.parts.check({ siteOrigin });
-        if (!partUploads.available) logger.warn({ rule: requiredCorsRule(siteOrigin) }, `photos cannot resume after a dropped connection: ${partUploads.reason}`);
+        if (!partUploads.available)
+          logger.warn(
+            { rule: requiredCorsRule(siteOrigin) },
+            `photos cannot resume after a dropped connection: ${partUploads.reason}`,
+          );
       }
       // Every bucket the site writes to (a later one joins this list); the dashboard shows what it found.
       bucketPrivacy = await checkBucketPrivacy({

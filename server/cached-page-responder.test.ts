@@ -39,7 +39,9 @@ describe("the cached-page responder (through createRequestListener)", () => {
     expect([first.headers["x-cache"], second.headers["x-cache"]]).toEqual([undefined, "hit"]);
     expect(second.body).toBe(first.body);
     expect(second.headers.etag).toBe(first.headers.etag);
-    expect(nonceOf(second.headers["content-security-policy"])).not.toBe(nonceOf(first.headers["content-security-policy"]));
+    expect(nonceOf(second.headers["content-security-policy"])).not.toBe(
+      nonceOf(first.headers["content-security-policy"]),
+    );
     expect(second.headers["content-security-policy"]).toContain(sha("window.__page = 1;"));
     expect(second.headers["cache-control"]).toBe("no-cache");
   });
@@ -212,7 +214,8 @@ describe("the not-found page (issue 17 §6)", () => {
     expect(answers[0]!.body).toContain('"notFound":true');
     const nonces = answers.map((res) => nonceOf(res.headers["content-security-policy"]));
     expect(new Set(nonces).size).toBe(5);
-    for (const res of answers.slice(1)) expect(res.headers["content-security-policy"]).toContain(sha("window.__page = 1;"));
+    for (const res of answers.slice(1))
+      expect(res.headers["content-security-policy"]).toContain(sha("window.__page = 1;"));
     // Never a 304: a 404 is not revalidated.
     const again = await site.request("GET", "/junk-again", { "If-None-Match": answers[1]!.headers.etag! });
     expect(again.status).toBe(404);

@@ -32,7 +32,13 @@ export function createCachedPageResponder(
     headers.push("X-Cache", "hit");
     sendCachedCopy(req, res, page, headers);
     if (logging) {
-      logRequest(logger, { method: req.method!, url: req.url!, status: res.statusCode, startedAt, ip: proxyAddress(req, trustProxy) });
+      logRequest(logger, {
+        method: req.method!,
+        url: req.url!,
+        status: res.statusCode,
+        startedAt,
+        ip: proxyAddress(req, trustProxy),
+      });
     }
     return true;
   };

@@ -5,7 +5,13 @@
 import { processEnquiryPhoto } from "~/enquiry-photos/enquiry-photo-pipeline.server";
 import { ImageRefusedError } from "~/images/image-limits";
 import { processImage } from "~/images/image-pipeline.server";
-import type { FromImageWorker, ImageJobFailure, ImageJobKind, ImageJobRequest, ToImageWorker } from "~/images/image-worker-protocol.server";
+import type {
+  FromImageWorker,
+  ImageJobFailure,
+  ImageJobKind,
+  ImageJobRequest,
+  ToImageWorker,
+} from "~/images/image-worker-protocol.server";
 import { ImageNotFoundError } from "~/images/processed-image";
 import { openObjectStorage } from "~/storage/open-storage.server";
 import type { ObjectStorage } from "~/storage/storage.server";
@@ -28,7 +34,9 @@ function failure(error: unknown): ImageJobFailure {
 }
 
 /** What the worker does for each kind of job, and its answer. */
-const handlers: { [K in ImageJobKind]: (store: ObjectStorage, request: ImageJobRequest<K>, id: number) => Promise<FromImageWorker> } = {
+const handlers: {
+  [K in ImageJobKind]: (store: ObjectStorage, request: ImageJobRequest<K>, id: number) => Promise<FromImageWorker>;
+} = {
   "owner-photo": async (store, { originalKey }, id) => {
     const result = await processImage(store, originalKey);
     return { type: "done", kind: "owner-photo", id, result, peakRssMB: peakRssMB() };
@@ -39,8 +47,14 @@ const handlers: { [K in ImageJobKind]: (store: ObjectStorage, request: ImageJobR
   },
 };
 
-function runJob<K extends ImageJobKind>(store: ObjectStorage, kind: K, request: ImageJobRequest<K>, id: number): Promise<FromImageWorker> {
-  const handler: (store: ObjectStorage, request: ImageJobRequest<K>, id: number) => Promise<FromImageWorker> = handlers[kind];
+function runJob<K extends ImageJobKind>(
+  store: ObjectStorage,
+  kind: K,
+  request: ImageJobRequest<K>,
+  id: number,
+): Promise<FromImageWorker> {
+  const handler: (store: ObjectStorage, request: ImageJobRequest<K>, id: number) => Promise<FromImageWorker> =
+    handlers[kind];
   return handler(store, request, id);
 }
 

@@ -8,7 +8,9 @@ import { matchRoutes, type RouteObject, type ServerBuild } from "react-router";
  */
 export function notFoundKeys(build: ServerBuild): (method: string, url: string) => string | null {
   const tree = routeTree(build.routes, undefined);
-  const topLevelPaths = new Set(Object.values(build.routes).flatMap((route) => (route?.path && route.path !== "*" ? [route.path] : [])));
+  const topLevelPaths = new Set(
+    Object.values(build.routes).flatMap((route) => (route?.path && route.path !== "*" ? [route.path] : [])),
+  );
   return (method, url) => {
     if (method !== "GET" && method !== "HEAD") return null;
     // Query strings and React Router's own requests (.data, the route manifest) render as usual.
@@ -23,7 +25,15 @@ export function notFoundKeys(build: ServerBuild): (method: string, url: string) 
 function routeTree(routes: ServerBuild["routes"], parentId: string | undefined): RouteObject[] {
   return Object.values(routes).flatMap((route) =>
     route && route.parentId === parentId
-      ? [{ id: route.id, path: route.path, index: route.index, caseSensitive: route.caseSensitive, children: routeTree(routes, route.id) } as RouteObject]
+      ? [
+          {
+            id: route.id,
+            path: route.path,
+            index: route.index,
+            caseSensitive: route.caseSensitive,
+            children: routeTree(routes, route.id),
+          } as RouteObject,
+        ]
       : [],
   );
 }

@@ -1,11 +1,23 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { MAX_CACHED_PAGES, MAX_RENDERS_IN_FLIGHT, createPageCache, inlineScriptHashes, preparePage, type CachedPage } from "./page-cache";
+import {
+  MAX_CACHED_PAGES,
+  MAX_RENDERS_IN_FLIGHT,
+  createPageCache,
+  inlineScriptHashes,
+  preparePage,
+  type CachedPage,
+} from "./page-cache";
 
 const sha = (text: string) => `sha256-${createHash("sha256").update(text, "utf8").digest("base64")}`;
 
 function page(body = "{}"): CachedPage {
-  return preparePage({ frameHeaders: {}, routeHeaders: { "content-type": "application/json" }, cspNonce: "n", body: Buffer.from(body) });
+  return preparePage({
+    frameHeaders: {},
+    routeHeaders: { "content-type": "application/json" },
+    cspNonce: "n",
+    body: Buffer.from(body),
+  });
 }
 
 describe("the page cache's hard caps", () => {
@@ -65,7 +77,9 @@ describe("inline script hashes of a cached page", () => {
 
   it("puts only those hashes in the cached page's CSP", () => {
     const cached = preparePage({
-      frameHeaders: { "content-security-policy": "default-src 'self';script-src 'self' 'nonce-render-nonce';object-src 'none'" },
+      frameHeaders: {
+        "content-security-policy": "default-src 'self';script-src 'self' 'nonce-render-nonce';object-src 'none'",
+      },
       routeHeaders: { "content-type": "text/html; charset=utf-8" },
       cspNonce: "render-nonce",
       body: Buffer.from(`<!DOCTYPE html><html><body>${html}</body></html>`),

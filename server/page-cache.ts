@@ -49,7 +49,11 @@ export function inlineScriptHashes(html: string, nonce: string): string[] {
   for (const match of html.matchAll(INLINE_SCRIPT)) {
     const attributes = match[1] ?? "";
     if (SRC_ATTRIBUTE.test(attributes) || NONCE_ATTRIBUTE.exec(attributes)?.[1] !== nonce) continue;
-    hashes.add(`sha256-${createHash("sha256").update(match[2] ?? "", "utf8").digest("base64")}`);
+    hashes.add(
+      `sha256-${createHash("sha256")
+        .update(match[2] ?? "", "utf8")
+        .digest("base64")}`,
+    );
   }
   return [...hashes];
 }
@@ -102,7 +106,10 @@ export function preparePage(input: {
   const nonceSource = `'nonce-${cspNonce}'`;
   let contentSecurityPolicy: CachedPage["contentSecurityPolicy"] = null;
   if (typeof csp === "string" && csp.includes(nonceSource)) {
-    const [before, after] = [csp.slice(0, csp.indexOf(nonceSource)), csp.slice(csp.indexOf(nonceSource) + nonceSource.length)];
+    const [before, after] = [
+      csp.slice(0, csp.indexOf(nonceSource)),
+      csp.slice(csp.indexOf(nonceSource) + nonceSource.length),
+    ];
     // The cached page's inline scripts carry the first response's nonce; their hashes let them run.
     const hashes = scriptHashes.map((hash) => ` '${hash}'`).join("");
     contentSecurityPolicy = { before: `${before}'nonce-`, after: `'${hashes}${after}` };
@@ -124,7 +131,10 @@ export function preparePage(input: {
 }
 
 /** The precompressed copy the client accepts: brotli, else gzip, else plain. */
-export function encodedBody(page: CachedPage, acceptEncoding: string | undefined): { encoding: "br" | "gzip" | null; body: Buffer } {
+export function encodedBody(
+  page: CachedPage,
+  acceptEncoding: string | undefined,
+): { encoding: "br" | "gzip" | null; body: Buffer } {
   if (acceptEncoding && /\bbr\b/.test(acceptEncoding)) return { encoding: "br", body: page.brotli };
   if (acceptEncoding && /\bgzip\b/.test(acceptEncoding)) return { encoding: "gzip", body: page.gzip };
   return { encoding: null, body: page.body };

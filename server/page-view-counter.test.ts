@@ -6,7 +6,11 @@ import { clientAddress, rememberedTrust } from "./page-view-counter";
 
 function request(remoteAddress: string, forwardedFor?: string): IncomingMessage {
   const socket = { remoteAddress };
-  return { headers: forwardedFor ? { "x-forwarded-for": forwardedFor } : {}, socket, connection: socket } as unknown as IncomingMessage;
+  return {
+    headers: forwardedFor ? { "x-forwarded-for": forwardedFor } : {},
+    socket,
+    connection: socket,
+  } as unknown as IncomingMessage;
 }
 
 describe("rememberedTrust", () => {

@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Express } from "express";
-import { isBotUserAgent, isPrefetch, ownHostOf, referrerHost, viewedPage, type ViewedPage } from "~/analytics/page-views";
+import {
+  isBotUserAgent,
+  isPrefetch,
+  ownHostOf,
+  referrerHost,
+  viewedPage,
+  type ViewedPage,
+} from "~/analytics/page-views";
 import { SESSION_COOKIE } from "~/auth/auth.server";
 import type { AppServices } from "~/services.server";
 
@@ -74,7 +81,10 @@ export type PageViewCounter = {
  * itself (no script, no cookie). Null when counting is off. The checks run
  * cheapest first, so requests that are not page views cost one Set lookup.
  */
-export function createPageViewCounter(app: Express, services: Pick<AppServices, "analytics" | "env">): PageViewCounter | null {
+export function createPageViewCounter(
+  app: Express,
+  services: Pick<AppServices, "analytics" | "env">,
+): PageViewCounter | null {
   const { analytics } = services;
   if (!analytics.enabled) return null;
   const trustProxy = rememberedTrust(app.get("trust proxy fn") as TrustFunction);
@@ -91,7 +101,12 @@ export function createPageViewCounter(app: Express, services: Pick<AppServices, 
     const referer = headers.referer;
     const referrer =
       referer && page.navigation === "document" ? referrerHost(referer, [siteHost, ownHostOf(headers.host)]) : null;
-    analytics.record({ path: page.path, ip: clientAddress(req, trustProxy), userAgent: userAgent!, referrerHost: referrer });
+    analytics.record({
+      path: page.path,
+      ip: clientAddress(req, trustProxy),
+      userAgent: userAgent!,
+      referrerHost: referrer,
+    });
   }
 
   return {

@@ -46,9 +46,14 @@ export function precompressedAssets(assetsDir: string): RequestHandler {
     const copies = known.get(name);
     if (!copies) return next();
     const accepted = req.get("accept-encoding") ?? "";
-    const encoding = copies.br && /\bbr\b/.test(accepted) ? "br" : copies.gz && /\bgzip\b/.test(accepted) ? "gzip" : null;
+    const encoding =
+      copies.br && /\bbr\b/.test(accepted) ? "br" : copies.gz && /\bgzip\b/.test(accepted) ? "gzip" : null;
     if (!encoding) return next();
-    res.set({ "Content-Type": CONTENT_TYPES[path.extname(name)]!, "Content-Encoding": encoding, Vary: "Accept-Encoding" });
+    res.set({
+      "Content-Type": CONTENT_TYPES[path.extname(name)]!,
+      "Content-Encoding": encoding,
+      Vary: "Accept-Encoding",
+    });
     const file = path.join(assetsDir, `${name}.${encoding === "br" ? "br" : "gz"}`);
     res.sendFile(file, { maxAge: "1y", immutable: true }, (error) => {
       if (error) next(error);

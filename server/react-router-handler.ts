@@ -41,7 +41,11 @@ function toFetchRequest(req: ExpressRequest, res: ExpressResponse): Request {
   res.on("close", () => controller.abort());
 
   const refused = res.locals.crossSiteRefused === true;
-  const init: RequestInit & { duplex?: "half" } = { method: refused ? "GET" : req.method, headers, signal: controller.signal };
+  const init: RequestInit & { duplex?: "half" } = {
+    method: refused ? "GET" : req.method,
+    headers,
+    signal: controller.signal,
+  };
   const contactPost = res.locals.contactPost;
   if (refused) {
     for (const name of ["content-type", "content-length", "transfer-encoding", "origin"]) headers.delete(name);
@@ -101,7 +105,14 @@ async function renderAndCache(
     res.status(response.status).set(routeHeaders).set("Cache-Control", "no-store").send(body);
     return undefined;
   }
-  return storeAndSend(req, res, { cache: entry.cache, key: entry.key, generation: entry.generation, routeHeaders, body, status: entry.status });
+  return storeAndSend(req, res, {
+    cache: entry.cache,
+    key: entry.key,
+    generation: entry.generation,
+    routeHeaders,
+    body,
+    status: entry.status,
+  });
 }
 
 /** Hands a request to React Router, with the app's services in the load context. */
@@ -113,7 +124,8 @@ export function reactRouterHandler(options: {
 }): RequestHandler {
   const handle = createRequestHandler(options.build, options.mode);
   // The page cache is production's, where the build is a module, not a loader.
-  const notFoundKeyFor = options.pageCache && typeof options.build !== "function" ? notFoundKeys(options.build) : () => null;
+  const notFoundKeyFor =
+    options.pageCache && typeof options.build !== "function" ? notFoundKeys(options.build) : () => null;
   return async (req, res) => {
     const cache = options.pageCache;
     const pageKey = cache ? cacheKeyFor(req.method, req.originalUrl) : null;
@@ -141,7 +153,10 @@ export function reactRouterHandler(options: {
     const rendered = cache.get(key) ?? (underWay ? await underWay : undefined);
     if (rendered) {
       // Send that copy, under this response's nonce.
-      setHeaders(res, cachedCopyHeaders(rendered, res.locals.cspNonce, req.secure || isHttpsSite(options.services.env)));
+      setHeaders(
+        res,
+        cachedCopyHeaders(rendered, res.locals.cspNonce, req.secure || isHttpsSite(options.services.env)),
+      );
       sendCachedCopy(req, res, rendered, []);
       return;
     }
@@ -151,7 +166,9 @@ export function reactRouterHandler(options: {
     cache.track(key, new Promise((resolve) => (settle = resolve)));
     try {
       const status = notFoundKey ? 404 : 200;
-      settle(await renderAndCache(req, res, await render(), { key, cache, generation, degraded: () => degraded, status }));
+      settle(
+        await renderAndCache(req, res, await render(), { key, cache, generation, degraded: () => degraded, status }),
+      );
     } catch (error) {
       settle(undefined);
       throw error;

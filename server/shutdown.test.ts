@@ -59,10 +59,16 @@ describe("graceful shutdown", () => {
       await finish.opened;
       res.end("finished");
     });
-    await sql`insert into content_entries (key, content, updated_at) values ('hero.title', 'x', '2026-01-01')`.execute(site.db);
+    await sql`insert into content_entries (key, content, updated_at) values ('hero.title', 'x', '2026-01-01')`.execute(
+      site.db,
+    );
     expect(existsSync(path.join(site.dataDir, "site.db-wal"))).toBe(true);
     const exits: number[] = [];
-    const stop = createShutdown(site.server, { logger, close: () => site.db.destroy(), exit: (code) => exits.push(code) });
+    const stop = createShutdown(site.server, {
+      logger,
+      close: () => site.db.destroy(),
+      exit: (code) => exits.push(code),
+    });
 
     const inFlight = get(site.port);
     await arrived.opened;
@@ -109,7 +115,12 @@ describe("graceful shutdown", () => {
     expect((await get(site.port, agent)).status).toBe(200);
     const exits: number[] = [];
     // A grace period far longer than the test's timeout: only closing idle connections lets it finish.
-    await createShutdown(site.server, { logger, close: () => site.db.destroy(), exit: (code) => exits.push(code), forceCloseAfterMs: 3_600_000 })("SIGINT");
+    await createShutdown(site.server, {
+      logger,
+      close: () => site.db.destroy(),
+      exit: (code) => exits.push(code),
+      forceCloseAfterMs: 3_600_000,
+    })("SIGINT");
     expect(exits).toEqual([0]);
     agent.destroy();
   });
@@ -126,7 +137,11 @@ describe("graceful shutdown", () => {
     expect(received).toMatch(/\r\nConnection: keep-alive\r\n/i);
     received = "";
     const exits: number[] = [];
-    const stopped = createShutdown(site.server, { logger, close: () => site.db.destroy(), exit: (code) => exits.push(code) })("SIGTERM");
+    const stopped = createShutdown(site.server, {
+      logger,
+      close: () => site.db.destroy(),
+      exit: (code) => exits.push(code),
+    })("SIGTERM");
     // The proxy sends an enquiry on it a moment after the signal, before it could know.
     await new Promise((resolve) => setTimeout(resolve, 100));
     socket.write("POST /api/contact HTTP/1.1\r\nHost: site\r\nContent-Length: 2\r\n\r\n{}");

@@ -114,7 +114,8 @@ export async function startServer(options: {
   const server = createServer(listener);
   if (passedSocket === null) server.listen(env.PORT, env.HOST);
   else server.listen({ fd: passedSocket });
-  const listeningOn = passedSocket === null ? `${env.HOST}:${env.PORT}` : "the socket systemd passed (cornerstone.socket)";
+  const listeningOn =
+    passedSocket === null ? `${env.HOST}:${env.PORT}` : "the socket systemd passed (cornerstone.socket)";
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
@@ -123,11 +124,17 @@ export async function startServer(options: {
     process.exit(1);
   });
   if (passedSocket === null) {
-    logger.info({ url: env.SITE_URL, port: env.PORT, dataDir: env.DATA_DIR }, `serving on http://localhost:${env.PORT}`);
+    logger.info(
+      { url: env.SITE_URL, port: env.PORT, dataDir: env.DATA_DIR },
+      `serving on http://localhost:${env.PORT}`,
+    );
   } else {
     const address = server.address();
     const where = address && typeof address === "object" ? `${address.address}:${address.port}` : String(address);
-    logger.info({ url: env.SITE_URL, socket: where, dataDir: env.DATA_DIR }, `serving on ${where}, the socket systemd keeps open across restarts`);
+    logger.info(
+      { url: env.SITE_URL, socket: where, dataDir: env.DATA_DIR },
+      `serving on ${where}, the socket systemd keeps open across restarts`,
+    );
   }
 
   for (const task of tasks) if (task.afterListening) await task.start();

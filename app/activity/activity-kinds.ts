@@ -38,7 +38,9 @@ export const ACTIVITY_KINDS = {
 export type ActivityKind = keyof typeof ACTIVITY_KINDS;
 
 /** The filter "Security events only" shows these: sign-ins, the account, and whole-site copies. */
-export const SECURITY_KINDS = (Object.keys(ACTIVITY_KINDS) as ActivityKind[]).filter((kind) => ACTIVITY_KINDS[kind] === "security");
+export const SECURITY_KINDS = (Object.keys(ACTIVITY_KINDS) as ActivityKind[]).filter(
+  (kind) => ACTIVITY_KINDS[kind] === "security",
+);
 
 /** success: it happened; failure: refused after a check (a wrong password); refused: turned away unchecked (429). */
 export type ActivityOutcome = "success" | "failure" | "refused";
@@ -86,7 +88,11 @@ export type ActivityEntry = {
 export const USUAL_PLACE_DAYS = 90;
 
 /** The kinds that are a sign-in (a successful one makes its network a usual place). */
-export const SIGN_IN_KINDS = ["sign-in.password", "sign-in.passkey", "sign-in.two-step"] as const satisfies readonly ActivityKind[];
+export const SIGN_IN_KINDS = [
+  "sign-in.password",
+  "sign-in.passkey",
+  "sign-in.two-step",
+] as const satisfies readonly ActivityKind[];
 
 export type ActivityPage = { entries: ActivityEntry[]; page: number; pageSize: number; total: number };
 
@@ -100,7 +106,12 @@ const inGallery = (detail: ActivityDetail) => (detail.gallery ? ` in ${detail.ga
 const times = (count: number) => (count > 1 ? ` (${count} times)` : "");
 
 /** The record in the owner's words. */
-export function describeActivity(kind: ActivityKind, outcome: ActivityOutcome, detail: ActivityDetail, count = 1): string {
+export function describeActivity(
+  kind: ActivityKind,
+  outcome: ActivityOutcome,
+  detail: ActivityDetail,
+  count = 1,
+): string {
   const failed = outcome !== "success";
   const photos = plural(detail.count ?? 1, "photo", "photos");
   switch (kind) {

@@ -48,7 +48,12 @@ export const ACTIVITY_PAGE_SIZE = 50;
 /** addressKey may be left out only by callers that never pass a client address (a restore). */
 export type ActivityServices = { db: Database; clock: Clock; addressKey?: AddressKeyer };
 export type ActivityClient = { userAgent?: string | null; address?: string | null };
-export type ActivityEvent = { kind: ActivityKind; outcome: ActivityOutcome; detail?: ActivityDetail; client?: ActivityClient };
+export type ActivityEvent = {
+  kind: ActivityKind;
+  outcome: ActivityOutcome;
+  detail?: ActivityDetail;
+  client?: ActivityClient;
+};
 
 /** IPv4 → its /24, IPv6 → its /48 (an IPv4-mapped address as IPv4); null for anything else. */
 export function networkPrefix(address: string | null | undefined): string | null {
@@ -102,7 +107,11 @@ export async function recordActivity(services: ActivityServices, event: Activity
 
 /** A restore notes itself in the restored database, inside the restore (no browser: it runs on the server). */
 export function recordRestoreRun(services: { db: Database; clock: Clock }, archiveFile: string): Promise<void> {
-  return recordActivity(services, { kind: "backup.restored", outcome: "success", detail: { file: path.basename(archiveFile) } });
+  return recordActivity(services, {
+    kind: "backup.restored",
+    outcome: "success",
+    detail: { file: path.basename(archiveFile) },
+  });
 }
 
 /** recordActivity for request handlers: a failure to record is logged, never thrown at the owner. */
@@ -215,7 +224,9 @@ async function placesOf(
     .execute();
   for (const row of placed) {
     const since = new Date(new Date(row.occurred_at).getTime() - USUAL_PLACE_MS).toISOString();
-    const usual = signIns.some((signIn) => signIn.network === row.network && signIn.occurred_at >= since && signIn.occurred_at < row.occurred_at);
+    const usual = signIns.some(
+      (signIn) => signIn.network === row.network && signIn.occurred_at >= since && signIn.occurred_at < row.occurred_at,
+    );
     places.set(row.id, usual ? "usual" : "new");
   }
   return places;

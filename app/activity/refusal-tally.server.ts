@@ -69,7 +69,10 @@ export async function flushRefusals(db: Database): Promise<void> {
 }
 
 /** Flushes every 10 seconds; `stop` flushes one last time. */
-export function refusalTallyFlush(services: { db: Database; logger: Logger }, intervalMs = 10_000): { start(): Promise<void>; stop(): Promise<void> } {
+export function refusalTallyFlush(
+  services: { db: Database; logger: Logger },
+  intervalMs = 10_000,
+): { start(): Promise<void>; stop(): Promise<void> } {
   const onError = (error: unknown) => services.logger.warn({ err: error }, "could not save the refused sign-in counts");
   const task = every(intervalMs, () => flushRefusals(services.db), { onError });
   return {
@@ -82,7 +85,10 @@ export function refusalTallyFlush(services: { db: Database; logger: Logger }, in
 }
 
 /** The same, started at once. */
-export function startRefusalTallyFlush(services: { db: Database; logger: Logger }, intervalMs = 10_000): { stop(): Promise<void> } {
+export function startRefusalTallyFlush(
+  services: { db: Database; logger: Logger },
+  intervalMs = 10_000,
+): { stop(): Promise<void> } {
   const flush = refusalTallyFlush(services, intervalMs);
   void flush.start();
   return flush;

@@ -53,7 +53,9 @@ describe("AdminApp sign-in", () => {
   });
 
   it("validates both fields in place with the schema's messages", async () => {
-    const { calls } = mockFetch([{ method: "GET", path: "/api/auth/user", respond: () => json(401, { message: "Unauthorized" }) }]);
+    const { calls } = mockFetch([
+      { method: "GET", path: "/api/auth/user", respond: () => json(401, { message: "Unauthorized" }) },
+    ]);
     render(<AdminApp navigate={vi.fn()} />);
     await userEvent.click(await screen.findByRole("button", { name: "Sign In" }));
     const username = screen.getByLabelText("Username");
@@ -122,7 +124,14 @@ describe("AdminApp when signed in", () => {
     expect(screen.getByRole("link", { name: "View Website" })).toHaveAttribute("href", "/");
     expect(screen.getByRole("button", { name: "Logout" })).toBeInTheDocument();
     const text = screen.getByRole("region", { name: "Edit Website Text" });
-    for (const label of ["Homepage", "Stonework", "Landscaping", "About/Contact Page", "Footer", "Contact Information"]) {
+    for (const label of [
+      "Homepage",
+      "Stonework",
+      "Landscaping",
+      "About/Contact Page",
+      "Footer",
+      "Contact Information",
+    ]) {
       expect(text).toContainElement(screen.getByRole("button", { name: label }));
     }
     const galleries = screen.getByRole("region", { name: "Manage Photo Galleries" });
@@ -178,7 +187,8 @@ describe("AdminApp when signed in", () => {
       {
         method: "GET",
         path: "/api/content/footer.description",
-        respond: () => json(200, { key: "footer.description", content: "Stored footer", updatedAt: null, isDefault: false }),
+        respond: () =>
+          json(200, { key: "footer.description", content: "Stored footer", updatedAt: null, isDefault: false }),
       },
     ]);
     render(<AdminApp navigate={vi.fn()} />);

@@ -10,7 +10,13 @@ vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
 
 const USER = { id: "u1", username: "admin" };
 const summary = (temporaryPassword: boolean): SecuritySummary => ({
-  failedSignInsBeforeThisSession: { failedAttempts: 0, addresses: 0, moreAddresses: false, firstFailedAt: null, lastFailedAt: null },
+  failedSignInsBeforeThisSession: {
+    failedAttempts: 0,
+    addresses: 0,
+    moreAddresses: false,
+    firstFailedAt: null,
+    lastFailedAt: null,
+  },
   temporaryPassword,
 });
 
@@ -43,7 +49,12 @@ describe("the dashboard: the spec's three cards, then Settings and reports", () 
   it("shows the three cards and no other card, then one row per sub-view, each a link to its own address with its status", async () => {
     await renderDashboard();
     const cards = screen.getAllByRole("heading", { level: 2 }).map((heading) => heading.textContent);
-    expect(cards).toEqual(["Edit Website Text", "Manage Photo Galleries", "Contact Form Submissions", "Settings and reports"]);
+    expect(cards).toEqual([
+      "Edit Website Text",
+      "Manage Photo Galleries",
+      "Contact Form Submissions",
+      "Settings and reports",
+    ]);
     const list = screen.getByRole("region", { name: "Settings and reports" });
     const rows = within(list).getAllByRole("link");
     expect(rows.map((row) => row.getAttribute("href"))).toEqual([
@@ -64,7 +75,11 @@ describe("the dashboard: the spec's three cards, then Settings and reports", () 
     mockFetch([
       { method: "GET", path: "/api/auth/user", respond: () => json(200, USER) },
       { method: "GET", path: "/api/admin/security/summary", respond: () => json(200, summary(false)) },
-      { method: "GET", path: "/api/admin/notifications/status", respond: () => json(200, { enabled: false, recipient: null, lastAttempt: null, failed: 0 }) },
+      {
+        method: "GET",
+        path: "/api/admin/notifications/status",
+        respond: () => json(200, { enabled: false, recipient: null, lastAttempt: null, failed: 0 }),
+      },
     ]);
     render(<AdminApp navigate={vi.fn()} />);
     const email = await screen.findByRole("link", { name: /^E-mail/ });
@@ -118,7 +133,9 @@ describe("the temporary-password banner (issue 18 §10)", () => {
     const banner = await screen.findByRole("region", { name: "Temporary password" });
     expect(banner).toHaveTextContent(/^You are using the temporary password\. Change it now\.$/);
     // It comes first on the dashboard, before the title.
-    expect(banner.compareDocumentPosition(screen.getByRole("heading", { level: 1 })) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(
+      banner.compareDocumentPosition(screen.getByRole("heading", { level: 1 })) & Node.DOCUMENT_POSITION_FOLLOWING,
+    ).toBeTruthy();
 
     await userEvent.click(within(banner).getByRole("button", { name: "Change it now." }));
     const dialog = await screen.findByRole("dialog", { name: "Change Password" });

@@ -129,7 +129,13 @@ export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUse
       return <ActivityCard onBack={back} />;
     case "dashboard":
       return (
-        <Dashboard user={user} onOpen={open} focusId={returnFocusTo} navigate={navigate} onChangeTemporaryPassword={changeTemporaryPassword} />
+        <Dashboard
+          user={user}
+          onOpen={open}
+          focusId={returnFocusTo}
+          navigate={navigate}
+          onChangeTemporaryPassword={changeTemporaryPassword}
+        />
       );
   }
 }
@@ -216,7 +222,13 @@ function Dashboard({
           {PAGE_GROUPS.map((group) => {
             const next: AdminView = { kind: "content", group };
             return (
-              <button key={group} type="button" id={openerIdFor(next)!} className={choiceClasses} onClick={() => onOpen(next)}>
+              <button
+                key={group}
+                type="button"
+                id={openerIdFor(next)!}
+                className={choiceClasses}
+                onClick={() => onOpen(next)}
+              >
                 {PAGE_GROUP_LABELS[group]}
               </button>
             );
@@ -233,7 +245,13 @@ function Dashboard({
           {GALLERY_TYPES.map((galleryType) => {
             const next: AdminView = { kind: "gallery", galleryType };
             return (
-              <button key={galleryType} type="button" id={openerIdFor(next)!} className={choiceClasses} onClick={() => onOpen(next)}>
+              <button
+                key={galleryType}
+                type="button"
+                id={openerIdFor(next)!}
+                className={choiceClasses}
+                onClick={() => onOpen(next)}
+              >
                 {GALLERY_TITLES[galleryType]}
               </button>
             );

@@ -137,9 +137,20 @@ export function SettingsView({
 }
 
 /** Something a view needs could not be loaded: announced at once, with Retry (which spins while it runs). */
-export function LoadFailed({ message, onRetry, retrying }: { message: string; onRetry: () => void; retrying: boolean }) {
+export function LoadFailed({
+  message,
+  onRetry,
+  retrying,
+}: {
+  message: string;
+  onRetry: () => void;
+  retrying: boolean;
+}) {
   return (
-    <div role="alert" className="flex flex-col gap-3 rounded-lg border border-red-200 bg-red-50 p-4 text-red-800 sm:flex-row sm:items-center sm:justify-between">
+    <div
+      role="alert"
+      className="flex flex-col gap-3 rounded-lg border border-red-200 bg-red-50 p-4 text-red-800 sm:flex-row sm:items-center sm:justify-between"
+    >
       <p>{message}</p>
       <Button variant="outline" className="shrink-0" disabled={retrying} onClick={onRetry}>
         {retrying ? <Spinner className="h-4 w-4" /> : null}

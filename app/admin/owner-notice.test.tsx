@@ -26,7 +26,11 @@ describe("OwnerNotice", () => {
   });
 
   it("is not an alert when it only warns, and has no disclosure without details", () => {
-    render(<OwnerNotice tone="warning" title="Heads up">Something to know.</OwnerNotice>);
+    render(
+      <OwnerNotice tone="warning" title="Heads up">
+        Something to know.
+      </OwnerNotice>,
+    );
     const notice = screen.getByRole("region", { name: "Heads up" });
     expect(notice).toHaveTextContent("Something to know.");
     expect(within(notice).queryByRole("alert")).toBeNull();

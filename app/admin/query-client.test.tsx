@@ -3,7 +3,14 @@ import { act, fireEvent, screen } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { toast } from "~/components/ui/use-toast";
 import { ApiError, apiRequest } from "~/lib/api-client";
-import { createAdminQueryClient, failureToast, hardNavigate, invalidateGalleries, serverFieldErrors, serverMessage } from "./query-client";
+import {
+  createAdminQueryClient,
+  failureToast,
+  hardNavigate,
+  invalidateGalleries,
+  serverFieldErrors,
+  serverMessage,
+} from "./query-client";
 import { json, mockFetch, renderWithClient } from "./test-helpers";
 
 vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
@@ -110,7 +117,11 @@ describe("createAdminQueryClient", () => {
     failureToast(which)(new ApiError(500, '{"message":"Disk full"}', "Internal Server Error"));
     expect(toast).toHaveBeenLastCalledWith({ ...which, variant: "destructive" });
     failureToast(which, { fromServer: true })(new ApiError(500, '{"message":"Disk full"}', "Internal Server Error"));
-    expect(toast).toHaveBeenLastCalledWith({ title: "Delete failed", description: "Disk full", variant: "destructive" });
+    expect(toast).toHaveBeenLastCalledWith({
+      title: "Delete failed",
+      description: "Disk full",
+      variant: "destructive",
+    });
     failureToast(which, { fromServer: true })(new TypeError("Failed to fetch"));
     expect(toast).toHaveBeenLastCalledWith({ ...which, variant: "destructive" });
   });
@@ -123,12 +134,22 @@ describe("createAdminQueryClient", () => {
 
   it("reads the server's messages per field from a 400 only, and nothing from a body that is not that JSON", () => {
     const answer = (status: number, body: string) => new ApiError(status, body, "");
-    expect(serverFieldErrors(answer(400, '{"message":"m","errors":{"currentPassword":"Not right","code":"Wrong"}}'))).toEqual({
+    expect(
+      serverFieldErrors(answer(400, '{"message":"m","errors":{"currentPassword":"Not right","code":"Wrong"}}')),
+    ).toEqual({
       currentPassword: "Not right",
       code: "Wrong",
     });
     expect(serverFieldErrors(answer(429, '{"errors":{"currentPassword":"Not right"}}'))).toEqual({});
-    for (const body of ["<html>Bad Request</html>", "", "null", "[]", '"text"', '{"errors":"oops"}', '{"errors":["a"]}']) {
+    for (const body of [
+      "<html>Bad Request</html>",
+      "",
+      "null",
+      "[]",
+      '"text"',
+      '{"errors":"oops"}',
+      '{"errors":["a"]}',
+    ]) {
       expect(serverFieldErrors(answer(400, body)), body).toEqual({});
     }
     expect(serverFieldErrors(answer(400, '{"errors":{"a":"","b":3,"c":"Kept"}}'))).toEqual({ c: "Kept" });

@@ -118,7 +118,11 @@ export function serverFieldErrors(error: unknown): Record<string, string> {
     return {};
   }
   if (typeof errors !== "object" || errors === null || Array.isArray(errors)) return {};
-  return Object.fromEntries(Object.entries(errors).filter((entry): entry is [string, string] => typeof entry[1] === "string" && entry[1].trim() !== ""));
+  return Object.fromEntries(
+    Object.entries(errors).filter(
+      (entry): entry is [string, string] => typeof entry[1] === "string" && entry[1].trim() !== "",
+    ),
+  );
 }
 
 /** The server's `{message}` from an API error, or the fallback. */

@@ -10,7 +10,14 @@ import type { NotificationsOverview } from "~/notifications/notification-state";
 import { ANALYTICS_KEY } from "./visits/analytics-card";
 import { SIGN_IN_METHODS_KEY } from "./account/passkey-client";
 import { NOTIFICATIONS_STATUS_KEY } from "./query-client";
-import { accountStatus, activityStatus, backupsStatus, emailStatus, visitsStatus, type RowStatus } from "./settings-status";
+import {
+  accountStatus,
+  activityStatus,
+  backupsStatus,
+  emailStatus,
+  visitsStatus,
+  type RowStatus,
+} from "./settings-status";
 import { SECURITY_SUMMARY_KEY } from "./activity/sign-in-activity";
 import { openerIdFor, viewHref, type AdminView, type SettingsViewKind } from "./view";
 

@@ -3,16 +3,32 @@ import type { AnalyticsReport } from "~/analytics/report";
 import type { SecuritySummary } from "~/auth/security-summary";
 import type { SignInMethods } from "~/auth/sign-in-methods";
 import type { BackupStatus } from "~/backups/backup-status";
-import { accountStatus, activityStatus, backupsStatus, emailStatus, lastCopyOffServer, timeAgo, visitsStatus } from "./settings-status";
+import {
+  accountStatus,
+  activityStatus,
+  backupsStatus,
+  emailStatus,
+  lastCopyOffServer,
+  timeAgo,
+  visitsStatus,
+} from "./settings-status";
 
 const NOW = new Date("2026-06-10T09:00:00.000Z");
 const minutesAgo = (minutes: number) => new Date(NOW.getTime() - minutes * 60_000).toISOString();
 
 describe("the Settings and reports rows' statuses", () => {
   it("E-mail: on and where enquiries go; off or failing needs attention", () => {
-    const on = { enabled: true, recipient: "mark@example.nz", lastAttempt: { at: minutesAgo(5), ok: true, error: null }, failed: 0 };
+    const on = {
+      enabled: true,
+      recipient: "mark@example.nz",
+      lastAttempt: { at: minutesAgo(5), ok: true, error: null },
+      failed: 0,
+    };
     expect(emailStatus(on)).toEqual({ text: "On: enquiries go to mark@example.nz", attention: null });
-    expect(emailStatus({ ...on, enabled: false })).toEqual({ text: "Off: enquiries are not e-mailed", attention: "warning" });
+    expect(emailStatus({ ...on, enabled: false })).toEqual({
+      text: "Off: enquiries are not e-mailed",
+      attention: "warning",
+    });
     expect(emailStatus({ ...on, lastAttempt: { at: minutesAgo(5), ok: false, error: "535" } })).toEqual({
       text: "Failing: the last e-mail was not sent",
       attention: "danger",
@@ -21,15 +37,37 @@ describe("the Settings and reports rows' statuses", () => {
 
   it("Your account: the ways in, and the temporary password as a reason to look", () => {
     const methods = (passkeys: number, twoStep: SignInMethods["twoStep"]["status"]): SignInMethods => ({
-      passkeys: { available: true, unavailableReason: null, list: Array.from({ length: passkeys }, (_, i) => ({ id: `p${i}`, name: "Phone", createdAt: minutesAgo(9), lastUsedAt: null })), signedInWith: null },
+      passkeys: {
+        available: true,
+        unavailableReason: null,
+        list: Array.from({ length: passkeys }, (_, i) => ({
+          id: `p${i}`,
+          name: "Phone",
+          createdAt: minutesAgo(9),
+          lastUsedAt: null,
+        })),
+        signedInWith: null,
+      },
       twoStep: { status: twoStep, recoveryCodesLeft: 10 },
     });
     const summary = (temporaryPassword: boolean): SecuritySummary => ({
-      failedSignInsBeforeThisSession: { failedAttempts: 0, addresses: 0, moreAddresses: false, firstFailedAt: null, lastFailedAt: null },
+      failedSignInsBeforeThisSession: {
+        failedAttempts: 0,
+        addresses: 0,
+        moreAddresses: false,
+        firstFailedAt: null,
+        lastFailedAt: null,
+      },
       temporaryPassword,
     });
-    expect(accountStatus(methods(2, "on"), summary(false))).toEqual({ text: "Password, passkeys, two-step: on", attention: null });
-    expect(accountStatus(methods(0, "off"), summary(false))).toEqual({ text: "Password, two-step: off", attention: null });
+    expect(accountStatus(methods(2, "on"), summary(false))).toEqual({
+      text: "Password, passkeys, two-step: on",
+      attention: null,
+    });
+    expect(accountStatus(methods(0, "off"), summary(false))).toEqual({
+      text: "Password, two-step: off",
+      attention: null,
+    });
     expect(accountStatus(methods(0, "off"), summary(true)).attention).toBe("warning");
     expect(accountStatus(methods(0, "unreadable"), summary(false))).toEqual({
       text: "Two-step is off since a restore",
@@ -61,8 +99,12 @@ describe("the Settings and reports rows' statuses", () => {
     expect(lastCopyOffServer({ ...backups, lastDownloadAt: minutesAgo(3) })).toBe(minutesAgo(3));
     expect(lastCopyOffServer({ ...backups, lastDownloadAt: minutesAgo(300) })).toBe(minutesAgo(12));
     const onlyDownloads = { ...backups, offsite: { ...backups.offsite, configured: false, lastCopy: null } };
-    expect(backupsStatus({ ...onlyDownloads, lastDownloadAt: minutesAgo(2 * 24 * 60) }, NOW).text).toBe("Last copy off the server: 2 days ago");
-    expect(backupsStatus({ ...onlyDownloads, lastDownloadAt: minutesAgo(45 * 24 * 60), downloadReminder: true }, NOW)).toEqual({
+    expect(backupsStatus({ ...onlyDownloads, lastDownloadAt: minutesAgo(2 * 24 * 60) }, NOW).text).toBe(
+      "Last copy off the server: 2 days ago",
+    );
+    expect(
+      backupsStatus({ ...onlyDownloads, lastDownloadAt: minutesAgo(45 * 24 * 60), downloadReminder: true }, NOW),
+    ).toEqual({
       text: "Last copy off the server: 1 month ago",
       attention: "warning",
     });
@@ -70,7 +112,9 @@ describe("the Settings and reports rows' statuses", () => {
   });
 
   it("Backups: a failed backup, failing off-site copies or no passphrase come first, in red", () => {
-    expect(backupsStatus({ ...backups, problem: { at: minutesAgo(5), kind: "failed", message: "EACCES" } }, NOW)).toEqual({
+    expect(
+      backupsStatus({ ...backups, problem: { at: minutesAgo(5), kind: "failed", message: "EACCES" } }, NOW),
+    ).toEqual({
       text: "The last backup failed",
       attention: "danger",
     });
@@ -80,7 +124,10 @@ describe("the Settings and reports rows' statuses", () => {
       attention: "danger",
     });
     const noPassphrase = { ...backups.offsite, encrypted: false, state: "no-passphrase" as const, lastCopy: null };
-    expect(backupsStatus({ ...backups, offsite: noPassphrase }, NOW)).toEqual({ text: "No copy leaves the server", attention: "danger" });
+    expect(backupsStatus({ ...backups, offsite: noPassphrase }, NOW)).toEqual({
+      text: "No copy leaves the server",
+      attention: "danger",
+    });
   });
 
   it("Visits: this week's visitors, from Sunday", () => {
@@ -92,16 +139,27 @@ describe("the Settings and reports rows' statuses", () => {
         { day: "2026-06-07", visitors: 100, views: 200 },
         { day: "2026-06-10", visitors: 32, views: 50 },
       ],
-      enquiriesPerWeek: [{ weekStart: "2026-05-31", enquiries: 1 }, { weekStart: "2026-06-07", enquiries: 2 }],
+      enquiriesPerWeek: [
+        { weekStart: "2026-05-31", enquiries: 1 },
+        { weekStart: "2026-06-07", enquiries: 2 },
+      ],
     } as AnalyticsReport;
     expect(visitsStatus(report)).toEqual({ text: "132 visits this week", attention: null });
-    expect(visitsStatus({ ...report, days: [{ day: "2026-06-10", visitors: 1, views: 1 }] }).text).toBe("1 visit this week");
+    expect(visitsStatus({ ...report, days: [{ day: "2026-06-10", visitors: 1, views: 1 }] }).text).toBe(
+      "1 visit this week",
+    );
     expect(visitsStatus({ ...report, enabled: false }).text).toBe("Visit counting is off");
   });
 
   it("Activity: failed sign-ins since the last one need a look", () => {
     const summary = (failedAttempts: number): SecuritySummary => ({
-      failedSignInsBeforeThisSession: { failedAttempts, addresses: 1, moreAddresses: false, firstFailedAt: null, lastFailedAt: null },
+      failedSignInsBeforeThisSession: {
+        failedAttempts,
+        addresses: 1,
+        moreAddresses: false,
+        firstFailedAt: null,
+        lastFailedAt: null,
+      },
       temporaryPassword: false,
     });
     expect(activityStatus(summary(0))).toEqual({ text: "No failed sign-ins", attention: null });

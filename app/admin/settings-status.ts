@@ -24,13 +24,15 @@ export function timeAgo(iso: string, now: Date = new Date()): string {
 
 export function emailStatus(status: NotificationsOverview): RowStatus {
   if (!status.enabled) return { text: "Off: enquiries are not e-mailed", attention: "warning" };
-  if (status.lastAttempt && !status.lastAttempt.ok) return { text: "Failing: the last e-mail was not sent", attention: "danger" };
+  if (status.lastAttempt && !status.lastAttempt.ok)
+    return { text: "Failing: the last e-mail was not sent", attention: "danger" };
   return fine(`On: enquiries go to ${status.recipient}`);
 }
 
 export function accountStatus(methods: SignInMethods | undefined, summary: SecuritySummary | undefined): RowStatus {
   if (summary?.temporaryPassword) return { text: "Temporary password: change it", attention: "warning" };
-  if (methods?.twoStep.status === "unreadable") return { text: "Two-step is off since a restore", attention: "warning" };
+  if (methods?.twoStep.status === "unreadable")
+    return { text: "Two-step is off since a restore", attention: "warning" };
   const ways = ["Password", ...(methods?.passkeys.list.length ? ["passkeys"] : [])];
   const twoStep = methods?.twoStep.status === "on" ? "on" : "off";
   return fine(`${ways.join(", ")}, two-step: ${twoStep}`);

@@ -45,7 +45,10 @@ export function deferred<T>() {
   return { promise, resolve };
 }
 
-export function renderWithClient(ui: ReactElement, queryClient: QueryClient = createAdminQueryClient({ navigate: vi.fn() })) {
+export function renderWithClient(
+  ui: ReactElement,
+  queryClient: QueryClient = createAdminQueryClient({ navigate: vi.fn() }),
+) {
   return {
     queryClient,
     ...render(
@@ -56,8 +59,18 @@ export function renderWithClient(ui: ReactElement, queryClient: QueryClient = cr
   };
 }
 
-export function galleryImage(id: string, caption = "", galleryType: GalleryType = "traditional", sortOrder = 0): GalleryImage {
-  const variant = (width: number, ext: string) => ({ width, height: Math.round(width / 1.5), path: `/media/${id}-${width}.${ext}`, bytes: 1000 });
+export function galleryImage(
+  id: string,
+  caption = "",
+  galleryType: GalleryType = "traditional",
+  sortOrder = 0,
+): GalleryImage {
+  const variant = (width: number, ext: string) => ({
+    width,
+    height: Math.round(width / 1.5),
+    path: `/media/${id}-${width}.${ext}`,
+    bytes: 1000,
+  });
   return {
     id,
     imagePath: `/media/${id}.jpg`,

@@ -15,7 +15,8 @@ function signedInWithFooter() {
     {
       method: "GET",
       path: "/api/content/footer.description",
-      respond: () => json(200, { key: "footer.description", content: "Stored footer", updatedAt: null, isDefault: false }),
+      respond: () =>
+        json(200, { key: "footer.description", content: "Stored footer", updatedAt: null, isDefault: false }),
     },
   ]);
 }
@@ -50,7 +51,11 @@ describe("Leaving the text editor with unsaved text", () => {
     expect(window.location.search).toBe("?view=content%3Afooter");
 
     await userEvent.click(screen.getByRole("button", { name: "Back to Dashboard" }));
-    await userEvent.click(within(await screen.findByRole("dialog", { name: DISCARD_DIALOG.title })).getByRole("button", { name: DISCARD_DIALOG.discard }));
+    await userEvent.click(
+      within(await screen.findByRole("dialog", { name: DISCARD_DIALOG.title })).getByRole("button", {
+        name: DISCARD_DIALOG.discard,
+      }),
+    );
     expect(await screen.findByRole("heading", { level: 1, name: "Website Management" })).toBeInTheDocument();
     expect(window.location.search).toBe("");
   });

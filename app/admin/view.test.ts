@@ -28,7 +28,17 @@ describe("admin view parameter", () => {
   });
 
   it("falls back to the dashboard for anything unknown", () => {
-    for (const param of [null, "", "content", "content:nope", "gallery:marble", "settings", "gallery:", "email:x", "Email"]) {
+    for (const param of [
+      null,
+      "",
+      "content",
+      "content:nope",
+      "gallery:marble",
+      "settings",
+      "gallery:",
+      "email:x",
+      "Email",
+    ]) {
       expect(viewFromParam(param)).toEqual(DASHBOARD);
     }
   });

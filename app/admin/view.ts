@@ -5,7 +5,8 @@ import { isGalleryType, type GalleryType } from "~/galleries/gallery";
 export const SETTINGS_VIEWS = ["email", "account", "backups", "visits", "activity"] as const;
 export type SettingsViewKind = (typeof SETTINGS_VIEWS)[number];
 
-const isSettingsView = (value: string): value is SettingsViewKind => (SETTINGS_VIEWS as readonly string[]).includes(value);
+const isSettingsView = (value: string): value is SettingsViewKind =>
+  (SETTINGS_VIEWS as readonly string[]).includes(value);
 
 /** Which admin screen shows (spec §4): the dashboard or one sub-view. */
 export type AdminView =

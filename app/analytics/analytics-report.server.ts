@@ -11,7 +11,12 @@ const VIEWS_BY = { analytics_daily_pages: "path", analytics_daily_referrers: "ho
  * The paths or referrer hosts with the most views from `firstDay` to `today`, most first (a tie by
  * name), at most REPORT_TOP of them; `except` is left out.
  */
-function mostViewed(db: Database, table: keyof typeof VIEWS_BY, days: { firstDay: string; today: string }, except?: string) {
+function mostViewed(
+  db: Database,
+  table: keyof typeof VIEWS_BY,
+  days: { firstDay: string; today: string },
+  except?: string,
+) {
   const key = VIEWS_BY[table];
   return db
     .selectFrom(table)
@@ -27,7 +32,11 @@ function mostViewed(db: Database, table: keyof typeof VIEWS_BY, days: { firstDay
 }
 
 /** The dashboard's figures. Flushes this instance's buffered counts first, so they are up to the moment. */
-export async function analyticsReport({ db, analytics, clock }: Pick<AppServices, "db" | "analytics" | "clock">): Promise<AnalyticsReport> {
+export async function analyticsReport({
+  db,
+  analytics,
+  clock,
+}: Pick<AppServices, "db" | "analytics" | "clock">): Promise<AnalyticsReport> {
   await analytics.flush();
   const { timeZone } = analytics;
   const today = dayIn(timeZone, clock.now());
@@ -61,7 +70,11 @@ export async function analyticsReport({ db, analytics, clock }: Pick<AppServices
   // Enquiries by the business's calendar day, from the stored submissions themselves.
   const firstWeek = addDays(weekStartOf(today), -7 * (REPORT_WEEKS - 1));
   const since = new Date(startOfDay(timeZone, firstWeek < firstDay ? firstWeek : firstDay)).toISOString();
-  const submissions = await db.selectFrom("contact_submissions").select("submitted_at").where("submitted_at", ">=", since).execute();
+  const submissions = await db
+    .selectFrom("contact_submissions")
+    .select("submitted_at")
+    .where("submitted_at", ">=", since)
+    .execute();
   const weeks = new Map(Array.from({ length: REPORT_WEEKS }, (_, i) => [addDays(firstWeek, 7 * i), 0]));
   let enquiries = 0;
   for (const { submitted_at } of submissions) {
@@ -80,7 +93,11 @@ export async function analyticsReport({ db, analytics, clock }: Pick<AppServices
     days,
     totals: { visitors, views: days.reduce((sum, d) => sum + d.views, 0), enquiries },
     enquiryRate: visitors > 0 ? enquiries / visitors : null,
-    topPages: pageRows.map((row) => ({ path: row.key, label: publicPageLabel(row.key) ?? row.key, views: Number(row.views) })),
+    topPages: pageRows.map((row) => ({
+      path: row.key,
+      label: publicPageLabel(row.key) ?? row.key,
+      views: Number(row.views),
+    })),
     topReferrers: [
       ...referrerRows.map((row) => ({ host: row.key, views: Number(row.views) })),
       ...(otherViews > 0 ? [{ host: OTHER_REFERRERS, views: otherViews }] : []),

@@ -28,7 +28,13 @@ export type DayBuffer = {
   visitors: Set<string>;
 };
 
-export const newDayBuffer = (): DayBuffer => ({ views: 0, pages: new Map(), referrers: new Map(), seen: new Map(), visitors: new Set() });
+export const newDayBuffer = (): DayBuffer => ({
+  views: 0,
+  pages: new Map(),
+  referrers: new Map(),
+  seen: new Map(),
+  visitors: new Set(),
+});
 
 /** Rows per multi-row insert (2 parameters each; well under SQLite's and PostgreSQL's limits). */
 const INSERT_CHUNK = 400;
@@ -58,7 +64,9 @@ async function writeReferrers(trx: Database, day: string, referrers: Map<string,
       .insertInto("analytics_daily_referrers")
       .values(rows.slice(i, i + INSERT_CHUNK))
       .onConflict((oc) =>
-        oc.columns(["day", "host"]).doUpdateSet((eb) => ({ views: eb("analytics_daily_referrers.views", "+", eb.ref("excluded.views")) })),
+        oc
+          .columns(["day", "host"])
+          .doUpdateSet((eb) => ({ views: eb("analytics_daily_referrers.views", "+", eb.ref("excluded.views")) })),
       )
       .execute();
   }
@@ -73,7 +81,9 @@ export async function writeDayCounts(db: Database, pending: Map<string, DayBuffe
       const daily = await trx
         .insertInto("analytics_daily")
         .values({ day, views: counts.views, visitors: 0, closed_at: null })
-        .onConflict((oc) => oc.column("day").doUpdateSet((eb) => ({ views: eb("analytics_daily.views", "+", eb.ref("excluded.views")) })))
+        .onConflict((oc) =>
+          oc.column("day").doUpdateSet((eb) => ({ views: eb("analytics_daily.views", "+", eb.ref("excluded.views")) })),
+        )
         .returning("closed_at")
         .executeTakeFirstOrThrow();
       if (counts.pages.size) {
@@ -81,7 +91,9 @@ export async function writeDayCounts(db: Database, pending: Map<string, DayBuffe
           .insertInto("analytics_daily_pages")
           .values([...counts.pages].map(([path, views]) => ({ day, path, views })))
           .onConflict((oc) =>
-            oc.columns(["day", "path"]).doUpdateSet((eb) => ({ views: eb("analytics_daily_pages.views", "+", eb.ref("excluded.views")) })),
+            oc
+              .columns(["day", "path"])
+              .doUpdateSet((eb) => ({ views: eb("analytics_daily_pages.views", "+", eb.ref("excluded.views")) })),
           )
           .execute();
       }
@@ -123,10 +135,17 @@ export async function closeEndedDays(db: Database, today: string, closedAt: stri
       await trx
         .insertInto("analytics_daily")
         .values({ day: row.day, views: 0, visitors: 0, closed_at: closedAt })
-        .onConflict((oc) => oc.column("day").doUpdateSet({ closed_at: closedAt }).where("analytics_daily.closed_at", "is", null))
+        .onConflict((oc) =>
+          oc.column("day").doUpdateSet({ closed_at: closedAt }).where("analytics_daily.closed_at", "is", null),
+        )
         .execute();
     }
-    await trx.updateTable("analytics_daily").set({ closed_at: closedAt }).where("day", "<", today).where("closed_at", "is", null).execute();
+    await trx
+      .updateTable("analytics_daily")
+      .set({ closed_at: closedAt })
+      .where("day", "<", today)
+      .where("closed_at", "is", null)
+      .execute();
     await trx.deleteFrom("analytics_visitors").where("day", "<", today).execute();
     await trx.deleteFrom("analytics_salts").where("day", "<", today).execute();
     const oldestKept = addDays(today, -RETENTION_DAYS);

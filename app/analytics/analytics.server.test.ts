@@ -11,7 +11,8 @@ import { createLogger } from "~/lib/logger.server";
 import { createAnalytics, type Analytics, type AnalyticsLimits } from "./analytics.server";
 
 const NZ = "Pacific/Auckland";
-const PHONE = "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36";
+const PHONE =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36";
 
 let dir: string;
 let db: Database;
@@ -55,16 +56,25 @@ function analyticsFor(options: { enabled?: boolean; limits?: Partial<AnalyticsLi
   return analytics;
 }
 
-const view = (ip: string, page = "/", userAgent = PHONE, referrerHost: string | null = null) => ({ path: page, ip, userAgent, referrerHost });
+const view = (ip: string, page = "/", userAgent = PHONE, referrerHost: string | null = null) => ({
+  path: page,
+  ip,
+  userAgent,
+  referrerHost,
+});
 
 const daily = (day: string) => db.selectFrom("analytics_daily").selectAll().where("day", "=", day).executeTakeFirst();
 const pages = async (day: string) =>
   Object.fromEntries(
-    (await db.selectFrom("analytics_daily_pages").select(["path", "views"]).where("day", "=", day).execute()).map((r) => [r.path, Number(r.views)]),
+    (await db.selectFrom("analytics_daily_pages").select(["path", "views"]).where("day", "=", day).execute()).map(
+      (r) => [r.path, Number(r.views)],
+    ),
   );
 const referrers = async (day: string) =>
   Object.fromEntries(
-    (await db.selectFrom("analytics_daily_referrers").select(["host", "views"]).where("day", "=", day).execute()).map((r) => [r.host, Number(r.views)]),
+    (await db.selectFrom("analytics_daily_referrers").select(["host", "views"]).where("day", "=", day).execute()).map(
+      (r) => [r.host, Number(r.views)],
+    ),
   );
 const workingRows = async (day: string) => ({
   salts: (await db.selectFrom("analytics_salts").select("day").where("day", "=", day).execute()).length,
@@ -164,7 +174,12 @@ describe("memory between flushes is bounded", () => {
     for (let i = 1; i <= 5; i++) analytics.record(view(`198.51.100.${i}`, "/", PHONE, `site${i}.example`));
     // Already-buffered visitors are still recognised at the cap.
     analytics.record(view("198.51.100.1", "/", PHONE, "site1.example"));
-    expect(analytics.counters()).toMatchObject({ bufferedViews: 6, bufferedVisitors: 3, droppedVisitors: 2, droppedReferrers: 3 });
+    expect(analytics.counters()).toMatchObject({
+      bufferedViews: 6,
+      bufferedVisitors: 3,
+      droppedVisitors: 2,
+      droppedReferrers: 3,
+    });
     await analytics.flush();
     expect(await daily("2026-03-14")).toMatchObject({ views: 6, visitors: 3 });
     expect(await referrers("2026-03-14")).toEqual({ "site1.example": 2, "site2.example": 1, "(other)": 3 });
@@ -280,7 +295,10 @@ describe("the day's roll-over at midnight, New Zealand time", () => {
     const later = analyticsFor();
     await later.start();
     expect(await daily("2026-03-14")).toMatchObject({ views: 1, visitors: 1, closed_at: expect.any(String) });
-    expect(await db.selectFrom("analytics_salts").select("day").orderBy("day").execute()).toEqual([{ day: "2026-03-17" }, { day: "2026-03-18" }]);
+    expect(await db.selectFrom("analytics_salts").select("day").orderBy("day").execute()).toEqual([
+      { day: "2026-03-17" },
+      { day: "2026-03-18" },
+    ]);
     expect(await db.selectFrom("analytics_visitors").selectAll().execute()).toEqual([]);
   });
 });

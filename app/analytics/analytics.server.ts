@@ -102,7 +102,13 @@ export function createAnalytics(options: {
   let buffer = new Map<string, DayBuffer>();
   let bufferedVisitors = 0;
   let bufferedViews = 0;
-  const counters: AnalyticsCounters = { recorded: 0, droppedVisitors: 0, droppedReferrers: 0, unsalted: 0, failedFlushes: 0 };
+  const counters: AnalyticsCounters = {
+    recorded: 0,
+    droppedVisitors: 0,
+    droppedReferrers: 0,
+    unsalted: 0,
+    failedFlushes: 0,
+  };
   /** Salts by day: today's and tomorrow's (made ahead, so midnight needs no I/O). */
   const salts = new Map<string, string>();
   let today: DayBounds | null = null;
@@ -220,7 +226,10 @@ export function createAnalytics(options: {
         await writeDayCounts(db, toWrite);
       } catch (error) {
         counters.failedFlushes++;
-        logger.warn({ err: safeError(error) }, "analytics: saving the visit counts failed; they are kept for the next try");
+        logger.warn(
+          { err: safeError(error) },
+          "analytics: saving the visit counts failed; they are kept for the next try",
+        );
         const kept = { count: 0 };
         mergeInto(retry, toWrite, kept);
         retryVisitors = kept.count;
@@ -246,7 +255,13 @@ export function createAnalytics(options: {
       if (days.every((d) => salts.has(d))) return;
       await db
         .insertInto("analytics_salts")
-        .values(days.map((d) => ({ day: d, salt: randomBytes(24).toString("base64url"), created_at: clock.now().toISOString() })))
+        .values(
+          days.map((d) => ({
+            day: d,
+            salt: randomBytes(24).toString("base64url"),
+            created_at: clock.now().toISOString(),
+          })),
+        )
         .onConflict((oc) => oc.column("day").doNothing())
         .execute();
       const rows = await db.selectFrom("analytics_salts").select(["day", "salt"]).where("day", "in", days).execute();
@@ -255,7 +270,8 @@ export function createAnalytics(options: {
   }
 
   let lastRolledDay: string | null = null;
-  const warn = (what: string) => (error: unknown) => logger.warn({ err: safeError(error) }, `analytics: ${what} failed; retrying in 10 s`);
+  const warn = (what: string) => (error: unknown) =>
+    logger.warn({ err: safeError(error) }, `analytics: ${what} failed; retrying in 10 s`);
   async function tick(): Promise<void> {
     // Salts first: the flush hashes with them (yesterday's stays in memory until the roll-over).
     await loadSalts().catch(warn("loading the day's salt"));
@@ -291,6 +307,10 @@ export function createAnalytics(options: {
       await ticks.stop();
       await flush();
     },
-    counters: () => ({ ...counters, bufferedViews: bufferedViews + retryViews, bufferedVisitors: bufferedVisitors + retryVisitors }),
+    counters: () => ({
+      ...counters,
+      bufferedViews: bufferedViews + retryViews,
+      bufferedVisitors: bufferedVisitors + retryVisitors,
+    }),
   };
 }

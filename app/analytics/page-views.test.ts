@@ -7,7 +7,16 @@ describe("viewedPage", () => {
     expect(viewedPage("GET", "/stonework?utm_source=facebook")).toEqual({ path: "/stonework", navigation: "document" });
     expect(viewedPage("GET", "/landscaping.data")).toEqual({ path: "/landscaping", navigation: "data" });
     expect(viewedPage("GET", "/_root.data")).toEqual({ path: "/", navigation: "data" });
-    for (const url of ["/admin", "/admin.data", "/api/content/hero.title", "/assets/x.js", "/nope", "/nope.data", "/sitemap.xml", "/contact/"]) {
+    for (const url of [
+      "/admin",
+      "/admin.data",
+      "/api/content/hero.title",
+      "/assets/x.js",
+      "/nope",
+      "/nope.data",
+      "/sitemap.xml",
+      "/contact/",
+    ]) {
       expect(viewedPage("GET", url), url).toBeNull();
     }
     expect(viewedPage("HEAD", "/")).toBeNull();
@@ -15,9 +24,17 @@ describe("viewedPage", () => {
   });
 
   it("is a public page a prerender shows, by its beacon (a POST to /api/page-views/shown?path=…)", () => {
-    expect(viewedPage("POST", "/api/page-views/shown?path=%2Fstonework")).toEqual({ path: "/stonework", navigation: "prerender-shown" });
+    expect(viewedPage("POST", "/api/page-views/shown?path=%2Fstonework")).toEqual({
+      path: "/stonework",
+      navigation: "prerender-shown",
+    });
     expect(viewedPage("POST", "/api/page-views/shown?path=/")).toEqual({ path: "/", navigation: "prerender-shown" });
-    for (const url of ["/api/page-views/shown", "/api/page-views/shown?path=/admin", "/api/page-views/shown?path=/nope", "/api/page-views/shown?page=/"]) {
+    for (const url of [
+      "/api/page-views/shown",
+      "/api/page-views/shown?path=/admin",
+      "/api/page-views/shown?path=/nope",
+      "/api/page-views/shown?page=/",
+    ]) {
       expect(viewedPage("POST", url), url).toBeNull();
     }
     expect(viewedPage("GET", "/api/page-views/shown?path=/")).toBeNull();
@@ -38,7 +55,8 @@ describe("isBotUserAgent", () => {
   });
 
   it("counts phone and desktop browsers as people, also once remembered and after the memory is full", () => {
-    const iphone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
+    const iphone =
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
     expect(isBotUserAgent(iphone)).toBe(false);
     expect(isBotUserAgent(iphone)).toBe(false);
     for (let i = 0; i < 1500; i++) isBotUserAgent(`RandomAgent/${i}`);
@@ -69,7 +87,16 @@ describe("referrerHost", () => {
   });
 
   it("refuses anything that is not a plain host name", () => {
-    for (const value of [undefined, "", "not a url", "https://", "https://[::1]/", "https://exa mple.com/", "javascript:alert(1)", `https://${"a".repeat(300)}.com/`]) {
+    for (const value of [
+      undefined,
+      "",
+      "not a url",
+      "https://",
+      "https://[::1]/",
+      "https://exa mple.com/",
+      "javascript:alert(1)",
+      `https://${"a".repeat(300)}.com/`,
+    ]) {
       expect(referrerHost(value, own), String(value)).toBeNull();
     }
   });

@@ -71,7 +71,10 @@ function hostName(value: string): string | null {
  * null when there is none, it is this site itself, or it is not a plain host
  * name. Nothing but the host is ever kept: no path, no query.
  */
-export function referrerHost(referer: string | undefined, ownHosts: readonly (string | null | undefined)[]): string | null {
+export function referrerHost(
+  referer: string | undefined,
+  ownHosts: readonly (string | null | undefined)[],
+): string | null {
   if (!referer) return null;
   const schemeEnd = referer.indexOf("://");
   if (schemeEnd < 1 || schemeEnd > 32) return null;

@@ -44,8 +44,12 @@ describe("ensureAdministrator", () => {
   });
 
   it("creates the administrator from the environment, and changes it later only when told to reset", async () => {
-    expect((await ensureAdministrator({ db }, { username: "mark", password: "first password" })).action).toBe("created");
-    expect((await ensureAdministrator({ db }, { username: "mark", password: "first password" })).action).toBe("unchanged");
+    expect((await ensureAdministrator({ db }, { username: "mark", password: "first password" })).action).toBe(
+      "created",
+    );
+    expect((await ensureAdministrator({ db }, { username: "mark", password: "first password" })).action).toBe(
+      "unchanged",
+    );
     const user = await db.selectFrom("users").select("id").executeTakeFirstOrThrow();
     await createSession({ db }, user.id);
 
@@ -58,7 +62,9 @@ describe("ensureAdministrator", () => {
     expect(await db.selectFrom("sessions").selectAll().execute()).toHaveLength(1);
 
     // ADMIN_PASSWORD_RESET=1 applies it.
-    expect((await ensureAdministrator({ db }, { username: "mark.b", password: "second password", reset: true })).action).toBe("updated");
+    expect(
+      (await ensureAdministrator({ db }, { username: "mark.b", password: "second password", reset: true })).action,
+    ).toBe("updated");
     expect(await db.selectFrom("users").selectAll().execute()).toHaveLength(1);
     expect(await verifyCredentials({ db }, "mark.b", "second password")).not.toBeNull();
     expect(await verifyCredentials({ db }, "mark.b", "first password")).toBeNull();
@@ -111,7 +117,9 @@ describe("sessions", () => {
     const user = await db.selectFrom("users").select("id").executeTakeFirstOrThrow();
     const clock = createManualClock("2026-05-01T00:00:00.000Z");
     const { token, id } = await createSession({ db, clock }, user.id);
-    const lastUsed = async () => (await db.selectFrom("sessions").select("last_used_at").where("id", "=", id).executeTakeFirstOrThrow()).last_used_at;
+    const lastUsed = async () =>
+      (await db.selectFrom("sessions").select("last_used_at").where("id", "=", id).executeTakeFirstOrThrow())
+        .last_used_at;
     clock.advance(4 * 60_000);
     await getSessionUser({ db, clock }, token);
     expect(await lastUsed()).toBe("2026-05-01T00:00:00.000Z");

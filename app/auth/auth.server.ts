@@ -66,7 +66,11 @@ export function generatePassword(): string {
 export async function ensureAdministrator(
   services: Services,
   credentials: { username?: string; password?: string; reset?: boolean },
-): Promise<{ action: "created" | "updated" | "unchanged" | "not-applied"; username: string; generatedPassword?: string }> {
+): Promise<{
+  action: "created" | "updated" | "unchanged" | "not-applied";
+  username: string;
+  generatedPassword?: string;
+}> {
   let existing = await firstUser(services);
   if (!existing) {
     const username = credentials.password ? (credentials.username ?? "admin") : "admin";
@@ -105,7 +109,10 @@ async function createFirstAdministrator(services: Services, username: string, pa
     return await services.db.transaction().execute(async (trx) => {
       await lockForTransaction(trx, "administrator");
       if (await trx.selectFrom("users").select("id").limit(1).executeTakeFirst()) return false;
-      await trx.insertInto("users").values({ id: randomUUID(), username, password_hash: passwordHash, created_at: now, updated_at: now }).execute();
+      await trx
+        .insertInto("users")
+        .values({ id: randomUUID(), username, password_hash: passwordHash, created_at: now, updated_at: now })
+        .execute();
       return true;
     });
   } catch (error) {
@@ -134,7 +141,11 @@ export async function setAdministratorCredentials(
   await services.db.transaction().execute(async (trx) => {
     await trx
       .updateTable("users")
-      .set({ username: change.username ?? existing.username, password_hash: passwordHash, updated_at: nowOf(services).toISOString() })
+      .set({
+        username: change.username ?? existing.username,
+        password_hash: passwordHash,
+        updated_at: nowOf(services).toISOString(),
+      })
       .where("id", "=", existing.id)
       .execute();
     if (change.password) await endEverySession({ db: trx }, change.keepSessionToken);
@@ -164,7 +175,9 @@ export async function verifyCredentials(
     await passwordMatches(services, await getDummyHash(), password);
     return null;
   }
-  return (await passwordMatches(services, user.password_hash, password)) ? { id: user.id, username: user.username } : null;
+  return (await passwordMatches(services, user.password_hash, password))
+    ? { id: user.id, username: user.username }
+    : null;
 }
 
 /** A session's row id: the SHA-256 of its token (the token itself is never stored). */
@@ -202,14 +215,22 @@ export async function createSession(
  * The signed-in user for a session token, or null when unknown, past its
  * 30 days, or unused for 14. Marks it used, writing at most every 5 minutes.
  */
-export async function getSessionUser(services: Services, token: string, now = nowOf(services)): Promise<CurrentUser | null> {
+export async function getSessionUser(
+  services: Services,
+  token: string,
+  now = nowOf(services),
+): Promise<CurrentUser | null> {
   if (!token || token.length > 100) return null;
   const id = sessionIdOf(token);
   const idleSince = new Date(now.getTime() - SESSION_IDLE_MS).toISOString();
   const row = await services.db
     .selectFrom("sessions")
     .innerJoin("users", "users.id", "sessions.user_id")
-    .select((eb) => ["users.id as id", "users.username as username", eb.fn.coalesce("sessions.last_used_at", "sessions.created_at").as("last_used_at")])
+    .select((eb) => [
+      "users.id as id",
+      "users.username as username",
+      eb.fn.coalesce("sessions.last_used_at", "sessions.created_at").as("last_used_at"),
+    ])
     .where("sessions.id", "=", id)
     .where("sessions.expires_at", ">", now.toISOString())
     .where((eb) => eb(eb.fn.coalesce("sessions.last_used_at", "sessions.created_at"), ">", idleSince))

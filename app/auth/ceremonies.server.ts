@@ -31,7 +31,13 @@ export const CEREMONY_COOKIES: Record<CeremonyKind, string> = {
   "two-step-sign-in": "cornerstone_two_step",
 };
 
-export type Ceremony = { id: string; kind: CeremonyKind; challenge: string | null; userId: string | null; attempts: number };
+export type Ceremony = {
+  id: string;
+  kind: CeremonyKind;
+  challenge: string | null;
+  userId: string | null;
+  attempts: number;
+};
 
 type Services = { db: Database; clock: Clock };
 
@@ -64,26 +70,60 @@ export async function beginCeremony(
 
 export type CeremonyLookup = { status: "found"; ceremony: Ceremony } | { status: "expired" } | { status: "unknown" };
 
-function lookup(row: { id: string; kind: string; challenge: string | null; user_id: string | null; attempts: number; expires_at: string } | undefined, kind: CeremonyKind, now: Date): CeremonyLookup {
+function lookup(
+  row:
+    | {
+        id: string;
+        kind: string;
+        challenge: string | null;
+        user_id: string | null;
+        attempts: number;
+        expires_at: string;
+      }
+    | undefined,
+  kind: CeremonyKind,
+  now: Date,
+): CeremonyLookup {
   if (!row || row.kind !== kind) return { status: "unknown" };
   if (row.expires_at <= now.toISOString()) return { status: "expired" };
-  return { status: "found", ceremony: { id: row.id, kind, challenge: row.challenge, userId: row.user_id, attempts: Number(row.attempts) } };
+  return {
+    status: "found",
+    ceremony: { id: row.id, kind, challenge: row.challenge, userId: row.user_id, attempts: Number(row.attempts) },
+  };
 }
 
 /**
  * Takes a ceremony for good: one atomic DELETE … RETURNING, so the same
  * challenge can never be answered twice, even on two instances at once.
  */
-export async function takeCeremony(services: Services, kind: CeremonyKind, token: string | undefined): Promise<CeremonyLookup> {
+export async function takeCeremony(
+  services: Services,
+  kind: CeremonyKind,
+  token: string | undefined,
+): Promise<CeremonyLookup> {
   if (!token || token.length > 100) return { status: "unknown" };
-  const row = await services.db.deleteFrom("auth_ceremonies").where("id", "=", idOf(token)).where("kind", "=", kind).returningAll().executeTakeFirst();
+  const row = await services.db
+    .deleteFrom("auth_ceremonies")
+    .where("id", "=", idOf(token))
+    .where("kind", "=", kind)
+    .returningAll()
+    .executeTakeFirst();
   return lookup(row, kind, services.clock.now());
 }
 
 /** Reads a ceremony without ending it (a pending two-step sign-in survives a wrong code). */
-export async function findCeremony(services: Services, kind: CeremonyKind, token: string | undefined): Promise<CeremonyLookup> {
+export async function findCeremony(
+  services: Services,
+  kind: CeremonyKind,
+  token: string | undefined,
+): Promise<CeremonyLookup> {
   if (!token || token.length > 100) return { status: "unknown" };
-  const row = await services.db.selectFrom("auth_ceremonies").selectAll().where("id", "=", idOf(token)).where("kind", "=", kind).executeTakeFirst();
+  const row = await services.db
+    .selectFrom("auth_ceremonies")
+    .selectAll()
+    .where("id", "=", idOf(token))
+    .where("kind", "=", kind)
+    .executeTakeFirst();
   return lookup(row, kind, services.clock.now());
 }
 
@@ -92,7 +132,11 @@ export async function findCeremony(services: Services, kind: CeremonyKind, token
  * `maxAttempts` in all: an atomic conditional update, so simultaneous
  * attempts cannot slip past. Which attempt this is (1…), or null when none is left.
  */
-export async function claimCeremonyAttempt(services: Services, ceremony: Ceremony, maxAttempts: number): Promise<number | null> {
+export async function claimCeremonyAttempt(
+  services: Services,
+  ceremony: Ceremony,
+  maxAttempts: number,
+): Promise<number | null> {
   const row = await services.db
     .updateTable("auth_ceremonies")
     .set((eb) => ({ attempts: eb("attempts", "+", 1) }))

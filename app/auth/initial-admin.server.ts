@@ -127,7 +127,11 @@ export async function prepareAdministrator(
       return;
     case "updated":
       await forgetInitialPassword(env.DATA_DIR);
-      await recordActivitySafely(services, { kind: "account.password-changed", outcome: "success", detail: { via: "server" } });
+      await recordActivitySafely(services, {
+        kind: "account.password-changed",
+        outcome: "success",
+        detail: { via: "server" },
+      });
       await queueSecurityNotice(services, { kind: "password-changed", userAgent: "" });
       logger.warn(
         { username: result.username },
@@ -146,7 +150,10 @@ export async function prepareAdministrator(
       if (await initialPasswordIsStale(services.db, env.DATA_DIR)) {
         // Its password no longer signs in (a restore brought another, say): nothing in it is true.
         await forgetInitialPassword(env.DATA_DIR);
-        logger.info({ file: initialPasswordPath(env.DATA_DIR) }, "removed the first-start admin password file: its password no longer signs in");
+        logger.info(
+          { file: initialPasswordPath(env.DATA_DIR) },
+          "removed the first-start admin password file: its password no longer signs in",
+        );
         return;
       }
       await markUnchangedInitialPassword(services);
@@ -197,7 +204,8 @@ async function markUnchangedInitialPassword(services: Pick<AppServices, "db" | "
     .where("username", "=", username)
     .where("temporary_password_hash", "is", null)
     .executeTakeFirst();
-  if (unmarked && (await verifyCredentials(services, username, password))) await markPasswordTemporary(services.db, username);
+  if (unmarked && (await verifyCredentials(services, username, password)))
+    await markPasswordTemporary(services.db, username);
 }
 
 async function fileExists(file: string): Promise<boolean> {

@@ -51,8 +51,10 @@ export class PasskeyRefusal extends Error {
 
 export const PASSKEY_MESSAGES = {
   expired: "The passkey request expired (after 5 minutes). Please try again.",
-  unknownCeremony: "This passkey answer was already used, or the request was not started in this browser. Please try again.",
-  unknownPasskey: "This passkey is not one of this site's: it may be for another site, or it was removed. Sign in with your password.",
+  unknownCeremony:
+    "This passkey answer was already used, or the request was not started in this browser. Please try again.",
+  unknownPasskey:
+    "This passkey is not one of this site's: it may be for another site, or it was removed. Sign in with your password.",
   otherSite: "This passkey answer was made for another site, so it was refused.",
   mismatch: "This passkey answer does not match the request (it may be a replayed answer). Please try again.",
   counter: "This passkey's signature counter went backwards, so it may have been copied. Remove it and add it again.",
@@ -80,10 +82,20 @@ function siteOf(services: Services) {
 async function verifiedForSite<T>(
   site: { origin: string; rpID: string },
   ceremony: { challenge: string | null },
-  verify: (expected: { expectedChallenge: string; expectedOrigin: string; expectedRPID: string; requireUserVerification: true }) => Promise<T>,
+  verify: (expected: {
+    expectedChallenge: string;
+    expectedOrigin: string;
+    expectedRPID: string;
+    requireUserVerification: true;
+  }) => Promise<T>,
 ): Promise<T> {
   try {
-    return await verify({ expectedChallenge: ceremony.challenge!, expectedOrigin: site.origin, expectedRPID: site.rpID, requireUserVerification: true });
+    return await verify({
+      expectedChallenge: ceremony.challenge!,
+      expectedOrigin: site.origin,
+      expectedRPID: site.rpID,
+      requireUserVerification: true,
+    });
   } catch (error) {
     throw refusalFor(error);
   }
@@ -92,7 +104,8 @@ async function verifiedForSite<T>(
 async function challengeOf(services: Services, kind: CeremonyKind, token: string | undefined) {
   const found = await takeCeremony(services, kind, token);
   if (found.status === "expired") throw new PasskeyRefusal(PASSKEY_MESSAGES.expired);
-  if (found.status === "unknown" || !found.ceremony.challenge) throw new PasskeyRefusal(PASSKEY_MESSAGES.unknownCeremony);
+  if (found.status === "unknown" || !found.ceremony.challenge)
+    throw new PasskeyRefusal(PASSKEY_MESSAGES.unknownCeremony);
   return found.ceremony;
 }
 
@@ -114,7 +127,11 @@ export async function beginPasskeyRegistration(
   user: CurrentUser,
 ): Promise<{ token: string; options: PublicKeyCredentialCreationOptionsJSON }> {
   const site = siteOf(services);
-  const existing = await services.db.selectFrom("passkeys").select(["id", "transports"]).where("user_id", "=", user.id).execute();
+  const existing = await services.db
+    .selectFrom("passkeys")
+    .select(["id", "transports"])
+    .where("user_id", "=", user.id)
+    .execute();
   const { generateRegistrationOptions } = await webAuthn();
   const options = await generateRegistrationOptions({
     rpName: identity.businessName,
@@ -125,7 +142,11 @@ export async function beginPasskeyRegistration(
     excludeCredentials: existing.map((row) => ({ id: row.id, transports: JSON.parse(row.transports) as string[] })),
     authenticatorSelection: { residentKey: "required", userVerification: "required" },
   });
-  const token = await beginCeremony(services, { kind: "passkey-registration", challenge: options.challenge, userId: user.id });
+  const token = await beginCeremony(services, {
+    kind: "passkey-registration",
+    challenge: options.challenge,
+    userId: user.id,
+  });
   return { token, options };
 }
 
@@ -139,7 +160,9 @@ export async function finishPasskeyRegistration(
   const ceremony = await challengeOf(services, "passkey-registration", input.token);
   if (ceremony.userId !== user.id) throw new PasskeyRefusal(PASSKEY_MESSAGES.unknownCeremony);
   const { verifyRegistrationResponse } = await webAuthn();
-  const verification = await verifiedForSite(site, ceremony, (expected) => verifyRegistrationResponse({ response: input.response, ...expected }));
+  const verification = await verifiedForSite(site, ceremony, (expected) =>
+    verifyRegistrationResponse({ response: input.response, ...expected }),
+  );
   if (!verification.verified) throw new PasskeyRefusal(PASSKEY_MESSAGES.notVerified);
   const { credential } = verification.registrationInfo;
   const now = services.clock.now().toISOString();
@@ -186,7 +209,15 @@ export async function finishPasskeyAssertion(
   const passkey = await services.db
     .selectFrom("passkeys")
     .innerJoin("users", "users.id", "passkeys.user_id")
-    .select(["passkeys.id", "passkeys.name", "passkeys.public_key", "passkeys.counter", "passkeys.transports", "users.id as user_id", "users.username"])
+    .select([
+      "passkeys.id",
+      "passkeys.name",
+      "passkeys.public_key",
+      "passkeys.counter",
+      "passkeys.transports",
+      "users.id as user_id",
+      "users.username",
+    ])
     .where("passkeys.id", "=", input.response.id)
     .executeTakeFirst();
   if (!passkey) throw new PasskeyRefusal(PASSKEY_MESSAGES.unknownPasskey);
@@ -213,17 +244,30 @@ export async function finishPasskeyAssertion(
     .where("counter", "=", storedCounter)
     .executeTakeFirst();
   if (Number(stored.numUpdatedRows) !== 1) throw new PasskeyRefusal(PASSKEY_MESSAGES.counter);
-  return { user: { id: passkey.user_id, username: passkey.username }, passkeyId: passkey.id, passkeyName: passkey.name };
+  return {
+    user: { id: passkey.user_id, username: passkey.username },
+    passkeyId: passkey.id,
+    passkeyName: passkey.name,
+  };
 }
 
 /** Removes one passkey; its name, or null when there was none. */
 export async function removePasskey(services: { db: Database }, userId: string, id: string): Promise<string | null> {
-  const row = await services.db.deleteFrom("passkeys").where("id", "=", id).where("user_id", "=", userId).returning("name").executeTakeFirst();
+  const row = await services.db
+    .deleteFrom("passkeys")
+    .where("id", "=", id)
+    .where("user_id", "=", userId)
+    .returning("name")
+    .executeTakeFirst();
   return row?.name ?? null;
 }
 
 /** "Sign out everywhere": removes every passkey of the user but `keepId` (the one this session signed in with); their names. */
-export async function removeOtherPasskeys(services: { db: Database }, userId: string, keepId: string | null): Promise<string[]> {
+export async function removeOtherPasskeys(
+  services: { db: Database },
+  userId: string,
+  keepId: string | null,
+): Promise<string[]> {
   let removed = services.db.deleteFrom("passkeys").where("user_id", "=", userId);
   if (keepId) removed = removed.where("id", "!=", keepId);
   return (await removed.returning("name").execute()).map((row) => row.name);

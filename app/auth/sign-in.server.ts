@@ -6,7 +6,11 @@ import { verifyCredentials, type VerificationMeter } from "./auth.server";
 import { createDeviceCookies, type Device, type DeviceCookies } from "./device-cookie.server";
 import type { CurrentUser } from "./login-schema";
 import type { SignInReport } from "./security-summary";
-import { createVerificationGate, type VerificationGate, type VerificationGateOptions } from "./verification-gate.server";
+import {
+  createVerificationGate,
+  type VerificationGate,
+  type VerificationGateOptions,
+} from "./verification-gate.server";
 
 /**
  * The sign-in throttle (decisions 0014 and 0015). Every attempt
@@ -40,7 +44,13 @@ export const FAILURE_ADDRESSES_KEPT = 1_000;
 const OTHER_ADDRESSES = "other";
 
 export type SignInGuard = {
-  limits: { address: RateLimiter; account: RateLimiter; device: RateLimiter; passkey: RateLimiter; passkeyChallenges: RateLimiter };
+  limits: {
+    address: RateLimiter;
+    account: RateLimiter;
+    device: RateLimiter;
+    passkey: RateLimiter;
+    passkeyChallenges: RateLimiter;
+  };
   gate: VerificationGate;
   deviceCookies: DeviceCookies;
   /** argon2 verifications performed by this process. */
@@ -206,7 +216,13 @@ export async function recordSignInFailure(services: Omit<SignInServices, "signIn
     .execute();
 }
 
-const NO_FAILURES: SignInReport = { failedAttempts: 0, addresses: 0, moreAddresses: false, firstFailedAt: null, lastFailedAt: null };
+const NO_FAILURES: SignInReport = {
+  failedAttempts: 0,
+  addresses: 0,
+  moreAddresses: false,
+  firstFailedAt: null,
+  lastFailedAt: null,
+};
 
 /**
  * At a good sign-in: takes the failures recorded since the last one (one
@@ -247,7 +263,11 @@ async function saveReport(db: Database, sessionId: string, report: SignInReport)
 
 /** The report filed with this session at its sign-in (none for sessions older than the feature). */
 export async function readSignInReport(services: { db: Database }, sessionId: string): Promise<SignInReport> {
-  const row = await services.db.selectFrom("sign_in_reports").selectAll().where("session_id", "=", sessionId).executeTakeFirst();
+  const row = await services.db
+    .selectFrom("sign_in_reports")
+    .selectAll()
+    .where("session_id", "=", sessionId)
+    .executeTakeFirst();
   if (!row) return NO_FAILURES;
   return {
     failedAttempts: Number(row.failed_attempts),

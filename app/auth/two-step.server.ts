@@ -31,7 +31,14 @@ export type TwoStepStatus = "off" | "enrolling" | "on" | "unreadable";
 export type TwoStepState = { status: TwoStepStatus; recoveryCodesLeft: number };
 
 function totpFor(base32Secret: string, label: string) {
-  return new TOTP({ issuer: identity.businessName, label, algorithm: "SHA1", digits: 6, period: 30, secret: Secret.fromBase32(base32Secret) });
+  return new TOTP({
+    issuer: identity.businessName,
+    label,
+    algorithm: "SHA1",
+    digits: 6,
+    period: 30,
+    secret: Secret.fromBase32(base32Secret),
+  });
 }
 
 async function rowOf(services: Services, userId: string) {
@@ -71,7 +78,10 @@ export async function isTwoStepOn(services: Services, userId: string): Promise<b
 export type Enrolment = { secret: string; otpauthUrl: string; qrSvg: string };
 
 /** A new secret, waiting for a code from the app (replaces an unconfirmed or unreadable one). */
-export async function beginEnrolment(services: Services, user: { id: string; username: string }): Promise<Enrolment | "already-on"> {
+export async function beginEnrolment(
+  services: Services,
+  user: { id: string; username: string },
+): Promise<Enrolment | "already-on"> {
   if (await isTwoStepOn(services, user.id)) return "already-on";
   const secret = new Secret({ buffer: randomBytes(20).buffer }).base32;
   const now = services.clock.now().toISOString();
@@ -80,7 +90,13 @@ export async function beginEnrolment(services: Services, user: { id: string; use
     .insertInto("two_factor")
     .values({ user_id: user.id, secret_encrypted: sealed, enabled_at: null, last_used_step: 0, created_at: now })
     .onConflict((oc) =>
-      oc.column("user_id").doUpdateSet({ secret_encrypted: sealed, enabled_at: null, last_used_step: 0, created_at: now, recovery_key_sealed: null }),
+      oc.column("user_id").doUpdateSet({
+        secret_encrypted: sealed,
+        enabled_at: null,
+        last_used_step: 0,
+        created_at: now,
+        recovery_key_sealed: null,
+      }),
     )
     .execute();
   const otpauthUrl = totpFor(secret, user.username).toString();
@@ -125,7 +141,11 @@ function normaliseRecoveryCode(code: string) {
 }
 
 /** The second step: a 6-digit code from the app, or an unused recovery code (which is then gone). */
-export async function checkSecondStep(services: Services, userId: string, code: string): Promise<"app-code" | "recovery-code" | null> {
+export async function checkSecondStep(
+  services: Services,
+  userId: string,
+  code: string,
+): Promise<"app-code" | "recovery-code" | null> {
   const trimmed = code.replace(/\s/g, "");
   if (/^\d{6}$/.test(trimmed)) return (await acceptTotp(services, userId, trimmed, true)) ? "app-code" : null;
   const normalised = normaliseRecoveryCode(code);
@@ -154,7 +174,13 @@ export async function renewRecoveryCodes(services: Services, userId: string): Pr
     await trx.updateTable("two_factor").set({ recovery_key_sealed: null }).where("user_id", "=", userId).execute();
     await trx
       .insertInto("recovery_codes")
-      .values(codes.map((code) => ({ code_hash: keyedHash(services.signIn.twoStepKey, normaliseRecoveryCode(code)), user_id: userId, created_at: now })))
+      .values(
+        codes.map((code) => ({
+          code_hash: keyedHash(services.signIn.twoStepKey, normaliseRecoveryCode(code)),
+          user_id: userId,
+          created_at: now,
+        })),
+      )
       .execute();
   });
   return codes;

@@ -21,11 +21,18 @@ export type VerificationGateOptions = {
 };
 
 /** Two verifications at a time, one more for device-cookie browsers. */
-export const VERIFICATION_GATE_DEFAULTS: VerificationGateOptions = { slots: 2, reservedSlots: 1, queueLength: 8, maxWaitMs: 3_000 };
+export const VERIFICATION_GATE_DEFAULTS: VerificationGateOptions = {
+  slots: 2,
+  reservedSlots: 1,
+  queueLength: 8,
+  maxWaitMs: 3_000,
+};
 
 type Waiter = { reserved: boolean; grant: (release: () => void) => void; timer: ReturnType<typeof setTimeout> };
 
-export function createVerificationGate(options: VerificationGateOptions = VERIFICATION_GATE_DEFAULTS): VerificationGate {
+export function createVerificationGate(
+  options: VerificationGateOptions = VERIFICATION_GATE_DEFAULTS,
+): VerificationGate {
   let shared = 0;
   let reserved = 0;
   // Device-cookie waiters go ahead of the others.

@@ -55,7 +55,13 @@ export function createArchiveWriter(output: Writable, options: { mtime: Date; si
   });
   failed.catch(() => {});
 
-  const header = (name: string, size: number) => ({ name, size, mode: 0o600, mtime: options.mtime, type: "file" as const });
+  const header = (name: string, size: number) => ({
+    name,
+    size,
+    mode: 0o600,
+    mtime: options.mtime,
+    type: "file" as const,
+  });
 
   async function addStream(name: string, source: Readable, bytes: number): Promise<void> {
     if (files[name]) throw new Error(`Duplicate archive entry: ${name}`);
@@ -77,7 +83,8 @@ export function createArchiveWriter(output: Writable, options: { mtime: Date; si
         // The header promised `bytes`: more would corrupt the archive.
         if (written > bytes) throw new Error(`${name} grew while it was being backed up`);
         hash.update(buffer);
-        if (!entry.write(buffer)) await Promise.race([once(entry as unknown as EventEmitter, "drain"), failed, entryFinished]);
+        if (!entry.write(buffer))
+          await Promise.race([once(entry as unknown as EventEmitter, "drain"), failed, entryFinished]);
       }
       if (written !== bytes) throw new Error(`${name} changed size while it was being backed up`);
       entry.end(undefined);

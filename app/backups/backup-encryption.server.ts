@@ -30,7 +30,10 @@ const fromWeb = (stream: ReadableStream<Uint8Array>) => Readable.fromWeb(stream 
  * A writable that encrypts what is written into `output`. `sealed` settles
  * once the last encrypted byte is in `output` (or with the first error).
  */
-export async function encryptingWriter(output: Writable, passphrase: string): Promise<{ input: Writable; sealed: Promise<void> }> {
+export async function encryptingWriter(
+  output: Writable,
+  passphrase: string,
+): Promise<{ input: Writable; sealed: Promise<void> }> {
   const input = new PassThrough();
   const encrypter = new Encrypter();
   encrypter.setPassphrase(passphrase);
@@ -69,7 +72,11 @@ export function startsAsEncrypted(bytes: Buffer): boolean {
  * header is not one Cornerstone's backups have (a single scrypt stanza of at most 2^18).
  * The plaintext is authenticated: only someone with the passphrase can have made it.
  */
-export async function decryptStart(start: Buffer, passphrase: string, options: { wholeFile: boolean }): Promise<Buffer | null> {
+export async function decryptStart(
+  start: Buffer,
+  passphrase: string,
+  options: { wholeFile: boolean },
+): Promise<Buffer | null> {
   const stanza = /^-> scrypt \S+ (\d+)$/m.exec(start.subarray(0, 1024).toString("latin1"));
   if (!startsAsEncrypted(start) || !stanza || Number(stanza[1]) > MAX_CHOOSING_SCRYPT_LOG_N) return null;
   const decrypter = new Decrypter();

@@ -2,7 +2,13 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listForeignBackups, minimumFreeBytes, moveIntoPlace, pruneOldBackups, spaceProblem } from "./backup-files.server";
+import {
+  listForeignBackups,
+  minimumFreeBytes,
+  moveIntoPlace,
+  pruneOldBackups,
+  spaceProblem,
+} from "./backup-files.server";
 import { createBackupNaming } from "./backup-names.server";
 
 let dir: string;
@@ -24,7 +30,9 @@ describe("backup names (decision 0046)", () => {
     const name = naming.make("cornerstone", at);
     expect(name).toMatch(/^cornerstone-20260304-050607-[0-9a-f]{24}-[0-9a-f]{32}\.tar\.gz$/);
     expect(naming.make("cornerstone", at)).not.toBe(name);
-    expect(naming.make("pre-restore", at, { folder: true })).toMatch(/^pre-restore-20260304-050607-[0-9a-f]{24}-[0-9a-f]{32}$/);
+    expect(naming.make("pre-restore", at, { folder: true })).toMatch(
+      /^pre-restore-20260304-050607-[0-9a-f]{24}-[0-9a-f]{32}$/,
+    );
   });
 
   it("verify only with the key that made them, and not once any part changes", () => {
@@ -43,14 +51,21 @@ describe("backup names (decision 0046)", () => {
       await fs.writeFile(temp, content);
       await moveIntoPlace(temp, target);
     }
-    expect((await fs.readdir(dir)).sort()).toEqual(["cornerstone-20260304-050607-1.tar.gz", "cornerstone-20260304-050607.tar.gz"]);
+    expect((await fs.readdir(dir)).sort()).toEqual([
+      "cornerstone-20260304-050607-1.tar.gz",
+      "cornerstone-20260304-050607.tar.gz",
+    ]);
     expect(await fs.readFile(target, "utf8")).toBe("first");
   });
 
   it("pruning keeps the newest N this installation named; planted, foreign and pre-restore files stay", async () => {
     const day = (n: number) => new Date(Date.UTC(2026, 0, n));
     const own = [1, 2, 3].map((n) => naming.make("cornerstone", day(n)));
-    const planted = ["cornerstone-99991231-235959.tar.gz", otherInstallation.make("cornerstone", day(9)), "my-own-copy.tar.gz"];
+    const planted = [
+      "cornerstone-99991231-235959.tar.gz",
+      otherInstallation.make("cornerstone", day(9)),
+      "my-own-copy.tar.gz",
+    ];
     for (const name of [...own, ...planted]) await fs.writeFile(path.join(dir, name), name);
     const kept = naming.make("pre-restore", day(1), { folder: true });
     await fs.mkdir(path.join(dir, kept));

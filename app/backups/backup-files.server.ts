@@ -97,8 +97,14 @@ export async function pruneOldBackups(dir: string, keep: number, naming: BackupN
 }
 
 /** The bucket's counterpart of pruneOldBackups: keeps the newest `keep` under backups/; returns the keys deleted. */
-export async function pruneOldBucketBackups(storage: ObjectStorage, keep: number, naming: BackupNaming): Promise<string[]> {
-  const names = (await storage.list(BUCKET_BACKUPS_PREFIX)).map((object) => object.key.slice(BUCKET_BACKUPS_PREFIX.length));
+export async function pruneOldBucketBackups(
+  storage: ObjectStorage,
+  keep: number,
+  naming: BackupNaming,
+): Promise<string[]> {
+  const names = (await storage.list(BUCKET_BACKUPS_PREFIX)).map((object) =>
+    object.key.slice(BUCKET_BACKUPS_PREFIX.length),
+  );
   const backups = ownBackupsOldestFirst(names, naming);
   const doomed = backups.slice(0, Math.max(0, backups.length - keep)).map((name) => `${BUCKET_BACKUPS_PREFIX}${name}`);
   for (const key of doomed) await storage.delete(key);
@@ -111,9 +117,16 @@ export type ForeignBackup = BackupStatus["foreignBackups"][number];
  * What lies in DATA_DIR/backups/ and, with a bucket, under backups/ that this installation did
  * not name: never deleted, listed on the dashboard. Its own working files (".work-…", ".…partial-…") are skipped.
  */
-export async function listForeignBackups(dir: string, bucket: ObjectStorage | null, naming: BackupNaming): Promise<ForeignBackup[]> {
+export async function listForeignBackups(
+  dir: string,
+  bucket: ObjectStorage | null,
+  naming: BackupNaming,
+): Promise<ForeignBackup[]> {
   const foreign = (names: string[], location: ForeignBackup["location"]) =>
-    names.filter((name) => !name.startsWith(".") && !naming.verify(name)).sort().map((name) => ({ location, name }));
+    names
+      .filter((name) => !name.startsWith(".") && !naming.verify(name))
+      .sort()
+      .map((name) => ({ location, name }));
   const bucketNames = bucket
     ? (await bucket.list(BUCKET_BACKUPS_PREFIX)).map((object) => object.key.slice(BUCKET_BACKUPS_PREFIX.length))
     : [];

@@ -53,10 +53,7 @@ export class BackupArchiveError extends Error {
 }
 
 export type ArchiveEntryKind =
-  | { kind: "manifest" }
-  | { kind: "table"; table: string }
-  | { kind: "object"; key: string }
-  | { kind: "two-step-key" };
+  { kind: "manifest" } | { kind: "table"; table: string } | { kind: "object"; key: string } | { kind: "two-step-key" };
 
 const TABLE_FILE = /^tables\/([a-z_][a-z0-9_]*)\.jsonl$/;
 
@@ -75,15 +72,24 @@ export function classifyEntryName(name: string): ArchiveEntryKind {
       // Falls through to the error below.
     }
   }
-  throw new BackupArchiveError(`The archive holds an unexpected path: ${JSON.stringify(name)}. Nothing was restored from it.`);
+  throw new BackupArchiveError(
+    `The archive holds an unexpected path: ${JSON.stringify(name)}. Nothing was restored from it.`,
+  );
 }
 
 /** Parses manifest.json and checks it against what the archive really holds. */
-export function checkManifest(read: { hashes: ManifestFiles; manifestText: string | null; order: string[] }): BackupManifest {
+export function checkManifest(read: {
+  hashes: ManifestFiles;
+  manifestText: string | null;
+  order: string[];
+}): BackupManifest {
   if (read.manifestText === null) {
-    throw new BackupArchiveError("The archive has no manifest.json: it is not a Cornerstone backup, or it was cut short");
+    throw new BackupArchiveError(
+      "The archive has no manifest.json: it is not a Cornerstone backup, or it was cut short",
+    );
   }
-  if (read.order.at(-1) !== MANIFEST_NAME) throw new BackupArchiveError("manifest.json is not the archive's last entry");
+  if (read.order.at(-1) !== MANIFEST_NAME)
+    throw new BackupArchiveError("manifest.json is not the archive's last entry");
   let json: unknown;
   try {
     json = JSON.parse(read.manifestText);
@@ -91,7 +97,8 @@ export function checkManifest(read: { hashes: ManifestFiles; manifestText: strin
     throw new BackupArchiveError("manifest.json is not valid JSON");
   }
   const format = (json as { format?: unknown; formatVersion?: unknown } | null) ?? {};
-  if (format.format !== ARCHIVE_FORMAT) throw new BackupArchiveError("manifest.json does not describe a Cornerstone backup");
+  if (format.format !== ARCHIVE_FORMAT)
+    throw new BackupArchiveError("manifest.json does not describe a Cornerstone backup");
   if (typeof format.formatVersion === "number" && format.formatVersion > ARCHIVE_FORMAT_VERSION) {
     throw new BackupArchiveError(
       `The backup uses archive format ${format.formatVersion}, newer than this version of Cornerstone reads (${ARCHIVE_FORMAT_VERSION}). Update Cornerstone, then restore.`,
@@ -107,10 +114,14 @@ export function checkManifest(read: { hashes: ManifestFiles; manifestText: strin
     const actual = read.hashes[name];
     if (!actual) throw new BackupArchiveError(`${name} is listed in the manifest but missing from the archive`);
     if (actual.bytes !== expected.bytes) {
-      throw new BackupArchiveError(`${name} has ${actual.bytes} bytes; the manifest says ${expected.bytes}. The file was changed or damaged.`);
+      throw new BackupArchiveError(
+        `${name} has ${actual.bytes} bytes; the manifest says ${expected.bytes}. The file was changed or damaged.`,
+      );
     }
     if (actual.sha256 !== expected.sha256) {
-      throw new BackupArchiveError(`Checksum mismatch for ${name}: the file was changed or damaged after the backup was made`);
+      throw new BackupArchiveError(
+        `Checksum mismatch for ${name}: the file was changed or damaged after the backup was made`,
+      );
     }
   }
   for (const name of Object.keys(read.hashes)) {

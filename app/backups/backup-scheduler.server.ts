@@ -3,12 +3,7 @@ import { systemClock, type Clock } from "~/lib/clock";
 import { every } from "~/lib/every";
 import type { AppServices } from "~/services.server";
 import { BUCKET_BACKUPS_PREFIX } from "~/storage/storage-keys.server";
-import {
-  backupsDirOf,
-  pruneOldBackups,
-  pruneOldBucketBackups,
-  type FreeSpaceProbe,
-} from "./backup-files.server";
+import { backupsDirOf, pruneOldBackups, pruneOldBucketBackups, type FreeSpaceProbe } from "./backup-files.server";
 import { loadBackupNaming } from "./backup-names.server";
 import { acquireBackupLease, pruneExpiredLeases, SCHEDULED_LEASE_ID } from "./backup-lease.server";
 import { ensureBackupState, setNextDue } from "./backup-state.server";
@@ -78,7 +73,10 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
     }
     let outcome: RunDueOutcome = "failed";
     try {
-      const naming = await loadBackupNaming({ dataDir: services.env.DATA_DIR, sharedDb: services.env.DATABASE_URL ? services.db : null });
+      const naming = await loadBackupNaming({
+        dataDir: services.env.DATA_DIR,
+        sharedDb: services.env.DATABASE_URL ? services.db : null,
+      });
       const name = `${naming.make("cornerstone", clock.now())}${passphrase ? ENCRYPTED_SUFFIX : ""}`;
       const key = `${BUCKET_BACKUPS_PREFIX}${name}`;
       const result = await createBackup(backupServices, {
@@ -96,7 +94,11 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
         const removed = toBucket
           ? await pruneOldBucketBackups(services.storage, options.keep, naming)
           : await pruneOldBackups(backupDir, options.keep, naming);
-        if (removed.length) services.logger.info({ removed }, `removed ${removed.length} old backup(s), keeping the newest ${options.keep}`);
+        if (removed.length)
+          services.logger.info(
+            { removed },
+            `removed ${removed.length} old backup(s), keeping the newest ${options.keep}`,
+          );
       }
     } catch {
       // createBackup logged it and recorded it for the dashboard.
@@ -104,7 +106,10 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
     // Stopped by a shutdown: it stays due, so the next start runs it.
     if (stopping?.signal.aborted) return outcome;
     const after = clock.now().getTime();
-    await setNextDue(backupServices, new Date(after + (outcome === "succeeded" ? intervalMs : Math.min(intervalMs, RETRY_MS))));
+    await setNextDue(
+      backupServices,
+      new Date(after + (outcome === "succeeded" ? intervalMs : Math.min(intervalMs, RETRY_MS))),
+    );
     return outcome;
   }
 

@@ -64,7 +64,11 @@ export async function recordBackupProblem(
   await ensureBackupState(services);
   await services.db
     .updateTable("backup_state")
-    .set({ last_problem_at: problem.at.toISOString(), last_problem_kind: problem.kind, last_problem_message: problem.message.slice(0, 2000) })
+    .set({
+      last_problem_at: problem.at.toISOString(),
+      last_problem_kind: problem.kind,
+      last_problem_message: problem.message.slice(0, 2000),
+    })
     .where("id", "=", STATE_ID)
     .execute();
 }
@@ -90,8 +94,7 @@ export async function readBackupStatus(
       : null;
   // A problem shows until a later backup works (a warning belongs to the backup that finished with it).
   const problemIsCurrent =
-    state.last_problem_at !== null &&
-    (lastBackup === null || state.last_problem_at >= lastBackup.at);
+    state.last_problem_at !== null && (lastBackup === null || state.last_problem_at >= lastBackup.at);
   const problem =
     problemIsCurrent && state.last_problem_kind && state.last_problem_message
       ? {

@@ -75,7 +75,9 @@ export function timeAgo(iso: string, now: Date): string {
  * whether it shows red. Shared by the backup card and any summary of the dashboard.
  */
 export function offsiteSummary(offsite: OffsiteStatus, now: Date): { text: string; tone: "ok" | "danger" | "neutral" } {
-  const last = offsite.lastCopy ? `Last copy off the server: ${timeAgo(offsite.lastCopy.at, now)}` : "No copy has left the server yet";
+  const last = offsite.lastCopy
+    ? `Last copy off the server: ${timeAgo(offsite.lastCopy.at, now)}`
+    : "No copy has left the server yet";
   switch (offsite.state) {
     case "off":
       return { text: "Backups are kept on this server only", tone: "neutral" };

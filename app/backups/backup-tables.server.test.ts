@@ -35,10 +35,24 @@ describe("the backup's table registry", () => {
 
   it("never both includes and leaves out a table; sessions and analytics working data are left out", () => {
     expect(BACKUP_TABLE_NAMES.filter((name) => name in EXCLUDED_TABLES)).toEqual([]);
-    for (const name of ["sessions", "analytics_salts", "analytics_visitors", "rate_limit_counters", "backup_leases", "deferred_deletions"]) {
+    for (const name of [
+      "sessions",
+      "analytics_salts",
+      "analytics_visitors",
+      "rate_limit_counters",
+      "backup_leases",
+      "deferred_deletions",
+    ]) {
       expect(EXCLUDED_TABLES[name], name).toBeTruthy();
     }
-    for (const name of ["users", "content_entries", "gallery_images", "contact_submissions", "notification_jobs", "content_revisions"]) {
+    for (const name of [
+      "users",
+      "content_entries",
+      "gallery_images",
+      "contact_submissions",
+      "notification_jobs",
+      "content_revisions",
+    ]) {
       expect(BACKUP_TABLE_NAMES).toContain(name);
     }
   });

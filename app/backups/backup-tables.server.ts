@@ -55,7 +55,8 @@ const enquiryPhotoFile = (column: string): ObjectColumn => ({
   column,
   keysOf: (value) => {
     if (value === null || value === undefined) return [];
-    if (typeof value !== "string" || !value.startsWith(ENQUIRY_PHOTO_PREFIX)) throw new Error("not an enquiry photo's key");
+    if (typeof value !== "string" || !value.startsWith(ENQUIRY_PHOTO_PREFIX))
+      throw new Error("not an enquiry photo's key");
     return [value];
   },
   maxBytes: MAX_ENQUIRY_PHOTO_COPY_BYTES,
@@ -96,16 +97,21 @@ export const EXCLUDED_TABLES: Readonly<Record<string, string>> = {
   sign_in_failures: "failed sign-ins since the last good one: security working data of this installation",
   sign_in_reports: "what each sign-in found, shown on that session's dashboard; sessions are never restored",
   notification_hourly_sends: "the mail outbox's running count for its hourly cap",
-  secrets: "generated keys shared by every instance (upload signing, device cookies): never in a backup, like DATA_DIR/secrets/",
+  secrets:
+    "generated keys shared by every instance (upload signing, device cookies): never in a backup, like DATA_DIR/secrets/",
   analytics_salts: "visitor-analytics working data (daily salts), deliberately not kept",
   analytics_visitors: "visitor-analytics working data, deliberately not kept",
-  ...Object.fromEntries(MIGRATION_TABLES.map((name) => [name, "schema bookkeeping: the archive records the migration name instead"])),
+  ...Object.fromEntries(
+    MIGRATION_TABLES.map((name) => [name, "schema bookkeeping: the archive records the migration name instead"]),
+  ),
 };
 
 export const BACKUP_TABLE_NAMES = BACKUP_TABLES.map((table) => table.name);
 
 /** No object a restore writes may be larger than this: the largest any column allows. */
-export const MAX_OBJECT_BYTES = Math.max(...BACKUP_TABLES.flatMap((table) => table.objectColumns ?? []).map((c) => c.maxBytes));
+export const MAX_OBJECT_BYTES = Math.max(
+  ...BACKUP_TABLES.flatMap((table) => table.objectColumns ?? []).map((c) => c.maxBytes),
+);
 
 /** The objects one row names, each with the largest size its column allows (deduplicated). */
 export function objectsNamedBy(table: BackupTable, row: Record<string, unknown>): Map<string, number> {
@@ -129,7 +135,10 @@ export async function referencedObjectKeys(db: Database): Promise<Set<string>> {
   for (const table of BACKUP_TABLES) {
     if (!table.objectColumns || !present.has(table.name)) continue;
     // Tables are named by the registry above, not by input.
-    const rows = await (db as unknown as Kysely<Record<string, Record<string, unknown>>>).selectFrom(table.name).selectAll().execute();
+    const rows = await (db as unknown as Kysely<Record<string, Record<string, unknown>>>)
+      .selectFrom(table.name)
+      .selectAll()
+      .execute();
     for (const row of rows) for (const key of objectsNamedBy(table, row).keys()) keys.add(key);
   }
   return keys;

@@ -107,18 +107,23 @@ export async function createBackup(services: BackupServices, options: BackupOpti
     // 1. The tables, from one read transaction, into JSON-lines files.
     const objectKeys = new Set<string>();
     const tableOf = new Map(BACKUP_TABLES.map((table) => [table.name, table]));
-    const snapshot = await readSnapshot(services.db, BACKUP_TABLES.map((table) => table.name), async (table, row) => {
-      let target = tableFiles.get(table);
-      if (!target) target = openTableFile(tableFiles, tableDir, table);
-      const line = `${JSON.stringify(row)}\n`;
-      target.rows += 1;
-      target.bytes += Buffer.byteLength(line);
-      if (!target.stream.write(line)) await once(target.stream, "drain");
-      for (const key of objectsNamedBy(tableOf.get(table)!, row).keys()) objectKeys.add(key);
-    });
+    const snapshot = await readSnapshot(
+      services.db,
+      BACKUP_TABLES.map((table) => table.name),
+      async (table, row) => {
+        let target = tableFiles.get(table);
+        if (!target) target = openTableFile(tableFiles, tableDir, table);
+        const line = `${JSON.stringify(row)}\n`;
+        target.rows += 1;
+        target.bytes += Buffer.byteLength(line);
+        if (!target.stream.write(line)) await once(target.stream, "drain");
+        for (const key of objectsNamedBy(tableOf.get(table)!, row).keys()) objectKeys.add(key);
+      },
+    );
     // Tables present but empty still get their (empty) file.
     for (const table of BACKUP_TABLES) {
-      if (!snapshot.missingTables.includes(table.name) && !tableFiles.has(table.name)) openTableFile(tableFiles, tableDir, table.name);
+      if (!snapshot.missingTables.includes(table.name) && !tableFiles.has(table.name))
+        openTableFile(tableFiles, tableDir, table.name);
     }
     await Promise.all([...tableFiles.values()].map((t) => finished(t.stream.end())));
     signal.throwIfAborted();
@@ -195,14 +200,26 @@ export async function createBackup(services: BackupServices, options: BackupOpti
     }
     const finishedAt = clock.now();
     const finalName = finalPath ? path.basename(finalPath) : fileName;
-    await recordBackupSuccess(services, { finishedAt, bytes, fileName: finalName, download: options.purpose === "download" });
+    await recordBackupSuccess(services, {
+      finishedAt,
+      bytes,
+      fileName: finalName,
+      download: options.purpose === "download",
+    });
     if (missingObjects.length) {
       const message = `The backup finished, but ${missingObjects.length} image file(s) were missing from storage: ${missingObjects.slice(0, 5).join(", ")}`;
       logger.error({ missingObjects }, message);
       await recordBackupProblem(services, { at: finishedAt, kind: "warning", message });
     }
     logger.info(
-      { purpose: options.purpose, file: finalPath ?? finalName, bytes, rows: Object.values(tables).reduce((s, t) => s + t.rows, 0), objects: manifest.objects.count, seconds: (finishedAt.getTime() - startedAt.getTime()) / 1000 },
+      {
+        purpose: options.purpose,
+        file: finalPath ?? finalName,
+        bytes,
+        rows: Object.values(tables).reduce((s, t) => s + t.rows, 0),
+        objects: manifest.objects.count,
+        seconds: (finishedAt.getTime() - startedAt.getTime()) / 1000,
+      },
       `backup written (${formatBytes(bytes)})`,
     );
     return { status: "succeeded", fileName: finalName, path: finalPath, bytes, manifest };

@@ -1,5 +1,11 @@
 import { objectKey, OBJECTS_PREFIX, openFileStream } from "./offsite-objects.server";
-import { listCopies, readDataObject, readFileList, readManifest, type OffsiteRepository } from "./offsite-repository.server";
+import {
+  listCopies,
+  readDataObject,
+  readFileList,
+  readManifest,
+  type OffsiteRepository,
+} from "./offsite-repository.server";
 
 /**
  * `npm run backup -- --verify` and `--read-data` (decision 0060), as restic's
@@ -22,7 +28,8 @@ export type CheckReport = {
   bytesRead: number;
 };
 
-export const checkPassed = (report: CheckReport) => !report.unreadableCopies.length && !report.missing.length && !report.damaged.length;
+export const checkPassed = (report: CheckReport) =>
+  !report.unreadableCopies.length && !report.missing.length && !report.damaged.length;
 
 export async function checkOffsiteStore(
   repo: OffsiteRepository,
@@ -40,7 +47,8 @@ export async function checkOffsiteStore(
     report.copies += 1;
     try {
       const manifest = await readManifest(repo, copy.name);
-      for (const table of Object.values(manifest.tables)) for (const chunk of table.chunks) note(chunk.id, "data", chunk.bytes, copy.name);
+      for (const table of Object.values(manifest.tables))
+        for (const chunk of table.chunks) note(chunk.id, "data", chunk.bytes, copy.name);
       for (const chunk of manifest.files.chunks) note(chunk.id, "data", chunk.bytes, copy.name);
       for (const file of await readFileList(repo, manifest)) note(file.id, "file", file.bytes, copy.name);
     } catch (error) {
@@ -48,7 +56,9 @@ export async function checkOffsiteStore(
     }
   }
   report.objects = named.size;
-  const present = new Map((await repo.store.list(OBJECTS_PREFIX)).map((object) => [object.key.slice(OBJECTS_PREFIX.length), object.bytes]));
+  const present = new Map(
+    (await repo.store.list(OBJECTS_PREFIX)).map((object) => [object.key.slice(OBJECTS_PREFIX.length), object.bytes]),
+  );
   for (const [id, entry] of named) if (!present.has(id)) report.missing.push({ id, copies: entry.copies });
   if (!options.readData) return report;
 

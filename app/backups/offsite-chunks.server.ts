@@ -53,7 +53,10 @@ export function createLineChunker(namingKey: Buffer): LineChunker {
 }
 
 /** Every chunk of `lines`, in order. */
-export async function chunkAllLines(namingKey: Buffer, lines: AsyncIterable<string> | Iterable<string>): Promise<Buffer[]> {
+export async function chunkAllLines(
+  namingKey: Buffer,
+  lines: AsyncIterable<string> | Iterable<string>,
+): Promise<Buffer[]> {
   const chunker = createLineChunker(namingKey);
   const chunks: Buffer[] = [];
   for await (const line of lines) chunks.push(...chunker.push(line));

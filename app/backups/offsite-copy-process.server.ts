@@ -29,13 +29,17 @@ const peakRssMB = () => Math.round(process.resourceUsage().maxRSS / 1024);
 export async function copyProcessMain(): Promise<void> {
   const send = process.send?.bind(process);
   if (!send) {
-    console.error("The off-site copy process is started by the server; for a copy by hand, run: npm run backup -- --offsite");
+    console.error(
+      "The off-site copy process is started by the server; for a copy by hand, run: npm run backup -- --offsite",
+    );
     process.exit(1);
   }
   const stop = new AbortController();
   process.on("SIGTERM", () => stop.abort(new Error("The server is shutting down")));
   process.on("disconnect", () => stop.abort(new Error("The server went away")));
-  const request = await new Promise<ToCopyProcess>((resolve) => process.once("message", (message: ToCopyProcess) => resolve(message)));
+  const request = await new Promise<ToCopyProcess>((resolve) =>
+    process.once("message", (message: ToCopyProcess) => resolve(message)),
+  );
   const reply = (message: FromCopyProcess) =>
     new Promise<void>((resolve) => {
       if (!process.connected) return resolve();
@@ -45,20 +49,33 @@ export async function copyProcessMain(): Promise<void> {
   const env = parseEnv();
   const logger = createLogger({ level: env.LOG_LEVEL });
   const store = openOffsiteStore(env);
-  const db = openDatabaseAt(databaseTargetFor(env), { onIdleClientError: (error) => logger.warn({ err: error }, "an idle database connection failed") });
+  const db = openDatabaseAt(databaseTargetFor(env), {
+    onIdleClientError: (error) => logger.warn({ err: error }, "an idle database connection failed"),
+  });
   // Only reads: the signing secret is for upload URLs, which this process never makes.
   const storage = await openObjectStorage(storageConfigFor(env, randomBytes(32).toString("hex")));
   try {
-    if (!store || !env.BACKUP_PASSPHRASE) throw new Error("Off-site copies need BACKUP_S3_BUCKET and BACKUP_PASSPHRASE");
+    if (!store || !env.BACKUP_PASSPHRASE)
+      throw new Error("Off-site copies need BACKUP_S3_BUCKET and BACKUP_PASSPHRASE");
     const workDir = backupsDirOf(env.DATA_DIR);
     const result = await runOffsiteCopy(
       { env, db, storage, logger },
-      { store, passphrase: env.BACKUP_PASSPHRASE, policy: keepPolicyOf(env), workDir, cacheDir: path.join(workDir, ".offsite-cache") },
+      {
+        store,
+        passphrase: env.BACKUP_PASSPHRASE,
+        policy: keepPolicyOf(env),
+        workDir,
+        cacheDir: path.join(workDir, ".offsite-cache"),
+      },
       { at: new Date(request.at), signal: stop.signal },
     );
     await reply({ type: "done", result, peakRssMB: peakRssMB() });
   } catch (error) {
-    await reply({ type: "failed", message: stop.signal.aborted ? String((stop.signal.reason as Error).message) : (error as Error).message, peakRssMB: peakRssMB() });
+    await reply({
+      type: "failed",
+      message: stop.signal.aborted ? String((stop.signal.reason as Error).message) : (error as Error).message,
+      peakRssMB: peakRssMB(),
+    });
     process.exitCode = 1;
   } finally {
     store?.close();

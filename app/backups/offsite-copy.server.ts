@@ -17,7 +17,10 @@ import { OFFSITE_RED_AFTER_MS, type BackupStatus } from "./backup-status";
  */
 export type OffsiteServices = Pick<AppServices, "db" | "logger" | "mail" | "outboxWake"> & { clock: Clock };
 
-export async function recordOffsiteSuccess({ db, clock }: OffsiteServices, copy: { name: string; sentBytes: number }): Promise<void> {
+export async function recordOffsiteSuccess(
+  { db, clock }: OffsiteServices,
+  copy: { name: string; sentBytes: number },
+): Promise<void> {
   await ensureBackupState({ db, clock });
   await db
     .updateTable("backup_state")
@@ -53,17 +56,31 @@ export async function recordOffsiteFailure(services: OffsiteServices, message: s
     .updateTable("backup_state")
     .set({ offsite_alerted_at: at })
     .where("offsite_alerted_at", "is", null)
-    .where((eb) => eb(eb.fn.coalesce("offsite_last_at", "offsite_failing_since"), "<=", new Date(now.getTime() - OFFSITE_RED_AFTER_MS).toISOString()))
+    .where((eb) =>
+      eb(
+        eb.fn.coalesce("offsite_last_at", "offsite_failing_since"),
+        "<=",
+        new Date(now.getTime() - OFFSITE_RED_AFTER_MS).toISOString(),
+      ),
+    )
     .executeTakeFirst();
   if (Number(claimed.numUpdatedRows) === 1 && services.mail) {
     const row = await ensureBackupState({ db, clock });
-    const payload: OffsiteFailingForMail = { failures: row.offsite_failures ?? 1, lastCopyAt: row.offsite_last_at, where, message };
+    const payload: OffsiteFailingForMail = {
+      failures: row.offsite_failures ?? 1,
+      lastCopyAt: row.offsite_last_at,
+      where,
+      message,
+    };
     await queueOwnerAlert(OFFSITE_FAILING_KIND, payload, services);
   }
 }
 
 /** The next copy is due at `at`, unless one is due sooner already (a start, a restore). */
-export async function bringOffsiteCopyForward({ db, clock }: { db: AppServices["db"]; clock: Clock }, at: Date): Promise<void> {
+export async function bringOffsiteCopyForward(
+  { db, clock }: { db: AppServices["db"]; clock: Clock },
+  at: Date,
+): Promise<void> {
   await ensureBackupState({ db, clock });
   const iso = at.toISOString();
   await db
@@ -99,7 +116,12 @@ export async function readOffsiteStatus(
   const red = since !== null && now - new Date(state.offsite_last_at ?? since).getTime() >= OFFSITE_RED_AFTER_MS;
   const failing =
     red && state.offsite_failed_at
-      ? { failures: state.offsite_failures ?? 1, since: since!, lastFailedAt: state.offsite_failed_at, message: state.offsite_last_error ?? "" }
+      ? {
+          failures: state.offsite_failures ?? 1,
+          since: since!,
+          lastFailedAt: state.offsite_failed_at,
+          message: state.offsite_last_error ?? "",
+        }
       : null;
   const copying = configured && encrypted;
   return {

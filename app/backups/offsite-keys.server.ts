@@ -99,14 +99,30 @@ export async function openOffsiteKeys(
     await store.remove(file);
     return openOffsiteKeys(store, passphrase, { create: false });
   }
-  return { identity, recipient: await identityToRecipient(identity), namingKey: Buffer.from(JSON.parse(body).namingKey, "hex"), file };
+  return {
+    identity,
+    recipient: await identityToRecipient(identity),
+    namingKey: Buffer.from(JSON.parse(body).namingKey, "hex"),
+    file,
+  };
 }
 
 function keysFileBody(identity: string, namingKey: Buffer): string {
-  return JSON.stringify({ format: KEYS_FORMAT, version: 1, identity, namingKey: namingKey.toString("hex"), createdAt: new Date().toISOString() });
+  return JSON.stringify({
+    format: KEYS_FORMAT,
+    version: 1,
+    identity,
+    namingKey: namingKey.toString("hex"),
+    createdAt: new Date().toISOString(),
+  });
 }
 
-async function putKeysFile(store: OffsiteStore, body: string, passphrase: string, scryptWorkFactor?: number): Promise<string> {
+async function putKeysFile(
+  store: OffsiteStore,
+  body: string,
+  passphrase: string,
+  scryptWorkFactor?: number,
+): Promise<string> {
   const encrypter = new Encrypter();
   encrypter.setPassphrase(passphrase);
   encrypter.setScryptWorkFactor(scryptWorkFactor ?? DEFAULT_SCRYPT_WORK_FACTOR);

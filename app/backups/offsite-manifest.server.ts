@@ -62,5 +62,7 @@ export type FileLine = z.infer<typeof fileLineSchema>;
 
 /** Every object a manifest names directly (its chunks); the files' objects come from its list. */
 export function chunkIdsOf(manifest: CopyManifest): string[] {
-  return [...Object.values(manifest.tables).flatMap((table) => table.chunks), ...manifest.files.chunks].map((chunk) => chunk.id);
+  return [...Object.values(manifest.tables).flatMap((table) => table.chunks), ...manifest.files.chunks].map(
+    (chunk) => chunk.id,
+  );
 }

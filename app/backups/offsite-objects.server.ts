@@ -84,7 +84,9 @@ export async function decryptBytes(keys: OffsiteKeys, sealed: Uint8Array, what: 
   try {
     return Buffer.from(await decrypterFor(keys).decrypt(sealed));
   } catch {
-    throw new OffsiteDamagedError(`${what} in the off-site store does not open with its keys: it was changed or damaged`);
+    throw new OffsiteDamagedError(
+      `${what} in the off-site store does not open with its keys: it was changed or damaged`,
+    );
   }
 }
 
@@ -100,7 +102,8 @@ export async function openData(keys: OffsiteKeys, sealed: Uint8Array, id: string
   const plain = await gunzip(zipped).catch(() => {
     throw new OffsiteDamagedError(`${what} in the off-site store is damaged`);
   });
-  if (!sameId(objectIdOf(keys, "data", plain), id)) throw new OffsiteDamagedError(`${what} in the off-site store is not what was written`);
+  if (!sameId(objectIdOf(keys, "data", plain), id))
+    throw new OffsiteDamagedError(`${what} in the off-site store is not what was written`);
   return plain;
 }
 
@@ -108,7 +111,11 @@ export async function openData(keys: OffsiteKeys, sealed: Uint8Array, id: string
  * Seals a stored file as it streams by, into a new local file: its id (HMAC of the plain bytes),
  * its plain size, and the sealed file's size. Memory stays at age's 64 KiB chunks.
  */
-export async function sealFileTo(keys: OffsiteKeys, source: Readable, target: string): Promise<{ id: string; bytes: number; sealedBytes: number }> {
+export async function sealFileTo(
+  keys: OffsiteKeys,
+  source: Readable,
+  target: string,
+): Promise<{ id: string; bytes: number; sealedBytes: number }> {
   const hash = objectHasher(keys, "file");
   let bytes = 0;
   const tap = new Transform({
@@ -134,12 +141,19 @@ export async function sealFileTo(keys: OffsiteKeys, source: Readable, target: st
  * A `file` object's plain bytes as a stream. The stream fails (before its end) when the bytes are
  * not the ones its name promises: a consumer must treat what it received as lost on any error.
  */
-export async function openFileStream(keys: OffsiteKeys, sealed: NodeJS.ReadableStream, id: string, bytes: number): Promise<Readable> {
+export async function openFileStream(
+  keys: OffsiteKeys,
+  sealed: NodeJS.ReadableStream,
+  id: string,
+  bytes: number,
+): Promise<Readable> {
   let plain: ReadableStream<Uint8Array>;
   try {
     plain = await decrypterFor(keys).decrypt(toWeb(Readable.from(sealed as AsyncIterable<Uint8Array>)));
   } catch {
-    throw new OffsiteDamagedError(`The object ${id} in the off-site store does not open with its keys: it was changed or damaged`);
+    throw new OffsiteDamagedError(
+      `The object ${id} in the off-site store does not open with its keys: it was changed or damaged`,
+    );
   }
   const hash = objectHasher(keys, "file");
   let seen = 0;
@@ -156,6 +170,8 @@ export async function openFileStream(keys: OffsiteKeys, sealed: NodeJS.ReadableS
     },
   });
   const decrypted = fromWeb(plain);
-  decrypted.on("error", () => check.destroy(new OffsiteDamagedError(`The object ${id} in the off-site store is damaged`)));
+  decrypted.on("error", () =>
+    check.destroy(new OffsiteDamagedError(`The object ${id} in the off-site store is damaged`)),
+  );
   return decrypted.pipe(check);
 }

@@ -1,7 +1,13 @@
 import { applyKeepPolicy, type KeepPolicy } from "./offsite-keep";
 import { chunkIdsOf, COPIES_PREFIX } from "./offsite-manifest.server";
 import { objectKey, OBJECTS_PREFIX } from "./offsite-objects.server";
-import { listCopies, readDataObject, readManifest, trimCache, type OffsiteRepository } from "./offsite-repository.server";
+import {
+  listCopies,
+  readDataObject,
+  readManifest,
+  trimCache,
+  type OffsiteRepository,
+} from "./offsite-repository.server";
 
 /**
  * The keep policy applied to the off-site store (decision 0060): the copies
@@ -21,7 +27,11 @@ export type PruneFigures = {
   storedObjects: number;
 };
 
-export async function pruneOffsiteStore(repo: OffsiteRepository, policy: KeepPolicy, options: { signal?: AbortSignal } = {}): Promise<PruneFigures> {
+export async function pruneOffsiteStore(
+  repo: OffsiteRepository,
+  policy: KeepPolicy,
+  options: { signal?: AbortSignal } = {},
+): Promise<PruneFigures> {
   const { store } = repo;
   const copies = await listCopies(store);
   const { keep, remove } = applyKeepPolicy(copies, policy);
@@ -67,5 +77,12 @@ export async function pruneOffsiteStore(repo: OffsiteRepository, policy: KeepPol
   }
   storedBytes += keep.reduce((sum, copy) => sum + copy.sealedBytes, 0);
   await trimCache(repo, cached);
-  return { keptCopies: keep.length, removedCopies: remove.map((copy) => copy.name), removedObjects, removedBytes, storedBytes, storedObjects };
+  return {
+    keptCopies: keep.length,
+    removedCopies: remove.map((copy) => copy.name),
+    removedObjects,
+    removedBytes,
+    storedBytes,
+    storedObjects,
+  };
 }

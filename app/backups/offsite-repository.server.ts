@@ -1,7 +1,14 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { openOffsiteKeys, type OffsiteKeys } from "./offsite-keys.server";
-import { COPIES_PREFIX, copyManifestSchema, copyTimeOf, fileLineSchema, type CopyManifest, type FileLine } from "./offsite-manifest.server";
+import {
+  COPIES_PREFIX,
+  copyManifestSchema,
+  copyTimeOf,
+  fileLineSchema,
+  type CopyManifest,
+  type FileLine,
+} from "./offsite-manifest.server";
 import { decryptBytes, objectKey, OffsiteDamagedError, openData } from "./offsite-objects.server";
 import type { OffsiteStore } from "./offsite-store.server";
 
@@ -89,7 +96,8 @@ export async function readManifest(repo: OffsiteRepository, name: string): Promi
     throw new OffsiteDamagedError(`The copy ${name} in the off-site store is damaged`);
   }
   const parsed = copyManifestSchema.safeParse(json);
-  if (!parsed.success || parsed.data.name !== name) throw new OffsiteDamagedError(`The copy ${name} in the off-site store is not a Cornerstone copy`);
+  if (!parsed.success || parsed.data.name !== name)
+    throw new OffsiteDamagedError(`The copy ${name} in the off-site store is not a Cornerstone copy`);
   remember(repo, key, parsed.data, 2048);
   return parsed.data;
 }
@@ -121,7 +129,8 @@ export async function readFileList(repo: OffsiteRepository, manifest: CopyManife
       files.push(parsed.data);
     }
   }
-  if (files.length !== manifest.files.count) throw new OffsiteDamagedError(`The list of files of the copy ${manifest.name} is incomplete`);
+  if (files.length !== manifest.files.count)
+    throw new OffsiteDamagedError(`The list of files of the copy ${manifest.name} is incomplete`);
   remember(repo, memoryKey, files, files.length * 160);
   return files;
 }

@@ -10,7 +10,13 @@ import { BACKUP_TABLES } from "./backup-tables.server";
 import type { CarriedSecrets } from "./carried-secrets.server";
 import type { CopyManifest } from "./offsite-manifest.server";
 import { objectKey, OffsiteDamagedError, openFileStream } from "./offsite-objects.server";
-import { listCopies, readDataObject, readFileList, readManifest, type OffsiteRepository } from "./offsite-repository.server";
+import {
+  listCopies,
+  readDataObject,
+  readFileList,
+  readManifest,
+  type OffsiteRepository,
+} from "./offsite-repository.server";
 
 /**
  * Restoring an off-site copy (decision 0060): the copy is rebuilt, object by
@@ -45,7 +51,9 @@ const summaryOf = (manifest: CopyManifest): CopySummary => ({
 });
 
 /** Every copy in the store, newest first; a copy whose manifest does not open is listed with its problem. */
-export async function listOffsiteCopies(repo: OffsiteRepository): Promise<(CopySummary | { name: string; at: string; problem: string })[]> {
+export async function listOffsiteCopies(
+  repo: OffsiteRepository,
+): Promise<(CopySummary | { name: string; at: string; problem: string })[]> {
   const listed = [];
   for (const copy of (await listCopies(repo.store)).reverse()) {
     try {
@@ -65,7 +73,10 @@ export async function chooseCopy(repo: OffsiteRepository, name?: string): Promis
   const copies = await listCopies(repo.store);
   if (name) {
     if (!copies.some((copy) => copy.name === name)) {
-      const newest = copies.slice(-5).reverse().map((copy) => copy.name);
+      const newest = copies
+        .slice(-5)
+        .reverse()
+        .map((copy) => copy.name);
       throw new OffsiteRestoreRefusedError(
         `There is no copy named ${name} in ${repo.store.description}. ` +
           (newest.length ? `The newest there: ${newest.join(", ")}. ` : "") +
@@ -81,7 +92,9 @@ export async function chooseCopy(repo: OffsiteRepository, name?: string): Promis
       // Not one of ours (or damaged): the next older one.
     }
   }
-  throw new OffsiteRestoreRefusedError(`There is no copy in ${repo.store.description} that opens with these keys. Nothing was changed.`);
+  throw new OffsiteRestoreRefusedError(
+    `There is no copy in ${repo.store.description} that opens with these keys. Nothing was changed.`,
+  );
 }
 
 /**
@@ -96,12 +109,21 @@ export async function rebuildArchive(
 ): Promise<{ file: string; carried: CarriedSecrets }> {
   const summary = summaryOf(manifest);
   await fs.mkdir(options.workDir, { recursive: true, mode: 0o700 });
-  const problem = await spaceProblem(options.freeSpace ?? statfsProbe, options.workDir, summary.tableBytes + summary.fileBytes + 64 * 1024 * 1024);
-  if (problem) throw new OffsiteRestoreRefusedError(`The copy ${manifest.name} cannot be rebuilt here: ${problem}. Nothing was changed.`);
+  const problem = await spaceProblem(
+    options.freeSpace ?? statfsProbe,
+    options.workDir,
+    summary.tableBytes + summary.fileBytes + 64 * 1024 * 1024,
+  );
+  if (problem)
+    throw new OffsiteRestoreRefusedError(
+      `The copy ${manifest.name} cannot be rebuilt here: ${problem}. Nothing was changed.`,
+    );
   const files = await readFileList(repo, manifest);
   const file = path.join(options.workDir, `.restore-${randomBytes(6).toString("hex")}-${manifest.name}.tar.gz`);
   try {
-    const writer = createArchiveWriter(createWriteStream(file, { flags: "wx", mode: 0o600 }), { mtime: new Date(manifest.createdAt) });
+    const writer = createArchiveWriter(createWriteStream(file, { flags: "wx", mode: 0o600 }), {
+      mtime: new Date(manifest.createdAt),
+    });
     const tables: BackupManifest["tables"] = {};
     for (const { name } of BACKUP_TABLES) {
       const table = manifest.tables[name];
@@ -119,8 +141,13 @@ export async function rebuildArchive(
     }
     for (const line of files) {
       const sealed = await repo.store.read(objectKey(line.id));
-      if (!sealed) throw new OffsiteDamagedError(`The object ${line.id} (${line.key}) is missing from the off-site store`);
-      await writer.addStream(objectFileName(line.key), await openFileStream(repo.keys, sealed.stream, line.id, line.bytes), line.bytes);
+      if (!sealed)
+        throw new OffsiteDamagedError(`The object ${line.id} (${line.key}) is missing from the off-site store`);
+      await writer.addStream(
+        objectFileName(line.key),
+        await openFileStream(repo.keys, sealed.stream, line.id, line.bytes),
+        line.bytes,
+      );
     }
     await writer.finish({
       createdAt: manifest.createdAt,

@@ -31,7 +31,9 @@ export type OffsiteRunResult = { copy: CopyFigures; prune: PruneFigures | null; 
 
 export type OffsiteRunServices = Pick<AppServices, "env" | "db" | "storage" | "logger">;
 
-export function keepPolicyOf(env: Pick<Env, "BACKUP_KEEP_HOURLY" | "BACKUP_KEEP_DAILY" | "BACKUP_KEEP_MONTHLY">): KeepPolicy {
+export function keepPolicyOf(
+  env: Pick<Env, "BACKUP_KEEP_HOURLY" | "BACKUP_KEEP_DAILY" | "BACKUP_KEEP_MONTHLY">,
+): KeepPolicy {
   return { hourly: env.BACKUP_KEEP_HOURLY, daily: env.BACKUP_KEEP_DAILY, monthly: env.BACKUP_KEEP_MONTHLY };
 }
 
@@ -90,6 +92,8 @@ export async function withOffsiteLease<T>(
     return { value: await work(signal) };
   } finally {
     clearInterval(heartbeat);
-    await lease.release().catch((error: unknown) => services.logger.warn({ err: error }, "could not release the off-site copy's lease"));
+    await lease
+      .release()
+      .catch((error: unknown) => services.logger.warn({ err: error }, "could not release the off-site copy's lease"));
   }
 }

@@ -2,7 +2,12 @@ import { systemClock, type Clock } from "~/lib/clock";
 import { every } from "~/lib/every";
 import type { AppServices } from "~/services.server";
 import { ensureBackupState } from "./backup-state.server";
-import { bringOffsiteCopyForward, recordOffsiteFailure, recordOffsiteSuccess, setOffsiteNextDue } from "./offsite-copy.server";
+import {
+  bringOffsiteCopyForward,
+  recordOffsiteFailure,
+  recordOffsiteSuccess,
+  setOffsiteNextDue,
+} from "./offsite-copy.server";
 import type { OffsiteCopyRunner } from "./offsite-copy-runner.server";
 import { withOffsiteLease } from "./offsite-run.server";
 import { offsiteConfigFor } from "./offsite-target.server";
@@ -12,7 +17,8 @@ export const OFFSITE_AFTER_START_MS = 5 * 60_000;
 /** How often a server looks at the schedule. */
 const POLL_MS = 60_000;
 
-export type OffsiteOutcome = "off" | "no-passphrase" | "not-due" | "claimed-elsewhere" | "copied" | "failed" | "stopped";
+export type OffsiteOutcome =
+  "off" | "no-passphrase" | "not-due" | "claimed-elsewhere" | "copied" | "failed" | "stopped";
 
 /**
  * Off-site copies on a schedule (decision 0060): every BACKUP_OFFSITE_MINUTES,
@@ -48,14 +54,18 @@ export function createOffsiteSchedule(services: AppServices, options: { runner: 
       async (signal): Promise<OffsiteOutcome> => {
         // Under the lease, look again: another instance may have just taken it and moved the schedule on.
         const claimed = await ensureBackupState(stateServices);
-        if (!claimed.offsite_next_due_at || new Date(claimed.offsite_next_due_at).getTime() > clock.now().getTime()) return "claimed-elsewhere";
+        if (!claimed.offsite_next_due_at || new Date(claimed.offsite_next_due_at).getTime() > clock.now().getTime())
+          return "claimed-elsewhere";
         const at = clock.now();
         // The next one is due an interval from now, whatever this one's outcome.
         await setOffsiteNextDue(services, new Date(at.getTime() + intervalMs));
         try {
           const result = await options.runner({ at, signal });
           await recordOffsiteSuccess(stateServices, { name: result.copy.name, sentBytes: result.copy.bytesSent });
-          services.logger.info({ ...result.copy, prune: result.prune, peakRssMB: result.peakRssMB }, "off-site copy made");
+          services.logger.info(
+            { ...result.copy, prune: result.prune, peakRssMB: result.peakRssMB },
+            "off-site copy made",
+          );
           return "copied";
         } catch (error) {
           if (stopping.signal.aborted) {
@@ -74,7 +84,9 @@ export function createOffsiteSchedule(services: AppServices, options: { runner: 
     return ran ? ran.value : "claimed-elsewhere";
   }
 
-  const task = every(POLL_MS, runDue, { onError: (error) => services.logger.error({ err: error }, "off-site copy pass failed") });
+  const task = every(POLL_MS, runDue, {
+    onError: (error) => services.logger.error({ err: error }, "off-site copy pass failed"),
+  });
   let started = false;
 
   return {

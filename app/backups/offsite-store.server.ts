@@ -1,7 +1,13 @@
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import type { Env } from "~/env.server";
 import { createS3Client, type S3StorageConfig } from "~/storage/s3-storage.server";
-import { describeS3Error, offsiteConfigFor, OFFSITE_PREFIX, putFileInBucket, withRetries } from "./offsite-target.server";
+import {
+  describeS3Error,
+  offsiteConfigFor,
+  OFFSITE_PREFIX,
+  putFileInBucket,
+  withRetries,
+} from "./offsite-target.server";
 
 /**
  * The off-site store of the content-addressed copies (decision 0060): raw
@@ -57,9 +63,12 @@ export function createS3OffsiteStore(config: S3StorageConfig): OffsiteStore {
       try {
         if ("file" in body) return await putFileInBucket(client, Bucket, Key(key), body.file, options.signal);
         await withRetries(options.signal, () =>
-          client.send(new PutObjectCommand({ Bucket, Key: Key(key), ContentLength: body.bytes.length, Body: body.bytes }), {
-            abortSignal: options.signal,
-          }),
+          client.send(
+            new PutObjectCommand({ Bucket, Key: Key(key), ContentLength: body.bytes.length, Body: body.bytes }),
+            {
+              abortSignal: options.signal,
+            },
+          ),
         );
         return body.bytes.length;
       } catch (error) {
@@ -92,7 +101,11 @@ export function createS3OffsiteStore(config: S3StorageConfig): OffsiteStore {
         do {
           const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: Key(prefix), ContinuationToken }));
           for (const object of page.Contents ?? []) {
-            found.push({ key: object.Key!.slice(REPOSITORY_PREFIX.length), bytes: object.Size ?? 0, modifiedAt: object.LastModified ?? new Date(0) });
+            found.push({
+              key: object.Key!.slice(REPOSITORY_PREFIX.length),
+              bytes: object.Size ?? 0,
+              modifiedAt: object.LastModified ?? new Date(0),
+            });
           }
           ContinuationToken = page.NextContinuationToken;
         } while (ContinuationToken);

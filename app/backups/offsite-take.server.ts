@@ -10,7 +10,14 @@ import type { AppServices } from "~/services.server";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { BACKUP_TABLES, objectsNamedBy } from "./backup-tables.server";
 import { createLineChunker } from "./offsite-chunks.server";
-import { COPIES_PREFIX, COPY_FORMAT, COPY_FORMAT_VERSION, newCopyName, type CopyManifest, type FileLine } from "./offsite-manifest.server";
+import {
+  COPIES_PREFIX,
+  COPY_FORMAT,
+  COPY_FORMAT_VERSION,
+  newCopyName,
+  type CopyManifest,
+  type FileLine,
+} from "./offsite-manifest.server";
 import { encryptBytes, objectIdOf, objectKey, OBJECTS_PREFIX, sealData, sealFileTo } from "./offsite-objects.server";
 import { listCopies, readFileList, readManifest, type OffsiteRepository } from "./offsite-repository.server";
 
@@ -53,7 +60,11 @@ export type TakeCopyOptions = {
 
 type TableFile = { file: string; stream: WriteStream; rows: number; bytes: number };
 
-export async function takeOffsiteCopy(services: CopyServices, repo: OffsiteRepository, options: TakeCopyOptions): Promise<CopyFigures> {
+export async function takeOffsiteCopy(
+  services: CopyServices,
+  repo: OffsiteRepository,
+  options: TakeCopyOptions,
+): Promise<CopyFigures> {
   const { store, keys } = repo;
   const signal = options.signal;
   const sent = { bytes: 0, objects: 0 };
@@ -80,18 +91,27 @@ export async function takeOffsiteCopy(services: CopyServices, repo: OffsiteRepos
     const named = new Set<string>();
     const tableOf = new Map(BACKUP_TABLES.map((table) => [table.name, table]));
     const open = (table: string) => {
-      const entry = { file: path.join(work, `${table}.jsonl`), stream: createWriteStream(path.join(work, `${table}.jsonl`), { mode: 0o600 }), rows: 0, bytes: 0 };
+      const entry = {
+        file: path.join(work, `${table}.jsonl`),
+        stream: createWriteStream(path.join(work, `${table}.jsonl`), { mode: 0o600 }),
+        rows: 0,
+        bytes: 0,
+      };
       tableFiles.set(table, entry);
       return entry;
     };
-    const snapshot = await readSnapshot(services.db, BACKUP_TABLES.map((table) => table.name), async (table, row) => {
-      const target = tableFiles.get(table) ?? open(table);
-      const line = `${JSON.stringify(row)}\n`;
-      target.rows += 1;
-      target.bytes += Buffer.byteLength(line);
-      if (!target.stream.write(line)) await once(target.stream, "drain");
-      for (const key of objectsNamedBy(tableOf.get(table)!, row).keys()) named.add(key);
-    });
+    const snapshot = await readSnapshot(
+      services.db,
+      BACKUP_TABLES.map((table) => table.name),
+      async (table, row) => {
+        const target = tableFiles.get(table) ?? open(table);
+        const line = `${JSON.stringify(row)}\n`;
+        target.rows += 1;
+        target.bytes += Buffer.byteLength(line);
+        if (!target.stream.write(line)) await once(target.stream, "drain");
+        for (const key of objectsNamedBy(tableOf.get(table)!, row).keys()) named.add(key);
+      },
+    );
     for (const table of BACKUP_TABLES) {
       if (!snapshot.missingTables.includes(table.name) && !tableFiles.has(table.name)) open(table.name);
     }
@@ -144,7 +164,8 @@ export async function takeOffsiteCopy(services: CopyServices, repo: OffsiteRepos
     // 4. The list of files, chunked the same way (it changes only when files do).
     const chunker = createLineChunker(keys.namingKey);
     const listChunks: CopyManifest["files"]["chunks"] = [];
-    for (const line of lines) for (const chunk of chunker.push(JSON.stringify(line))) listChunks.push(await putData(chunk));
+    for (const line of lines)
+      for (const chunk of chunker.push(JSON.stringify(line))) listChunks.push(await putData(chunk));
     for (const chunk of chunker.end()) listChunks.push(await putData(chunk));
 
     // 5. The manifest, last: until it is there, the copy does not exist.
@@ -163,7 +184,11 @@ export async function takeOffsiteCopy(services: CopyServices, repo: OffsiteRepos
       missingObjects,
       carried: options.carried ?? {},
     };
-    sent.bytes += await store.put(`${COPIES_PREFIX}${name}`, { bytes: await encryptBytes(keys, Buffer.from(JSON.stringify(manifest))) }, { signal });
+    sent.bytes += await store.put(
+      `${COPIES_PREFIX}${name}`,
+      { bytes: await encryptBytes(keys, Buffer.from(JSON.stringify(manifest))) },
+      { signal },
+    );
     sent.objects += 1;
     const tableValues = Object.values(tables);
     return {
@@ -192,7 +217,10 @@ async function newestFileList(services: CopyServices, repo: OffsiteRepository): 
     return new Map((await readFileList(repo, await readManifest(repo, newest.name))).map((line) => [line.key, line]));
   } catch (error) {
     // Every file is read and named afresh; only the ones the store lacks are sent.
-    services.logger.warn({ err: error, copy: newest.name }, "the newest off-site copy could not be read; every file is checked again");
+    services.logger.warn(
+      { err: error, copy: newest.name },
+      "the newest off-site copy could not be read; every file is checked again",
+    );
     return new Map();
   }
 }

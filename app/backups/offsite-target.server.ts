@@ -72,7 +72,11 @@ export function describeS3Error(error: unknown): string {
  * The SDK never retries a request whose body is a stream (it cannot rewind it); each attempt here
  * opens the file again, so a dropped connection costs one part, not the whole upload.
  */
-export async function withRetries<T>(signal: AbortSignal | undefined, attempt: () => Promise<T>, attempts = 3): Promise<T> {
+export async function withRetries<T>(
+  signal: AbortSignal | undefined,
+  attempt: () => Promise<T>,
+  attempts = 3,
+): Promise<T> {
   for (let n = 1; ; n++) {
     try {
       return await attempt();
@@ -88,11 +92,19 @@ export async function withRetries<T>(signal: AbortSignal | undefined, attempt: (
  * Streams a local file into `Key`: one PutObject up to OFFSITE_PART_BYTES, a multipart upload of
  * such parts above it (aborted on failure, so no parts are left to be billed). Returns its size.
  */
-export async function putFileInBucket(client: S3Client, Bucket: string, Key: string, file: string, signal?: AbortSignal): Promise<number> {
+export async function putFileInBucket(
+  client: S3Client,
+  Bucket: string,
+  Key: string,
+  file: string,
+  signal?: AbortSignal,
+): Promise<number> {
   const { size } = await fs.stat(file);
   if (size <= OFFSITE_PART_BYTES) {
     await withRetries(signal, () =>
-      client.send(new PutObjectCommand({ Bucket, Key, ContentLength: size, Body: createReadStream(file) }), { abortSignal: signal }),
+      client.send(new PutObjectCommand({ Bucket, Key, ContentLength: size, Body: createReadStream(file) }), {
+        abortSignal: signal,
+      }),
     );
     return size;
   }
@@ -103,13 +115,23 @@ export async function putFileInBucket(client: S3Client, Bucket: string, Key: str
       const end = Math.min(size, start + OFFSITE_PART_BYTES);
       const part = await withRetries(signal, () =>
         client.send(
-          new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, ContentLength: end - start, Body: createReadStream(file, { start, end: end - 1 }) }),
+          new UploadPartCommand({
+            Bucket,
+            Key,
+            UploadId,
+            PartNumber,
+            ContentLength: end - start,
+            Body: createReadStream(file, { start, end: end - 1 }),
+          }),
           { abortSignal: signal },
         ),
       );
       parts.push({ ETag: part.ETag!, PartNumber });
     }
-    await client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } }), { abortSignal: signal });
+    await client.send(
+      new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } }),
+      { abortSignal: signal },
+    );
   } catch (error) {
     // Parts left behind would be billed; a failure to abort is only worth the original error.
     await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => {});
@@ -133,10 +155,13 @@ export function createS3OffsiteTarget(config: S3StorageConfig): OffsiteTarget {
       let ContinuationToken: string | undefined;
       try {
         do {
-          const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix: OFFSITE_PREFIX, Delimiter: "/", ContinuationToken }));
+          const page = await client.send(
+            new ListObjectsV2Command({ Bucket, Prefix: OFFSITE_PREFIX, Delimiter: "/", ContinuationToken }),
+          );
           for (const object of page.Contents ?? []) {
             const name = object.Key!.slice(OFFSITE_PREFIX.length);
-            if (name && !name.includes("/")) copies.push({ name, bytes: object.Size ?? 0, modifiedAt: object.LastModified ?? new Date(0) });
+            if (name && !name.includes("/"))
+              copies.push({ name, bytes: object.Size ?? 0, modifiedAt: object.LastModified ?? new Date(0) });
           }
           ContinuationToken = page.NextContinuationToken;
         } while (ContinuationToken);
@@ -162,7 +187,9 @@ export function createS3OffsiteTarget(config: S3StorageConfig): OffsiteTarget {
     },
     async readStart(name, bytes) {
       try {
-        const object = await client.send(new GetObjectCommand({ Bucket, Key: keyOf(name), Range: `bytes=0-${bytes - 1}` }));
+        const object = await client.send(
+          new GetObjectCommand({ Bucket, Key: keyOf(name), Range: `bytes=0-${bytes - 1}` }),
+        );
         const chunks: Buffer[] = [];
         let read = 0;
         for await (const chunk of object.Body as Readable) {
@@ -177,7 +204,8 @@ export function createS3OffsiteTarget(config: S3StorageConfig): OffsiteTarget {
         return Buffer.concat(chunks).subarray(0, bytes);
       } catch (error) {
         // An empty object has no byte 0.
-        if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 416) return Buffer.alloc(0);
+        if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 416)
+          return Buffer.alloc(0);
         return fail(`read ${name} from`, error);
       }
     },

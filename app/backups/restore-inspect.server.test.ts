@@ -27,7 +27,9 @@ describe("a table's JSON lines, read one at a time", () => {
   });
 
   it("refuses a line that is not one JSON object of text, numbers and nulls", async () => {
-    await expect(lines(['{"a":1}\n[1,2]\n'])).rejects.toThrow("In table users (tables/users.jsonl), line 2: the line is not a row");
+    await expect(lines(['{"a":1}\n[1,2]\n'])).rejects.toThrow(
+      "In table users (tables/users.jsonl), line 2: the line is not a row",
+    );
     await expect(lines(['{"a":{"nested":1}}\n'])).rejects.toThrow("line 1: the line is not a row");
     await expect(lines(["{oops\n"])).rejects.toThrow("line 1: the line is not valid JSON");
   });

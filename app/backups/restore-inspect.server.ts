@@ -47,7 +47,9 @@ export async function* readTableLines(stream: Readable, table: string): AsyncGen
       const piece = buffer.subarray(start, newline === -1 ? buffer.length : newline);
       lineBytes += piece.length;
       if (lineBytes > MAX_LINE_BYTES) {
-        throw new BackupArchiveError(`In ${where()}: the line is longer than ${formatBytes(MAX_LINE_BYTES)}, which no row of this site is`);
+        throw new BackupArchiveError(
+          `In ${where()}: the line is longer than ${formatBytes(MAX_LINE_BYTES)}, which no row of this site is`,
+        );
       }
       // Copied, so a kept piece never pins the whole chunk.
       parts.push(Buffer.from(piece));
@@ -124,7 +126,9 @@ export async function inspectArchive(file: string): Promise<ArchiveInspection> {
         try {
           named = objectsNamedBy(table, row);
         } catch {
-          throw new BackupArchiveError(`In table ${name} (tables/${name}.jsonl), line ${line}: a column that names image files holds something else`);
+          throw new BackupArchiveError(
+            `In table ${name} (tables/${name}.jsonl), line ${line}: a column that names image files holds something else`,
+          );
         }
         for (const [key, maxBytes] of named) namedObjects.set(key, Math.max(namedObjects.get(key) ?? 0, maxBytes));
       }
@@ -135,7 +139,8 @@ export async function inspectArchive(file: string): Promise<ArchiveInspection> {
   const manifest = checkManifest(read);
   for (const [table, info] of Object.entries(manifest.tables)) {
     const counted = rows.get(table) ?? 0;
-    if (counted !== info.rows) throw new BackupArchiveError(`tables/${table}.jsonl holds ${counted} rows; the manifest says ${info.rows}`);
+    if (counted !== info.rows)
+      throw new BackupArchiveError(`tables/${table}.jsonl holds ${counted} rows; the manifest says ${info.rows}`);
   }
   const unnamed = [...archivedObjects.keys()].filter((key) => !namedObjects.has(key)).sort();
   if (unnamed.length) {
@@ -143,9 +148,14 @@ export async function inspectArchive(file: string): Promise<ArchiveInspection> {
       `The archive holds ${unnamed.length} file(s) that no restored row refers to, so they would never be part of the site: ${listKeys(unnamed)}`,
     );
   }
-  const oversized = [...archivedObjects].filter(([key, bytes]) => bytes > namedObjects.get(key)!).map(([key]) => key).sort();
+  const oversized = [...archivedObjects]
+    .filter(([key, bytes]) => bytes > namedObjects.get(key)!)
+    .map(([key]) => key)
+    .sort();
   if (oversized.length) {
-    throw new BackupArchiveError(`The archive holds image files larger than this site ever stores: ${listKeys(oversized)}`);
+    throw new BackupArchiveError(
+      `The archive holds image files larger than this site ever stores: ${listKeys(oversized)}`,
+    );
   }
   const users = rows.get("users") ?? 0;
   if (users !== 1) {

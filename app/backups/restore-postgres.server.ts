@@ -46,7 +46,9 @@ export function postgresRestoreDestination(setup: { env: Env; logger: Logger; cl
         return await lockDatabase(url, "exclusive", { logger });
       } catch (error) {
         if (error instanceof DatabaseLockedError) {
-          throw new RestoreRefusedError(`${error.message}. Stop every instance first, then run the restore again. Nothing was changed.`);
+          throw new RestoreRefusedError(
+            `${error.message}. Stop every instance first, then run the restore again. Nothing was changed.`,
+          );
         }
         throw error;
       }
@@ -61,7 +63,9 @@ export function postgresRestoreDestination(setup: { env: Env; logger: Logger; cl
       try {
         // Never signs anything: it only receives the restored objects.
         storage = await openObjectStorage(storageConfigFor(env, randomBytes(32).toString("hex")));
-        const previousKeptAt = (await hasMigrations(db)) ? await preRestoreBackup({ db, storage, logger, clock }, env, at) : null;
+        const previousKeptAt = (await hasMigrations(db))
+          ? await preRestoreBackup({ db, storage, logger, clock }, env, at)
+          : null;
         return postgresTarget(db, storage, previousKeptAt, close);
       } catch (error) {
         await close();
@@ -131,7 +135,11 @@ function postgresTarget(
         async twoStepKey() {
           let secret = secrets.find((row) => row.name === TWO_STEP_SECRET_NAME);
           if (!secret) {
-            secret = { name: TWO_STEP_SECRET_NAME, value: randomBytes(32).toString("hex"), created_at: new Date().toISOString() };
+            secret = {
+              name: TWO_STEP_SECRET_NAME,
+              value: randomBytes(32).toString("hex"),
+              created_at: new Date().toISOString(),
+            };
             secrets.push(secret);
           }
           return twoStepKeyFrom(secret.value);

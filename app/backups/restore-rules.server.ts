@@ -61,14 +61,19 @@ export function chooseNewestEncryptedCopy(
   context: { where: string; total: number; policy: EncryptionPolicy },
 ): InspectedCopy {
   const openable = inspected.filter((copy) => copy.encrypted && copy.createdAt);
-  const [newest] = openable.sort((a, b) => b.createdAt!.getTime() - a.createdAt!.getTime() || b.name.localeCompare(a.name));
+  const [newest] = openable.sort(
+    (a, b) => b.createdAt!.getTime() - a.createdAt!.getTime() || b.name.localeCompare(a.name),
+  );
   if (newest) return newest;
 
   const { where, total, policy } = context;
   if (total === 0) throw new RestoreRefusedError(`There is no backup in ${where} yet. Nothing was changed.`);
   const encrypted = inspected.filter((copy) => copy.encrypted).length;
-  const unencrypted = inspected.filter((copy) => !copy.encrypted).sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime());
-  const notLookedAt = total > inspected.length ? ` (only the newest ${inspected.length} of its ${total} files were looked at)` : "";
+  const unencrypted = inspected
+    .filter((copy) => !copy.encrypted)
+    .sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime());
+  const notLookedAt =
+    total > inspected.length ? ` (only the newest ${inspected.length} of its ${total} files were looked at)` : "";
   const lines = [
     encrypted
       ? `None of the ${encrypted} encrypted backup(s) in ${where} opens with this passphrase${notLookedAt}.`

@@ -2,9 +2,22 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { archiveTimeFromStart } from "./backup-archive.server";
-import { decryptFile, decryptStart, ENCRYPTED_START_BYTES, isEncryptedFile, startsAsEncrypted, WrongPassphraseError } from "./backup-encryption.server";
+import {
+  decryptFile,
+  decryptStart,
+  ENCRYPTED_START_BYTES,
+  isEncryptedFile,
+  startsAsEncrypted,
+  WrongPassphraseError,
+} from "./backup-encryption.server";
 import type { OffsiteCopy, OffsiteTarget } from "./offsite-target.server";
-import { chooseNewestEncryptedCopy, MAX_COPIES_LOOKED_AT, refuseUnencrypted, type EncryptionPolicy, type InspectedCopy } from "./restore-rules.server";
+import {
+  chooseNewestEncryptedCopy,
+  MAX_COPIES_LOOKED_AT,
+  refuseUnencrypted,
+  type EncryptionPolicy,
+  type InspectedCopy,
+} from "./restore-rules.server";
 import { RestoreRefusedError } from "./restore.server";
 
 /**
@@ -42,7 +55,9 @@ export function findNamedCopy(copies: OffsiteCopy[], name: string, where: string
   const backups = copies.filter((copy) => isBackupName(copy.name));
   const named = backups.find((copy) => copy.name === name);
   if (named) return named;
-  const newest = newestUploadedFirst(backups).slice(0, 5).map((copy) => copy.name);
+  const newest = newestUploadedFirst(backups)
+    .slice(0, 5)
+    .map((copy) => copy.name);
   throw new RestoreRefusedError(
     `There is no backup named ${name} in ${where}. ` +
       (newest.length ? `The newest there: ${newest.join(", ")}. ` : "It holds no backups. ") +
@@ -59,7 +74,11 @@ function newestUploadedFirst(copies: OffsiteCopy[]): OffsiteCopy[] {
  * encrypted, and when it was made by the time inside it (an encrypted one only when the
  * passphrase opens it), then picks by restore-rules.server.ts.
  */
-async function chooseNewestOffsiteCopy(target: OffsiteTarget, passphrase: () => Promise<string>, encryption: EncryptionPolicy): Promise<OffsiteCopy> {
+async function chooseNewestOffsiteCopy(
+  target: OffsiteTarget,
+  passphrase: () => Promise<string>,
+  encryption: EncryptionPolicy,
+): Promise<OffsiteCopy> {
   const backups = newestUploadedFirst((await target.list()).filter((copy) => isBackupName(copy.name)));
   const inspected: InspectedCopy[] = [];
   for (const copy of backups.slice(0, MAX_COPIES_LOOKED_AT)) {
@@ -111,7 +130,10 @@ export async function openRestoreSource(options: RestoreSourceOptions): Promise<
       throw new RestoreRefusedError("Name a backup file, or use --from-offsite. Nothing was changed.");
     }
     if (!(await isEncryptedFile(file).catch(() => false))) {
-      refuseUnencrypted(options.offsite ? `${name} (in ${options.offsite.target.description})` : file, options.encryption);
+      refuseUnencrypted(
+        options.offsite ? `${name} (in ${options.offsite.target.description})` : file,
+        options.encryption,
+      );
       return { file, name, encrypted: false, cleanup };
     }
     const key = await passphrase();

@@ -31,7 +31,9 @@ export type RestoreTarget = {
    * runs the newer migrations. A failure leaves the live database as it was.
    * `installation`: this installation's own keys, which the restored data is sealed with.
    */
-  fill<T>(build: (db: Kysely<DatabaseSchema>, migrate: MigrateOptions, installation: InstallationKeys) => Promise<T>): Promise<T>;
+  fill<T>(
+    build: (db: Kysely<DatabaseSchema>, migrate: MigrateOptions, installation: InstallationKeys) => Promise<T>,
+  ): Promise<T>;
   /** Puts the restored data in place and keeps the previous data; returns where it was kept (null: there was none). */
   swapIn(): Promise<{ previousKeptAt: string | null }>;
   /** Throws the half-built data away; the live data was never touched. */
@@ -66,13 +68,18 @@ export async function removeAbandonedStaging(dataDir: string): Promise<void> {
  * `liveStorage`: SQLite with a bucket (S3_BUCKET without DATABASE_URL). The objects then go
  * straight into the bucket once the rows are loaded, and only the database is swapped in.
  */
-export async function prepareLocalRestoreTarget(dataDir: string, at: Date, liveStorage?: ObjectStorage): Promise<RestoreTarget> {
+export async function prepareLocalRestoreTarget(
+  dataDir: string,
+  at: Date,
+  liveStorage?: ObjectStorage,
+): Promise<RestoreTarget> {
   const staging = path.join(dataDir, `${STAGING_PREFIX}${timestampForFileName(at)}-${randomBytes(4).toString("hex")}`);
   await fs.mkdir(staging, { recursive: true, mode: 0o700 });
   const db = openDatabase(staging);
   // Never signs anything: it only receives the restored objects.
   const storage =
-    liveStorage ?? createLocalStorage({ rootDir: path.join(staging, UPLOADS_DIR), signingSecret: randomBytes(32).toString("hex") });
+    liveStorage ??
+    createLocalStorage({ rootDir: path.join(staging, UPLOADS_DIR), signingSecret: randomBytes(32).toString("hex") });
   const swapped = liveStorage ? DATABASE_FILES : [...DATABASE_FILES, UPLOADS_DIR];
   let closed = false;
   const close = async () => {
@@ -85,7 +92,8 @@ export async function prepareLocalRestoreTarget(dataDir: string, at: Date, liveS
     storage,
     objectsLast: Boolean(liveStorage),
     // DATA_DIR/secrets/ is this installation's and stays as it is (a missing key is made now).
-    fill: (build) => build(db, {}, { twoStepKey: async () => twoStepKeyFrom(loadOrCreateSecret(dataDir, TWO_STEP_SECRET_NAME)) }),
+    fill: (build) =>
+      build(db, {}, { twoStepKey: async () => twoStepKeyFrom(loadOrCreateSecret(dataDir, TWO_STEP_SECRET_NAME)) }),
     async discard() {
       await close().catch(() => {});
       await fs.rm(staging, { recursive: true, force: true });
@@ -94,7 +102,9 @@ export async function prepareLocalRestoreTarget(dataDir: string, at: Date, liveS
       await close();
       // The folder that keeps the replaced data carries this installation's tag, like every backup it names.
       const naming = await loadBackupNaming({ dataDir });
-      const keepDir = await uniqueDir(path.join(backupsDirOf(dataDir), naming.make("pre-restore", at, { folder: true })));
+      const keepDir = await uniqueDir(
+        path.join(backupsDirOf(dataDir), naming.make("pre-restore", at, { folder: true })),
+      );
       const live = swapped.filter((name) => existsSync(path.join(dataDir, name)));
       const movedOut: string[] = [];
       const movedIn: string[] = [];
@@ -103,7 +113,8 @@ export async function prepareLocalRestoreTarget(dataDir: string, at: Date, liveS
           await fs.rename(path.join(dataDir, name), path.join(keepDir, name));
           movedOut.push(name);
         }
-        if (!liveStorage && !existsSync(path.join(staging, UPLOADS_DIR))) await fs.mkdir(path.join(staging, UPLOADS_DIR), { mode: 0o700 });
+        if (!liveStorage && !existsSync(path.join(staging, UPLOADS_DIR)))
+          await fs.mkdir(path.join(staging, UPLOADS_DIR), { mode: 0o700 });
         for (const name of swapped) {
           if (!existsSync(path.join(staging, name))) continue;
           await fs.rename(path.join(staging, name), path.join(dataDir, name));
@@ -112,7 +123,8 @@ export async function prepareLocalRestoreTarget(dataDir: string, at: Date, liveS
       } catch (error) {
         // Put the live data back as it was.
         for (const name of movedIn) await fs.rename(path.join(dataDir, name), path.join(staging, name)).catch(() => {});
-        for (const name of movedOut) await fs.rename(path.join(keepDir, name), path.join(dataDir, name)).catch(() => {});
+        for (const name of movedOut)
+          await fs.rename(path.join(keepDir, name), path.join(dataDir, name)).catch(() => {});
         throw error;
       }
       await fs.rm(staging, { recursive: true, force: true });

@@ -119,35 +119,52 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
   const lock = await destination.lock();
   try {
     // 1. Check everything before changing anything.
-    const { manifest, namedObjects, administrator, carriedTwoStepKey } = await refuseUnlessValid(() => inspectArchive(options.file));
+    const { manifest, namedObjects, administrator, carriedTwoStepKey } = await refuseUnlessValid(() =>
+      inspectArchive(options.file),
+    );
     checkSchema(manifest);
     if (destination.buildsOnDisk) await checkRoom(options, manifest);
 
     // 2. Build.
     const target = await destination.prepare(clock.now());
-    let built: Omit<RestoreResult, "manifest" | "administrator" | "previousKeptAt" | "removedStalePasswordFile"> & { stalePasswordFile: boolean };
+    let built: Omit<RestoreResult, "manifest" | "administrator" | "previousKeptAt" | "removedStalePasswordFile"> & {
+      stalePasswordFile: boolean;
+    };
     try {
       built = await target.fill(async (db, migrate, installation) => {
         await migrateTo(db, manifest.schema.migration, migrate);
-        const rowsLoaded = await loadArchive(options.file, manifest, db, target.objectsLast ? null : { storage: target.storage, namedObjects });
+        const rowsLoaded = await loadArchive(
+          options.file,
+          manifest,
+          db,
+          target.objectsLast ? null : { storage: target.storage, namedObjects },
+        );
         const applied = await migrateToLatest(db, migrate);
         // Two-step stays on: sealed again with this installation's key (decision 0058).
-        const twoStep = await carryTwoStepThroughRestore(db, { carried: carriedTwoStepKey, installationKey: await installation.twoStepKey() });
+        const twoStep = await carryTwoStepThroughRestore(db, {
+          carried: carriedTwoStepKey,
+          installationKey: await installation.twoStepKey(),
+        });
         if (twoStep === "lost") await queueTwoStepLostNotice(db, options.mail ?? null, clock);
         const stalePasswordFile = await initialPasswordIsStale(db, options.dataDir);
         // The security log notes the restore in the restored data itself.
         await recordRestoreRun({ db, clock }, options.file);
         // Live storage only now, every row in: PostgreSQL commits after this, SQLite swaps in after it.
-        const objects = target.objectsLast ? await loadObjects(options.file, target.storage, namedObjects) : rowsLoaded.objects;
+        const objects = target.objectsLast
+          ? await loadObjects(options.file, target.storage, namedObjects)
+          : rowsLoaded.objects;
         return { rows: rowsLoaded.rows, objects, migrationsApplied: applied, twoStep, stalePasswordFile };
       });
     } catch (error) {
       await target.discard();
       if (error instanceof ArchiveChangedError) {
         const unchanged = target.objectsLast ? "The database was not changed." : "Nothing was changed.";
-        throw new RestoreRefusedError(`The backup file changed while it was being restored: ${fullStop(error.message)} ${unchanged}`);
+        throw new RestoreRefusedError(
+          `The backup file changed while it was being restored: ${fullStop(error.message)} ${unchanged}`,
+        );
       }
-      if (error instanceof BackupArchiveError) throw new RestoreRefusedError(`${fullStop(error.message)} Nothing was changed.`);
+      if (error instanceof BackupArchiveError)
+        throw new RestoreRefusedError(`${fullStop(error.message)} Nothing was changed.`);
       throw error;
     }
 
@@ -166,7 +183,8 @@ async function refuseUnlessValid<T>(check: () => Promise<T>): Promise<T> {
   try {
     return await check();
   } catch (error) {
-    if (error instanceof BackupArchiveError) throw new RestoreRefusedError(`${fullStop(error.message)} Nothing was changed.`);
+    if (error instanceof BackupArchiveError)
+      throw new RestoreRefusedError(`${fullStop(error.message)} Nothing was changed.`);
     throw error;
   }
 }
@@ -194,7 +212,9 @@ function checkSchema(manifest: BackupManifest): void {
         `it was made by a newer version. Update Cornerstone first, then restore. Nothing was changed.`,
     );
   }
-  throw new RestoreRefusedError(`The backup's schema (${migration}) is unknown to this version of Cornerstone. Nothing was changed.`);
+  throw new RestoreRefusedError(
+    `The backup's schema (${migration}) is unknown to this version of Cornerstone. Nothing was changed.`,
+  );
 }
 
 async function checkRoom(options: RestoreOptions, manifest: BackupManifest): Promise<void> {
@@ -220,14 +240,23 @@ function checkUnchanged(read: Parameters<typeof checkManifest>[0]): void {
 }
 
 /** Writes an object the first pass found named by a row; anything else means the file changed since. */
-async function writeNamedObject(storage: ObjectStorage, namedObjects: ReadonlyMap<string, number>, entry: ArchiveEntry): Promise<void> {
+async function writeNamedObject(
+  storage: ObjectStorage,
+  namedObjects: ReadonlyMap<string, number>,
+  entry: ArchiveEntry,
+): Promise<void> {
   const key = (entry.kind as { key: string }).key;
-  if (!namedObjects.has(key) || entry.bytes > namedObjects.get(key)!) throw new ArchiveChangedError(`${entry.name} was not in the archive checked first`);
+  if (!namedObjects.has(key) || entry.bytes > namedObjects.get(key)!)
+    throw new ArchiveChangedError(`${entry.name} was not in the archive checked first`);
   await storage.write(key, entry.stream);
 }
 
 /** The named objects only, into live storage, after every row is in (a bucket, or PostgreSQL's storage). */
-async function loadObjects(file: string, storage: ObjectStorage, namedObjects: ReadonlyMap<string, number>): Promise<number> {
+async function loadObjects(
+  file: string,
+  storage: ObjectStorage,
+  namedObjects: ReadonlyMap<string, number>,
+): Promise<number> {
   let objects = 0;
   const read = await readArchive(
     file,
@@ -257,7 +286,9 @@ async function loadArchive(
   const present = new Set(await listTables(targetDb as Database));
   for (const table of Object.keys(manifest.tables)) {
     if (!present.has(table) && !(table in EXCLUDED_TABLES)) {
-      throw new BackupArchiveError(`The backup holds table ${table}, which its schema (${manifest.schema.migration}) does not define`);
+      throw new BackupArchiveError(
+        `The backup holds table ${table}, which its schema (${manifest.schema.migration}) does not define`,
+      );
     }
   }
   const db = targetDb as unknown as Kysely<Record<string, Record<string, unknown>>>;
@@ -314,6 +345,10 @@ async function loadArchive(
 
 /** Two-step was lost: the owner hears of it by e-mail, through the restored outbox (sent once the server starts). */
 async function queueTwoStepLostNotice(db: Kysely<DatabaseSchema>, mail: MailSetup | null, clock: Clock): Promise<void> {
-  const payload: SecurityNoticePayload = { kind: "two-step-lost-in-restore", at: clock.now().toISOString(), userAgent: "" };
+  const payload: SecurityNoticePayload = {
+    kind: "two-step-lost-in-restore",
+    at: clock.now().toISOString(),
+    userAgent: "",
+  };
   await queueOwnerAlert("security", payload, { db, mail, clock, outboxWake: createSignal() });
 }

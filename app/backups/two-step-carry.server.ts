@@ -46,7 +46,8 @@ export function twoStepKeyEntry(setup: { twoStepKey: Buffer | undefined; encrypt
 
 /** The key back from an entry's bytes; CarriedKeyError when they are not one. */
 export function readTwoStepKeyEntry(bytes: Buffer): Buffer {
-  if (bytes.length > MAX_TWO_STEP_KEY_ENTRY_BYTES) throw new CarriedKeyError(`${TWO_STEP_KEY_ENTRY} is too large to be a key`);
+  if (bytes.length > MAX_TWO_STEP_KEY_ENTRY_BYTES)
+    throw new CarriedKeyError(`${TWO_STEP_KEY_ENTRY} is too large to be a key`);
   let json: unknown;
   try {
     json = JSON.parse(bytes.toString("utf8"));

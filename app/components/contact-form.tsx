@@ -35,7 +35,8 @@ export const CONTACT_FAILED = {
 export const CONTACT_NOT_SENT_TITLE = "Message not sent";
 export const CONTACT_REFUSED = {
   title: "Message not sent",
-  description: "The form was sent from another website, so nothing was sent. Please fill in the form on this page, or call directly.",
+  description:
+    "The form was sent from another website, so nothing was sent. Please fill in the form on this page, or call directly.",
 } as const;
 
 const FIELDS: { name: ContactField; label: string; type: string; autoComplete: string; required: boolean }[] = [
@@ -54,7 +55,13 @@ const loadSchema = () => import("~/contact/contact-schema").catch(() => null);
  * /api/contact; without, it posts to the /contact route, which answers with
  * the same messages.
  */
-export function ContactForm({ serverResult, contactEmail }: { serverResult?: ContactActionResult; contactEmail: string }) {
+export function ContactForm({
+  serverResult,
+  contactEmail,
+}: {
+  serverResult?: ContactActionResult;
+  contactEmail: string;
+}) {
   const formRef = useRef<HTMLFormElement>(null);
   const [errors, setErrors] = useState<ContactFieldErrors>(
     serverResult && "errors" in serverResult ? serverResult.errors : {},
@@ -109,77 +116,77 @@ export function ContactForm({ serverResult, contactEmail }: { serverResult?: Con
 
   return (
     <>
-    <form
-      ref={formRef}
-      method="post"
-      action={CONTACT_FORM_ACTION}
-      encType="multipart/form-data"
-      noValidate
-      onSubmit={handleSubmit}
-      onFocus={() => void loadSchema()}
-      aria-labelledby="contact-form-title"
-      className="space-y-5"
-    >
-      {serverResult ? <ResultBox result={serverResult} contactEmail={contactEmail} /> : null}
+      <form
+        ref={formRef}
+        method="post"
+        action={CONTACT_FORM_ACTION}
+        encType="multipart/form-data"
+        noValidate
+        onSubmit={handleSubmit}
+        onFocus={() => void loadSchema()}
+        aria-labelledby="contact-form-title"
+        className="space-y-5"
+      >
+        {serverResult ? <ResultBox result={serverResult} contactEmail={contactEmail} /> : null}
 
-      <div className="grid gap-5 sm:grid-cols-2">
-        {FIELDS.map((field) => (
-          <TextField
-            key={field.name}
-            id={`contact-${field.name}`}
-            label={field.label}
-            error={errors[field.name]}
-            className={field.name === "phone" ? "sm:col-span-2" : undefined}
-            name={field.name}
-            type={field.type}
-            autoComplete={field.autoComplete}
-            required={field.required}
-            defaultValue={defaults[field.name] ?? ""}
+        <div className="grid gap-5 sm:grid-cols-2">
+          {FIELDS.map((field) => (
+            <TextField
+              key={field.name}
+              id={`contact-${field.name}`}
+              label={field.label}
+              error={errors[field.name]}
+              className={field.name === "phone" ? "sm:col-span-2" : undefined}
+              name={field.name}
+              type={field.type}
+              autoComplete={field.autoComplete}
+              required={field.required}
+              defaultValue={defaults[field.name] ?? ""}
+            />
+          ))}
+        </div>
+
+        <div>
+          <label htmlFor="contact-message" className="block text-sm font-semibold text-stone-800">
+            Message
+          </label>
+          <textarea
+            id="contact-message"
+            name="message"
+            rows={4}
+            required
+            defaultValue={defaults.message ?? ""}
+            aria-invalid={errors.message ? true : undefined}
+            aria-describedby={errors.message ? "contact-message-error" : undefined}
+            className={fieldClasses(Boolean(errors.message))}
           />
-        ))}
-      </div>
+          <FieldError id="contact-message-error" message={errors.message} />
+        </div>
 
-      <div>
-        <label htmlFor="contact-message" className="block text-sm font-semibold text-stone-800">
-          Message
-        </label>
-        <textarea
-          id="contact-message"
-          name="message"
-          rows={4}
-          required
-          defaultValue={defaults.message ?? ""}
-          aria-invalid={errors.message ? true : undefined}
-          aria-describedby={errors.message ? "contact-message-error" : undefined}
-          className={fieldClasses(Boolean(errors.message))}
-        />
-        <FieldError id="contact-message-error" message={errors.message} />
-      </div>
+        <PhotoPicker uploads={photoUploads} disabled={submitting} />
 
-      <PhotoPicker uploads={photoUploads} disabled={submitting} />
+        {/* Honeypot: people never see it; bots that fill it in are quietly ignored. */}
+        <div className="hidden">
+          <label htmlFor="contact-website">Leave this field empty</label>
+          <input id="contact-website" name={HONEYPOT_FIELD} type="text" tabIndex={-1} autoComplete="off" />
+        </div>
 
-      {/* Honeypot: people never see it; bots that fill it in are quietly ignored. */}
-      <div className="hidden">
-        <label htmlFor="contact-website">Leave this field empty</label>
-        <input id="contact-website" name={HONEYPOT_FIELD} type="text" tabIndex={-1} autoComplete="off" />
-      </div>
-
-      <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
-        <Button type="submit" size="lg" disabled={submitting} className="w-full sm:w-auto">
-          {submitting ? <Spinner className="h-5 w-5" /> : <Send aria-hidden="true" className="h-5 w-5" />}
-          {submitting ? "Sending..." : "Send Message"}
-        </Button>
-        {/* While Send waits for photos still on their way, it says so beside the spec's 'Sending...'. */}
-        <p role="status" className="text-sm font-medium text-stone-800">
-          {submitting && waitingFor > 0 ? `Waiting for ${plural(waitingFor, "photo", "photos")}` : ""}
+        <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
+          <Button type="submit" size="lg" disabled={submitting} className="w-full sm:w-auto">
+            {submitting ? <Spinner className="h-5 w-5" /> : <Send aria-hidden="true" className="h-5 w-5" />}
+            {submitting ? "Sending..." : "Send Message"}
+          </Button>
+          {/* While Send waits for photos still on their way, it says so beside the spec's 'Sending...'. */}
+          <p role="status" className="text-sm font-medium text-stone-800">
+            {submitting && waitingFor > 0 ? `Waiting for ${plural(waitingFor, "photo", "photos")}` : ""}
+          </p>
+        </div>
+      </form>
+      {photosNotTaken ? (
+        <p role="status" className="mt-4 rounded-md border border-amber-700 bg-amber-50 p-4 text-amber-950">
+          {photosNotTakenMessage(contactEmail)}
         </p>
-      </div>
-    </form>
-    {photosNotTaken ? (
-      <p role="status" className="mt-4 rounded-md border border-amber-700 bg-amber-50 p-4 text-amber-950">
-        {photosNotTakenMessage(contactEmail)}
-      </p>
-    ) : null}
+      ) : null}
     </>
   );
 }
@@ -191,7 +198,10 @@ export function ContactForm({ serverResult, contactEmail }: { serverResult?: Con
  */
 function ResultBox({ result, contactEmail }: { result: ContactActionResult; contactEmail: string }) {
   const good = result.status === "sent";
-  const fieldErrors = "errors" in result ? CONTACT_FIELDS.flatMap((field) => (result.errors[field] ? [[field, result.errors[field]] as const] : [])) : [];
+  const fieldErrors =
+    "errors" in result
+      ? CONTACT_FIELDS.flatMap((field) => (result.errors[field] ? [[field, result.errors[field]] as const] : []))
+      : [];
   const photoMessages = result.status === "photos-refused" ? [...result.messages, CHOOSE_PHOTOS_AGAIN_MESSAGE] : [];
   const { title, description } =
     result.status === "sent"
@@ -208,12 +218,16 @@ function ResultBox({ result, contactEmail }: { result: ContactActionResult; cont
       role={good ? "status" : "alert"}
       className={cn(
         "scroll-mt-24 rounded-md border p-4 focus:outline-2 focus:outline-offset-2",
-        good ? "border-green-700 bg-green-50 text-green-900 focus:outline-green-800" : "border-red-700 bg-red-50 text-red-900 focus:outline-red-800",
+        good
+          ? "border-green-700 bg-green-50 text-green-900 focus:outline-green-800"
+          : "border-red-700 bg-red-50 text-red-900 focus:outline-red-800",
       )}
     >
       <p className="font-semibold">{title}</p>
       {description ? <p>{description}</p> : null}
-      {result.status === "sent" && result.photosNotTaken ? <p className="mt-2">{photosNotTakenMessage(contactEmail)}</p> : null}
+      {result.status === "sent" && result.photosNotTaken ? (
+        <p className="mt-2">{photosNotTakenMessage(contactEmail)}</p>
+      ) : null}
       {photoMessages.length || fieldErrors.length ? (
         <ul className="mt-1 list-disc space-y-1 pl-5">
           {photoMessages.map((message) => (

@@ -52,7 +52,11 @@ function NotificationArea() {
 export function ContactIsland({ serverResult, contactEmail }: ContactIslandProps) {
   return (
     <>
-      <ContactForm key={serverResult?.status === "sent" ? "sent" : "form"} serverResult={serverResult} contactEmail={contactEmail} />
+      <ContactForm
+        key={serverResult?.status === "sent" ? "sent" : "form"}
+        serverResult={serverResult}
+        contactEmail={contactEmail}
+      />
       <NotificationArea />
     </>
   );

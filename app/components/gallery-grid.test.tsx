@@ -4,7 +4,12 @@ import type { GalleryImage } from "~/galleries/gallery";
 import { GALLERY_PLACEHOLDER_COUNT, GalleryGrid } from "./gallery-grid";
 
 function image(id: string, caption = ""): GalleryImage {
-  const variant = (width: number, ext: string) => ({ width, height: width / 1.5, path: `/media/${id}-${width}.${ext}`, bytes: 1000 });
+  const variant = (width: number, ext: string) => ({
+    width,
+    height: width / 1.5,
+    path: `/media/${id}-${width}.${ext}`,
+    bytes: 1000,
+  });
   return {
     id,
     imagePath: `/media/${id}.jpg`,
@@ -14,7 +19,11 @@ function image(id: string, caption = ""): GalleryImage {
     width: 1200,
     height: 800,
     placeholder: "data:image/webp;base64,AAAA",
-    variants: { avif: [variant(480, "avif"), variant(960, "avif")], webp: [variant(480, "webp"), variant(960, "webp")], jpeg: variant(1200, "jpg") },
+    variants: {
+      avif: [variant(480, "avif"), variant(960, "avif")],
+      webp: [variant(480, "webp"), variant(960, "webp")],
+      jpeg: variant(1200, "jpg"),
+    },
   };
 }
 
@@ -38,7 +47,13 @@ describe("GalleryGrid", () => {
   });
 
   it("loads only the first image at once, with high priority, when the gallery leads the page", () => {
-    render(<GalleryGrid galleryType="landscaping" state={{ status: "ok", images: [image("a"), image("b")] }} eagerFirstImage />);
+    render(
+      <GalleryGrid
+        galleryType="landscaping"
+        state={{ status: "ok", images: [image("a"), image("b")] }}
+        eagerFirstImage
+      />,
+    );
     const [first, second] = screen.getAllByRole("img");
     expect(first).toHaveAttribute("loading", "eager");
     expect(first).toHaveAttribute("fetchpriority", "high");
@@ -54,7 +69,11 @@ describe("GalleryGrid", () => {
       />,
     );
     const images = screen.getAllByRole("img");
-    expect(images.map((img) => img.getAttribute("alt"))).toEqual(["Basalt wall, Ōakura", "traditional 2", "traditional 3"]);
+    expect(images.map((img) => img.getAttribute("alt"))).toEqual([
+      "Basalt wall, Ōakura",
+      "traditional 2",
+      "traditional 3",
+    ]);
     for (const img of images) {
       expect(img).toHaveAttribute("loading", "lazy");
       expect(img).toHaveAttribute("decoding", "async");

@@ -30,7 +30,12 @@ export function GalleryGrid({
 }) {
   if (state.status === "loading") {
     return (
-      <div className="gallery-masonry columns-1 sm:columns-2 lg:columns-3" aria-busy="true" role="status" aria-label="Loading gallery">
+      <div
+        className="gallery-masonry columns-1 sm:columns-2 lg:columns-3"
+        aria-busy="true"
+        role="status"
+        aria-label="Loading gallery"
+      >
         {Array.from({ length: GALLERY_PLACEHOLDER_COUNT }, (_, i) => (
           <div
             key={i}
@@ -43,9 +48,7 @@ export function GalleryGrid({
   }
 
   if (state.status === "error") {
-    return (
-      <ErrorNotice>{GALLERY_LOAD_ERROR}</ErrorNotice>
-    );
+    return <ErrorNotice>{GALLERY_LOAD_ERROR}</ErrorNotice>;
   }
 
   if (state.images.length === 0) {

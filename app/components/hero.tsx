@@ -24,7 +24,11 @@ export function Hero({ images, title, subtitle }: { images: GalleryImage[]; titl
   return (
     <section
       aria-labelledby="hero-title"
-      {...{ [HERO_ATTRIBUTE.index]: 0, [HERO_ATTRIBUTE.rotationMs]: HERO_ROTATION_MS, [HERO_ATTRIBUTE.swipePx]: HERO_SWIPE_PX }}
+      {...{
+        [HERO_ATTRIBUTE.index]: 0,
+        [HERO_ATTRIBUTE.rotationMs]: HERO_ROTATION_MS,
+        [HERO_ATTRIBUTE.swipePx]: HERO_SWIPE_PX,
+      }}
       className="relative isolate flex min-h-[28rem] touch-pan-y items-center overflow-hidden bg-gradient-to-br from-stone-950 via-stone-800 to-stone-700 sm:min-h-[34rem]"
     >
       {first ? (

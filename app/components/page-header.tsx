@@ -14,7 +14,10 @@ export function PageHeader({ title, children }: { title: ReactNode; children?: R
 
 /** Text that may hold blank-line separated paragraphs. */
 export function Paragraphs({ text, className }: { text: string; className?: string }) {
-  const paragraphs = text.split(/\r?\n\s*\r?\n/).map((p) => p.trim()).filter(Boolean);
+  const paragraphs = text
+    .split(/\r?\n\s*\r?\n/)
+    .map((p) => p.trim())
+    .filter(Boolean);
   return (
     <>
       {paragraphs.map((paragraph, i) => (

@@ -39,7 +39,8 @@ export type ChosenPhoto = {
 };
 
 /** Photos still on their way (made smaller, sent, or checked): what Send waits for. */
-export const isUnderWay = (photo: ChosenPhoto) => photo.state === "preparing" || photo.state === "sending" || photo.state === "processing";
+export const isUnderWay = (photo: ChosenPhoto) =>
+  photo.state === "preparing" || photo.state === "sending" || photo.state === "processing";
 
 type Upload = { done: Promise<unknown>; abort(): void };
 
@@ -74,7 +75,10 @@ export function usePhotoUploads(initialNotices: readonly string[] = []) {
 
   function send(file: File) {
     const id = nextId.current++;
-    commit((list) => [...list, { id, name: file.name, previewUrl: URL.createObjectURL(file), progress: 0, state: "preparing" }]);
+    commit((list) => [
+      ...list,
+      { id, name: file.name, previewUrl: URL.createObjectURL(file), progress: 0, state: "preparing" },
+    ]);
     const upload = sendPhoto(file, (stage) => {
       if (uploads.current.get(id) === upload) patch(id, { progress: 0, secondsLeft: null, ...stage });
     });
@@ -83,7 +87,8 @@ export function usePhotoUploads(initialNotices: readonly string[] = []) {
       if (uploads.current.get(id) !== upload) return; // removed meanwhile
       uploads.current.delete(id);
       if (result.status === "sent") patch(id, { state: "sent", progress: 1, secondsLeft: null, token: result.token });
-      else if (result.status === "capped") patch(id, { state: "capped", progress: 1, secondsLeft: null, token: result.token });
+      else if (result.status === "capped")
+        patch(id, { state: "capped", progress: 1, secondsLeft: null, token: result.token });
       else if (result.status === "refused") {
         drop(id);
         setNotices((shown) => [...shown, result.message]);

@@ -18,7 +18,11 @@ const loadShrinker = () => import("./photo-shrink/photo-shrink");
  * /api/enquiry-photos, one file per request, for a token. The photo is "preparing" until `onStage`
  * says otherwise (never called before this returns); `done` says how it ended.
  */
-export function sendPhoto(file: File, onStage: (stage: PhotoSendStage) => void, now: () => number = () => performance.now()) {
+export function sendPhoto(
+  file: File,
+  onStage: (stage: PhotoSendStage) => void,
+  now: () => number = () => performance.now(),
+) {
   let aborted = false;
   let upload: ReturnType<typeof uploadEnquiryPhoto> | null = null;
   const done = (async (): Promise<PhotoUploadResult> => {
@@ -30,7 +34,11 @@ export function sendPhoto(file: File, onStage: (stage: PhotoSendStage) => void, 
     onStage({ state: "sending", progress: 0, secondsLeft: null });
     const estimate = createTimeLeftEstimate(now());
     upload = uploadEnquiryPhoto(toSend, (loaded, total) =>
-      onStage(loaded >= total ? { state: "processing" } : { state: "sending", progress: loaded / total, secondsLeft: estimate.secondsLeft(loaded, total, now()) }),
+      onStage(
+        loaded >= total
+          ? { state: "processing" }
+          : { state: "sending", progress: loaded / total, secondsLeft: estimate.secondsLeft(loaded, total, now()) },
+      ),
     );
     return upload.done;
   })();

@@ -17,7 +17,10 @@ export function photoNotSentMessage(fileName: string): string {
  * Sends one photo, multipart, one file per request. XMLHttpRequest rather
  * than fetch: only it reports upload progress.
  */
-export function uploadEnquiryPhoto(file: File, onProgress: (loaded: number, total: number) => void): { done: Promise<PhotoUploadResult>; abort(): void } {
+export function uploadEnquiryPhoto(
+  file: File,
+  onProgress: (loaded: number, total: number) => void,
+): { done: Promise<PhotoUploadResult>; abort(): void } {
   const xhr = new XMLHttpRequest();
   const done = new Promise<PhotoUploadResult>((resolve) => {
     const notSent: PhotoUploadResult = { status: "refused", message: photoNotSentMessage(file.name) };
@@ -33,8 +36,12 @@ export function uploadEnquiryPhoto(file: File, onProgress: (loaded: number, tota
       } catch {
         // Not JSON (a proxy's error page): said plainly below.
       }
-      if (xhr.status === 201 && typeof body.token === "string") resolve({ status: body.capped === true ? "capped" : "sent", token: body.token });
-      else resolve(typeof body.message === "string" && body.message ? { status: "refused", message: body.message } : notSent);
+      if (xhr.status === 201 && typeof body.token === "string")
+        resolve({ status: body.capped === true ? "capped" : "sent", token: body.token });
+      else
+        resolve(
+          typeof body.message === "string" && body.message ? { status: "refused", message: body.message } : notSent,
+        );
     };
   });
   const form = new FormData();

@@ -17,7 +17,13 @@ function srcSet(variants: { path: string; width: number }[]) {
 function preloadLargestPaint(image: Pick<GalleryImage, "variants">, sizes: string): void {
   const avif = image.variants.avif;
   if (!avif.length) return;
-  preload(avif.at(-1)!.path, { as: "image", type: "image/avif", imageSrcSet: srcSet(avif), imageSizes: sizes, fetchPriority: "high" });
+  preload(avif.at(-1)!.path, {
+    as: "image",
+    type: "image/avif",
+    imageSrcSet: srcSet(avif),
+    imageSizes: sizes,
+    fetchPriority: "high",
+  });
 }
 
 export type ResponsiveImageProps = {
@@ -69,9 +75,17 @@ export function ResponsiveImage({
     ...(keepsRatio || className ? placeholderStyle : {}),
   };
   return (
-    <picture className={className} style={Object.keys(pictureStyle).length ? pictureStyle : undefined} data-hero-slide={heroSlide}>
-      {image.variants.avif.length ? <source type="image/avif" srcSet={srcSet(image.variants.avif)} sizes={sizes} /> : null}
-      {image.variants.webp.length ? <source type="image/webp" srcSet={srcSet(image.variants.webp)} sizes={sizes} /> : null}
+    <picture
+      className={className}
+      style={Object.keys(pictureStyle).length ? pictureStyle : undefined}
+      data-hero-slide={heroSlide}
+    >
+      {image.variants.avif.length ? (
+        <source type="image/avif" srcSet={srcSet(image.variants.avif)} sizes={sizes} />
+      ) : null}
+      {image.variants.webp.length ? (
+        <source type="image/webp" srcSet={srcSet(image.variants.webp)} sizes={sizes} />
+      ) : null}
       <img
         ref={imgRef}
         src={image.imagePath}

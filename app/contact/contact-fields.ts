@@ -28,5 +28,12 @@ export type ContactSubmission = {
 
 /** A stored row as the admin and the notification e-mails read it. */
 export function submissionFromRow(row: Omit<ContactSubmissionRow, "read_at">): ContactSubmission {
-  return { id: row.id, name: row.name, email: row.email, phone: row.phone, message: row.message, submittedAt: row.submitted_at };
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    message: row.message,
+    submittedAt: row.submitted_at,
+  };
 }

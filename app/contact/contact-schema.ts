@@ -1,7 +1,13 @@
 import { firstErrorPerField, z } from "~/lib/zod";
 import { CONTACT_FIELDS, MESSAGE_MIN_LENGTH, type ContactFieldErrors } from "./contact-fields";
 
-export { HONEYPOT_FIELD, MESSAGE_MIN_LENGTH, type ContactField, type ContactFieldErrors, type ContactSubmission } from "./contact-fields";
+export {
+  HONEYPOT_FIELD,
+  MESSAGE_MIN_LENGTH,
+  type ContactField,
+  type ContactFieldErrors,
+  type ContactSubmission,
+} from "./contact-fields";
 
 /**
  * The contact message, validated by the form in the browser, by the no-JS

@@ -9,7 +9,10 @@ export const inboxQuerySchema = z.object({
     .min(1, `limit must be a whole number from 1 to ${INBOX_MAX_PAGE_SIZE}`)
     .max(INBOX_MAX_PAGE_SIZE, `limit must be a whole number from 1 to ${INBOX_MAX_PAGE_SIZE}`)
     .default(INBOX_PAGE_SIZE),
-  before: z.string({ error: "before must be a cursor from this list" }).max(300, "before must be a cursor from this list").optional(),
+  before: z
+    .string({ error: "before must be a cursor from this list" })
+    .max(300, "before must be a cursor from this list")
+    .optional(),
   unread: z.enum(["1", "0", "true", "false"], { error: "unread must be 1 or 0" }).optional(),
 });
 

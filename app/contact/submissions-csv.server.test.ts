@@ -29,7 +29,9 @@ describe("the CSV export's Photos column", () => {
       { n: 2, width: 1200, height: 1600 },
       { n: 3, width: 1600, height: 900 },
     ];
-    expect(csvRecord(item(three))).toBe("2026-03-01 09:00,Aroha,aroha@example.nz,,\"A garden wall, please.\",No,Off,3\r\n");
-    expect(csvRecord(item([]))).toBe("2026-03-01 09:00,Aroha,aroha@example.nz,,\"A garden wall, please.\",No,Off,0\r\n");
+    expect(csvRecord(item(three))).toBe(
+      '2026-03-01 09:00,Aroha,aroha@example.nz,,"A garden wall, please.",No,Off,3\r\n',
+    );
+    expect(csvRecord(item([]))).toBe('2026-03-01 09:00,Aroha,aroha@example.nz,,"A garden wall, please.",No,Off,0\r\n');
   });
 });

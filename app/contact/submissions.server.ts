@@ -9,7 +9,11 @@ import {
   enquiryPhotosOf,
 } from "~/enquiry-photos/enquiry-photos.server";
 import type { EnquiryPhotoSummary } from "~/enquiry-photos/enquiry-photos";
-import { NOTIFICATIONS_OFF_STATE, type NotificationState, type NotificationStatus } from "~/notifications/notification-state";
+import {
+  NOTIFICATIONS_OFF_STATE,
+  type NotificationState,
+  type NotificationStatus,
+} from "~/notifications/notification-state";
 import { queueEnquiryNotification } from "~/notifications/outbox-queue.server";
 import type { AppServices } from "~/services.server";
 import {
@@ -31,7 +35,12 @@ export type EnquiryOutcome =
    * `duplicate`: the same enquiry was stored within DUPLICATE_ENQUIRY_WINDOW_MS; `submission` is that
    * first one, and nothing new was stored, counted or mailed.
    */
-  | { status: "stored"; submission: ContactSubmission; photos?: { attached: number; notTaken: boolean }; duplicate?: true }
+  | {
+      status: "stored";
+      submission: ContactSubmission;
+      photos?: { attached: number; notTaken: boolean };
+      duplicate?: true;
+    }
   /** The honeypot was filled in: answered like a success, not stored. */
   | { status: "trapped" }
   | { status: "invalid"; errors: ContactFieldErrors }
@@ -44,7 +53,10 @@ export type EnquiryOutcome =
  * per-IP limit and the honeypot, then store.
  */
 export async function submitEnquiry(
-  services: Pick<AppServices, "db" | "logger" | "limits" | "clock" | "mail" | "outboxWake" | "addressKey" | "env" | "storage">,
+  services: Pick<
+    AppServices,
+    "db" | "logger" | "limits" | "clock" | "mail" | "outboxWake" | "addressKey" | "env" | "storage"
+  >,
   input: Record<string, unknown>,
   clientIp: string,
   /** Tokens of photos uploaded from the same address, attached in the same transaction. */
@@ -106,7 +118,11 @@ export async function submitEnquiry(
 type EnquiryText = { name: string; email: string; message: string };
 
 /** The first enquiry with this name, e-mail and message stored within DUPLICATE_ENQUIRY_WINDOW_MS, if any. */
-async function storedAlready(db: AppServices["db"], text: EnquiryText, now: Date): Promise<ContactSubmissionRow | undefined> {
+async function storedAlready(
+  db: AppServices["db"],
+  text: EnquiryText,
+  now: Date,
+): Promise<ContactSubmissionRow | undefined> {
   return db
     .selectFrom("contact_submissions")
     .selectAll()
@@ -121,10 +137,18 @@ async function storedAlready(db: AppServices["db"], text: EnquiryText, now: Date
 }
 
 /** A repeat is answered as its first enquiry, with the photos that one has; photos sent with the repeat are not attached. */
-async function duplicateOf(services: Pick<AppServices, "db" | "logger">, first: ContactSubmissionRow): Promise<EnquiryOutcome> {
+async function duplicateOf(
+  services: Pick<AppServices, "db" | "logger">,
+  first: ContactSubmissionRow,
+): Promise<EnquiryOutcome> {
   const photos = (await enquiryPhotosOf(services, [first.id])).get(first.id) ?? [];
   services.logger.info({ submissionId: first.id }, "contact enquiry sent again; answered with the first");
-  return { status: "stored", submission: submissionFromRow(first), photos: { attached: photos.length, notTaken: false }, duplicate: true };
+  return {
+    status: "stored",
+    submission: submissionFromRow(first),
+    photos: { attached: photos.length, notTaken: false },
+    duplicate: true,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -195,13 +219,17 @@ function toInboxItem(row: InboxRow, photos: Map<string, EnquiryPhotoSummary[]>):
 
 /** Inbox items with their photos: one more query for the whole page, never one per item. */
 async function withPhotos(services: Pick<AppServices, "db">, rows: InboxRow[]): Promise<InboxItem[]> {
-  const photos = await enquiryPhotosOf(services, rows.map((row) => row.id));
+  const photos = await enquiryPhotosOf(
+    services,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => toInboxItem(row, photos));
 }
 
 /** (submitted_at, id) < (cursor): a row-value comparison (SQLite ≥ 3.15, PostgreSQL) that seeks the index, so deep pages cost what the first does. */
-const olderThan = (cursor: Cursor) => (eb: ExpressionBuilder<DatabaseSchema & { s: DatabaseSchema["contact_submissions"] }, "s">) =>
-  eb(eb.refTuple("s.submitted_at", "s.id"), "<", eb.tuple(cursor.submittedAt, cursor.id));
+const olderThan =
+  (cursor: Cursor) => (eb: ExpressionBuilder<DatabaseSchema & { s: DatabaseSchema["contact_submissions"] }, "s">) =>
+    eb(eb.refTuple("s.submitted_at", "s.id"), "<", eb.tuple(cursor.submittedAt, cursor.id));
 
 /**
  * One page of the inbox, newest first. Keyset paging on (submitted_at, id):
@@ -230,7 +258,11 @@ export async function getInboxItem({ db }: Pick<AppServices, "db">, id: string):
 }
 
 /** Opening marks read (the first opening's time is kept); it can be marked unread again. */
-export async function setRead(services: Pick<AppServices, "db" | "clock">, id: string, read: boolean): Promise<InboxItem | null> {
+export async function setRead(
+  services: Pick<AppServices, "db" | "clock">,
+  id: string,
+  read: boolean,
+): Promise<InboxItem | null> {
   const update = services.db.updateTable("contact_submissions").where("id", "=", id);
   if (read) await update.set({ read_at: services.clock.now().toISOString() }).where("read_at", "is", null).execute();
   else await update.set({ read_at: null }).execute();
@@ -260,10 +292,7 @@ export async function deleteSubmission(
 export async function inboxSummary({ db }: Pick<AppServices, "db">): Promise<InboxSummary> {
   const row = await db
     .selectFrom("contact_submissions")
-    .select((eb) => [
-      eb.fn.countAll().as("total"),
-      eb.fn.count("id").filterWhere("read_at", "is", null).as("unread"),
-    ])
+    .select((eb) => [eb.fn.countAll().as("total"), eb.fn.count("id").filterWhere("read_at", "is", null).as("unread")])
     .executeTakeFirstOrThrow();
   return { total: Number(row.total), unread: Number(row.unread) };
 }

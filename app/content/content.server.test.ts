@@ -43,7 +43,10 @@ describe("readContent", () => {
   it("falls back silently to the defaults when the database cannot be read, and logs it", async () => {
     await db.destroy();
     const content = await readContent({ db, logger: logger() }, ["hero.title", "footer.description"]);
-    expect(content).toEqual({ "hero.title": defaultContentFor("hero.title"), "footer.description": defaultContentFor("footer.description") });
+    expect(content).toEqual({
+      "hero.title": defaultContentFor("hero.title"),
+      "footer.description": defaultContentFor("footer.description"),
+    });
     expect(logged.join("")).toMatch(/reading content failed/);
   });
 });

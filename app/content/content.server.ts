@@ -46,10 +46,7 @@ export async function readContent<K extends SectionKey>(
   return content;
 }
 
-export async function getContentEntry(
-  { db }: Pick<AppServices, "db">,
-  key: SectionKey,
-): Promise<ContentEntry> {
+export async function getContentEntry({ db }: Pick<AppServices, "db">, key: SectionKey): Promise<ContentEntry> {
   const row = await db
     .selectFrom("content_entries")
     .select(["content", "updated_at"])

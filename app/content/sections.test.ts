@@ -4,9 +4,27 @@ import { PAGE_GROUPS, SECTIONS, editorTitleFor, isSectionKey, sectionKeysInGroup
 
 // Spec §3: the keys of each page group.
 const SPEC_KEYS = {
-  homepage: ["hero.title", "hero.subtitle", "services.title", "services.description", "about.snippet.title", "about.snippet.content"],
-  stonework: ["stonework.intro", "stonework.traditional.description", "stonework.veneer.description", "stonework.cta.title", "stonework.cta.text"],
-  landscaping: ["landscaping.intro", "landscaping.gallery.description", "landscaping.cta.title", "landscaping.cta.text"],
+  homepage: [
+    "hero.title",
+    "hero.subtitle",
+    "services.title",
+    "services.description",
+    "about.snippet.title",
+    "about.snippet.content",
+  ],
+  stonework: [
+    "stonework.intro",
+    "stonework.traditional.description",
+    "stonework.veneer.description",
+    "stonework.cta.title",
+    "stonework.cta.text",
+  ],
+  landscaping: [
+    "landscaping.intro",
+    "landscaping.gallery.description",
+    "landscaping.cta.title",
+    "landscaping.cta.text",
+  ],
   contact: ["about.subtitle", "about.bio"],
   footer: ["footer.description"],
   contact_info: ["contact.name", "contact.phone", "contact.email", "contact.address"],

@@ -43,8 +43,7 @@ export type SectionDefinition = {
   multiline?: boolean;
 };
 
-const { businessName, companyName, ownerName, ownerFirstName, city, region, yearsExperience } =
-  identity;
+const { businessName, companyName, ownerName, ownerFirstName, city, region, yearsExperience } = identity;
 
 export const SECTIONS = [
   // Homepage
@@ -291,7 +290,4 @@ export function defaultContentMap<K extends SectionKey>(keys: readonly K[]): Con
 }
 
 /** Keys the shared layout (header, footer) needs on every page. */
-export const LAYOUT_KEYS = [
-  ...sectionKeysInGroup("footer"),
-  ...sectionKeysInGroup("contact_info"),
-] as const;
+export const LAYOUT_KEYS = [...sectionKeysInGroup("footer"), ...sectionKeysInGroup("contact_info")] as const;

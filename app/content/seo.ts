@@ -19,7 +19,12 @@ function summarise(text: string, max = 160): string {
 }
 
 /** Title, description, canonical URL, Open Graph and Twitter tags for a public page. */
-export function pageMeta(options: { title: string; description: string; path: string; seo: SiteSeo | undefined }): MetaDescriptor[] {
+export function pageMeta(options: {
+  title: string;
+  description: string;
+  path: string;
+  seo: SiteSeo | undefined;
+}): MetaDescriptor[] {
   const { title, path, seo } = options;
   const description = summarise(options.description);
   const url = seo ? `${seo.siteUrl}${path === "/" ? "/" : path}` : path;
@@ -116,5 +121,8 @@ export function businessJsonLd(seo: SiteSeo) {
 
 /** JSON for a <script> element: "<" escaped so no text can close the element early. */
 export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 }

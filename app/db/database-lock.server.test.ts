@@ -24,7 +24,9 @@ describe("the database's instance lock", () => {
     const a = await hold("shared");
     await hold("shared");
     await expect(lockDatabase(database.url, "exclusive")).rejects.toThrow(DatabaseLockedError);
-    await expect(lockDatabase(database.url, "exclusive")).rejects.toThrow(/A Cornerstone server \(or npm run backup\) is using the database postgres:\/\/postgres@/);
+    await expect(lockDatabase(database.url, "exclusive")).rejects.toThrow(
+      /A Cornerstone server \(or npm run backup\) is using the database postgres:\/\/postgres@/,
+    );
     await a.release();
     await held.pop()!.release();
     const restore = await hold("exclusive");
@@ -48,10 +50,15 @@ describe("the database's instance lock", () => {
       expect(before).toEqual(expect.any(Number));
       await admin.query("select pg_terminate_backend($1)", [before]);
       // Taken again within moments, on another session.
-      await expect.poll(async () => {
-        const now = await holders();
-        return now.length === 1 && now[0] !== before;
-      }, { timeout: 5_000 }).toBe(true);
+      await expect
+        .poll(
+          async () => {
+            const now = await holders();
+            return now.length === 1 && now[0] !== before;
+          },
+          { timeout: 5_000 },
+        )
+        .toBe(true);
       await expect(lockDatabase(database.url, "exclusive")).rejects.toThrow(DatabaseLockedError);
     } finally {
       await admin.end();

@@ -88,7 +88,12 @@ export async function lockDatabase(
         })
         .catch((error: unknown) => {
           const locked = error instanceof DatabaseLockedError;
-          logger?.[locked ? "error" : "warn"]({ err: error }, locked ? "a restore holds the database while this server runs" : "could not take the instance lock again; retrying");
+          logger?.[locked ? "error" : "warn"](
+            { err: error },
+            locked
+              ? "a restore holds the database while this server runs"
+              : "could not take the instance lock again; retrying",
+          );
           scheduleRetake();
         });
     }, delay);

@@ -2,7 +2,15 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresAdapter, PostgresDialect, sql, type Migration } from "kysely";
+import {
+  DEFAULT_MIGRATION_TABLE,
+  Kysely,
+  Migrator,
+  PostgresAdapter,
+  PostgresDialect,
+  sql,
+  type Migration,
+} from "kysely";
 import pg from "pg";
 import { initial } from "./migrations/0001-initial";
 import { authAndUploads } from "./migrations/0002-auth-and-uploads";
@@ -139,7 +147,10 @@ export function postgresPoolOf(db: Database): pg.Pool | null {
   return postgresPools.get(db) ?? null;
 }
 
-export function openDatabaseAt(target: DatabaseTarget, options: { onIdleClientError?: (error: Error) => void } = {}): Database {
+export function openDatabaseAt(
+  target: DatabaseTarget,
+  options: { onIdleClientError?: (error: Error) => void } = {},
+): Database {
   return target.kind === "postgres" ? openPostgresDatabase(target.url, options) : openDatabase(target.dataDir);
 }
 
@@ -163,7 +174,9 @@ export async function appliedMigrations(db: Kysely<DatabaseSchema>): Promise<str
   // Kysely leaves its own tables out of the listing unless asked.
   const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
   if (!tables.some((table) => table.name === DEFAULT_MIGRATION_TABLE)) return [];
-  const rows = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)} order by name`.execute(db);
+  const rows = await sql<{
+    name: string;
+  }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)} order by name`.execute(db);
   return rows.rows.map((row) => row.name);
 }
 
@@ -235,7 +248,9 @@ export async function lockForTransaction(trx: Kysely<DatabaseSchema>, scope: str
 export async function tryLockForTransaction(trx: Kysely<DatabaseSchema>, scope: string): Promise<boolean> {
   if (dialectOf(trx) !== "postgres") return true;
   const [high, low] = advisoryLockKey(scope);
-  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${high}, ${low}) as locked`.execute(trx);
+  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${high}, ${low}) as locked`.execute(
+    trx,
+  );
   return rows[0]?.locked === true;
 }
 

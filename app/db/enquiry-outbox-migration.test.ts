@@ -35,11 +35,23 @@ describe("the database for issue 9", () => {
   it("0004 upgrades a round-1 database: enquiries stay, unread, with notifications 'off' (no backlog is mailed)", async () => {
     const dir = tempDir();
     // A database as round 1 left it.
-    const old = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: new SQLite(path.join(dir, "site.db")) }) });
-    await new Migrator({ db: old, provider: { getMigrations: async () => ({ "0001-initial": initial, "0002-auth-and-uploads": authAndUploads }) } }).migrateToLatest();
+    const old = new Kysely<DatabaseSchema>({
+      dialect: new SqliteDialect({ database: new SQLite(path.join(dir, "site.db")) }),
+    });
+    await new Migrator({
+      db: old,
+      provider: { getMigrations: async () => ({ "0001-initial": initial, "0002-auth-and-uploads": authAndUploads }) },
+    }).migrateToLatest();
     await old
       .insertInto("contact_submissions")
-      .values({ id: "old-1", name: "Before", email: "b@example.nz", phone: null, message: "From round one.", submitted_at: "2025-12-01T00:00:00.000Z" } as never)
+      .values({
+        id: "old-1",
+        name: "Before",
+        email: "b@example.nz",
+        phone: null,
+        message: "From round one.",
+        submitted_at: "2025-12-01T00:00:00.000Z",
+      } as never)
       .execute();
     await old.destroy();
 

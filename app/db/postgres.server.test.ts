@@ -58,7 +58,11 @@ describe("PostgreSQL through Kysely", () => {
   it("keeps ids, ISO timestamps, JSON text and integers as the SQLite schema does; counts come back as strings", async () => {
     const db = open();
     await migrateToLatest(db);
-    const variants = JSON.stringify({ avif: [], webp: [], jpeg: { width: 1, height: 1, path: "/media/x.jpg", bytes: 1 } });
+    const variants = JSON.stringify({
+      avif: [],
+      webp: [],
+      jpeg: { width: 1, height: 1, path: "/media/x.jpg", bytes: 1 },
+    });
     const row = {
       id: "9f0e1d2c-3b4a-4596-8877-665544332211",
       gallery_type: "veneer",
@@ -75,9 +79,16 @@ describe("PostgreSQL through Kysely", () => {
     };
     await db.insertInto("gallery_images").values(row).execute();
     expect(await db.selectFrom("gallery_images").selectAll().executeTakeFirst()).toEqual(row);
-    const { count } = await db.selectFrom("gallery_images").select((eb) => eb.fn.countAll().as("count")).executeTakeFirstOrThrow();
+    const { count } = await db
+      .selectFrom("gallery_images")
+      .select((eb) => eb.fn.countAll().as("count"))
+      .executeTakeFirstOrThrow();
     expect(count).toBe("1");
-    const later = await db.selectFrom("gallery_images").select("id").where("created_at", ">", "2026-11-23T09:59:59.999Z").execute();
+    const later = await db
+      .selectFrom("gallery_images")
+      .select("id")
+      .where("created_at", ">", "2026-11-23T09:59:59.999Z")
+      .execute();
     expect(later).toHaveLength(1);
   });
 
@@ -86,7 +97,11 @@ describe("PostgreSQL through Kysely", () => {
     await migrateToLatest(pgDb);
     const user = { id: "u1", username: "owner", password_hash: "x", created_at: "t", updated_at: "t" };
     await pgDb.insertInto("users").values(user).execute();
-    const pgError = await pgDb.insertInto("users").values({ ...user, id: "u2" }).execute().catch((e: unknown) => e);
+    const pgError = await pgDb
+      .insertInto("users")
+      .values({ ...user, id: "u2" })
+      .execute()
+      .catch((e: unknown) => e);
     expect(isUniqueViolation(pgError)).toBe(true);
 
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-db-"));
@@ -95,7 +110,11 @@ describe("PostgreSQL through Kysely", () => {
       await migrateToLatest(sqliteDb);
       expect(dialectOf(sqliteDb)).toBe("sqlite");
       await sqliteDb.insertInto("users").values(user).execute();
-      const sqliteError = await sqliteDb.insertInto("users").values({ ...user, id: "u2" }).execute().catch((e: unknown) => e);
+      const sqliteError = await sqliteDb
+        .insertInto("users")
+        .values({ ...user, id: "u2" })
+        .execute()
+        .catch((e: unknown) => e);
       expect(isUniqueViolation(sqliteError)).toBe(true);
       expect(isUniqueViolation(new Error("other"))).toBe(false);
     } finally {
@@ -132,7 +151,9 @@ describe("PostgreSQL through Kysely", () => {
     // The second is still waiting on the first: poll the server's view of it.
     const observer = open();
     await until(async () => {
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`.execute(observer);
+      const { rows } = await sql<{
+        n: number;
+      }>`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`.execute(observer);
       return rows[0]!.n === 1;
     });
     expect(events).toEqual(["first locked", "other scope locked"]);
@@ -189,7 +210,8 @@ describe("the change feed (LISTEN/NOTIFY)", () => {
     let seen = 0;
     const listener = await openChangeFeed({ target, db: open(), logger: silent, onRemoteChange: () => (seen += 1) });
     const other = open();
-    const notifyFromElsewhere = () => sql`select pg_notify(${PUBLIC_CONTENT_CHANNEL}, 'another instance')`.execute(other);
+    const notifyFromElsewhere = () =>
+      sql`select pg_notify(${PUBLIC_CONTENT_CHANNEL}, 'another instance')`.execute(other);
     const listeningBackends = async () =>
       (
         await sql<{ pid: number }>`select pid from pg_stat_activity

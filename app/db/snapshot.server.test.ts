@@ -19,11 +19,19 @@ afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-const entry = (key: string) => ({ key, content: `text of ${key}`, updated_at: "2026-01-01T00:00:00.000Z", updated_by: null });
+const entry = (key: string) => ({
+  key,
+  content: `text of ${key}`,
+  updated_at: "2026-01-01T00:00:00.000Z",
+  updated_by: null,
+});
 
 describe("readSnapshot", () => {
   it("reads one consistent view on its own connection: writes carry on meanwhile and stay out of it", async () => {
-    await db.insertInto("content_entries").values([entry("a"), entry("b")]).execute();
+    await db
+      .insertInto("content_entries")
+      .values([entry("a"), entry("b")])
+      .execute();
     const seen: SnapshotRow[] = [];
     let wroteDuring = false;
     const snapshot = await readSnapshot(db, ["content_entries", "contact_submissions"], async (table, row) => {
@@ -35,7 +43,14 @@ describe("readSnapshot", () => {
         await db.updateTable("content_entries").set({ content: "changed" }).where("key", "=", "b").execute();
         await db
           .insertInto("contact_submissions")
-          .values({ id: "1", name: "n", email: "e@example.com", phone: null, message: "written during the snapshot", submitted_at: "x" })
+          .values({
+            id: "1",
+            name: "n",
+            email: "e@example.com",
+            phone: null,
+            message: "written during the snapshot",
+            submitted_at: "x",
+          })
           .execute();
         expect(await db.selectFrom("content_entries").select("key").execute()).toHaveLength(3);
       }
@@ -58,7 +73,9 @@ describe("readSnapshot", () => {
 describe("listTables", () => {
   it("lists every table, Kysely's migration tables included", async () => {
     const tables = await listTables(db);
-    expect(tables).toEqual(expect.arrayContaining(["content_entries", "sessions", "kysely_migration", "kysely_migration_lock"]));
+    expect(tables).toEqual(
+      expect.arrayContaining(["content_entries", "sessions", "kysely_migration", "kysely_migration_lock"]),
+    );
   });
 });
 
@@ -67,7 +84,9 @@ describe("readSnapshot on PostgreSQL", () => {
   let database: TestDatabase;
   let pgDb: Database;
   beforeEach(async () => {
-    database = await createTestDatabase(inject("backends").postgresUrl, { template: inject("backends").postgresTemplate });
+    database = await createTestDatabase(inject("backends").postgresUrl, {
+      template: inject("backends").postgresTemplate,
+    });
     pgDb = openPostgresDatabase(database.url);
   });
   afterEach(async () => {
@@ -78,7 +97,11 @@ describe("readSnapshot on PostgreSQL", () => {
   it("reads one consistent view on a dedicated connection, in batches: writes carry on meanwhile and stay out of it", async () => {
     // More rows than one FETCH, so the cursor is read in several batches.
     const keys = Array.from({ length: 1234 }, (_, i) => `k${String(i).padStart(5, "0")}`);
-    for (let i = 0; i < keys.length; i += 300) await pgDb.insertInto("content_entries").values(keys.slice(i, i + 300).map(entry)).execute();
+    for (let i = 0; i < keys.length; i += 300)
+      await pgDb
+        .insertInto("content_entries")
+        .values(keys.slice(i, i + 300).map(entry))
+        .execute();
     const seen: SnapshotRow[] = [];
     let wroteDuring = false;
     const snapshot = await readSnapshot(pgDb, ["content_entries", "contact_submissions"], async (_table, row) => {
@@ -89,7 +112,14 @@ describe("readSnapshot on PostgreSQL", () => {
         await pgDb.updateTable("content_entries").set({ content: "changed" }).where("key", "=", "k00001").execute();
         await pgDb
           .insertInto("contact_submissions")
-          .values({ id: "1", name: "n", email: "e@example.com", phone: null, message: "written during the snapshot", submitted_at: "x" })
+          .values({
+            id: "1",
+            name: "n",
+            email: "e@example.com",
+            phone: null,
+            message: "written during the snapshot",
+            submitted_at: "x",
+          })
           .execute();
       }
     });
@@ -100,7 +130,9 @@ describe("readSnapshot on PostgreSQL", () => {
   });
 
   it("hands out the same JSON as SQLite: ints as numbers; int8, booleans, timestamps and JSON made neutral", async () => {
-    await sql`create table neutral_probe (id integer primary key, big bigint, flag boolean, at timestamptz, doc jsonb, note text)`.execute(pgDb);
+    await sql`create table neutral_probe (id integer primary key, big bigint, flag boolean, at timestamptz, doc jsonb, note text)`.execute(
+      pgDb,
+    );
     await sql`insert into neutral_probe values (1, 9007199254740991, true, '2026-03-04T05:06:07.089Z', '{"a":[1,2]}', null), (2, 9007199254740993, false, null, null, 'x')`.execute(
       pgDb,
     );
@@ -115,14 +147,20 @@ describe("readSnapshot on PostgreSQL", () => {
 
   it("names missing tables, rolls back and frees its connection when a row handler fails", async () => {
     await pgDb.insertInto("content_entries").values(entry("a")).execute();
-    expect((await readSnapshot(pgDb, ["content_entries", "not_here_yet"], () => {})).missingTables).toEqual(["not_here_yet"]);
+    expect((await readSnapshot(pgDb, ["content_entries", "not_here_yet"], () => {})).missingTables).toEqual([
+      "not_here_yet",
+    ]);
     await expect(
       readSnapshot(pgDb, ["content_entries"], () => {
         throw new Error("disk full");
       }),
     ).rejects.toThrow("disk full");
     // Nothing is left open in a transaction.
-    const open = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`.execute(pgDb);
+    const open = await sql<{
+      n: number;
+    }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`.execute(
+      pgDb,
+    );
     expect(open.rows[0]!.n).toBe(0);
   });
 });

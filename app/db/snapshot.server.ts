@@ -56,7 +56,8 @@ export async function readSnapshot(
       connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[],
     );
     const newestMigration = () =>
-      connection.prepare("SELECT name FROM kysely_migration ORDER BY name DESC LIMIT 1").pluck().get() as string | undefined;
+      connection.prepare("SELECT name FROM kysely_migration ORDER BY name DESC LIMIT 1").pluck().get() as
+        string | undefined;
     const snapshot = await readTables(existing, newestMigration, tables, async (table) => {
       for (const row of connection.prepare(`SELECT * FROM "${table}" ORDER BY rowid`).iterate()) {
         await onRow(table, neutralRow(row as SnapshotRow));
@@ -112,11 +113,14 @@ async function readPostgresSnapshot(
       ).rows.map((row) => row.name),
     );
     const newestMigration = async () =>
-      (await client.query<{ name: string }>("SELECT name FROM kysely_migration ORDER BY name DESC LIMIT 1")).rows[0]?.name;
+      (await client.query<{ name: string }>("SELECT name FROM kysely_migration ORDER BY name DESC LIMIT 1")).rows[0]
+        ?.name;
     const snapshot = await readTables(existing, newestMigration, tables, async (table) => {
       const order = await primaryKeyColumns(client, table);
       const orderBy = order.length ? ` ORDER BY ${order.map((column) => pg.escapeIdentifier(column)).join(", ")}` : "";
-      await client.query(`DECLARE backup_rows NO SCROLL CURSOR FOR SELECT * FROM ${pg.escapeIdentifier(table)}${orderBy}`);
+      await client.query(
+        `DECLARE backup_rows NO SCROLL CURSOR FOR SELECT * FROM ${pg.escapeIdentifier(table)}${orderBy}`,
+      );
       for (;;) {
         const batch = await client.query(`FETCH ${FETCH_ROWS} FROM backup_rows`);
         const int8Columns = batch.fields.filter((field) => field.dataTypeID === PG_INT8).map((field) => field.name);

@@ -22,21 +22,30 @@ describe("SQLite transactions", () => {
     let otherWrite = "not tried";
     try {
       await db.transaction().execute(async (trx) => {
-        await trx.selectFrom("notes" as never).selectAll().execute();
+        await trx
+          .selectFrom("notes" as never)
+          .selectAll()
+          .execute();
         try {
           other.prepare("insert into notes (text) values ('from the other process')").run();
           otherWrite = "written";
         } catch (error) {
           otherWrite = (error as { code?: string }).code ?? String(error);
         }
-        await trx.insertInto("notes" as never).values({ text: "from the server" } as never).execute();
+        await trx
+          .insertInto("notes" as never)
+          .values({ text: "from the server" } as never)
+          .execute();
       });
     } finally {
       other.close();
     }
     // The other writer waited (here: was refused at once, as it does not wait); the server's transaction committed.
     expect(otherWrite).toBe("SQLITE_BUSY");
-    const rows = await db.selectFrom("notes" as never).selectAll().execute();
+    const rows = await db
+      .selectFrom("notes" as never)
+      .selectAll()
+      .execute();
     expect(rows).toEqual([{ text: "from the server" }]);
     await db.destroy();
   });

@@ -79,7 +79,11 @@ export type PhotoOnDisk = { fileName: string; declaredType: string; path: string
  * only with an enquiry from the same address. The original bytes are not
  * kept: the file is deleted, taken or refused.
  */
-export async function acceptEnquiryPhoto(services: Services, photo: PhotoOnDisk, clientIp: string): Promise<PhotoAcceptOutcome> {
+export async function acceptEnquiryPhoto(
+  services: Services,
+  photo: PhotoOnDisk,
+  clientIp: string,
+): Promise<PhotoAcceptOutcome> {
   const name = displayName(photo.fileName);
   try {
     const limit = await services.limits.enquiryPhotos.hit(clientIp);
@@ -161,7 +165,12 @@ async function reserve(services: Services, clientIp: string): Promise<Reservatio
   });
 }
 
-async function processPhoto(services: Services, file: string, name: string, clientIp: string): Promise<PhotoAcceptOutcome> {
+async function processPhoto(
+  services: Services,
+  file: string,
+  name: string,
+  clientIp: string,
+): Promise<PhotoAcceptOutcome> {
   const reservation = await reserve(services, clientIp);
   if ("tooManyWaiting" in reservation) {
     services.logger.info("an enquiry photo was refused: too many photos are waiting to be sent");
@@ -180,7 +189,8 @@ async function processPhoto(services: Services, file: string, name: string, clie
       return { status: "busy", message: error.message, retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS };
     }
     services.logger.info({ err: error }, "an enquiry photo was refused");
-    if (error instanceof ImageRefusedError) return { status: "refused", httpStatus: 413, message: photoBombMessage(name) };
+    if (error instanceof ImageRefusedError)
+      return { status: "refused", httpStatus: 413, message: photoBombMessage(name) };
     return { status: "refused", httpStatus: 400, message: photoUnreadableMessage(name) };
   }
   await services.db

@@ -53,10 +53,13 @@ export async function processEnquiryPhoto(
   const thumb = await sized(THUMB_LONG_SIDE).jpeg(THUMB_JPEG).toBuffer();
   let view: { data: Buffer; info: OutputInfo } | null = null;
   for (const step of VIEW_STEPS) {
-    view = await sized(step.longSide).jpeg({ quality: step.quality, mozjpeg: true }).toBuffer({ resolveWithObject: true });
+    view = await sized(step.longSide)
+      .jpeg({ quality: step.quality, mozjpeg: true })
+      .toBuffer({ resolveWithObject: true });
     if (view.data.length <= VIEW_COPY_MAX_BYTES) break;
   }
-  if (!view || view.data.length > VIEW_COPY_MAX_BYTES) throw new ImageRefusedError("The viewing copy would not fit its size limit");
+  if (!view || view.data.length > VIEW_COPY_MAX_BYTES)
+    throw new ImageRefusedError("The viewing copy would not fit its size limit");
 
   // Written only once both encoded, so a failure leaves nothing behind.
   await storage.write(keys.thumbKey, Readable.from([thumb]));

@@ -34,7 +34,10 @@ export async function pruneEnquiryPhotos(services: Services): Promise<number> {
       .selectFrom("enquiry_photos")
       .select(["id", "thumb_key", "view_key"])
       .where((eb) =>
-        eb.or([eb("created_at", "<", tooOld), eb.and([eb("submission_id", "is", null), eb("expires_at", "<", abandoned)])]),
+        eb.or([
+          eb("created_at", "<", tooOld),
+          eb.and([eb("submission_id", "is", null), eb("expires_at", "<", abandoned)]),
+        ]),
       )
       .limit(BATCH)
       .execute();
@@ -70,13 +73,17 @@ async function removeStaleTempFiles(services: Services, now: number): Promise<vo
   for (const name of names) {
     const file = path.join(dir, name);
     const info = await stat(file).catch(() => null);
-    if (info && now - info.mtimeMs > PHOTO_TOKEN_LIFETIME_MS) await rm(file, { recursive: true, force: true }).catch(() => {});
+    if (info && now - info.mtimeMs > PHOTO_TOKEN_LIFETIME_MS)
+      await rm(file, { recursive: true, force: true }).catch(() => {});
   }
   await rm(path.join(path.dirname(dir), "contact-photos"), { recursive: true, force: true }).catch(() => {});
 }
 
 /** Every hour and at start; a pass still running when the next is due is not doubled. */
-export function createEnquiryPhotoRetention(services: Services, options: { everyMs?: number; clock?: TimerClock } = {}): Every {
+export function createEnquiryPhotoRetention(
+  services: Services,
+  options: { everyMs?: number; clock?: TimerClock } = {},
+): Every {
   return every(options.everyMs ?? RUN_EVERY_MS, () => pruneEnquiryPhotos(services), {
     clock: options.clock,
     runAtStart: true,

@@ -76,13 +76,20 @@ export async function attachEnquiryPhotos(
     attached += 1;
     sentToday += 1;
     keptBytes += Number(row.thumb_bytes) + Number(row.view_bytes);
-    await trx.updateTable("enquiry_photos").set({ submission_id: submissionId, position: attached }).where("id", "=", row.id).execute();
+    await trx
+      .updateTable("enquiry_photos")
+      .set({ submission_id: submissionId, position: attached })
+      .where("id", "=", row.id)
+      .execute();
   }
   return { attached, notTaken, leftOutKeys };
 }
 
 /** Photos sent with enquiries since `since` (by the enquiry's time), and the bytes every sent photo keeps. */
-async function sentPhotoUsage(trx: Transaction<DatabaseSchema>, since: string): Promise<{ sentToday: number; keptBytes: number }> {
+async function sentPhotoUsage(
+  trx: Transaction<DatabaseSchema>,
+  since: string,
+): Promise<{ sentToday: number; keptBytes: number }> {
   const today = await trx
     .selectFrom("enquiry_photos as p")
     .innerJoin("contact_submissions as s", "s.id", "p.submission_id")
@@ -102,7 +109,10 @@ async function sentPhotoUsage(trx: Transaction<DatabaseSchema>, since: string): 
  * photo it could not take): their tokens will never be sent, so they stop
  * counting as waiting at once, rows and files.
  */
-export async function forgetUnsentPhotos(services: Pick<AppServices, "db" | "storage" | "logger" | "clock">, tokens: readonly string[]): Promise<void> {
+export async function forgetUnsentPhotos(
+  services: Pick<AppServices, "db" | "storage" | "logger" | "clock">,
+  tokens: readonly string[],
+): Promise<void> {
   if (tokens.length === 0) return;
   const keys = await services.db.transaction().execute(async (trx) => {
     const rows = await trx
@@ -112,7 +122,14 @@ export async function forgetUnsentPhotos(services: Pick<AppServices, "db" | "sto
       .where("submission_id", "is", null)
       .execute();
     if (rows.length === 0) return [];
-    await trx.deleteFrom("enquiry_photos").where("id", "in", rows.map((row) => row.id)).execute();
+    await trx
+      .deleteFrom("enquiry_photos")
+      .where(
+        "id",
+        "in",
+        rows.map((row) => row.id),
+      )
+      .execute();
     return rows.flatMap((row) => Object.values(enquiryPhotoKeys(row.id)));
   });
   await deleteEnquiryPhotoObjects(services, keys);
@@ -142,12 +159,18 @@ export async function enquiryPhotosOf(
 }
 
 /** The enquiry's photos, in order (for the inbox and the e-mail). */
-export async function listEnquiryPhotos(services: Pick<AppServices, "db">, submissionId: string): Promise<EnquiryPhotoSummary[]> {
+export async function listEnquiryPhotos(
+  services: Pick<AppServices, "db">,
+  submissionId: string,
+): Promise<EnquiryPhotoSummary[]> {
   return (await enquiryPhotosOf(services, [submissionId])).get(submissionId) ?? [];
 }
 
 /** Photo counts for many enquiries at once (the inbox page, the CSV export). */
-export async function countEnquiryPhotos(services: Pick<AppServices, "db">, submissionIds: readonly string[]): Promise<Map<string, number>> {
+export async function countEnquiryPhotos(
+  services: Pick<AppServices, "db">,
+  submissionIds: readonly string[],
+): Promise<Map<string, number>> {
   const photos = await enquiryPhotosOf(services, submissionIds);
   return new Map(submissionIds.map((id) => [id, photos.get(id)?.length ?? 0]));
 }
@@ -175,7 +198,11 @@ export async function openEnquiryPhoto(
 
 /** Deletes the enquiry's photo rows inside the caller's transaction; returns their storage keys, to delete once it commits. */
 export async function deleteEnquiryPhotoRows(trx: Kysely<DatabaseSchema>, submissionId: string): Promise<string[]> {
-  const rows = await trx.selectFrom("enquiry_photos").select(["thumb_key", "view_key"]).where("submission_id", "=", submissionId).execute();
+  const rows = await trx
+    .selectFrom("enquiry_photos")
+    .select(["thumb_key", "view_key"])
+    .where("submission_id", "=", submissionId)
+    .execute();
   await trx.deleteFrom("enquiry_photos").where("submission_id", "=", submissionId).execute();
   return rows.flatMap((row) => [row.thumb_key, row.view_key]).filter((key): key is string => key !== null);
 }

@@ -75,9 +75,19 @@ export async function renderDemoPhoto(
 }
 
 export const DEMO_CAPTIONS: Record<GalleryType, string[]> = {
-  traditional: ["Dry-stacked basalt garden wall, Ōakura", "Lime-pointed heritage wall repair", "Stone entrance pillars, Inglewood", ""],
+  traditional: [
+    "Dry-stacked basalt garden wall, Ōakura",
+    "Lime-pointed heritage wall repair",
+    "Stone entrance pillars, Inglewood",
+    "",
+  ],
   veneer: ["Schist veneer feature wall", "Stacked-stone fireplace surround", "", "Veneer house foundation, Fitzroy"],
-  landscaping: ["Timber retaining wall and steps", "Composite deck with stone edging", "", "Raised garden beds, Bell Block"],
+  landscaping: [
+    "Timber retaining wall and steps",
+    "Composite deck with stone edging",
+    "",
+    "Raised garden beds, Bell Block",
+  ],
   homepage: ["", "", "", ""],
 };
 

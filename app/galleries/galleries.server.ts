@@ -25,7 +25,10 @@ function lockGallery(trx: Database, galleryType: string) {
 
 export function toGalleryImage(row: GalleryImageRow, mediaBaseUrl?: string): GalleryImage {
   const variants = JSON.parse(row.variants) as ImageVariants;
-  const at = <T extends { path: string }>(variant: T): T => ({ ...variant, path: publicMediaUrl(variant.path, mediaBaseUrl) });
+  const at = <T extends { path: string }>(variant: T): T => ({
+    ...variant,
+    path: publicMediaUrl(variant.path, mediaBaseUrl),
+  });
   return {
     id: row.id,
     imagePath: publicMediaUrl(row.image_path, mediaBaseUrl),
@@ -35,7 +38,9 @@ export function toGalleryImage(row: GalleryImageRow, mediaBaseUrl?: string): Gal
     width: row.width,
     height: row.height,
     placeholder: row.placeholder,
-    variants: mediaBaseUrl ? { avif: variants.avif.map(at), webp: variants.webp.map(at), jpeg: at(variants.jpeg) } : variants,
+    variants: mediaBaseUrl
+      ? { avif: variants.avif.map(at), webp: variants.webp.map(at), jpeg: at(variants.jpeg) }
+      : variants,
   };
 }
 
@@ -165,9 +170,7 @@ export async function reorderGallery(
       requested.size !== currentIds.size ||
       !imageIds.every((id) => currentIds.has(id))
     ) {
-      throw new GalleryOrderMismatchError(
-        "imageIds must list every image of the gallery exactly once",
-      );
+      throw new GalleryOrderMismatchError("imageIds must list every image of the gallery exactly once");
     }
     const now = nowIso();
     for (const [index, id] of imageIds.entries()) {
@@ -206,7 +209,10 @@ export async function deleteUnreferencedFiles(
 ): Promise<void> {
   const rows = await services.db.selectFrom("gallery_images").selectAll().execute();
   const stillUsed = new Set(rows.flatMap(storageKeysOf));
-  await deleteObjectsUnlessBackupRunning(services, keys.filter((key) => !stillUsed.has(key)));
+  await deleteObjectsUnlessBackupRunning(
+    services,
+    keys.filter((key) => !stillUsed.has(key)),
+  );
 }
 
 /**

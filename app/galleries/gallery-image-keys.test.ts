@@ -26,13 +26,15 @@ describe("which storage keys a gallery row names", () => {
 
   it("is what a backup copies for the row: the backup reads the same columns the same way", () => {
     const table = BACKUP_TABLES.find((candidate) => candidate.name === "gallery_images");
-    const fromBackup = (table?.objectColumns ?? []).flatMap((column) => column.keysOf(row[column.column as keyof typeof row]));
+    const fromBackup = (table?.objectColumns ?? []).flatMap((column) =>
+      column.keysOf(row[column.column as keyof typeof row]),
+    );
     expect([...new Set(fromBackup)].sort()).toEqual(galleryImageKeys(row).sort());
   });
 
   it("refuses a value that is not what the column holds", () => {
-    expect(() => galleryImageKeys({ ...row, variants: JSON.stringify({ avif: [{ path: 7 }], webp: [], jpeg: { path: "x" } }) })).toThrow(
-      /not a list of image files/,
-    );
+    expect(() =>
+      galleryImageKeys({ ...row, variants: JSON.stringify({ avif: [{ path: 7 }], webp: [], jpeg: { path: "x" } }) }),
+    ).toThrow(/not a list of image files/);
   });
 });

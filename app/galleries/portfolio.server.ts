@@ -17,7 +17,9 @@ export async function loadPortfolio<G extends PageGroup, T extends GalleryType>(
   const [content, galleries] = await Promise.all([
     readContent(services, [...sectionKeysInGroup(group), "contact.phone"], { onFallback }),
     Promise.all(
-      portfolio.galleries.map(async ({ galleryType }) => [galleryType, await loadGallery(services, galleryType, { onFallback })] as const),
+      portfolio.galleries.map(
+        async ({ galleryType }) => [galleryType, await loadGallery(services, galleryType, { onFallback })] as const,
+      ),
     ),
   ]);
   return { content, galleries: Object.fromEntries(galleries) as Record<T, GalleryResult> };

@@ -21,7 +21,9 @@ describe("decodeWithinLimits", () => {
   it("calls what is not an image, or not of a format the caller takes, unreadable", async () => {
     await expect(decodeWithinLimits(Buffer.from("not an image at all"))).rejects.toBeInstanceOf(UnreadableImageError);
     const gif = await makeImage("gif", { width: 40, height: 30 });
-    await expect(decodeWithinLimits(gif, { formats: new Set(["jpeg", "png"]) })).rejects.toBeInstanceOf(UnreadableImageError);
+    await expect(decodeWithinLimits(gif, { formats: new Set(["jpeg", "png"]) })).rejects.toBeInstanceOf(
+      UnreadableImageError,
+    );
     await expect(decodeWithinLimits(gif)).resolves.toMatchObject({ upright: { width: 40, height: 30 } });
   });
 
@@ -41,7 +43,9 @@ describe("decodeWithinLimits", () => {
   });
 
   it("flattens transparency onto the background it is given", async () => {
-    const png = await sharp({ create: { width: 4, height: 4, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+    const png = await sharp({
+      create: { width: 4, height: 4, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } },
+    })
       .png()
       .toBuffer();
     const decoded = await decodeWithinLimits(png, { background: "#ffffff" });

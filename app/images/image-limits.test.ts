@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { JPEG_MAX_PIXELS, MAX_ASPECT_RATIO, MAX_SIDE_PX, OTHER_MAX_PIXELS, imageLimitViolation, maxPixelsFor } from "./image-limits";
+import {
+  JPEG_MAX_PIXELS,
+  MAX_ASPECT_RATIO,
+  MAX_SIDE_PX,
+  OTHER_MAX_PIXELS,
+  imageLimitViolation,
+  maxPixelsFor,
+} from "./image-limits";
 
 describe("imageLimitViolation", () => {
   it.each([
@@ -21,7 +28,9 @@ describe("imageLimitViolation", () => {
     expect(imageLimitViolation("png", 2400, 110_000)).toBe(
       "The image is too tall for the gallery (46:1; at most 20:1). Please crop it and try again.",
     );
-    expect(imageLimitViolation("jpeg", 21_000, 1000)).toMatch(/^The image is too wide for the gallery \(21:1; at most 20:1\)/);
+    expect(imageLimitViolation("jpeg", 21_000, 1000)).toMatch(
+      /^The image is too wide for the gallery \(21:1; at most 20:1\)/,
+    );
     expect(imageLimitViolation("jpeg", 2001, 100)).toMatch(/too wide/);
     expect(imageLimitViolation("jpeg", 2000, 100)).toBeNull();
   });

@@ -54,7 +54,8 @@ export function imageLimitViolation(format: string | undefined, width: number, h
   if (pixels > limit) {
     const name = FORMAT_NAMES[format ?? ""] ?? "such";
     // Never "200 megapixels; at most 200": one decimal when rounding would hide the excess.
-    const megapixels = Math.round(pixels / 1e6) * 1e6 > limit ? String(Math.round(pixels / 1e6)) : (pixels / 1e6).toFixed(1);
+    const megapixels =
+      Math.round(pixels / 1e6) * 1e6 > limit ? String(Math.round(pixels / 1e6)) : (pixels / 1e6).toFixed(1);
     return (
       `The image is too large (${megapixels} megapixels; ${name} images can have at most ${limit / 1e6}). ` +
       (format === "jpeg" ? "Please resize it and try again." : "Please save it as a JPEG or resize it, and try again.")

@@ -20,7 +20,12 @@ import { createLocalStorage } from "~/storage/local-storage.server";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { ImageRefusedError } from "./image-limits";
 import { MAX_VARIANT_HEIGHT, processImage, variantWidthsFor } from "./image-pipeline.server";
-import { ImageNotFoundError, variantKeyFromPublicPath, type ImageVariant, type ProcessedImage } from "./processed-image";
+import {
+  ImageNotFoundError,
+  variantKeyFromPublicPath,
+  type ImageVariant,
+  type ProcessedImage,
+} from "./processed-image";
 
 let rootDir: string;
 let storage: ObjectStorage;
@@ -81,8 +86,14 @@ describe("processImage on a phone photo (EXIF orientation 6, GPS, XMP, ICC)", ()
   });
 
   it("never upscales: 480 and 800 px AVIF/WebP and an 800 px JPEG for an 800 px wide image", () => {
-    expect(result.variants.avif.map((v) => [v.width, v.height])).toEqual([[480, 720], [800, 1200]]);
-    expect(result.variants.webp.map((v) => [v.width, v.height])).toEqual([[480, 720], [800, 1200]]);
+    expect(result.variants.avif.map((v) => [v.width, v.height])).toEqual([
+      [480, 720],
+      [800, 1200],
+    ]);
+    expect(result.variants.webp.map((v) => [v.width, v.height])).toEqual([
+      [480, 720],
+      [800, 1200],
+    ]);
     expect([result.variants.jpeg.width, result.variants.jpeg.height]).toEqual([800, 1200]);
   });
 
@@ -112,7 +123,9 @@ describe("processImage on a phone photo (EXIF orientation 6, GPS, XMP, ICC)", ()
     expect([...new Set(keys)].sort()).toEqual([...result.storageKeys].sort());
     for (const { variant } of allVariants(result)) {
       expect(variant.path).toMatch(/^\/media\/[0-9a-f]{20}\.(avif|webp|jpg)$/);
-      const hash = createHash("sha256").update(await readVariant(variant)).digest("hex");
+      const hash = createHash("sha256")
+        .update(await readVariant(variant))
+        .digest("hex");
       expect(variant.path).toContain(hash.slice(0, 20));
     }
     for (const key of result.storageKeys) {
@@ -223,8 +236,16 @@ describe("processImage: sizes and colour", () => {
 describe("processImage: limits, judged from the header before decoding", () => {
   it.each([
     ["a 2400×110,000 PNG", () => pngBomb(2400, 110_000), /too tall for the gallery \(46:1; at most 20:1\)/],
-    ["a 20,000×20,000 PNG", () => pngBomb(20_000, 20_000), /too large \(400 megapixels; PNG images can have at most 40\)/],
-    ["a 7,000×6,000 PNG (42 MP)", () => pngBomb(7000, 6000), /too large \(42 megapixels; PNG images can have at most 40\)/],
+    [
+      "a 20,000×20,000 PNG",
+      () => pngBomb(20_000, 20_000),
+      /too large \(400 megapixels; PNG images can have at most 40\)/,
+    ],
+    [
+      "a 7,000×6,000 PNG (42 MP)",
+      () => pngBomb(7000, 6000),
+      /too large \(42 megapixels; PNG images can have at most 40\)/,
+    ],
   ])("refuses %s with a message that says why", async (_label, make, message) => {
     const key = `originals/bomb-${Math.random().toString(36).slice(2)}`;
     await storeOriginal(key, make());

@@ -3,12 +3,7 @@ import { Readable } from "node:stream";
 import sharp, { type OutputInfo, type Sharp } from "sharp";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { decodeWithinLimits } from "./decode-within-limits.server";
-import {
-  ImageNotFoundError,
-  MEDIA_URL_PREFIX,
-  type ImageVariant,
-  type ProcessedImage,
-} from "./processed-image";
+import { ImageNotFoundError, MEDIA_URL_PREFIX, type ImageVariant, type ProcessedImage } from "./processed-image";
 
 /**
  * Widths of the responsive AVIF/WebP variants (never upscaled). Steps of about 1.5×, so a screen
@@ -143,10 +138,7 @@ async function decodeOriginal(storage: ObjectStorage, originalKey: string): Prom
 }
 
 async function runPipeline(storage: ObjectStorage, originalKey: string): Promise<ProcessedImage> {
-  const { uprightWidth, uprightHeight, widths, jpegWidth, data, info } = await decodeOriginal(
-    storage,
-    originalKey,
-  );
+  const { uprightWidth, uprightHeight, widths, jpegWidth, data, info } = await decodeOriginal(storage, originalKey);
 
   const raw = { raw: { width: info.width, height: info.height, channels: info.channels } };
   const at = (width: number) => {
@@ -177,10 +169,7 @@ async function runPipeline(storage: ObjectStorage, originalKey: string): Promise
       .blur(0.6)
       .webp({ quality: 40, effort: 6 })
       .toBuffer();
-  const [encoded, placeholder] = await Promise.all([
-    runLimited(jobs, ENCODE_CONCURRENCY),
-    placeholderJob(),
-  ]);
+  const [encoded, placeholder] = await Promise.all([runLimited(jobs, ENCODE_CONCURRENCY), placeholderJob()]);
 
   // Write only once everything encoded, so a failed encode leaves nothing behind.
   const written = new Map<string, ImageVariant>();

@@ -18,14 +18,17 @@ export type ImageJobRequest<K extends ImageJobKind> = ImageJobs[K]["request"];
 export type ImageJobResult<K extends ImageJobKind> = ImageJobs[K]["result"];
 
 /** One job's message for each kind. */
-export type ImageJobMessage = { [K in ImageJobKind]: { type: "job"; kind: K; id: number; request: ImageJobRequest<K> } }[ImageJobKind];
+export type ImageJobMessage = {
+  [K in ImageJobKind]: { type: "job"; kind: K; id: number; request: ImageJobRequest<K> };
+}[ImageJobKind];
 /** One job's answer for each kind. */
-export type ImageJobDone = { [K in ImageJobKind]: { type: "done"; kind: K; id: number; result: ImageJobResult<K>; peakRssMB: number } }[ImageJobKind];
+export type ImageJobDone = {
+  [K in ImageJobKind]: { type: "done"; kind: K; id: number; result: ImageJobResult<K>; peakRssMB: number };
+}[ImageJobKind];
 
 export type ToImageWorker =
   /** Sent once, in answer to "ready": how to open the storage. */
-  | { type: "init"; storage: StorageConfig }
-  | ImageJobMessage;
+  { type: "init"; storage: StorageConfig } | ImageJobMessage;
 
 /** Why a job failed: "refused" carries a message meant for the uploader. */
 export type ImageJobFailure = "refused" | "not-found" | "unreadable";

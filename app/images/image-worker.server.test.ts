@@ -10,7 +10,12 @@ import { imageWorkerFromSource } from "../../server/image-worker-source";
 import { pngBomb } from "../../tests/fixtures/image-bombs";
 import { makeImage, makeNoisyJpeg } from "../../tests/fixtures/images";
 import { ImageRefusedError } from "./image-limits";
-import { ImageUnreadableError, ImageWorkerCrashedError, createImageWorker, type ImageWorker } from "./image-worker.server";
+import {
+  ImageUnreadableError,
+  ImageWorkerCrashedError,
+  createImageWorker,
+  type ImageWorker,
+} from "./image-worker.server";
 import { ImageNotFoundError } from "./processed-image";
 
 let rootDir: string;
@@ -80,7 +85,9 @@ describe("the image worker", () => {
 
   it("takes one job at a time, in order", async () => {
     const images = await startWorker();
-    const keys = await Promise.all([600, 700, 800].map(async (width) => store(await makeImage("jpeg", { width, height: 400 }))));
+    const keys = await Promise.all(
+      [600, 700, 800].map(async (width) => store(await makeImage("jpeg", { width, height: 400 }))),
+    );
     const results = await Promise.all(keys.map((key) => images.process(key)));
     expect(results.map((r) => r.width)).toEqual([600, 700, 800]);
   });
@@ -144,7 +151,11 @@ describe("the image worker", () => {
   it("fails the job when its worker dies while starting", async () => {
     const broken = path.join(rootDir, "broken-worker.mjs");
     await writeFile(broken, "process.exit(3);\n");
-    worker = createImageWorker({ entry: { file: broken, execArgv: [] }, storage: config, logger: createLogger({ level: "silent" }) });
+    worker = createImageWorker({
+      entry: { file: broken, execArgv: [] },
+      storage: config,
+      logger: createLogger({ level: "silent" }),
+    });
     await worker.start();
     await expect(worker.process("originals/anything")).rejects.toThrow("exited while starting (code 3");
   });
@@ -164,9 +175,15 @@ describe("the image worker", () => {
         "",
       ].join("\n"),
     );
-    worker = createImageWorker({ entry: { file: confused, execArgv: [] }, storage: config, logger: createLogger({ level: "silent" }) });
+    worker = createImageWorker({
+      entry: { file: confused, execArgv: [] },
+      storage: config,
+      logger: createLogger({ level: "silent" }),
+    });
     await worker.start();
-    await expect(worker.process("originals/anything")).rejects.toThrow(new ImageUnreadableError("The image worker answered an owner-photo job as enquiry-photo"));
+    await expect(worker.process("originals/anything")).rejects.toThrow(
+      new ImageUnreadableError("The image worker answered an owner-photo job as enquiry-photo"),
+    );
   });
 
   it("refuses jobs before it is started, and cannot start without an entry", async () => {

@@ -3,7 +3,14 @@ import { access } from "node:fs/promises";
 import type { Logger } from "~/lib/logger.server";
 import type { StorageConfig } from "~/storage/open-storage.server";
 import { ImageRefusedError } from "./image-limits";
-import type { FromImageWorker, ImageJobDone, ImageJobKind, ImageJobRequest, ImageJobResult, ToImageWorker } from "./image-worker-protocol.server";
+import type {
+  FromImageWorker,
+  ImageJobDone,
+  ImageJobKind,
+  ImageJobRequest,
+  ImageJobResult,
+  ToImageWorker,
+} from "./image-worker-protocol.server";
 import { ImageNotFoundError, type ProcessedEnquiryPhoto, type ProcessedImage } from "./processed-image";
 
 /**
@@ -156,7 +163,10 @@ export function createImageWorker(options: {
       job.started = true;
       return;
     }
-    logger.debug({ pid: worker.pid, peakRssMB: message.peakRssMB, outcome: message.type }, "image worker finished a job");
+    logger.debug(
+      { pid: worker.pid, peakRssMB: message.peakRssMB, outcome: message.type },
+      "image worker finished a job",
+    );
     if (message.type === "done") return job.settle({ done: message });
     const error =
       message.reason === "refused"
@@ -197,7 +207,9 @@ export function createImageWorker(options: {
           return;
         }
         if (running) logger.warn({ pid: worker.pid, code, signal, job: current?.label }, "the image worker exited");
-        current?.settle({ error: new ImageWorkerCrashedError(`The image worker exited (code ${code}, signal ${signal})`) });
+        current?.settle({
+          error: new ImageWorkerCrashedError(`The image worker exited (code ${code}, signal ${signal})`),
+        });
       });
     });
   }
@@ -217,7 +229,10 @@ export function createImageWorker(options: {
     const label = handling.label(request);
     return new Promise<ImageJobResult<K>>((resolve, reject) => {
       const timer = setTimeout(() => {
-        logger.warn({ pid: worker.pid, job: label, timeoutMs: jobTimeoutMs }, "an image job took too long; killing the worker");
+        logger.warn(
+          { pid: worker.pid, job: label, timeoutMs: jobTimeoutMs },
+          "an image job took too long; killing the worker",
+        );
         worker.kill("SIGKILL");
       }, jobTimeoutMs);
       const job: Job = {
@@ -230,7 +245,8 @@ export function createImageWorker(options: {
           clearTimeout(timer);
           if ("error" in outcome) return reject(outcome.error);
           const result = handling.result(outcome.done);
-          if (result === undefined) reject(new ImageUnreadableError(`The image worker answered an ${kind} job as ${outcome.done.kind}`));
+          if (result === undefined)
+            reject(new ImageUnreadableError(`The image worker answered an ${kind} job as ${outcome.done.kind}`));
           else resolve(result);
         },
       };

@@ -13,11 +13,15 @@ if (container) {
     observer.disconnect();
     void import("./contact-hydrate").then(({ hydrateContactIsland }) => hydrateContactIsland(container));
   };
-  const observer = new IntersectionObserver((entries) => {
-    if (entries.some((entry) => entry.isIntersecting)) start();
-  }, { rootMargin: "400px 0px" });
+  const observer = new IntersectionObserver(
+    (entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) start();
+    },
+    { rootMargin: "400px 0px" },
+  );
   observer.observe(container);
-  for (const type of ["focusin", "pointerdown", "touchstart"]) container.addEventListener(type, start, { once: true, passive: true });
+  for (const type of ["focusin", "pointerdown", "touchstart"])
+    container.addEventListener(type, start, { once: true, passive: true });
 } else {
   markIslandMounted("contact");
 }

@@ -23,7 +23,14 @@ function runLoader(readyState: string, photos: Photo[], elementTiming = true) {
     readyState,
     querySelectorAll: (selector: string) => (selectors.push(selector), photos),
   };
-  new Function("document", "addEventListener", "setTimeout", "PerformanceObserver", "load", source.replace("import(f)", "load(f)"))(
+  new Function(
+    "document",
+    "addEventListener",
+    "setTimeout",
+    "PerformanceObserver",
+    "load",
+    source.replace("import(f)", "load(f)"),
+  )(
     document,
     (type: string, listener: () => void) => type === "load" && listeners.push(listener),
     (callback: () => void, ms: number) => timers.push({ callback, ms }),
@@ -74,7 +81,12 @@ describe("the islands' loader", () => {
   it("lists the files a page loads, for the benchmarks", () => {
     const html = `<head><script nonce="n" ${ISLAND_LOADER_ATTRIBUTE}="">${islandLoader(["/assets/island-menu-X.js", "/assets/mounted-Y.js"])}</script>
       <link rel="modulepreload" fetchpriority="low" href="/assets/chunk-Z.js"/><script type="module" src="/assets/app-W.js"></script></head>`;
-    expect(islandFilesInPage(html)).toEqual(["/assets/island-menu-X.js", "/assets/mounted-Y.js", "/assets/app-W.js", "/assets/chunk-Z.js"]);
+    expect(islandFilesInPage(html)).toEqual([
+      "/assets/island-menu-X.js",
+      "/assets/mounted-Y.js",
+      "/assets/app-W.js",
+      "/assets/chunk-Z.js",
+    ]);
     expect(islandFilesInPage("<html></html>")).toEqual([]);
   });
 });

@@ -34,7 +34,10 @@ export function islandFilesInPage(html: string): string[] {
   return [
     ...new Set([
       ...(listed ? (JSON.parse(listed) as string[]) : []),
-      ...[...html.matchAll(/<script[^>]*\bsrc="([^"]+)"/g), ...html.matchAll(/<link rel="modulepreload"[^>]*href="([^"]+)"/g)].map((m) => m[1]!),
+      ...[
+        ...html.matchAll(/<script[^>]*\bsrc="([^"]+)"/g),
+        ...html.matchAll(/<link rel="modulepreload"[^>]*href="([^"]+)"/g),
+      ].map((m) => m[1]!),
     ]),
   ];
 }

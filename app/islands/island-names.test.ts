@@ -1,4 +1,13 @@
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  mkdtempSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -19,8 +28,18 @@ afterEach(() => {
 
 describe("islands by file convention", () => {
   it("makes each app/islands/<name>.island.ts an entry named by its file, and nothing else", () => {
-    const root = rootWith(["zebra.island.ts", "alpha.island.ts", "helper.ts", "alpha.test.ts", "beta.island.tsx", "notes.island.ts.md"]);
-    expect(discoverIslands(root)).toEqual({ alpha: "app/islands/alpha.island.ts", zebra: "app/islands/zebra.island.ts" });
+    const root = rootWith([
+      "zebra.island.ts",
+      "alpha.island.ts",
+      "helper.ts",
+      "alpha.test.ts",
+      "beta.island.tsx",
+      "notes.island.ts.md",
+    ]);
+    expect(discoverIslands(root)).toEqual({
+      alpha: "app/islands/alpha.island.ts",
+      zebra: "app/islands/zebra.island.ts",
+    });
   });
 
   it("refuses a name that cannot go into <html data-islands> or a file name", () => {
@@ -42,7 +61,9 @@ describe("islands by file convention", () => {
 
     writeFileSync(path.join(root, "app/islands/gallery.island.ts"), "");
     writeIslandNames(root, discoverIslands(root));
-    expect(readFileSync(file, "utf8")).toContain('export const ISLAND_NAMES = ["gallery", "menu", "slideshow"] as const;\n');
+    expect(readFileSync(file, "utf8")).toContain(
+      'export const ISLAND_NAMES = ["gallery", "menu", "slideshow"] as const;\n',
+    );
   });
 
   it("the committed names module lists this repository's island files (run `npm run build` when it does not)", () => {
@@ -50,6 +71,8 @@ describe("islands by file convention", () => {
     const files = readdirSync(here).filter((file) => file.endsWith(".island.ts"));
     expect(files.length).toBeGreaterThan(0);
     expect([...ISLAND_NAMES].sort()).toEqual(files.map((file) => file.replace(/\.island\.ts$/, "")).sort());
-    expect(readFileSync(path.resolve(here, "../..", ISLAND_NAMES_MODULE), "utf8")).toBe(islandNamesSource(ISLAND_NAMES));
+    expect(readFileSync(path.resolve(here, "../..", ISLAND_NAMES_MODULE), "utf8")).toBe(
+      islandNamesSource(ISLAND_NAMES),
+    );
   });
 });

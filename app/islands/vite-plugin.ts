@@ -18,12 +18,16 @@ const ISLAND_NAME = /^[a-z][a-z0-9-]*$/;
 
 /** The islands under `root`: name to entry file (relative to root), in name order. */
 export function discoverIslands(root: string): Record<string, string> {
-  const files = readdirSync(path.resolve(root, ISLANDS_DIR)).filter((file) => file.endsWith(ISLAND_SUFFIX)).sort();
+  const files = readdirSync(path.resolve(root, ISLANDS_DIR))
+    .filter((file) => file.endsWith(ISLAND_SUFFIX))
+    .sort();
   return Object.fromEntries(
     files.map((file) => {
       const name = file.slice(0, -ISLAND_SUFFIX.length);
       if (!ISLAND_NAME.test(name)) {
-        throw new Error(`${ISLANDS_DIR}/${file}: an island's name (its file name before ${ISLAND_SUFFIX}) must be lower-case letters, digits and hyphens, starting with a letter.`);
+        throw new Error(
+          `${ISLANDS_DIR}/${file}: an island's name (its file name before ${ISLAND_SUFFIX}) must be lower-case letters, digits and hyphens, starting with a letter.`,
+        );
       }
       return [name, `${ISLANDS_DIR}/${file}`];
     }),
@@ -86,7 +90,9 @@ export function islands({ isSsrBuild }: { isSsrBuild: boolean }): Plugin {
     },
     generateBundle(_options, bundle) {
       if (command !== "build" || isSsrBuild) return;
-      const chunks = new Map(Object.values(bundle).flatMap((item) => (item.type === "chunk" ? [[item.fileName, item]] : [])));
+      const chunks = new Map(
+        Object.values(bundle).flatMap((item) => (item.type === "chunk" ? [[item.fileName, item]] : [])),
+      );
       // Every chunk an entry needs before it runs, requested with it (no request waterfall).
       const importsOf = (fileName: string, seen = new Set<string>()): Set<string> => {
         for (const imported of chunks.get(fileName)?.imports ?? []) {
@@ -100,7 +106,10 @@ export function islands({ isSsrBuild }: { isSsrBuild: boolean }): Plugin {
       for (const chunk of chunks.values()) {
         const name = chunk.isEntry && chunk.name.startsWith("island-") ? chunk.name.slice("island-".length) : null;
         if (!name) continue;
-        assets[name] = { file: `/${chunk.fileName}`, imports: [...importsOf(chunk.fileName)].map((file) => `/${file}`) };
+        assets[name] = {
+          file: `/${chunk.fileName}`,
+          imports: [...importsOf(chunk.fileName)].map((file) => `/${file}`),
+        };
       }
       writeFileSync(path.resolve(root, ISLANDS_MANIFEST), JSON.stringify(assets, null, 2));
     },

@@ -18,7 +18,12 @@ afterEach(async () => {
 async function holder(mode: "shared" | "exclusive") {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "-e", `import("./app/lib/data-dir-lock.server.ts").then((m) => { m.lockDataDir(${JSON.stringify(dir)}, "${mode}"); console.log("locked"); setInterval(() => {}, 1000); })`],
+    [
+      "--import",
+      "tsx",
+      "-e",
+      `import("./app/lib/data-dir-lock.server.ts").then((m) => { m.lockDataDir(${JSON.stringify(dir)}, "${mode}"); console.log("locked"); setInterval(() => {}, 1000); })`,
+    ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   await new Promise<void>((resolve, reject) => {

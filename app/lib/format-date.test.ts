@@ -22,9 +22,13 @@ describe("formatSubmittedAt", () => {
 describe("formatSubmittedAt in a named time zone", () => {
   it("writes New Zealand time, daylight saving included, whatever the machine's zone", () => {
     // 02:00 UTC on 1 January is 3:00 PM in Auckland (NZDT, UTC+13).
-    expect(formatSubmittedAt("2024-01-01T02:00:00.000Z", { timeZone: "Pacific/Auckland" })).toBe("January 1st, 2024 at 3:00 PM");
+    expect(formatSubmittedAt("2024-01-01T02:00:00.000Z", { timeZone: "Pacific/Auckland" })).toBe(
+      "January 1st, 2024 at 3:00 PM",
+    );
     // 3 July is winter (NZST, UTC+12): 23:30 UTC on the 2nd is 11:30 AM on the 3rd.
-    expect(formatSubmittedAt("2025-07-02T23:30:00.000Z", { timeZone: "Pacific/Auckland" })).toBe("July 3rd, 2025 at 11:30 AM");
+    expect(formatSubmittedAt("2025-07-02T23:30:00.000Z", { timeZone: "Pacific/Auckland" })).toBe(
+      "July 3rd, 2025 at 11:30 AM",
+    );
     expect(formatSubmittedAt("2025-07-02T23:30:00.000Z", { timeZone: "UTC" })).toBe("July 2nd, 2025 at 11:30 PM");
   });
 

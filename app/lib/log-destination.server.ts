@@ -38,7 +38,11 @@ const systemIo: LogDestinationIo = {
  * not at all never grows memory, and never holds the process at exit (docs/decisions/0049-bounded-logs-and-a-cached-not-found-page.md).
  * The descriptor must be non-blocking when it is a pipe or socket (see `stdoutLogDestination`).
  */
-export function createLogDestination(fd: number, limits: { maxBytes?: number } = {}, io: LogDestinationIo = systemIo): LogDestination {
+export function createLogDestination(
+  fd: number,
+  limits: { maxBytes?: number } = {},
+  io: LogDestinationIo = systemIo,
+): LogDestination {
   const maxBytes = limits.maxBytes ?? LOG_BUFFER_BYTES;
   let lines: string[] = [];
   let linesBytes = 0;

@@ -30,7 +30,13 @@ export function createLogger(options: { level: string; destination?: Destination
       level: options.level,
       base: undefined,
       redact: {
-        paths: ["password", "*.password", "req.headers.cookie", "req.headers.authorization", 'res.headers["set-cookie"]'],
+        paths: [
+          "password",
+          "*.password",
+          "req.headers.cookie",
+          "req.headers.authorization",
+          'res.headers["set-cookie"]',
+        ],
         censor: "[redacted]",
       },
       serializers,

@@ -15,6 +15,7 @@ describe("formatFileSize", () => {
   });
 
   it("never says KB", () => {
-    for (let bytes = 1; bytes < 5 * 1024 ** 2; bytes = Math.ceil(bytes * 1.7)) expect(formatFileSize(bytes)).not.toMatch(/KB|\bB\b/);
+    for (let bytes = 1; bytes < 5 * 1024 ** 2; bytes = Math.ceil(bytes * 1.7))
+      expect(formatFileSize(bytes)).not.toMatch(/KB|\bB\b/);
   });
 });

@@ -42,7 +42,8 @@ describe("createRateLimiter (database)", () => {
   it("refuses with a read once over the limit: the stored count stops growing", async () => {
     const limiter = createRateLimiter(db, clock, { scope: "test", limit: 2, windowMs: 60_000 });
     for (let i = 0; i < 3; i++) await limiter.hit("a");
-    const stored = async () => (await db.selectFrom("rate_limit_counters").select("count").executeTakeFirstOrThrow()).count;
+    const stored = async () =>
+      (await db.selectFrom("rate_limit_counters").select("count").executeTakeFirstOrThrow()).count;
     const after = await stored();
     for (let i = 0; i < 10; i++) expect((await limiter.hit("a")).allowed).toBe(false);
     expect(await stored()).toBe(after);
@@ -64,7 +65,9 @@ describe("createRateLimiter (database)", () => {
     const other = createRateLimiter(db, clock, { scope: "two", limit: 1, windowMs: 60_000 });
     await hashed.hit("a");
     expect((await other.hit("a")).allowed).toBe(true);
-    expect((await db.selectFrom("rate_limit_counters").select("key").where("scope", "=", "one").execute()).map((r) => r.key)).toEqual(["h(a)"]);
+    expect(
+      (await db.selectFrom("rate_limit_counters").select("key").where("scope", "=", "one").execute()).map((r) => r.key),
+    ).toEqual(["h(a)"]);
     expect((await hashed.hit("a")).allowed).toBe(false);
     await hashed.reset("a");
     expect((await hashed.hit("a")).allowed).toBe(true);

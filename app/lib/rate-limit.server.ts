@@ -10,8 +10,7 @@ import type { Clock } from "./clock";
  */
 /** `count`: the attempts counted in the current window (a refused attempt over the limit may not be). */
 export type RateLimitDecision =
-  | { allowed: true; count: number }
-  | { allowed: false; count: number; retryAfterSeconds: number };
+  { allowed: true; count: number } | { allowed: false; count: number; retryAfterSeconds: number };
 
 export type RateLimiter = {
   readonly scope: string;
@@ -64,9 +63,24 @@ export function createRateLimiter(db: Database, clock: Clock, rule: RateLimitRul
           oc.columns(["scope", "key"]).doUpdateSet((eb) => {
             const passed = eb("rate_limit_counters.expires_at", "<=", nowIso);
             return {
-              count: eb.case().when(passed).then(eb.lit(1)).else(eb("rate_limit_counters.count", "+", eb.lit(1))).end(),
-              window_start: eb.case().when(passed).then(eb.ref("excluded.window_start")).else(eb.ref("rate_limit_counters.window_start")).end(),
-              expires_at: eb.case().when(passed).then(eb.ref("excluded.expires_at")).else(eb.ref("rate_limit_counters.expires_at")).end(),
+              count: eb
+                .case()
+                .when(passed)
+                .then(eb.lit(1))
+                .else(eb("rate_limit_counters.count", "+", eb.lit(1)))
+                .end(),
+              window_start: eb
+                .case()
+                .when(passed)
+                .then(eb.ref("excluded.window_start"))
+                .else(eb.ref("rate_limit_counters.window_start"))
+                .end(),
+              expires_at: eb
+                .case()
+                .when(passed)
+                .then(eb.ref("excluded.expires_at"))
+                .else(eb.ref("rate_limit_counters.expires_at"))
+                .end(),
             };
           }),
         )
@@ -76,14 +90,21 @@ export function createRateLimiter(db: Database, clock: Clock, rule: RateLimitRul
       return count <= rule.limit ? { allowed: true, count } : refusal(count, row.expires_at);
     },
     async reset(key) {
-      await db.deleteFrom("rate_limit_counters").where("scope", "=", rule.scope).where("key", "=", keyOf(key)).execute();
+      await db
+        .deleteFrom("rate_limit_counters")
+        .where("scope", "=", rule.scope)
+        .where("key", "=", keyOf(key))
+        .execute();
     },
   };
 }
 
 /** Deletes the rows whose window has passed (hourly housekeeping); returns how many. */
 export async function pruneRateLimitCounters({ db, clock }: { db: Database; clock: Clock }): Promise<number> {
-  const result = await db.deleteFrom("rate_limit_counters").where("expires_at", "<=", clock.now().toISOString()).executeTakeFirst();
+  const result = await db
+    .deleteFrom("rate_limit_counters")
+    .where("expires_at", "<=", clock.now().toISOString())
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 

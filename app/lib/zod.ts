@@ -8,7 +8,10 @@ z.config({ jitless: true });
 export { z };
 
 /** The first message for each of `fields` (a form shows one per field); issues on other paths are left out. */
-export function firstErrorPerField<F extends string>(error: z.ZodError, fields: readonly F[]): Partial<Record<F, string>> {
+export function firstErrorPerField<F extends string>(
+  error: z.ZodError,
+  fields: readonly F[],
+): Partial<Record<F, string>> {
   const errors: Partial<Record<F, string>> = {};
   for (const issue of error.issues) {
     const field = issue.path[0];

@@ -1,4 +1,12 @@
-import { DetailsTable, MAIL_STYLE, MailDocument, MailLink, PreformattedSection, renderMailHtml, type MailParts } from "./mail-layout.server";
+import {
+  DetailsTable,
+  MAIL_STYLE,
+  MailDocument,
+  MailLink,
+  PreformattedSection,
+  renderMailHtml,
+  type MailParts,
+} from "./mail-layout.server";
 
 /**
  * The enquiry e-mail and the hourly digest, each as one function from what
@@ -7,7 +15,14 @@ import { DetailsTable, MAIL_STYLE, MailDocument, MailLink, PreformattedSection, 
  */
 
 /** One enquiry as a mail shows it: one-line fields, the time in words, and a dialable tel: link when the phone is a number. */
-export type EnquiryDetails = { name: string; email: string; phone: string | null; tel: string | null; received: string; message: string };
+export type EnquiryDetails = {
+  name: string;
+  email: string;
+  phone: string | null;
+  tel: string | null;
+  received: string;
+  message: string;
+};
 
 function enquiryLines(enquiry: EnquiryDetails): string[] {
   return [
@@ -22,7 +37,8 @@ function enquiryLines(enquiry: EnquiryDetails): string[] {
 }
 
 function EnquiryDetailsHtml({ enquiry }: { enquiry: EnquiryDetails }) {
-  const phone = enquiry.phone && (enquiry.tel ? <MailLink href={enquiry.tel}>{enquiry.phone}</MailLink> : enquiry.phone);
+  const phone =
+    enquiry.phone && (enquiry.tel ? <MailLink href={enquiry.tel}>{enquiry.phone}</MailLink> : enquiry.phone);
   return (
     <>
       <DetailsTable
@@ -47,7 +63,13 @@ function AllEnquiriesLink({ inboxUrl }: { inboxUrl: string }) {
 }
 
 /** `photoLines`: what the mail says of the photos it carries ("2 photos are attached."), none without photos. */
-export type EnquiryView = { subject: string; intro: string; enquiry: EnquiryDetails; photoLines: string[]; inboxUrl: string };
+export type EnquiryView = {
+  subject: string;
+  intro: string;
+  enquiry: EnquiryDetails;
+  photoLines: string[];
+  inboxUrl: string;
+};
 
 export function enquiryParts({ subject, intro, enquiry, photoLines, inboxUrl }: EnquiryView): MailParts {
   const reply = `Press Reply to answer ${enquiry.name} directly.`;
@@ -77,7 +99,12 @@ export function enquiryParts({ subject, intro, enquiry, photoLines, inboxUrl }: 
 }
 
 /** Each enquiry with what the digest says of its photos ("3 photos: see them in the inbox: …"), null without any. */
-export type DigestView = { subject: string; why: string; enquiries: { details: EnquiryDetails; photos: string | null }[]; inboxUrl: string };
+export type DigestView = {
+  subject: string;
+  why: string;
+  enquiries: { details: EnquiryDetails; photos: string | null }[];
+  inboxUrl: string;
+};
 
 export function digestParts({ subject, why, enquiries, inboxUrl }: DigestView): MailParts {
   const count = enquiries.length;
@@ -86,7 +113,12 @@ export function digestParts({ subject, why, enquiries, inboxUrl }: DigestView): 
     "",
     why,
     "",
-    ...enquiries.flatMap(({ details, photos }, i) => [`--- ${i + 1} of ${count} ---`, ...enquiryLines(details), ...(photos ? ["", photos] : []), ""]),
+    ...enquiries.flatMap(({ details, photos }, i) => [
+      `--- ${i + 1} of ${count} ---`,
+      ...enquiryLines(details),
+      ...(photos ? ["", photos] : []),
+      "",
+    ]),
     `All enquiries: ${inboxUrl}`,
     "",
   ].join("\n");

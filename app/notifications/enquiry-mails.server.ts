@@ -60,7 +60,12 @@ function detailsOf(enquiry: ContactSubmission): EnquiryDetails {
 }
 
 /** One enquiry, with Reply-To set to the visitor, and its photos attached. */
-export function enquiryMail(ctx: MailContext, received: ContactSubmission, messageId: string, photos: MailedPhotos = NO_PHOTOS): OutgoingMail {
+export function enquiryMail(
+  ctx: MailContext,
+  received: ContactSubmission,
+  messageId: string,
+  photos: MailedPhotos = NO_PHOTOS,
+): OutgoingMail {
   const enquiry = detailsOf(received);
   const parts = enquiryParts({
     subject: `New enquiry from ${enquiry.name}`,
@@ -98,7 +103,10 @@ export function digestMail(
     why:
       "More enquiries than usual arrived in one hour, so to protect your e-mail account's sending limit " +
       `the rest of that hour's are collected in this one e-mail (the hour from ${businessTime(hourStart)}).`,
-    enquiries: received.map((enquiry) => ({ details: detailsOf(enquiry), photos: digestPhotosLine(ctx, photoCounts.get(enquiry.id) ?? 0) })),
+    enquiries: received.map((enquiry) => ({
+      details: detailsOf(enquiry),
+      photos: digestPhotosLine(ctx, photoCounts.get(enquiry.id) ?? 0),
+    })),
     inboxUrl: inboxLink(ctx),
   });
   return ownerMail(ctx, parts, messageId);

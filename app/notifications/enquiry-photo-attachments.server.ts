@@ -44,10 +44,11 @@ export async function openEnquiryPhotoAttachments(services: Services, submission
     }
     // Until the mailer reads it, an error (an S3 connection reset) must not go unheard and crash the process;
     // the mailer then sees the failed stream, the send fails, and the outbox retries.
-    photo.body.on("error", (error) => services.logger.warn({ err: error, submissionId, n }, "enquiry photo stream failed"));
+    photo.body.on("error", (error) =>
+      services.logger.warn({ err: error, submissionId, n }, "enquiry photo stream failed"),
+    );
     streams.push(photo.body);
     opened.attachments.push({ filename: attachmentName(n), contentType: photo.contentType, content: photo.body });
   }
   return opened;
 }
-

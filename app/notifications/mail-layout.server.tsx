@@ -82,7 +82,15 @@ export function MailLink({ href, children }: { href: string; children: ReactNode
 }
 
 /** A heading in grey over text kept as typed, line breaks and all (the message, the technical details). */
-export function PreformattedSection({ heading, text, margin = "0" }: { heading: string; text: string; margin?: string }) {
+export function PreformattedSection({
+  heading,
+  text,
+  margin = "0",
+}: {
+  heading: string;
+  text: string;
+  margin?: string;
+}) {
   return (
     <>
       <p style={{ margin, fontWeight: 600, color: "#57534e" }}>{heading}</p>

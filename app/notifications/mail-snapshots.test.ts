@@ -2,7 +2,13 @@ import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { digestMail, enquiryMail } from "./enquiry-mails.server";
 import type { OutgoingMail } from "./mailer.server";
-import { offsiteFailingMail, SECURITY_NOTICE_KINDS, securityNoticeMail, signInAlertMail, testMail } from "./messages.server";
+import {
+  offsiteFailingMail,
+  SECURITY_NOTICE_KINDS,
+  securityNoticeMail,
+  signInAlertMail,
+  testMail,
+} from "./messages.server";
 
 /**
  * Every mail the site sends, both parts, from data full of characters that
@@ -10,7 +16,11 @@ import { offsiteFailingMail, SECURITY_NOTICE_KINDS, securityNoticeMail, signInAl
  * in the text. The HTML is split at tag boundaries so a change reads as a diff.
  */
 
-const ctx = { from: { name: null, address: "site@example.nz" }, to: "owner@example.nz", siteUrl: "https://stone.example.nz" };
+const ctx = {
+  from: { name: null, address: "site@example.nz" },
+  to: "owner@example.nz",
+  siteUrl: "https://stone.example.nz",
+};
 const AT = "2025-07-02T23:30:00.000Z";
 const HOSTILE = `<script>alert("x")</script> & 'quoted'`;
 const USER_AGENT = `Mozilla/5.0 <script>alert(1)</script> "quoted" & 'single'`;
@@ -23,20 +33,39 @@ const enquiry = {
   message: `Hi & welcome,\n${HOSTILE}\nA wall of "basalt" <about 12 m>.`,
   submittedAt: AT,
 };
-const attachment = (n: number) => ({ filename: `enquiry-photo-${n}.jpg`, contentType: "image/jpeg", content: Readable.from([]) });
+const attachment = (n: number) => ({
+  filename: `enquiry-photo-${n}.jpg`,
+  contentType: "image/jpeg",
+  content: Readable.from([]),
+});
 
-const parts = (mail: OutgoingMail) => ({ subject: mail.subject, text: mail.text, html: mail.html.replace(/></g, ">\n<") });
+const parts = (mail: OutgoingMail) => ({
+  subject: mail.subject,
+  text: mail.text,
+  html: mail.html.replace(/></g, ">\n<"),
+});
 
 /** Every mail, by name, built from the hostile data. */
 const MAILS: Record<string, () => OutgoingMail> = {
   enquiry: () => enquiryMail(ctx, enquiry, "<enquiry-e1@example.nz>", { attachments: [attachment(1)], unreadable: 1 }),
   "enquiry without photos or phone": () => enquiryMail(ctx, { ...enquiry, phone: null }, "<enquiry-e1@example.nz>"),
   digest: () =>
-    digestMail(ctx, [enquiry, { ...enquiry, id: "e2", name: `Ana & "Bo" <i>` }], "2025-07-02T23:00:00.000Z", "<digest@example.nz>", new Map([["e1", 3]])),
-  "sign-in alert": () => signInAlertMail(ctx, { at: AT, address: "203.0.113.7 <&>", userAgent: USER_AGENT }, "<sign-in-1@example.nz>"),
+    digestMail(
+      ctx,
+      [enquiry, { ...enquiry, id: "e2", name: `Ana & "Bo" <i>` }],
+      "2025-07-02T23:00:00.000Z",
+      "<digest@example.nz>",
+      new Map([["e1", 3]]),
+    ),
+  "sign-in alert": () =>
+    signInAlertMail(ctx, { at: AT, address: "203.0.113.7 <&>", userAgent: USER_AGENT }, "<sign-in-1@example.nz>"),
   "test e-mail": () => testMail({ ...ctx, to: `o'brien&"co"@example.nz` }, AT, "<test-1@example.nz>"),
   "off-site failing": () =>
-    offsiteFailingMail(ctx, { failures: 4, lastCopyAt: AT, where: `bucket "<b>backups</b>" & co`, message: HOSTILE }, "<offsite-1@example.nz>"),
+    offsiteFailingMail(
+      ctx,
+      { failures: 4, lastCopyAt: AT, where: `bucket "<b>backups</b>" & co`, message: HOSTILE },
+      "<offsite-1@example.nz>",
+    ),
   "off-site failing, nothing recorded": () => offsiteFailingMail(ctx, null, "<offsite-2@example.nz>"),
 };
 

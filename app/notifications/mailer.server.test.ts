@@ -17,7 +17,9 @@ function firstExternalIPv4(): string {
     .flat()
     .find((entry) => entry && entry.family === "IPv4" && !entry.internal)?.address;
   if (!address) {
-    throw new Error("This test needs a non-loopback IPv4 address (os.networkInterfaces() lists none): STARTTLS is only required off loopback.");
+    throw new Error(
+      "This test needs a non-loopback IPv4 address (os.networkInterfaces() lists none): STARTTLS is only required off loopback.",
+    );
   }
   return address;
 }
@@ -39,11 +41,31 @@ beforeAll(() => {
   host = firstExternalIPv4();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "cornerstone-tls-"));
   // A certificate for this address, trusted by the client below through `ca` (nothing is switched off).
-  execFileSync("openssl", [
-    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=cornerstone-test",
-    "-addext", `subjectAltName=IP:${host}`, "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"),
-  ], { stdio: "ignore" });
-  cert = { key: fs.readFileSync(path.join(dir, "key.pem"), "utf8"), cert: fs.readFileSync(path.join(dir, "cert.pem"), "utf8") };
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "2",
+      "-subj",
+      "/CN=cornerstone-test",
+      "-addext",
+      `subjectAltName=IP:${host}`,
+      "-keyout",
+      path.join(dir, "key.pem"),
+      "-out",
+      path.join(dir, "cert.pem"),
+    ],
+    { stdio: "ignore" },
+  );
+  cert = {
+    key: fs.readFileSync(path.join(dir, "key.pem"), "utf8"),
+    cert: fs.readFileSync(path.join(dir, "cert.pem"), "utf8"),
+  };
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -84,7 +84,8 @@ export function createSmtpMailer(settings: SmtpSettings, options: { tls?: Connec
   return {
     description,
     async send(mail) {
-      if (!isBareAddress(mail.to)) throw new MailSendError(`Not a valid recipient address: ${singleLine(mail.to)}`, "EENVELOPE");
+      if (!isBareAddress(mail.to))
+        throw new MailSendError(`Not a valid recipient address: ${singleLine(mail.to)}`, "EENVELOPE");
       const replyTo = mail.replyTo && isBareAddress(mail.replyTo.address) ? mail.replyTo : null;
       try {
         const info = await transport.sendMail({
@@ -95,8 +96,14 @@ export function createSmtpMailer(settings: SmtpSettings, options: { tls?: Connec
           text: mail.text,
           html: mail.html,
           messageId: mail.messageId,
-          headers: mail.headers ? Object.fromEntries(Object.entries(mail.headers).map(([k, v]) => [k, singleLine(v)])) : undefined,
-          attachments: mail.attachments?.map(({ filename, contentType, content }) => ({ filename: singleLine(filename), contentType, content })),
+          headers: mail.headers
+            ? Object.fromEntries(Object.entries(mail.headers).map(([k, v]) => [k, singleLine(v)]))
+            : undefined,
+          attachments: mail.attachments?.map(({ filename, contentType, content }) => ({
+            filename: singleLine(filename),
+            contentType,
+            content,
+          })),
           // The envelope is set, not derived from the headers: only `to` ever receives the mail.
           envelope: { from: mail.from.address, to: [mail.to] },
           disableFileAccess: true,

@@ -1,5 +1,13 @@
 import { DETAILS_HEADING } from "~/lib/plain-words";
-import { DetailsTable, MAIL_STYLE, MailDocument, MailLink, PreformattedSection, renderMailHtml, type MailParts } from "./mail-layout.server";
+import {
+  DetailsTable,
+  MAIL_STYLE,
+  MailDocument,
+  MailLink,
+  PreformattedSection,
+  renderMailHtml,
+  type MailParts,
+} from "./mail-layout.server";
 
 /**
  * The owner's alerts (a new sign-in, a test, off-site copies failing, a change
@@ -7,7 +15,14 @@ import { DetailsTable, MAIL_STYLE, MailDocument, MailLink, PreformattedSection, 
  * and HTML parts. messages.server.ts gathers what they say.
  */
 
-export type SignInAlertView = { subject: string; lead: string; time: string; browser: string; advice: string; details: string[] };
+export type SignInAlertView = {
+  subject: string;
+  lead: string;
+  time: string;
+  browser: string;
+  advice: string;
+  details: string[];
+};
 
 export function signInAlertParts(alert: SignInAlertView): MailParts {
   const text = [
@@ -49,10 +64,26 @@ export function testMailParts(test: TestMailView): MailParts {
   return { subject: test.subject, text: `${test.body}\n`, html };
 }
 
-export type OffsiteFailingView = { subject: string; lead: string; since: string; details: string[]; dashboardUrl: string };
+export type OffsiteFailingView = {
+  subject: string;
+  lead: string;
+  since: string;
+  details: string[];
+  dashboardUrl: string;
+};
 
 export function offsiteFailingParts(alert: OffsiteFailingView): MailParts {
-  const text = [alert.lead, "", alert.since, "", `${DETAILS_HEADING}:`, ...alert.details, "", `Dashboard: ${alert.dashboardUrl}`, ""].join("\n");
+  const text = [
+    alert.lead,
+    "",
+    alert.since,
+    "",
+    `${DETAILS_HEADING}:`,
+    ...alert.details,
+    "",
+    `Dashboard: ${alert.dashboardUrl}`,
+    "",
+  ].join("\n");
   const html = renderMailHtml(
     <MailDocument subject={alert.subject}>
       <p style={MAIL_STYLE.paragraph}>{alert.lead}</p>
@@ -67,11 +98,22 @@ export function offsiteFailingParts(alert: OffsiteFailingView): MailParts {
 }
 
 /** `browser` is null when the change was made on the server. */
-export type SecurityNoticeView = { subject: string; what: string; time: string; browser: string | null; ifNotYou: string };
+export type SecurityNoticeView = {
+  subject: string;
+  what: string;
+  time: string;
+  browser: string | null;
+  ifNotYou: string;
+};
 
 export function securityNoticeParts(notice: SecurityNoticeView): MailParts {
-  const lines = [`Time:    ${notice.time}`, notice.browser === null ? "Where:   on the server" : `Browser: ${notice.browser}`];
-  const text = [notice.what, "", ...lines, "", "If this was you, there is nothing to do.", notice.ifNotYou, ""].join("\n");
+  const lines = [
+    `Time:    ${notice.time}`,
+    notice.browser === null ? "Where:   on the server" : `Browser: ${notice.browser}`,
+  ];
+  const text = [notice.what, "", ...lines, "", "If this was you, there is nothing to do.", notice.ifNotYou, ""].join(
+    "\n",
+  );
   const html = renderMailHtml(
     <MailDocument subject={notice.subject}>
       <p style={MAIL_STYLE.paragraph}>{notice.what}</p>

@@ -102,7 +102,9 @@ export function offsiteFailingMail(ctx: MailContext, payload: unknown, messageId
       "Your website could not copy its backups off the server for the last three hours. " +
       "Your backups are still made on the server, but a copy elsewhere is what saves your website if the server is lost. " +
       "Ask whoever runs your website to look at it.",
-    since: lastCopyAt ? `The last copy kept off the server was made ${businessTime(lastCopyAt)}.` : "No copy has been kept off the server yet.",
+    since: lastCopyAt
+      ? `The last copy kept off the server was made ${businessTime(lastCopyAt)}.`
+      : "No copy has been kept off the server yet.",
     details: [
       `Failed copies in a row: ${typeof given.failures === "number" ? given.failures : "several"}`,
       `Where: ${typeof given.where === "string" ? given.where : "the off-site bucket (BACKUP_S3_BUCKET)"}`,
@@ -141,7 +143,9 @@ export type SecurityNotice = {
 
 /** The passkeys a notice names: "Mark's iPhone", or "Mark's iPhone" and "Work laptop". */
 function passkeyList(notice: SecurityNotice): string {
-  const names = (notice.passkeyNames?.length ? notice.passkeyNames : [notice.passkeyName ?? "unnamed"]).map((name) => `"${name}"`);
+  const names = (notice.passkeyNames?.length ? notice.passkeyNames : [notice.passkeyName ?? "unnamed"]).map(
+    (name) => `"${name}"`,
+  );
   return names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0]!;
 }
 
@@ -149,7 +153,10 @@ function passkeyList(notice: SecurityNotice): string {
 const RESET_BY_SERVER =
   "run npm run admin:password -- --reset-2fa on the server (it turns two-step off and removes every passkey), then npm run admin:password to set a new password and sign everyone out.";
 
-const SECURITY_NOTICES: Record<SecurityNoticeKind, { subject: string; what: (notice: SecurityNotice) => string; ifNotYou: string }> = {
+const SECURITY_NOTICES: Record<
+  SecurityNoticeKind,
+  { subject: string; what: (notice: SecurityNotice) => string; ifNotYou: string }
+> = {
   "passkey-added": {
     subject: "A passkey was added to the website admin",
     what: (notice) => `A new passkey, "${notice.passkeyName ?? "unnamed"}", can now sign in to the website admin.`,
@@ -166,7 +173,8 @@ const SECURITY_NOTICES: Record<SecurityNoticeKind, { subject: string; what: (not
   },
   "two-step-on": {
     subject: "Two-step verification was turned on for the website admin",
-    what: () => "Two-step verification was turned on: signing in with the password now also needs a code from an authenticator app.",
+    what: () =>
+      "Two-step verification was turned on: signing in with the password now also needs a code from an authenticator app.",
     ifNotYou: `If this was not you: someone is signed in as you, and the codes are now on their phone. ${RESET_BY_SERVER.replace(/^run/, "Run")}`,
   },
   "two-step-off": {
@@ -191,11 +199,13 @@ const SECURITY_NOTICES: Record<SecurityNoticeKind, { subject: string; what: (not
   "password-changed": {
     subject: "The website admin password was changed",
     what: () => "The password of the website admin was changed, and every other session was signed out.",
-    ifNotYou: "If this was not you: run npm run admin:password on the server to set a new password and sign everyone out.",
+    ifNotYou:
+      "If this was not you: run npm run admin:password on the server to set a new password and sign everyone out.",
   },
   "recovery-code-used": {
     subject: "A recovery code was used to sign in to the website admin",
-    what: () => "Someone signed in to the website admin with the password and one of the two-step recovery codes. That code is now used up.",
+    what: () =>
+      "Someone signed in to the website admin with the password and one of the two-step recovery codes. That code is now used up.",
     ifNotYou:
       "If this was not you: your password and recovery codes are known to someone else. Change the password (npm run admin:password on the server) and make new recovery codes under Your Account.",
   },

@@ -18,7 +18,9 @@ export async function notificationRecipient(services: Pick<AppServices, "db" | "
 }
 
 /** For the dashboard's notice: on or off, where mail goes, and how the last attempt went. */
-export async function notificationsOverview(services: Pick<AppServices, "db" | "logger" | "mail">): Promise<NotificationsOverview> {
+export async function notificationsOverview(
+  services: Pick<AppServices, "db" | "logger" | "mail">,
+): Promise<NotificationsOverview> {
   const last = await services.db
     .selectFrom("notification_jobs")
     .select(["last_attempt_at", "last_error", "status"])
@@ -46,9 +48,14 @@ export async function sendTestMail(
   services: Pick<AppServices, "db" | "logger" | "mail" | "clock" | "env" | "outboxWake">,
 ): Promise<{ ok: true; to: string } | { ok: false; message: string }> {
   const mail = services.mail;
-  if (!mail) return { ok: false, message: "E-mail notifications are off: set SMTP_URL and MAIL_FROM, then restart the server." };
+  if (!mail)
+    return { ok: false, message: "E-mail notifications are off: set SMTP_URL and MAIL_FROM, then restart the server." };
   const to = await notificationRecipient(services);
-  const outgoing = testMail({ from: mail.from, to, siteUrl: services.env.SITE_URL }, services.clock.now().toISOString(), messageIdFor("test", randomUUID(), mail.from));
+  const outgoing = testMail(
+    { from: mail.from, to, siteUrl: services.env.SITE_URL },
+    services.clock.now().toISOString(),
+    messageIdFor("test", randomUUID(), mail.from),
+  );
   try {
     await mail.mailer.send(outgoing);
     services.logger.info({ to }, "test e-mail sent");

@@ -50,7 +50,8 @@ async function claimSkippingLocked(db: Db, claim: Claim): Promise<NotificationJo
           .set(lease)
           .where("id", "in", (eb) => {
             let pick = eb.selectFrom("notification_jobs").select("id").where(dueAndUnleased(claim.now));
-            if (busyHours.length) pick = pick.where((w) => w.or([w("digest_hour", "is", null), w("digest_hour", "not in", busyHours)]));
+            if (busyHours.length)
+              pick = pick.where((w) => w.or([w("digest_hour", "is", null), w("digest_hour", "not in", busyHours)]));
             return pick.orderBy("next_attempt_at").orderBy("id").limit(1).forUpdate().skipLocked();
           })
           .returningAll()
@@ -59,7 +60,8 @@ async function claimSkippingLocked(db: Db, claim: Claim): Promise<NotificationJo
         if (!job?.digest_hour) return first;
         // A digest is never split: one worker per hour claims the whole group. The others,
         // which may each hold one of its rows, roll back at once, so nobody waits in a cycle.
-        if (!(await tryLockForTransaction(trx, `digest:${job.digest_hour}`))) throw new DigestTakenElsewhere(job.digest_hour);
+        if (!(await tryLockForTransaction(trx, `digest:${job.digest_hour}`)))
+          throw new DigestTakenElsewhere(job.digest_hour);
         const rest = await trx
           .updateTable("notification_jobs")
           .set(lease)
@@ -92,7 +94,9 @@ async function claimByConditionalUpdate(db: Db, claim: Claim): Promise<Notificat
       .updateTable("notification_jobs")
       .set({ lease_until: claim.leaseUntil, lease_token: claim.token, updated_at: claim.now })
       // A digest's jobs are claimed together, in one statement, so two workers never split one hour's digest.
-      .where((eb) => (candidate.digest_hour ? eb("digest_hour", "=", candidate.digest_hour) : eb("id", "=", candidate.id)))
+      .where((eb) =>
+        candidate.digest_hour ? eb("digest_hour", "=", candidate.digest_hour) : eb("id", "=", candidate.id),
+      )
       .where(dueAndUnleased(claim.now))
       .executeTakeFirst();
     // Another worker won this one: try the next.
@@ -137,7 +141,13 @@ export async function recordSent(db: Db, token: string, at: string, messageId: s
   return Number(result.numUpdatedRows);
 }
 
-export async function recordFailure(db: Db, job: NotificationJobRow, token: string, now: Date, error: string): Promise<"failed" | "pending"> {
+export async function recordFailure(
+  db: Db,
+  job: NotificationJobRow,
+  token: string,
+  now: Date,
+  error: string,
+): Promise<"failed" | "pending"> {
   const next = afterFailure(job.attempts + 1, now, job.give_up_at);
   const at = now.toISOString();
   await db
@@ -175,4 +185,3 @@ export async function retryWaitingNow(db: Db, now: Date): Promise<number> {
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
-

@@ -40,7 +40,11 @@ export async function holdForDigest(db: Db, token: string, now: Date): Promise<v
  */
 export async function reserveHourlySend(db: Db, now: Date): Promise<boolean> {
   const hour = hourStartOf(now).toISOString();
-  await db.insertInto("notification_hourly_sends").values({ hour, sends: 0 }).onConflict((oc) => oc.column("hour").doNothing()).execute();
+  await db
+    .insertInto("notification_hourly_sends")
+    .values({ hour, sends: 0 })
+    .onConflict((oc) => oc.column("hour").doNothing())
+    .execute();
   const result = await db
     .updateTable("notification_hourly_sends")
     .set((eb) => ({ sends: eb("sends", "+", 1) }))

@@ -54,7 +54,11 @@ type OwnerAlertServices = Pick<AppServices, "db" | "mail" | "outboxWake" | "cloc
  * Queues one e-mail to the owner (a sign-in, an off-site outage) through the
  * outbox like every notification; not queued at all while notifications are off.
  */
-export async function queueOwnerAlert(kind: string, payload: object, services: OwnerAlertServices): Promise<{ queued: boolean }> {
+export async function queueOwnerAlert(
+  kind: string,
+  payload: object,
+  services: OwnerAlertServices,
+): Promise<{ queued: boolean }> {
   if (!services.mail) return { queued: false };
   const now = services.clock.now();
   const id = randomUUID();
@@ -105,7 +109,11 @@ export async function resendEnquiryNotification(
   services: Pick<AppServices, "db" | "mail" | "outboxWake" | "clock">,
   submissionId: string,
 ): Promise<ResendOutcome> {
-  const exists = await services.db.selectFrom("contact_submissions").select("id").where("id", "=", submissionId).executeTakeFirst();
+  const exists = await services.db
+    .selectFrom("contact_submissions")
+    .select("id")
+    .where("id", "=", submissionId)
+    .executeTakeFirst();
   if (!exists) return "not-found";
   if (!services.mail) return "off";
   const now = services.clock.now();
@@ -128,11 +136,12 @@ export async function resendEnquiryNotification(
       oc
         .column("submission_id")
         .doUpdateSet(fresh)
-        .where((eb) => eb.or([eb("notification_jobs.lease_until", "is", null), eb("notification_jobs.lease_until", "<=", at)])),
+        .where((eb) =>
+          eb.or([eb("notification_jobs.lease_until", "is", null), eb("notification_jobs.lease_until", "<=", at)]),
+        ),
     )
     .executeTakeFirst();
   if (Number(result.numInsertedOrUpdatedRows ?? 0) === 0) return "busy";
   services.outboxWake.notify();
   return "queued";
 }
-

@@ -8,7 +8,15 @@ import type { AppServices } from "~/services.server";
 import { MailSendError, type MailSetup, type OutgoingMail } from "./mailer.server";
 import { digestMail, enquiryMail } from "./enquiry-mails.server";
 import { openEnquiryPhotoAttachments, type OpenedPhotos } from "./enquiry-photo-attachments.server";
-import { enquiryMessageId, messageIdFor, OFFSITE_FAILING_KIND, offsiteFailingMail, securityNoticeMail, signInAlertMail, type MailContext } from "./messages.server";
+import {
+  enquiryMessageId,
+  messageIdFor,
+  OFFSITE_FAILING_KIND,
+  offsiteFailingMail,
+  securityNoticeMail,
+  signInAlertMail,
+  type MailContext,
+} from "./messages.server";
 import { notificationRecipient } from "./outbox-admin.server";
 import { claimNextDue, recordFailure, recordSent, retryWaitingNow, type Claim } from "./outbox-claims.server";
 import { HOUR_MS, holdForDigest, pruneHourlySends, releaseHourlySend, reserveHourlySend } from "./outbox-digest.server";
@@ -74,7 +82,10 @@ export type Outbox = {
   runDue(): Promise<RunSummary>;
 };
 
-export function createOutbox(services: OutboxServices, options: { pollIntervalMs?: number; leaseMs?: number } = {}): Outbox {
+export function createOutbox(
+  services: OutboxServices,
+  options: { pollIntervalMs?: number; leaseMs?: number } = {},
+): Outbox {
   const { db, logger, clock } = services;
   const leaseMs = options.leaseMs ?? LEASE_MS;
   let stopping = false;
@@ -89,7 +100,12 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
   };
 
   /** Sends one claimed job (or one hour's digest group) and records the outcome; never throws for a send failure. */
-  async function processJobs(group: NotificationJobRow[], claim: Claim, mail: MailSetup, summary: RunSummary): Promise<void> {
+  async function processJobs(
+    group: NotificationJobRow[],
+    claim: Claim,
+    mail: MailSetup,
+    summary: RunSummary,
+  ): Promise<void> {
     const job = group[0]!;
     let outgoing: OutgoingMail;
     let capped = false;
@@ -97,12 +113,18 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
     const ctx = await mailContext(services, mail);
 
     if (job.digest_hour) {
-      const enquiries = await enquiriesFor(db, group.map((member) => member.submission_id).filter((id): id is string => id !== null));
+      const enquiries = await enquiriesFor(
+        db,
+        group.map((member) => member.submission_id).filter((id): id is string => id !== null),
+      );
       // Every enquiry of the group was deleted since (their jobs went with them).
       if (enquiries.length === 0) return;
       const messageId = messageIdFor("digest", job.digest_hour.replace(/\D/g, "").slice(0, 12), mail.from);
       // A digest carries no photos: it says how many and links to the inbox.
-      const photoCounts = await countEnquiryPhotos(services, enquiries.map((enquiry) => enquiry.id));
+      const photoCounts = await countEnquiryPhotos(
+        services,
+        enquiries.map((enquiry) => enquiry.id),
+      );
       outgoing = digestMail(ctx, enquiries, job.digest_hour, messageId, photoCounts);
     } else if (job.kind === "enquiry") {
       const [enquiry] = await enquiriesFor(db, job.submission_id ? [job.submission_id] : []);
@@ -116,18 +138,32 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
       photos = await openEnquiryPhotoAttachments(services, enquiry.id);
       outgoing = enquiryMail(ctx, enquiry, job.message_id ?? enquiryMessageId(enquiry.id, mail.from), photos);
     } else if (job.kind === OFFSITE_FAILING_KIND) {
-      outgoing = offsiteFailingMail(ctx, safeJson(job.payload), job.message_id ?? messageIdFor(job.kind, job.id, mail.from));
+      outgoing = offsiteFailingMail(
+        ctx,
+        safeJson(job.payload),
+        job.message_id ?? messageIdFor(job.kind, job.id, mail.from),
+      );
     } else {
       const payload = job.kind === "sign-in" ? signInPayloadSchema.safeParse(safeJson(job.payload)) : null;
       const notice = job.kind === "security" ? securityNoticePayloadSchema.safeParse(safeJson(job.payload)) : null;
       if (!payload?.success && !notice?.success) {
         // Nothing a retry could fix: failed at once.
-        await recordFailure(db, { ...job, give_up_at: claim.now }, claim.token, clock.now(), `Unreadable ${job.kind} notification`);
+        await recordFailure(
+          db,
+          { ...job, give_up_at: claim.now },
+          claim.token,
+          clock.now(),
+          `Unreadable ${job.kind} notification`,
+        );
         summary.failed += 1;
         return;
       }
       outgoing = notice?.success
-        ? securityNoticeMail({ ...ctx, to: notice.data.to ?? ctx.to }, notice.data, job.message_id ?? messageIdFor("security", job.id, mail.from))
+        ? securityNoticeMail(
+            { ...ctx, to: notice.data.to ?? ctx.to },
+            notice.data,
+            job.message_id ?? messageIdFor("security", job.id, mail.from),
+          )
         : signInAlertMail(ctx, payload!.data!, job.message_id ?? messageIdFor("sign-in", job.id, mail.from));
     }
 
@@ -137,15 +173,22 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
       const at = clock.now().toISOString();
       const recorded = await recordSent(db, claim.token, at, outgoing.messageId);
       summary.sent += group.length;
-      if (recorded === 0) logger.warn({ jobId: job.id }, "notification sent, but its lease had passed to another worker");
-      logger.info({ jobId: job.id, kind: job.kind, jobs: group.length, messageId: outgoing.messageId, response: sent.response }, "notification sent");
+      if (recorded === 0)
+        logger.warn({ jobId: job.id }, "notification sent, but its lease had passed to another worker");
+      logger.info(
+        { jobId: job.id, kind: job.kind, jobs: group.length, messageId: outgoing.messageId, response: sent.response },
+        "notification sent",
+      );
     } catch (error) {
       if (capped) await releaseHourlySend(db, clock.now());
       const reason = error instanceof MailSendError ? error.message : String((error as Error)?.message ?? error);
       const status = await recordFailure(db, job, claim.token, clock.now(), reason);
       if (status === "failed") summary.failed += group.length;
       else summary.retrying += group.length;
-      logger.warn({ jobId: job.id, kind: job.kind, attempt: job.attempts + 1, status, err: reason }, "notification not sent");
+      logger.warn(
+        { jobId: job.id, kind: job.kind, attempt: job.attempts + 1, status, err: reason },
+        "notification not sent",
+      );
     } finally {
       photos?.close();
     }
@@ -186,7 +229,9 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
   }
 
   // The poll is a safety net behind the wake-ups; pass() reports its own failures.
-  const poll = every(options.pollIntervalMs ?? POLL_INTERVAL_MS, runDue, { onError: (error) => logger.error({ err: error }, "mail outbox pass failed") });
+  const poll = every(options.pollIntervalMs ?? POLL_INTERVAL_MS, runDue, {
+    onError: (error) => logger.error({ err: error }, "mail outbox pass failed"),
+  });
 
   return {
     start() {
@@ -196,7 +241,9 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
       void poll.start();
       logger.info({ transport: services.mail.mailer.description }, "mail outbox started");
       // A restart is often the fix for a broken setting: retries waiting for their time go now.
-      tail = tail.then(() => retryWaitingNow(db, clock.now())).catch((error: unknown) => logger.warn({ err: error }, "could not bring retries forward"));
+      tail = tail
+        .then(() => retryWaitingNow(db, clock.now()))
+        .catch((error: unknown) => logger.warn({ err: error }, "could not bring retries forward"));
       void runDue();
     },
     async stop({ timeoutMs = STOP_TIMEOUT_MS } = {}) {
@@ -208,9 +255,9 @@ export function createOutbox(services: OutboxServices, options: { pollIntervalMs
       const gaveUp = new Promise<"timeout">((resolve) => (timeout = setTimeout(() => resolve("timeout"), timeoutMs)));
       const result = await Promise.race([tail.then(() => "done" as const), gaveUp]);
       clearTimeout(timeout);
-      if (result === "timeout") logger.warn("a notification was still being sent at shutdown; it is retried after its lease");
+      if (result === "timeout")
+        logger.warn("a notification was still being sent at shutdown; it is retried after its lease");
     },
     runDue,
   };
 }
-

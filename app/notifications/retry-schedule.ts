@@ -10,7 +10,8 @@ export type AfterFailure = { status: "pending"; nextAttemptAt: string } | { stat
 
 /** What follows failed attempt number `attempts` (1 for the first), made at `now`. */
 export function afterFailure(attempts: number, now: Date, giveUpAt: string | null): AfterFailure {
-  if (giveUpAt !== null && now.getTime() >= new Date(giveUpAt).getTime()) return { status: "failed", nextAttemptAt: null };
+  if (giveUpAt !== null && now.getTime() >= new Date(giveUpAt).getTime())
+    return { status: "failed", nextAttemptAt: null };
   const delay = RETRY_DELAYS_MS[attempts - 1] ?? HOURLY_MS;
   return { status: "pending", nextAttemptAt: new Date(now.getTime() + delay).toISOString() };
 }

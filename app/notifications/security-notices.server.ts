@@ -30,7 +30,11 @@ export async function queueSecurityNotice(
   notice: Omit<SecurityNotice, "at"> & { to?: string },
 ): Promise<void> {
   try {
-    const payload: SecurityNoticePayload = { ...notice, at: services.clock.now().toISOString(), userAgent: notice.userAgent.slice(0, 500) };
+    const payload: SecurityNoticePayload = {
+      ...notice,
+      at: services.clock.now().toISOString(),
+      userAgent: notice.userAgent.slice(0, 500),
+    };
     await queueOwnerAlert("security", payload, services);
   } catch (error) {
     services.logger.error({ err: error, kind: notice.kind }, "could not queue the security notice");

@@ -12,7 +12,12 @@ describe("parseSmtpUrl", () => {
       requireTls: true,
     });
     expect(parseSmtpUrl("smtps://u:p@mail.example.nz")).toMatchObject({ secure: true, port: 465, requireTls: false });
-    expect(parseSmtpUrl("smtp://mail.example.nz")).toMatchObject({ port: 587, user: null, pass: null, requireTls: true });
+    expect(parseSmtpUrl("smtp://mail.example.nz")).toMatchObject({
+      port: 587,
+      user: null,
+      pass: null,
+      requireTls: true,
+    });
   });
 
   it("lets a loopback relay talk plain text, and nothing else", () => {
@@ -40,8 +45,14 @@ describe("parseSmtpUrl", () => {
 describe("parseMailAddress", () => {
   it("reads a bare address or a named one", () => {
     expect(parseMailAddress("site@example.nz")).toEqual({ name: null, address: "site@example.nz" });
-    expect(parseMailAddress("Cornerstone Website <site@example.nz>")).toEqual({ name: "Cornerstone Website", address: "site@example.nz" });
-    expect(parseMailAddress('"Stone, Ltd" <site@example.nz>')).toEqual({ name: "Stone, Ltd", address: "site@example.nz" });
+    expect(parseMailAddress("Cornerstone Website <site@example.nz>")).toEqual({
+      name: "Cornerstone Website",
+      address: "site@example.nz",
+    });
+    expect(parseMailAddress('"Stone, Ltd" <site@example.nz>')).toEqual({
+      name: "Stone, Ltd",
+      address: "site@example.nz",
+    });
   });
 
   it.each(["nobody", "Site <nobody>", "a@b.nz\r\nBcc: x@y.nz", "<a@b.nz> trailing"])("refuses %j", (value) => {

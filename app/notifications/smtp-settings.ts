@@ -41,7 +41,9 @@ export function parseSmtpUrl(value: string): SmtpSettings {
   if (!host) throw new SmtpSettingsError(`SMTP_URL has no host name: ${SMTP_URL_HELP}`);
   // Query options would reach nodemailer and could switch STARTTLS off: refused.
   if (url.search || url.hash || (url.pathname && url.pathname !== "/")) {
-    throw new SmtpSettingsError(`SMTP_URL must have no path or ?options, only user, password, host and port: ${SMTP_URL_HELP}`);
+    throw new SmtpSettingsError(
+      `SMTP_URL must have no path or ?options, only user, password, host and port: ${SMTP_URL_HELP}`,
+    );
   }
   const secure = url.protocol === "smtps:";
   let user: string | null = null;
@@ -50,7 +52,9 @@ export function parseSmtpUrl(value: string): SmtpSettings {
     user = url.username ? decodeURIComponent(url.username) : null;
     pass = url.password ? decodeURIComponent(url.password) : null;
   } catch {
-    throw new SmtpSettingsError("SMTP_URL: the user name or password is badly percent-encoded (write @ as %40, : as %3A)");
+    throw new SmtpSettingsError(
+      "SMTP_URL: the user name or password is badly percent-encoded (write @ as %40, : as %3A)",
+    );
   }
   return {
     secure,
@@ -74,7 +78,9 @@ export function parseMailAddress(value: string): MailAddress {
   const name = named ? (named[1] ?? named[2] ?? "").trim() || null : null;
   const address = named ? named[3]! : text;
   if (!emailSchema.safeParse(address).success) {
-    throw new SmtpSettingsError('must be an e-mail address, e.g. website@example.co.nz or "Website <website@example.co.nz>"');
+    throw new SmtpSettingsError(
+      'must be an e-mail address, e.g. website@example.co.nz or "Website <website@example.co.nz>"',
+    );
   }
   return { name, address };
 }

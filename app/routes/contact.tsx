@@ -43,16 +43,24 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
   const values: Record<string, string> = {};
   for (const [key, value] of form) if (typeof value === "string") values[key] = value;
-  const kept = { name: values.name ?? "", email: values.email ?? "", phone: values.phone ?? "", message: values.message ?? "" };
+  const kept = {
+    name: values.name ?? "",
+    email: values.email ?? "",
+    phone: values.phone ?? "",
+    message: values.message ?? "",
+  };
   const photos = context.contactPhotos;
   if (photos?.status === "refused") {
     // Nothing is stored: the text comes back with the reasons, and the visitor picks the photos again.
     const parsed = contactMessageSchema.safeParse(values);
     const errors = parsed.success ? {} : contactFieldErrors(parsed.error);
-    return data({ status: "photos-refused", messages: photos.messages, errors, values: kept } satisfies ContactActionResult, {
-      status: photos.httpStatus,
-      headers: photos.retryAfterSeconds ? { "Retry-After": String(photos.retryAfterSeconds) } : undefined,
-    });
+    return data(
+      { status: "photos-refused", messages: photos.messages, errors, values: kept } satisfies ContactActionResult,
+      {
+        status: photos.httpStatus,
+        headers: photos.retryAfterSeconds ? { "Retry-After": String(photos.retryAfterSeconds) } : undefined,
+      },
+    );
   }
   const photoTokens = photos?.status === "accepted" ? photos.tokens : [];
   const outcome = await submitEnquiry(context.services, values, context.clientIp, { photoTokens });
@@ -109,7 +117,10 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
           </div>
         </section>
 
-        <section aria-labelledby="get-in-touch-title" className="h-fit rounded-xl bg-white p-6 shadow-sm ring-1 ring-stone-200">
+        <section
+          aria-labelledby="get-in-touch-title"
+          className="h-fit rounded-xl bg-white p-6 shadow-sm ring-1 ring-stone-200"
+        >
           <h2 id="get-in-touch-title" className="font-display text-2xl font-bold">
             Get In Touch
           </h2>
@@ -121,13 +132,19 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
             {/* The call and e-mail links are primary actions on a phone: at least 44 px tall. */}
             <li className="flex items-center gap-3">
               <Phone aria-hidden="true" className="h-5 w-5 shrink-0 text-brand-700" />
-              <a href={telHref(phone)} className="inline-flex min-h-11 items-center font-medium text-brand-700 underline-offset-2 hover:underline">
+              <a
+                href={telHref(phone)}
+                className="inline-flex min-h-11 items-center font-medium text-brand-700 underline-offset-2 hover:underline"
+              >
                 {phone}
               </a>
             </li>
             <li className="flex items-center gap-3">
               <Mail aria-hidden="true" className="h-5 w-5 shrink-0 text-brand-700" />
-              <a href={`mailto:${email}`} className="inline-flex min-h-11 items-center font-medium break-all text-brand-700 underline-offset-2 hover:underline">
+              <a
+                href={`mailto:${email}`}
+                className="inline-flex min-h-11 items-center font-medium break-all text-brand-700 underline-offset-2 hover:underline"
+              >
                 {email}
               </a>
             </li>

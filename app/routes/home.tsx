@@ -93,7 +93,12 @@ export default function Home({ loaderData }: Route.ComponentProps) {
 
       <section aria-labelledby="about-snippet-title" className="bg-white">
         <div className="mx-auto max-w-7xl px-4 py-16 sm:px-6 lg:px-8">
-          <SectionIntro id="about-snippet-title" title={content["about.snippet.title"]} text={content["about.snippet.content"]} textClassName="leading-8">
+          <SectionIntro
+            id="about-snippet-title"
+            title={content["about.snippet.title"]}
+            text={content["about.snippet.content"]}
+            textClassName="leading-8"
+          >
             <Link to="/contact" className={buttonClasses("secondary", "lg", "mt-8")}>
               Learn More About {content["contact.name"]}
             </Link>
@@ -105,7 +110,13 @@ export default function Home({ loaderData }: Route.ComponentProps) {
 }
 
 /** A home-page section's heading (its `id` labels the section) and its stored paragraphs. */
-function SectionIntro(props: { id: string; title: string; text: string; textClassName?: string; children?: ReactNode }) {
+function SectionIntro(props: {
+  id: string;
+  title: string;
+  text: string;
+  textClassName?: string;
+  children?: ReactNode;
+}) {
   return (
     <div className="max-w-3xl">
       <h2 id={props.id} className="font-display text-3xl font-bold text-stone-900">

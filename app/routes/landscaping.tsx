@@ -9,7 +9,12 @@ const LANDSCAPING = {
   title: "Hard Landscaping",
   intro: "landscaping.intro",
   galleries: [
-    { galleryType: "landscaping", headingId: "projects-title", title: "Recent Projects", description: "landscaping.gallery.description" },
+    {
+      galleryType: "landscaping",
+      headingId: "projects-title",
+      title: "Recent Projects",
+      description: "landscaping.gallery.description",
+    },
   ],
   cta: { title: "landscaping.cta.title", text: "landscaping.cta.text", showMessageButton: true },
 } as const satisfies Portfolio;

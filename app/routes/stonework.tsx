@@ -9,8 +9,18 @@ const STONEWORK = {
   title: "Professional Stonemasonry",
   intro: "stonework.intro",
   galleries: [
-    { galleryType: "traditional", headingId: "traditional-title", title: "Traditional Stonework", description: "stonework.traditional.description" },
-    { galleryType: "veneer", headingId: "veneer-title", title: "Modern Veneer Stonework", description: "stonework.veneer.description" },
+    {
+      galleryType: "traditional",
+      headingId: "traditional-title",
+      title: "Traditional Stonework",
+      description: "stonework.traditional.description",
+    },
+    {
+      galleryType: "veneer",
+      headingId: "veneer-title",
+      title: "Modern Veneer Stonework",
+      description: "stonework.veneer.description",
+    },
   ],
   cta: { title: "stonework.cta.title", text: "stonework.cta.text" },
 } as const satisfies Portfolio;

@@ -34,7 +34,11 @@ export function mediaAddresses(mediaBaseUrl: string | undefined): string[] {
 /** Whether an unsigned GET of `url` hands out exactly the probe's secret content. */
 async function readableWithoutKey(url: string, content: string): Promise<boolean> {
   try {
-    const res = await fetch(url, { credentials: "omit", redirect: "follow", signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    const res = await fetch(url, {
+      credentials: "omit",
+      redirect: "follow",
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+    });
     if (!res.ok) {
       await res.body?.cancel();
       return false;

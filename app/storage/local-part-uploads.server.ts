@@ -73,7 +73,8 @@ export function createLocalPartUploads(storage: Pick<ObjectStorage, "write" | "r
     },
 
     async abort(key, _multipartId, partCount) {
-      for (let partNumber = 1; partNumber <= partCount; partNumber++) await storage.delete(diskPartKey(key, partNumber));
+      for (let partNumber = 1; partNumber <= partCount; partNumber++)
+        await storage.delete(diskPartKey(key, partNumber));
       return true;
     },
   };

@@ -28,10 +28,13 @@ function sign(secret: string, objectId: string, expires: string, declared?: { si
 const MEDIA_TYPE = /^[\x21-\x7e]{1,100}$/;
 
 /** A declared size and type as they appear in a URL, or null when absent; "malformed" for half or junk. */
-function declarationIn(params: Pick<UploadUrlParams, "size" | "type">): { size: string; type: string } | null | "malformed" {
+function declarationIn(
+  params: Pick<UploadUrlParams, "size" | "type">,
+): { size: string; type: string } | null | "malformed" {
   const { size, type } = params;
   if (size === undefined && type === undefined) return null;
-  if (typeof size !== "string" || typeof type !== "string" || !/^\d{1,9}$/.test(size) || !MEDIA_TYPE.test(type)) return "malformed";
+  if (typeof size !== "string" || typeof type !== "string" || !/^\d{1,9}$/.test(size) || !MEDIA_TYPE.test(type))
+    return "malformed";
   return { size, type };
 }
 
@@ -62,17 +65,10 @@ export function createLocalStorage(options: { rootDir: string; signingSecret: st
       const maxBytes = writeOptions.maxBytes ?? Number.POSITIVE_INFINITY;
       await mkdir(path.dirname(file), { recursive: true });
       // Same directory as the target so the rename is atomic (same filesystem).
-      const temp = path.join(
-        path.dirname(file),
-        `.${path.basename(file)}.${randomBytes(8).toString("hex")}.tmp`,
-      );
+      const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(8).toString("hex")}.tmp`);
       // Open before streaming so the temp file exists by the time any error
       // can happen; otherwise a late open could recreate it after cleanup.
-      const handle = await open(
-        temp,
-        fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL,
-        0o600,
-      );
+      const handle = await open(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o600);
       const counter = new CountingTransform(maxBytes);
       try {
         await pipeline(body as Readable, counter, handle.createWriteStream());
@@ -95,10 +91,12 @@ export function createLocalStorage(options: { rootDir: string; signingSecret: st
       // Only the prefix's folder is walked ("variants/" need not walk originals/); its keys are filtered below all the same.
       const folder = path.resolve(rootDir, prefix.slice(0, prefix.lastIndexOf("/") + 1));
       const start = folder === rootDir || folder.startsWith(`${rootDir}${path.sep}`) ? folder : rootDir;
-      const entries = await readdir(start, { recursive: true, withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT") return [];
-        throw error;
-      });
+      const entries = await readdir(start, { recursive: true, withFileTypes: true }).catch(
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === "ENOENT") return [];
+          throw error;
+        },
+      );
       for (const entry of entries) {
         // Temp files start with "."; keys never do.
         if (!entry.isFile() || entry.name.startsWith(".")) continue;
@@ -192,7 +190,8 @@ export function createLocalStorage(options: { rootDir: string; signingSecret: st
       const expires = String(expiresAt.getTime());
       if (!/^\d{1,15}$/.test(expires)) throw new Error("expiresAt must be a valid date");
       const declaration = declared ? { size: String(declared.bytes), type: declared.contentType } : undefined;
-      if (declaration && declarationIn(declaration) === "malformed") throw new Error("declared must be a byte count and a media type");
+      if (declaration && declarationIn(declaration) === "malformed")
+        throw new Error("declared must be a byte count and a media type");
       const signature = sign(signingSecret, objectId, expires, declaration);
       const query = new URLSearchParams({ expires, ...declaration, signature });
       return { uploadURL: `/api/uploads/${encodeURIComponent(objectId)}?${query}`, key: `originals/${objectId}` };

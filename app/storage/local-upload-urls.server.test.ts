@@ -30,16 +30,29 @@ describe("local storage: signed upload targets", () => {
     const target = parse(uploadURL);
     expect(target.pathname).toBe(`/api/uploads/${objectId}`);
     expect(target.expires).toBe(String(expiresAt.getTime()));
-    expect(storage.verifyUploadTarget(target.objectId, { expires: target.expires, signature: target.signature }, now)).toBe("ok");
+    expect(
+      storage.verifyUploadTarget(target.objectId, { expires: target.expires, signature: target.signature }, now),
+    ).toBe("ok");
   });
 
   it("signs a declared size and type into the URL: changed, dropped or added, they no longer verify", async () => {
-    const { uploadURL } = await storage.createUploadTarget(objectId, expiresAt, { bytes: 123456, contentType: "image/jpeg" });
-    expect(uploadURL).toMatch(/^\/api\/uploads\/[a-z0-9-]+\?expires=\d+&size=123456&type=image%2Fjpeg&signature=[0-9a-f]{64}$/);
+    const { uploadURL } = await storage.createUploadTarget(objectId, expiresAt, {
+      bytes: 123456,
+      contentType: "image/jpeg",
+    });
+    expect(uploadURL).toMatch(
+      /^\/api\/uploads\/[a-z0-9-]+\?expires=\d+&size=123456&type=image%2Fjpeg&signature=[0-9a-f]{64}$/,
+    );
     const { expires, signature } = parse(uploadURL);
-    expect(storage.verifyUploadTarget(objectId, { expires, signature, size: "123456", type: "image/jpeg" }, now)).toBe("ok");
-    expect(storage.verifyUploadTarget(objectId, { expires, signature, size: "123457", type: "image/jpeg" }, now)).toBe("invalid");
-    expect(storage.verifyUploadTarget(objectId, { expires, signature, size: "123456", type: "text/html" }, now)).toBe("invalid");
+    expect(storage.verifyUploadTarget(objectId, { expires, signature, size: "123456", type: "image/jpeg" }, now)).toBe(
+      "ok",
+    );
+    expect(storage.verifyUploadTarget(objectId, { expires, signature, size: "123457", type: "image/jpeg" }, now)).toBe(
+      "invalid",
+    );
+    expect(storage.verifyUploadTarget(objectId, { expires, signature, size: "123456", type: "text/html" }, now)).toBe(
+      "invalid",
+    );
     expect(storage.verifyUploadTarget(objectId, { expires, signature }, now)).toBe("invalid");
     expect(storage.verifyUploadTarget(objectId, { expires, signature, size: "123456" }, now)).toBe("invalid");
     const unsized = parse((await storage.createUploadTarget(objectId, expiresAt)).uploadURL);
@@ -50,35 +63,51 @@ describe("local storage: signed upload targets", () => {
     const target = parse((await storage.createUploadTarget(objectId, expiresAt)).uploadURL);
     const flipped = (target.signature[0] === "a" ? "b" : "a") + target.signature.slice(1);
     expect(storage.verifyUploadTarget(objectId, { expires: target.expires, signature: flipped }, now)).toBe("invalid");
-    expect(storage.verifyUploadTarget("another-object", { expires: target.expires, signature: target.signature }, now)).toBe("invalid");
     expect(
-      storage.verifyUploadTarget(objectId, { expires: String(Number(target.expires) + 60_000), signature: target.signature }, now),
+      storage.verifyUploadTarget("another-object", { expires: target.expires, signature: target.signature }, now),
+    ).toBe("invalid");
+    expect(
+      storage.verifyUploadTarget(
+        objectId,
+        { expires: String(Number(target.expires) + 60_000), signature: target.signature },
+        now,
+      ),
     ).toBe("invalid");
   });
 
   it("rejects malformed input as invalid", async () => {
     const target = parse((await storage.createUploadTarget(objectId, expiresAt)).uploadURL);
-    expect(storage.verifyUploadTarget(objectId, { expires: target.expires, signature: target.signature.toUpperCase() }, now)).toBe(
-      "invalid",
-    );
-    expect(storage.verifyUploadTarget(objectId, { expires: target.expires, signature: target.signature.slice(2) }, now)).toBe("invalid");
+    expect(
+      storage.verifyUploadTarget(objectId, { expires: target.expires, signature: target.signature.toUpperCase() }, now),
+    ).toBe("invalid");
+    expect(
+      storage.verifyUploadTarget(objectId, { expires: target.expires, signature: target.signature.slice(2) }, now),
+    ).toBe("invalid");
     expect(storage.verifyUploadTarget(objectId, { expires: target.expires, signature: "" }, now)).toBe("invalid");
     expect(storage.verifyUploadTarget(objectId, { expires: "soon", signature: target.signature }, now)).toBe("invalid");
-    expect(storage.verifyUploadTarget("../x", { expires: target.expires, signature: target.signature }, now)).toBe("invalid");
+    expect(storage.verifyUploadTarget("../x", { expires: target.expires, signature: target.signature }, now)).toBe(
+      "invalid",
+    );
   });
 
   it("rejects a URL signed with another secret", async () => {
     const other = createLocalStorage({ rootDir, signingSecret: "t".repeat(32) });
     const target = parse((await other.createUploadTarget(objectId, expiresAt)).uploadURL);
-    expect(storage.verifyUploadTarget(objectId, { expires: target.expires, signature: target.signature }, now)).toBe("invalid");
+    expect(storage.verifyUploadTarget(objectId, { expires: target.expires, signature: target.signature }, now)).toBe(
+      "invalid",
+    );
   });
 
   it("reports a genuine but past URL as expired", async () => {
     const target = parse((await storage.createUploadTarget(objectId, expiresAt)).uploadURL);
     const later = new Date(expiresAt.getTime() + 1);
-    expect(storage.verifyUploadTarget(objectId, { expires: target.expires, signature: target.signature }, later)).toBe("expired");
+    expect(storage.verifyUploadTarget(objectId, { expires: target.expires, signature: target.signature }, later)).toBe(
+      "expired",
+    );
     // Exactly at the expiry instant it is still accepted.
-    expect(storage.verifyUploadTarget(objectId, { expires: target.expires, signature: target.signature }, expiresAt)).toBe("ok");
+    expect(
+      storage.verifyUploadTarget(objectId, { expires: target.expires, signature: target.signature }, expiresAt),
+    ).toBe("ok");
   });
 
   it("uses the current time by default", async () => {

@@ -29,7 +29,10 @@ export const ETAG_HIDDEN_REASON =
  * states that only in actual answers, never in a preflight's. Null when it
  * may; otherwise why not (ETAG_HIDDEN_REASON, or what failed).
  */
-export async function etagExposureProblem(options: { presignedPutUrl: string; siteOrigin: string }): Promise<string | null> {
+export async function etagExposureProblem(options: {
+  presignedPutUrl: string;
+  siteOrigin: string;
+}): Promise<string | null> {
   try {
     const answer = await fetch(options.presignedPutUrl, {
       method: "PUT",
@@ -38,8 +41,11 @@ export async function etagExposureProblem(options: { presignedPutUrl: string; si
       signal: AbortSignal.timeout(10_000),
     });
     await answer.arrayBuffer().catch(() => {});
-    if (!answer.ok) return `A test upload to the photo bucket from ${options.siteOrigin} was refused (HTTP ${answer.status}).`;
-    const exposed = (answer.headers.get("access-control-expose-headers") ?? "").split(",").map((name) => name.trim().toLowerCase());
+    if (!answer.ok)
+      return `A test upload to the photo bucket from ${options.siteOrigin} was refused (HTTP ${answer.status}).`;
+    const exposed = (answer.headers.get("access-control-expose-headers") ?? "")
+      .split(",")
+      .map((name) => name.trim().toLowerCase());
     return exposed.includes("etag") || exposed.includes("*") ? null : ETAG_HIDDEN_REASON;
   } catch (error) {
     return `A test upload to the photo bucket failed: ${error instanceof Error ? error.message : String(error)}.`;
@@ -67,14 +73,19 @@ export async function checkBucketCors(options: {
   try {
     const preflight = await fetch(options.presignedPutUrl, {
       method: "OPTIONS",
-      headers: { Origin: siteOrigin, "Access-Control-Request-Method": "PUT", "Access-Control-Request-Headers": "content-type" },
+      headers: {
+        Origin: siteOrigin,
+        "Access-Control-Request-Method": "PUT",
+        "Access-Control-Request-Headers": "content-type",
+      },
       signal: AbortSignal.timeout(10_000),
     });
     await preflight.arrayBuffer().catch(() => {});
     const allowedOrigin = preflight.headers.get("access-control-allow-origin");
     const allowedMethods = (preflight.headers.get("access-control-allow-methods") ?? "").toUpperCase();
     if (!preflight.ok) problem = `the bucket refused the browser's CORS preflight (HTTP ${preflight.status})`;
-    else if (allowedOrigin !== siteOrigin && allowedOrigin !== "*") problem = `the CORS rule does not allow the origin ${siteOrigin}`;
+    else if (allowedOrigin !== siteOrigin && allowedOrigin !== "*")
+      problem = `the CORS rule does not allow the origin ${siteOrigin}`;
     else if (!/\bPUT\b/.test(allowedMethods)) problem = "the CORS rule does not allow PUT";
   } catch (error) {
     problem = `the CORS preflight failed: ${error instanceof Error ? error.message : String(error)}`;

@@ -33,7 +33,8 @@ export function createS3PartUploads(options: {
 
   function assertIncoming(key: string) {
     assertValidKey(key);
-    if (!key.startsWith(incomingPrefix)) throw new Error(`Parts are only ever sent to ${incomingPrefix}: ${JSON.stringify(key)}`);
+    if (!key.startsWith(incomingPrefix))
+      throw new Error(`Parts are only ever sent to ${incomingPrefix}: ${JSON.stringify(key)}`);
   }
 
   return {
@@ -52,7 +53,9 @@ export function createS3PartUploads(options: {
 
     async start(key, { contentType }) {
       assertIncoming(key);
-      const created = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }));
+      const created = await client.send(
+        new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }),
+      );
       if (!created.UploadId) throw new Error("The bucket started a multipart upload without an UploadId");
       return { multipartId: created.UploadId };
     },
@@ -64,7 +67,13 @@ export function createS3PartUploads(options: {
       // Content-Length is signed: the bucket refuses a part of any other size.
       return getSignedUrl(
         client,
-        new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: multipartId, PartNumber: partNumber, ContentLength: bytes }),
+        new UploadPartCommand({
+          Bucket: bucket,
+          Key: key,
+          UploadId: multipartId,
+          PartNumber: partNumber,
+          ContentLength: bytes,
+        }),
         { expiresIn, signableHeaders: new Set(["content-length"]) },
       );
     },
@@ -84,12 +93,18 @@ export function createS3PartUploads(options: {
             Bucket: bucket,
             Key: key,
             UploadId: multipartId ?? undefined,
-            MultipartUpload: { Parts: parts.map(({ partNumber, etag }) => ({ PartNumber: partNumber, ETag: `"${etag.replace(/"/g, "")}"` })) },
+            MultipartUpload: {
+              Parts: parts.map(({ partNumber, etag }) => ({
+                PartNumber: partNumber,
+                ETag: `"${etag.replace(/"/g, "")}"`,
+              })),
+            },
           }),
         );
       } catch (error) {
         const name = (error as { name?: string; Code?: string })?.name ?? (error as { Code?: string })?.Code ?? "";
-        if (PART_REFUSALS.has(name)) throw new InvalidPartsError(`The bucket could not put the parts together (${name}): send them again`);
+        if (PART_REFUSALS.has(name))
+          throw new InvalidPartsError(`The bucket could not put the parts together (${name}): send them again`);
         throw error;
       }
     },

@@ -51,8 +51,12 @@ function s3WouldAccept(url: string, method: string, secret: string, now: Date): 
   const amzDate = get("X-Amz-Date");
   const [, scopeDate, region, service] = get("X-Amz-Credential").split("/");
   const signedAt = Date.UTC(
-    Number(amzDate.slice(0, 4)), Number(amzDate.slice(4, 6)) - 1, Number(amzDate.slice(6, 8)),
-    Number(amzDate.slice(9, 11)), Number(amzDate.slice(11, 13)), Number(amzDate.slice(13, 15)),
+    Number(amzDate.slice(0, 4)),
+    Number(amzDate.slice(4, 6)) - 1,
+    Number(amzDate.slice(6, 8)),
+    Number(amzDate.slice(9, 11)),
+    Number(amzDate.slice(11, 13)),
+    Number(amzDate.slice(13, 15)),
   );
   if (now.getTime() > signedAt + Number(get("X-Amz-Expires")) * 1000) return false;
 
@@ -63,8 +67,18 @@ function s3WouldAccept(url: string, method: string, secret: string, now: Date): 
     .map(([name, value]) => `${name}=${value}`)
     .join("&");
   const signedHeaders = get("X-Amz-SignedHeaders");
-  const canonicalHeaders = signedHeaders.split(";").map((name) => `${name}:${name === "host" ? parsed.host : ""}\n`).join("");
-  const canonicalRequest = [method, parsed.pathname, canonicalQuery, canonicalHeaders, signedHeaders, get("X-Amz-Content-Sha256")].join("\n");
+  const canonicalHeaders = signedHeaders
+    .split(";")
+    .map((name) => `${name}:${name === "host" ? parsed.host : ""}\n`)
+    .join("");
+  const canonicalRequest = [
+    method,
+    parsed.pathname,
+    canonicalQuery,
+    canonicalHeaders,
+    signedHeaders,
+    get("X-Amz-Content-Sha256"),
+  ].join("\n");
   const scope = `${scopeDate}/${region}/${service}/aws4_request`;
   const stringToSign = ["AWS4-HMAC-SHA256", amzDate, scope, sha256Hex(canonicalRequest)].join("\n");
   const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, scopeDate!), region!), service!), "aws4_request");
@@ -119,11 +133,20 @@ describe("S3 storage: presigned upload URLs", () => {
   });
 
   it("with a declaration, signs Content-Length and Content-Type: only that file is taken", async () => {
-    const { uploadURL } = await storage.createUploadTarget(id, new Date(Date.now() + 15 * 60_000), { bytes: 5, contentType: "image/png" });
+    const { uploadURL } = await storage.createUploadTarget(id, new Date(Date.now() + 15 * 60_000), {
+      bytes: 5,
+      contentType: "image/png",
+    });
     expect(new URL(uploadURL).searchParams.get("X-Amz-SignedHeaders")).toBe("content-length;content-type;host");
-    expect((await fetch(uploadURL, { method: "PUT", headers: { "Content-Type": "image/png" }, body: "12345678" })).status).toBe(403);
-    expect((await fetch(uploadURL, { method: "PUT", headers: { "Content-Type": "text/html" }, body: "12345" })).status).toBe(403);
-    expect((await fetch(uploadURL, { method: "PUT", headers: { "Content-Type": "image/png" }, body: "12345" })).status).toBe(200);
+    expect(
+      (await fetch(uploadURL, { method: "PUT", headers: { "Content-Type": "image/png" }, body: "12345678" })).status,
+    ).toBe(403);
+    expect(
+      (await fetch(uploadURL, { method: "PUT", headers: { "Content-Type": "text/html" }, body: "12345" })).status,
+    ).toBe(403);
+    expect(
+      (await fetch(uploadURL, { method: "PUT", headers: { "Content-Type": "image/png" }, body: "12345" })).status,
+    ).toBe(200);
   });
 
   it("recognises only its own upload URLs", async () => {
@@ -194,8 +217,13 @@ describe("S3 storage: objects", () => {
     }
     expect(await storage.stat("backups/cornerstone-20260101-000000.tar.gz")).toEqual({ bytes: 300_000 });
     await storage.write("variants/0123456789abcdef0123.jpg", Readable.from([Buffer.from("jpg")]));
-    expect(await storage.list("backups/")).toEqual([{ key: "backups/cornerstone-20260101-000000.tar.gz", bytes: 300_000 }]);
-    expect((await storage.list("")).map((o) => o.key)).toEqual(["backups/cornerstone-20260101-000000.tar.gz", "variants/0123456789abcdef0123.jpg"]);
+    expect(await storage.list("backups/")).toEqual([
+      { key: "backups/cornerstone-20260101-000000.tar.gz", bytes: 300_000 },
+    ]);
+    expect((await storage.list("")).map((o) => o.key)).toEqual([
+      "backups/cornerstone-20260101-000000.tar.gz",
+      "variants/0123456789abcdef0123.jpg",
+    ]);
   });
 
   it("an abort stops writeFile mid-upload and leaves no object (a backup stopped at shutdown)", async () => {
@@ -244,10 +272,14 @@ describe("S3 storage: the start-up check", () => {
   });
 
   it("without SITE_URL, advises no CORS origin at all: it asks for SITE_URL", async () => {
-    const error = await storage.check({ siteOrigin: "http://localhost:3000", siteUrlGiven: false }).catch((e: unknown) => e);
+    const error = await storage
+      .check({ siteOrigin: "http://localhost:3000", siteUrlGiven: false })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StorageCheckError);
     const { message } = error as Error;
-    expect(message).toContain("SITE_URL is not set, so this check stood in http://localhost:3000 for the site's address");
+    expect(message).toContain(
+      "SITE_URL is not set, so this check stood in http://localhost:3000 for the site's address",
+    );
     expect(message).toContain("Set SITE_URL to the address visitors use");
     expect(message).not.toContain("AllowedOrigins");
     expect(message).not.toContain("put-bucket-cors");
@@ -269,7 +301,9 @@ describe("S3 storage: the start-up check", () => {
     try {
       const error = await missing.check({ siteOrigin: SITE }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StorageCheckError);
-      expect((error as Error).message).toMatch(/Cannot write and read the S3 bucket "no-such-bucket" at http:\/\/127\.0\.0\.1:\d+: NoSuchBucket/);
+      expect((error as Error).message).toMatch(
+        /Cannot write and read the S3 bucket "no-such-bucket" at http:\/\/127\.0\.0\.1:\d+: NoSuchBucket/,
+      );
       expect((error as Error).message).toContain("S3_BUCKET");
     } finally {
       await missing.close();

@@ -76,8 +76,16 @@ export async function createS3Storage(config: S3StorageConfig): Promise<ObjectSt
   const presignPut = (key: string, expiresInSeconds: number, declared?: DeclaredUpload) =>
     getSignedUrl(
       client,
-      new PutObjectCommand({ Bucket: bucket, Key: key, ContentLength: declared?.bytes, ContentType: declared?.contentType }),
-      { expiresIn: expiresInSeconds, signableHeaders: declared ? new Set(["content-length", "content-type"]) : undefined },
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        ContentLength: declared?.bytes,
+        ContentType: declared?.contentType,
+      }),
+      {
+        expiresIn: expiresInSeconds,
+        signableHeaders: declared ? new Set(["content-length", "content-type"]) : undefined,
+      },
     );
 
   // Where this bucket's objects live, as the presigner writes it (path or virtual-host style).
@@ -146,7 +154,13 @@ export async function createS3Storage(config: S3StorageConfig): Promise<ObjectSt
       const { size } = await stat(file);
       try {
         await client.send(
-          new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(file), ContentLength: size, ContentType: "application/octet-stream" }),
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: key,
+            Body: createReadStream(file),
+            ContentLength: size,
+            ContentType: "application/octet-stream",
+          }),
           { abortSignal: options.signal },
         );
       } catch (error) {
@@ -161,8 +175,11 @@ export async function createS3Storage(config: S3StorageConfig): Promise<ObjectSt
       const found: { key: string; bytes: number }[] = [];
       let token: string | undefined;
       do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
-        for (const object of page.Contents ?? []) if (object.Key) found.push({ key: object.Key, bytes: Number(object.Size ?? 0) });
+        const page = await client.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+        );
+        for (const object of page.Contents ?? [])
+          if (object.Key) found.push({ key: object.Key, bytes: Number(object.Size ?? 0) });
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
       return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -253,7 +270,12 @@ export async function createS3Storage(config: S3StorageConfig): Promise<ObjectSt
       await checkBucketCors({ presignedPutUrl, siteOrigin, siteUrlGiven, where, bucket });
     },
 
-    parts: createS3PartUploads({ client, bucket, incomingBase, presignPut: (key, seconds) => presignPut(key, seconds) }),
+    parts: createS3PartUploads({
+      client,
+      bucket,
+      incomingBase,
+      presignPut: (key, seconds) => presignPut(key, seconds),
+    }),
 
     async close() {
       client.destroy();

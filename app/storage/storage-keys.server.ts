@@ -36,10 +36,5 @@ export function assertValidKey(key: string): void {
 
 /** An object id is one key segment (it becomes `originals/<id>`). */
 export function isValidObjectId(objectId: string): boolean {
-  return (
-    typeof objectId === "string" &&
-    objectId.length <= 128 &&
-    !objectId.includes("..") &&
-    SEGMENT.test(objectId)
-  );
+  return typeof objectId === "string" && objectId.length <= 128 && !objectId.includes("..") && SEGMENT.test(objectId);
 }

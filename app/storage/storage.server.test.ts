@@ -60,9 +60,7 @@ describe("local storage: objects", () => {
   });
 
   it("returns a short head for a short object and accepts an empty one", async () => {
-    expect((await storage.write("variants/a.webp", Readable.from([Buffer.from("tiny")]))).head.toString()).toBe(
-      "tiny",
-    );
+    expect((await storage.write("variants/a.webp", Readable.from([Buffer.from("tiny")]))).head.toString()).toBe("tiny");
     const empty = await storage.write("variants/empty", Readable.from([]));
     expect(empty).toEqual({ bytes: 0, head: Buffer.alloc(0) });
     const object = await storage.read("variants/empty");
@@ -120,9 +118,7 @@ describe("local storage: objects", () => {
     "originals/ünïcode",
     "a/./b",
   ])("rejects the bad key %j", async (key) => {
-    await expect(storage.write(key, Readable.from([Buffer.from("x")]))).rejects.toBeInstanceOf(
-      InvalidStorageKeyError,
-    );
+    await expect(storage.write(key, Readable.from([Buffer.from("x")]))).rejects.toBeInstanceOf(InvalidStorageKeyError);
     await expect(storage.read(key)).rejects.toBeInstanceOf(InvalidStorageKeyError);
     await expect(storage.exists(key)).rejects.toBeInstanceOf(InvalidStorageKeyError);
     await expect(storage.delete(key)).rejects.toBeInstanceOf(InvalidStorageKeyError);
@@ -167,7 +163,9 @@ describe("local storage: what registration and the start-up check use", () => {
     const blocked = path.join(rootDir, "not-a-directory");
     await import("node:fs/promises").then((fs) => fs.writeFile(blocked, "a file where the storage root should be"));
     const broken = createLocalStorage({ rootDir: blocked, signingSecret: SECRET });
-    await expect(broken.check({ siteOrigin: "http://127.0.0.1:3000" })).rejects.toThrow(/Cannot write and read files in .*DATA_DIR/s);
+    await expect(broken.check({ siteOrigin: "http://127.0.0.1:3000" })).rejects.toThrow(
+      /Cannot write and read files in .*DATA_DIR/s,
+    );
   });
 });
 
@@ -184,7 +182,9 @@ describe("local storage: files and listings (backups)", () => {
       const writer = createWriteStream(source);
       writer.on("error", () => {});
       // A pipe holds 64 KB: this write is done only once the copy has read nearly all of it.
-      await new Promise<void>((resolve, reject) => writer.write(Buffer.alloc(1024 * 1024), (error) => (error ? reject(error) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        writer.write(Buffer.alloc(1024 * 1024), (error) => (error ? reject(error) : resolve())),
+      );
       stop.abort(new Error("shutting down"));
       writer.end();
       await expect(copy).rejects.toMatchObject({ name: "AbortError" });
@@ -210,7 +210,13 @@ describe("local storage: files and listings (backups)", () => {
       { key: "backups/a.tar.gz", bytes: 1 },
       { key: "backups/b.tar.gz", bytes: 13 },
     ]);
-    expect((await storage.list("")).map((o) => o.key)).toEqual(["backups/a.tar.gz", "backups/b.tar.gz", "variants/c.jpg"]);
-    expect(await createLocalStorage({ rootDir: path.join(rootDir, "missing"), signingSecret: SECRET }).list("backups/")).toEqual([]);
+    expect((await storage.list("")).map((o) => o.key)).toEqual([
+      "backups/a.tar.gz",
+      "backups/b.tar.gz",
+      "variants/c.jpg",
+    ]);
+    expect(
+      await createLocalStorage({ rootDir: path.join(rootDir, "missing"), signingSecret: SECRET }).list("backups/"),
+    ).toEqual([]);
   });
 });

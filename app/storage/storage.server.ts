@@ -59,7 +59,11 @@ export interface ObjectStorage {
    * another Content-Length or Content-Type is refused (local: `&size=&type=`
    * in the URL and its signature; S3: both headers signed).
    */
-  createUploadTarget(objectId: string, expiresAt: Date, declared?: DeclaredUpload): Promise<{ uploadURL: string; key: string }>;
+  createUploadTarget(
+    objectId: string,
+    expiresAt: Date,
+    declared?: DeclaredUpload,
+  ): Promise<{ uploadURL: string; key: string }>;
   /**
    * The object id in an upload URL this storage issued, or null (another host,
    * another path, junk). `ownOrigins`: the origins this site is reached at.
@@ -117,7 +121,12 @@ export interface PartUploads {
    * exactly `bytes` bytes (Content-Length is signed). Disk: null, the part
    * goes to this server's own part route, which calls `write`.
    */
-  partUrl(key: string, multipartId: string | null, part: { partNumber: number; bytes: number }, expiresAt: Date): Promise<string | null>;
+  partUrl(
+    key: string,
+    multipartId: string | null,
+    part: { partNumber: number; bytes: number },
+    expiresAt: Date,
+  ): Promise<string | null>;
   /**
    * The address `PUT /api/admin/gallery-images` takes for the upload put
    * together at `incoming/<objectId>`: its upload URL without a signature
@@ -129,7 +138,12 @@ export interface PartUploads {
    * IncompletePartError), replacing any earlier copy atomically; nothing of a part cut off is
    * kept. Its ETag (quoted MD5, as S3's) and its first bytes. S3: never called.
    */
-  write(key: string, partNumber: number, body: NodeJS.ReadableStream, bytes: number): Promise<{ etag: string; head: Buffer }>;
+  write(
+    key: string,
+    partNumber: number,
+    body: NodeJS.ReadableStream,
+    bytes: number,
+  ): Promise<{ etag: string; head: Buffer }>;
   /**
    * Puts the listed parts together, in order, into the object at `key`.
    * Rejects with InvalidPartsError when one is missing or its ETag is not the

@@ -17,7 +17,8 @@ export const RESUMABLE_UPLOADS_PATH = "/api/uploads/resumable";
 
 export const resumablePaths = {
   partTargets: (uploadId: string) => `${RESUMABLE_UPLOADS_PATH}/${encodeURIComponent(uploadId)}/parts`,
-  part: (uploadId: string, partNumber: number) => `${RESUMABLE_UPLOADS_PATH}/${encodeURIComponent(uploadId)}/parts/${partNumber}`,
+  part: (uploadId: string, partNumber: number) =>
+    `${RESUMABLE_UPLOADS_PATH}/${encodeURIComponent(uploadId)}/parts/${partNumber}`,
   complete: (uploadId: string) => `${RESUMABLE_UPLOADS_PATH}/${encodeURIComponent(uploadId)}/complete`,
 };
 
@@ -45,8 +46,14 @@ export const completeResumableSchema = z.object({
   parts: z
     .array(
       z.object({
-        partNumber: z.number({ error: "partNumber must be a whole number" }).int("partNumber must be a whole number").min(1).max(10_000),
-        etag: z.string({ error: "etag must be the ETag the part was answered with" }).regex(ETAG, "etag must be the ETag the part was answered with"),
+        partNumber: z
+          .number({ error: "partNumber must be a whole number" })
+          .int("partNumber must be a whole number")
+          .min(1)
+          .max(10_000),
+        etag: z
+          .string({ error: "etag must be the ETag the part was answered with" })
+          .regex(ETAG, "etag must be the ETag the part was answered with"),
       }),
     )
     .min(1, "parts must list every part with its ETag")

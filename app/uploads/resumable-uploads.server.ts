@@ -72,7 +72,12 @@ async function partTargetsOf(services: Services, upload: UploadInParts): Promise
   const partCount = partCountFor(upload.bytes, upload.part_bytes);
   for (let partNumber = 1; partNumber <= partCount; partNumber++) {
     const bytes = partSizeOf(upload.bytes, upload.part_bytes, partNumber);
-    const presigned = await services.storage.parts.partUrl(upload.storage_key, upload.multipart_id, { partNumber, bytes }, expiresAt);
+    const presigned = await services.storage.parts.partUrl(
+      upload.storage_key,
+      upload.multipart_id,
+      { partNumber, bytes },
+      expiresAt,
+    );
     parts.push({ partNumber, bytes, url: presigned ?? resumablePaths.part(upload.id, partNumber) });
   }
   return { parts, expiresAt: expiresAt.toISOString() };
@@ -103,7 +108,12 @@ export async function startResumableUpload(services: Services, declared: Declare
       completed_at: null,
     })
     .execute();
-  return { uploadId: id, partBytes, partCount: partCountFor(declared.bytes, partBytes), ...(await partTargetsOf(services, upload)) };
+  return {
+    uploadId: id,
+    partBytes,
+    partCount: partCountFor(declared.bytes, partBytes),
+    ...(await partTargetsOf(services, upload)),
+  };
 }
 
 /** Fresh URLs for every part of an upload still taking parts. */
@@ -126,12 +136,18 @@ export async function receivePart(
   if (upload.status !== "parts") throw new UploadRefusal("ended", ENDED_MESSAGE);
   const partCount = partCountFor(upload.bytes, upload.part_bytes);
   if (!Number.isInteger(input.partNumber) || input.partNumber < 1 || input.partNumber > partCount) {
-    throw new UploadRefusal("invalid", `This upload has ${partCount} part(s): the part number must be from 1 to ${partCount}`);
+    throw new UploadRefusal(
+      "invalid",
+      `This upload has ${partCount} part(s): the part number must be from 1 to ${partCount}`,
+    );
   }
   const bytes = partSizeOf(upload.bytes, upload.part_bytes, input.partNumber);
   if (input.contentLength > bytes) throw new UploadRefusal("too-large", UPLOAD_TOO_LARGE_MESSAGE);
   if (input.contentLength !== bytes) {
-    throw new UploadRefusal("invalid", `Part ${input.partNumber} of this upload is ${bytes} bytes: send exactly those, with that Content-Length`);
+    throw new UploadRefusal(
+      "invalid",
+      `Part ${input.partNumber} of this upload is ${bytes} bytes: send exactly those, with that Content-Length`,
+    );
   }
   let written;
   try {
@@ -152,7 +168,11 @@ export async function receivePart(
 /** Ends an upload as refused: its parts and whatever was put together are deleted. */
 async function refuse(services: Services, upload: UploadInParts, from: "parts" | "assembling") {
   if (!(await transition(services, upload.id, from, "failed"))) return;
-  await services.storage.parts.abort(upload.storage_key, upload.multipart_id, partCountFor(upload.bytes, upload.part_bytes));
+  await services.storage.parts.abort(
+    upload.storage_key,
+    upload.multipart_id,
+    partCountFor(upload.bytes, upload.part_bytes),
+  );
   await services.storage.delete(upload.storage_key);
 }
 
@@ -173,7 +193,8 @@ export async function completeResumableUpload(
   const upload = await uploadInParts(services, id);
   const completed = { imageURL: storage.parts.imageUrl(id) };
   if (upload.status === "completed") return completed;
-  if (upload.status === "assembling") throw new UploadRefusal("busy", "This upload is being put together: ask again in a moment");
+  if (upload.status === "assembling")
+    throw new UploadRefusal("busy", "This upload is being put together: ask again in a moment");
   if (upload.status !== "parts") throw new UploadRefusal("ended", ENDED_MESSAGE);
 
   const partCount = partCountFor(upload.bytes, upload.part_bytes);
@@ -181,11 +202,15 @@ export async function completeResumableUpload(
   const listed: { partNumber: number; etag: string }[] = [];
   for (let partNumber = 1; partNumber <= partCount; partNumber++) {
     const etag = etags.get(partNumber);
-    if (!etag) throw new UploadRefusal("invalid", `Part ${partNumber} is missing: send it, then list every part with its ETag`);
+    if (!etag)
+      throw new UploadRefusal("invalid", `Part ${partNumber} is missing: send it, then list every part with its ETag`);
     listed.push({ partNumber, etag });
   }
   if (etags.size !== partCount || parts.length !== partCount) {
-    throw new UploadRefusal("invalid", `This upload has ${partCount} part(s): list each once, numbered 1 to ${partCount}`);
+    throw new UploadRefusal(
+      "invalid",
+      `This upload has ${partCount} part(s): list each once, numbered 1 to ${partCount}`,
+    );
   }
   if (!(await transition(services, id, "parts", "assembling"))) return completeResumableUpload(services, id, parts);
 
@@ -200,9 +225,15 @@ export async function completeResumableUpload(
   }
   const whole = await storage.stat(upload.storage_key);
   if (!whole || whole.bytes !== upload.bytes || whole.bytes > MAX_UPLOAD_BYTES) {
-    services.logger.warn({ uploadId: id, bytes: whole?.bytes, declared: upload.bytes }, "parts put together are not the declared size");
+    services.logger.warn(
+      { uploadId: id, bytes: whole?.bytes, declared: upload.bytes },
+      "parts put together are not the declared size",
+    );
     await refuse(services, upload, "assembling");
-    throw new UploadRefusal(whole && whole.bytes > MAX_UPLOAD_BYTES ? "too-large" : "invalid", `The parts do not add up to the declared ${upload.bytes} bytes`);
+    throw new UploadRefusal(
+      whole && whole.bytes > MAX_UPLOAD_BYTES ? "too-large" : "invalid",
+      `The parts do not add up to the declared ${upload.bytes} bytes`,
+    );
   }
   const head = whole.bytes > 0 ? await storage.readHead(upload.storage_key, HEAD_BYTES) : null;
   const type = head ? sniffImageType(head) : null;

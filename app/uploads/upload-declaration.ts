@@ -7,7 +7,8 @@ export const IMAGE_MEDIA_TYPE = /^image\/[a-z0-9][a-z0-9.+-]{0,62}$/;
 export const UPLOAD_TOO_LARGE_MESSAGE = `The file is too large. Maximum size is ${MAX_UPLOAD_BYTES / (1024 * 1024)}MB`;
 /** The file's own first bytes are not one of the accepted image types (it is refused with 415). */
 export const UPLOAD_NOT_AN_IMAGE_MESSAGE = "The file is not a supported image (JPEG, PNG, WebP, AVIF or GIF)";
-export const UPLOAD_NOT_AN_IMAGE_TYPE_MESSAGE = "Only images can be uploaded: type must be an image type such as image/jpeg";
+export const UPLOAD_NOT_AN_IMAGE_TYPE_MESSAGE =
+  "Only images can be uploaded: type must be an image type such as image/jpeg";
 
 /**
  * The optional body of POST /api/objects/upload: the file the uploader is

@@ -25,15 +25,7 @@ export const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000;
  * way before it deletes its file.
  */
 export type UploadStatus =
-  | "pending"
-  | "receiving"
-  | "parts"
-  | "assembling"
-  | "completed"
-  | "registering"
-  | "used"
-  | "failed"
-  | "pruning";
+  "pending" | "receiving" | "parts" | "assembling" | "completed" | "registering" | "used" | "failed" | "pruning";
 
 type Services = Pick<AppServices, "db" | "storage">;
 
@@ -88,7 +80,11 @@ export function startReceiving(services: Services, id: string) {
 }
 
 export function markReceived(services: Services, id: string, contentType: string, bytes: number) {
-  return transition(services, id, "receiving", "completed", { content_type: contentType, bytes, completed_at: nowIso() });
+  return transition(services, id, "receiving", "completed", {
+    content_type: contentType,
+    bytes,
+    completed_at: nowIso(),
+  });
 }
 
 export function markFailed(services: Services, id: string, from: UploadStatus = "receiving") {
@@ -97,7 +93,11 @@ export function markFailed(services: Services, id: string, from: UploadStatus = 
 
 /** Claims a completed upload (local disk) to become a gallery image; its storage key, or null. */
 export async function claimCompletedUpload(services: Services, id: string): Promise<string | null> {
-  const upload = await services.db.selectFrom("uploads").select(["storage_key", "status"]).where("id", "=", id).executeTakeFirst();
+  const upload = await services.db
+    .selectFrom("uploads")
+    .select(["storage_key", "status"])
+    .where("id", "=", id)
+    .executeTakeFirst();
   if (!upload || upload.status !== "completed") return null;
   return (await transition(services, id, "completed", "registering")) ? upload.storage_key : null;
 }
@@ -148,7 +148,11 @@ async function sniffStored(storage: Services["storage"], key: string, bytes: num
  */
 export async function claimDirectUpload(services: Services, id: string, now = new Date()): Promise<DirectUploadClaim> {
   const { db, storage } = services;
-  const upload = await db.selectFrom("uploads").select(["storage_key", "status"]).where("id", "=", id).executeTakeFirst();
+  const upload = await db
+    .selectFrom("uploads")
+    .select(["storage_key", "status"])
+    .where("id", "=", id)
+    .executeTakeFirst();
   // Pending: a single PUT that may have landed. Completed: parts put together in incoming/ (resumable-uploads.server.ts).
   if (!upload || (upload.status !== "pending" && upload.status !== "completed")) return { status: "unavailable" };
   const uploaded = await storage.stat(upload.storage_key);
@@ -202,7 +206,10 @@ export async function pruneStaleUploads(services: Services, clock: Clock = syste
     .where((eb) =>
       eb.or([
         eb.and([eb("status", "in", ["pending", "failed", "used"]), eb("expires_at", "<", expiredBefore)]),
-        eb.and([eb("status", "in", ["completed", "receiving", "parts", "assembling", "registering"]), eb("created_at", "<", dayAgo)]),
+        eb.and([
+          eb("status", "in", ["completed", "receiving", "parts", "assembling", "registering"]),
+          eb("created_at", "<", dayAgo),
+        ]),
         eb("status", "=", "pruning"),
       ]),
     )
@@ -218,7 +225,11 @@ export async function pruneStaleUploads(services: Services, clock: Clock = syste
       await storage.parts.abort(incomingKeyFor(upload.id), upload.multipart_id, partCount);
     }
     const keys = [...new Set([upload.storage_key, incomingKeyFor(upload.id), originalKeyFor(upload.id)])];
-    const referenced = await db.selectFrom("gallery_images").select("original_key").where("original_key", "in", keys).execute();
+    const referenced = await db
+      .selectFrom("gallery_images")
+      .select("original_key")
+      .where("original_key", "in", keys)
+      .execute();
     const inUse = new Set(referenced.map((row) => row.original_key));
     for (const key of keys) if (!inUse.has(key)) await storage.delete(key);
     await db.deleteFrom("uploads").where("id", "=", upload.id).where("status", "=", "pruning").execute();

@@ -56,7 +56,10 @@ export function rebuildReason(root) {
   }
   if (serverEntry === null || assets.length === 0) return "there is no complete build yet";
   // The build's oldest output: every input older than that went into it.
-  const builtAt = Math.min(serverEntry, ...assets.map((name) => mtimeOf(path.join(root, CLIENT_ASSETS, name)) ?? -Infinity));
+  const builtAt = Math.min(
+    serverEntry,
+    ...assets.map((name) => mtimeOf(path.join(root, CLIENT_ASSETS, name)) ?? -Infinity),
+  );
   const newest = newestInput(root);
   if (newest.mtimeMs >= builtAt) return `${path.relative(root, newest.file)} changed after the last build`;
   return null;

@@ -29,11 +29,17 @@ describe("parseEnvFile, as systemd reads an EnvironmentFile", () => {
   });
 
   it("takes single quotes verbatim, across lines, with no escapes", () => {
-    expect(parseEnvFile(`A='p@ss #1 \\n $HOME'\nB='two\nlines'\n`).values).toEqual({ A: "p@ss #1 \\n $HOME", B: "two\nlines" });
+    expect(parseEnvFile(`A='p@ss #1 \\n $HOME'\nB='two\nlines'\n`).values).toEqual({
+      A: "p@ss #1 \\n $HOME",
+      B: "two\nlines",
+    });
   });
 
   it("knows the shell's escapes inside double quotes and keeps any other backslash", () => {
-    expect(parseEnvFile(`A="say \\"hi\\" \\\\ \\$HOME \\n"\nB="x\\\ny"\n`).values).toEqual({ A: `say "hi" \\ $HOME \\n`, B: "xy" });
+    expect(parseEnvFile(`A="say \\"hi\\" \\\\ \\$HOME \\n"\nB="x\\\ny"\n`).values).toEqual({
+      A: `say "hi" \\ $HOME \\n`,
+      B: "xy",
+    });
   });
 
   it("joins a line ending in a backslash with the next, and keeps an escaped character", () => {
@@ -57,7 +63,10 @@ describe("parseEnvFile, as systemd reads an EnvironmentFile", () => {
   });
 
   it("drops names that are not variable names, and says which", () => {
-    expect(parseEnvFile("export A=1\n1B=2\nC-D=3\nE=4\n")).toEqual({ values: { E: "4" }, ignored: ["export A", "1B", "C-D"] });
+    expect(parseEnvFile("export A=1\n1B=2\nC-D=3\nE=4\n")).toEqual({
+      values: { E: "4" },
+      ignored: ["export A", "1B", "C-D"],
+    });
   });
 
   it("reads the file the guide installs", () => {
@@ -70,8 +79,14 @@ describe("parseEnvFile, as systemd reads an EnvironmentFile", () => {
 
 describe("--env-file", () => {
   it("takes --env-file PATH or --env-file=PATH and leaves the other arguments", () => {
-    expect(takeEnvFileArgument(["--out", "x.tar.gz", "--env-file", "/etc/c.env"])).toEqual({ envFile: "/etc/c.env", rest: ["--out", "x.tar.gz"] });
-    expect(takeEnvFileArgument(["--env-file=/etc/c.env", "file.tar.gz"])).toEqual({ envFile: "/etc/c.env", rest: ["file.tar.gz"] });
+    expect(takeEnvFileArgument(["--out", "x.tar.gz", "--env-file", "/etc/c.env"])).toEqual({
+      envFile: "/etc/c.env",
+      rest: ["--out", "x.tar.gz"],
+    });
+    expect(takeEnvFileArgument(["--env-file=/etc/c.env", "file.tar.gz"])).toEqual({
+      envFile: "/etc/c.env",
+      rest: ["file.tar.gz"],
+    });
     expect(takeEnvFileArgument(["file.tar.gz"])).toEqual({ envFile: null, rest: ["file.tar.gz"] });
     expect(() => takeEnvFileArgument(["--env-file"])).toThrow(EnvFileError);
   });

@@ -25,7 +25,17 @@ const VALID_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export function parseEnvFile(text: string): EnvFile {
   const values: Record<string, string> = {};
   const ignored: string[] = [];
-  type State = "preKey" | "key" | "preValue" | "value" | "valueEscape" | "single" | "double" | "doubleEscape" | "comment" | "commentEscape";
+  type State =
+    | "preKey"
+    | "key"
+    | "preValue"
+    | "value"
+    | "valueEscape"
+    | "single"
+    | "double"
+    | "doubleEscape"
+    | "comment"
+    | "commentEscape";
   let state: State = "preKey";
   let key = "";
   let value = "";
@@ -128,7 +138,8 @@ export function takeEnvFileArgument(args: readonly string[]): { envFile: string 
     const arg = args[i]!;
     if (arg === "--env-file") {
       const next = args[i + 1];
-      if (!next || next.startsWith("--")) throw new EnvFileError("--env-file needs a file: --env-file /etc/cornerstone/cornerstone.env");
+      if (!next || next.startsWith("--"))
+        throw new EnvFileError("--env-file needs a file: --env-file /etc/cornerstone/cornerstone.env");
       envFile = next;
       i++;
     } else if (arg.startsWith("--env-file=")) envFile = arg.slice("--env-file=".length);
@@ -162,7 +173,8 @@ export function applyEnvFileArgument(
     );
   }
   const { values, ignored } = parseEnvFile(text);
-  for (const name of ignored) print(`${file}: "${name}" is not a variable name, so that line is ignored (as systemd ignores it).`);
+  for (const name of ignored)
+    print(`${file}: "${name}" is not a variable name, so that line is ignored (as systemd ignores it).`);
   Object.assign(target, values);
   const count = Object.keys(values).length;
   print(`Settings read from ${file} (${count} ${count === 1 ? "setting" : "settings"}; they win over the shell's).`);

@@ -37,7 +37,14 @@ export function rawGet(url: string, headers: Record<string, string> = {}): Promi
         for (let i = 0; i < response.rawHeaders.length; i += 2) {
           headerBytes += `${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}\r\n`.length;
         }
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, wireBytes: wire.length, wire, headerBytes, body });
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          wireBytes: wire.length,
+          wire,
+          headerBytes,
+          body,
+        });
       });
     });
     request.on("error", reject);

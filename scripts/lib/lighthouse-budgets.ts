@@ -23,11 +23,19 @@ type NetworkItem = { resourceType?: string; transferSize?: number; networkReques
 
 /** From Lighthouse's network-requests audit: script bytes, and the HTML and CSS sent before the first image. */
 export function pageWeights(lhr: Result): PageWeights {
-  const items = ((lhr.audits["network-requests"]?.details as { items?: NetworkItem[] } | undefined)?.items ?? []);
-  const scriptBytes = items.filter((item) => item.resourceType === "Script").reduce((sum, item) => sum + (item.transferSize ?? 0), 0);
-  const firstImage = Math.min(...items.filter((item) => item.resourceType === "Image").map((item) => item.networkRequestTime ?? Infinity));
+  const items = (lhr.audits["network-requests"]?.details as { items?: NetworkItem[] } | undefined)?.items ?? [];
+  const scriptBytes = items
+    .filter((item) => item.resourceType === "Script")
+    .reduce((sum, item) => sum + (item.transferSize ?? 0), 0);
+  const firstImage = Math.min(
+    ...items.filter((item) => item.resourceType === "Image").map((item) => item.networkRequestTime ?? Infinity),
+  );
   const htmlCssBeforeFirstImageBytes = items
-    .filter((item) => (item.resourceType === "Document" || item.resourceType === "Stylesheet") && (item.networkRequestTime ?? 0) <= firstImage)
+    .filter(
+      (item) =>
+        (item.resourceType === "Document" || item.resourceType === "Stylesheet") &&
+        (item.networkRequestTime ?? 0) <= firstImage,
+    )
     .reduce((sum, item) => sum + (item.transferSize ?? 0), 0);
   return { scriptBytes, htmlCssBeforeFirstImageBytes };
 }
@@ -52,10 +60,19 @@ export type MedianRow = {
 export function budgetLines(rows: MedianRow[]): { lines: string[]; failed: number } {
   const lines: string[] = [];
   let failed = 0;
-  const check = (route: string, label: string, value: number, limit: number, format: (n: number) => string, atLeast = false) => {
+  const check = (
+    route: string,
+    label: string,
+    value: number,
+    limit: number,
+    format: (n: number) => string,
+    atLeast = false,
+  ) => {
     const pass = atLeast ? value >= limit : value <= limit;
     if (!pass) failed++;
-    lines.push(`${pass ? "PASS" : "FAIL"}  ${route.padEnd(14)} ${label.padEnd(34)} ${format(value).padStart(9)}  (budget ${atLeast ? "≥" : "≤"} ${format(limit)})`);
+    lines.push(
+      `${pass ? "PASS" : "FAIL"}  ${route.padEnd(14)} ${label.padEnd(34)} ${format(value).padStart(9)}  (budget ${atLeast ? "≥" : "≤"} ${format(limit)})`,
+    );
   };
   const kb = (n: number) => `${(n / KB).toFixed(1)} KB`;
   for (const row of rows) {
@@ -64,7 +81,13 @@ export function budgetLines(rows: MedianRow[]): { lines: string[]; failed: numbe
     check(row.route, "Lighthouse performance", row.performance, BUDGETS.performance, String, true);
     check(row.route, "TBT", row.tbtMs, BUDGETS.tbtMs, (n) => `${Math.round(n)} ms`);
     check(row.route, "CLS", row.cls, BUDGETS.cls, (n) => n.toFixed(3));
-    check(row.route, "HTML + CSS before the first image", row.htmlCssBeforeFirstImageBytes, BUDGETS.htmlCssBeforeFirstImageBytes, kb);
+    check(
+      row.route,
+      "HTML + CSS before the first image",
+      row.htmlCssBeforeFirstImageBytes,
+      BUDGETS.htmlCssBeforeFirstImageBytes,
+      kb,
+    );
   }
   return { lines, failed };
 }

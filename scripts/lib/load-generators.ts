@@ -103,7 +103,13 @@ end
 `;
 }
 
-export async function runWrk(url: string, target: Target, seconds: number, scriptDir: string, options: LoadToolOptions): Promise<LoadRun> {
+export async function runWrk(
+  url: string,
+  target: Target,
+  seconds: number,
+  scriptDir: string,
+  options: LoadToolOptions,
+): Promise<LoadRun> {
   const args = [`-t${options.threads}`, `-c${options.connections}`, `-d${seconds}s`, "--latency"];
   const script = wrkScript(target);
   if (script) {
@@ -155,10 +161,20 @@ type Autocannon = (options: Record<string, unknown>) => Promise<{
   timeouts: number;
 }>;
 
-export async function runAutocannon(url: string, target: Target, seconds: number, load: LoadToolOptions): Promise<LoadRun> {
+export async function runAutocannon(
+  url: string,
+  target: Target,
+  seconds: number,
+  load: LoadToolOptions,
+): Promise<LoadRun> {
   const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
   let counter = Math.floor(Math.random() * 2 ** 24);
-  const options: Record<string, unknown> = { url: url + target.path, connections: load.connections, duration: seconds, method: target.method };
+  const options: Record<string, unknown> = {
+    url: url + target.path,
+    connections: load.connections,
+    duration: seconds,
+    method: target.method,
+  };
   if (target.method === "POST") {
     options.headers = { "content-type": "application/json" };
     options.body = ENQUIRY;
@@ -182,7 +198,9 @@ export async function runAutocannon(url: string, target: Target, seconds: number
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     requests: result.requests.total,
-    statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count])),
+    statuses: Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]),
+    ),
     socketErrors: result.errors + result.timeouts,
   };
 }

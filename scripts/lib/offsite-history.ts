@@ -18,7 +18,14 @@ import type { AppServices } from "~/services.server";
 export const ORIGINAL_BYTES = 4 * 1024 * 1024;
 /** What the pipeline writes per photo, roughly (AVIF, WebP, JPEG at display sizes). */
 const VARIANT_BYTES = { avif: 60_000, webp: 90_000, jpg: 160_000 } as const;
-const EDITED_SECTIONS: SectionKey[] = ["hero.subtitle", "services.description", "about.snippet.content", "stonework.intro", "landscaping.intro", "about.bio"];
+const EDITED_SECTIONS: SectionKey[] = [
+  "hero.subtitle",
+  "services.description",
+  "about.snippet.content",
+  "stonework.intro",
+  "landscaping.intro",
+  "about.bio",
+];
 
 type SiteServices = AppServices & { clock: Clock };
 
@@ -64,18 +71,29 @@ export async function addPhoto(services: SiteServices, n: number): Promise<numbe
 
 /** Deletes the oldest photo (its row, then its files: no backup runs between copies here). */
 export async function deleteOldestPhoto(services: SiteServices): Promise<void> {
-  const row = await services.db.selectFrom("gallery_images").selectAll().orderBy("created_at").orderBy("sort_order").limit(1).executeTakeFirst();
+  const row = await services.db
+    .selectFrom("gallery_images")
+    .selectAll()
+    .orderBy("created_at")
+    .orderBy("sort_order")
+    .limit(1)
+    .executeTakeFirst();
   if (!row) return;
   await services.db.deleteFrom("gallery_images").where("id", "=", row.id).execute();
   const variants = JSON.parse(row.variants) as ImageVariants;
-  for (const variant of [...variants.avif, ...variants.webp, variants.jpeg]) await services.storage.delete(`variants/${variant.path.slice("/media/".length)}`);
+  for (const variant of [...variants.avif, ...variants.webp, variants.jpeg])
+    await services.storage.delete(`variants/${variant.path.slice("/media/".length)}`);
   if (row.original_key) await services.storage.delete(row.original_key);
 }
 
 /** One owner's edit of a text (its earlier text kept as a version, as the editor does). */
 export async function editText(services: SiteServices, n: number): Promise<void> {
   const key = EDITED_SECTIONS[n % EDITED_SECTIONS.length]!;
-  await saveContent(services, key, `Edit ${n}: walls, steps and paving, built by hand in Taranaki since 1998. `.repeat(1 + (n % 4)));
+  await saveContent(
+    services,
+    key,
+    `Edit ${n}: walls, steps and paving, built by hand in Taranaki since 1998. `.repeat(1 + (n % 4)),
+  );
 }
 
 /** A deterministic pseudo-random source, so every run simulates the same history. */
@@ -111,7 +129,9 @@ export function storeWithListingInMemory(store: OffsiteStore): OffsiteStore & { 
       (await listing()).delete(key);
     },
     async list(prefix) {
-      return [...(await listing()).values()].filter((object) => object.key.startsWith(prefix)).sort((a, b) => (a.key < b.key ? -1 : 1));
+      return [...(await listing()).values()]
+        .filter((object) => object.key.startsWith(prefix))
+        .sort((a, b) => (a.key < b.key ? -1 : 1));
     },
     async check() {
       const real = await store.list("");

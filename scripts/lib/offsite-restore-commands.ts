@@ -3,7 +3,12 @@ import type { CarriedSecrets } from "~/backups/carried-secrets.server";
 import { OffsitePassphraseError } from "~/backups/offsite-keys.server";
 import { OffsiteDamagedError } from "~/backups/offsite-objects.server";
 import { listCopies, openOffsiteRepository } from "~/backups/offsite-repository.server";
-import { chooseCopy, listOffsiteCopies, OffsiteRestoreRefusedError, rebuildArchive } from "~/backups/offsite-restore.server";
+import {
+  chooseCopy,
+  listOffsiteCopies,
+  OffsiteRestoreRefusedError,
+  rebuildArchive,
+} from "~/backups/offsite-restore.server";
 import type { OffsiteStore } from "~/backups/offsite-store.server";
 import type { OffsiteTarget } from "~/backups/offsite-target.server";
 import { RestoreRefusedError } from "~/backups/restore.server";
@@ -17,7 +22,11 @@ export const isFullArchiveName = (name: string) => /^cornerstone-.*\.tar\.gz(\.a
 
 /** Refusals of the off-site store, in the restore's words (nothing was changed by any of them). */
 function refused(error: unknown): never {
-  if (error instanceof OffsitePassphraseError || error instanceof OffsiteRestoreRefusedError || error instanceof PassphraseMissingError) {
+  if (
+    error instanceof OffsitePassphraseError ||
+    error instanceof OffsiteRestoreRefusedError ||
+    error instanceof PassphraseMissingError
+  ) {
     throw new RestoreRefusedError(error.message);
   }
   if (error instanceof OffsiteDamagedError) throw new RestoreRefusedError(`${error.message}. Nothing was changed.`);
@@ -50,7 +59,11 @@ export async function rebuildOffsiteCopy(
 const when = (iso: string | Date) => new Date(iso).toISOString().replace("T", " ").slice(0, 16) + " UTC";
 
 /** Prints every copy in the store (newest first, with its time and size), then the full archives beside them. */
-export async function printOffsiteList(store: OffsiteStore, target: OffsiteTarget, passphrase: () => Promise<string>): Promise<void> {
+export async function printOffsiteList(
+  store: OffsiteStore,
+  target: OffsiteTarget,
+  passphrase: () => Promise<string>,
+): Promise<void> {
   let repo;
   try {
     repo = await openOffsiteRepository(store, await passphrase(), { create: false });
@@ -68,9 +81,12 @@ export async function printOffsiteList(store: OffsiteStore, target: OffsiteTarge
       );
     }
   }
-  const archives = (await target.list()).filter((copy) => isFullArchiveName(copy.name)).sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime());
+  const archives = (await target.list())
+    .filter((copy) => isFullArchiveName(copy.name))
+    .sort((a, b) => b.modifiedAt.getTime() - a.modifiedAt.getTime());
   if (archives.length) {
     console.log("Full backups copied there before (restore one by its name):");
-    for (const archive of archives) console.log(`  ${archive.name}  ${when(archive.modifiedAt)}  ${formatBytes(archive.bytes)}`);
+    for (const archive of archives)
+      console.log(`  ${archive.name}  ${when(archive.modifiedAt)}  ${formatBytes(archive.bytes)}`);
   }
 }

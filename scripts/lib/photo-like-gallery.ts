@@ -26,10 +26,20 @@ export async function seedPhotoLikeGallery(
   for (let i = 0; i < count; i++) {
     // A different noise level each, so no two photos are the same file (variants are stored by content).
     // The grain keeps the small variants as heavy as a real photo's: the 800 px AVIF weighs 44–47 KB.
-    const original = await photoLikeJpeg({ ...PHONE_CAMERA_SIZE, quality: 92, noise: 30 + (seeded++ % 40), texture: PHOTO_TEXTURE });
+    const original = await photoLikeJpeg({
+      ...PHONE_CAMERA_SIZE,
+      quality: 92,
+      noise: 30 + (seeded++ % 40),
+      texture: PHOTO_TEXTURE,
+    });
     const originalKey = `originals/photo-like-${randomUUID()}`;
     await services.storage.write(originalKey, Readable.from(original));
     const processed = await processImage(services.storage, originalKey);
-    await createGalleryImage(services, { galleryType, caption: `${galleryType} photo ${i + 1}`, processed, originalKey });
+    await createGalleryImage(services, {
+      galleryType,
+      caption: `${galleryType} photo ${i + 1}`,
+      processed,
+      originalKey,
+    });
   }
 }

@@ -71,7 +71,10 @@ export type ProductionServer = TestServer & { originals: SeededOriginals };
 
 /** Seeds a fresh temporary DATA_DIR, then starts the production server on it (as the browser tests do). */
 export async function startProductionServer(
-  options: { env?: Record<string, string>; /** Photo-like images at a phone camera's size (scripts/lib/photo-like-gallery.ts). */ photoLike?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    /** Photo-like images at a phone camera's size (scripts/lib/photo-like-gallery.ts). */ photoLike?: boolean;
+  } = {},
 ): Promise<ProductionServer> {
   ensureBuild();
   let originals!: SeededOriginals;

@@ -68,15 +68,32 @@ export function accountRoutes(services: AppServices): Router {
     let removed: string[] = [];
     if (request.removeOtherPasskeys) {
       await confirmOwner(services, req, res, request);
-      const session = await services.db.selectFrom("sessions").select("passkey_id").where("id", "=", sessionIdOf(res.locals.sessionToken!)).executeTakeFirst();
+      const session = await services.db
+        .selectFrom("sessions")
+        .select("passkey_id")
+        .where("id", "=", sessionIdOf(res.locals.sessionToken!))
+        .executeTakeFirst();
       removed = await removeOtherPasskeys(services, user.id, session?.passkey_id ?? null);
     }
     const ended = await deleteUserSessions(services, user.id);
     clearSessionCookie(env, req, res);
-    services.logger.info({ userId: user.id, sessions: ended, passkeysRemoved: removed.length }, "signed out everywhere");
-    for (const name of removed) await recordRequestActivity(services, req, { kind: "passkey.removed", outcome: "success", detail: { passkey: name } });
+    services.logger.info(
+      { userId: user.id, sessions: ended, passkeysRemoved: removed.length },
+      "signed out everywhere",
+    );
+    for (const name of removed)
+      await recordRequestActivity(services, req, {
+        kind: "passkey.removed",
+        outcome: "success",
+        detail: { passkey: name },
+      });
     await recordRequestActivity(services, req, { kind: "account.signed-out-everywhere", outcome: "success" });
-    if (removed.length) await queueSecurityNotice(services, { kind: "passkey-removed", passkeyNames: removed, userAgent: req.get("user-agent") ?? "" });
+    if (removed.length)
+      await queueSecurityNotice(services, {
+        kind: "passkey-removed",
+        passkeyNames: removed,
+        userAgent: req.get("user-agent") ?? "",
+      });
     res.status(204).end();
   });
 

@@ -14,7 +14,11 @@ export function activityClientOf(req: Request): ActivityClient {
 }
 
 /** Records an event of this request in the security log; never fails the request (a failure is logged). */
-export function recordRequestActivity(services: AppServices, req: Request, event: Omit<ActivityEvent, "client">): Promise<void> {
+export function recordRequestActivity(
+  services: AppServices,
+  req: Request,
+  event: Omit<ActivityEvent, "client">,
+): Promise<void> {
   return recordActivitySafely(services, { ...event, client: activityClientOf(req) });
 }
 

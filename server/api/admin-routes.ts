@@ -30,8 +30,14 @@ export function adminRoutes(services: AppServices): Router {
     const key = req.params.sectionKey;
     if (!isSectionKey(key)) throw notFound(`Unknown content section: ${key}`);
     const { content } = parseJsonBody(req, contentUpdateSchema);
-    const saved = await watchContactEmail(services, req, key, () => saveContent(services, key, content, { savedBy: res.locals.user?.username ?? null }));
-    await recordRequestActivity(services, req, { kind: "text.saved", outcome: "success", detail: { section: getSection(key).title } });
+    const saved = await watchContactEmail(services, req, key, () =>
+      saveContent(services, key, content, { savedBy: res.locals.user?.username ?? null }),
+    );
+    await recordRequestActivity(services, req, {
+      kind: "text.saved",
+      outcome: "success",
+      detail: { section: getSection(key).title },
+    });
     res.json(saved);
   });
   router.use(contentHistoryRoutes(services));
@@ -42,7 +48,11 @@ export function adminRoutes(services: AppServices): Router {
 
   router.put("/gallery-images", async (req, res) => {
     const image = await addUploadedImage(services, req);
-    await recordRequestActivity(services, req, { kind: "image.uploaded", outcome: "success", detail: { gallery: GALLERY_TITLES[image.galleryType], count: 1 } });
+    await recordRequestActivity(services, req, {
+      kind: "image.uploaded",
+      outcome: "success",
+      detail: { gallery: GALLERY_TITLES[image.galleryType], count: 1 },
+    });
     res.status(201).json(image);
   });
 
@@ -51,7 +61,11 @@ export function adminRoutes(services: AppServices): Router {
     const { galleryType, imageIds } = parseJsonBody(req, reorderGallerySchema);
     try {
       const images = await reorderGallery(services, galleryType, imageIds);
-      await recordRequestActivity(services, req, { kind: "image.reordered", outcome: "success", detail: { gallery: GALLERY_TITLES[galleryType] } });
+      await recordRequestActivity(services, req, {
+        kind: "image.reordered",
+        outcome: "success",
+        detail: { gallery: GALLERY_TITLES[galleryType] },
+      });
       res.json(images);
     } catch (error) {
       if (error instanceof GalleryOrderMismatchError) throw new HttpError(400, error.message);
@@ -63,16 +77,28 @@ export function adminRoutes(services: AppServices): Router {
     const { caption } = parseJsonBody(req, captionUpdateSchema);
     const image = await updateGalleryImageCaption(services, req.params.id, caption);
     if (!image) throw notFound("No such image");
-    await recordRequestActivity(services, req, { kind: "image.captioned", outcome: "success", detail: { gallery: GALLERY_TITLES[image.galleryType] } });
+    await recordRequestActivity(services, req, {
+      kind: "image.captioned",
+      outcome: "success",
+      detail: { gallery: GALLERY_TITLES[image.galleryType] },
+    });
     res.json(image);
   });
 
   router.delete("/gallery-images/:id", async (req, res) => {
     // Which gallery, for the security log's words ("Deleted 1 photo from Hard Landscaping").
-    const gallery = await services.db.selectFrom("gallery_images").select("gallery_type").where("id", "=", req.params.id).executeTakeFirst();
+    const gallery = await services.db
+      .selectFrom("gallery_images")
+      .select("gallery_type")
+      .where("id", "=", req.params.id)
+      .executeTakeFirst();
     if (!(await deleteGalleryImage(services, req.params.id))) throw notFound("No such image");
     const type = gallery?.gallery_type ?? "";
-    await recordRequestActivity(services, req, { kind: "image.deleted", outcome: "success", detail: { gallery: isGalleryType(type) ? GALLERY_TITLES[type] : undefined, count: 1 } });
+    await recordRequestActivity(services, req, {
+      kind: "image.deleted",
+      outcome: "success",
+      detail: { gallery: isGalleryType(type) ? GALLERY_TITLES[type] : undefined, count: 1 },
+    });
     res.status(204).end();
   });
 

@@ -35,7 +35,12 @@ export async function completeSignIn(
   services: AppServices,
   req: Request,
   res: Response,
-  signedIn: { user: CurrentUser; device: Device | null; activity: Omit<ActivityEvent, "client" | "outcome">; passkeyId?: string },
+  signedIn: {
+    user: CurrentUser;
+    device: Device | null;
+    activity: Omit<ActivityEvent, "client" | "outcome">;
+    passkeyId?: string;
+  },
 ) {
   const { user, device } = signedIn;
   const { env } = services;
@@ -77,7 +82,11 @@ export function authRoutes(services: AppServices): Router {
   router.post("/login", async (req, res) => {
     const { username, password } = parseJsonBody(req, loginSchema);
     const address = req.ip ?? "unknown";
-    const outcome = await checkSignIn(services, { username, password, address, deviceCookie: readDeviceCookie(env, req) }, { keepCounts: true });
+    const outcome = await checkSignIn(
+      services,
+      { username, password, address, deviceCookie: readDeviceCookie(env, req) },
+      { keepCounts: true },
+    );
     switch (outcome.status) {
       case "locked":
       case "busy":
@@ -100,7 +109,11 @@ export function authRoutes(services: AppServices): Router {
       return;
     }
     await clearSignInCounts(outcome.attempt);
-    await completeSignIn(services, req, res, { user: outcome.user, device: outcome.device, activity: { kind: "sign-in.password" } });
+    await completeSignIn(services, req, res, {
+      user: outcome.user,
+      device: outcome.device,
+      activity: { kind: "sign-in.password" },
+    });
   });
 
   router.post("/logout", async (req, res) => {

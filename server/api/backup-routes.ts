@@ -20,7 +20,10 @@ export function backupRoutes(services: AppServices, options: { clock?: Clock } =
 
   router.get("/status", async (_req, res) => {
     const { env } = services;
-    const status = await readBackupStatus({ db: services.db, clock }, { intervalHours: env.BACKUP_INTERVAL_HOURS, keep: env.BACKUP_KEEP });
+    const status = await readBackupStatus(
+      { db: services.db, clock },
+      { intervalHours: env.BACKUP_INTERVAL_HOURS, keep: env.BACKUP_KEEP },
+    );
     const naming = await loadBackupNaming({ dataDir: env.DATA_DIR, sharedDb: env.DATABASE_URL ? services.db : null });
     const bucket = env.S3_BUCKET ? services.storage : null;
     const foreignBackups = await listForeignBackups(backupsDirOf(env.DATA_DIR), bucket, naming);
@@ -33,7 +36,8 @@ export function backupRoutes(services: AppServices, options: { clock?: Clock } =
     // A GET, so the cross-site check of state-changing requests does not cover it: another
     // site must not be able to make the owner's browser start backups.
     const fetchSite = req.get("sec-fetch-site");
-    if (fetchSite === "cross-site" || fetchSite === "same-site") throw new HttpError(403, "Cross-site requests are not allowed");
+    if (fetchSite === "cross-site" || fetchSite === "same-site")
+      throw new HttpError(403, "Cross-site requests are not allowed");
 
     const cancelled = new AbortController();
     res.on("close", () => {
@@ -74,7 +78,10 @@ export function backupRoutes(services: AppServices, options: { clock?: Clock } =
     } catch (error) {
       if (!res.headersSent) {
         if (cancelled.signal.aborted) return;
-        throw new HttpError(500, "The backup could not be made. Please try again; if it keeps failing, check the server's log.");
+        throw new HttpError(
+          500,
+          "The backup could not be made. Please try again; if it keeps failing, check the server's log.",
+        );
       }
       // Part of the archive is out: cut the connection, so the browser reports a failed download
       // rather than saving a truncated file as if it were whole.

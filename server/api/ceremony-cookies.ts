@@ -14,7 +14,13 @@ const nameOf = (env: Pick<Env, "SITE_URL">, kind: CeremonyKind) =>
 const optionsFor = (env: Pick<Env, "SITE_URL">, req: Request) =>
   ({ httpOnly: true, sameSite: "strict", path: "/", secure: isHttpsSite(env) || req.secure }) as const;
 
-export function setCeremonyCookie(env: Pick<Env, "SITE_URL">, req: Request, res: Response, kind: CeremonyKind, token: string) {
+export function setCeremonyCookie(
+  env: Pick<Env, "SITE_URL">,
+  req: Request,
+  res: Response,
+  kind: CeremonyKind,
+  token: string,
+) {
   res.cookie(nameOf(env, kind), token, { ...optionsFor(env, req), maxAge: CEREMONY_LIFETIME_MS });
 }
 

@@ -18,13 +18,23 @@ async function contactEmail(services: AppServices): Promise<string> {
  * previous one: a stolen session could otherwise first move the owner's e-mails elsewhere, then
  * change the sign-in unseen.
  */
-export async function watchContactEmail<T>(services: AppServices, req: Request, key: SectionKey, change: () => Promise<T>): Promise<T> {
+export async function watchContactEmail<T>(
+  services: AppServices,
+  req: Request,
+  key: SectionKey,
+  change: () => Promise<T>,
+): Promise<T> {
   if (key !== CONTACT_EMAIL) return change();
   const before = await contactEmail(services);
   const result = await change();
   const after = await contactEmail(services);
   if (before.toLowerCase() === after.toLowerCase()) return result;
-  const notice = { kind: "contact-email-changed", previousAddress: before, newAddress: after, userAgent: req.get("user-agent") ?? "" } as const;
+  const notice = {
+    kind: "contact-email-changed",
+    previousAddress: before,
+    newAddress: after,
+    userAgent: req.get("user-agent") ?? "",
+  } as const;
   await queueSecurityNotice(services, notice);
   if (z.email().safeParse(before).success) await queueSecurityNotice(services, { ...notice, to: before });
   return result;

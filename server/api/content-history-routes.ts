@@ -32,16 +32,26 @@ export function contentHistoryRoutes(services: AppServices): Router {
 
   router.post("/content/:sectionKey/history/:versionId/restore", async (req, res) => {
     const key = sectionKeyOf(req.params.sectionKey);
-    const entry = await watchContactEmail(services, req, key, () => restoreContentVersion(services, key, req.params.versionId, { savedBy: savedBy(res) }));
+    const entry = await watchContactEmail(services, req, key, () =>
+      restoreContentVersion(services, key, req.params.versionId, { savedBy: savedBy(res) }),
+    );
     if (!entry) throw notFound("No such version of this section");
-    await recordRequestActivity(services, req, { kind: "text.restored", outcome: "success", detail: { section: getSection(key).title } });
+    await recordRequestActivity(services, req, {
+      kind: "text.restored",
+      outcome: "success",
+      detail: { section: getSection(key).title },
+    });
     res.json(entry);
   });
 
   router.delete("/content/:sectionKey", async (req, res) => {
     const key = sectionKeyOf(req.params.sectionKey);
     await watchContactEmail(services, req, key, () => resetContent(services, key, { savedBy: savedBy(res) }));
-    await recordRequestActivity(services, req, { kind: "text.reset", outcome: "success", detail: { section: getSection(key).title } });
+    await recordRequestActivity(services, req, {
+      kind: "text.reset",
+      outcome: "success",
+      detail: { section: getSection(key).title },
+    });
     res.status(204).end();
   });
 

@@ -20,7 +20,13 @@ const TOO_LARGE_MESSAGE = "Send one photo of at most 15 MB.";
  * A refused photo's body is read to its end (and thrown away) so the browser sees the answer, up to
  * three photos' worth; past it the answer goes out and the connection closes.
  */
-const LIMITS: PhotoPostLimits = { files: 1, fields: 10, fieldBytes: 1024, parts: 12, bodyBytes: 3 * MAX_ENQUIRY_PHOTO_BYTES };
+const LIMITS: PhotoPostLimits = {
+  files: 1,
+  fields: 10,
+  fieldBytes: 1024,
+  parts: 12,
+  bodyBytes: 3 * MAX_ENQUIRY_PHOTO_BYTES,
+};
 
 export async function receiveEnquiryPhoto(services: AppServices, req: Request, res: Response): Promise<void> {
   let post: PhotoPost;

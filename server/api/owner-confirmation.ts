@@ -17,7 +17,12 @@ export const WRONG_CURRENT_PASSWORD = "The current password is not right";
  * like any sign-in) or one of the owner's passkeys (a fresh challenge from
  * POST /api/admin/confirm/passkey/options). Throws a 400/429 otherwise.
  */
-export async function confirmOwner(services: AppServices, req: Request, res: Response, proof: OwnerConfirmation): Promise<"password" | "passkey"> {
+export async function confirmOwner(
+  services: AppServices,
+  req: Request,
+  res: Response,
+  proof: OwnerConfirmation,
+): Promise<"password" | "passkey"> {
   const user = res.locals.user!;
   if (proof.passkey) {
     const token = readCeremonyCookie(services.env, req, "passkey-confirmation");
@@ -45,6 +50,7 @@ export async function confirmOwner(services: AppServices, req: Request, res: Res
     deviceCookie: readDeviceCookie(services.env, req),
   });
   if (outcome.status === "locked" || outcome.status === "busy") throw signInRefusal(outcome);
-  if (outcome.status === "wrong-password") throw badRequest(WRONG_CURRENT_PASSWORD, { errors: { currentPassword: WRONG_CURRENT_PASSWORD } });
+  if (outcome.status === "wrong-password")
+    throw badRequest(WRONG_CURRENT_PASSWORD, { errors: { currentPassword: WRONG_CURRENT_PASSWORD } });
   return "password";
 }

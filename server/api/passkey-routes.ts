@@ -11,7 +11,12 @@ import {
   passkeySiteFor,
   removePasskey,
 } from "~/auth/passkeys.server";
-import { newPasskeySchema, ownerConfirmationSchema, passkeyAnswerSchema, type SignInMethods } from "~/auth/sign-in-methods";
+import {
+  newPasskeySchema,
+  ownerConfirmationSchema,
+  passkeyAnswerSchema,
+  type SignInMethods,
+} from "~/auth/sign-in-methods";
 import { signInCountersFor } from "~/auth/sign-in.server";
 import { readTwoStepState } from "~/auth/two-step.server";
 import { describeBrowser } from "~/lib/browser-name";
@@ -46,7 +51,9 @@ export function passkeySignInRoutes(services: AppServices): Router {
   router.post("/login/passkey/options", async (req, res) => {
     const admitted = await services.signIn.limits.passkeyChallenges.hit(req.ip ?? "unknown");
     if (!admitted.allowed) {
-      throw new HttpError(429, PASSKEY_SIGN_IN_LIMITED, undefined, { "Retry-After": String(admitted.retryAfterSeconds) });
+      throw new HttpError(429, PASSKEY_SIGN_IN_LIMITED, undefined, {
+        "Retry-After": String(admitted.retryAfterSeconds),
+      });
     }
     const { token, options } = await beginPasskeyAssertion(services, "passkey-sign-in").catch(refusedAs(400));
     setCeremonyCookie(env, req, res, "passkey-sign-in", token);
@@ -61,13 +68,18 @@ export function passkeySignInRoutes(services: AppServices): Router {
     const admitted = await services.signIn.limits.passkey.hit(address);
     if (!admitted.allowed) {
       await recordRequestActivity(services, req, { kind: "sign-in.locked", outcome: "refused" });
-      throw new HttpError(429, PASSKEY_SIGN_IN_LIMITED, undefined, { "Retry-After": String(admitted.retryAfterSeconds) });
+      throw new HttpError(429, PASSKEY_SIGN_IN_LIMITED, undefined, {
+        "Retry-After": String(admitted.retryAfterSeconds),
+      });
     }
     const token = readCeremonyCookie(env, req, "passkey-sign-in");
     clearCeremonyCookie(env, req, res, "passkey-sign-in");
     let signedIn;
     try {
-      signedIn = await finishPasskeyAssertion(services, "passkey-sign-in", { token, response: response as unknown as AuthenticationResponseJSON });
+      signedIn = await finishPasskeyAssertion(services, "passkey-sign-in", {
+        token,
+        response: response as unknown as AuthenticationResponseJSON,
+      });
     } catch (error) {
       if (!(error instanceof PasskeyRefusal)) throw error;
       services.logger.warn({ ip: address, reason: error.message }, "failed passkey sign-in");
@@ -75,7 +87,11 @@ export function passkeySignInRoutes(services: AppServices): Router {
       throw new HttpError(401, error.message);
     }
     await services.signIn.limits.passkey.reset(address);
-    const { device } = signInCountersFor(services, { username: signedIn.user.username, address, deviceCookie: readDeviceCookie(env, req) });
+    const { device } = signInCountersFor(services, {
+      username: signedIn.user.username,
+      address,
+      deviceCookie: readDeviceCookie(env, req),
+    });
     await completeSignIn(services, req, res, {
       user: signedIn.user,
       device,
@@ -106,7 +122,11 @@ export function passkeyAccountRoutes(services: AppServices): Router {
   router.get("/sign-in-methods", async (_req, res) => {
     const user = res.locals.user!;
     const site = passkeySiteFor(env.SITE_URL);
-    const session = await services.db.selectFrom("sessions").select("passkey_id").where("id", "=", sessionIdOf(res.locals.sessionToken!)).executeTakeFirst();
+    const session = await services.db
+      .selectFrom("sessions")
+      .select("passkey_id")
+      .where("id", "=", sessionIdOf(res.locals.sessionToken!))
+      .executeTakeFirst();
     const list = await listPasskeys(services, user.id);
     const methods: SignInMethods = {
       passkeys: {
@@ -136,8 +156,16 @@ export function passkeyAccountRoutes(services: AppServices): Router {
       response: response as unknown as RegistrationResponseJSON,
       name: name || defaultPasskeyName(req),
     }).catch(refusedAs(400));
-    await recordRequestActivity(services, req, { kind: "passkey.added", outcome: "success", detail: { passkey: passkey.name } });
-    await queueSecurityNotice(services, { kind: "passkey-added", passkeyName: passkey.name, userAgent: req.get("user-agent") ?? "" });
+    await recordRequestActivity(services, req, {
+      kind: "passkey.added",
+      outcome: "success",
+      detail: { passkey: passkey.name },
+    });
+    await queueSecurityNotice(services, {
+      kind: "passkey-added",
+      passkeyName: passkey.name,
+      userAgent: req.get("user-agent") ?? "",
+    });
     res.status(201).json(passkey);
   });
 
@@ -145,8 +173,16 @@ export function passkeyAccountRoutes(services: AppServices): Router {
     await confirmOwner(services, req, res, parseJsonBody(req, ownerConfirmationSchema));
     const name = await removePasskey(services, res.locals.user!.id, String(req.params.id));
     if (name === null) throw notFound("That passkey was not found; it may have been removed already.");
-    await recordRequestActivity(services, req, { kind: "passkey.removed", outcome: "success", detail: { passkey: name } });
-    await queueSecurityNotice(services, { kind: "passkey-removed", passkeyName: name, userAgent: req.get("user-agent") ?? "" });
+    await recordRequestActivity(services, req, {
+      kind: "passkey.removed",
+      outcome: "success",
+      detail: { passkey: name },
+    });
+    await queueSecurityNotice(services, {
+      kind: "passkey-removed",
+      passkeyName: name,
+      userAgent: req.get("user-agent") ?? "",
+    });
     res.status(204).end();
   });
 

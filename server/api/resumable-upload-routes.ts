@@ -30,7 +30,8 @@ function httpErrorOf(error: unknown): HttpError | null {
 /** The upload id in the path: the form this server gives out (a UUID), or a 404. */
 function uploadIdOf(req: Request): string {
   const id = String(req.params.uploadId);
-  if (!/^[0-9a-f-]{36}$/.test(id)) throw new HttpError(404, "There is no such upload (it may have been finished or forgotten): start it again");
+  if (!/^[0-9a-f-]{36}$/.test(id))
+    throw new HttpError(404, "There is no such upload (it may have been finished or forgotten): start it again");
   return id;
 }
 
@@ -91,7 +92,11 @@ export function resumableUploadRoutes(services: AppServices): Router {
  */
 export async function receiveResumablePart(services: AppServices, req: Request, res: Response) {
   if (services.storage.uploadMode !== "via-server") {
-    return answerAfterDraining(req, res, new HttpError(404, "Parts of uploads to this site's bucket go to the bucket, at the URLs the upload was given"));
+    return answerAfterDraining(
+      req,
+      res,
+      new HttpError(404, "Parts of uploads to this site's bucket go to the bucket, at the URLs the upload was given"),
+    );
   }
   const id = uploadIdOf(req);
   const partNumber = /^\d{1,5}$/.test(String(req.params.partNumber)) ? Number(req.params.partNumber) : NaN;

@@ -30,7 +30,9 @@ export function createApiRouter(services: AppServices, options: { pageCache?: Pa
   // The direct upload streams its raw body: registered before the JSON parser.
   api.put("/uploads/:objectId", requireAdmin, (req, res) => receiveUpload(services, req, res));
   // A part of a resumable upload (on the disk) streams its raw body too (decision 0062).
-  api.put("/uploads/resumable/:uploadId/parts/:partNumber", requireAdmin, (req, res) => receiveResumablePart(services, req, res));
+  api.put("/uploads/resumable/:uploadId/parts/:partNumber", requireAdmin, (req, res) =>
+    receiveResumablePart(services, req, res),
+  );
   // A visitor's photo streams its multipart body too: never through the 64 KB JSON parser.
   api.post("/enquiry-photos", (req, res) => receiveEnquiryPhoto(services, req, res));
 

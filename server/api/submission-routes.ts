@@ -98,7 +98,8 @@ export function submissionRoutes(services: AppServices): Router {
   });
 
   router.post("/notifications/test", async (_req, res) => {
-    if (!services.mail) throw new HttpError(409, "E-mail notifications are off: set SMTP_URL and MAIL_FROM, then restart the server.");
+    if (!services.mail)
+      throw new HttpError(409, "E-mail notifications are off: set SMTP_URL and MAIL_FROM, then restart the server.");
     const result = await sendTestMail(services);
     if (!result.ok) throw new HttpError(502, result.message);
     res.json({ ok: true });

@@ -2,7 +2,14 @@ import { Router } from "express";
 import { claimCeremonyAttempt, endCeremony, findCeremony } from "~/auth/ceremonies.server";
 import { authenticationCodeSchema, ownerConfirmationSchema } from "~/auth/sign-in-methods";
 import { clearSignInCounts, countSignInAttempt, recordSignInFailure } from "~/auth/sign-in.server";
-import { beginEnrolment, checkSecondStep, confirmEnrolment, readTwoStepState, renewRecoveryCodes, turnOffTwoStep } from "~/auth/two-step.server";
+import {
+  beginEnrolment,
+  checkSecondStep,
+  confirmEnrolment,
+  readTwoStepState,
+  renewRecoveryCodes,
+  turnOffTwoStep,
+} from "~/auth/two-step.server";
 import { z } from "~/lib/zod";
 import { queueSecurityNotice } from "~/notifications/security-notices.server";
 import type { AppServices } from "~/services.server";
@@ -17,7 +24,8 @@ import { parseJsonBody } from "./validation";
 /** A pending two-step sign-in ends after this many wrong codes. */
 export const MAX_CODE_ATTEMPTS = 5;
 export const INVALID_CODE_MESSAGE = "Invalid authentication code";
-export const SIGN_IN_STEP_ENDED = "This sign-in has ended (after 5 minutes, or 5 wrong codes). Please enter your password again.";
+export const SIGN_IN_STEP_ENDED =
+  "This sign-in has ended (after 5 minutes, or 5 wrong codes). Please enter your password again.";
 
 /** The second step of a sign-in with two-step verification on. Mounted at /api. */
 export function twoStepSignInRoutes(services: AppServices): Router {
@@ -29,7 +37,11 @@ export function twoStepSignInRoutes(services: AppServices): Router {
     const found = await findCeremony(services, "two-step-sign-in", readCeremonyCookie(env, req, "two-step-sign-in"));
     const user =
       found.status === "found" && found.ceremony.userId
-        ? await services.db.selectFrom("users").select(["id", "username"]).where("id", "=", found.ceremony.userId).executeTakeFirst()
+        ? await services.db
+            .selectFrom("users")
+            .select(["id", "username"])
+            .where("id", "=", found.ceremony.userId)
+            .executeTakeFirst()
         : undefined;
     if (found.status !== "found" || !user) {
       clearCeremonyCookie(env, req, res, "two-step-sign-in");
@@ -75,7 +87,10 @@ export function twoStepSignInRoutes(services: AppServices): Router {
 }
 
 const enrolmentCodeSchema = z.object({
-  code: z.string({ error: "Enter the 6-digit code from your app" }).trim().regex(/^\d{6}$/, "Enter the 6-digit code from your app"),
+  code: z
+    .string({ error: "Enter the 6-digit code from your app" })
+    .trim()
+    .regex(/^\d{6}$/, "Enter the 6-digit code from your app"),
 });
 
 /** Turning two-step on and off, and new recovery codes. Mounted at /api/admin. */
@@ -85,7 +100,8 @@ export function twoStepAccountRoutes(services: AppServices): Router {
   // Step 1: the current password, then a new secret as a QR code and as text.
   router.post("/two-step/setup", async (req, res) => {
     const proof = parseJsonBody(req, ownerConfirmationSchema);
-    if (!proof.currentPassword) throw badRequest("Enter your current password", { errors: { currentPassword: "Enter your current password" } });
+    if (!proof.currentPassword)
+      throw badRequest("Enter your current password", { errors: { currentPassword: "Enter your current password" } });
     await confirmOwner(services, req, res, { currentPassword: proof.currentPassword });
     const enrolment = await beginEnrolment(services, res.locals.user!);
     if (enrolment === "already-on") throw new HttpError(409, "Two-step verification is already on");
@@ -97,9 +113,13 @@ export function twoStepAccountRoutes(services: AppServices): Router {
     const { code } = parseJsonBody(req, enrolmentCodeSchema);
     const user = res.locals.user!;
     const state = await readTwoStepState(services, user.id);
-    if (state.status !== "enrolling") throw new HttpError(409, "Start again: the setup was not found. Choose Turn on two-step verification.");
+    if (state.status !== "enrolling")
+      throw new HttpError(409, "Start again: the setup was not found. Choose Turn on two-step verification.");
     const recoveryCodes = await confirmEnrolment(services, user.id, code);
-    if (!recoveryCodes) throw badRequest("That code is not right. Check the app and try the current code.", { errors: { code: "That code is not right" } });
+    if (!recoveryCodes)
+      throw badRequest("That code is not right. Check the app and try the current code.", {
+        errors: { code: "That code is not right" },
+      });
     await recordRequestActivity(services, req, { kind: "two-step.turned-on", outcome: "success" });
     await queueSecurityNotice(services, { kind: "two-step-on", userAgent: req.get("user-agent") ?? "" });
     res.json({ recoveryCodes });
@@ -118,7 +138,8 @@ export function twoStepAccountRoutes(services: AppServices): Router {
     const proof = parseJsonBody(req, ownerConfirmationSchema);
     const user = res.locals.user!;
     await confirmOwner(services, req, res, proof);
-    if ((await readTwoStepState(services, user.id)).status !== "on") throw new HttpError(409, "Two-step verification is off");
+    if ((await readTwoStepState(services, user.id)).status !== "on")
+      throw new HttpError(409, "Two-step verification is off");
     const recoveryCodes = await renewRecoveryCodes(services, user.id);
     await recordRequestActivity(services, req, { kind: "two-step.codes-renewed", outcome: "success" });
     await queueSecurityNotice(services, { kind: "recovery-codes-renewed", userAgent: req.get("user-agent") ?? "" });

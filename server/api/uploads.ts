@@ -8,7 +8,11 @@ import { sniffImageType } from "~/images/sniff-image-type";
 import type { AppServices } from "~/services.server";
 import { ObjectTooLargeError } from "~/storage/storage-errors.server";
 import type { DeclaredUpload } from "~/storage/storage.server";
-import { UPLOAD_NOT_AN_IMAGE_MESSAGE, UPLOAD_TOO_LARGE_MESSAGE, uploadDeclarationSchema } from "~/uploads/upload-declaration";
+import {
+  UPLOAD_NOT_AN_IMAGE_MESSAGE,
+  UPLOAD_TOO_LARGE_MESSAGE,
+  uploadDeclarationSchema,
+} from "~/uploads/upload-declaration";
 import {
   claimCompletedUpload,
   claimDirectUpload,
@@ -30,7 +34,10 @@ const NOT_COMPLETED_MESSAGE = "imageURL is not a completed upload (it may be unf
 /** The body of POST /api/objects/upload, or null for the spec's empty one (no body, or `{}`). */
 function uploadDeclaration(req: Request): DeclaredUpload | null {
   const body: unknown = req.body;
-  if (body === undefined || (typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) {
+  if (
+    body === undefined ||
+    (typeof body === "object" && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)
+  ) {
     return null;
   }
   const { size, type } = parseJsonBody(req, uploadDeclarationSchema);
@@ -84,7 +91,12 @@ export function answerAfterDraining(req: Request, res: Response, error: HttpErro
 export async function receiveUpload(services: AppServices, req: Request, res: Response) {
   const objectId = String(req.params.objectId);
   const param = (name: string) => (typeof req.query[name] === "string" ? req.query[name] : undefined);
-  const params = { expires: param("expires") ?? "", signature: param("signature") ?? "", size: param("size"), type: param("type") };
+  const params = {
+    expires: param("expires") ?? "",
+    signature: param("signature") ?? "",
+    size: param("size"),
+    type: param("type"),
+  };
   const verdict = services.storage.verifyUploadTarget(objectId, params);
   if (verdict === "expired") throw new HttpError(403, "This upload link has expired");
   if (verdict !== "ok") throw new HttpError(403, "This upload link is not valid");
@@ -186,7 +198,10 @@ export async function addUploadedImage(services: AppServices, req: Request) {
     await services.storage.delete(originalKey);
     await markRegistrationFailed(services, uploadId);
     // Over a limit: say which. Anything else (undecodable, or the worker died on it) is unreadable.
-    throw new HttpError(422, error instanceof ImageRefusedError ? error.message : "The image could not be read. Please try a different file.");
+    throw new HttpError(
+      422,
+      error instanceof ImageRefusedError ? error.message : "The image could not be read. Please try a different file.",
+    );
   }
   let image;
   try {

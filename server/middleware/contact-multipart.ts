@@ -1,10 +1,6 @@
 import type { Request, RequestHandler } from "express";
 import { contactMessageSchema, HONEYPOT_FIELD } from "~/contact/contact-schema";
-import {
-  MAX_ENQUIRY_PHOTOS,
-  TOO_MANY_PHOTOS_MESSAGE,
-  photoTooLargeMessage,
-} from "~/enquiry-photos/enquiry-photos";
+import { MAX_ENQUIRY_PHOTOS, TOO_MANY_PHOTOS_MESSAGE, photoTooLargeMessage } from "~/enquiry-photos/enquiry-photos";
 import { displayName } from "~/enquiry-photos/enquiry-photo-accept.server";
 import { acceptEnquiryPhoto, enquiryPhotoTempDir } from "~/enquiry-photos/enquiry-photo-accept.server";
 import { forgetUnsentPhotos } from "~/enquiry-photos/enquiry-photos.server";
@@ -46,7 +42,12 @@ declare module "react-router" {
 }
 
 /** Text fields: the form has six; each far below this (the message is at most 5000 characters). */
-const LIMITS: Omit<PhotoPostLimits, "bodyBytes"> = { files: MAX_ENQUIRY_PHOTOS, fields: 10, fieldBytes: 32 * 1024, parts: 40 };
+const LIMITS: Omit<PhotoPostLimits, "bodyBytes"> = {
+  files: MAX_ENQUIRY_PHOTOS,
+  fields: 10,
+  fieldBytes: 32 * 1024,
+  parts: 40,
+};
 /** A body this long is not a form with a few photos: answered 413 and cut off. Below it, read to the end. */
 export const CONTACT_BODY_CEILING_BYTES = 200 * 1024 * 1024;
 /**
@@ -57,12 +58,17 @@ export const CONCURRENT_PHOTO_POSTS = 4;
 /** A post holding a slot that sends nothing for this long is answered 408 and gives the slot back. */
 export const PHOTO_POST_IDLE_MS = 30_000;
 
-export const FORM_TOO_LONG_MESSAGE = "The form has more text than it can take. Please shorten the message and send it again.";
+export const FORM_TOO_LONG_MESSAGE =
+  "The form has more text than it can take. Please shorten the message and send it again.";
 export const PHOTOS_BUSY_MESSAGE = "Many photos are being sent just now. Please try again in a minute.";
 const BUSY_RETRY_SECONDS = 60;
 
 function isContactMultipart(req: Request): boolean {
-  return req.method === "POST" && req.path.replace(/\/$/, "") === "/contact" && (req.is("multipart/form-data") ?? false) !== false;
+  return (
+    req.method === "POST" &&
+    req.path.replace(/\/$/, "") === "/contact" &&
+    (req.is("multipart/form-data") ?? false) !== false
+  );
 }
 
 /** The text would be refused anyway (or it is a bot's): its photos are not worth processing. */
@@ -110,7 +116,13 @@ async function judgePhotos(services: AppServices, post: PhotoPost, clientIp: str
 async function photosOutcome(services: AppServices, post: PhotoPost, clientIp: string): Promise<ContactPhotosOutcome> {
   const problems = postProblems(post);
   if (problems.length) return { status: "refused", httpStatus: 413, messages: problems };
-  if (post.noSlot) return { status: "refused", httpStatus: 503, messages: [PHOTOS_BUSY_MESSAGE], retryAfterSeconds: BUSY_RETRY_SECONDS };
+  if (post.noSlot)
+    return {
+      status: "refused",
+      httpStatus: 503,
+      messages: [PHOTOS_BUSY_MESSAGE],
+      retryAfterSeconds: BUSY_RETRY_SECONDS,
+    };
   if (post.photos.length === 0 || textWillBeRefused(post.fields)) return { status: "accepted", tokens: [] };
   return judgePhotos(services, post, clientIp);
 }
@@ -119,7 +131,12 @@ const STALLED_MESSAGE = "The form stopped arriving. Please send it again.";
 
 export function contactMultipart(services: AppServices, options: { idleCheckEveryMs?: number } = {}): RequestHandler {
   const dir = enquiryPhotoTempDir(services.env);
-  const slots = { pool: createPhotoSlots(CONCURRENT_PHOTO_POSTS), clock: services.clock, idleMs: PHOTO_POST_IDLE_MS, checkEveryMs: options.idleCheckEveryMs ?? 1000 };
+  const slots = {
+    pool: createPhotoSlots(CONCURRENT_PHOTO_POSTS),
+    clock: services.clock,
+    idleMs: PHOTO_POST_IDLE_MS,
+    checkEveryMs: options.idleCheckEveryMs ?? 1000,
+  };
 
   return async (req, res, next) => {
     // A cross-site post is shown the page without reading it (server/middleware/cross-site.ts).
@@ -138,7 +155,12 @@ export function contactMultipart(services: AppServices, options: { idleCheckEver
       if (error.reason === "left") return;
       res.set("Connection", "close");
       const status = POST_FAILURE_STATUS[error.reason];
-      return next(new HttpError(status, status === 408 ? STALLED_MESSAGE : status === 413 ? "Request body too large" : "The form could not be read"));
+      return next(
+        new HttpError(
+          status,
+          status === 408 ? STALLED_MESSAGE : status === 413 ? "Request body too large" : "The form could not be read",
+        ),
+      );
     }
     let photos: ContactPhotosOutcome | undefined;
     let failure: unknown;

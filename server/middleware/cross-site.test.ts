@@ -26,7 +26,12 @@ const FORM = { "Content-Type": "application/x-www-form-urlencoded" };
 describe("cross-site posts to pages", () => {
   it("a same-origin post reaches the action", async () => {
     const { site, actions } = await siteWithAction();
-    const res = await site.request("POST", "/contact", { ...FORM, Origin: site.origin, Host: new URL(site.origin).host }, "name=Aroha");
+    const res = await site.request(
+      "POST",
+      "/contact",
+      { ...FORM, Origin: site.origin, Host: new URL(site.origin).host },
+      "name=Aroha",
+    );
     expect(res.status).toBe(200);
     expect(actions).toEqual(["name=Aroha"]);
   });
@@ -55,7 +60,12 @@ describe("cross-site posts to pages", () => {
 
   it("a same-origin Origin wins over a Sec-Fetch-Site that says otherwise (as for the API)", async () => {
     const { site, actions } = await siteWithAction();
-    const res = await site.request("POST", "/contact", { ...FORM, Origin: site.origin, "Sec-Fetch-Site": "cross-site" }, "name=Aroha");
+    const res = await site.request(
+      "POST",
+      "/contact",
+      { ...FORM, Origin: site.origin, "Sec-Fetch-Site": "cross-site" },
+      "name=Aroha",
+    );
     expect(res.status).toBe(200);
     expect(actions).toHaveLength(1);
   });

@@ -37,10 +37,7 @@ export function securityHeaders(options: {
           useDefaults: false,
           directives: {
             defaultSrc: ["'self'"],
-            scriptSrc: [
-              "'self'",
-              (_req, res) => `'nonce-${localsOf(res).cspNonce}'`,
-            ],
+            scriptSrc: ["'self'", (_req, res) => `'nonce-${localsOf(res).cspNonce}'`],
             scriptSrcAttr: ["'none'"],
             // Inline style attributes carry image placeholders and Radix positions.
             styleSrc: ["'self'", "'unsafe-inline'"],

@@ -46,8 +46,10 @@ export const isHttpsSite = (env: Pick<Env, "SITE_URL">) => env.SITE_URL.startsWi
  * accept with Secure, Path=/ and no Domain, so no other host or plain-HTTP
  * page can set or shadow them.
  */
-export const sessionCookieName = (env: Pick<Env, "SITE_URL">) => (isHttpsSite(env) ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE);
-export const deviceCookieName = (env: Pick<Env, "SITE_URL">) => (isHttpsSite(env) ? `__Host-${DEVICE_COOKIE}` : DEVICE_COOKIE);
+export const sessionCookieName = (env: Pick<Env, "SITE_URL">) =>
+  isHttpsSite(env) ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
+export const deviceCookieName = (env: Pick<Env, "SITE_URL">) =>
+  isHttpsSite(env) ? `__Host-${DEVICE_COOKIE}` : DEVICE_COOKIE;
 
 /**
  * httpOnly, SameSite=Strict (the admin is same-origin), Path=/; Secure always

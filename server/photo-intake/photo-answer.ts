@@ -11,7 +11,8 @@ import type { PhotoPostFailure } from "./read-photo-post";
 export type PhotoAnswer = { status: number; message: string; retryAfterSeconds?: number };
 
 export const RATE_LIMITED_MESSAGE = "Too many photos from this address. Please try again later or e-mail them.";
-export const TOO_MANY_WAITING_MESSAGE = "Too many photos are waiting to be sent. Please send your message, or try again in an hour.";
+export const TOO_MANY_WAITING_MESSAGE =
+  "Too many photos are waiting to be sent. Please send your message, or try again in an hour.";
 
 export type PhotoNotTaken = Exclude<PhotoAcceptOutcome, { status: "accepted" }>;
 

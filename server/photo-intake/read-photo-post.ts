@@ -207,13 +207,15 @@ function readWith(req: Request, parser: busboy.Busboy, options: ReadPhotoPostOpt
       // waits for the file's own 'close' (emitted once the descriptor is closed, however the write ended).
       const fileClosed = new Promise<void>((resolve) => file.once("close", () => resolve()));
       writes.push(
-        pipeline(stream, file).then(
-          () => null,
-          (error: unknown) => error,
-        ).then(async (outcome) => {
-          await fileClosed;
-          return outcome;
-        }),
+        pipeline(stream, file)
+          .then(
+            () => null,
+            (error: unknown) => error,
+          )
+          .then(async (outcome) => {
+            await fileClosed;
+            return outcome;
+          }),
       );
     });
     parser.on("filesLimit", () => (tooManyParts = true));

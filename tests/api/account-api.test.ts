@@ -35,7 +35,9 @@ describe("DELETE /api/admin/sessions (sign out everywhere)", () => {
     const other = await secondBrowser();
     expect(await ctx.services.db.selectFrom("sessions").selectAll().execute()).toHaveLength(2);
     const res = await ctx.admin.delete("/api/admin/sessions").expect(204);
-    expect(([] as string[]).concat(res.headers["set-cookie"] ?? []).join()).toMatch(new RegExp(`${SESSION_COOKIE}=;.*Expires=Thu, 01 Jan 1970`));
+    expect(([] as string[]).concat(res.headers["set-cookie"] ?? []).join()).toMatch(
+      new RegExp(`${SESSION_COOKIE}=;.*Expires=Thu, 01 Jan 1970`),
+    );
     await ctx.admin.get("/api/auth/user").expect(401);
     await other.get("/api/auth/user").expect(401);
     expect(await ctx.services.db.selectFrom("sessions").selectAll().execute()).toHaveLength(0);
@@ -71,7 +73,11 @@ describe("POST /api/admin/password", () => {
     await fs.writeFile(file, "password: old\n", { mode: 0o600 });
     const other = await secondBrowser();
 
-    const res = await change(ctx.admin, { currentPassword: ADMIN.password, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD }).expect(200);
+    const res = await change(ctx.admin, {
+      currentPassword: ADMIN.password,
+      newPassword: NEW_PASSWORD,
+      confirmPassword: NEW_PASSWORD,
+    }).expect(200);
     expect(res.body).toEqual({ message: "Password changed. Every other session was signed out." });
 
     await ctx.admin.get("/api/auth/user").expect(200);
@@ -82,9 +88,17 @@ describe("POST /api/admin/password", () => {
   });
 
   it("asks for the new password twice, with the same minimum length as ADMIN_PASSWORD, and changes nothing otherwise", async () => {
-    const short = await change(ctx.admin, { currentPassword: ADMIN.password, newPassword: "short", confirmPassword: "short" }).expect(400);
+    const short = await change(ctx.admin, {
+      currentPassword: ADMIN.password,
+      newPassword: "short",
+      confirmPassword: "short",
+    }).expect(400);
     expect(short.body.errors).toEqual({ newPassword: "The new password must be at least 8 characters" });
-    const differ = await change(ctx.admin, { currentPassword: ADMIN.password, newPassword: NEW_PASSWORD, confirmPassword: `${NEW_PASSWORD}!` }).expect(400);
+    const differ = await change(ctx.admin, {
+      currentPassword: ADMIN.password,
+      newPassword: NEW_PASSWORD,
+      confirmPassword: `${NEW_PASSWORD}!`,
+    }).expect(400);
     expect(differ.body.errors).toEqual({ confirmPassword: "The two new passwords differ" });
     const missing = await change(ctx.admin, {}).expect(400);
     expect(Object.keys(missing.body.errors).sort()).toEqual(["confirmPassword", "currentPassword", "newPassword"]);
@@ -92,7 +106,11 @@ describe("POST /api/admin/password", () => {
   });
 
   it("refuses a wrong current password with a field message (not a 401, which would sign the dashboard out)", async () => {
-    const res = await change(ctx.admin, { currentPassword: "not it at all", newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD }).expect(400);
+    const res = await change(ctx.admin, {
+      currentPassword: "not it at all",
+      newPassword: NEW_PASSWORD,
+      confirmPassword: NEW_PASSWORD,
+    }).expect(400);
     expect(res.body).toEqual({
       message: "The current password is not right",
       errors: { currentPassword: "The current password is not right" },
@@ -103,10 +121,18 @@ describe("POST /api/admin/password", () => {
 
   it("counts against the same sign-in limits: after 5 wrong current passwords, 429 without checking", async () => {
     for (let i = 0; i < 5; i++) {
-      await change(ctx.admin, { currentPassword: `wrong ${i} guess`, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD }).expect(400);
+      await change(ctx.admin, {
+        currentPassword: `wrong ${i} guess`,
+        newPassword: NEW_PASSWORD,
+        confirmPassword: NEW_PASSWORD,
+      }).expect(400);
     }
     const before = ctx.services.signIn.meter.verifications;
-    const res = await change(ctx.admin, { currentPassword: ADMIN.password, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD }).expect(429);
+    const res = await change(ctx.admin, {
+      currentPassword: ADMIN.password,
+      newPassword: NEW_PASSWORD,
+      confirmPassword: NEW_PASSWORD,
+    }).expect(429);
     expect(res.body).toEqual({ message: SIGN_IN_LOCKED_MESSAGE });
     expect(ctx.services.signIn.meter.verifications).toBe(before);
     // The failures count for sign-ins too: this browser's limit is used up.
@@ -115,6 +141,9 @@ describe("POST /api/admin/password", () => {
   });
 
   it("needs a session", async () => {
-    await ctx.api.post("/api/admin/password").send({ currentPassword: ADMIN.password, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD }).expect(401);
+    await ctx.api
+      .post("/api/admin/password")
+      .send({ currentPassword: ADMIN.password, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD })
+      .expect(401);
   });
 });

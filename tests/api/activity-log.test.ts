@@ -18,7 +18,8 @@ import { ADMIN, createAdminContext, putUpload, type AdminContext } from "./helpe
 
 // Issue 19 §8-9: every security event and every change to the site is in the security log.
 
-const PHONE = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Mobile Safari/537.36";
+const PHONE =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Mobile Safari/537.36";
 const FROM = "198.51.100.77";
 const NEW_PASSWORD = "another long password";
 
@@ -43,14 +44,20 @@ async function activity(query = ""): Promise<ActivityPage> {
 async function uploadPhoto(galleryType: string) {
   const uploadURL = await newUploadUrl(ctx);
   expect((await putUpload(ctx, uploadURL, await makeImage("jpeg"))).status).toBe(200);
-  return fromPhone(ctx.admin.put("/api/admin/gallery-images")).send({ imageURL: uploadURL, galleryType, caption: "", sortOrder: "0" }).expect(201);
+  return fromPhone(ctx.admin.put("/api/admin/gallery-images"))
+    .send({ imageURL: uploadURL, galleryType, caption: "", sortOrder: "0" })
+    .expect(201);
 }
 
 async function seedPhotos(count: number) {
   return seedDemoGallery(ctx.services, "landscaping", count, { width: 300, height: 200 });
 }
 
-type Case = { event: string; act: () => Promise<unknown>; expected: Pick<ActivityEntry, "kind" | "outcome" | "summary"> };
+type Case = {
+  event: string;
+  act: () => Promise<unknown>;
+  expected: Pick<ActivityEntry, "kind" | "outcome" | "summary">;
+};
 
 const CASES: Case[] = [
   {
@@ -60,26 +67,42 @@ const CASES: Case[] = [
   },
   {
     event: "a failed sign-in",
-    act: () => fromPhone(ctx.api.post("/api/login")).send({ ...ADMIN, password: "a wrong guess" }).expect(401),
+    act: () =>
+      fromPhone(ctx.api.post("/api/login"))
+        .send({ ...ADMIN, password: "a wrong guess" })
+        .expect(401),
     expected: { kind: "sign-in.password", outcome: "failure", summary: "Failed sign-in: wrong username or password" },
   },
   {
     event: "a lock-out",
     act: async () => {
-      for (let i = 0; i < 5; i++) await fromPhone(ctx.api.post("/api/login")).send({ ...ADMIN, password: "wrong" }).expect(401);
+      for (let i = 0; i < 5; i++)
+        await fromPhone(ctx.api.post("/api/login"))
+          .send({ ...ADMIN, password: "wrong" })
+          .expect(401);
       await fromPhone(ctx.api.post("/api/login")).send(ADMIN).expect(429);
     },
     expected: { kind: "sign-in.locked", outcome: "refused", summary: "Sign-in refused: too many attempts" },
   },
   {
     event: "a password change",
-    act: () => fromPhone(ctx.admin.post("/api/admin/password")).send({ currentPassword: ADMIN.password, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD }).expect(200),
+    act: () =>
+      fromPhone(ctx.admin.post("/api/admin/password"))
+        .send({ currentPassword: ADMIN.password, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD })
+        .expect(200),
     expected: { kind: "account.password-changed", outcome: "success", summary: "Changed the password" },
   },
   {
     event: "a refused password change",
-    act: () => fromPhone(ctx.admin.post("/api/admin/password")).send({ currentPassword: "not it", newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD }).expect(400),
-    expected: { kind: "account.password-changed", outcome: "failure", summary: "Password change refused: wrong current password" },
+    act: () =>
+      fromPhone(ctx.admin.post("/api/admin/password"))
+        .send({ currentPassword: "not it", newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD })
+        .expect(400),
+    expected: {
+      kind: "account.password-changed",
+      outcome: "failure",
+      summary: "Password change refused: wrong current password",
+    },
   },
   {
     event: "sign out everywhere",
@@ -96,7 +119,9 @@ const CASES: Case[] = [
     act: async () => {
       await ctx.admin.put("/api/admin/content/hero.title").send({ content: "First" }).expect(200);
       await ctx.admin.put("/api/admin/content/hero.title").send({ content: "Second" }).expect(200);
-      const [older] = (await ctx.admin.get("/api/admin/content/hero.title/history").expect(200)).body as { id: string }[];
+      const [older] = (await ctx.admin.get("/api/admin/content/hero.title/history").expect(200)).body as {
+        id: string;
+      }[];
       await fromPhone(ctx.admin.post(`/api/admin/content/hero.title/history/${older!.id}/restore`)).expect(200);
     },
     expected: { kind: "text.restored", outcome: "success", summary: "Restored an earlier version of 'Hero Title'" },
@@ -115,7 +140,9 @@ const CASES: Case[] = [
     event: "a caption changed",
     act: async () => {
       const [image] = await seedPhotos(1);
-      await fromPhone(ctx.admin.patch(`/api/admin/gallery-images/${image!.id}`)).send({ caption: "Basalt wall" }).expect(200);
+      await fromPhone(ctx.admin.patch(`/api/admin/gallery-images/${image!.id}`))
+        .send({ caption: "Basalt wall" })
+        .expect(200);
     },
     expected: { kind: "image.captioned", outcome: "success", summary: "Changed a photo's caption in Hard Landscaping" },
   },
@@ -124,7 +151,9 @@ const CASES: Case[] = [
     act: async () => {
       const images = await seedPhotos(2);
       const imageIds = images.map((image) => image.id).reverse();
-      await fromPhone(ctx.admin.put("/api/admin/gallery-images/reorder")).send({ galleryType: "landscaping", imageIds }).expect(200);
+      await fromPhone(ctx.admin.put("/api/admin/gallery-images/reorder"))
+        .send({ galleryType: "landscaping", imageIds })
+        .expect(200);
     },
     expected: { kind: "image.reordered", outcome: "success", summary: "Reordered the photos in Hard Landscaping" },
   },
@@ -161,7 +190,9 @@ describe("every event of issue 19 §8 is recorded", () => {
     const reader = await freshAdmin();
     const { entries } = (await reader.get("/api/admin/activity").expect(200)).body as ActivityPage;
     // The reader's own sign-in (no phone, no address) is in the log too: look for the phone's.
-    expect(entries).toContainEqual(expect.objectContaining({ ...expected, browser: "Chrome on an Android phone", network: "198.51.100.0/24" }));
+    expect(entries).toContainEqual(
+      expect.objectContaining({ ...expected, browser: "Chrome on an Android phone", network: "198.51.100.0/24" }),
+    );
   });
 });
 
@@ -170,7 +201,11 @@ async function freshAdmin() {
   const { default: supertestModule } = await import("supertest");
   const agent = supertestModule.agent(ctx.app);
   const res = await agent.post("/api/login").send(ADMIN);
-  if (res.status !== 200) await agent.post("/api/login").send({ ...ADMIN, password: NEW_PASSWORD }).expect(200);
+  if (res.status !== 200)
+    await agent
+      .post("/api/login")
+      .send({ ...ADMIN, password: NEW_PASSWORD })
+      .expect(200);
   return agent;
 }
 
@@ -178,10 +213,15 @@ describe("GET /api/admin/activity", () => {
   it("lists newest first, 50 a page, and filters security events", async () => {
     for (let i = 0; i < 60; i++) {
       clock.advance(1000);
-      await ctx.admin.put("/api/admin/content/hero.title").send({ content: `Title ${i}` }).expect(200);
+      await ctx.admin
+        .put("/api/admin/content/hero.title")
+        .send({ content: `Title ${i}` })
+        .expect(200);
     }
     clock.advance(1000);
-    await fromPhone(ctx.api.post("/api/login")).send({ ...ADMIN, password: "wrong" }).expect(401);
+    await fromPhone(ctx.api.post("/api/login"))
+      .send({ ...ADMIN, password: "wrong" })
+      .expect(401);
 
     const first = await activity();
     // 60 saves, the context's own sign-in and the failed one.
@@ -195,12 +235,17 @@ describe("GET /api/admin/activity", () => {
 
     const security = await activity("?filter=security");
     expect(security.total).toBe(2);
-    expect(security.entries.map((entry) => entry.summary)).toEqual(["Failed sign-in: wrong username or password", "Signed in with password"]);
+    expect(security.entries.map((entry) => entry.summary)).toEqual([
+      "Failed sign-in: wrong username or password",
+      "Signed in with password",
+    ]);
     expect(security.entries.every((entry) => entry.security)).toBe(true);
   });
 
   it("refuses a bad page or filter with a clear message, and is for the administrator only", async () => {
-    expect((await ctx.admin.get("/api/admin/activity?page=0").expect(400)).body).toEqual({ message: "page must be a whole number from 1 to 200" });
+    expect((await ctx.admin.get("/api/admin/activity?page=0").expect(400)).body).toEqual({
+      message: "page must be a whole number from 1 to 200",
+    });
     expect((await ctx.admin.get("/api/admin/activity?page=abc").expect(400)).body.message).toMatch(/page/);
     expect((await ctx.admin.get("/api/admin/activity?filter=everything").expect(400)).body).toEqual({
       message: 'filter must be "security" or left out',
@@ -228,12 +273,20 @@ describe("a new place or a usual one", () => {
     clock.advance(24 * 60 * 60_000);
     await signInFrom("203.0.113.200");
     expect(await placeOfNewest()).toEqual({ place: "usual", network: "203.0.113.0/24" });
-    await ctx.admin.put("/api/admin/content/hero.title").set("X-Forwarded-For", "203.0.113.9").send({ content: "From the yard" }).expect(200);
+    await ctx.admin
+      .put("/api/admin/content/hero.title")
+      .set("X-Forwarded-For", "203.0.113.9")
+      .send({ content: "From the yard" })
+      .expect(200);
     expect(await placeOfNewest()).toEqual({ place: "usual", network: "203.0.113.0/24" });
 
     // A failed sign-in makes no place usual.
     clock.advance(1000);
-    await ctx.api.post("/api/login").set("X-Forwarded-For", "192.0.2.10").send({ ...ADMIN, password: "wrong" }).expect(401);
+    await ctx.api
+      .post("/api/login")
+      .set("X-Forwarded-For", "192.0.2.10")
+      .send({ ...ADMIN, password: "wrong" })
+      .expect(401);
     clock.advance(1000);
     await signInFrom("192.0.2.11");
     expect(await placeOfNewest()).toEqual({ place: "new", network: "192.0.2.0/24" });
@@ -263,12 +316,18 @@ describe("a new place or a usual one", () => {
 
 describe("refused attempts (429)", () => {
   it("are counted per hour in one record, however many and however fast", async () => {
-    for (let i = 0; i < 5; i++) await fromPhone(ctx.api.post("/api/login")).send({ ...ADMIN, password: "wrong" }).expect(401);
-    const flood = await Promise.all(Array.from({ length: 40 }, () => fromPhone(ctx.api.post("/api/login")).send(ADMIN)));
+    for (let i = 0; i < 5; i++)
+      await fromPhone(ctx.api.post("/api/login"))
+        .send({ ...ADMIN, password: "wrong" })
+        .expect(401);
+    const flood = await Promise.all(
+      Array.from({ length: 40 }, () => fromPhone(ctx.api.post("/api/login")).send(ADMIN)),
+    );
     expect(flood.every((res) => res.status === 429)).toBe(true);
 
     // Not a write per refusal: the first is written at once, the rest are tallied in memory…
-    const stored = () => ctx.services.db.selectFrom("activity_log").select("count").where("kind", "=", "sign-in.locked").execute();
+    const stored = () =>
+      ctx.services.db.selectFrom("activity_log").select("count").where("kind", "=", "sign-in.locked").execute();
     expect(await stored()).toEqual([{ count: 1 }]);
     // …and added in one write before the log is read (and every 10 s, and at shutdown).
     const refused = async () => (await activity()).entries.filter((entry) => entry.kind === "sign-in.locked");
@@ -277,7 +336,10 @@ describe("refused attempts (429)", () => {
 
     // The next hour starts a new record (the lock-out lasts 15 minutes: fail again first).
     clock.advance(60 * 60_000);
-    for (let i = 0; i < 5; i++) await fromPhone(ctx.api.post("/api/login")).send({ ...ADMIN, password: "wrong" }).expect(401);
+    for (let i = 0; i < 5; i++)
+      await fromPhone(ctx.api.post("/api/login"))
+        .send({ ...ADMIN, password: "wrong" })
+        .expect(401);
     await fromPhone(ctx.api.post("/api/login")).send(ADMIN).expect(429);
     expect((await refused()).map((entry) => entry.count)).toEqual([1, 40]);
   });
@@ -288,14 +350,25 @@ describe("the refusal tally's flush", () => {
     for (let i = 0; i < 3; i++) await recordActivity(ctx.services, { kind: "sign-in.locked", outcome: "refused" });
     const flush = startRefusalTallyFlush(ctx.services);
     await flush.stop();
-    const rows = await ctx.services.db.selectFrom("activity_log").select("count").where("kind", "=", "sign-in.locked").execute();
+    const rows = await ctx.services.db
+      .selectFrom("activity_log")
+      .select("count")
+      .where("kind", "=", "sign-in.locked")
+      .execute();
     expect(rows).toEqual([{ count: 3 }]);
   });
 });
 
 describe("limits: 10,000 records or one year, whichever first", () => {
   const count = async () =>
-    Number((await ctx.services.db.selectFrom("activity_log").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await ctx.services.db
+          .selectFrom("activity_log")
+          .select((eb) => eb.fn.countAll().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it("keeps the newest 10,000 records: the next one pushes the oldest out", async () => {
     await ctx.services.db.deleteFrom("activity_log").execute();
@@ -312,13 +385,22 @@ describe("limits: 10,000 records or one year, whichever first", () => {
       address_hash: null,
       fold_key: null,
     }));
-    for (let i = 0; i < rows.length; i += 500) await ctx.services.db.insertInto("activity_log").values(rows.slice(i, i + 500)).execute();
+    for (let i = 0; i < rows.length; i += 500)
+      await ctx.services.db
+        .insertInto("activity_log")
+        .values(rows.slice(i, i + 500))
+        .execute();
 
     await recordActivity(ctx.services, { kind: "text.reset", outcome: "success", detail: { section: "Hero Title" } });
     expect(await count()).toBe(10_000);
     await recordActivity(ctx.services, { kind: "text.reset", outcome: "success", detail: { section: "Hero Title" } });
     expect(await count()).toBe(10_000);
-    const oldest = await ctx.services.db.selectFrom("activity_log").select("id").orderBy("occurred_at").limit(1).executeTakeFirstOrThrow();
+    const oldest = await ctx.services.db
+      .selectFrom("activity_log")
+      .select("id")
+      .orderBy("occurred_at")
+      .limit(1)
+      .executeTakeFirstOrThrow();
     expect(oldest.id).toBe("seed-00001");
     // The hourly housekeeping finds nothing more to do.
     expect(await pruneActivity(ctx.services)).toBe(0);
@@ -346,7 +428,11 @@ describe("a restore", () => {
       const file = path.join(work, "cornerstone-20260601-090000.tar.gz");
       const made = await createBackup(
         { ...ctx.services, clock },
-        { purpose: "manual", workDir: backupsDirOf(ctx.services.env.DATA_DIR), destination: { kind: "file", path: file } },
+        {
+          purpose: "manual",
+          workDir: backupsDirOf(ctx.services.env.DATA_DIR),
+          destination: { kind: "file", path: file },
+        },
       );
       expect(made.status).toBe("succeeded");
       clock.advance(60_000);
@@ -360,7 +446,12 @@ describe("a restore", () => {
           "Saved the text 'Hero Title'",
           "Signed in with password",
         ]);
-        expect(entries[0]).toMatchObject({ at: "2026-06-01T09:01:01.000Z", browser: null, network: null, security: true });
+        expect(entries[0]).toMatchObject({
+          at: "2026-06-01T09:01:01.000Z",
+          browser: null,
+          network: null,
+          security: true,
+        });
       } finally {
         await restored.close();
       }

@@ -15,9 +15,21 @@ afterEach(async () => {
 describe("PUT /api/admin/content/:sectionKey", () => {
   it("stores the text with updatedAt, returns the saved entry, and the public API shows it at once", async () => {
     const before = ctx.publicChanges();
-    const res = await ctx.admin.put("/api/admin/content/hero.title").send({ content: "Stone, done properly" }).expect(200);
-    expect(res.body).toEqual({ key: "hero.title", content: "Stone, done properly", updatedAt: expect.any(String), isDefault: false });
-    const row = await ctx.services.db.selectFrom("content_entries").selectAll().where("key", "=", "hero.title").executeTakeFirstOrThrow();
+    const res = await ctx.admin
+      .put("/api/admin/content/hero.title")
+      .send({ content: "Stone, done properly" })
+      .expect(200);
+    expect(res.body).toEqual({
+      key: "hero.title",
+      content: "Stone, done properly",
+      updatedAt: expect.any(String),
+      isDefault: false,
+    });
+    const row = await ctx.services.db
+      .selectFrom("content_entries")
+      .selectAll()
+      .where("key", "=", "hero.title")
+      .executeTakeFirstOrThrow();
     expect(row.updated_at).toBe(res.body.updatedAt);
     const publicRes = await ctx.api.get("/api/content/hero.title").expect(200);
     expect(publicRes.body.content).toBe("Stone, done properly");
@@ -30,8 +42,14 @@ describe("PUT /api/admin/content/:sectionKey", () => {
   });
 
   it("accepts 20,000 characters and refuses 20,001 with 400", async () => {
-    await ctx.admin.put("/api/admin/content/about.bio").send({ content: "a".repeat(20_000) }).expect(200);
-    const res = await ctx.admin.put("/api/admin/content/about.bio").send({ content: "a".repeat(20_001) }).expect(400);
+    await ctx.admin
+      .put("/api/admin/content/about.bio")
+      .send({ content: "a".repeat(20_000) })
+      .expect(200);
+    const res = await ctx.admin
+      .put("/api/admin/content/about.bio")
+      .send({ content: "a".repeat(20_001) })
+      .expect(400);
     expect(res.body.message).toBe("content must be at most 20000 characters");
   });
 
@@ -52,7 +70,10 @@ describe("PUT /api/admin/content/:sectionKey", () => {
 describe("GET /api/admin/contact-submissions", () => {
   it("lists submissions newest first", async () => {
     const send = (name: string) =>
-      ctx.api.post("/api/contact").send({ name, email: `${name}@example.nz`, message: "Please call me back about a wall." }).expect(201);
+      ctx.api
+        .post("/api/contact")
+        .send({ name, email: `${name}@example.nz`, message: "Please call me back about a wall." })
+        .expect(201);
     // A second apart on the injected clock: the order comes from the times, not from luck.
     await send("first");
     clock.advance(1_000);

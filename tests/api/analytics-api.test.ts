@@ -15,7 +15,8 @@ import { ADMIN, createAdminContext, type AdminContext } from "./helpers";
  * file itself checked for anything identifying.
  */
 
-const BROWSER = "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36 TestMarker/4242";
+const BROWSER =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36 TestMarker/4242";
 const VISITOR_IP = "203.0.113.197";
 
 let ctx: AdminContext;
@@ -72,7 +73,10 @@ describe("counting public page views", () => {
     ["bingbot", "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"],
     ["curl", "curl/8.5.0"],
     ["python-requests", "python-requests/2.32.3"],
-    ["a headless browser", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/126.0.0.0 Safari/537.36"],
+    [
+      "a headless browser",
+      "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/126.0.0.0 Safari/537.36",
+    ],
   ])("does not count %s", async (_name, userAgent) => {
     const { get, report } = await setUp();
     await get("/", { "User-Agent": userAgent }).expect(200);
@@ -173,7 +177,9 @@ describe("GET /api/admin/analytics", () => {
     expect(figures.enquiryRate).toBe(0.25);
     expect(figures.enquiriesPerWeek).toHaveLength(8);
     expect(figures.enquiriesPerWeek.at(-1).enquiries).toBe(1);
-    expect(figures.enquiriesPerWeek.slice(0, -1).every((week: { enquiries: number }) => week.enquiries === 0)).toBe(true);
+    expect(figures.enquiriesPerWeek.slice(0, -1).every((week: { enquiries: number }) => week.enquiries === 0)).toBe(
+      true,
+    );
   });
 
   it("answers 401 when not signed in", async () => {

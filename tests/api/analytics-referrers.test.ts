@@ -13,7 +13,8 @@ import { createTestContext, type TestContext } from "./helpers";
  * On this run's back end (SQLite, or PostgreSQL with TEST_BACKEND=postgres-s3).
  */
 
-const BROWSER = "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36";
+const BROWSER =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36";
 const TODAY = "2026-03-14";
 
 let ctx: TestContext | undefined;
@@ -31,7 +32,10 @@ async function twoInstances() {
   // PostgreSQL: a second server process, with its own connections. SQLite: one process owns the
   // file, so a second counter shares its connection (two in one process would block each other).
   const db = ctx.backend.database === "postgres" ? (await ctx.openInstance()).services.db : first.db;
-  const second = { db, analytics: createAnalytics({ db, logger: first.logger, clock, enabled: true, timeZone: first.analytics.timeZone }) };
+  const second = {
+    db,
+    analytics: createAnalytics({ db, logger: first.logger, clock, enabled: true, timeZone: first.analytics.timeZone }),
+  };
   const instances = [first, second];
   // What server/start.ts's first pass does: load the day's salt (no timer here; the tests flush).
   for (const services of instances) await services.analytics.runOnce();
@@ -39,10 +43,12 @@ async function twoInstances() {
 }
 
 const referrerRows = async (db: TestContext["services"]["db"], day: string) =>
-  (await db.selectFrom("analytics_daily_referrers").select(["host", "views"]).where("day", "=", day).execute()).map((row) => ({
-    host: row.host,
-    views: Number(row.views),
-  }));
+  (await db.selectFrom("analytics_daily_referrers").select(["host", "views"]).where("day", "=", day).execute()).map(
+    (row) => ({
+      host: row.host,
+      views: Number(row.views),
+    }),
+  );
 
 describe("referrer hosts per day", () => {
   it("10,000 distinct referrers over 20 flushes of two instances leave at most 101 rows: 100 hosts and (other)", async () => {
@@ -51,10 +57,16 @@ describe("referrer hosts per day", () => {
     for (let round = 0; round < 10; round++) {
       // Each round, both instances count 500 new hosts and 3 views from a busy one, and flush at the same time.
       for (const services of instances) {
-        for (let i = 0; i < 3; i++) services.analytics.record({ path: "/", ip: "203.0.113.1", userAgent: BROWSER, referrerHost: "google.com" });
+        for (let i = 0; i < 3; i++)
+          services.analytics.record({ path: "/", ip: "203.0.113.1", userAgent: BROWSER, referrerHost: "google.com" });
         for (let i = 0; i < 500; i++) {
           host += 1;
-          services.analytics.record({ path: "/", ip: `198.51.100.${host % 250}`, userAgent: BROWSER, referrerHost: `site-${host}.example` });
+          services.analytics.record({
+            path: "/",
+            ip: `198.51.100.${host % 250}`,
+            userAgent: BROWSER,
+            referrerHost: `site-${host}.example`,
+          });
         }
       }
       await Promise.all(instances.map((services) => services.analytics.flush()));
@@ -79,7 +91,12 @@ describe("referrer hosts per day", () => {
 
     // The next day starts with room for 100 hosts again.
     clock.advance(24 * 3_600_000);
-    ctx.services.analytics.record({ path: "/", ip: "203.0.113.1", userAgent: BROWSER, referrerHost: "site-99999.example" });
+    ctx.services.analytics.record({
+      path: "/",
+      ip: "203.0.113.1",
+      userAgent: BROWSER,
+      referrerHost: "site-99999.example",
+    });
     await ctx.services.analytics.flush();
     expect(await referrerRows(ctx.services.db, addDays(TODAY, 1))).toEqual([{ host: "site-99999.example", views: 1 }]);
   });
@@ -92,7 +109,10 @@ describe("how long totals are kept", () => {
     const days = [addDays(TODAY, -402), addDays(TODAY, -401), addDays(TODAY, -400), addDays(TODAY, -1)];
     expect(days.slice(0, 3)).toEqual(["2025-02-05", "2025-02-06", "2025-02-07"]);
     for (const day of days) {
-      await db.insertInto("analytics_daily").values({ day, views: 3, visitors: 2, closed_at: "2026-01-01T00:00:00.000Z" }).execute();
+      await db
+        .insertInto("analytics_daily")
+        .values({ day, views: 3, visitors: 2, closed_at: "2026-01-01T00:00:00.000Z" })
+        .execute();
       await db.insertInto("analytics_daily_pages").values({ day, path: "/", views: 3 }).execute();
       await db.insertInto("analytics_daily_referrers").values({ day, host: "google.com", views: 1 }).execute();
     }

@@ -47,7 +47,10 @@ afterAll(async () => {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
 
-function get(pathname: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function get(
+  pathname: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     http
       .get(`${base}${pathname}`, { agent, headers }, (res) => {

@@ -41,7 +41,11 @@ describe("POST /api/login", () => {
   });
 
   it("marks the cookie Secure when the request came over HTTPS through a trusted proxy", async () => {
-    const proxied = await createTestContext({ TRUST_PROXY: "loopback", ADMIN_PASSWORD: ADMIN.password, ADMIN_USERNAME: ADMIN.username });
+    const proxied = await createTestContext({
+      TRUST_PROXY: "loopback",
+      ADMIN_PASSWORD: ADMIN.password,
+      ADMIN_USERNAME: ADMIN.username,
+    });
     try {
       await ensureAdministrator(proxied.services, ADMIN);
       const res = await proxied.api.post("/api/login").set("X-Forwarded-Proto", "https").send(ADMIN).expect(200);
@@ -57,7 +61,10 @@ describe("POST /api/login", () => {
   });
 
   it("answers a wrong password and an unknown username the same way", async () => {
-    const wrong = await ctx.api.post("/api/login").send({ username: ADMIN.username, password: "nope nope" }).expect(401);
+    const wrong = await ctx.api
+      .post("/api/login")
+      .send({ username: ADMIN.username, password: "nope nope" })
+      .expect(401);
     const unknown = await ctx.api.post("/api/login").send({ username: "nobody", password: "nope nope" }).expect(401);
     expect(wrong.body).toEqual({ message: "Invalid username or password" });
     expect(unknown.body).toEqual(wrong.body);
@@ -81,7 +88,8 @@ describe("POST /api/login", () => {
     const blocked = await ctx.api.post("/api/login").send(ADMIN).expect(429);
     expect(Number(blocked.headers["retry-after"])).toBeGreaterThan(14 * 60);
     expect(blocked.body).toEqual({
-      message: "Too many failed sign-in attempts. Please try again later. Whoever runs the site can clear this with: npm run admin:password",
+      message:
+        "Too many failed sign-in attempts. Please try again later. Whoever runs the site can clear this with: npm run admin:password",
     });
     expect(sessionCookie(blocked)).toBe("");
     expect(ctx.services.signIn.meter.verifications).toBe(verifications);
@@ -97,7 +105,6 @@ describe("POST /api/login", () => {
     }
     await ctx.api.post("/api/login").send(ADMIN).expect(200);
   });
-
 });
 
 describe("GET /api/auth/user", () => {
@@ -141,14 +148,22 @@ describe("cross-site protection", () => {
   it("refuses a state-changing request from another origin with 403", async () => {
     const res = await ctx.api.post("/api/login").set("Origin", "https://evil.example").send(ADMIN).expect(403);
     expect(res.body).toEqual({ message: "Cross-site requests are not allowed" });
-    await ctx.admin.put("/api/admin/content/hero.title").set("Origin", "https://evil.example").send({ content: "x" }).expect(403);
+    await ctx.admin
+      .put("/api/admin/content/hero.title")
+      .set("Origin", "https://evil.example")
+      .send({ content: "x" })
+      .expect(403);
     await ctx.api.post("/api/contact").set("Origin", "null").send({}).expect(403);
   });
 
   it("uses Sec-Fetch-Site when there is no Origin", async () => {
     await ctx.admin.post("/api/logout").set("Sec-Fetch-Site", "cross-site").expect(403);
     await ctx.admin.post("/api/logout").set("Sec-Fetch-Site", "same-site").expect(403);
-    await ctx.admin.put("/api/admin/content/hero.title").set("Sec-Fetch-Site", "same-origin").send({ content: "ok text" }).expect(200);
+    await ctx.admin
+      .put("/api/admin/content/hero.title")
+      .set("Sec-Fetch-Site", "same-origin")
+      .send({ content: "ok text" })
+      .expect(200);
   });
 
   it("accepts the site's own origin, and leaves GET alone", async () => {

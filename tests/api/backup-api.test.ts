@@ -46,16 +46,28 @@ describe("GET /api/admin/backups/status and /download", () => {
       schedule: { intervalHours: 24, keep: 7, nextDueAt: null },
       running: false,
       foreignBackups: [],
-      offsite: { configured: false, encrypted: false, state: "off", intervalMinutes: 60, nextCopyAt: null, lastCopy: null, failing: null },
+      offsite: {
+        configured: false,
+        encrypted: false,
+        state: "off",
+        intervalMinutes: 60,
+        nextCopyAt: null,
+        lastCopy: null,
+        failing: null,
+      },
     });
   });
 
   it("status: lists the files under backups/ that this site did not name (on the server, and in the bucket when there is one), never its own", async () => {
     const dir = path.join(ctx.dataDir, "backups");
     await fs.mkdir(dir, { recursive: true });
-    const naming = await loadBackupNaming({ dataDir: ctx.dataDir, sharedDb: ctx.services.env.DATABASE_URL ? ctx.services.db : null });
+    const naming = await loadBackupNaming({
+      dataDir: ctx.dataDir,
+      sharedDb: ctx.services.env.DATABASE_URL ? ctx.services.db : null,
+    });
     const own = naming.make("cornerstone", new Date("2026-05-01T00:00:00Z"));
-    for (const name of [own, "cornerstone-99991231-235959.tar.gz", ".work-abc"]) await fs.writeFile(path.join(dir, name), "x");
+    for (const name of [own, "cornerstone-99991231-235959.tar.gz", ".work-abc"])
+      await fs.writeFile(path.join(dir, name), "x");
     const expected = [{ location: "server", name: "cornerstone-99991231-235959.tar.gz" }];
     if (ctx.services.env.S3_BUCKET) {
       for (const name of [own, "cornerstone-99991231-235958.tar.gz"]) {
@@ -68,11 +80,7 @@ describe("GET /api/admin/backups/status and /download", () => {
   });
 
   it("download: streams a fresh, complete backup named like the files, no-store; the dashboard then shows it", async () => {
-    const res = await ctx.admin
-      .get("/api/admin/backups/download")
-      .buffer(true)
-      .parse(binaryBody)
-      .expect(200);
+    const res = await ctx.admin.get("/api/admin/backups/download").buffer(true).parse(binaryBody).expect(200);
     expect(res.headers["content-type"]).toBe("application/gzip");
     // Already compressed: never compressed again on the way.
     expect(res.headers["content-encoding"]).toBeUndefined();
@@ -123,17 +131,21 @@ describe("GET /api/admin/backups/status and /download", () => {
       const login = await supertest(app).post("/api/login").send(ADMIN).expect(200);
       const cookie = ([] as string[]).concat(login.headers["set-cookie"] ?? [])[0]!.split(";")[0]!;
       const controller = new AbortController();
-      const download = fetch(`${base}/api/admin/backups/download`, { headers: { Cookie: cookie }, signal: controller.signal }).then(
-        async (res) => {
-          await res.arrayBuffer();
-        },
-      );
+      const download = fetch(`${base}/api/admin/backups/download`, {
+        headers: { Cookie: cookie },
+        signal: controller.signal,
+      }).then(async (res) => {
+        await res.arrayBuffer();
+      });
       await objectsReached;
       controller.abort();
       await download.catch(() => {});
       release();
       await expect.poll(() => isBackupRunning({ db: ctx.services.db, clock: systemClock })).toBe(false);
-      const status = await readBackupStatus({ db: ctx.services.db, clock: systemClock }, { intervalHours: 24, keep: 7 });
+      const status = await readBackupStatus(
+        { db: ctx.services.db, clock: systemClock },
+        { intervalHours: 24, keep: 7 },
+      );
       expect(status).toMatchObject({ lastDownloadAt: null, lastBackup: null, problem: null });
     } finally {
       server.closeAllConnections();
@@ -154,9 +166,19 @@ describe("the 30-day download reminder", () => {
     expect((await readBackupStatus(services, schedule)).downloadReminder).toBe(true);
 
     // A scheduled backup on the server does not count: only a copy taken off it.
-    await recordBackupSuccess(services, { finishedAt: clock.now(), bytes: 10, fileName: "cornerstone-x.tar.gz", download: false });
+    await recordBackupSuccess(services, {
+      finishedAt: clock.now(),
+      bytes: 10,
+      fileName: "cornerstone-x.tar.gz",
+      download: false,
+    });
     expect((await readBackupStatus(services, schedule)).downloadReminder).toBe(true);
-    await recordBackupSuccess(services, { finishedAt: clock.now(), bytes: 10, fileName: "cornerstone-y.tar.gz", download: true });
+    await recordBackupSuccess(services, {
+      finishedAt: clock.now(),
+      bytes: 10,
+      fileName: "cornerstone-y.tar.gz",
+      download: true,
+    });
     expect((await readBackupStatus(services, schedule)).downloadReminder).toBe(false);
     clock.advance(DOWNLOAD_REMINDER_DAYS * DAY);
     expect((await readBackupStatus(services, schedule)).downloadReminder).toBe(true);

@@ -42,7 +42,10 @@ describe("npm run backup", () => {
   it("writes DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss-<random>-<tag>.tar.gz by default and says what it wrote", async () => {
     const result = await run("backup", [], dataDir);
     expect(result.status, result.stderr).toBe(0);
-    const match = /Backup written: (\S+cornerstone-\d{8}-\d{6}-[0-9a-f]{24}-[0-9a-f]{32}\.tar\.gz) \(.+: \d+ rows in \d+ tables, \d+ image files, schema \S+\)/.exec(result.stdout);
+    const match =
+      /Backup written: (\S+cornerstone-\d{8}-\d{6}-[0-9a-f]{24}-[0-9a-f]{32}\.tar\.gz) \(.+: \d+ rows in \d+ tables, \d+ image files, schema \S+\)/.exec(
+        result.stdout,
+      );
     expect(match, result.stdout).not.toBeNull();
     expect(path.dirname(match![1]!)).toBe(path.join(dataDir, "backups"));
     const stat = await fs.stat(match![1]!);
@@ -58,10 +61,18 @@ describe("npm run backup", () => {
       const result = await runScript(
         "backup",
         [],
-        { DATA_DIR: dataDir, LOG_LEVEL: "silent", NODE_OPTIONS: `--import ${UNMODED_FILE_PRELOAD}`, UNMODED_FILE: madeWithoutAMode },
+        {
+          DATA_DIR: dataDir,
+          LOG_LEVEL: "silent",
+          NODE_OPTIONS: `--import ${UNMODED_FILE_PRELOAD}`,
+          UNMODED_FILE: madeWithoutAMode,
+        },
         { umask: "022" },
       );
-      expect([result.status, result.stderr.trim()]).toEqual([1, `A restore is running on ${dataDir}: wait for it to finish.`]);
+      expect([result.status, result.stderr.trim()]).toEqual([
+        1,
+        `A restore is running on ${dataDir}: wait for it to finish.`,
+      ]);
     } finally {
       restoreRunning.release();
     }
@@ -75,7 +86,9 @@ describe("npm run backup", () => {
     const folder = path.join(tmp, "folder");
     await fs.mkdir(folder);
     expect((await run("backup", ["--out", folder], dataDir)).status).toBe(0);
-    expect(await fs.readdir(folder)).toEqual([expect.stringMatching(/^cornerstone-\d{8}-\d{6}-[0-9a-f]{24}-[0-9a-f]{32}\.tar\.gz$/)]);
+    expect(await fs.readdir(folder)).toEqual([
+      expect.stringMatching(/^cornerstone-\d{8}-\d{6}-[0-9a-f]{24}-[0-9a-f]{32}\.tar\.gz$/),
+    ]);
   });
 });
 
@@ -89,9 +102,13 @@ describe("npm run restore", () => {
     const result = await run("restore", [file], target);
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/Restored for-restore\.tar\.gz \(made \S+ by Cornerstone 1\.0\.0, schema \S+\)/);
-    expect(result.stdout).toMatch(/The previous database and uploads are kept in \S+\/backups\/pre-restore-\d{8}-\d{6}/);
+    expect(result.stdout).toMatch(
+      /The previous database and uploads are kept in \S+\/backups\/pre-restore-\d{8}-\d{6}/,
+    );
     expect(result.stdout).toMatch(/The administrator is owner\./);
-    expect(result.stdout).toMatch(/Sessions are never restored: everyone signs in again\. Every sign-in lock-out is cleared\./);
+    expect(result.stdout).toMatch(
+      /Sessions are never restored: everyone signs in again\. Every sign-in lock-out is cleared\./,
+    );
     expect(result.stdout).toMatch(/The administrator's password is now the one it was when the backup was made/);
     const restored = await openSite(target);
     try {
@@ -124,7 +141,9 @@ describe("npm run restore", () => {
     const before = await hashTree(dataDir);
     const result = await run("restore", [tampered], dataDir);
     expect(result.status).toBe(1);
-    expect(result.stderr).toMatch(/objects\/originals\/\S+ has \d+ bytes; the manifest says \d+\. The file was changed or damaged\.\s+Nothing was changed\./);
+    expect(result.stderr).toMatch(
+      /objects\/originals\/\S+ has \d+ bytes; the manifest says \d+\. The file was changed or damaged\.\s+Nothing was changed\./,
+    );
     const after = await hashTree(dataDir);
     delete after["server.lock"];
     delete before["server.lock"];

@@ -59,7 +59,9 @@ describe("GET /api/admin/backups/download to a slow reader", () => {
       const login = await supertest(app).post("/api/login").send(ADMIN).expect(200);
       const cookie = ([] as string[]).concat(login.headers["set-cookie"] ?? [])[0]!.split(";")[0]!;
       const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
-        http.get({ socketPath, path: "/api/admin/backups/download", headers: { Cookie: cookie } }, resolve).on("error", reject);
+        http
+          .get({ socketPath, path: "/api/admin/backups/download", headers: { Cookie: cookie } }, resolve)
+          .on("error", reject);
       });
       expect(response.statusCode).toBe(200);
       // And the reader is slow too: one chunk, then a pause.

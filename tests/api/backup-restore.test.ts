@@ -22,7 +22,16 @@ import { systemClock } from "~/lib/clock";
 import { createLocalStorage } from "~/storage/local-storage.server";
 import type { AppServices } from "~/services.server";
 import { hashTree, manifestOf, readEntries, rewriteArchive, rewriteAtOlderSchema } from "../support/backup-archives";
-import { ERROR_LEVEL, SITE_TEXTS, capturingLogger, createSite, dumpSite, insertEnquiry, openSite, type SiteDump } from "../support/backup-site";
+import {
+  ERROR_LEVEL,
+  SITE_TEXTS,
+  capturingLogger,
+  createSite,
+  dumpSite,
+  insertEnquiry,
+  openSite,
+  type SiteDump,
+} from "../support/backup-site";
 
 /**
  * Backups and restores at the module level, against real SQLite files and
@@ -94,7 +103,9 @@ describe("backup → wipe → restore → identical", () => {
       expect(await dumpSite(restored)).toEqual(siteDump);
       // Spot checks in the site's own terms.
       expect(siteDump.tables.contact_submissions).toHaveLength(20);
-      expect(siteDump.tables.content_entries!.map((r) => r.content)).toEqual(expect.arrayContaining(Object.values(SITE_TEXTS)));
+      expect(siteDump.tables.content_entries!.map((r) => r.content)).toEqual(
+        expect.arrayContaining(Object.values(SITE_TEXTS)),
+      );
       expect(await restored.db.selectFrom("sessions").selectAll().execute()).toEqual([]);
       // The administrator's password is the one at the time of the backup.
       expect(await verifyCredentials(restored, "owner", "the password at backup time")).not.toBeNull();
@@ -121,7 +132,10 @@ describe("backup → wipe → restore → identical", () => {
     const fileEntries = entries.filter((e) => e.name !== "manifest.json");
     expect(Object.keys(manifest.files).sort()).toEqual(fileEntries.map((e) => e.name).sort());
     for (const entry of fileEntries) {
-      expect(manifest.files[entry.name]).toEqual({ bytes: entry.data.length, sha256: createHash("sha256").update(entry.data).digest("hex") });
+      expect(manifest.files[entry.name]).toEqual({
+        bytes: entry.data.length,
+        sha256: createHash("sha256").update(entry.data).digest("hex"),
+      });
     }
     // Objects are the stored bytes, not re-encoded.
     for (const [key, sha] of Object.entries(siteDump.objects)) {
@@ -129,7 +143,11 @@ describe("backup → wipe → restore → identical", () => {
       expect(createHash("sha256").update(entry.data).digest("hex")).toBe(sha);
     }
     // Rows are plain JSON lines, one per row.
-    const lines = entries.find((e) => e.name === "tables/contact_submissions.jsonl")!.data.toString().trim().split("\n");
+    const lines = entries
+      .find((e) => e.name === "tables/contact_submissions.jsonl")!
+      .data.toString()
+      .trim()
+      .split("\n");
     expect(lines).toHaveLength(20);
     expect(JSON.parse(lines[0]!)).toHaveProperty("email");
   });
@@ -137,7 +155,15 @@ describe("backup → wipe → restore → identical", () => {
   it("leaves out sessions, upload tickets, secrets/ and backups/", async () => {
     const names = (await readEntries(archive)).map((e) => e.name);
     const tables = names.filter((n) => n.startsWith("tables/")).map((n) => n.slice("tables/".length, -".jsonl".length));
-    expect(tables).toEqual(expect.arrayContaining(["contact_submissions", "content_entries", "gallery_images", "users", "notification_jobs"]));
+    expect(tables).toEqual(
+      expect.arrayContaining([
+        "contact_submissions",
+        "content_entries",
+        "gallery_images",
+        "users",
+        "notification_jobs",
+      ]),
+    );
     expect(tables.filter((name) => name in EXCLUDED_TABLES)).toEqual([]);
     expect(tables).not.toContain("sessions");
     expect(names.some((n) => /secret|upload-signing|backups|\.key$/.test(n))).toBe(false);
@@ -148,7 +174,11 @@ describe("backup → wipe → restore → identical", () => {
     const dataDir = await copyOfSite();
     const services = await openSite(dataDir);
     await insertEnquiry(services, 999);
-    await services.db.updateTable("content_entries").set({ content: "Changed after the backup" }).where("key", "=", "hero.title").execute();
+    await services.db
+      .updateTable("content_entries")
+      .set({ content: "Changed after the backup" })
+      .where("key", "=", "hero.title")
+      .execute();
     await services.db.destroy();
     // The installation's backup-naming key, made by its first backup: a restore keeps it (decision 0046).
     await loadBackupNaming({ dataDir });
@@ -199,8 +229,10 @@ describe("backup → wipe → restore → identical", () => {
     const restored = await openSite(dataDir);
     try {
       const dump = await dumpSite(restored);
-      for (const table of ["users", "content_entries", "gallery_images"]) expect(dump.tables[table]).toEqual(siteDump.tables[table]);
-      const core = (rows: Record<string, unknown>[] | undefined) => rows?.map(({ id, name, email, message, submitted_at }) => ({ id, name, email, message, submitted_at }));
+      for (const table of ["users", "content_entries", "gallery_images"])
+        expect(dump.tables[table]).toEqual(siteDump.tables[table]);
+      const core = (rows: Record<string, unknown>[] | undefined) =>
+        rows?.map(({ id, name, email, message, submitted_at }) => ({ id, name, email, message, submitted_at }));
       expect(core(dump.tables.contact_submissions)).toEqual(core(siteDump.tables.contact_submissions));
       expect(dump.objects).toEqual(siteDump.objects);
     } finally {
@@ -216,11 +248,18 @@ describe("SQLite with a bucket (S3_BUCKET without DATABASE_URL)", () => {
     const bucket = await createTestBucket(endpoint, { siteOrigins: [new URL(parseEnv(base).SITE_URL).origin] });
     const storage = await createS3Storage(s3ConfigFor(endpoint, bucket.name));
     try {
-      const result = await restoreBackup({ dataDir: base.DATA_DIR, file: archive, destination: localRestoreDestination(base.DATA_DIR, storage) });
+      const result = await restoreBackup({
+        dataDir: base.DATA_DIR,
+        file: archive,
+        destination: localRestoreDestination(base.DATA_DIR, storage),
+      });
       expect(result.objects).toBe(Object.keys(siteDump.objects).length);
       expect(await bucket.keys()).toEqual(Object.keys(siteDump.objects).sort());
       expect(existsSync(path.join(base.DATA_DIR, "uploads"))).toBe(false);
-      const services = await openServices(parseEnv({ ...base, ...s3Env(endpoint, bucket.name) }), createLogger({ level: "silent" }));
+      const services = await openServices(
+        parseEnv({ ...base, ...s3Env(endpoint, bucket.name) }),
+        createLogger({ level: "silent" }),
+      );
       try {
         expect(await dumpSite(services)).toEqual(siteDump);
       } finally {
@@ -286,7 +325,10 @@ describe("a restore refuses, changing nothing", () => {
   it("an archive without its manifest", async () => {
     const headless = tmpPath("headless.tar.gz");
     const { writeEntries } = await import("../support/backup-archives");
-    await writeEntries(headless, (await readEntries(archive)).filter((e) => e.name !== "manifest.json"));
+    await writeEntries(
+      headless,
+      (await readEntries(archive)).filter((e) => e.name !== "manifest.json"),
+    );
     await expectRefused(headless, /no manifest\.json/);
   });
 
@@ -312,20 +354,33 @@ describe("a restore refuses, changing nothing", () => {
     expect(existsSync(outside)).toBe(false);
 
     const absolute = tmpPath("absolute.tar.gz");
-    await rewriteArchive(archive, absolute, (entries) => [...entries, { name: outside, type: "file", data: Buffer.from("x") }], { rehash: true });
+    await rewriteArchive(
+      archive,
+      absolute,
+      (entries) => [...entries, { name: outside, type: "file", data: Buffer.from("x") }],
+      { rehash: true },
+    );
     await expectRefused(absolute, /unexpected path/);
     expect(existsSync(outside)).toBe(false);
   });
 
   it("a symbolic link inside the archive", async () => {
     const linked = tmpPath("symlink.tar.gz");
-    await rewriteArchive(archive, linked, (entries) => [{ name: "objects/variants/link.webp", type: "symlink", data: Buffer.from("/etc/passwd") }, ...entries]);
+    await rewriteArchive(archive, linked, (entries) => [
+      { name: "objects/variants/link.webp", type: "symlink", data: Buffer.from("/etc/passwd") },
+      ...entries,
+    ]);
     await expectRefused(linked, /symlink entry/);
   });
 
   it("a backup whose schema is newer than the code's: says so, before touching anything", async () => {
     const newer = tmpPath("newer.tar.gz");
-    await rewriteArchive(archive, newer, (_entries, manifest) => void (manifest.schema.migration = "9999-from-the-future"), { rehash: true });
+    await rewriteArchive(
+      archive,
+      newer,
+      (_entries, manifest) => void (manifest.schema.migration = "9999-from-the-future"),
+      { rehash: true },
+    );
     await expectRefused(newer, /newer than this version of Cornerstone knows .*Update Cornerstone first/);
   });
 
@@ -372,7 +427,9 @@ describe("a restore refuses, changing nothing", () => {
       holder.kill("SIGKILL");
       await new Promise((resolve) => holder.once("exit", resolve));
     }
-    await expect(restoreBackup({ dataDir, file: archive })).resolves.toMatchObject({ objects: Object.keys(siteDump.objects).length });
+    await expect(restoreBackup({ dataDir, file: archive })).resolves.toMatchObject({
+      objects: Object.keys(siteDump.objects).length,
+    });
   });
 });
 
@@ -380,7 +437,12 @@ describe("a restore refuses, changing nothing", () => {
 async function holdLockInChild(dataDir: string): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "-e", `import("./app/lib/data-dir-lock.server.ts").then((m) => { m.lockDataDir(${JSON.stringify(dataDir)}, "shared"); console.log("locked"); setInterval(() => {}, 1000); })`],
+    [
+      "--import",
+      "tsx",
+      "-e",
+      `import("./app/lib/data-dir-lock.server.ts").then((m) => { m.lockDataDir(${JSON.stringify(dataDir)}, "shared"); console.log("locked"); setInterval(() => {}, 1000); })`,
+    ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   await new Promise<void>((resolve, reject) => {
@@ -420,7 +482,9 @@ describe("while the site is being changed", () => {
       const restored = await openSite(restoredDir);
       try {
         expect(await dumpSite(restored)).toEqual(expected);
-        expect(await restored.db.selectFrom("gallery_images").select("id").where("id", "=", doomed!.id).execute()).toHaveLength(1);
+        expect(
+          await restored.db.selectFrom("gallery_images").select("id").where("id", "=", doomed!.id).execute(),
+        ).toHaveLength(1);
       } finally {
         await restored.db.destroy();
       }
@@ -438,7 +502,10 @@ describe("while the site is being changed", () => {
         afterSnapshot: async () => {
           await deleteGalleryImage(services, image!.id);
           // The same photo added again: content-addressed variants share names.
-          await services.db.insertInto("gallery_images").values({ ...image!, id: "again" }).execute();
+          await services.db
+            .insertInto("gallery_images")
+            .values({ ...image!, id: "again" })
+            .execute();
         },
       });
       for (const key of storageKeysOf(image!)) expect(await services.storage.exists(key)).toBe(true);
@@ -472,11 +539,16 @@ describe("while the site is being changed", () => {
       await restoreBackup({ dataDir: restoredDir, file });
       const restored = await openSite(restoredDir);
       try {
-        const ids = new Set((await restored.db.selectFrom("contact_submissions").select("id").execute()).map((r) => r.id));
+        const ids = new Set(
+          (await restored.db.selectFrom("contact_submissions").select("id").execute()).map((r) => r.id),
+        );
         for (const id of acknowledged) expect(ids.has(id)).toBe(true);
         // Nothing invented: every restored row was really written, and each is whole.
-        const original = new Map((await services.db.selectFrom("contact_submissions").selectAll().execute()).map((r) => [r.id, r]));
-        for (const row of await restored.db.selectFrom("contact_submissions").selectAll().execute()) expect(row).toEqual(original.get(row.id));
+        const original = new Map(
+          (await services.db.selectFrom("contact_submissions").selectAll().execute()).map((r) => [r.id, r]),
+        );
+        for (const row of await restored.db.selectFrom("contact_submissions").selectAll().execute())
+          expect(row).toEqual(original.get(row.id));
         expect(during.length).toBeGreaterThan(0);
       } finally {
         await restored.db.destroy();
@@ -501,13 +573,22 @@ describe("free disk space", () => {
       const result = await createBackup(backupServices(services, logger), {
         purpose: "manual",
         workDir: backupsDirOf(dataDir),
-        destination: { kind: "file", path: path.join(dir, "b.tar.gz"), freeSpace: async () => ({ freeBytes: 10 * GB, totalBytes: 100 * GB }) },
+        destination: {
+          kind: "file",
+          path: path.join(dir, "b.tar.gz"),
+          freeSpace: async () => ({ freeBytes: 10 * GB, totalBytes: 100 * GB }),
+        },
       });
       expect(result.status).toBe("skipped");
       expect(await fs.readdir(dir)).toEqual([]);
-      expect(lines.some((l) => l.level === ERROR_LEVEL && /backup skipped: Not enough free disk space/.test(l.msg))).toBe(true);
+      expect(
+        lines.some((l) => l.level === ERROR_LEVEL && /backup skipped: Not enough free disk space/.test(l.msg)),
+      ).toBe(true);
       const status = await readBackupStatus(backupServices(services), { intervalHours: 24, keep: 7 });
-      expect(status.problem).toMatchObject({ kind: "skipped", message: expect.stringMatching(/Not enough free disk space/) });
+      expect(status.problem).toMatchObject({
+        kind: "skipped",
+        message: expect.stringMatching(/Not enough free disk space/),
+      });
       expect(status.lastBackup).toBeNull();
     } finally {
       await services.db.destroy();
@@ -522,7 +603,11 @@ describe("free disk space", () => {
         createBackup(backupServices(services), {
           purpose: "manual",
           workDir: backupsDirOf(dataDir),
-          destination: { kind: "file", path: tmpPath("space.tar.gz"), freeSpace: async () => ({ freeBytes, totalBytes }) },
+          destination: {
+            kind: "file",
+            path: tmpPath("space.tar.gz"),
+            freeSpace: async () => ({ freeBytes, totalBytes }),
+          },
         });
       // 5 GB disk: 10 % would be 0.5 GB, but at least 1 GB must stay free.
       expect((await attempt(GB + 1024, 5 * GB)).status).toBe("skipped");

@@ -38,13 +38,17 @@ afterEach(async () => {
   await fs.rm(dataDir, { recursive: true, force: true });
 });
 
-const backupFiles = async () => (await fs.readdir(backupsDirOf(dataDir)).catch(() => [] as string[])).filter((n) => n.endsWith(".tar.gz")).sort();
+const backupFiles = async () =>
+  (await fs.readdir(backupsDirOf(dataDir)).catch(() => [] as string[])).filter((n) => n.endsWith(".tar.gz")).sort();
 /** A name without its random part and tag (decision 0046), for comparing times. */
 const untagged = (name: string) => name.replace(/-[0-9a-f]{24}-[0-9a-f]{32}\.tar\.gz$/, ".tar.gz");
 /** Files this site named under backups/, untagged; the tag checked with the site's own key. */
 async function ownBackups(dir: string, names: string[]): Promise<string[]> {
   const naming = await loadBackupNaming({ dataDir: dir });
-  return names.filter((name) => naming.verify(name)).map(untagged).sort();
+  return names
+    .filter((name) => naming.verify(name))
+    .map(untagged)
+    .sort();
 }
 const schedule = (s: AppServices = services, options: Partial<Parameters<typeof createBackupScheduler>[1]> = {}) =>
   createBackupScheduler(s, { clock, intervalHours: 24, keep: 7, ...options });
@@ -87,11 +91,15 @@ describe("scheduled backups", () => {
   it("two instances on one PostgreSQL database, each with its own disk, run one backup per slot", async () => {
     ctx = await createTestContext({}, { database: "postgres", storage: "s3" });
     const otherDataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-backup-other-"));
-    const other = await openServices(parseEnv({ ...ctx.envVars, DATA_DIR: otherDataDir }), createLogger({ level: "silent" }));
+    const other = await openServices(
+      parseEnv({ ...ctx.envVars, DATA_DIR: otherDataDir }),
+      createLogger({ level: "silent" }),
+    );
     opened.push(other);
     const a = schedule(ctx.services);
     const b = schedule(other);
-    const filesOn = async (dir: string) => (await fs.readdir(backupsDirOf(dir)).catch(() => [] as string[])).filter((n) => n.endsWith(".tar.gz"));
+    const filesOn = async (dir: string) =>
+      (await fs.readdir(backupsDirOf(dir)).catch(() => [] as string[])).filter((n) => n.endsWith(".tar.gz"));
     try {
       expect((await Promise.all([a.runDue(), b.runDue()])).sort()).toEqual(["not-due", "not-due"]);
       let succeeded = 0;
@@ -124,7 +132,11 @@ describe("scheduled backups", () => {
   });
 
   it("keeps the newest BACKUP_KEEP backups it named; planted names that sort last are never deleted and never count", async () => {
-    const planted = ["cornerstone-99991231-235959.tar.gz", "cornerstone-20260101-000000.tar.gz", "cornerstone-99991231-235959-1.tar.gz"];
+    const planted = [
+      "cornerstone-99991231-235959.tar.gz",
+      "cornerstone-20260101-000000.tar.gz",
+      "cornerstone-99991231-235959-1.tar.gz",
+    ];
     await fs.mkdir(backupsDirOf(dataDir), { recursive: true });
     for (const name of planted) await fs.writeFile(path.join(backupsDirOf(dataDir), name), "planted");
     const scheduler = schedule(services, { keep: 2 });
@@ -134,7 +146,10 @@ describe("scheduled backups", () => {
       expect(await scheduler.runDue()).toBe("succeeded");
     }
     const files = await backupFiles();
-    expect(await ownBackups(dataDir, files)).toEqual(["cornerstone-20260504-100000.tar.gz", "cornerstone-20260505-100000.tar.gz"]);
+    expect(await ownBackups(dataDir, files)).toEqual([
+      "cornerstone-20260504-100000.tar.gz",
+      "cornerstone-20260505-100000.tar.gz",
+    ]);
     expect(files.filter((name) => planted.includes(name)).sort()).toEqual([...planted].sort());
     expect(files).toHaveLength(5);
   });
@@ -212,10 +227,16 @@ describe("scheduled backups", () => {
 
   it("each pass deletes files whose deletion waited for a backup, once none runs, unless referred to again", async () => {
     await services.storage.write("variants/orphan.webp", Readable.from([Buffer.from("orphan")]));
-    await services.db.insertInto("deferred_deletions").values({ storage_key: "variants/orphan.webp", deferred_at: clock.now().toISOString() }).execute();
+    await services.db
+      .insertInto("deferred_deletions")
+      .values({ storage_key: "variants/orphan.webp", deferred_at: clock.now().toISOString() })
+      .execute();
     const image = await services.db.selectFrom("gallery_images").selectAll().executeTakeFirstOrThrow();
     const stillUsed = JSON.parse(image.variants).jpeg.path.replace("/media/", "variants/");
-    await services.db.insertInto("deferred_deletions").values({ storage_key: stillUsed, deferred_at: clock.now().toISOString() }).execute();
+    await services.db
+      .insertInto("deferred_deletions")
+      .values({ storage_key: stillUsed, deferred_at: clock.now().toISOString() })
+      .execute();
 
     const lease = await acquireBackupLease({ db: services.db, clock }, "manual");
     const scheduler = schedule();
@@ -233,9 +254,14 @@ describe("scheduled backups", () => {
     const image = await services.db.selectFrom("gallery_images").selectAll().executeTakeFirstOrThrow();
     const keys = storageKeysOf(image);
     expect(keys.length).toBeGreaterThan(0);
-    const outage = { ...services, storage: { ...services.storage, delete: () => Promise.reject(new Error("bucket unreachable")) } };
+    const outage = {
+      ...services,
+      storage: { ...services.storage, delete: () => Promise.reject(new Error("bucket unreachable")) },
+    };
     expect(await deleteGalleryImage(outage, image.id)).toBe(true);
-    expect(await services.db.selectFrom("gallery_images").select("id").where("id", "=", image.id).execute()).toEqual([]);
+    expect(await services.db.selectFrom("gallery_images").select("id").where("id", "=", image.id).execute()).toEqual(
+      [],
+    );
     const deferred = await services.db.selectFrom("deferred_deletions").select("storage_key").execute();
     expect(deferred.map((row) => row.storage_key).sort()).toEqual([...keys].sort());
     for (const key of keys) expect(await services.storage.exists(key)).toBe(true);
@@ -258,7 +284,11 @@ describe("scheduled backups with S3_BUCKET set (no lasting disk)", () => {
     ctx = await createTestContext({}, { storage: "s3" });
     await seedDemoGallery(ctx.services, "traditional", 1, { width: 480, height: 320 });
     // Not names this site made (issue 17: seven such keys once pushed every real backup out): pruning leaves them.
-    const planted = ["backups/pre-restore-20260101-000000.tar.gz", "backups/cornerstone-99991231-235959.tar.gz", "backups/cornerstone-99991231-235958.tar.gz"];
+    const planted = [
+      "backups/pre-restore-20260101-000000.tar.gz",
+      "backups/cornerstone-99991231-235959.tar.gz",
+      "backups/cornerstone-99991231-235958.tar.gz",
+    ];
     for (const key of planted) await ctx.services.storage.write(key, Readable.from([Buffer.from("planted")]));
     const scheduler = createBackupScheduler(ctx.services, { clock, intervalHours: 24, keep: 2 });
     await scheduler.runDue();
@@ -267,12 +297,20 @@ describe("scheduled backups with S3_BUCKET set (no lasting disk)", () => {
       expect(await scheduler.runDue()).toBe("succeeded");
     }
     const keys = await ctx.storedKeys("backups/");
-    const naming = await loadBackupNaming({ dataDir: ctx.dataDir, sharedDb: ctx.services.env.DATABASE_URL ? ctx.services.db : null });
+    const naming = await loadBackupNaming({
+      dataDir: ctx.dataDir,
+      sharedDb: ctx.services.env.DATABASE_URL ? ctx.services.db : null,
+    });
     const own = keys.filter((key) => naming.verify(key.slice("backups/".length)));
-    expect(own.map(untagged)).toEqual(["backups/cornerstone-20260503-100000.tar.gz", "backups/cornerstone-20260504-100000.tar.gz"]);
+    expect(own.map(untagged)).toEqual([
+      "backups/cornerstone-20260503-100000.tar.gz",
+      "backups/cornerstone-20260504-100000.tar.gz",
+    ]);
     expect(keys.filter((key) => !own.includes(key)).sort()).toEqual([...planted].sort());
     const newestKey = own[1]!;
-    expect((await fs.readdir(backupsDirOf(ctx.dataDir)).catch(() => [] as string[])).filter((n) => !n.startsWith(".work-"))).toEqual([]);
+    expect(
+      (await fs.readdir(backupsDirOf(ctx.dataDir)).catch(() => [] as string[])).filter((n) => !n.startsWith(".work-")),
+    ).toEqual([]);
     const status = await readBackupStatus({ db: ctx.services.db, clock }, { intervalHours: 24, keep: 2 });
     const newest = (await ctx.services.storage.stat(newestKey))!;
     expect(status.lastBackup).toMatchObject({ fileName: newestKey.slice("backups/".length), bytes: newest.bytes });
@@ -284,7 +322,10 @@ describe("scheduled backups with S3_BUCKET set (no lasting disk)", () => {
     const manifest = await verifyArchive(copy);
     const names = Object.keys(manifest.files);
     const rows = await ctx.services.db.selectFrom("gallery_images").selectAll().execute();
-    const referenced = rows.flatMap(storageKeysOf).map((key) => `objects/${key}`).sort();
+    const referenced = rows
+      .flatMap(storageKeysOf)
+      .map((key) => `objects/${key}`)
+      .sort();
     expect(referenced.length).toBeGreaterThan(0);
     expect(names.filter((name) => name.startsWith("objects/")).sort()).toEqual(referenced);
   });
@@ -293,12 +334,17 @@ describe("scheduled backups with S3_BUCKET set (no lasting disk)", () => {
 describe("settings", () => {
   it("default to every 24 hours, keeping 7; accept 0 (off) and fractions of hours", () => {
     expect(parseEnv({})).toMatchObject({ BACKUP_INTERVAL_HOURS: 24, BACKUP_KEEP: 7 });
-    expect(parseEnv({ BACKUP_INTERVAL_HOURS: "0", BACKUP_KEEP: "30" })).toMatchObject({ BACKUP_INTERVAL_HOURS: 0, BACKUP_KEEP: 30 });
+    expect(parseEnv({ BACKUP_INTERVAL_HOURS: "0", BACKUP_KEEP: "30" })).toMatchObject({
+      BACKUP_INTERVAL_HOURS: 0,
+      BACKUP_KEEP: 30,
+    });
     expect(parseEnv({ BACKUP_INTERVAL_HOURS: "0.5" }).BACKUP_INTERVAL_HOURS).toBe(0.5);
   });
 
   it("refuse nonsense with a message that says how to fix it", () => {
-    expect(() => parseEnv({ BACKUP_INTERVAL_HOURS: "daily" })).toThrow(/BACKUP_INTERVAL_HOURS must be a number of hours, such as 24/);
+    expect(() => parseEnv({ BACKUP_INTERVAL_HOURS: "daily" })).toThrow(
+      /BACKUP_INTERVAL_HOURS must be a number of hours, such as 24/,
+    );
     expect(() => parseEnv({ BACKUP_INTERVAL_HOURS: "-1" })).toThrow(/BACKUP_INTERVAL_HOURS must be 0 \(off\) or more/);
     expect(() => parseEnv({ BACKUP_KEEP: "0" })).toThrow(/BACKUP_KEEP must be at least 1/);
     expect(() => parseEnv({ BACKUP_KEEP: "2.5" })).toThrow(/BACKUP_KEEP must be a whole number/);

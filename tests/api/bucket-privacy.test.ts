@@ -35,7 +35,8 @@ async function site(env: Record<string, string>, options: { storage?: "disk" | "
   const { ensureAdministrator } = await import("~/auth/auth.server");
   await ensureAdministrator(ctx.services, ADMIN);
   const admin = await signedInAgent(ctx);
-  const privacy = async () => (await admin.get("/api/admin/storage/privacy").expect(200)).body as Record<string, unknown>;
+  const privacy = async () =>
+    (await admin.get("/api/admin/storage/privacy").expect(200)).body as Record<string, unknown>;
   const errors = () => captured.lines.filter((line) => line.level >= ERROR_LEVEL);
   return { ctx, privacy, errors };
 }
@@ -52,10 +53,13 @@ async function publicBucket(): Promise<{ env: Record<string, string>; bucket: Te
 async function openCdn(): Promise<string> {
   const upstream = new URL(inject("backends").s3rverEndpoint);
   const server: Server = createServer((req, res) => {
-    const upstreamReq = forward({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method }, (upstreamRes) => {
-      res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
-      upstreamRes.pipe(res);
-    });
+    const upstreamReq = forward(
+      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method },
+      (upstreamRes) => {
+        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+        upstreamRes.pipe(res);
+      },
+    );
     upstreamReq.on("error", () => res.writeHead(502).end());
     upstreamReq.end();
   });
@@ -72,7 +76,9 @@ describe("the start-up bucket privacy check", () => {
   it("finds a public bucket: logs an error, and the dashboard's API gives the notice and the addresses that answered", async () => {
     const { env, bucket, endpoint } = await publicBucket();
     const { privacy, errors } = await site(env);
-    const probes = ["incoming/", "originals/", "backups/", "enquiry-photos/"].map((prefix) => `${endpoint}/${bucket.name}/${prefix}privacy-probe`);
+    const probes = ["incoming/", "originals/", "backups/", "enquiry-photos/"].map(
+      (prefix) => `${endpoint}/${bucket.name}/${prefix}privacy-probe`,
+    );
     expect(await privacy()).toEqual({ status: "public", readableAt: probes, message: NOTICE });
     expect(errors()).toHaveLength(1);
     expect(errors()[0]!.msg).toContain(NOTICE);
@@ -95,8 +101,13 @@ describe("the start-up bucket privacy check", () => {
     cleanups.push(() => bucket.remove());
     const bucketName = bucket.name;
     // The CDN publishes the bucket's variants/ at MEDIA_BASE_URL (and, wrongly, everything else).
-    const { privacy, errors } = await site({ ...s3Env(front, bucketName), MEDIA_BASE_URL: `${cdn}/${bucketName}/variants` });
-    const answered = ["incoming/", "originals/", "backups/", "enquiry-photos/"].map((prefix) => `${cdn}/${bucketName}/${prefix}privacy-probe`);
+    const { privacy, errors } = await site({
+      ...s3Env(front, bucketName),
+      MEDIA_BASE_URL: `${cdn}/${bucketName}/variants`,
+    });
+    const answered = ["incoming/", "originals/", "backups/", "enquiry-photos/"].map(
+      (prefix) => `${cdn}/${bucketName}/${prefix}privacy-probe`,
+    );
     expect(await privacy()).toEqual({ status: "public", readableAt: answered, message: NOTICE });
     expect(errors()).toHaveLength(1);
   });
@@ -117,9 +128,13 @@ describe("the start-up bucket privacy check", () => {
     const missing = await createS3Storage(s3ConfigFor(inject("backends").s3Endpoint, "no-such-bucket"));
     cleanups.push(() => missing.close());
     const { logger } = capturingLogger();
-    const error = await checkBucketPrivacy({ targets: [{ storage: missing }], enabled: true, logger }).catch((e: unknown) => e);
+    const error = await checkBucketPrivacy({ targets: [{ storage: missing }], enabled: true, logger }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(StorageCheckError);
-    expect((error as Error).message).toMatch(/^Cannot check that the bucket is private: writing a probe under incoming\/, originals\/, backups\/, enquiry-photos\/ failed/);
+    expect((error as Error).message).toMatch(
+      /^Cannot check that the bucket is private: writing a probe under incoming\/, originals\/, backups\/, enquiry-photos\/ failed/,
+    );
     expect((error as Error).message).toContain("S3_PRIVACY_CHECK=off");
   });
 
@@ -132,7 +147,13 @@ describe("mediaAddresses", () => {
   it("gives MEDIA_BASE_URL's origin and the folder above variants/, once each", () => {
     expect(mediaAddresses(undefined)).toEqual([]);
     expect(mediaAddresses("https://media.example.co.nz/variants")).toEqual(["https://media.example.co.nz"]);
-    expect(mediaAddresses("https://cdn.example.net/photos/variants")).toEqual(["https://cdn.example.net", "https://cdn.example.net/photos"]);
-    expect(mediaAddresses("https://cdn.example.net/images")).toEqual(["https://cdn.example.net", "https://cdn.example.net/images"]);
+    expect(mediaAddresses("https://cdn.example.net/photos/variants")).toEqual([
+      "https://cdn.example.net",
+      "https://cdn.example.net/photos",
+    ]);
+    expect(mediaAddresses("https://cdn.example.net/images")).toEqual([
+      "https://cdn.example.net",
+      "https://cdn.example.net/images",
+    ]);
   });
 });

@@ -24,13 +24,26 @@ afterEach(async () => {
 function fakeProcessed(): ProcessedImage {
   const hash = randomBytes(10).toString("hex");
   const variant = { width: 480, height: 320, path: `/media/${hash}.jpg`, bytes: 1000 };
-  return { width: 480, height: 320, placeholder: "data:image/webp;base64,AA==", variants: { avif: [], webp: [], jpeg: variant }, storageKeys: [] };
+  return {
+    width: 480,
+    height: 320,
+    placeholder: "data:image/webp;base64,AA==",
+    variants: { avif: [], webp: [], jpeg: variant },
+    storageKeys: [],
+  };
 }
 
 async function addImages(galleryType: GalleryType, count: number) {
   const images = [];
   for (let i = 0; i < count; i++) {
-    images.push(await createGalleryImage(ctx.services, { galleryType, caption: `#${i}`, processed: fakeProcessed(), originalKey: null }));
+    images.push(
+      await createGalleryImage(ctx.services, {
+        galleryType,
+        caption: `#${i}`,
+        processed: fakeProcessed(),
+        originalKey: null,
+      }),
+    );
   }
   return images;
 }
@@ -45,7 +58,15 @@ async function uploadUrlWithPhoto(agent: AdminContext["admin"], width: number): 
   const { uploadURL } = (await agent.post("/api/objects/upload").expect(200)).body as { uploadURL: string };
   const photo = await makeImage("jpeg", { width, height: 48 });
   if (/^https?:/.test(uploadURL)) {
-    expect((await fetch(uploadURL, { method: "PUT", headers: { "Content-Type": "image/jpeg" }, body: new Uint8Array(photo) })).status).toBe(200);
+    expect(
+      (
+        await fetch(uploadURL, {
+          method: "PUT",
+          headers: { "Content-Type": "image/jpeg" },
+          body: new Uint8Array(photo),
+        })
+      ).status,
+    ).toBe(200);
   } else {
     await agent.put(uploadURL).set("Content-Type", "image/jpeg").send(photo).expect(200);
   }
@@ -57,7 +78,14 @@ describe("concurrent gallery writes on one instance", () => {
     ctx = await createAdminContext();
     await addImages("veneer", 2);
     const added = await Promise.all(
-      range(12).map(() => createGalleryImage(ctx.services, { galleryType: "veneer", caption: "", processed: fakeProcessed(), originalKey: null })),
+      range(12).map(() =>
+        createGalleryImage(ctx.services, {
+          galleryType: "veneer",
+          caption: "",
+          processed: fakeProcessed(),
+          originalKey: null,
+        }),
+      ),
     );
     expect(added.map((image) => image.sortOrder).sort((a, b) => a - b)).toEqual(range(12).map((i) => i + 2));
     expect(await orderOf("veneer")).toEqual(range(14));
@@ -99,9 +127,16 @@ describe("concurrent gallery writes on one instance", () => {
     const images = await addImages("homepage", 6);
     const ids = images.map((image) => image.id);
     const [reversed, deleted2, created, restored, deleted4] = await Promise.all([
-      ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "homepage", imageIds: [...ids].reverse() }),
+      ctx.admin
+        .put("/api/admin/gallery-images/reorder")
+        .send({ galleryType: "homepage", imageIds: [...ids].reverse() }),
       ctx.admin.delete(`/api/admin/gallery-images/${ids[2]}`),
-      createGalleryImage(ctx.services, { galleryType: "homepage", caption: "new", processed: fakeProcessed(), originalKey: null }),
+      createGalleryImage(ctx.services, {
+        galleryType: "homepage",
+        caption: "new",
+        processed: fakeProcessed(),
+        originalKey: null,
+      }),
       ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "homepage", imageIds: ids }),
       ctx.admin.delete(`/api/admin/gallery-images/${ids[4]}`),
     ]);
@@ -112,7 +147,9 @@ describe("concurrent gallery writes on one instance", () => {
     // or is refused whole (400, with the reason): never half-applied.
     const refused = { status: 400, body: { message: "imageIds must list every image of the gallery exactly once" } };
     const outcome = (reorder: typeof reversed) =>
-      reorder.status === 200 ? { status: 200, ids: (reorder.body as { id: string }[]).map((image) => image.id) } : { status: reorder.status, body: reorder.body };
+      reorder.status === 200
+        ? { status: 200, ids: (reorder.body as { id: string }[]).map((image) => image.id) }
+        : { status: reorder.status, body: reorder.body };
     expect([{ status: 200, ids: [...ids].reverse() }, refused]).toContainEqual(outcome(reversed));
     expect([{ status: 200, ids }, refused]).toContainEqual(outcome(restored));
     const left = await listGalleryImages(ctx.services, "homepage");
@@ -156,9 +193,14 @@ describe("two instances sharing one PostgreSQL database and one bucket", () => {
     try {
       // Each starts once the one before it is queued for the lock, so they are served in this order.
       const settled: string[] = [];
-      const queued = async <T>(name: string, waiters: number, start: () => Promise<T>): Promise<{ running: Promise<T> }> => {
+      const queued = async <T>(
+        name: string,
+        waiters: number,
+        start: () => Promise<T>,
+      ): Promise<{ running: Promise<T> }> => {
         const running = start().finally(() => settled.push(name));
-        while (settled.length === 0 && (await lockWaiters(other)) < waiters) await new Promise((resolve) => setTimeout(resolve, 5));
+        while (settled.length === 0 && (await lockWaiters(other)) < waiters)
+          await new Promise((resolve) => setTimeout(resolve, 5));
         return { running };
       };
       const reversed = [...ids].reverse();
@@ -167,7 +209,12 @@ describe("two instances sharing one PostgreSQL database and one bucket", () => {
       );
       const removal = await queued("delete", 2, async () => ctx.admin.delete(`/api/admin/gallery-images/${ids[1]}`));
       const addition = await queued("add", 3, () =>
-        createGalleryImage(ctx.services, { galleryType: "traditional", caption: "new", processed: fakeProcessed(), originalKey: null }),
+        createGalleryImage(ctx.services, {
+          galleryType: "traditional",
+          caption: "new",
+          processed: fakeProcessed(),
+          originalKey: null,
+        }),
       );
       // All three are waiting: none has touched the gallery.
       expect({ waiting: await lockWaiters(other), settled }).toEqual({ waiting: 3, settled: [] });
@@ -200,7 +247,14 @@ describe("two instances sharing one PostgreSQL database and one bucket", () => {
       ctx.admin.delete(`/api/admin/gallery-images/${images[0]!.id}`),
       adminB.delete(`/api/admin/gallery-images/${images[5]!.id}`),
       adminB.delete(`/api/admin/gallery-images/${images[6]!.id}`),
-      ...range(3).map(() => createGalleryImage(b.services, { galleryType: "veneer", caption: "", processed: fakeProcessed(), originalKey: null })),
+      ...range(3).map(() =>
+        createGalleryImage(b.services, {
+          galleryType: "veneer",
+          caption: "",
+          processed: fakeProcessed(),
+          originalKey: null,
+        }),
+      ),
     ]);
     expect(results.slice(0, 4).map((r) => ("status" in r ? r.status : 0))).toEqual([201, 201, 201, 201]);
     expect(await orderOf("veneer")).toEqual(range(8 + 4 - 3 + 3));

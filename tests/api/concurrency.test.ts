@@ -22,7 +22,11 @@ afterEach(async () => {
 
 async function completedUpload(width = 64): Promise<string> {
   const url = await newUploadUrl(ctx);
-  await ctx.admin.put(url).set("Content-Type", "image/jpeg").send(await makeImage("jpeg", { width, height: 48 })).expect(200);
+  await ctx.admin
+    .put(url)
+    .set("Content-Type", "image/jpeg")
+    .send(await makeImage("jpeg", { width, height: 48 }))
+    .expect(200);
   return url;
 }
 
@@ -52,15 +56,24 @@ function pauseNextCall<T extends object, K extends keyof T>(object: T, method: K
 
 async function galleryOrders(galleryType: string) {
   const res = await ctx.api.get(`/api/galleries/${galleryType}`).expect(200);
-  return (res.body as { id: string; sortOrder: number }[]).map((image) => ({ id: image.id, sortOrder: image.sortOrder }));
+  return (res.body as { id: string; sortOrder: number }[]).map((image) => ({
+    id: image.id,
+    sortOrder: image.sortOrder,
+  }));
 }
 
 describe("races", () => {
   it("two PUTs to one upload URL: exactly one succeeds, and one file is kept", async () => {
     const url = await newUploadUrl(ctx);
     const [a, b] = await Promise.all([
-      ctx.admin.put(url).set("Content-Type", "image/jpeg").send(await makeImage("jpeg", { width: 80 })),
-      ctx.admin.put(url).set("Content-Type", "image/jpeg").send(await makeImage("jpeg", { width: 90 })),
+      ctx.admin
+        .put(url)
+        .set("Content-Type", "image/jpeg")
+        .send(await makeImage("jpeg", { width: 80 })),
+      ctx.admin
+        .put(url)
+        .set("Content-Type", "image/jpeg")
+        .send(await makeImage("jpeg", { width: 90 })),
     ]);
     expect([a.status, b.status].sort()).toEqual([200, 403]);
     expect([a, b].find((r) => r.status === 403)!.body.message).toMatch(/already been used/);
@@ -90,14 +103,18 @@ describe("races", () => {
   });
 
   it("a reorder that commits while an add is being processed: the new image goes to the end of the new order", async () => {
-    const seeded = (await seedDemoGallery(ctx.services, "veneer", 3, { width: 300, height: 200 })).map((image) => image.id);
+    const seeded = (await seedDemoGallery(ctx.services, "veneer", 3, { width: 300, height: 200 })).map(
+      (image) => image.id,
+    );
     const url = await completedUpload();
     const reversed = [...seeded].reverse();
     // The add has claimed its upload and is making the variants when the reorder comes in.
     const processing = pauseNextCall(ctx.services.images, "process");
     const adding = registerImage(ctx, url, { galleryType: "veneer" }).then((res) => res);
     await processing.reached;
-    const reorder = await ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "veneer", imageIds: reversed });
+    const reorder = await ctx.admin
+      .put("/api/admin/gallery-images/reorder")
+      .send({ galleryType: "veneer", imageIds: reversed });
     processing.release();
     const add = await adding;
     expect([reorder.status, add.status]).toEqual([200, 201]);
@@ -106,12 +123,16 @@ describe("races", () => {
   });
 
   it("a reorder sent before an add committed, arriving after: refused whole, and the order stays 0..n-1", async () => {
-    const seeded = (await seedDemoGallery(ctx.services, "veneer", 3, { width: 300, height: 200 })).map((image) => image.id);
+    const seeded = (await seedDemoGallery(ctx.services, "veneer", 3, { width: 300, height: 200 })).map(
+      (image) => image.id,
+    );
     const url = await completedUpload();
     // The admin's page listed three images; another tab adds a fourth before the reorder lands.
     const add = await registerImage(ctx, url, { galleryType: "veneer" });
     expect(add.status).toBe(201);
-    const reorder = await ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "veneer", imageIds: [...seeded].reverse() });
+    const reorder = await ctx.admin
+      .put("/api/admin/gallery-images/reorder")
+      .send({ galleryType: "veneer", imageIds: [...seeded].reverse() });
     expect({ status: reorder.status, body: reorder.body }).toEqual({
       status: 400,
       body: { message: "imageIds must list every image of the gallery exactly once" },
@@ -121,12 +142,16 @@ describe("races", () => {
   });
 
   it("a reorder that arrives while a committed delete is still removing its files: refused whole, no gaps", async () => {
-    const seeded = (await seedDemoGallery(ctx.services, "homepage", 4, { width: 300, height: 200 })).map((image) => image.id);
+    const seeded = (await seedDemoGallery(ctx.services, "homepage", 4, { width: 300, height: 200 })).map(
+      (image) => image.id,
+    );
     // The delete has committed and is removing the image's files when the reorder comes in.
     const removingFiles = pauseNextCall(ctx.services.storage, "delete");
     const deleting = ctx.admin.delete(`/api/admin/gallery-images/${seeded[1]}`).then((res) => res);
     await removingFiles.reached;
-    const reorder = await ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "homepage", imageIds: [...seeded].reverse() });
+    const reorder = await ctx.admin
+      .put("/api/admin/gallery-images/reorder")
+      .send({ galleryType: "homepage", imageIds: [...seeded].reverse() });
     removingFiles.release();
     expect((await deleting).status).toBe(204);
     expect({ status: reorder.status, body: reorder.body }).toEqual({
@@ -138,17 +163,26 @@ describe("races", () => {
   });
 
   it("a delete after a reorder committed: the gap in the new order is closed", async () => {
-    const seeded = (await seedDemoGallery(ctx.services, "homepage", 4, { width: 300, height: 200 })).map((image) => image.id);
+    const seeded = (await seedDemoGallery(ctx.services, "homepage", 4, { width: 300, height: 200 })).map(
+      (image) => image.id,
+    );
     const reversed = [...seeded].reverse();
-    await ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "homepage", imageIds: reversed }).expect(200);
+    await ctx.admin
+      .put("/api/admin/gallery-images/reorder")
+      .send({ galleryType: "homepage", imageIds: reversed })
+      .expect(200);
     await ctx.admin.delete(`/api/admin/gallery-images/${seeded[1]}`).expect(204);
     const survivors = reversed.filter((id) => id !== seeded[1]);
     expect(await galleryOrders("homepage")).toEqual(survivors.map((id, sortOrder) => ({ id, sortOrder })));
   });
 
   it("concurrent deletes of images in one gallery close every gap", async () => {
-    const seeded = (await seedDemoGallery(ctx.services, "traditional", 5, { width: 300, height: 200 })).map((image) => image.id);
-    const results = await Promise.all([seeded[0], seeded[2], seeded[4]].map((id) => ctx.admin.delete(`/api/admin/gallery-images/${id}`)));
+    const seeded = (await seedDemoGallery(ctx.services, "traditional", 5, { width: 300, height: 200 })).map(
+      (image) => image.id,
+    );
+    const results = await Promise.all(
+      [seeded[0], seeded[2], seeded[4]].map((id) => ctx.admin.delete(`/api/admin/gallery-images/${id}`)),
+    );
     expect(results.map((r) => r.status)).toEqual([204, 204, 204]);
     expect(await galleryOrders("traditional")).toEqual([
       { id: seeded[1], sortOrder: 0 },

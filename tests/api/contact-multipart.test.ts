@@ -31,7 +31,10 @@ function multipart(parts: Part[]): { body: Buffer; contentType: string } {
       chunks.push(Buffer.from(`--${boundary}\r\nContent-Type: text/plain\r\n\r\n${part.bare}\r\n`));
       continue;
     }
-    const disposition = "fileName" in part ? `form-data; name="${part.name}"; filename="${part.fileName}"\r\nContent-Type: ${part.type}` : `form-data; name="${part.name}"`;
+    const disposition =
+      "fileName" in part
+        ? `form-data; name="${part.name}"; filename="${part.fileName}"\r\nContent-Type: ${part.type}`
+        : `form-data; name="${part.name}"`;
     chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n\r\n`));
     chunks.push("fileName" in part ? part.data : Buffer.from(part.value));
     chunks.push(Buffer.from("\r\n"));
@@ -47,7 +50,13 @@ const TEXT: { name: string; value: string }[] = [
   { name: "message", value: "A quote for a basalt retaining wall, photos attached." },
   { name: "website", value: "" },
 ];
-const KEPT_TEXT = { name: "Aroha Smith", email: "aroha@example.co.nz", phone: "021 123 4567", message: "A quote for a basalt retaining wall, photos attached.", website: "" };
+const KEPT_TEXT = {
+  name: "Aroha Smith",
+  email: "aroha@example.co.nz",
+  phone: "021 123 4567",
+  message: "A quote for a basalt retaining wall, photos attached.",
+  website: "",
+};
 
 let ctx: TestContext;
 let closeServer: () => Promise<void>;
@@ -81,36 +90,49 @@ afterEach(async () => {
 /** The one temporary folder of visitors' photos (both ways in). */
 const tempRoot = () => path.join(ctx.dataDir, "tmp", "enquiry-photos");
 /** Photos on disk, one temporary file each. */
-const photosOnDisk = async () => (await fs.readdir(tempRoot()).catch(() => [] as string[])).filter((entry) => entry.endsWith(".upload"));
+const photosOnDisk = async () =>
+  (await fs.readdir(tempRoot()).catch(() => [] as string[])).filter((entry) => entry.endsWith(".upload"));
 
 /** A post over a socket of its own; `hold` sends only this many bytes until `finish()`. */
-function rawPost(target: string, body: Buffer, contentType: string, options: { hold?: number; headers?: Record<string, string> } = {}) {
+function rawPost(
+  target: string,
+  body: Buffer,
+  contentType: string,
+  options: { hold?: number; headers?: Record<string, string> } = {},
+) {
   visitor += 1;
   let finish!: () => void;
-  const answered = new Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
-    const req = http.request(
-      {
-        host: "127.0.0.1",
-        port,
-        method: "POST",
-        path: target,
-        headers: { "Content-Type": contentType, "Content-Length": String(body.length), "X-Forwarded-For": `10.77.0.${visitor}`, ...options.headers },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
-      },
-    );
-    open.push(req);
-    req.on("error", reject);
-    if (options.hold === undefined) req.end(body);
-    else {
-      req.write(body.subarray(0, options.hold));
-      finish = () => req.end(body.subarray(options.hold));
-    }
-  });
+  const answered = new Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }>(
+    (resolve, reject) => {
+      const req = http.request(
+        {
+          host: "127.0.0.1",
+          port,
+          method: "POST",
+          path: target,
+          headers: {
+            "Content-Type": contentType,
+            "Content-Length": String(body.length),
+            "X-Forwarded-For": `10.77.0.${visitor}`,
+            ...options.headers,
+          },
+        },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => (text += chunk));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
+        },
+      );
+      open.push(req);
+      req.on("error", reject);
+      if (options.hold === undefined) req.end(body);
+      else {
+        req.write(body.subarray(0, options.hold));
+        finish = () => req.end(body.subarray(options.hold));
+      }
+    },
+  );
   // A test that fails while posts are held leaves them to afterEach, which destroys them: not an unhandled rejection.
   answered.catch(() => {});
   return { answered, finish: () => finish() };
@@ -124,19 +146,31 @@ function rawPost(target: string, body: Buffer, contentType: string, options: { h
 async function postEndlessPhoto(size: { declaredBytes: number } | { streamedMegabytes: number }) {
   const { contentType } = multipart(TEXT);
   const boundary = contentType.split("boundary=")[1]!;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="endless.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="endless.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`,
+  );
   const total = "declaredBytes" in size ? size.declaredBytes : head.length + size.streamedMegabytes * 1024 * 1024;
-  const length: Record<string, string> = "declaredBytes" in size ? { "Content-Length": String(total) } : { "Transfer-Encoding": "chunked" };
+  const length: Record<string, string> =
+    "declaredBytes" in size ? { "Content-Length": String(total) } : { "Transfer-Encoding": "chunked" };
   const megabyte = Buffer.alloc(1024 * 1024);
   return new Promise<{ status: number; text: string; sentAll: boolean }>((resolve, reject) => {
     let sent = 0;
     let answered = false;
-    const req = http.request({ host: "127.0.0.1", port, method: "POST", path: "/contact", headers: { "Content-Type": contentType, ...length } }, (res) => {
-      answered = true;
-      let text = "";
-      res.on("data", (data: Buffer) => (text += data.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text, sentAll: sent === total }));
-    });
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/contact",
+        headers: { "Content-Type": contentType, ...length },
+      },
+      (res) => {
+        answered = true;
+        let text = "";
+        res.on("data", (data: Buffer) => (text += data.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text, sentAll: sent === total }));
+      },
+    );
     req.on("error", (error) => (answered ? undefined : reject(error)));
     const more = () => {
       while (!answered && sent < total) {
@@ -167,10 +201,19 @@ describe("the no-JS contact form's multipart post", () => {
 
   it("more than five photos: the whole body is read, then refused with the text kept and nothing processed", async () => {
     const kept = await ctx.storedKeys("enquiry-photos/");
-    const { body, contentType } = multipart([...TEXT, ...["1", "2", "3", "4", "5", "6"].map((n) => photo(`photo-${n}.jpg`))]);
+    const { body, contentType } = multipart([
+      ...TEXT,
+      ...["1", "2", "3", "4", "5", "6"].map((n) => photo(`photo-${n}.jpg`)),
+    ]);
     const { answered } = rawPost("/contact", body, contentType);
     expect((await answered).status).toBe(200);
-    expect(seen).toEqual([{ path: "/contact", fields: KEPT_TEXT, photos: { status: "refused", httpStatus: 413, messages: ["Up to 5 photos."] } }]);
+    expect(seen).toEqual([
+      {
+        path: "/contact",
+        fields: KEPT_TEXT,
+        photos: { status: "refused", httpStatus: 413, messages: ["Up to 5 photos."] },
+      },
+    ]);
     expect(await ctx.storedKeys("enquiry-photos/")).toEqual(kept);
     expect(await photosOnDisk()).toEqual([]);
   });
@@ -185,7 +228,13 @@ describe("the no-JS contact form's multipart post", () => {
     seen.length = 0;
     const beyond = multipart([...TEXT, ...bare(36)]);
     expect((await rawPost("/contact", beyond.body, beyond.contentType).answered).status).toBe(200);
-    expect(seen).toEqual([{ path: "/contact", fields: KEPT_TEXT, photos: { status: "refused", httpStatus: 413, messages: ["Up to 5 photos."] } }]);
+    expect(seen).toEqual([
+      {
+        path: "/contact",
+        fields: KEPT_TEXT,
+        photos: { status: "refused", httpStatus: 413, messages: ["Up to 5 photos."] },
+      },
+    ]);
     expect(await photosOnDisk()).toEqual([]);
   });
 
@@ -195,7 +244,11 @@ describe("the no-JS contact form's multipart post", () => {
     const { body, contentType } = multipart([...TEXT, photo("wall.jpg"), photo("huge.jpg", huge)]);
     expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
     expect(seen).toEqual([
-      { path: "/contact", fields: KEPT_TEXT, photos: { status: "refused", httpStatus: 413, messages: ["Photo huge.jpg is larger than 15 MB."] } },
+      {
+        path: "/contact",
+        fields: KEPT_TEXT,
+        photos: { status: "refused", httpStatus: 413, messages: ["Photo huge.jpg is larger than 15 MB."] },
+      },
     ]);
     // Refused while the post was read: the other photo was not processed for nothing.
     expect(await ctx.storedKeys("enquiry-photos/")).toEqual(kept);
@@ -211,7 +264,10 @@ describe("the no-JS contact form's multipart post", () => {
       const [file] = await photosOnDisk();
       if (!file) return false;
       onDisk = path.join(tempRoot(), file);
-      const size = await fs.stat(onDisk).then((stat) => stat.size, () => 0);
+      const size = await fs.stat(onDisk).then(
+        (stat) => stat.size,
+        () => 0,
+      );
       return size > 8 * 1024 * 1024;
     });
     expect((await fs.stat(onDisk)).mode & 0o777).toBe(0o600);
@@ -221,7 +277,10 @@ describe("the no-JS contact form's multipart post", () => {
   });
 
   it("at most four posts keep photos on disk at once: a fifth is told to try again in a minute, with its text", async () => {
-    const { body, contentType } = multipart([...TEXT, photo("wall.jpg", Buffer.concat([jpeg, Buffer.alloc(256 * 1024)]))]);
+    const { body, contentType } = multipart([
+      ...TEXT,
+      photo("wall.jpg", Buffer.concat([jpeg, Buffer.alloc(256 * 1024)])),
+    ]);
     const held = [1, 2, 3, 4].map(() => rawPost("/contact", body, contentType, { hold: body.length - 1024 }));
     await until(async () => (await photosOnDisk()).length === 4);
     expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
@@ -229,7 +288,12 @@ describe("the no-JS contact form's multipart post", () => {
       {
         path: "/contact",
         fields: KEPT_TEXT,
-        photos: { status: "refused", httpStatus: 503, messages: ["Many photos are being sent just now. Please try again in a minute."], retryAfterSeconds: 60 },
+        photos: {
+          status: "refused",
+          httpStatus: 503,
+          messages: ["Many photos are being sent just now. Please try again in a minute."],
+          retryAfterSeconds: 60,
+        },
       },
     ]);
     for (const post of held) post.finish();
@@ -238,9 +302,18 @@ describe("the no-JS contact form's multipart post", () => {
   });
 
   it("a post broken off mid-photo leaves nothing behind and runs no action", async () => {
-    const { body, contentType } = multipart([...TEXT, photo("wall.jpg", Buffer.concat([jpeg, Buffer.alloc(1024 * 1024)]))]);
+    const { body, contentType } = multipart([
+      ...TEXT,
+      photo("wall.jpg", Buffer.concat([jpeg, Buffer.alloc(1024 * 1024)])),
+    ]);
     visitor += 1;
-    const req = http.request({ host: "127.0.0.1", port, method: "POST", path: "/contact", headers: { "Content-Type": contentType, "Content-Length": String(body.length) } });
+    const req = http.request({
+      host: "127.0.0.1",
+      port,
+      method: "POST",
+      path: "/contact",
+      headers: { "Content-Type": contentType, "Content-Length": String(body.length) },
+    });
     open.push(req);
     req.on("error", () => {});
     req.write(body.subarray(0, body.length - 100 * 1024));
@@ -252,7 +325,11 @@ describe("the no-JS contact form's multipart post", () => {
 
   it("text the form would refuse anyway: its photos are not processed", async () => {
     const kept = await ctx.storedKeys("enquiry-photos/");
-    const { body, contentType } = multipart([...TEXT.filter((part) => part.name !== "email"), { name: "email", value: "not-an-email" }, photo("wall.jpg")]);
+    const { body, contentType } = multipart([
+      ...TEXT.filter((part) => part.name !== "email"),
+      { name: "email", value: "not-an-email" },
+      photo("wall.jpg"),
+    ]);
     expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
     expect(seen[0]!.photos).toEqual({ status: "accepted", tokens: [] });
     expect(await ctx.storedKeys("enquiry-photos/")).toEqual(kept);
@@ -261,7 +338,12 @@ describe("the no-JS contact form's multipart post", () => {
   it("a post refused for one photo lets go of the photos taken before it: none waits to be sent", async () => {
     const kept = await ctx.storedKeys("enquiry-photos/");
     const rowsBefore = (await ctx.services.db.selectFrom("enquiry_photos").select("id").execute()).length;
-    const notAPhoto: Part = { name: "photos", fileName: "notes.txt", type: "text/plain", data: Buffer.from("Dear Mark, my notes.") };
+    const notAPhoto: Part = {
+      name: "photos",
+      fileName: "notes.txt",
+      type: "text/plain",
+      data: Buffer.from("Dear Mark, my notes."),
+    };
     const { body, contentType } = multipart([...TEXT, photo("wall.jpg"), notAPhoto]);
     expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
     expect(seen[0]!.photos).toEqual({
@@ -276,13 +358,20 @@ describe("the no-JS contact form's multipart post", () => {
   });
 
   it("text beyond the bounds is refused with the rest of the text kept", async () => {
-    const { body, contentType } = multipart([...TEXT.filter((part) => part.name !== "message"), { name: "message", value: "x".repeat(40 * 1024) }]);
+    const { body, contentType } = multipart([
+      ...TEXT.filter((part) => part.name !== "message"),
+      { name: "message", value: "x".repeat(40 * 1024) },
+    ]);
     expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
     expect(seen).toEqual([
       {
         path: "/contact",
         fields: { name: "Aroha Smith", email: "aroha@example.co.nz", phone: "021 123 4567", website: "" },
-        photos: { status: "refused", httpStatus: 413, messages: ["The form has more text than it can take. Please shorten the message and send it again."] },
+        photos: {
+          status: "refused",
+          httpStatus: 413,
+          messages: ["The form has more text than it can take. Please shorten the message and send it again."],
+        },
       },
     ]);
   });
@@ -305,7 +394,11 @@ describe("the no-JS contact form's multipart post", () => {
   });
 
   it("every other page post keeps the 64 KB limit, multipart or not", async () => {
-    const large = multipart([...TEXT, { name: "notes", value: "x".repeat(30 * 1024) }, { name: "more", value: "y".repeat(40 * 1024) }]);
+    const large = multipart([
+      ...TEXT,
+      { name: "notes", value: "x".repeat(30 * 1024) },
+      { name: "more", value: "y".repeat(40 * 1024) },
+    ]);
     const elsewhere = await rawPost("/stonework", large.body, large.contentType).answered;
     expect([elsewhere.status, elsewhere.text]).toEqual([413, "Request body too large"]);
     const form = Buffer.from(new URLSearchParams({ ...KEPT_TEXT, message: "x".repeat(70 * 1024) }).toString());
@@ -321,7 +414,8 @@ describe("the no-JS contact form's multipart post", () => {
   it("a post from another site is not read: no file on disk, no action", async () => {
     const kept = await ctx.storedKeys("enquiry-photos/");
     const { body, contentType } = multipart([...TEXT, photo("wall.jpg")]);
-    const refused = await rawPost("/contact", body, contentType, { headers: { Origin: "http://evil.example" } }).answered;
+    const refused = await rawPost("/contact", body, contentType, { headers: { Origin: "http://evil.example" } })
+      .answered;
     expect(refused.status).toBe(403);
     expect(seen).toEqual([]);
     expect(await photosOnDisk()).toEqual([]);

@@ -49,11 +49,17 @@ const TEXT = [
 ] as const;
 
 function textParts(): Buffer {
-  return Buffer.from(TEXT.map(([name, value]) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`).join(""));
+  return Buffer.from(
+    TEXT.map(
+      ([name, value]) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+    ).join(""),
+  );
 }
 function photoPart(data: Buffer): Buffer {
   return Buffer.concat([
-    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="photos"; filename="wall.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`),
+    Buffer.from(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="photos"; filename="wall.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`,
+    ),
     data,
     Buffer.from("\r\n"),
   ]);
@@ -87,7 +93,8 @@ function post(body: Buffer, sent = body.length) {
   return { answer: () => answer, finish: () => req.end(body.subarray(sent)) };
 }
 
-const tempFiles = async () => (await fs.readdir(path.join(ctx.dataDir, "tmp", "enquiry-photos")).catch(() => [] as string[])).length;
+const tempFiles = async () =>
+  (await fs.readdir(path.join(ctx.dataDir, "tmp", "enquiry-photos")).catch(() => [] as string[])).length;
 
 /** Lets the server read what was sent (real time, never a timing assertion). */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
@@ -122,7 +129,14 @@ describe("slots for posts with photos", () => {
     await expect.poll(tempFiles, { timeout: 20_000 }).toBe(CONCURRENT_PHOTO_POSTS);
     const turnedAway = post(body);
     await expect.poll(() => turnedAway.answer()?.status, { timeout: 20_000 }).toBe(200);
-    expect(seen).toEqual([{ status: "refused", httpStatus: 503, messages: [expect.stringContaining("try again in a minute")], retryAfterSeconds: 60 }]);
+    expect(seen).toEqual([
+      {
+        status: "refused",
+        httpStatus: 503,
+        messages: [expect.stringContaining("try again in a minute")],
+        retryAfterSeconds: 60,
+      },
+    ]);
 
     clock.advance(29_000);
     await settle();
@@ -130,9 +144,7 @@ describe("slots for posts with photos", () => {
     expect(stalled.map((p) => p.answer())).toEqual([null, null, null, null]);
 
     clock.advance(1_000);
-    await expect
-      .poll(() => stalled.map((p) => p.answer()?.status), { timeout: 5_000 })
-      .toEqual([408, 408, 408, 408]);
+    await expect.poll(() => stalled.map((p) => p.answer()?.status), { timeout: 5_000 }).toEqual([408, 408, 408, 408]);
     expect(stalled[0]!.answer()!.text).toBe("The form stopped arriving. Please send it again.");
     // The rest of a stalled post is not read: its connection is closed.
     expect(stalled.map((p) => p.answer()!.connection)).toEqual(["close", "close", "close", "close"]);

@@ -53,7 +53,11 @@ describe("GET /api/admin/content/:key/history", () => {
     // The current text is Version 55; the newest kept is 54 and the oldest kept is 5.
     expect(versions[0]!.content).toBe("Version 54");
     expect(versions.at(-1)!.content).toBe("Version 5");
-    const rows = await ctx.services.db.selectFrom("content_revisions").select("id").where("key", "=", "footer.description").execute();
+    const rows = await ctx.services.db
+      .selectFrom("content_revisions")
+      .select("id")
+      .where("key", "=", "footer.description")
+      .execute();
     expect(rows).toHaveLength(50);
   });
 
@@ -83,7 +87,12 @@ describe("POST /api/admin/content/:key/history/:id/restore", () => {
 
     const changesBefore = ctx.publicChanges();
     const res = await ctx.admin.post(`/api/admin/content/hero.title/history/${older!.id}/restore`).expect(200);
-    expect(res.body).toEqual({ key: "hero.title", content: "First title", updatedAt: expect.any(String), isDefault: false });
+    expect(res.body).toEqual({
+      key: "hero.title",
+      content: "First title",
+      updatedAt: expect.any(String),
+      isDefault: false,
+    });
     expect(ctx.publicChanges()).toBe(changesBefore + 1);
     expect(await publicText("hero.title")).toBe("First title");
 
@@ -129,7 +138,12 @@ describe("DELETE /api/admin/content/:key", () => {
     expect(res.text).toBe("");
     expect(ctx.publicChanges()).toBe(changesBefore + 1);
     const entry = (await ctx.api.get("/api/content/stonework.intro").expect(200)).body;
-    expect(entry).toEqual({ key: "stonework.intro", content: defaultContentFor("stonework.intro"), updatedAt: null, isDefault: true });
+    expect(entry).toEqual({
+      key: "stonework.intro",
+      content: defaultContentFor("stonework.intro"),
+      updatedAt: null,
+      isDefault: true,
+    });
 
     // Undo the reset by restoring the kept text.
     const [kept] = await history("stonework.intro");

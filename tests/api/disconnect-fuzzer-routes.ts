@@ -33,7 +33,8 @@ export type RouteFuzz = {
 
 /** Handlers mounted on a path that take no body themselves: each passes the request on, or serves only GET. */
 export const PASSES_ON: Record<string, string> = {
-  "USE /api/uploads/resumable": "requireAdmin: checks the session, then passes on to the resumable-upload routes listed under /api/uploads/resumable",
+  "USE /api/uploads/resumable":
+    "requireAdmin: checks the session, then passes on to the resumable-upload routes listed under /api/uploads/resumable",
   "USE /admin": "sets no-store and noindex headers on the admin pages, then passes on",
   "USE /api/admin": "requireAdmin: checks the session, then passes on to the routes listed under /api/admin",
   "USE /assets": "static files: GET and HEAD only, anything else passes on to the 404",
@@ -46,25 +47,50 @@ const PASSWORD = TEST_ADMIN.password;
  * Three bodies for a JSON route: valid; invalid (unknown fields, the known ones in another order and of
  * the wrong type, and then not JSON at all); and past the 64 KB limit.
  */
-function jsonBodies(valid: Record<string, unknown>, invalid: Record<string, unknown> = { unexpected: [1, 2, 3] }): FuzzBody[] {
-  const unknownAndReordered = { zzUnknownField: "x", ...invalid, ...Object.fromEntries(Object.keys(valid).reverse().map((key) => [key, invalid[key] ?? [key]])) };
+function jsonBodies(
+  valid: Record<string, unknown>,
+  invalid: Record<string, unknown> = { unexpected: [1, 2, 3] },
+): FuzzBody[] {
+  const unknownAndReordered = {
+    zzUnknownField: "x",
+    ...invalid,
+    ...Object.fromEntries(
+      Object.keys(valid)
+        .reverse()
+        .map((key) => [key, invalid[key] ?? [key]]),
+    ),
+  };
   const tooLong = { ...valid, padding: "x".repeat(JSON_BODY_LIMIT_BYTES + 4 * KB) };
   return [
     jsonBody("valid", valid),
-    jsonBody("invalid: unknown fields, other order, wrong types, not JSON", `${JSON.stringify(unknownAndReordered).slice(0, -1)}, "cut": tru}`),
+    jsonBody(
+      "invalid: unknown fields, other order, wrong types, not JSON",
+      `${JSON.stringify(unknownAndReordered).slice(0, -1)}, "cut": tru}`,
+    ),
     { ...jsonBody("past the JSON limit", tooLong), extraCuts: [JSON_BODY_LIMIT_BYTES] },
   ];
 }
 
-const json = (path: string, valid: Record<string, unknown>, options: { session?: boolean; invalid?: Record<string, unknown> } = {}): RouteFuzz => ({
+const json = (
+  path: string,
+  valid: Record<string, unknown>,
+  options: { session?: boolean; invalid?: Record<string, unknown> } = {},
+): RouteFuzz => ({
   path,
   session: options.session,
   bodies: () => jsonBodies(valid, options.invalid),
 });
-const admin = (path: string, valid: Record<string, unknown> = {}, invalid?: Record<string, unknown>) => json(path, valid, { session: true, invalid });
+const admin = (path: string, valid: Record<string, unknown> = {}, invalid?: Record<string, unknown>) =>
+  json(path, valid, { session: true, invalid });
 
 const NO_SUCH_ID = "00000000-0000-4000-8000-000000000000";
-const CREDENTIAL = { id: "AAAA", rawId: "AAAA", type: "public-key", response: { clientDataJSON: "e30", authenticatorData: "AAAA", signature: "AAAA" }, clientExtensionResults: {} };
+const CREDENTIAL = {
+  id: "AAAA",
+  rawId: "AAAA",
+  type: "public-key",
+  response: { clientDataJSON: "e30", authenticatorData: "AAAA", signature: "AAAA" },
+  clientExtensionResults: {},
+};
 
 const CONTACT_TEXT: [string, string][] = [
   ["name", "Aroha Visitor"],
@@ -75,8 +101,14 @@ const CONTACT_TEXT: [string, string][] = [
 ];
 
 const textParts = (pairs: [string, string][]) => pairs.map(([name, value]) => ({ name, value }));
-const photoPart = (data: Buffer, name = "photos", fileName = "wall.jpg") => ({ name, value: data, fileName, type: "image/jpeg" });
-const tooLargePhoto = (photo: Buffer) => Buffer.concat([photo, Buffer.alloc(MAX_ENQUIRY_PHOTO_BYTES + 1 - photo.length, 0x55)]);
+const photoPart = (data: Buffer, name = "photos", fileName = "wall.jpg") => ({
+  name,
+  value: data,
+  fileName,
+  type: "image/jpeg",
+});
+const tooLargePhoto = (photo: Buffer) =>
+  Buffer.concat([photo, Buffer.alloc(MAX_ENQUIRY_PHOTO_BYTES + 1 - photo.length, 0x55)]);
 
 /** A body past a photo's size limit: cut mostly in its first 64 KB, and around the limit. */
 function pastPhotoLimit(label: string, parts: Parameters<typeof multipartBody>[1]): FuzzBody {
@@ -89,12 +121,25 @@ function enquiryPhotoBodies({ photo, tinyPhoto }: FuzzFixtures): FuzzBody[] {
   return [
     multipartBody("valid", [photoPart(photo)]),
     // The reported crash: a file part not named photos; and another after the photo, sent chunked.
-    multipartBody("unknown names, parts in another order, chunked", [{ name: "note", value: "hello" }, photoPart(photo, "picture"), photoPart(tinyPhoto), { name: "z", value: "after" }], { chunked: true }),
+    multipartBody(
+      "unknown names, parts in another order, chunked",
+      [
+        { name: "note", value: "hello" },
+        photoPart(photo, "picture"),
+        photoPart(tinyPhoto),
+        { name: "z", value: "after" },
+      ],
+      { chunked: true },
+    ),
     multipartBody("invalid: not a photo, then a malformed part head", [
       { name: "photos", value: "Dear Mark, notes.", fileName: "notes.txt", type: "text/plain" },
-      { name: "x", value: photo, rawHead: "Content-Disposition: form-data; name=\"x\"; filename=\"a.jpg\"\r\nX-Broken" },
+      { name: "x", value: photo, rawHead: 'Content-Disposition: form-data; name="x"; filename="a.jpg"\r\nX-Broken' },
     ]),
-    multipartBody("past the number of files and of parts", [photoPart(tinyPhoto), photoPart(tinyPhoto, "photos", "second.jpg"), ...Array.from({ length: 12 }, (_, i) => ({ name: `field${i}`, value: "v" }))]),
+    multipartBody("past the number of files and of parts", [
+      photoPart(tinyPhoto),
+      photoPart(tinyPhoto, "photos", "second.jpg"),
+      ...Array.from({ length: 12 }, (_, i) => ({ name: `field${i}`, value: "v" })),
+    ]),
     pastPhotoLimit("past a photo's size", [photoPart(tooLargePhoto(photo))]),
   ];
 }
@@ -104,9 +149,21 @@ function contactPageBodies({ photo, tinyPhoto }: FuzzFixtures): FuzzBody[] {
   const manyFields = Array.from({ length: 36 }, (_, i) => ({ name: `f${i}`, value: "" }));
   return [
     formBody("form, valid", CONTACT_TEXT),
-    formBody("form, invalid: unknown fields, other order", [["zz", "1"], ["email", "not-an-email"], ...[...CONTACT_TEXT].reverse().filter(([name]) => name !== "email"), ["photos", "x"]]),
-    { ...formBody("form, past the page limit", [...CONTACT_TEXT, ["message", "x".repeat(70 * KB)]]), denseBytes: 70 * KB },
-    multipartBody("multipart, valid", [...textParts(CONTACT_TEXT), photoPart(photo), photoPart(tinyPhoto, "photos", "slope.jpg")]),
+    formBody("form, invalid: unknown fields, other order", [
+      ["zz", "1"],
+      ["email", "not-an-email"],
+      ...[...CONTACT_TEXT].reverse().filter(([name]) => name !== "email"),
+      ["photos", "x"],
+    ]),
+    {
+      ...formBody("form, past the page limit", [...CONTACT_TEXT, ["message", "x".repeat(70 * KB)]]),
+      denseBytes: 70 * KB,
+    },
+    multipartBody("multipart, valid", [
+      ...textParts(CONTACT_TEXT),
+      photoPart(photo),
+      photoPart(tinyPhoto, "photos", "slope.jpg"),
+    ]),
     multipartBody("multipart, invalid: photos first, unknown names, not a photo, an empty file input", [
       photoPart(tinyPhoto),
       photoPart(photo, "picture"),
@@ -121,7 +178,9 @@ function contactPageBodies({ photo, tinyPhoto }: FuzzFixtures): FuzzBody[] {
       ...sixPhotos,
       ...manyFields,
     ]),
-    multipartBody("multipart, declared past the ceiling", [...textParts(CONTACT_TEXT)], { declaredLength: CONTACT_BODY_CEILING_BYTES + 1 }),
+    multipartBody("multipart, declared past the ceiling", [...textParts(CONTACT_TEXT)], {
+      declaredLength: CONTACT_BODY_CEILING_BYTES + 1,
+    }),
     pastPhotoLimit("multipart, past a photo's size", [...textParts(CONTACT_TEXT), photoPart(tooLargePhoto(photo))]),
   ];
 }
@@ -139,7 +198,13 @@ let partsGoToBucket = false;
 async function resumablePartPath(port: number, cookie: string, body: FuzzBody): Promise<string> {
   const madeUp = `/api/uploads/resumable/${NO_SUCH_ID}/parts/1`;
   if (partsGoToBucket) return madeUp;
-  const res = await requestJson(port, "POST", "/api/uploads/resumable", { size: body.bytes.length, type: "image/jpeg" }, { Cookie: cookie });
+  const res = await requestJson(
+    port,
+    "POST",
+    "/api/uploads/resumable",
+    { size: body.bytes.length, type: "image/jpeg" },
+    { Cookie: cookie },
+  );
   const url = res.status === 201 ? (res.body as { parts: { url: string }[] }).parts[0]!.url : madeUp;
   partsGoToBucket = !url.startsWith("/");
   return partsGoToBucket ? madeUp : url;
@@ -174,7 +239,12 @@ export const ROUTES: Record<string, RouteFuzz> = {
   },
   "POST /api/enquiry-photos": { path: "/api/enquiry-photos", bodies: enquiryPhotoBodies },
   "POST /contact": { path: "/contact", bodies: contactPageBodies },
-  "POST /api/contact": json("/api/contact", { name: "Aroha Visitor", email: "aroha@example.nz", message: "A quote for a wall, please.", photoTokens: ["made-up"] }),
+  "POST /api/contact": json("/api/contact", {
+    name: "Aroha Visitor",
+    email: "aroha@example.nz",
+    message: "A quote for a wall, please.",
+    photoTokens: ["made-up"],
+  }),
   "POST /api/page-views/shown": json("/api/page-views/shown", {}),
   "POST /api/login": json("/api/login", { username: TEST_ADMIN.username, password: PASSWORD }),
   "POST /api/logout": json("/api/logout", {}),
@@ -182,18 +252,43 @@ export const ROUTES: Record<string, RouteFuzz> = {
   "POST /api/login/passkey/options": json("/api/login/passkey/options", {}),
   "POST /api/login/passkey": json("/api/login/passkey", { response: CREDENTIAL }),
   "POST /api/objects/upload": admin("/api/objects/upload", { size: 1234, type: "image/jpeg" }, { size: "big" }),
-  "PUT /api/admin/content/:sectionKey": admin("/api/admin/content/hero.title", { content: "Stone walls that last" }, { content: 42 }),
-  "POST /api/admin/content/:sectionKey/history/:versionId/restore": admin(`/api/admin/content/hero.title/history/${NO_SUCH_ID}/restore`),
+  "PUT /api/admin/content/:sectionKey": admin(
+    "/api/admin/content/hero.title",
+    { content: "Stone walls that last" },
+    { content: 42 },
+  ),
+  "POST /api/admin/content/:sectionKey/history/:versionId/restore": admin(
+    `/api/admin/content/hero.title/history/${NO_SUCH_ID}/restore`,
+  ),
   "DELETE /api/admin/content/:sectionKey": admin("/api/admin/content/hero.subtitle"),
-  "PATCH /api/admin/contact-submissions/:id": admin(`/api/admin/contact-submissions/${NO_SUCH_ID}`, { read: true }, { read: "yes" }),
+  "PATCH /api/admin/contact-submissions/:id": admin(
+    `/api/admin/contact-submissions/${NO_SUCH_ID}`,
+    { read: true },
+    { read: "yes" },
+  ),
   "DELETE /api/admin/contact-submissions/:id": admin(`/api/admin/contact-submissions/${NO_SUCH_ID}`),
   "POST /api/admin/contact-submissions/:id/resend": admin(`/api/admin/contact-submissions/${NO_SUCH_ID}/resend`),
   "POST /api/admin/notifications/test": admin("/api/admin/notifications/test"),
-  "PUT /api/admin/gallery-images": admin("/api/admin/gallery-images", { imageURL: `/api/uploads/${NO_SUCH_ID}`, galleryType: "veneer", caption: "" }),
-  "PUT /api/admin/gallery-images/reorder": admin("/api/admin/gallery-images/reorder", { galleryType: "veneer", imageIds: [NO_SUCH_ID] }),
-  "PATCH /api/admin/gallery-images/:id": admin(`/api/admin/gallery-images/${NO_SUCH_ID}`, { caption: "Basalt" }, { caption: 7 }),
+  "PUT /api/admin/gallery-images": admin("/api/admin/gallery-images", {
+    imageURL: `/api/uploads/${NO_SUCH_ID}`,
+    galleryType: "veneer",
+    caption: "",
+  }),
+  "PUT /api/admin/gallery-images/reorder": admin("/api/admin/gallery-images/reorder", {
+    galleryType: "veneer",
+    imageIds: [NO_SUCH_ID],
+  }),
+  "PATCH /api/admin/gallery-images/:id": admin(
+    `/api/admin/gallery-images/${NO_SUCH_ID}`,
+    { caption: "Basalt" },
+    { caption: 7 },
+  ),
   "DELETE /api/admin/gallery-images/:id": admin(`/api/admin/gallery-images/${NO_SUCH_ID}`),
-  "POST /api/admin/password": admin("/api/admin/password", { currentPassword: PASSWORD, newPassword: PASSWORD, confirmPassword: PASSWORD }),
+  "POST /api/admin/password": admin("/api/admin/password", {
+    currentPassword: PASSWORD,
+    newPassword: PASSWORD,
+    confirmPassword: PASSWORD,
+  }),
   "DELETE /api/admin/sessions": admin("/api/admin/sessions"),
   "POST /api/admin/passkeys/options": admin("/api/admin/passkeys/options", { currentPassword: PASSWORD }),
   "POST /api/admin/passkeys": admin("/api/admin/passkeys", { response: CREDENTIAL, name: "Phone" }),

@@ -52,10 +52,21 @@ beforeAll(async () => {
   backendPorts = [server.backendEnv.DATABASE_URL, server.backendEnv.S3_ENDPOINT]
     .filter((url): url is string => Boolean(url))
     .map((url) => Number(new URL(url).port));
-  fixtures = { photo: await makeImage("jpeg", { width: 400, height: 300 }), tinyPhoto: await makeImage("jpeg", { width: 16, height: 12 }) };
+  fixtures = {
+    photo: await makeImage("jpeg", { width: 400, height: 300 }),
+    tinyPhoto: await makeImage("jpeg", { width: 16, height: 12 }),
+  };
   // The image worker starts with the first photo: started now, its channel is in every route's count before.
-  const first = multipartBody("a photo", [{ name: "photos", value: fixtures.tinyPhoto, fileName: "first.jpg", type: "image/jpeg" }]);
-  const taken = await requestOnce(server.port, "POST", "/api/enquiry-photos", { bytes: first.bytes, contentType: first.contentType! }, { "X-Forwarded-For": "192.0.2.1" });
+  const first = multipartBody("a photo", [
+    { name: "photos", value: fixtures.tinyPhoto, fileName: "first.jpg", type: "image/jpeg" },
+  ]);
+  const taken = await requestOnce(
+    server.port,
+    "POST",
+    "/api/enquiry-photos",
+    { bytes: first.bytes, contentType: first.contentType! },
+    { "X-Forwarded-For": "192.0.2.1" },
+  );
   expect(taken.status, JSON.stringify(taken.body)).toBe(201);
 
   // The routers, as the server builds them: the Express app (with pages and assets) and the built route manifest.
@@ -65,7 +76,10 @@ beforeAll(async () => {
       reactRouter: { build: fakeReactRouterBuild({}), mode: "production" },
       clientAssetsDir: path.resolve("build/client"),
     }) as unknown as Parameters<typeof expressBodyRoutes>[0];
-    const routes = [...expressBodyRoutes(app), ...pageActionRoutes(readBuiltRouteManifest(path.resolve("build/client")))];
+    const routes = [
+      ...expressBodyRoutes(app),
+      ...pageActionRoutes(readBuiltRouteManifest(path.resolve("build/client"))),
+    ];
     listed = [...new Set(routes.map(routeKey))];
   } finally {
     await ctx.close();
@@ -138,8 +152,12 @@ async function fuzzRoute(name: string, fuzz: RouteFuzz, ip: string): Promise<num
   expect(server.output(), `${name}: an uncaught exception`).not.toContain(UNCAUGHT_MARKER);
   const clean = await eventually(async () => (await temporaryFiles(server.dataDir)).length === 0);
   expect(clean ? [] : await temporaryFiles(server.dataDir), `${name}: temporary files left`).toEqual([]);
-  const closed = await eventually(async () => (await openDescriptors(server.pid, backendPorts)).length <= before.length);
-  const leaked = closed ? [] : await describeDescriptors(server.pid, leftOver(before, await openDescriptors(server.pid, backendPorts)));
+  const closed = await eventually(
+    async () => (await openDescriptors(server.pid, backendPorts)).length <= before.length,
+  );
+  const leaked = closed
+    ? []
+    : await describeDescriptors(server.pid, leftOver(before, await openDescriptors(server.pid, backendPorts)));
   expect(leaked, `${name}: descriptors left open`).toEqual([]);
   expect(await healthStatus(server.port), `${name}: /healthz from the same process`).toBe(200);
   expect(isRunning(server.pid)).toBe(true);
@@ -158,11 +176,21 @@ describe("the disconnect fuzzer", () => {
   it("covers every route the routers list as taking a body", () => {
     const covered = new Set([...Object.keys(ROUTES), ...Object.keys(PASSES_ON)]);
     const uncovered = listed.filter((key) => !covered.has(key));
-    expect(uncovered, "routes that take a body with no entry in tests/api/disconnect-fuzzer-routes.ts: add one").toEqual([]);
+    expect(
+      uncovered,
+      "routes that take a body with no entry in tests/api/disconnect-fuzzer-routes.ts: add one",
+    ).toEqual([]);
     const stale = [...covered].filter((key) => !listed.includes(key));
     expect(stale, "entries in tests/api/disconnect-fuzzer-routes.ts for routes that no longer exist").toEqual([]);
     // The reader of the routers finds what it must: the upload PUT, a visitor's photos, the admin's routes, the no-JS form.
-    expect(listed).toEqual(expect.arrayContaining(["PUT /api/uploads/:objectId", "POST /api/enquiry-photos", "POST /api/admin/password", "POST /contact"]));
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        "PUT /api/uploads/:objectId",
+        "POST /api/enquiry-photos",
+        "POST /api/admin/password",
+        "POST /contact",
+      ]),
+    );
   });
 
   it(
@@ -193,7 +221,12 @@ describe("the disconnect fuzzer", () => {
 
 describe("a visitor's photo post that cannot be read", () => {
   /** The start of a post whose rest never comes: it declares a megabyte more than it sends. */
-  function partOfPost(target: string, contentType: string, start: Buffer, declaredLength = start.length + 1024 * 1024): Buffer {
+  function partOfPost(
+    target: string,
+    contentType: string,
+    start: Buffer,
+    declaredLength = start.length + 1024 * 1024,
+  ): Buffer {
     const body = rawBody(target, start, contentType, { declaredLength });
     return requestBytes("POST", target, server.port, body, { "X-Forwarded-For": "198.51.100.250" }).bytes;
   }
@@ -206,17 +239,38 @@ describe("a visitor's photo post that cannot be read", () => {
 
   it("is answered with Connection: close, and the server closes the connection without waiting for the rest", async () => {
     const posts = {
-      "/api/enquiry-photos, no boundary": partOfPost("/api/enquiry-photos", "multipart/form-data", Buffer.from("--B\r\n")),
-      "/api/enquiry-photos, a malformed part head": partOfPost("/api/enquiry-photos", "multipart/form-data; boundary=B", malformedHead),
-      "/api/enquiry-photos, past three photos' worth": partOfPost("/api/enquiry-photos", "multipart/form-data; boundary=B", pastBodyLimit),
+      "/api/enquiry-photos, no boundary": partOfPost(
+        "/api/enquiry-photos",
+        "multipart/form-data",
+        Buffer.from("--B\r\n"),
+      ),
+      "/api/enquiry-photos, a malformed part head": partOfPost(
+        "/api/enquiry-photos",
+        "multipart/form-data; boundary=B",
+        malformedHead,
+      ),
+      "/api/enquiry-photos, past three photos' worth": partOfPost(
+        "/api/enquiry-photos",
+        "multipart/form-data; boundary=B",
+        pastBodyLimit,
+      ),
       "/contact, no boundary": partOfPost("/contact", "multipart/form-data", Buffer.from("--B\r\n")),
       "/contact, a malformed part head": partOfPost("/contact", "multipart/form-data; boundary=B", malformedHead),
-      "/contact, declared past the ceiling": partOfPost("/contact", "multipart/form-data; boundary=B", Buffer.from("--B\r\n"), 201 * 1024 * 1024),
+      "/contact, declared past the ceiling": partOfPost(
+        "/contact",
+        "multipart/form-data; boundary=B",
+        Buffer.from("--B\r\n"),
+        201 * 1024 * 1024,
+      ),
     };
     const answers: Record<string, { status: number; connection: string | undefined; closedByServer: boolean }> = {};
     for (const [label, bytes] of Object.entries(posts)) {
       const answer = await sendPartOfPost(server.port, bytes);
-      answers[label] = { status: answer.status, connection: answer.headers.connection, closedByServer: answer.closedByServer };
+      answers[label] = {
+        status: answer.status,
+        connection: answer.headers.connection,
+        closedByServer: answer.closedByServer,
+      };
     }
     const closed = (status: number) => ({ status, connection: "close", closedByServer: true });
     expect(answers).toEqual({

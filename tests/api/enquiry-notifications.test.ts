@@ -53,7 +53,12 @@ describe("the notification e-mail", () => {
     const { smtp, ctx } = await setUp();
     const res = await ctx.api
       .post("/api/contact")
-      .send({ name: "Aroha Smith", email: "aroha@example.co.nz", phone: "027 123 4567", message: "Kia ora,\nWe need a basalt wall <about 12 m> & steps." })
+      .send({
+        name: "Aroha Smith",
+        email: "aroha@example.co.nz",
+        phone: "027 123 4567",
+        message: "Kia ora,\nWe need a basalt wall <about 12 m> & steps.",
+      })
       .expect(201);
     const id = res.body.id as string;
     expect((await ctx.item(id)).notification).toMatchObject({ status: "pending", attempts: 0 });
@@ -70,7 +75,15 @@ describe("the notification e-mail", () => {
     // 20:00 UTC on 28 February is 9:00 AM on 1 March in New Zealand (daylight time).
     const when = "March 1st, 2026 at 9:00 AM (New Zealand Daylight Time)";
     expect(formatSubmittedAt(ctx.clock.now(), { timeZone: identity.timeZone })).toBe("March 1st, 2026 at 9:00 AM");
-    for (const part of ["Aroha Smith", "aroha@example.co.nz", "027 123 4567", "tel:0271234567", when, "Kia ora,\nWe need a basalt wall <about 12 m> & steps.", `${SITE_URL}/admin?view=submissions`]) {
+    for (const part of [
+      "Aroha Smith",
+      "aroha@example.co.nz",
+      "027 123 4567",
+      "tel:0271234567",
+      when,
+      "Kia ora,\nWe need a basalt wall <about 12 m> & steps.",
+      `${SITE_URL}/admin?view=submissions`,
+    ]) {
       expect(mail!.text).toContain(part);
     }
     expect(mail!.html).toContain('href="tel:0271234567"');
@@ -155,7 +168,10 @@ describe("the enquiry and its job: one transaction", () => {
     const { ctx } = await setUp();
     // Break the outbox table's insert: the transaction must roll the enquiry back with it.
     await ctx.services.db.schema.alterTable("notification_jobs").renameTo("notification_jobs_gone").execute();
-    const res = await ctx.api.post("/api/contact").send({ name: "Half", email: "half@example.nz", message: "Store me whole or not at all." }).expect(500);
+    const res = await ctx.api
+      .post("/api/contact")
+      .send({ name: "Half", email: "half@example.nz", message: "Store me whole or not at all." })
+      .expect(500);
     expect(res.body).toEqual({ message: "Something went wrong on our side. Please try again." });
     expect(await ctx.services.db.selectFrom("contact_submissions").selectAll().execute()).toEqual([]);
     await ctx.services.db.schema.alterTable("notification_jobs_gone").renameTo("notification_jobs").execute();
@@ -166,7 +182,10 @@ describe("delivery: retries, restarts and exactly one copy", () => {
   it("with the SMTP server down: the visitor sees success, the admin shows the retry, and the mail arrives once it is back", async () => {
     const { smtp, ctx } = await setUp();
     await smtp.stop();
-    const res = await ctx.api.post("/api/contact").send({ name: "Tama", email: "tama@example.nz", message: "Retaining wall quote please." }).expect(201);
+    const res = await ctx.api
+      .post("/api/contact")
+      .send({ name: "Tama", email: "tama@example.nz", message: "Retaining wall quote please." })
+      .expect(201);
     expect(res.body).toEqual({ message: "Message received", id: expect.any(String) });
     expect(await ctx.outbox.runDue()).toMatchObject({ sent: 0, retrying: 1 });
 
@@ -218,7 +237,11 @@ describe("delivery: retries, restarts and exactly one copy", () => {
       broken.clock.advance(wait);
       await broken.outbox.runDue();
     }
-    expect((await broken.item(id)).notification).toMatchObject({ status: "pending", attempts: 4, nextAttemptAt: new Date(broken.clock.now().getTime() + HOUR).toISOString() });
+    expect((await broken.item(id)).notification).toMatchObject({
+      status: "pending",
+      attempts: 4,
+      nextAttemptAt: new Date(broken.clock.now().getTime() + HOUR).toISOString(),
+    });
 
     // The owner fixes SMTP_URL and restarts: no waiting for the hour.
     ctx = await broken.restart({ smtpUrl: smtp.url });
@@ -235,10 +258,16 @@ describe("delivery: retries, restarts and exactly one copy", () => {
     expect((await ctx.item(second)).notification).toMatchObject({ status: "pending", attempts: 1 });
     await smtp.start();
     await ctx.admin.post("/api/admin/notifications/test").expect(200);
-    expect((await ctx.item(second)).notification).toMatchObject({ status: "pending", nextAttemptAt: ctx.clock.now().toISOString() });
+    expect((await ctx.item(second)).notification).toMatchObject({
+      status: "pending",
+      nextAttemptAt: ctx.clock.now().toISOString(),
+    });
     await worker.runDue();
     const mails = await smtp.waitForMessages(3);
-    expect(mails.map((mail) => mail.subject).slice(1)).toEqual([`Test e-mail from the ${identity.businessName} website`, "New enquiry from After the test"]);
+    expect(mails.map((mail) => mail.subject).slice(1)).toEqual([
+      `Test e-mail from the ${identity.businessName} website`,
+      "New enquiry from After the test",
+    ]);
   });
 
   it("jobs pending at a restart are sent when the outbox starts again", async () => {
@@ -276,7 +305,9 @@ describe("delivery: retries, restarts and exactly one copy", () => {
     const other = createOutbox(ctx.services);
     const [a, b] = await Promise.all([ctx.outbox.runDue(), other.runDue()]);
     expect(a.sent + b.sent).toBe(6);
-    expect(smtp.messages.map((mail) => mail.subject).sort()).toEqual([0, 1, 2, 3, 4, 5].map((i) => `New enquiry from Visitor ${i}`).sort());
+    expect(smtp.messages.map((mail) => mail.subject).sort()).toEqual(
+      [0, 1, 2, 3, 4, 5].map((i) => `New enquiry from Visitor ${i}`).sort(),
+    );
   });
 
   it("retries after 30 s, 2 min, 10 min, 1 h, then hourly; after 24 h the job is failed, and Send again uses a new Message-ID", async () => {
@@ -302,19 +333,33 @@ describe("delivery: retries, restarts and exactly one copy", () => {
     expect(previous - start).toBeGreaterThanOrEqual(24 * HOUR);
     expect(previous - start).toBeLessThan(25 * HOUR);
     const failed = await ctx.item(id);
-    expect(failed.notification).toMatchObject({ status: "failed", attempts: gaps.length + 1, nextAttemptAt: null, lastError: expect.stringContaining("ECONNREFUSED") });
+    expect(failed.notification).toMatchObject({
+      status: "failed",
+      attempts: gaps.length + 1,
+      nextAttemptAt: null,
+      lastError: expect.stringContaining("ECONNREFUSED"),
+    });
 
     const overview = await ctx.admin.get("/api/admin/notifications/status").expect(200);
-    expect(overview.body).toMatchObject({ enabled: true, failed: 1, lastAttempt: { ok: false, error: expect.stringContaining("ECONNREFUSED") } });
+    expect(overview.body).toMatchObject({
+      enabled: true,
+      failed: 1,
+      lastAttempt: { ok: false, error: expect.stringContaining("ECONNREFUSED") },
+    });
 
     await smtp.start();
     const resent = await ctx.admin.post(`/api/admin/contact-submissions/${id}/resend`).expect(202);
     expect(resent.body.notification).toMatchObject({ status: "pending", attempts: 0, lastError: null });
     await ctx.outbox.runDue();
     const [mail] = await smtp.waitForMessages(1);
-    expect(mail!.header("message-id")).toMatch(new RegExp(`^<enquiry-${id}\\.[0-9a-f]{8}@cornerstone\\.example\\.nz>$`));
+    expect(mail!.header("message-id")).toMatch(
+      new RegExp(`^<enquiry-${id}\\.[0-9a-f]{8}@cornerstone\\.example\\.nz>$`),
+    );
     expect((await ctx.item(id)).notification).toMatchObject({ status: "sent" });
-    expect((await ctx.admin.get("/api/admin/notifications/status").expect(200)).body).toMatchObject({ failed: 0, lastAttempt: { ok: true } });
+    expect((await ctx.admin.get("/api/admin/notifications/status").expect(200)).body).toMatchObject({
+      failed: 0,
+      lastAttempt: { ok: true },
+    });
   });
 
   it("an SMTP authentication failure shows the server's reason in the admin", async () => {
@@ -344,7 +389,10 @@ describe("delivery: retries, restarts and exactly one copy", () => {
     const { smtp, ctx } = await setUp();
     ctx.outbox.start();
     const held = smtp.holdNext();
-    await ctx.api.post("/api/contact").send({ name: "Quick answer", email: "q@example.nz", message: "Answer me before the mail goes." }).expect(201);
+    await ctx.api
+      .post("/api/contact")
+      .send({ name: "Quick answer", email: "q@example.nz", message: "Answer me before the mail goes." })
+      .expect(201);
     // The answer is in while the SMTP server still holds the message.
     await held.arrived;
     expect(smtp.messages).toHaveLength(0);
@@ -357,7 +405,11 @@ describe("leases: how several workers share one outbox", () => {
   it("a claimed job is nobody else's until its lease runs out; then another worker may take it over", async () => {
     const { ctx } = await setUp();
     const { id } = await ctx.enquire({ name: "Leased" });
-    const claim = (token: string, at: Date) => ({ now: at.toISOString(), leaseUntil: new Date(at.getTime() + LEASE_MS).toISOString(), token });
+    const claim = (token: string, at: Date) => ({
+      now: at.toISOString(),
+      leaseUntil: new Date(at.getTime() + LEASE_MS).toISOString(),
+      token,
+    });
     const now = ctx.clock.now();
     const first = await claimNextDue(ctx.services.db, claim("worker-a", now));
     expect(first.map((job) => [job.submission_id, job.lease_token])).toEqual([[id, "worker-a"]]);
@@ -370,7 +422,11 @@ describe("leases: how several workers share one outbox", () => {
   it("two workers racing for one job, the second paused between reading the due jobs and claiming them: one claim holds it", async () => {
     const { ctx } = await setUp();
     const { id } = await ctx.enquire({ name: "Raced" });
-    const pending = await ctx.services.db.selectFrom("notification_jobs").select("submission_id").where("status", "=", "pending").execute();
+    const pending = await ctx.services.db
+      .selectFrom("notification_jobs")
+      .select("submission_id")
+      .where("status", "=", "pending")
+      .execute();
     expect(pending).toEqual([{ submission_id: id }]);
     // Worker B, on another instance (its own connection), stops after its first statement until A is done:
     // on SQLite after reading the due jobs, on PostgreSQL inside its claim, the row locked.
@@ -392,7 +448,11 @@ describe("leases: how several workers share one outbox", () => {
       },
     };
     const now = ctx.clock.now();
-    const claim = (token: string) => ({ now: now.toISOString(), leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString(), token });
+    const claim = (token: string) => ({
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString(),
+      token,
+    });
     let claimedByA, claimedByB;
     try {
       const workerB = claimNextDue(other.db.withPlugin(pauseAfterFirstStatement), claim("worker-b"));
@@ -406,7 +466,11 @@ describe("leases: how several workers share one outbox", () => {
     }
     const claimed = [...claimedByA, ...claimedByB];
     expect(claimed.map((job) => job.submission_id)).toEqual([id]);
-    const job = await ctx.services.db.selectFrom("notification_jobs").select("lease_token").where("submission_id", "=", id).executeTakeFirstOrThrow();
+    const job = await ctx.services.db
+      .selectFrom("notification_jobs")
+      .select("lease_token")
+      .where("submission_id", "=", id)
+      .executeTakeFirstOrThrow();
     expect(job.lease_token).toBe(claimed[0]!.lease_token);
   });
 
@@ -414,7 +478,11 @@ describe("leases: how several workers share one outbox", () => {
     const { ctx } = await setUp();
     const { id } = await ctx.enquire({ name: "Busy" });
     const now = ctx.clock.now();
-    await claimNextDue(ctx.services.db, { now: now.toISOString(), leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString(), token: "worker-a" });
+    await claimNextDue(ctx.services.db, {
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString(),
+      token: "worker-a",
+    });
     const busy = await ctx.admin.post(`/api/admin/contact-submissions/${id}/resend`).expect(409);
     expect(busy.body).toEqual({ message: "This enquiry's e-mail is being sent right now. Try again in a minute." });
     ctx.clock.advance(LEASE_MS);
@@ -439,7 +507,11 @@ describe("leases: how several workers share one outbox", () => {
     // At-least-once: both copies went out, but only the lease holder's result counts.
     expect(smtp.messages).toHaveLength(2);
     expect((await ctx.item(id)).notification).toMatchObject({ status: "sent", attempts: 1 });
-    const job = await ctx.services.db.selectFrom("notification_jobs").selectAll().where("submission_id", "=", id).executeTakeFirstOrThrow();
+    const job = await ctx.services.db
+      .selectFrom("notification_jobs")
+      .selectAll()
+      .where("submission_id", "=", id)
+      .executeTakeFirstOrThrow();
     expect(job.lease_token).toBeNull();
   });
 });
@@ -448,7 +520,14 @@ describe("notifications off", () => {
   it("stores enquiries as 'off', and turning SMTP on later does not mail that backlog", async () => {
     ctx = await createMailContext();
     const { id } = await ctx.enquire({ name: "While off" });
-    expect((await ctx.item(id)).notification).toEqual({ status: "off", attempts: 0, lastError: null, nextAttemptAt: null, sentAt: null, inDigest: false });
+    expect((await ctx.item(id)).notification).toEqual({
+      status: "off",
+      attempts: 0,
+      lastError: null,
+      nextAttemptAt: null,
+      sentAt: null,
+      inDigest: false,
+    });
     expect((await ctx.admin.get("/api/admin/notifications/status").expect(200)).body).toEqual({
       enabled: false,
       recipient: identity.email,
@@ -487,10 +566,14 @@ describe("the hourly cap", () => {
     expect(a.held + b.held).toBe(5);
     expect(smtp.messages).toHaveLength(HOURLY_CAP);
 
-    const list = (await ctx.admin.get("/api/admin/contact-submissions?limit=100").expect(200)).body as { name: string; notification: { status: string; inDigest: boolean; nextAttemptAt: string } }[];
+    const list = (await ctx.admin.get("/api/admin/contact-submissions?limit=100").expect(200)).body as {
+      name: string;
+      notification: { status: string; inDigest: boolean; nextAttemptAt: string };
+    }[];
     const held = list.filter((item) => item.notification.inDigest);
     expect(held).toHaveLength(5);
-    for (const item of held) expect(item.notification).toMatchObject({ status: "pending", nextAttemptAt: "2026-02-28T21:00:00.000Z" });
+    for (const item of held)
+      expect(item.notification).toMatchObject({ status: "pending", nextAttemptAt: "2026-02-28T21:00:00.000Z" });
 
     // Later in the same hour: still held, even from another worker.
     await ctx.enquire({ name: "Bot late" });
@@ -510,7 +593,9 @@ describe("the hourly cap", () => {
       expect(digest.html).toContain(name);
     }
     for (const name of names.slice(0, HOURLY_CAP)) expect(digest.text).not.toContain(`${name}\n`);
-    const after = (await ctx.admin.get("/api/admin/contact-submissions?limit=100").expect(200)).body as { notification: { status: string } }[];
+    const after = (await ctx.admin.get("/api/admin/contact-submissions?limit=100").expect(200)).body as {
+      notification: { status: string };
+    }[];
     expect(after.every((item) => item.notification.status === "sent")).toBe(true);
 
     // A new hour, a new allowance.
@@ -543,8 +628,11 @@ describe("Send test e-mail", () => {
 describe("the sign-in alert", () => {
   it("e-mails the time, the address and the browser through the outbox", async () => {
     const { smtp, ctx } = await setUp();
-    const userAgent = "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
-    expect(await queueSignInAlert(ctx.services, { at: "2026-02-28T20:30:00.000Z", address: "203.0.113.7", userAgent })).toEqual({ queued: true });
+    const userAgent =
+      "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";
+    expect(
+      await queueSignInAlert(ctx.services, { at: "2026-02-28T20:30:00.000Z", address: "203.0.113.7", userAgent }),
+    ).toEqual({ queued: true });
     await ctx.outbox.runDue();
     const [mail] = await smtp.waitForMessages(1);
     expect(mail!.subject).toBe(`New sign-in to the ${identity.businessName} website admin`);
@@ -571,9 +659,15 @@ describe("the sign-in alert", () => {
 
   it("is queued by a sign-in from a new browser, and not by one with a device cookie", async () => {
     const { smtp, ctx } = await setUp();
-    const userAgent = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1";
+    const userAgent =
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1";
     const phone = supertest.agent(ctx.app);
-    await phone.post("/api/login").set("User-Agent", userAgent).set("X-Forwarded-For", "203.0.113.9").send(ADMIN).expect(200);
+    await phone
+      .post("/api/login")
+      .set("User-Agent", userAgent)
+      .set("X-Forwarded-For", "203.0.113.9")
+      .send(ADMIN)
+      .expect(200);
     await ctx.outbox.runDue();
     const [mail] = await smtp.waitForMessages(1);
     expect(mail!.subject).toBe(`New sign-in to the ${identity.businessName} website admin`);
@@ -582,7 +676,11 @@ describe("the sign-in alert", () => {
     // The same browser again: it carries its device cookie now, so no second alert.
     await phone.post("/api/logout").expect(204);
     await phone.post("/api/login").set("User-Agent", userAgent).send(ADMIN).expect(200);
-    const jobs = await ctx.services.db.selectFrom("notification_jobs").select("kind").where("kind", "=", "sign-in").execute();
+    const jobs = await ctx.services.db
+      .selectFrom("notification_jobs")
+      .select("kind")
+      .where("kind", "=", "sign-in")
+      .execute();
     expect(jobs).toHaveLength(1);
     await ctx.outbox.runDue();
     expect(smtp.messages).toHaveLength(1);
@@ -593,7 +691,12 @@ describe("the sign-in alert", () => {
     ctx = await createMailContext({ smtpUrl: smtp.url, env: { TRUST_PROXY: "loopback" } });
     const address = "203.0.113.58";
     const userAgent = "Mozilla/5.0 (X11; Linux x86_64; rv:131.0) Gecko/20100101 Firefox/131.0 AlertScan/7";
-    await supertest(ctx.app).post("/api/login").set("User-Agent", userAgent).set("X-Forwarded-For", address).send(ADMIN).expect(200);
+    await supertest(ctx.app)
+      .post("/api/login")
+      .set("User-Agent", userAgent)
+      .set("X-Forwarded-For", address)
+      .send(ADMIN)
+      .expect(200);
     // Until it is sent, the job holds what the mail needs (and the scan can see it).
     const before = await everyTableAsText(ctx.services);
     expect(before).toContain(address);
@@ -615,7 +718,8 @@ describe("the sign-in alert", () => {
     const { smtp, ctx } = await setUp();
     await smtp.stop();
     const address = "198.51.100.77";
-    const userAgent = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Safari/605.1.15 AlertScan/8";
+    const userAgent =
+      "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Safari/605.1.15 AlertScan/8";
     await queueSignInAlert(ctx.services, { at: ctx.clock.now(), address, userAgent });
     expect(await ctx.outbox.runDue()).toMatchObject({ retrying: 1 });
     expect(await everyTableAsText(ctx.services)).toContain(address);
@@ -637,7 +741,9 @@ describe("the sign-in alert", () => {
 
   it("is not queued while notifications are off", async () => {
     ctx = await createMailContext();
-    expect(await queueSignInAlert(ctx.services, { at: ctx.clock.now(), address: "203.0.113.7", userAgent: "x" })).toEqual({ queued: false });
+    expect(
+      await queueSignInAlert(ctx.services, { at: ctx.clock.now(), address: "203.0.113.7", userAgent: "x" }),
+    ).toEqual({ queued: false });
     const jobs = await ctx.services.db.selectFrom("notification_jobs").selectAll().execute();
     expect(jobs).toEqual([]);
   });

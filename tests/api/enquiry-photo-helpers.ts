@@ -8,7 +8,10 @@ export async function createPhotoContext(env: Record<string, string> = {}, clock
 
   /** POST /api/enquiry-photos with one file, from `ip`. */
   const upload = (file: Buffer, name = "wall.jpg", ip = "203.0.113.7", type = "image/jpeg") =>
-    ctx.api.post("/api/enquiry-photos").set("X-Forwarded-For", ip).attach("photos", file, { filename: name, contentType: type });
+    ctx.api
+      .post("/api/enquiry-photos")
+      .set("X-Forwarded-For", ip)
+      .attach("photos", file, { filename: name, contentType: type });
 
   /** An accepted photo's token. */
   const tokenFor = async (file: Buffer, name = "wall.jpg", ip = "203.0.113.7") => {

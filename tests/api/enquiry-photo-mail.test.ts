@@ -41,7 +41,9 @@ async function noisyPhoto(width: number, height: number): Promise<Buffer> {
 async function enquireWithPhotos(context: MailContext, name: string, photos: Buffer[]): Promise<string> {
   const photoTokens: string[] = [];
   for (const [i, photo] of photos.entries()) {
-    const res = await context.api.post("/api/enquiry-photos").attach("photos", photo, { filename: `wall-${i + 1}.jpg`, contentType: "image/jpeg" });
+    const res = await context.api
+      .post("/api/enquiry-photos")
+      .attach("photos", photo, { filename: `wall-${i + 1}.jpg`, contentType: "image/jpeg" });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     photoTokens.push((res.body as { token: string }).token);
   }
@@ -50,39 +52,48 @@ async function enquireWithPhotos(context: MailContext, name: string, photos: Buf
     .send({ name, email: "visitor@example.com", message: "Could you quote for this wall, please?", photoTokens });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   expect(res.body).toMatchObject({ photos: { attached: photos.length, notTaken: false } });
-  const list = (await context.admin.get("/api/admin/contact-submissions?limit=200").expect(200)).body as { id: string; name: string }[];
+  const list = (await context.admin.get("/api/admin/contact-submissions?limit=200").expect(200)).body as {
+    id: string;
+    name: string;
+  }[];
   return list.find((item) => item.name === name)!.id;
 }
 
 describe("the enquiry e-mail", () => {
-  it("carries the enquiry's photos as JPEG attachments of at most 300 KB each, and says how many", { timeout: 120_000 }, async () => {
-    const { smtp, ctx } = await setUp();
-    await enquireWithPhotos(ctx, "Aroha", [await noisyPhoto(2400, 1800), await noisyPhoto(1500, 2000)]);
-    expect(await ctx.outbox.runDue()).toMatchObject({ sent: 1, failed: 0, retrying: 0 });
+  it(
+    "carries the enquiry's photos as JPEG attachments of at most 300 KB each, and says how many",
+    { timeout: 120_000 },
+    async () => {
+      const { smtp, ctx } = await setUp();
+      await enquireWithPhotos(ctx, "Aroha", [await noisyPhoto(2400, 1800), await noisyPhoto(1500, 2000)]);
+      expect(await ctx.outbox.runDue()).toMatchObject({ sent: 1, failed: 0, retrying: 0 });
 
-    const [mail] = await smtp.waitForMessages(1);
-    expect(mail!.subject).toBe("New enquiry from Aroha");
-    expect(mail!.text).toContain("2 photos are attached.");
-    expect(mail!.attachments.map(({ filename, contentType }) => ({ filename, contentType }))).toEqual([
-      { filename: "enquiry-photo-1.jpg", contentType: "image/jpeg" },
-      { filename: "enquiry-photo-2.jpg", contentType: "image/jpeg" },
-    ]);
-    const sizes = [];
-    for (const attachment of mail!.attachments) {
-      expect(attachment.content.length).toBeLessThanOrEqual(300 * 1024);
-      const meta = await sharp(attachment.content).metadata();
-      expect(meta.format).toBe("jpeg");
-      sizes.push([meta.width, meta.height]);
-    }
-    // The viewing copies the inbox shows, in the order the visitor chose them: at most 1600 px, their shape kept
-    // (noise this big only fits 300 KB smaller still).
-    const [item] = (await ctx.admin.get("/api/admin/contact-submissions").expect(200)).body as { photos: { width: number; height: number }[] }[];
-    expect(sizes).toEqual(item!.photos.map(({ width, height }) => [width, height]));
-    const [landscape, portrait] = sizes as [number[], number[]];
-    expect(Math.max(...landscape, ...portrait)).toBeLessThanOrEqual(1600);
-    expect(landscape[0]! / landscape[1]!).toBeCloseTo(4 / 3, 1);
-    expect(portrait[0]! / portrait[1]!).toBeCloseTo(3 / 4, 1);
-  });
+      const [mail] = await smtp.waitForMessages(1);
+      expect(mail!.subject).toBe("New enquiry from Aroha");
+      expect(mail!.text).toContain("2 photos are attached.");
+      expect(mail!.attachments.map(({ filename, contentType }) => ({ filename, contentType }))).toEqual([
+        { filename: "enquiry-photo-1.jpg", contentType: "image/jpeg" },
+        { filename: "enquiry-photo-2.jpg", contentType: "image/jpeg" },
+      ]);
+      const sizes = [];
+      for (const attachment of mail!.attachments) {
+        expect(attachment.content.length).toBeLessThanOrEqual(300 * 1024);
+        const meta = await sharp(attachment.content).metadata();
+        expect(meta.format).toBe("jpeg");
+        sizes.push([meta.width, meta.height]);
+      }
+      // The viewing copies the inbox shows, in the order the visitor chose them: at most 1600 px, their shape kept
+      // (noise this big only fits 300 KB smaller still).
+      const [item] = (await ctx.admin.get("/api/admin/contact-submissions").expect(200)).body as {
+        photos: { width: number; height: number }[];
+      }[];
+      expect(sizes).toEqual(item!.photos.map(({ width, height }) => [width, height]));
+      const [landscape, portrait] = sizes as [number[], number[]];
+      expect(Math.max(...landscape, ...portrait)).toBeLessThanOrEqual(1600);
+      expect(landscape[0]! / landscape[1]!).toBeCloseTo(4 / 3, 1);
+      expect(portrait[0]! / portrait[1]!).toBeCloseTo(3 / 4, 1);
+    },
+  );
 
   it("still goes when a photo can no longer be read, without it, and says so", { timeout: 120_000 }, async () => {
     const { smtp, ctx } = await setUp();
@@ -99,54 +110,86 @@ describe("the enquiry e-mail", () => {
     expect(await ctx.outbox.runDue()).toMatchObject({ sent: 1, failed: 0, retrying: 0 });
     const [mail] = await smtp.waitForMessages(1);
     expect(mail!.attachments.map((attachment) => attachment.filename)).toEqual(["enquiry-photo-2.jpg"]);
-    expect(mail!.text).toContain("1 photo is attached.\nCould not attach 1 photo (it could not be read; it may have been deleted).");
+    expect(mail!.text).toContain(
+      "1 photo is attached.\nCould not attach 1 photo (it could not be read; it may have been deleted).",
+    );
   });
 });
 
 describe("the photos' streams", () => {
-  it("are all let go after a send that failed (SMTP down), and the retry attaches them", { timeout: 120_000 }, async () => {
-    const { smtp, ctx } = await setUp();
-    await enquireWithPhotos(ctx, "Rawiri", [await noisyPhoto(800, 600), await noisyPhoto(600, 800)]);
-    await smtp.stop();
-    expect(await ctx.outbox.runDue()).toMatchObject({ sent: 0, retrying: 1 });
-    // On disk, an unread stream holds a file handle open (a bucket holds a connection instead).
-    await expect.poll(openPhotoFiles).toEqual([]);
+  it(
+    "are all let go after a send that failed (SMTP down), and the retry attaches them",
+    { timeout: 120_000 },
+    async () => {
+      const { smtp, ctx } = await setUp();
+      await enquireWithPhotos(ctx, "Rawiri", [await noisyPhoto(800, 600), await noisyPhoto(600, 800)]);
+      await smtp.stop();
+      expect(await ctx.outbox.runDue()).toMatchObject({ sent: 0, retrying: 1 });
+      // On disk, an unread stream holds a file handle open (a bucket holds a connection instead).
+      await expect.poll(openPhotoFiles).toEqual([]);
 
-    await smtp.start();
-    ctx.clock.advance(60_000);
-    expect(await ctx.outbox.runDue()).toMatchObject({ sent: 1 });
-    const [mail] = await smtp.waitForMessages(1);
-    expect(mail!.attachments).toHaveLength(2);
-    await expect.poll(openPhotoFiles).toEqual([]);
-  });
+      await smtp.start();
+      ctx.clock.advance(60_000);
+      expect(await ctx.outbox.runDue()).toMatchObject({ sent: 1 });
+      const [mail] = await smtp.waitForMessages(1);
+      expect(mail!.attachments).toHaveLength(2);
+      await expect.poll(openPhotoFiles).toEqual([]);
+    },
+  );
 
-  it("that fail before the mailer reads them fail that send, never the process; the others are let go", { timeout: 120_000 }, async () => {
-    const { ctx } = await setUp();
-    const id = await enquireWithPhotos(ctx, "Tane", [await noisyPhoto(800, 600), await noisyPhoto(600, 800)]);
-    const opened = await openEnquiryPhotoAttachments(ctx.services, id);
-    expect(opened.attachments).toHaveLength(2);
-    try {
-      // As an S3 connection reset while the SMTP server is still greeting us: an unheard error would crash the server.
-      const failing = opened.attachments[0]!.content;
-      failing.destroy(new Error("connection reset"));
-      // 'close' comes after 'error': by then an unheard error would have been thrown.
-      await new Promise((resolve) => failing.on("close", resolve));
-      const enquiry = submissionFromRow(await ctx.services.db.selectFrom("contact_submissions").selectAll().where("id", "=", id).executeTakeFirstOrThrow());
-      const mail = enquiryMail({ from: ctx.services.mail!.from, to: NOTIFY_EMAIL, siteUrl: SITE_URL }, enquiry, "<tane@example.nz>", opened);
-      await expect(ctx.services.mail!.mailer.send(mail)).rejects.toThrow("connection reset");
-    } finally {
-      opened.close();
-    }
-    await expect.poll(openPhotoFiles).toEqual([]);
-  });
+  it(
+    "that fail before the mailer reads them fail that send, never the process; the others are let go",
+    { timeout: 120_000 },
+    async () => {
+      const { ctx } = await setUp();
+      const id = await enquireWithPhotos(ctx, "Tane", [await noisyPhoto(800, 600), await noisyPhoto(600, 800)]);
+      const opened = await openEnquiryPhotoAttachments(ctx.services, id);
+      expect(opened.attachments).toHaveLength(2);
+      try {
+        // As an S3 connection reset while the SMTP server is still greeting us: an unheard error would crash the server.
+        const failing = opened.attachments[0]!.content;
+        failing.destroy(new Error("connection reset"));
+        // 'close' comes after 'error': by then an unheard error would have been thrown.
+        await new Promise((resolve) => failing.on("close", resolve));
+        const enquiry = submissionFromRow(
+          await ctx.services.db
+            .selectFrom("contact_submissions")
+            .selectAll()
+            .where("id", "=", id)
+            .executeTakeFirstOrThrow(),
+        );
+        const mail = enquiryMail(
+          { from: ctx.services.mail!.from, to: NOTIFY_EMAIL, siteUrl: SITE_URL },
+          enquiry,
+          "<tane@example.nz>",
+          opened,
+        );
+        await expect(ctx.services.mail!.mailer.send(mail)).rejects.toThrow("connection reset");
+      } finally {
+        opened.close();
+      }
+      await expect.poll(openPhotoFiles).toEqual([]);
+    },
+  );
 
   it("are let go when the mail adapter refuses a mail before reading them", { timeout: 120_000 }, async () => {
     const { ctx } = await setUp();
     const id = await enquireWithPhotos(ctx, "Nikau", [await noisyPhoto(800, 600), await noisyPhoto(600, 800)]);
     const opened = await openEnquiryPhotoAttachments(ctx.services, id);
-    const enquiry = submissionFromRow(await ctx.services.db.selectFrom("contact_submissions").selectAll().where("id", "=", id).executeTakeFirstOrThrow());
+    const enquiry = submissionFromRow(
+      await ctx.services.db
+        .selectFrom("contact_submissions")
+        .selectAll()
+        .where("id", "=", id)
+        .executeTakeFirstOrThrow(),
+    );
     // Refused before nodemailer sees it: nothing else would ever read or close these streams.
-    const mail = enquiryMail({ from: ctx.services.mail!.from, to: "not an address", siteUrl: SITE_URL }, enquiry, "<nikau@example.nz>", opened);
+    const mail = enquiryMail(
+      { from: ctx.services.mail!.from, to: "not an address", siteUrl: SITE_URL },
+      enquiry,
+      "<nikau@example.nz>",
+      opened,
+    );
     await expect(ctx.services.mail!.mailer.send(mail)).rejects.toThrow("Not a valid recipient address");
     opened.close();
     await expect.poll(openPhotoFiles).toEqual([]);
@@ -155,7 +198,9 @@ describe("the photos' streams", () => {
 
 /** This process's open files under an enquiry-photos/ directory (Linux). */
 async function openPhotoFiles(): Promise<string[]> {
-  const links = await Promise.all((await fs.readdir("/proc/self/fd")).map((fd) => fs.readlink(`/proc/self/fd/${fd}`).catch(() => "")));
+  const links = await Promise.all(
+    (await fs.readdir("/proc/self/fd")).map((fd) => fs.readlink(`/proc/self/fd/${fd}`).catch(() => "")),
+  );
   return links.filter((link) => link.includes("enquiry-photos"));
 }
 
@@ -163,8 +208,15 @@ describe("the hourly digest", () => {
   it("carries no photos and sends the owner to the inbox for them", { timeout: 120_000 }, async () => {
     const { smtp, ctx } = await setUp();
     // This hour's allowance is used up: the enquiry waits for the hour's digest.
-    await ctx.services.db.insertInto("notification_hourly_sends").values({ hour: hourStartOf(ctx.clock.now()).toISOString(), sends: HOURLY_CAP }).execute();
-    await enquireWithPhotos(ctx, "Mere", [await noisyPhoto(800, 600), await noisyPhoto(800, 600), await noisyPhoto(600, 800)]);
+    await ctx.services.db
+      .insertInto("notification_hourly_sends")
+      .values({ hour: hourStartOf(ctx.clock.now()).toISOString(), sends: HOURLY_CAP })
+      .execute();
+    await enquireWithPhotos(ctx, "Mere", [
+      await noisyPhoto(800, 600),
+      await noisyPhoto(800, 600),
+      await noisyPhoto(600, 800),
+    ]);
     expect(await ctx.outbox.runDue()).toMatchObject({ sent: 0, held: 1 });
 
     ctx.clock.set("2026-02-28T21:00:00.000Z");
@@ -184,7 +236,10 @@ describe("the CSV export", () => {
     ctx.clock.advance(60_000);
     await ctx.enquire({ name: "Ana" });
     const res = await ctx.admin.get("/api/admin/contact-submissions/export.csv").expect(200);
-    const lines = (res.text as string).replace(/^\uFEFF/, "").trimEnd().split("\r\n");
+    const lines = (res.text as string)
+      .replace(/^\uFEFF/, "")
+      .trimEnd()
+      .split("\r\n");
     expect(lines[0]).toBe("Received,Name,Email,Phone,Message,Read,Notification,Photos");
     expect(lines.slice(1).map((line) => [line.split(",")[1], line.split(",").at(-1)])).toEqual([
       ["Ana", "0"],

@@ -41,7 +41,10 @@ describe("the image worker's queue for visitors' photos", () => {
     expect(refused.headers["retry-after"]).toBe("60");
 
     // The owner's gallery upload, queued after all of them, runs next.
-    await ctx.services.storage.write("originals/owner-upload", Readable.from([await makeImage("jpeg", { width: 640, height: 480 })]));
+    await ctx.services.storage.write(
+      "originals/owner-upload",
+      Readable.from([await makeImage("jpeg", { width: 640, height: 480 })]),
+    );
     // When it is done, the visitors' photos behind it have not started (at most the next one has).
     const owner = images.process("originals/owner-upload").then(() => images.state().waiting.visitor);
     expect(images.state().waiting).toEqual({ owner: 1, visitor: 20 });

@@ -24,10 +24,25 @@ describe("refused photos", () => {
     ctx = await createPhotoContext();
     const cases: [Buffer, string, number, string][] = [
       [pngBomb(20_000, 20_000), "bomb.png", 413, "Photo bomb.png is too large to process."],
-      [Buffer.from("Dear Mark, here are my notes."), "notes.txt", 415, "File notes.txt is not a supported photo. Please use JPEG, PNG, WebP or AVIF."],
-      [await makeImage("gif"), "moving.gif", 415, "File moving.gif is not a supported photo. Please use JPEG, PNG, WebP or AVIF."],
+      [
+        Buffer.from("Dear Mark, here are my notes."),
+        "notes.txt",
+        415,
+        "File notes.txt is not a supported photo. Please use JPEG, PNG, WebP or AVIF.",
+      ],
+      [
+        await makeImage("gif"),
+        "moving.gif",
+        415,
+        "File moving.gif is not a supported photo. Please use JPEG, PNG, WebP or AVIF.",
+      ],
       [await truncatedJpeg(1200, 900), "cut off.jpg", 400, "Photo cut off.jpg could not be read as an image."],
-      [Buffer.concat([await makeImage("jpeg"), Buffer.alloc(15 * 1024 * 1024)]), "huge.jpg", 413, "Photo huge.jpg is larger than 15 MB."],
+      [
+        Buffer.concat([await makeImage("jpeg"), Buffer.alloc(15 * 1024 * 1024)]),
+        "huge.jpg",
+        413,
+        "Photo huge.jpg is larger than 15 MB.",
+      ],
     ];
     for (const [file, name, status, message] of cases) {
       const res = await ctx.upload(file, name);
@@ -43,7 +58,10 @@ describe("refused photos", () => {
 
   it("a 20 MB photo is read to its end and refused by name; nothing is kept", async () => {
     ctx = await createPhotoContext();
-    const res = await ctx.upload(Buffer.concat([await makeImage("jpeg"), Buffer.alloc(20 * 1024 * 1024)]), "camera roll.jpg");
+    const res = await ctx.upload(
+      Buffer.concat([await makeImage("jpeg"), Buffer.alloc(20 * 1024 * 1024)]),
+      "camera roll.jpg",
+    );
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ message: "Photo camera roll.jpg is larger than 15 MB." });
     expect(await ctx.photoRows()).toEqual([]);
@@ -64,7 +82,9 @@ describe("refused photos", () => {
         headers: { "Content-Type": `multipart/form-data; boundary=${boundary}` },
       });
       req.on("error", () => {});
-      req.write(`--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="half.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`);
+      req.write(
+        `--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="half.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`,
+      );
       req.write(await makeImage("jpeg", { width: 800, height: 600 }));
       await expect.poll(tempFiles, { interval: 5, timeout: 20_000 }).toHaveLength(1);
       req.destroy();
@@ -136,8 +156,9 @@ describe("caps counted in the database, when photos are sent with an enquiry", (
     const other = await ctx.openInstance();
     const photo = await makeImage("jpeg");
     const first = await ctx.tokenFor(photo);
-    const second = (await other.api.post("/api/enquiry-photos").set("X-Forwarded-For", "203.0.113.7").attach("photos", photo, "b.jpg"))
-      .body as { token: string };
+    const second = (
+      await other.api.post("/api/enquiry-photos").set("X-Forwarded-For", "203.0.113.7").attach("photos", photo, "b.jpg")
+    ).body as { token: string };
     // Uploads are not counted against the day: the third is taken as any other.
     const third = await ctx.upload(photo, "c.jpg");
     expect(third.status).toBe(201);
@@ -147,7 +168,12 @@ describe("caps counted in the database, when photos are sent with an enquiry", (
     const res = await other.api
       .post("/api/contact")
       .set("X-Forwarded-For", "203.0.113.7")
-      .send({ name: "Aroha Visitor", email: "aroha@example.nz", message: "Two more photos of the wall.", photoTokens: [second.token, (third.body as { token: string }).token] });
+      .send({
+        name: "Aroha Visitor",
+        email: "aroha@example.nz",
+        message: "Two more photos of the wall.",
+        photoTokens: [second.token, (third.body as { token: string }).token],
+      });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ photos: { attached: 1, notTaken: true } });
     // The photo left out is gone, row and files.
@@ -173,7 +199,10 @@ describe("caps counted in the database, when photos are sent with an enquiry", (
 
   it("ENQUIRY_PHOTOS_MAX_MB: once the kept copies of sent photos add up to it, photos are left out", async () => {
     ctx = await createPhotoContext({ ENQUIRY_PHOTOS_MAX_MB: "1" });
-    const tokens = [await ctx.tokenFor(await makeImage("jpeg")), await ctx.tokenFor(await makeImage("jpeg"), "later.jpg")];
+    const tokens = [
+      await ctx.tokenFor(await makeImage("jpeg")),
+      await ctx.tokenFor(await makeImage("jpeg"), "later.jpg"),
+    ];
     // What other enquiries' photos already hold (as another instance would have stored them): one byte short of 1 MB.
     await ctx.services.db
       .insertInto("enquiry_photos")
@@ -198,7 +227,9 @@ describe("caps counted in the database, when photos are sent with an enquiry", (
 });
 
 describe("photos waiting to be sent with an enquiry", () => {
-  const TOO_MANY_WAITING = { message: "Too many photos are waiting to be sent. Please send your message, or try again in an hour." };
+  const TOO_MANY_WAITING = {
+    message: "Too many photos are waiting to be sent. Please send your message, or try again in an hour.",
+  };
 
   it("at most 10 per address, an IPv6 client counted by its /64; sending them, or their expiry, makes room", async () => {
     const clock = createManualClock("2026-03-02T09:00:00.000Z");
@@ -256,7 +287,9 @@ describe("the per-address limit", () => {
     for (let i = 0; i < 25; i++) expect((await ctx.upload(notAPhoto, `n${i}.txt`)).status).toBe(415);
     const limited = await ctx.upload(await makeImage("jpeg"));
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ message: "Too many photos from this address. Please try again later or e-mail them." });
+    expect(limited.body).toEqual({
+      message: "Too many photos from this address. Please try again later or e-mail them.",
+    });
     expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
     expect((await ctx.upload(await makeImage("jpeg"), "ok.jpg", "198.51.100.9")).status).toBe(201);
   });

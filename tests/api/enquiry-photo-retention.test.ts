@@ -58,10 +58,10 @@ describe("deleting an enquiry", () => {
     expect((await ctx.admin.get(`/api/admin/contact-submissions/${doomed}/photos/1?size=view`)).status).toBe(404);
   });
 
-
   it("while a backup runs, or when a file will not delete, the files wait in deferred_deletions; the enquiry stays deleted", async () => {
     ctx = await createPhotoContext();
-    const deferred = async () => (await ctx.services.db.selectFrom("deferred_deletions").select("storage_key").execute()).length;
+    const deferred = async () =>
+      (await ctx.services.db.selectFrom("deferred_deletions").select("storage_key").execute()).length;
     const lease = await acquireBackupLease(ctx.services, "manual");
     const first = await enquiryWithPhotos(1);
     expect(await deleteSubmission(ctx.services, first)).toBe(true);
@@ -71,7 +71,10 @@ describe("deleting an enquiry", () => {
 
     // A store that fails to delete (a bucket outage, say).
     const second = await enquiryWithPhotos(1);
-    const failing = { ...ctx.services, storage: { ...ctx.services.storage, delete: () => Promise.reject(new Error("bucket unreachable")) } };
+    const failing = {
+      ...ctx.services,
+      storage: { ...ctx.services.storage, delete: () => Promise.reject(new Error("bucket unreachable")) },
+    };
     expect(await deleteSubmission(failing, second)).toBe(true);
     expect(await ctx.services.db.selectFrom("contact_submissions").select("id").execute()).toEqual([]);
     expect(await ctx.photoRows()).toEqual([]);
@@ -138,7 +141,8 @@ describe("the retention task", () => {
     const countingClock = { now: () => ((timeReads += 1), clock.now()) };
     const retention = createEnquiryPhotoRetention({ ...ctx.services, storage, clock: countingClock }, { clock });
     const firstPass = retention.start();
-    for (let turn = 0; deleted.length === 0 && turn < 100_000; turn++) await new Promise((resolve) => setImmediate(resolve));
+    for (let turn = 0; deleted.length === 0 && turn < 100_000; turn++)
+      await new Promise((resolve) => setImmediate(resolve));
     expect(deleted[0]).toContain(first!.id);
 
     const readsWhileHeld = timeReads;
@@ -187,7 +191,12 @@ describe("the public media route", () => {
     await enquiryWithPhotos(1);
     const [key] = await ctx.storedKeys("enquiry-photos/");
     const file = key!.slice("enquiry-photos/".length);
-    for (const url of [`/media/${file}`, `/media/enquiry-photos%2F${file}`, `/media/..%2Fenquiry-photos%2F${file}`, `/media/%2e%2e%2f${key}`]) {
+    for (const url of [
+      `/media/${file}`,
+      `/media/enquiry-photos%2F${file}`,
+      `/media/..%2Fenquiry-photos%2F${file}`,
+      `/media/%2e%2e%2f${key}`,
+    ]) {
       const res = await ctx.api.get(url);
       expect(res.status, url).toBe(404);
     }
@@ -201,19 +210,31 @@ describe("backups", () => {
     // The guard keeps 1 GB free; this much more is room for the tables but not for the photos.
     const freeSpace = async () => ({ freeBytes: GiB + 250 * 1024, totalBytes: GiB });
     const backup = (file: string) =>
-      createBackup({ ...ctx.services, clock: systemClock }, { purpose: "manual", workDir: backupsDirOf(ctx.dataDir), destination: { kind: "file", path: file, freeSpace } });
+      createBackup(
+        { ...ctx.services, clock: systemClock },
+        { purpose: "manual", workDir: backupsDirOf(ctx.dataDir), destination: { kind: "file", path: file, freeSpace } },
+      );
     expect((await backup(path.join(tmp, "before.tar.gz"))).status).toBe("succeeded");
 
     const id = await enquiryWithPhotos(2, await makeNoisyJpeg(2400, 1800));
     expect((await backup(path.join(tmp, "no-room.tar.gz"))).status).toBe("skipped");
 
     const archive = path.join(tmp, `photos-${ctx.backend.database}.tar.gz`);
-    const made = await createBackup({ ...ctx.services, clock: systemClock }, { purpose: "manual", workDir: backupsDirOf(ctx.dataDir), destination: { kind: "file", path: archive } });
+    const made = await createBackup(
+      { ...ctx.services, clock: systemClock },
+      { purpose: "manual", workDir: backupsDirOf(ctx.dataDir), destination: { kind: "file", path: archive } },
+    );
     expect(made.status).toBe("succeeded");
     const original = await viewCopy(ctx.services, id, 2);
 
     const restored = await restoreElsewhere(archive);
-    expect(await restored.db.selectFrom("enquiry_photos").select(["submission_id", "position"]).orderBy("position").execute()).toEqual([
+    expect(
+      await restored.db
+        .selectFrom("enquiry_photos")
+        .select(["submission_id", "position"])
+        .orderBy("position")
+        .execute(),
+    ).toEqual([
       { submission_id: id, position: 1 },
       { submission_id: id, position: 2 },
     ]);
@@ -225,9 +246,15 @@ describe("backups", () => {
     ctx = await createPhotoContext();
     await enquiryWithPhotos(1);
     const archive = path.join(tmp, `photo-cap-${ctx.backend.database}.tar.gz`);
-    const made = await createBackup({ ...ctx.services, clock: systemClock }, { purpose: "manual", workDir: backupsDirOf(ctx.dataDir), destination: { kind: "file", path: archive } });
+    const made = await createBackup(
+      { ...ctx.services, clock: systemClock },
+      { purpose: "manual", workDir: backupsDirOf(ctx.dataDir), destination: { kind: "file", path: archive } },
+    );
     expect(made.status).toBe("succeeded");
-    const { view_key: viewKey } = await ctx.services.db.selectFrom("enquiry_photos").select("view_key").executeTakeFirstOrThrow();
+    const { view_key: viewKey } = await ctx.services.db
+      .selectFrom("enquiry_photos")
+      .select("view_key")
+      .executeTakeFirstOrThrow();
     const oversized = path.join(tmp, `photo-cap-oversized-${ctx.backend.database}.tar.gz`);
     await rewriteArchive(
       archive,
@@ -238,7 +265,9 @@ describe("backups", () => {
       { rehash: true },
     );
     const target = await emptyInstallation();
-    await expect(target.restore(oversized)).rejects.toThrow(`The archive holds image files larger than this site ever stores: ${viewKey}`);
+    await expect(target.restore(oversized)).rejects.toThrow(
+      `The archive holds image files larger than this site ever stores: ${viewKey}`,
+    );
     if (target.bucket) expect(await target.bucket.keys("")).toEqual([]);
   });
 });
@@ -263,12 +292,15 @@ async function emptyInstallation() {
   const database = await createTestDatabase(backends.postgresUrl);
   cleanups.push(() => database.drop());
   const base = { DATA_DIR: dataDir, LOG_LEVEL: "silent", NODE_ENV: "test" };
-  const bucket = await createTestBucket(backends.s3Endpoint, { siteOrigins: [new URL(parseEnv(base).SITE_URL).origin] });
+  const bucket = await createTestBucket(backends.s3Endpoint, {
+    siteOrigins: [new URL(parseEnv(base).SITE_URL).origin],
+  });
   cleanups.push(() => bucket.remove());
   const env = parseEnv({ ...base, DATABASE_URL: database.url, ...s3Env(backends.s3Endpoint, bucket.name) });
   const silent = createLogger({ level: "silent" });
   return {
-    restore: (archive: string) => restoreBackup({ dataDir, file: archive, destination: postgresRestoreDestination({ env, logger: silent }) }),
+    restore: (archive: string) =>
+      restoreBackup({ dataDir, file: archive, destination: postgresRestoreDestination({ env, logger: silent }) }),
     open: () => openServices(env, silent),
     bucket,
   };

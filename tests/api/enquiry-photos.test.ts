@@ -20,14 +20,21 @@ type Item = { id: string; photos: { n: number; width: number; height: number }[]
 
 describe("a photo sent with an enquiry", () => {
   it("is uploaded for a token, attached to the enquiry, listed in the inbox and served to the owner only", async () => {
-    const first = await ctx.upload(await makeJpegWithExif({ width: 3000, height: 2000, orientation: 6 }), "back wall.jpg");
+    const first = await ctx.upload(
+      await makeJpegWithExif({ width: 3000, height: 2000, orientation: 6 }),
+      "back wall.jpg",
+    );
     expect(first.status).toBe(201);
     expect(first.body).toEqual({ token: expect.stringMatching(/^[\w-]{43}$/), name: "back wall.jpg" });
     const second = await ctx.tokenFor(await makeImage("png", { width: 400, height: 300 }), "shed.png");
 
     const res = await ctx.enquire([(first.body as { token: string }).token, second]);
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ message: "Message received", id: expect.any(String), photos: { attached: 2, notTaken: false } });
+    expect(res.body).toEqual({
+      message: "Message received",
+      id: expect.any(String),
+      photos: { attached: 2, notTaken: false },
+    });
     const id = (res.body as { id: string }).id;
 
     const [item] = (await ctx.admin.get("/api/admin/contact-submissions").expect(200)).body as Item[];
@@ -38,13 +45,19 @@ describe("a photo sent with an enquiry", () => {
       { n: 2, width: 400, height: 300 },
     ]);
 
-    const thumb = await ctx.admin.get(`/api/admin/contact-submissions/${id}/photos/1?size=thumb`).buffer(true).expect(200);
+    const thumb = await ctx.admin
+      .get(`/api/admin/contact-submissions/${id}/photos/1?size=thumb`)
+      .buffer(true)
+      .expect(200);
     expect(thumb.headers["content-type"]).toBe("image/jpeg");
     expect(thumb.headers["cache-control"]).toBe("private, no-store");
     const thumbMeta = await sharp(thumb.body as Buffer).metadata();
     expect([thumbMeta.format, thumbMeta.width, thumbMeta.height]).toEqual(["jpeg", 213, 320]);
 
-    const view = await ctx.admin.get(`/api/admin/contact-submissions/${id}/photos/1?size=view`).buffer(true).expect(200);
+    const view = await ctx.admin
+      .get(`/api/admin/contact-submissions/${id}/photos/1?size=view`)
+      .buffer(true)
+      .expect(200);
     expect(view.headers["cache-control"]).toBe("private, no-store");
     expect((view.body as Buffer).length).toBeLessThanOrEqual(300 * 1024);
     const viewMeta = await sharp(view.body as Buffer).metadata();
@@ -92,9 +105,17 @@ describe("a photo sent with an enquiry", () => {
       await fs.writeFile(file, data);
       return { fileName: name, declaredType: "image/jpeg", path: file };
     };
-    const taken = await acceptEnquiryPhoto(ctx.services, await onDisk("wall.jpg", await makeImage("jpeg")), "203.0.113.7");
+    const taken = await acceptEnquiryPhoto(
+      ctx.services,
+      await onDisk("wall.jpg", await makeImage("jpeg")),
+      "203.0.113.7",
+    );
     expect(taken).toEqual({ status: "accepted", token: expect.any(String), name: "wall.jpg" });
-    const refused = await acceptEnquiryPhoto(ctx.services, await onDisk("big.jpg", Buffer.alloc(15 * 1024 * 1024 + 1, 0xff)), "203.0.113.7");
+    const refused = await acceptEnquiryPhoto(
+      ctx.services,
+      await onDisk("big.jpg", Buffer.alloc(15 * 1024 * 1024 + 1, 0xff)),
+      "203.0.113.7",
+    );
     expect(refused).toEqual({ status: "refused", httpStatus: 413, message: "Photo big.jpg is larger than 15 MB." });
     expect(await fs.readdir(dir)).toEqual([]);
     const res = await ctx.enquire([(taken as { token: string }).token]);

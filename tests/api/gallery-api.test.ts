@@ -42,7 +42,11 @@ async function uploadAndAdd(body: Buffer, galleryType = "traditional", contentTy
  * Streams a body to an upload URL over a real socket (supertest cannot send a
  * chunked body or abort half-way), signed in as the administrator.
  */
-async function streamUpload(url: string, body: ReadableStream<Uint8Array>, signal?: AbortSignal): Promise<Response | undefined> {
+async function streamUpload(
+  url: string,
+  body: ReadableStream<Uint8Array>,
+  signal?: AbortSignal,
+): Promise<Response | undefined> {
   const server = ctx.app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   try {
@@ -63,7 +67,11 @@ async function streamUpload(url: string, body: ReadableStream<Uint8Array>, signa
 }
 
 function uploadStatus() {
-  return ctx.services.db.selectFrom("uploads").select("status").executeTakeFirstOrThrow().then((row) => row.status);
+  return ctx.services.db
+    .selectFrom("uploads")
+    .select("status")
+    .executeTakeFirstOrThrow()
+    .then((row) => row.status);
 }
 
 /** A JPEG header followed by filler, `bytes` long: recognised as an image by its first bytes. */
@@ -104,7 +112,11 @@ describe("uploads through this server (local disk)", () => {
 
   it("needs the admin session", async () => {
     const url = await newUploadUrl(ctx);
-    const res = await ctx.api.put(url).set("Content-Type", "image/jpeg").send(await makeImage("jpeg")).expect(401);
+    const res = await ctx.api
+      .put(url)
+      .set("Content-Type", "image/jpeg")
+      .send(await makeImage("jpeg"))
+      .expect(401);
     expect(res.body).toEqual({ message: "Unauthorized" });
   });
 
@@ -123,7 +135,10 @@ describe("uploads through this server (local disk)", () => {
     expect((await putFile(tampered.pathname + tampered.search, await makeImage("jpeg"))).status).toBe(403);
     const otherId = `${url.pathname.replace(/[0-9a-f]{4}$/, "abcd")}${url.search}`;
     expect((await putFile(otherId, await makeImage("jpeg"))).status).toBe(403);
-    const expiredTarget = await ctx.services.storage.createUploadTarget("11111111-2222-3333-4444-555555555555", new Date(Date.now() - 1000));
+    const expiredTarget = await ctx.services.storage.createUploadTarget(
+      "11111111-2222-3333-4444-555555555555",
+      new Date(Date.now() - 1000),
+    );
     const expired = await putFile(expiredTarget.uploadURL, await makeImage("jpeg"));
     expect(expired.status).toBe(403);
     expect(expired.body.message).toMatch(/expired/);
@@ -225,7 +240,9 @@ describe("uploads straight to the bucket (S3)", () => {
     const id = keyOf(url).split("/").pop();
     await ctx.api.get(`/media/${id}`).expect(404);
     // This server takes no uploads itself with a bucket: its own upload path refuses every URL.
-    const res = await ctx.admin.put(`/api/uploads/${id}?expires=${Date.now() + 60_000}&signature=${"0".repeat(64)}`).send(Buffer.from("x"));
+    const res = await ctx.admin
+      .put(`/api/uploads/${id}?expires=${Date.now() + 60_000}&signature=${"0".repeat(64)}`)
+      .send(Buffer.from("x"));
     expect(res.status).toBe(403);
   });
 
@@ -316,7 +333,10 @@ describe("registering an upload (either storage)", () => {
     const png = await makeImage("png", { width: 640, height: 480 });
     const res = await uploadAndAdd(png, "veneer", "image/jpeg");
     expect(res.status).toBe(201);
-    const row = await ctx.services.db.selectFrom("uploads").select(["content_type", "status"]).executeTakeFirstOrThrow();
+    const row = await ctx.services.db
+      .selectFrom("uploads")
+      .select(["content_type", "status"])
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ content_type: "image/png", status: "used" });
   });
 });
@@ -338,11 +358,14 @@ describe("PUT /api/admin/gallery-images", () => {
     expect(image.placeholder).toMatch(/^data:image\/webp;base64,/);
 
     for (const variant of [...image.variants.avif, ...image.variants.webp, image.variants.jpeg]) {
-      const served = await ctx.api.get(variant.path).buffer(true).parse((r, cb) => {
-        const chunks: Buffer[] = [];
-        r.on("data", (c: Buffer) => chunks.push(c));
-        r.on("end", () => cb(null, Buffer.concat(chunks)));
-      });
+      const served = await ctx.api
+        .get(variant.path)
+        .buffer(true)
+        .parse((r, cb) => {
+          const chunks: Buffer[] = [];
+          r.on("data", (c: Buffer) => chunks.push(c));
+          r.on("end", () => cb(null, Buffer.concat(chunks)));
+        });
       expect(served.status).toBe(200);
       expect(served.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
       const bytes = served.body as Buffer;
@@ -376,14 +399,18 @@ describe("PUT /api/admin/gallery-images", () => {
     ["a random string", "not a url at all"],
     ["a public variant", "/media/0123456789abcdef0123.jpg"],
   ])("answers 400 for %s", async (_label, imageURL) => {
-    const res = await ctx.admin.put("/api/admin/gallery-images").send({ imageURL, galleryType: "traditional", caption: "", sortOrder: "0" });
+    const res = await ctx.admin
+      .put("/api/admin/gallery-images")
+      .send({ imageURL, galleryType: "traditional", caption: "", sortOrder: "0" });
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/imageURL/);
   });
 
   it("answers 400 for an upload that never completed, and for one already used", async () => {
     const pending = await newUploadUrl(ctx);
-    const notDone = await ctx.admin.put("/api/admin/gallery-images").send({ imageURL: pending, galleryType: "traditional" });
+    const notDone = await ctx.admin
+      .put("/api/admin/gallery-images")
+      .send({ imageURL: pending, galleryType: "traditional" });
     expect(notDone.status).toBe(400);
 
     const url = await newUploadUrl(ctx);
@@ -395,7 +422,10 @@ describe("PUT /api/admin/gallery-images", () => {
   it("answers 400 for an unknown gallery type or a bad sortOrder", async () => {
     const url = await newUploadUrl(ctx);
     await ctx.admin.put("/api/admin/gallery-images").send({ imageURL: url, galleryType: "marble" }).expect(400);
-    await ctx.admin.put("/api/admin/gallery-images").send({ imageURL: url, galleryType: "veneer", sortOrder: "first" }).expect(400);
+    await ctx.admin
+      .put("/api/admin/gallery-images")
+      .send({ imageURL: url, galleryType: "veneer", sortOrder: "first" })
+      .expect(400);
   });
 });
 
@@ -404,7 +434,10 @@ describe("PATCH /api/admin/gallery-images/:id", () => {
 
   it("updates the caption", async () => {
     const [image] = await seedDemoGallery(ctx.services, "traditional", 1, { width: 500, height: 300 });
-    const res = await ctx.admin.patch(`/api/admin/gallery-images/${image!.id}`).send({ caption: "Basalt wall" }).expect(200);
+    const res = await ctx.admin
+      .patch(`/api/admin/gallery-images/${image!.id}`)
+      .send({ caption: "Basalt wall" })
+      .expect(200);
     expect(res.body).toMatchObject({ id: image!.id, caption: "Basalt wall" });
     expect((await listGalleryImages(ctx.services, "traditional"))[0]!.caption).toBe("Basalt wall");
   });
@@ -412,8 +445,14 @@ describe("PATCH /api/admin/gallery-images/:id", () => {
   it("answers 404 for an unknown id and 400 over 500 characters", async () => {
     const [image] = await seedDemoGallery(ctx.services, "traditional", 1, { width: 500, height: 300 });
     await ctx.admin.patch("/api/admin/gallery-images/nope").send({ caption: "x" }).expect(404);
-    await ctx.admin.patch(`/api/admin/gallery-images/${image!.id}`).send({ caption: "c".repeat(500) }).expect(200);
-    const res = await ctx.admin.patch(`/api/admin/gallery-images/${image!.id}`).send({ caption: "c".repeat(501) }).expect(400);
+    await ctx.admin
+      .patch(`/api/admin/gallery-images/${image!.id}`)
+      .send({ caption: "c".repeat(500) })
+      .expect(200);
+    const res = await ctx.admin
+      .patch(`/api/admin/gallery-images/${image!.id}`)
+      .send({ caption: "c".repeat(501) })
+      .expect(400);
     expect(res.body.message).toBe("caption must be at most 500 characters");
     await ctx.admin.patch(`/api/admin/gallery-images/${image!.id}`).send({ caption: 5 }).expect(400);
   });
@@ -425,9 +464,14 @@ describe("PUT /api/admin/gallery-images/reorder", () => {
   it("applies the new order", async () => {
     const images = await seedDemoGallery(ctx.services, "veneer", 3, { width: 500, height: 300 });
     const order = [images[2]!.id, images[0]!.id, images[1]!.id];
-    const res = await ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "veneer", imageIds: order }).expect(200);
+    const res = await ctx.admin
+      .put("/api/admin/gallery-images/reorder")
+      .send({ galleryType: "veneer", imageIds: order })
+      .expect(200);
     expect(res.body.map((i: { id: string }) => i.id)).toEqual(order);
-    expect((await listGalleryImages(ctx.services, "veneer")).map((i) => [i.id, i.sortOrder])).toEqual(order.map((id, i) => [id, i]));
+    expect((await listGalleryImages(ctx.services, "veneer")).map((i) => [i.id, i.sortOrder])).toEqual(
+      order.map((id, i) => [id, i]),
+    );
   });
 
   it.each([
@@ -435,7 +479,10 @@ describe("PUT /api/admin/gallery-images/reorder", () => {
     ["an extra id", (ids: string[]) => [...ids, "other"]],
     ["a duplicate", (ids: string[]) => [ids[0]!, ids[0]!, ids[1]!]],
     ["an unknown id in place of one", (ids: string[]) => [...ids.slice(1), "no-such-image"]],
-    ["an id from another gallery in place of one", (ids: string[], otherGalleryId: string) => [...ids.slice(1), otherGalleryId]],
+    [
+      "an id from another gallery in place of one",
+      (ids: string[], otherGalleryId: string) => [...ids.slice(1), otherGalleryId],
+    ],
   ])("answers 400 for %s and changes nothing", async (_label, mangle) => {
     const images = await seedDemoGallery(ctx.services, "veneer", 3, { width: 500, height: 300 });
     const [other] = await seedDemoGallery(ctx.services, "traditional", 1, { width: 500, height: 300 });
@@ -445,9 +492,13 @@ describe("PUT /api/admin/gallery-images/reorder", () => {
       .send({ galleryType: "veneer", imageIds: mangle(ids, other!.id) })
       .expect(400);
     expect(res.body.message).toMatch(/every image of the gallery exactly once/);
-    expect((await listGalleryImages(ctx.services, "veneer")).map((i) => [i.id, i.sortOrder])).toEqual(ids.map((id, i) => [id, i]));
+    expect((await listGalleryImages(ctx.services, "veneer")).map((i) => [i.id, i.sortOrder])).toEqual(
+      ids.map((id, i) => [id, i]),
+    );
     // The other gallery's image stays where it was, too.
-    expect((await listGalleryImages(ctx.services, "traditional")).map((i) => [i.id, i.sortOrder])).toEqual([[other!.id, 0]]);
+    expect((await listGalleryImages(ctx.services, "traditional")).map((i) => [i.id, i.sortOrder])).toEqual([
+      [other!.id, 0],
+    ]);
   });
 
   it("keeps sort orders unique and complete when two tabs reorder at once", async () => {
@@ -460,7 +511,11 @@ describe("PUT /api/admin/gallery-images/reorder", () => {
       ids,
     ];
     const results = await Promise.all(
-      orders.flatMap((imageIds) => [0, 1].map(() => ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "landscaping", imageIds }))),
+      orders.flatMap((imageIds) =>
+        [0, 1].map(() =>
+          ctx.admin.put("/api/admin/gallery-images/reorder").send({ galleryType: "landscaping", imageIds }),
+        ),
+      ),
     );
     expect(results.every((r) => r.status === 200)).toBe(true);
     const final = await listGalleryImages(ctx.services, "landscaping");
@@ -475,13 +530,17 @@ describe("DELETE /api/admin/gallery-images/:id", () => {
   it("removes the record and every file of the image, closing the gap in the order", async () => {
     const url = await newUploadUrl(ctx);
     expect((await putFile(url, await makeImage("jpeg", { width: 1000, height: 700 }))).status).toBe(200);
-    const added = (await ctx.admin.put("/api/admin/gallery-images").send({ imageURL: url, galleryType: "traditional" }).expect(201)).body;
+    const added = (
+      await ctx.admin.put("/api/admin/gallery-images").send({ imageURL: url, galleryType: "traditional" }).expect(201)
+    ).body;
     const other = (await seedDemoGallery(ctx.services, "traditional", 1, { width: 500, height: 300 }))[0]!;
     const variantsBefore = (await ctx.storedKeys("variants/")).length;
     expect(await ctx.storedKeys("originals/")).toHaveLength(2);
 
     await ctx.admin.delete(`/api/admin/gallery-images/${added.id}`).expect(204);
-    const files = [...added.variants.avif, ...added.variants.webp, added.variants.jpeg].map((v: { path: string }) => v.path);
+    const files = [...added.variants.avif, ...added.variants.webp, added.variants.jpeg].map(
+      (v: { path: string }) => v.path,
+    );
     for (const file of files) await ctx.api.get(file).expect(404);
     expect((await ctx.storedKeys("variants/")).length).toBe(variantsBefore - files.length);
     expect(await ctx.storedKeys("originals/")).toHaveLength(1);

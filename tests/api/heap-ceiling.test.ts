@@ -5,9 +5,12 @@ import { describe, expect, it } from "vitest";
 // the same way by `npm run serve` and by the systemd unit.
 describe("the production heap ceiling", () => {
   it("is 192 MB in npm run serve and in deploy/cornerstone.service", () => {
-    const serve = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts.serve;
+    const serve = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts
+      .serve;
     expect(serve).toMatch(/\bnode --max-old-space-size=192 scripts\/serve\.mjs$/);
     const unit = readFileSync("deploy/cornerstone.service", "utf8");
-    expect(unit).toMatch(/^ExecStart=\/usr\/bin\/node --max-old-space-size=192 \/opt\/cornerstone\/current\/build\/server\/index\.js$/m);
+    expect(unit).toMatch(
+      /^ExecStart=\/usr\/bin\/node --max-old-space-size=192 \/opt\/cornerstone\/current\/build\/server\/index\.js$/m,
+    );
   });
 });

@@ -42,7 +42,13 @@ async function keysUnder(root: string, prefix: string): Promise<string[]> {
 export async function acquireBackend(
   base: Record<string, string>,
   options: { database?: DatabaseKind; storage?: StorageKind; s3Endpoint?: string } = {},
-): Promise<{ env: Record<string, string>; bucket: TestBucket | null; database: DatabaseKind; storage: StorageKind; release(): Promise<void> }> {
+): Promise<{
+  env: Record<string, string>;
+  bucket: TestBucket | null;
+  database: DatabaseKind;
+  storage: StorageKind;
+  release(): Promise<void>;
+}> {
   const backends = inject("backends");
   const database = options.database ?? defaultBackend().database;
   const storage = options.storage ?? defaultBackend().storage;
@@ -60,7 +66,9 @@ export async function acquireBackend(
     }
     let bucket: TestBucket | null = null;
     if (storage === "s3") {
-      const created = await createTestBucket(backends.s3Endpoint, { siteOrigins: [new URL(parseEnv(base).SITE_URL).origin] });
+      const created = await createTestBucket(backends.s3Endpoint, {
+        siteOrigins: [new URL(parseEnv(base).SITE_URL).origin],
+      });
       bucket = created;
       releases.push(async () => void created.remove().catch(() => {}));
       Object.assign(env, s3Env(options.s3Endpoint ?? backends.s3Endpoint, created.name));
@@ -164,14 +172,16 @@ export async function createAdminContext(
   envOverrides: Record<string, string> = {},
   options: { database?: DatabaseKind; storage?: StorageKind; clock?: Clock; s3Endpoint?: string } = {},
 ) {
-  const ctx = await createTestContext({ ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ...envOverrides }, options);
+  const ctx = await createTestContext(
+    { ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ...envOverrides },
+    options,
+  );
   const { ensureAdministrator } = await import("~/auth/auth.server");
   await ensureAdministrator(ctx.services, { username: ADMIN.username, password: ADMIN.password });
   return { ...ctx, admin: await signedInAgent(ctx) };
 }
 
 export type AdminContext = Awaited<ReturnType<typeof createAdminContext>>;
-
 
 /**
  * PUTs a file to an upload URL as the browser does: to this server's own
@@ -185,9 +195,16 @@ export async function putUpload(
   contentType = "image/jpeg",
 ): Promise<{ status: number; body: Record<string, unknown> }> {
   if (/^https?:/.test(url)) {
-    const res = await fetch(url, { method: "PUT", headers: { "Content-Type": contentType }, body: new Uint8Array(body) });
+    const res = await fetch(url, {
+      method: "PUT",
+      headers: { "Content-Type": contentType },
+      body: new Uint8Array(body),
+    });
     const text = await res.text();
-    return { status: res.status, body: res.headers.get("content-type")?.includes("json") ? (JSON.parse(text) as Record<string, unknown>) : {} };
+    return {
+      status: res.status,
+      body: res.headers.get("content-type")?.includes("json") ? (JSON.parse(text) as Record<string, unknown>) : {},
+    };
   }
   const res = await ctx.admin.put(url).set("Content-Type", contentType).send(body);
   return { status: res.status, body: res.body as Record<string, unknown> };

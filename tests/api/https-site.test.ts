@@ -27,8 +27,12 @@ describe("SITE_URL https://", () => {
     const api = await site("https://stone.example.nz");
     const res = await api.post("/api/login").send(ADMIN).expect(200);
     const [session, device] = setCookies(res);
-    expect(session).toMatch(/^__Host-cornerstone_session=[\w-]{43}; Max-Age=2592000; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Strict$/);
-    expect(device).toMatch(/^__Host-cornerstone_device=[^;]+; Max-Age=31536000; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Strict$/);
+    expect(session).toMatch(
+      /^__Host-cornerstone_session=[\w-]{43}; Max-Age=2592000; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Strict$/,
+    );
+    expect(device).toMatch(
+      /^__Host-cornerstone_device=[^;]+; Max-Age=31536000; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Strict$/,
+    );
     expect(session).not.toMatch(/Domain=/i);
 
     // The session is read from the __Host- cookie only.
@@ -36,7 +40,9 @@ describe("SITE_URL https://", () => {
     await api.get("/api/auth/user").set("Cookie", `__Host-cornerstone_session=${token}`).expect(200);
     await api.get("/api/auth/user").set("Cookie", `cornerstone_session=${token}`).expect(401);
     const logout = await api.post("/api/logout").set("Cookie", `__Host-cornerstone_session=${token}`).expect(204);
-    expect(setCookies(logout)[0]).toMatch(/^__Host-cornerstone_session=; Path=\/; Expires=Thu, 01 Jan 1970 [^;]+; HttpOnly; Secure; SameSite=Strict$/);
+    expect(setCookies(logout)[0]).toMatch(
+      /^__Host-cornerstone_session=; Path=\/; Expires=Thu, 01 Jan 1970 [^;]+; HttpOnly; Secure; SameSite=Strict$/,
+    );
   });
 
   it("reads the first usable __Host- session cookie when a browser sends the name twice", async () => {
@@ -59,7 +65,10 @@ describe("SITE_URL https://", () => {
     const cached = await api.get("/api/content/hero.title").expect(200);
     expect(first.headers["x-cache"], "rendered").toBeUndefined();
     expect(cached.headers["x-cache"], "answered by the cached-page responder").toBe("hit");
-    const notModified = await api.get("/api/content/hero.title").set("If-None-Match", cached.headers["etag"]!).expect(304);
+    const notModified = await api
+      .get("/api/content/hero.title")
+      .set("If-None-Match", cached.headers["etag"]!)
+      .expect(304);
     const answers = {
       first,
       cached,

@@ -21,7 +21,8 @@ afterEach(async () => {
   await ctx.close();
 });
 
-const list = async (query = "") => (await ctx.admin.get(`/api/admin/contact-submissions${query}`).expect(200)).body as Item[];
+const list = async (query = "") =>
+  (await ctx.admin.get(`/api/admin/contact-submissions${query}`).expect(200)).body as Item[];
 
 /** Every page, following the cursors; `between` runs after each page. */
 async function allPages(query: string, between?: (page: Item[]) => Promise<void>): Promise<Item[]> {
@@ -89,7 +90,8 @@ describe("GET /api/admin/contact-submissions", () => {
     expect(seen.map((item) => item.id)).toEqual(expectedSeen);
     expect(new Set(seen.map((item) => item.id)).size).toBe(seen.length);
     // Everything that still exists was seen.
-    for (const id of expectedOrder.filter((id) => !deleted.has(id))) expect(seen.some((item) => item.id === id)).toBe(true);
+    for (const id of expectedOrder.filter((id) => !deleted.has(id)))
+      expect(seen.some((item) => item.id === id)).toBe(true);
   });
 
   it("filters unread only", async () => {
@@ -115,32 +117,56 @@ describe("GET /api/admin/contact-submissions", () => {
 describe("read and unread", () => {
   it("new enquiries are unread; PATCH {read} marks them read (keeping the first time) and unread again", async () => {
     const { id } = await ctx.enquire({ name: "Aroha" });
-    expect((await ctx.admin.get("/api/admin/contact-submissions/summary").expect(200)).body).toEqual({ total: 1, unread: 1 });
+    expect((await ctx.admin.get("/api/admin/contact-submissions/summary").expect(200)).body).toEqual({
+      total: 1,
+      unread: 1,
+    });
 
     ctx.clock.advance(60_000);
     const read = await ctx.admin.patch(`/api/admin/contact-submissions/${id}`).send({ read: true }).expect(200);
-    expect(read.body).toMatchObject({ id, name: "Aroha", readAt: ctx.clock.now().toISOString(), notification: { status: "off" } });
+    expect(read.body).toMatchObject({
+      id,
+      name: "Aroha",
+      readAt: ctx.clock.now().toISOString(),
+      notification: { status: "off" },
+    });
     const firstRead = read.body.readAt;
     ctx.clock.advance(60_000);
-    expect((await ctx.admin.patch(`/api/admin/contact-submissions/${id}`).send({ read: true }).expect(200)).body.readAt).toBe(firstRead);
-    expect((await ctx.admin.get("/api/admin/contact-submissions/summary").expect(200)).body).toEqual({ total: 1, unread: 0 });
+    expect(
+      (await ctx.admin.patch(`/api/admin/contact-submissions/${id}`).send({ read: true }).expect(200)).body.readAt,
+    ).toBe(firstRead);
+    expect((await ctx.admin.get("/api/admin/contact-submissions/summary").expect(200)).body).toEqual({
+      total: 1,
+      unread: 0,
+    });
 
     const unread = await ctx.admin.patch(`/api/admin/contact-submissions/${id}`).send({ read: false }).expect(200);
     expect(unread.body.readAt).toBeNull();
-    expect((await ctx.admin.get("/api/admin/contact-submissions/summary").expect(200)).body).toEqual({ total: 1, unread: 1 });
+    expect((await ctx.admin.get("/api/admin/contact-submissions/summary").expect(200)).body).toEqual({
+      total: 1,
+      unread: 1,
+    });
   });
 
   it("answers 404 for an unknown id and 400 for a body without a boolean read", async () => {
     const { id } = await ctx.enquire({ name: "Tom" });
-    expect((await ctx.admin.patch("/api/admin/contact-submissions/nope").send({ read: true }).expect(404)).body).toEqual({ message: "No such enquiry" });
+    expect(
+      (await ctx.admin.patch("/api/admin/contact-submissions/nope").send({ read: true }).expect(404)).body,
+    ).toEqual({ message: "No such enquiry" });
     for (const body of [{}, { read: "yes" }, { read: 1 }]) {
-      expect((await ctx.admin.patch(`/api/admin/contact-submissions/${id}`).send(body).expect(400)).body.message).toBe("read must be true or false");
+      expect((await ctx.admin.patch(`/api/admin/contact-submissions/${id}`).send(body).expect(400)).body.message).toBe(
+        "read must be true or false",
+      );
     }
   });
 
   it("refuses a cross-site PATCH or DELETE", async () => {
     const { id } = await ctx.enquire({ name: "Tom" });
-    await ctx.admin.patch(`/api/admin/contact-submissions/${id}`).set("Origin", "https://evil.example").send({ read: true }).expect(403);
+    await ctx.admin
+      .patch(`/api/admin/contact-submissions/${id}`)
+      .set("Origin", "https://evil.example")
+      .send({ read: true })
+      .expect(403);
     await ctx.admin.delete(`/api/admin/contact-submissions/${id}`).set("Sec-Fetch-Site", "cross-site").expect(403);
     expect((await list())[0]!.readAt).toBeNull();
   });
@@ -154,13 +180,17 @@ describe("DELETE /api/admin/contact-submissions/:id", () => {
     expect((await list()).map((item) => item.id)).toEqual([kept]);
     const jobs = await ctx.services.db.selectFrom("notification_jobs").select("submission_id").execute();
     expect(jobs.map((job) => job.submission_id)).toEqual([kept]);
-    expect((await ctx.admin.delete(`/api/admin/contact-submissions/${id}`).expect(404)).body).toEqual({ message: "No such enquiry" });
+    expect((await ctx.admin.delete(`/api/admin/contact-submissions/${id}`).expect(404)).body).toEqual({
+      message: "No such enquiry",
+    });
   });
 });
 
 describe("POST /api/admin/contact-submissions/:id/resend", () => {
   it("answers 404 for an unknown id", async () => {
-    expect((await ctx.admin.post("/api/admin/contact-submissions/nope/resend").expect(404)).body).toEqual({ message: "No such enquiry" });
+    expect((await ctx.admin.post("/api/admin/contact-submissions/nope/resend").expect(404)).body).toEqual({
+      message: "No such enquiry",
+    });
   });
 });
 
@@ -169,26 +199,34 @@ describe("GET /api/admin/contact-submissions/export.csv", () => {
     expect(csvCell("plain")).toBe("plain");
     expect(csvCell('He said "hi", then left')).toBe('"He said ""hi"", then left"');
     expect(csvCell("line one\r\nline two")).toBe('"line one\r\nline two"');
-    expect(csvCell("=HYPERLINK(\"http://evil\")")).toBe('"\'=HYPERLINK(""http://evil"")"');
+    expect(csvCell('=HYPERLINK("http://evil")')).toBe('"\'=HYPERLINK(""http://evil"")"');
     expect(csvCell("+64 27 555")).toBe("'+64 27 555");
     expect(csvCell("-2+3")).toBe("'-2+3");
     expect(csvCell("@SUM(A1)")).toBe("'@SUM(A1)");
     expect(csvCell("\tcmd")).toBe("'\tcmd");
-    expect(csvCell("\rcmd")).toBe("\"'\rcmd\"");
+    expect(csvCell("\rcmd")).toBe('"\'\rcmd"');
     expect(csvCell("a=b")).toBe("a=b");
   });
 
   it("downloads every enquiry as RFC 4180 UTF-8 with a BOM, named enquiries-YYYY-MM-DD.csv in New Zealand time", async () => {
-    const first = await ctx.enquire({ name: "=cmd|' /C calc'!A0", email: "eve@example.com", phone: "+64 27 555 0184", message: 'Quote "urgent", please\nSecond line — kia ora' });
+    const first = await ctx.enquire({
+      name: "=cmd|' /C calc'!A0",
+      email: "eve@example.com",
+      phone: "+64 27 555 0184",
+      message: 'Quote "urgent", please\nSecond line — kia ora',
+    });
     ctx.clock.advance(60_000);
     await ctx.enquire({ name: "Müller, Jürgen", email: "j@example.de" });
     await ctx.admin.patch(`/api/admin/contact-submissions/${first.id}`).send({ read: true }).expect(200);
 
-    const res = await ctx.admin.get("/api/admin/contact-submissions/export.csv").buffer(true).parse((response, done) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => done(null, Buffer.concat(chunks)));
-    });
+    const res = await ctx.admin
+      .get("/api/admin/contact-submissions/export.csv")
+      .buffer(true)
+      .parse((response, done) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => done(null, Buffer.concat(chunks)));
+      });
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toBe("text/csv; charset=utf-8");
     // 20:01 UTC on 28 February is already 1 March in New Zealand.
@@ -198,8 +236,8 @@ describe("GET /api/admin/contact-submissions/export.csv", () => {
     const text = bytes.subarray(3).toString("utf8");
     expect(text).toBe(
       "Received,Name,Email,Phone,Message,Read,Notification,Photos\r\n" +
-        "2026-03-01 09:01,\"Müller, Jürgen\",j@example.de,,\"Could you quote for a garden wall, please?\",No,Off,0\r\n" +
-        "2026-03-01 09:00,'=cmd|' /C calc'!A0,eve@example.com,'+64 27 555 0184,\"Quote \"\"urgent\"\", please\nSecond line — kia ora\",Yes,Off,0\r\n",
+        '2026-03-01 09:01,"Müller, Jürgen",j@example.de,,"Could you quote for a garden wall, please?",No,Off,0\r\n' +
+        '2026-03-01 09:00,\'=cmd|\' /C calc\'!A0,eve@example.com,\'+64 27 555 0184,"Quote ""urgent"", please\nSecond line — kia ora",Yes,Off,0\r\n',
     );
   });
 
@@ -209,12 +247,23 @@ describe("GET /api/admin/contact-submissions/export.csv", () => {
       for (let i = 0; i < count; i++) {
         await trx
           .insertInto("contact_submissions")
-          .values({ id: `id-${String(i).padStart(5, "0")}`, name: `Name ${i}`, email: "a@example.nz", phone: null, message: "Hello there, a quote please.", submitted_at: "2026-02-01T00:00:00.000Z", read_at: null })
+          .values({
+            id: `id-${String(i).padStart(5, "0")}`,
+            name: `Name ${i}`,
+            email: "a@example.nz",
+            phone: null,
+            message: "Hello there, a quote please.",
+            submitted_at: "2026-02-01T00:00:00.000Z",
+            read_at: null,
+          })
           .execute();
       }
     });
     const res = await ctx.admin.get("/api/admin/contact-submissions/export.csv").expect(200);
-    const lines = (res.text as string).replace(/^\uFEFF/, "").trimEnd().split("\r\n");
+    const lines = (res.text as string)
+      .replace(/^\uFEFF/, "")
+      .trimEnd()
+      .split("\r\n");
     expect(lines).toHaveLength(count + 1);
     expect(new Set(lines.slice(1).map((line) => line.split(",")[1])).size).toBe(count);
   });

@@ -34,7 +34,10 @@ async function start(env: Record<string, string> = {}) {
       callback();
     },
   });
-  const services = await openServices(parseEnv({ DATA_DIR: dataDir, ...env }), createLogger({ level: "info", destination }));
+  const services = await openServices(
+    parseEnv({ DATA_DIR: dataDir, ...env }),
+    createLogger({ level: "info", destination }),
+  );
   opened.push(services);
   let printed = "";
   await prepareAdministrator(services, (text) => (printed += text));
@@ -77,7 +80,9 @@ describe("the first start", () => {
     opened = [];
     const second = await start();
     expect(second.warnings).toEqual([]);
-    expect(second.logs.map((l) => l.msg)).toContain("removed the first-start admin password file: its password no longer signs in");
+    expect(second.logs.map((l) => l.msg)).toContain(
+      "removed the first-start admin password file: its password no longer signs in",
+    );
     await expect(fs.access(initialPasswordPath(dataDir))).rejects.toThrow(/ENOENT/);
   });
 });
@@ -99,7 +104,9 @@ describe("ADMIN_PASSWORD", () => {
     opened = [];
 
     const again = await start(credentials);
-    expect(again.warnings).toEqual([expect.stringMatching(/ADMIN_PASSWORD is set but was not applied.*ADMIN_PASSWORD_RESET=1/)]);
+    expect(again.warnings).toEqual([
+      expect.stringMatching(/ADMIN_PASSWORD is set but was not applied.*ADMIN_PASSWORD_RESET=1/),
+    ]);
     expect(await verifyCredentials(again.services, "owner", "changed on the dashboard")).not.toBeNull();
     expect(await verifyCredentials(again.services, "owner", "the first password")).toBeNull();
   });
@@ -115,7 +122,9 @@ describe("ADMIN_PASSWORD", () => {
     expect(reset.warnings).toEqual([expect.stringMatching(/ADMIN_PASSWORD_RESET=1: .*Remove ADMIN_PASSWORD_RESET/)]);
     expect(await verifyCredentials(reset.services, "owner", "the first password")).not.toBeNull();
     await expect(fs.access(initialPasswordPath(dataDir))).rejects.toThrow(/ENOENT/);
-    const scopes = (await reset.services.db.selectFrom("rate_limit_counters").select("scope").execute()).map((r) => r.scope);
+    const scopes = (await reset.services.db.selectFrom("rate_limit_counters").select("scope").execute()).map(
+      (r) => r.scope,
+    );
     expect(scopes).toEqual(["contact"]);
     // The security log says the password changed, on the server (issue 19 §8).
     const logged = await reset.services.db.selectFrom("activity_log").select(["kind", "detail"]).execute();
@@ -204,7 +213,9 @@ describe("the first administrator on PostgreSQL (decision 0044)", () => {
         );
         if (Number(rows[0]!.waiting) >= starts.length) break;
         if (waited > 15_000) {
-          const { rows: activity } = await blocker.query("select state, wait_event_type, wait_event, query from pg_stat_activity where datname = current_database()");
+          const { rows: activity } = await blocker.query(
+            "select state, wait_event_type, wait_event, query from pg_stat_activity where datname = current_database()",
+          );
           throw new Error(`the start-ups never both waited: ${JSON.stringify(activity)}`);
         }
         await new Promise((resolve) => setTimeout(resolve, 20));

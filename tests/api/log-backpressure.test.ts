@@ -12,7 +12,12 @@ import { freePort, testServerEnv, waitUntilHealthy } from "../support/test-serve
  * in a child process, its standard output on a pipe this test reads only when it chooses to.
  */
 
-type Site = { url: string; child: ChildProcessByStdio<null, Readable, Readable>; dataDir: string; exited: Promise<number | null> };
+type Site = {
+  url: string;
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  dataDir: string;
+  exited: Promise<number | null>;
+};
 const sites: Site[] = [];
 afterEach(async () => {
   for (const site of sites.splice(0)) {
@@ -34,7 +39,12 @@ async function startSite(): Promise<Site> {
   child.stdout.pause();
   let errors = "";
   child.stderr.on("data", (chunk) => (errors += chunk));
-  const site: Site = { url, child, dataDir, exited: new Promise((resolve) => child.once("exit", (code) => resolve(code))) };
+  const site: Site = {
+    url,
+    child,
+    dataDir,
+    exited: new Promise((resolve) => child.once("exit", (code) => resolve(code))),
+  };
   sites.push(site);
   await waitUntilHealthy(url, child, () => errors);
   return site;
@@ -115,7 +125,9 @@ describe("request logs on a slow reader", () => {
     expect(dropped.dropped).toBeGreaterThan(0);
     expect(requestLines.length + dropped.dropped).toBeGreaterThanOrEqual(REQUESTS);
     // Each 4 KB path is logged as its first 256 characters and a mark.
-    expect(requestLines.find((line) => line.path.startsWith("/api/"))?.path).toBe(`/api/${"x".repeat(251)}…[truncated]`);
+    expect(requestLines.find((line) => line.path.startsWith("/api/"))?.path).toBe(
+      `/api/${"x".repeat(251)}…[truncated]`,
+    );
   }, 240_000);
 
   it("exits within the grace period on SIGTERM while the reader has stopped reading and the buffer is full", async () => {

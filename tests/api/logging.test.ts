@@ -28,7 +28,12 @@ describe("request logs", () => {
   it("are one JSON line per request with method, path, status and time", async () => {
     await api.get("/api/content/hero.title?utm=abc").expect(200);
     const entry = lines.map((l) => JSON.parse(l)).find((l) => l.msg === "request");
-    expect(entry).toMatchObject({ method: "GET", path: "/api/content/hero.title", status: 200, ms: expect.any(Number) });
+    expect(entry).toMatchObject({
+      method: "GET",
+      path: "/api/content/hero.title",
+      status: 200,
+      ms: expect.any(Number),
+    });
     expect(JSON.stringify(entry)).not.toContain("utm=abc");
   });
 

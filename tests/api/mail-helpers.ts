@@ -95,7 +95,15 @@ export async function createMailContext(options: Options = {}) {
     async restart(overrides: Omit<Options, "dataDir" | "clock"> = {}) {
       await outbox.stop();
       await services.close();
-      return createMailContext({ smtpUrl: options.smtpUrl, env: options.env, imageWorker: options.imageWorker, ...overrides, dataDir, clock, backend });
+      return createMailContext({
+        smtpUrl: options.smtpUrl,
+        env: options.env,
+        imageWorker: options.imageWorker,
+        ...overrides,
+        dataDir,
+        clock,
+        backend,
+      });
     },
     async close() {
       await outbox.stop();

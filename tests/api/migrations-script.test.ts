@@ -4,7 +4,13 @@ import os from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { knownMigrations, migrateToLatest, openDatabase, openPostgresDatabase, type Database } from "~/db/database.server";
+import {
+  knownMigrations,
+  migrateToLatest,
+  openDatabase,
+  openPostgresDatabase,
+  type Database,
+} from "~/db/database.server";
 import { createTestDatabase, type TestDatabase } from "../support/backends";
 import { runScript } from "../support/run-script";
 
@@ -49,7 +55,9 @@ describe(`npm run migrations (${onPostgres ? "PostgreSQL" : "SQLite"})`, () => {
     const db = site.open();
     await migrateToLatest(db);
     // A newer release's migration, as it leaves its row behind.
-    await sql`insert into kysely_migration (name, timestamp) values ('9001-from-a-newer-release', '2026-01-01T00:00:00.000Z')`.execute(db);
+    await sql`insert into kysely_migration (name, timestamp) values ('9001-from-a-newer-release', '2026-01-01T00:00:00.000Z')`.execute(
+      db,
+    );
     await sql`delete from kysely_migration where name = ${knownMigrations().at(-1)!}`.execute(db);
     await db.destroy();
 
@@ -58,7 +66,9 @@ describe(`npm run migrations (${onPostgres ? "PostgreSQL" : "SQLite"})`, () => {
     expect(listed.unknown).toEqual(["9001-from-a-newer-release"]);
     // Read only: the newest known migration, deleted above, was not run again.
     const after = site.open();
-    const rows = await sql<{ name: string }>`select name from kysely_migration where name = ${knownMigrations().at(-1)!}`.execute(after);
+    const rows = await sql<{
+      name: string;
+    }>`select name from kysely_migration where name = ${knownMigrations().at(-1)!}`.execute(after);
     await after.destroy();
     expect(rows.rows).toEqual([]);
   });

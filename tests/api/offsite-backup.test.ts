@@ -74,7 +74,13 @@ async function siteWithOffsite(env: Record<string, string>) {
 describe("off-site backups: the full archives of before, and the bucket's transport", () => {
   it("scheduled backups stay on the server; full archives already in the bucket are kept by the new copies, and restore by their name", async () => {
     const bucket = await offsiteBucket();
-    const site = await siteWithOffsite({ ...offsiteEnv(bucket.name), BACKUP_PASSPHRASE: PASSPHRASE, BACKUP_KEEP_HOURLY: "1", BACKUP_KEEP_DAILY: "0", BACKUP_KEEP_MONTHLY: "0" });
+    const site = await siteWithOffsite({
+      ...offsiteEnv(bucket.name),
+      BACKUP_PASSPHRASE: PASSPHRASE,
+      BACKUP_KEEP_HOURLY: "1",
+      BACKUP_KEEP_DAILY: "0",
+      BACKUP_KEEP_MONTHLY: "0",
+    });
     const scheduler = createBackupScheduler(site.services, { clock: site.clock, intervalHours: 24, keep: 7 });
     cleanups.push(() => scheduler.stop());
     await scheduler.runDue();
@@ -85,18 +91,30 @@ describe("off-site backups: the full archives of before, and the bucket's transp
     expect(await bucket.keys(OFFSITE_PREFIX)).toEqual([]);
     // As a server of before would have left it: the same archive in cornerstone-backups/.
     await bucket.client.send(
-      new PutObjectCommand({ Bucket: bucket.name, Key: `${OFFSITE_PREFIX}${local}`, Body: await fs.readFile(path.join(backupsDirOf(site.dataDir), local!)) }),
+      new PutObjectCommand({
+        Bucket: bucket.name,
+        Key: `${OFFSITE_PREFIX}${local}`,
+        Body: await fs.readFile(path.join(backupsDirOf(site.dataDir), local!)),
+      }),
     );
     const store = createS3OffsiteStore(s3ConfigFor(s3.endpoint, bucket.name));
     cleanups.push(async () => store.close());
     const workDir = backupsDirOf(site.dataDir);
     for (let hour = 0; hour < 3; hour++) {
       site.clock.advance(HOUR);
-      const settings = { store, passphrase: PASSPHRASE, policy: keepPolicyOf(site.services.env), workDir, scryptWorkFactor: 12 };
+      const settings = {
+        store,
+        passphrase: PASSPHRASE,
+        policy: keepPolicyOf(site.services.env),
+        workDir,
+        scryptWorkFactor: 12,
+      };
       const { prune } = await runOffsiteCopy(site.services, settings, { at: site.clock.now() });
       expect(prune!.keptCopies).toBe(1);
     }
-    expect((await bucket.keys(OFFSITE_PREFIX)).filter((key) => !key.startsWith(REPOSITORY_PREFIX))).toEqual([`${OFFSITE_PREFIX}${local}`]);
+    expect((await bucket.keys(OFFSITE_PREFIX)).filter((key) => !key.startsWith(REPOSITORY_PREFIX))).toEqual([
+      `${OFFSITE_PREFIX}${local}`,
+    ]);
 
     // The server is lost: the full archive restores by its name onto an empty DATA_DIR.
     const fresh = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-offsite-restore-"));
@@ -115,7 +133,9 @@ describe("off-site backups: the full archives of before, and the bucket's transp
     const reopened = await openSite(fresh);
     cleanups.push(() => reopened.close());
     expect(await dumpSite(reopened)).toEqual(site.dump);
-    expect((await fs.readdir(fresh, { recursive: true })).filter((name) => path.basename(name).startsWith(".restore-"))).toEqual([]);
+    expect(
+      (await fs.readdir(fresh, { recursive: true })).filter((name) => path.basename(name).startsWith(".restore-")),
+    ).toEqual([]);
   }, 180_000);
 
   it("a wrong passphrase is refused for a full archive too, and nothing is changed", async () => {
@@ -128,7 +148,11 @@ describe("off-site backups: the full archives of before, and the bucket's transp
     expect(await scheduler.runDue()).toBe("succeeded");
     const [local] = (await fs.readdir(backupsDirOf(site.dataDir))).filter((name) => name.startsWith("cornerstone-"));
     await bucket.client.send(
-      new PutObjectCommand({ Bucket: bucket.name, Key: `${OFFSITE_PREFIX}${local}`, Body: await fs.readFile(path.join(backupsDirOf(site.dataDir), local!)) }),
+      new PutObjectCommand({
+        Bucket: bucket.name,
+        Key: `${OFFSITE_PREFIX}${local}`,
+        Body: await fs.readFile(path.join(backupsDirOf(site.dataDir), local!)),
+      }),
     );
     await site.services.close();
 
@@ -170,7 +194,9 @@ describe("off-site backups: the full archives of before, and the bucket's transp
     expect(await store.put("objects/big", { file: big })).toBe(20 * 1024 * 1024);
     // Every byte in place: a part's range off by one, or a part left out, shows here.
     expect((await store.get("objects/big"))!.equals(await fs.readFile(big))).toBe(true);
-    expect(await store.list("objects/")).toEqual([{ key: "objects/big", bytes: 20 * 1024 * 1024, modifiedAt: expect.any(Date) }]);
+    expect(await store.list("objects/")).toEqual([
+      { key: "objects/big", bytes: 20 * 1024 * 1024, modifiedAt: expect.any(Date) },
+    ]);
   }, 120_000);
 
   it("a connection dropped during a part costs that part only: it is sent again and the copy is whole", async () => {
@@ -185,15 +211,20 @@ describe("off-site backups: the full archives of before, and the bucket's transp
         req.socket.destroy();
         return;
       }
-      const forward = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode!, answer.headers);
-        answer.pipe(res);
-      });
+      const forward = http.request(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(res);
+        },
+      );
       req.pipe(forward);
     });
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
     cleanups.push(() => new Promise((resolve) => proxy.close(resolve)));
-    const store = createS3OffsiteStore(s3ConfigFor(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, bucket.name));
+    const store = createS3OffsiteStore(
+      s3ConfigFor(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, bucket.name),
+    );
     cleanups.push(async () => store.close());
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-offsite-retry-"));
     cleanups.push(() => fs.rm(dir, { recursive: true, force: true }));
@@ -212,11 +243,7 @@ describe("off-site backups: the full archives of before, and the bucket's transp
     await setAdministratorCredentials(site.services, { username: ADMIN.username, password: ADMIN.password });
     const admin = supertest.agent(createApp(site.services));
     await admin.post("/api/login").send(ADMIN).expect(200);
-    const res = await admin
-      .get("/api/admin/backups/download")
-      .buffer(true)
-      .parse(binaryBody)
-      .expect(200);
+    const res = await admin.get("/api/admin/backups/download").buffer(true).parse(binaryBody).expect(200);
     expect(res.headers["content-disposition"]).toMatch(/\.tar\.gz\.age"$/);
     const file = path.join(site.dataDir, "download.age");
     await fs.writeFile(file, res.body as Buffer);
@@ -225,4 +252,3 @@ describe("off-site backups: the full archives of before, and the bucket's transp
     expect((await verifyArchive(`${file}.tar.gz`)).tables.contact_submissions?.rows).toBe(3);
   }, 120_000);
 });
-

@@ -17,7 +17,14 @@ import { createApp } from "../../server/app";
 import { openServices } from "../../server/bootstrap";
 import { acquireBackend, ADMIN, createAdminContext } from "./helpers";
 import { createTestBucket, s3ConfigFor, type TestBucket } from "../support/backends";
-import { dumpOffsiteSite, fillOffsiteSite, insertEnquiryWithPhotos, OFFSITE_PASSPHRASE, offsiteEnv, SECRET_WORDS } from "../support/offsite-site";
+import {
+  dumpOffsiteSite,
+  fillOffsiteSite,
+  insertEnquiryWithPhotos,
+  OFFSITE_PASSPHRASE,
+  offsiteEnv,
+  SECRET_WORDS,
+} from "../support/offsite-site";
 import { runScript } from "../support/run-script";
 
 /**
@@ -57,7 +64,8 @@ async function siteWithCopies() {
     cacheDir: path.join(workDir, ".offsite-cache"),
     scryptWorkFactor: 12,
   };
-  const copy = (options: { signal?: AbortSignal } = {}) => runOffsiteCopy(ctx.services, settings, { at: clock.now(), ...options });
+  const copy = (options: { signal?: AbortSignal } = {}) =>
+    runOffsiteCopy(ctx.services, settings, { at: clock.now(), ...options });
   return { ctx, clock, bucket, store, settings, copy, twoStep };
 }
 
@@ -76,7 +84,8 @@ async function emptyServer(offsite: Record<string, string>) {
     dataDir,
     vars,
     passphraseFile,
-    restore: (args: string[], file = passphraseFile) => runScript("restore", [...args, "--passphrase-file", file], vars),
+    restore: (args: string[], file = passphraseFile) =>
+      runScript("restore", [...args, "--passphrase-file", file], vars),
     open: async () => {
       const services = await openServices(parseEnv(vars), createLogger({ level: "silent" }));
       cleanups.push(() => services.close());
@@ -105,10 +114,22 @@ describe("off-site copies", () => {
 
     // Nothing readable: every stored object is age-encrypted; no enquiry, photo name, JPEG, gzip or SQLite bytes.
     const keys = await site.bucket.keys(REPOSITORY_PREFIX);
-    expect(keys.every((key) => /^cornerstone-backups\/repository\/(keys\/[0-9a-f]{32}|objects\/[0-9a-f]{64}|copies\/\d{8}-\d{6}-[0-9a-f]{8})$/.test(key))).toBe(true);
+    expect(
+      keys.every((key) =>
+        /^cornerstone-backups\/repository\/(keys\/[0-9a-f]{32}|objects\/[0-9a-f]{64}|copies\/\d{8}-\d{6}-[0-9a-f]{8})$/.test(
+          key,
+        ),
+      ),
+    ).toBe(true);
     for (const body of await everyStoredByte(site.bucket)) {
       expect(body.subarray(0, 22).toString("latin1")).toBe("age-encryption.org/v1\n");
-      for (const plain of [SECRET_WORDS.enquiry, SECRET_WORDS.photoName, SITE_TEXT, "SQLite format 3", ADMIN.username]) {
+      for (const plain of [
+        SECRET_WORDS.enquiry,
+        SECRET_WORDS.photoName,
+        SITE_TEXT,
+        "SQLite format 3",
+        ADMIN.username,
+      ]) {
         expect(body.includes(Buffer.from(plain))).toBe(false);
       }
       expect(body.includes(Buffer.from([0xff, 0xd8, 0xff, 0xe0]))).toBe(false);
@@ -122,7 +143,11 @@ describe("off-site copies", () => {
     const services = await target.open();
     expect(await dumpOffsiteSite(services)).toEqual(before);
     // The rebuilt archive is gone.
-    expect((await fs.readdir(target.dataDir, { recursive: true })).filter((name) => path.basename(name).startsWith(".restore-"))).toEqual([]);
+    expect(
+      (await fs.readdir(target.dataDir, { recursive: true })).filter((name) =>
+        path.basename(name).startsWith(".restore-"),
+      ),
+    ).toEqual([]);
 
     // The password at the time of the copy, then two-step with a code from the original secret.
     const agent = supertest.agent(createApp({ ...services, clock: site.clock }));
@@ -137,7 +162,11 @@ describe("off-site copies", () => {
     const site = await siteWithCopies();
     const first = await site.copy();
     site.clock.advance(60 * 60_000);
-    await saveContent({ ...site.ctx.services, clock: site.clock }, "hero.title", "Stone that outlasts us all, and then some");
+    await saveContent(
+      { ...site.ctx.services, clock: site.clock },
+      "hero.title",
+      "Stone that outlasts us all, and then some",
+    );
     const second = await site.copy();
     expect(second.copy.filesRead).toBe(0);
     expect(second.copy.bytesSent).toBeLessThan(64 * 1024);
@@ -165,14 +194,21 @@ describe("off-site copies", () => {
     // An object swapped for another one (both sealed with the store's key, so age opens it): its name no longer fits.
     const objects = await site.bucket.keys(`${REPOSITORY_PREFIX}objects/`);
     const bodyOf = async (key: string) =>
-      Buffer.from(await (await site.bucket.client.send(new GetObjectCommand({ Bucket: site.bucket.name, Key: key }))).Body!.transformToByteArray());
-    const put = (key: string, body: Buffer) => site.bucket.client.send(new PutObjectCommand({ Bucket: site.bucket.name, Key: key, Body: body }));
+      Buffer.from(
+        await (
+          await site.bucket.client.send(new GetObjectCommand({ Bucket: site.bucket.name, Key: key }))
+        ).Body!.transformToByteArray(),
+      );
+    const put = (key: string, body: Buffer) =>
+      site.bucket.client.send(new PutObjectCommand({ Bucket: site.bucket.name, Key: key, Body: body }));
     const bodies = await Promise.all(objects.map(async (key) => ({ key, body: await bodyOf(key) })));
     const [largest, second] = bodies.sort((x, y) => y.body.length - x.body.length);
     await put(second!.key, largest!.body);
     const swapped = await target.restore(["--from-offsite"]);
     expect(swapped.status).toBe(1);
-    expect(swapped.stderr).toContain(`The object ${second!.key.split("/").pop()} in the off-site store is not what was written`);
+    expect(swapped.stderr).toContain(
+      `The object ${second!.key.split("/").pop()} in the off-site store is not what was written`,
+    );
     expect(swapped.stderr).toContain("Nothing was changed.");
     await put(second!.key, second!.body);
 
@@ -187,13 +223,21 @@ describe("off-site copies", () => {
 
     const after = await target.open();
     expect(await dumpOffsiteSite(after)).toEqual(stays);
-    expect((await fs.readdir(target.dataDir, { recursive: true })).filter((name) => path.basename(name).startsWith(".restore-"))).toEqual([]);
+    expect(
+      (await fs.readdir(target.dataDir, { recursive: true })).filter((name) =>
+        path.basename(name).startsWith(".restore-"),
+      ),
+    ).toEqual([]);
 
     // --verify finds every object there; --read-data finds the changed one.
     const verify = await runScript("backup", ["--verify", "--passphrase-file", target.passphraseFile], target.vars);
     expect(verify.status, verify.stderr).toBe(0);
     expect(verify.stdout).toMatch(/1 copies; every one of the \d+ objects they refer to is there\./);
-    const readData = await runScript("backup", ["--read-data", "--passphrase-file", target.passphraseFile], target.vars);
+    const readData = await runScript(
+      "backup",
+      ["--read-data", "--passphrase-file", target.passphraseFile],
+      target.vars,
+    );
     expect(readData.status).toBe(1);
     expect(readData.stderr).toContain(`Damaged: The object ${largest!.key.split("/").pop()}`);
   }, 240_000);
@@ -214,7 +258,9 @@ describe("off-site copies", () => {
     };
     await expect(site.copy({ signal: stop.signal })).rejects.toThrow("cut off");
     site.store.put = put;
-    expect(await site.bucket.keys(`${REPOSITORY_PREFIX}copies/`)).toEqual([`${REPOSITORY_PREFIX}copies/${first.copy.name}`]);
+    expect(await site.bucket.keys(`${REPOSITORY_PREFIX}copies/`)).toEqual([
+      `${REPOSITORY_PREFIX}copies/${first.copy.name}`,
+    ]);
 
     // Listed and restored: only the copy that exists.
     const target = await emptyServer(offsiteVars(site.bucket));

@@ -27,16 +27,27 @@ describe("the keep policy in the off-site store", () => {
     const bucket = await createTestBucket(inject("backends").s3Endpoint, { siteOrigins: [] });
     cleanups.push(() => bucket.remove());
     const clock = createManualClock("2027-01-01T03:00:00.000Z");
-    const ctx = await createAdminContext({ ...offsiteEnv(inject("backends").s3Endpoint, bucket.name), BACKUP_PASSPHRASE: OFFSITE_PASSPHRASE }, { clock });
+    const ctx = await createAdminContext(
+      { ...offsiteEnv(inject("backends").s3Endpoint, bucket.name), BACKUP_PASSPHRASE: OFFSITE_PASSPHRASE },
+      { clock },
+    );
     cleanups.push(() => ctx.close());
     const store = createS3OffsiteStore(s3ConfigFor(inject("backends").s3Endpoint, bucket.name));
     cleanups.push(async () => store.close());
     const workDir = backupsDirOf(ctx.dataDir);
     // A copy a day, keeping the last 2 hours that have one, 7 days and 2 months.
-    const settings = { store, passphrase: OFFSITE_PASSPHRASE, policy: { hourly: 2, daily: 7, monthly: 2 }, workDir, cacheDir: path.join(workDir, ".offsite-cache"), scryptWorkFactor: 12 };
+    const settings = {
+      store,
+      passphrase: OFFSITE_PASSPHRASE,
+      policy: { hourly: 2, daily: 7, monthly: 2 },
+      workDir,
+      cacheDir: path.join(workDir, ".offsite-cache"),
+      scryptWorkFactor: 12,
+    };
     const repo = (await openOffsiteRepository(store, OFFSITE_PASSPHRASE, { create: true, scryptWorkFactor: 12 }))!;
     const copy = () => runOffsiteCopy(ctx.services, settings, { at: clock.now(), repository: repo });
-    const objectsInStore = async () => new Set((await bucket.keys(`${REPOSITORY_PREFIX}objects/`)).map((key) => key.slice(REPOSITORY_PREFIX.length)));
+    const objectsInStore = async () =>
+      new Set((await bucket.keys(`${REPOSITORY_PREFIX}objects/`)).map((key) => key.slice(REPOSITORY_PREFIX.length)));
 
     const enquiry = await insertEnquiryWithPhotos(ctx.services, 1, 2, clock.now());
     await copy();
@@ -68,6 +79,15 @@ describe("the keep policy in the off-site store", () => {
     expect(present[15]).toBe(false);
     expect(present[40]).toBe(false);
     const kept = (await listCopies(store)).map((c) => c.at.toISOString().slice(0, 10));
-    expect(kept).toEqual(["2027-01-31", "2027-02-04", "2027-02-05", "2027-02-06", "2027-02-07", "2027-02-08", "2027-02-09", "2027-02-10"]);
+    expect(kept).toEqual([
+      "2027-01-31",
+      "2027-02-04",
+      "2027-02-05",
+      "2027-02-06",
+      "2027-02-07",
+      "2027-02-08",
+      "2027-02-09",
+      "2027-02-10",
+    ]);
   }, 300_000);
 });

@@ -25,23 +25,37 @@ describe("changing the backup passphrase", () => {
     const bucket = await createTestBucket(inject("backends").s3Endpoint, { siteOrigins: [] });
     cleanups.push(() => bucket.remove());
     const clock = createManualClock("2027-01-14T10:00:00.000Z");
-    const ctx = await createAdminContext({ ...offsiteEnv(inject("backends").s3Endpoint, bucket.name), BACKUP_PASSPHRASE: OFFSITE_PASSPHRASE }, { clock });
+    const ctx = await createAdminContext(
+      { ...offsiteEnv(inject("backends").s3Endpoint, bucket.name), BACKUP_PASSPHRASE: OFFSITE_PASSPHRASE },
+      { clock },
+    );
     cleanups.push(() => ctx.close());
     await fillOffsiteSite({ ...ctx.services, clock });
     const store = createS3OffsiteStore(s3ConfigFor(inject("backends").s3Endpoint, bucket.name));
     cleanups.push(async () => store.close());
-    const settings = { store, passphrase: OFFSITE_PASSPHRASE, policy: keepPolicyOf(ctx.env), workDir: backupsDirOf(ctx.dataDir), scryptWorkFactor: 12 };
+    const settings = {
+      store,
+      passphrase: OFFSITE_PASSPHRASE,
+      policy: keepPolicyOf(ctx.env),
+      workDir: backupsDirOf(ctx.dataDir),
+      scryptWorkFactor: 12,
+    };
     const first = await runOffsiteCopy(ctx.services, settings, { at: clock.now() });
 
     const oldFile = path.join(os.tmpdir(), `cornerstone-old-${Date.now()}.passphrase`);
     await fs.writeFile(oldFile, `${OFFSITE_PASSPHRASE}\n`, { mode: 0o600 });
     cleanups.push(() => fs.rm(oldFile, { force: true }));
-    const changed = await runScript("backup", ["--change-passphrase", "--old-passphrase-file", oldFile], { ...ctx.envVars, BACKUP_PASSPHRASE: NEW_PASSPHRASE });
+    const changed = await runScript("backup", ["--change-passphrase", "--old-passphrase-file", oldFile], {
+      ...ctx.envVars,
+      BACKUP_PASSPHRASE: NEW_PASSPHRASE,
+    });
     expect(changed.status, changed.stderr).toBe(0);
     expect(changed.stdout).toContain("now open with BACKUP_PASSPHRASE (and no longer with the old passphrase)");
     expect(await bucket.keys(`${REPOSITORY_PREFIX}keys/`)).toHaveLength(1);
 
-    await expect(openOffsiteRepository(store, OFFSITE_PASSPHRASE, { create: false })).rejects.toThrow(OffsitePassphraseError);
+    await expect(openOffsiteRepository(store, OFFSITE_PASSPHRASE, { create: false })).rejects.toThrow(
+      OffsitePassphraseError,
+    );
     clock.advance(60 * 60_000);
     const next = await runOffsiteCopy(ctx.services, { ...settings, passphrase: NEW_PASSPHRASE }, { at: clock.now() });
     // The same keys: every object the first copy sent is still named the same, so nothing is sent again.
@@ -51,7 +65,10 @@ describe("changing the backup passphrase", () => {
     expect(first.copy.files).toBe(next.copy.files);
 
     // Run again with the old passphrase (now wrong): refused, nothing changed.
-    const again = await runScript("backup", ["--change-passphrase", "--old-passphrase-file", oldFile], { ...ctx.envVars, BACKUP_PASSPHRASE: NEW_PASSPHRASE });
+    const again = await runScript("backup", ["--change-passphrase", "--old-passphrase-file", oldFile], {
+      ...ctx.envVars,
+      BACKUP_PASSPHRASE: NEW_PASSPHRASE,
+    });
     expect(again.status).toBe(1);
     expect(again.stderr).toContain("The passphrase does not open the off-site copies' keys");
     expect(await bucket.keys(`${REPOSITORY_PREFIX}keys/`)).toHaveLength(1);

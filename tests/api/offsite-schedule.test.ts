@@ -41,7 +41,14 @@ function inProcessRunner(services: AppServices, endpoint: string, bucket: string
   const store = createS3OffsiteStore(s3ConfigFor(endpoint, bucket));
   cleanups.push(async () => store.close());
   const workDir = backupsDirOf(services.env.DATA_DIR);
-  const settings = { store, passphrase: OFFSITE_PASSPHRASE, policy: keepPolicyOf(services.env), workDir, cacheDir: path.join(workDir, ".offsite-cache"), scryptWorkFactor: 12 };
+  const settings = {
+    store,
+    passphrase: OFFSITE_PASSPHRASE,
+    policy: keepPolicyOf(services.env),
+    workDir,
+    cacheDir: path.join(workDir, ".offsite-cache"),
+    scryptWorkFactor: 12,
+  };
   return ({ at, signal }) => runOffsiteCopy(services, settings, { at, signal });
 }
 
@@ -50,7 +57,11 @@ describe("the off-site copy schedule", () => {
     const bucket = await offsiteBucket();
     const clock = createManualClock("2027-01-14T10:00:00.000Z");
     const ctx = await createAdminContext(
-      { ...offsiteEnv(inject("backends").s3Endpoint, bucket.name), BACKUP_PASSPHRASE: OFFSITE_PASSPHRASE, BACKUP_OFFSITE_MINUTES: "30" },
+      {
+        ...offsiteEnv(inject("backends").s3Endpoint, bucket.name),
+        BACKUP_PASSPHRASE: OFFSITE_PASSPHRASE,
+        BACKUP_OFFSITE_MINUTES: "30",
+      },
       { clock },
     );
     cleanups.push(() => ctx.close());
@@ -71,12 +82,18 @@ describe("the off-site copy schedule", () => {
     // has already moved the schedule on before it looked, the next copy not due yet; either way no second copy.
     const outcomes = await Promise.all([first.runDue(), second.runDue()]);
     expect(outcomes.filter((outcome) => outcome === "copied")).toHaveLength(1);
-    expect(outcomes.filter((outcome) => outcome !== "copied")).toEqual([expect.stringMatching(/^(claimed-elsewhere|not-due)$/)]);
+    expect(outcomes.filter((outcome) => outcome !== "copied")).toEqual([
+      expect.stringMatching(/^(claimed-elsewhere|not-due)$/),
+    ]);
     expect(await copies()).toHaveLength(1);
     const [firstCopy] = await copies();
     expect(firstCopy).toMatch(/^20270114-100500-[0-9a-f]{8}$/);
     const status = (await ctx.admin.get("/api/admin/backups/status").expect(200)).body as BackupStatus;
-    expect(status.offsite).toMatchObject({ state: "ok", intervalMinutes: 30, lastCopy: { at: clock.now().toISOString() } });
+    expect(status.offsite).toMatchObject({
+      state: "ok",
+      intervalMinutes: 30,
+      lastCopy: { at: clock.now().toISOString() },
+    });
     expect(status.offsite.nextCopyAt).toBe(new Date(clock.now().getTime() + 30 * MINUTE).toISOString());
 
     clock.advance(29 * MINUTE);
@@ -106,7 +123,12 @@ describe("the off-site copy schedule", () => {
     expect(await schedule.runDue()).toBe("no-passphrase");
     expect(await bucket.keys()).toEqual([]);
     const status = (await ctx.admin.get("/api/admin/backups/status").expect(200)).body as BackupStatus;
-    expect(status.offsite).toMatchObject({ configured: true, encrypted: false, state: "no-passphrase", nextCopyAt: null });
+    expect(status.offsite).toMatchObject({
+      configured: true,
+      encrypted: false,
+      state: "no-passphrase",
+      nextCopyAt: null,
+    });
     await ctx.api.get("/api/content/hero.title").expect(200);
   }, 120_000);
 
@@ -117,9 +139,16 @@ describe("the off-site copy schedule", () => {
     const front = await startRefusingFront(inject("backends").s3Endpoint);
     cleanups.push(() => front.stop());
     const clock = createManualClock("2027-01-14T10:00:00.000Z");
-    const ctx = await createMailContext({ smtpUrl: smtp.url, clock, env: { ...offsiteEnv(front.endpoint, bucket.name), BACKUP_PASSPHRASE: OFFSITE_PASSPHRASE } });
+    const ctx = await createMailContext({
+      smtpUrl: smtp.url,
+      clock,
+      env: { ...offsiteEnv(front.endpoint, bucket.name), BACKUP_PASSPHRASE: OFFSITE_PASSPHRASE },
+    });
     cleanups.push(() => ctx.close());
-    const schedule = createOffsiteSchedule(ctx.services, { runner: inProcessRunner(ctx.services, front.endpoint, bucket.name), clock });
+    const schedule = createOffsiteSchedule(ctx.services, {
+      runner: inProcessRunner(ctx.services, front.endpoint, bucket.name),
+      clock,
+    });
     cleanups.push(() => schedule.stop());
     await schedule.start();
     clock.advance(OFFSITE_AFTER_START_MS);
@@ -164,10 +193,16 @@ describe("the off-site copy schedule", () => {
   it("a copy runs in a process of its own: the web process does not carry its memory; both peaks are reported", async () => {
     const bucket = await offsiteBucket();
     const clock = createManualClock("2027-01-14T10:00:00.000Z");
-    const ctx = await createAdminContext({ ...offsiteEnv(inject("backends").s3Endpoint, bucket.name), BACKUP_PASSPHRASE: OFFSITE_PASSPHRASE }, { clock });
+    const ctx = await createAdminContext(
+      { ...offsiteEnv(inject("backends").s3Endpoint, bucket.name), BACKUP_PASSPHRASE: OFFSITE_PASSPHRASE },
+      { clock },
+    );
     cleanups.push(() => ctx.close());
     await fillOffsiteSite({ ...ctx.services, clock });
-    const forked = forkedCopyRunner(offsiteCopyFromSource(), createLogger({ level: "silent" }), { ...process.env, ...ctx.envVars });
+    const forked = forkedCopyRunner(offsiteCopyFromSource(), createLogger({ level: "silent" }), {
+      ...process.env,
+      ...ctx.envVars,
+    });
     let copied: Awaited<ReturnType<OffsiteCopyRunner>> | null = null;
     const runner: OffsiteCopyRunner = async (request) => (copied = await forked(request));
     const schedule = createOffsiteSchedule(ctx.services, { runner, clock });
@@ -178,10 +213,14 @@ describe("the off-site copy schedule", () => {
     expect(await schedule.runDue()).toBe("copied");
     const result = copied as unknown as Awaited<ReturnType<OffsiteCopyRunner>>;
     expect(result.copy.missingObjects).toBe(0);
-    expect(await bucket.keys(`${REPOSITORY_PREFIX}copies/`)).toEqual([`${REPOSITORY_PREFIX}copies/${result.copy.name}`]);
+    expect(await bucket.keys(`${REPOSITORY_PREFIX}copies/`)).toEqual([
+      `${REPOSITORY_PREFIX}copies/${result.copy.name}`,
+    ]);
     // scrypt alone takes 256 MiB in the copy process (age's default work factor there); none of it reaches this one.
     expect(result.peakRssMB).toBeGreaterThan(256);
     expect(await peakRssMB(process.pid)).toBeLessThan(before + 64);
-    console.log(`peak RSS: copy process ${result.peakRssMB} MB; this (web) process ${Math.round(await peakRssMB(process.pid))} MB`);
+    console.log(
+      `peak RSS: copy process ${result.peakRssMB} MB; this (web) process ${Math.round(await peakRssMB(process.pid))} MB`,
+    );
   }, 240_000);
 });

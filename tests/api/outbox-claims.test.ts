@@ -50,7 +50,10 @@ const claimAt = (at: Date, token: string = randomUUID()) => ({
  * Pending jobs, due at NOW (or, with a digest hour, held for that hour's digest). Their ids come
  * back in the order claims take them (due time, then id), so a test knows which job is first.
  */
-async function queueJobs(count: number, options: { digestHour?: string; dueAt?: Date; payload?: string } = {}): Promise<string[]> {
+async function queueJobs(
+  count: number,
+  options: { digestHour?: string; dueAt?: Date; payload?: string } = {},
+): Promise<string[]> {
   const ids = Array.from({ length: count }, () => randomUUID()).toSorted();
   const at = (options.dueAt ?? NOW).toISOString();
   await a
@@ -131,7 +134,11 @@ describe("outbox claims on PostgreSQL", () => {
     // Without a digest, one claim is one job.
     expect([...fromA, ...fromB].every((claim) => claim.length === 1)).toBe(true);
     // Every row carries the lease of the claim that took it.
-    const leased = await a.selectFrom("notification_jobs").select(["lease_token"]).where("lease_token", "is not", null).execute();
+    const leased = await a
+      .selectFrom("notification_jobs")
+      .select(["lease_token"])
+      .where("lease_token", "is not", null)
+      .execute();
     expect(leased).toHaveLength(60);
   });
 
@@ -151,7 +158,8 @@ describe("outbox claims on PostgreSQL", () => {
   it("one hour's digest is never split between workers", async () => {
     const hours = ["2026-03-01T07:00:00.000Z", "2026-03-01T08:00:00.000Z", "2026-03-01T09:00:00.000Z"];
     const groups = new Map<string, string[]>();
-    for (const hour of hours) groups.set(hour, await queueJobs(8, { digestHour: hour, dueAt: new Date(new Date(hour).getTime() + HOUR) }));
+    for (const hour of hours)
+      groups.set(hour, await queueJobs(8, { digestHour: hour, dueAt: new Date(new Date(hour).getTime() + HOUR) }));
     const singles = await queueJobs(10);
 
     const claims = (await Promise.all([drain(a, NOW), drain(b, NOW), drain(a, NOW), drain(b, NOW)])).flat();
@@ -168,7 +176,11 @@ describe("outbox claims on PostgreSQL", () => {
     // Many rounds of racing claims, from a fresh start each time.
     for (let round = 0; round < 10; round++) {
       await a.updateTable("notification_jobs").set({ lease_until: null, lease_token: null }).execute();
-      const results = await Promise.all([claimNextDue(a, claimAt(NOW)), claimNextDue(b, claimAt(NOW)), claimNextDue(a, claimAt(NOW))]);
+      const results = await Promise.all([
+        claimNextDue(a, claimAt(NOW)),
+        claimNextDue(b, claimAt(NOW)),
+        claimNextDue(a, claimAt(NOW)),
+      ]);
       const nonEmpty = results.filter((jobs) => jobs.length > 0);
       expect(nonEmpty).toHaveLength(1);
       expect(nonEmpty[0]!.map((job) => job.id).toSorted()).toEqual(group.toSorted());
@@ -201,14 +213,28 @@ describe("two outbox workers on PostgreSQL", () => {
     try {
       const payload = JSON.stringify({ at: NOW.toISOString(), address: "192.0.2.10", userAgent: "Firefox" });
       const ids = await queueJobs(24, { payload });
-      const env = parseEnv({ DATA_DIR: os.tmpdir(), NODE_ENV: "test", LOG_LEVEL: "silent", SITE_URL: "http://stone.example.nz" });
-      const mail = mailSetupFromEnv({ SMTP_URL: smtp.url, MAIL_FROM: "Cornerstone <website@cornerstone.example.nz>", NOTIFY_EMAIL: "owner@example.nz" });
+      const env = parseEnv({
+        DATA_DIR: os.tmpdir(),
+        NODE_ENV: "test",
+        LOG_LEVEL: "silent",
+        SITE_URL: "http://stone.example.nz",
+      });
+      const mail = mailSetupFromEnv({
+        SMTP_URL: smtp.url,
+        MAIL_FROM: "Cornerstone <website@cornerstone.example.nz>",
+        NOTIFY_EMAIL: "owner@example.nz",
+      });
       const clock = createManualClock(NOW);
       const logger = createLogger({ level: "silent" });
       // Two workers, each with its own connection pool, as on two instances.
       // Sign-in alerts attach nothing: the store is never read.
-      const storage = createLocalStorage({ rootDir: os.tmpdir(), signingSecret: "unused-by-sign-in-alerts-0123456789" });
-      const [workerA, workerB] = [a, b].map((db) => createOutbox({ db, logger, clock, mail, env, storage, outboxWake: createSignal() }));
+      const storage = createLocalStorage({
+        rootDir: os.tmpdir(),
+        signingSecret: "unused-by-sign-in-alerts-0123456789",
+      });
+      const [workerA, workerB] = [a, b].map((db) =>
+        createOutbox({ db, logger, clock, mail, env, storage, outboxWake: createSignal() }),
+      );
 
       const held = await holdJob(c, ids[0]!);
       let passesEnded = false;

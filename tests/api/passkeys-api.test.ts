@@ -19,7 +19,8 @@ afterEach(async () => {
 
 // localhost: a working RP ID over plain http (supertest sends no Secure cookies).
 const SITE = "http://localhost:5173";
-const PHONE_UA = "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36";
+const PHONE_UA =
+  "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36";
 
 async function setUp(env: Record<string, string> = {}) {
   const clock = createManualClock("2026-03-02T09:00:00.000Z");
@@ -32,9 +33,16 @@ type Agent = ReturnType<typeof supertest.agent>;
 type Authenticator = ReturnType<typeof createSoftwareAuthenticator>;
 
 async function addPasskey(admin: Agent, authenticator: Authenticator, name?: string) {
-  const begun = await admin.post("/api/admin/passkeys/options").set("User-Agent", PHONE_UA).send({ currentPassword: ADMIN.password }).expect(200);
+  const begun = await admin
+    .post("/api/admin/passkeys/options")
+    .set("User-Agent", PHONE_UA)
+    .send({ currentPassword: ADMIN.password })
+    .expect(200);
   const response = authenticator.register(begun.body.options);
-  return admin.post("/api/admin/passkeys").set("User-Agent", PHONE_UA).send({ response, ...(name === undefined ? {} : { name }) });
+  return admin
+    .post("/api/admin/passkeys")
+    .set("User-Agent", PHONE_UA)
+    .send({ response, ...(name === undefined ? {} : { name }) });
 }
 
 /** Asks for a sign-in challenge in a fresh browser; the browser and the options. */
@@ -44,7 +52,11 @@ async function beginSignIn(app: AdminContext["app"]) {
   return { agent, options: begun.body as { challenge: string; rpId: string; userVerification: string } };
 }
 
-const MAIL_ON = { SMTP_URL: "smtp://127.0.0.1:9", MAIL_FROM: "Site <site@example.nz>", NOTIFY_EMAIL: "owner@example.nz" };
+const MAIL_ON = {
+  SMTP_URL: "smtp://127.0.0.1:9",
+  MAIL_FROM: "Site <site@example.nz>",
+  NOTIFY_EMAIL: "owner@example.nz",
+};
 
 const securityMails = async (c: AdminContext) =>
   (await c.services.db.selectFrom("notification_jobs").select("payload").where("kind", "=", "security").execute()).map(
@@ -66,31 +78,58 @@ describe("adding a passkey", () => {
     const wrong = await ctx.admin.post("/api/admin/passkeys/options").send({ currentPassword: "wrong" }).expect(400);
     expect(wrong.body.errors.currentPassword).toBe("The current password is not right");
 
-    const begun = await ctx.admin.post("/api/admin/passkeys/options").set("User-Agent", PHONE_UA).send({ currentPassword: ADMIN.password }).expect(200);
+    const begun = await ctx.admin
+      .post("/api/admin/passkeys/options")
+      .set("User-Agent", PHONE_UA)
+      .send({ currentPassword: ADMIN.password })
+      .expect(200);
     expect(begun.body.defaultName).toBe("Chrome on an Android phone");
     expect(begun.body.options.rp.id).toBe("localhost");
-    expect(begun.body.options.authenticatorSelection).toMatchObject({ residentKey: "required", userVerification: "required" });
-    const added = await ctx.admin.post("/api/admin/passkeys").send({ response: authenticator.register(begun.body.options), name: "Mark's iPhone" }).expect(201);
-    expect(added.body).toMatchObject({ name: "Mark's iPhone", createdAt: "2026-03-02T09:00:00.000Z", lastUsedAt: null });
+    expect(begun.body.options.authenticatorSelection).toMatchObject({
+      residentKey: "required",
+      userVerification: "required",
+    });
+    const added = await ctx.admin
+      .post("/api/admin/passkeys")
+      .send({ response: authenticator.register(begun.body.options), name: "Mark's iPhone" })
+      .expect(201);
+    expect(added.body).toMatchObject({
+      name: "Mark's iPhone",
+      createdAt: "2026-03-02T09:00:00.000Z",
+      lastUsedAt: null,
+    });
 
     // A passkey the owner has is proof too.
     clock.advance(1_000);
     const second = createSoftwareAuthenticator({ origin: SITE, rpId: "localhost" });
     // (The proof first: the agent attaches its cookies when a request is made.)
     const proof = await passkeyProof(ctx.admin, authenticator);
-    const withPasskey = await ctx.admin.post("/api/admin/passkeys/options").set("User-Agent", PHONE_UA).send(proof).expect(200);
+    const withPasskey = await ctx.admin
+      .post("/api/admin/passkeys/options")
+      .set("User-Agent", PHONE_UA)
+      .send(proof)
+      .expect(200);
     // The default name, when none is given.
-    const named = await ctx.admin.post("/api/admin/passkeys").set("User-Agent", PHONE_UA).send({ response: second.register(withPasskey.body.options) }).expect(201);
+    const named = await ctx.admin
+      .post("/api/admin/passkeys")
+      .set("User-Agent", PHONE_UA)
+      .send({ response: second.register(withPasskey.body.options) })
+      .expect(201);
     expect(named.body.name).toBe("Chrome on an Android phone");
     const methods = await ctx.admin.get("/api/admin/sign-in-methods").expect(200);
     expect(methods.body.passkeys.available).toBe(true);
-    expect(methods.body.passkeys.list.map((p: { name: string }) => p.name)).toEqual(["Mark's iPhone", "Chrome on an Android phone"]);
+    expect(methods.body.passkeys.list.map((p: { name: string }) => p.name)).toEqual([
+      "Mark's iPhone",
+      "Chrome on an Android phone",
+    ]);
   });
 
   it("e-mails the owner when mail is on", async () => {
     const { ctx, authenticator } = await setUp(MAIL_ON);
     await addPasskey(ctx.admin, authenticator, "Mark's iPhone");
-    expect(await securityMails(ctx)).toEqual([expect.objectContaining({ kind: "passkey-added", passkeyName: "Mark's iPhone" })]);
+    expect(await securityMails(ctx)).toEqual([
+      expect.objectContaining({ kind: "passkey-added", passkeyName: "Mark's iPhone" }),
+    ]);
   });
 });
 
@@ -102,22 +141,36 @@ describe("removing a passkey", () => {
     const second = await addPasskey(ctx.admin, other, "Work laptop");
     const url = (id: string) => `/api/admin/passkeys/${encodeURIComponent(id)}`;
 
-    const refused = await ctx.admin.delete(url(second.body.id as string)).send({}).expect(400);
+    const refused = await ctx.admin
+      .delete(url(second.body.id as string))
+      .send({})
+      .expect(400);
     expect(refused.body.errors.currentPassword).toBe("Confirm with your current password or a passkey");
     await ctx.admin.delete(url(second.body.id as string)).expect(400);
-    await ctx.admin.delete(url(second.body.id as string)).send({ currentPassword: "wrong" }).expect(400);
+    await ctx.admin
+      .delete(url(second.body.id as string))
+      .send({ currentPassword: "wrong" })
+      .expect(400);
     expect((await ctx.admin.get("/api/admin/sign-in-methods").expect(200)).body.passkeys.list).toHaveLength(2);
 
-    await ctx.admin.delete(url(second.body.id as string)).send({ currentPassword: ADMIN.password }).expect(204);
-    await ctx.admin.delete(url(second.body.id as string)).send({ currentPassword: ADMIN.password }).expect(404);
+    await ctx.admin
+      .delete(url(second.body.id as string))
+      .send({ currentPassword: ADMIN.password })
+      .expect(204);
+    await ctx.admin
+      .delete(url(second.body.id as string))
+      .send({ currentPassword: ADMIN.password })
+      .expect(404);
     // A passkey's answer proves it too (even the passkey being removed).
     const proof = await passkeyProof(ctx.admin, authenticator);
-    await ctx.admin.delete(url(first.body.id as string)).send(proof).expect(204);
+    await ctx.admin
+      .delete(url(first.body.id as string))
+      .send(proof)
+      .expect(204);
     expect((await ctx.admin.get("/api/admin/sign-in-methods").expect(200)).body.passkeys.list).toEqual([]);
-    expect((await securityMails(ctx)).filter((mail) => mail.kind === "passkey-removed").map((mail) => mail.passkeyName)).toEqual([
-      "Work laptop",
-      "Mark's iPhone",
-    ]);
+    expect(
+      (await securityMails(ctx)).filter((mail) => mail.kind === "passkey-removed").map((mail) => mail.passkeyName),
+    ).toEqual(["Work laptop", "Mark's iPhone"]);
   });
 });
 
@@ -131,7 +184,10 @@ describe("sign out everywhere, with the passkeys", () => {
     clock.advance(60_000);
     // The owner signs in with their phone's passkey.
     const { agent, options } = await beginSignIn(ctx.app);
-    await agent.post("/api/login/passkey").send({ response: authenticator.authenticate(options) }).expect(200);
+    await agent
+      .post("/api/login/passkey")
+      .send({ response: authenticator.authenticate(options) })
+      .expect(200);
     const methods = (await agent.get("/api/admin/sign-in-methods").expect(200)).body.passkeys;
     expect(methods.signedInWith).toBe(phone.body.id);
     expect(methods.list.map((p: { name: string; lastUsedAt: string | null }) => [p.name, p.lastUsedAt])).toEqual([
@@ -145,13 +201,19 @@ describe("sign out everywhere, with the passkeys", () => {
     expect(refused.body.errors.currentPassword).toBe("Confirm with your current password or a passkey");
     await agent.get("/api/auth/user").expect(200);
 
-    await agent.delete("/api/admin/sessions").send({ removeOtherPasskeys: true, currentPassword: ADMIN.password }).expect(204);
+    await agent
+      .delete("/api/admin/sessions")
+      .send({ removeOtherPasskeys: true, currentPassword: ADMIN.password })
+      .expect(204);
     await agent.get("/api/auth/user").expect(401);
     await ctx.admin.get("/api/auth/user").expect(401);
     const left = await ctx.services.db.selectFrom("passkeys").select("name").execute();
     expect(left).toEqual([{ name: "Mark's iPhone" }]);
     const signIn = await beginSignIn(ctx.app);
-    await signIn.agent.post("/api/login/passkey").send({ response: planted.authenticate(signIn.options) }).expect(401);
+    await signIn.agent
+      .post("/api/login/passkey")
+      .send({ response: planted.authenticate(signIn.options) })
+      .expect(401);
     expect((await securityMails(ctx)).filter((mail) => mail.kind === "passkey-removed")).toEqual([
       expect.objectContaining({ passkeyNames: ["Planted"] }),
     ]);
@@ -173,24 +235,42 @@ describe("signing in with a passkey", () => {
     const { agent, options } = await beginSignIn(ctx.app);
     expect(options.rpId).toBe("localhost");
     expect(options.userVerification).toBe("required");
-    const signedIn = await agent.post("/api/login/passkey").send({ response: authenticator.authenticate(options) }).expect(200);
+    const signedIn = await agent
+      .post("/api/login/passkey")
+      .send({ response: authenticator.authenticate(options) })
+      .expect(200);
     expect(signedIn.body.username).toBe(ADMIN.username);
     await agent.get("/api/auth/user").expect(200);
-    const list = (await agent.get("/api/admin/sign-in-methods").expect(200)).body.passkeys.list as { lastUsedAt: string }[];
+    const list = (await agent.get("/api/admin/sign-in-methods").expect(200)).body.passkeys.list as {
+      lastUsedAt: string;
+    }[];
     expect(list[0]!.lastUsedAt).toBe("2026-03-02T09:01:00.000Z");
   });
 
   it("is complete on its own even with two-step on, and bypasses the password lock-out", async () => {
     const { ctx, clock, authenticator } = await setUp();
     await addPasskey(ctx.admin, authenticator);
-    const setup = await ctx.admin.post("/api/admin/two-step/setup").send({ currentPassword: ADMIN.password }).expect(200);
-    const code = new TOTP({ secret: Secret.fromBase32(setup.body.secret as string) }).generate({ timestamp: clock.now().getTime() });
+    const setup = await ctx.admin
+      .post("/api/admin/two-step/setup")
+      .send({ currentPassword: ADMIN.password })
+      .expect(200);
+    const code = new TOTP({ secret: Secret.fromBase32(setup.body.secret as string) }).generate({
+      timestamp: clock.now().getTime(),
+    });
     await ctx.admin.post("/api/admin/two-step/enable").send({ code }).expect(200);
-    expect((await supertest(ctx.app).post("/api/login").send(ADMIN).expect(200)).body).toEqual({ twoFactorRequired: true });
-    for (let i = 0; i < 6; i++) await supertest(ctx.app).post("/api/login").send({ ...ADMIN, password: "wrong" });
+    expect((await supertest(ctx.app).post("/api/login").send(ADMIN).expect(200)).body).toEqual({
+      twoFactorRequired: true,
+    });
+    for (let i = 0; i < 6; i++)
+      await supertest(ctx.app)
+        .post("/api/login")
+        .send({ ...ADMIN, password: "wrong" });
     await supertest(ctx.app).post("/api/login").send(ADMIN).expect(429);
     const { agent, options } = await beginSignIn(ctx.app);
-    await agent.post("/api/login/passkey").send({ response: authenticator.authenticate(options) }).expect(200);
+    await agent
+      .post("/api/login/passkey")
+      .send({ response: authenticator.authenticate(options) })
+      .expect(200);
   });
 
   it("refuses a replayed answer, an expired challenge, another browser's challenge, another site's passkey, and a counter gone backwards", async () => {
@@ -199,11 +279,18 @@ describe("signing in with a passkey", () => {
 
     const firstBrowser = supertest(ctx.app);
     const begun = await firstBrowser.post("/api/login/passkey/options").expect(200);
-    const ceremonyCookie = ([] as string[]).concat(begun.headers["set-cookie"] ?? []).map((c) => c.split(";")[0]).join("; ");
+    const ceremonyCookie = ([] as string[])
+      .concat(begun.headers["set-cookie"] ?? [])
+      .map((c) => c.split(";")[0])
+      .join("; ");
     const answer = authenticator.authenticate(begun.body);
     await firstBrowser.post("/api/login/passkey").set("Cookie", ceremonyCookie).send({ response: answer }).expect(200);
     // The same answer again, with the same ceremony cookie: its challenge was used up.
-    const replayed = await firstBrowser.post("/api/login/passkey").set("Cookie", ceremonyCookie).send({ response: answer }).expect(401);
+    const replayed = await firstBrowser
+      .post("/api/login/passkey")
+      .set("Cookie", ceremonyCookie)
+      .send({ response: answer })
+      .expect(401);
     expect(replayed.body.message).toMatch(/already used, or the request was not started in this browser/);
     // …and against a fresh challenge it does not match.
     const fresh = await beginSignIn(ctx.app);
@@ -212,29 +299,43 @@ describe("signing in with a passkey", () => {
 
     const late = await beginSignIn(ctx.app);
     clock.advance(5 * 60_000 + 1_000);
-    const expired = await late.agent.post("/api/login/passkey").send({ response: authenticator.authenticate(late.options) }).expect(401);
+    const expired = await late.agent
+      .post("/api/login/passkey")
+      .send({ response: authenticator.authenticate(late.options) })
+      .expect(401);
     expect(expired.body.message).toMatch(/expired/);
 
     // Begun in one browser, answered from another (no ceremony cookie).
     const elsewhere = await beginSignIn(ctx.app);
-    await supertest(ctx.app).post("/api/login/passkey").send({ response: authenticator.authenticate(elsewhere.options) }).expect(401);
+    await supertest(ctx.app)
+      .post("/api/login/passkey")
+      .send({ response: authenticator.authenticate(elsewhere.options) })
+      .expect(401);
 
     // A passkey made for another site, answered for that site.
     const other = createSoftwareAuthenticator({ origin: "https://evil.example", rpId: "evil.example" });
     other.register({ challenge: "x", user: { id: "someone" } });
     const foreign = await beginSignIn(ctx.app);
-    const unknown = await foreign.agent.post("/api/login/passkey").send({ response: other.authenticate(foreign.options) }).expect(401);
+    const unknown = await foreign.agent
+      .post("/api/login/passkey")
+      .send({ response: other.authenticate(foreign.options) })
+      .expect(401);
     expect(unknown.body.message).toMatch(/not one of this site's/);
     // Our passkey's answer, made on another site's page.
     const phished = await beginSignIn(ctx.app);
     const wrongOrigin = await phished.agent
       .post("/api/login/passkey")
-      .send({ response: authenticator.authenticate(phished.options, { origin: "https://evil.example", rpId: "evil.example" }) })
+      .send({
+        response: authenticator.authenticate(phished.options, { origin: "https://evil.example", rpId: "evil.example" }),
+      })
       .expect(401);
     expect(wrongOrigin.body.message).toMatch(/made for another site/);
 
     const cloned = await beginSignIn(ctx.app);
-    const backwards = await cloned.agent.post("/api/login/passkey").send({ response: authenticator.authenticate(cloned.options, { counter: 1 }) }).expect(401);
+    const backwards = await cloned.agent
+      .post("/api/login/passkey")
+      .send({ response: authenticator.authenticate(cloned.options, { counter: 1 }) })
+      .expect(401);
     expect(backwards.body.message).toMatch(/signature counter went backwards/);
   });
 
@@ -242,10 +343,16 @@ describe("signing in with a passkey", () => {
     const { ctx, clock, authenticator } = await setUp();
     await addPasskey(ctx.admin, authenticator);
     for (let i = 0; i < 10; i++) {
-      await supertest(ctx.app).post("/api/login/passkey").send({ response: authenticator.authenticate({ challenge: "bm9wZQ" }) }).expect(401);
+      await supertest(ctx.app)
+        .post("/api/login/passkey")
+        .send({ response: authenticator.authenticate({ challenge: "bm9wZQ" }) })
+        .expect(401);
     }
     const { agent, options } = await beginSignIn(ctx.app);
-    const limited = await agent.post("/api/login/passkey").send({ response: authenticator.authenticate(options) }).expect(429);
+    const limited = await agent
+      .post("/api/login/passkey")
+      .send({ response: authenticator.authenticate(options) })
+      .expect(429);
     expect(limited.body.message).toMatch(/Too many failed passkey sign-ins/);
     expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
     // The password still works: the passkey limit is its own.
@@ -253,26 +360,42 @@ describe("signing in with a passkey", () => {
     // The window is 15 minutes: a second before its end the address is still refused, at its end it is not.
     clock.advance(14 * 60_000 + 59_000);
     const early = await beginSignIn(ctx.app);
-    await early.agent.post("/api/login/passkey").send({ response: authenticator.authenticate(early.options) }).expect(429);
+    await early.agent
+      .post("/api/login/passkey")
+      .send({ response: authenticator.authenticate(early.options) })
+      .expect(429);
     clock.advance(1_000);
     const next = await beginSignIn(ctx.app);
-    await next.agent.post("/api/login/passkey").send({ response: authenticator.authenticate(next.options) }).expect(200);
+    await next.agent
+      .post("/api/login/passkey")
+      .send({ response: authenticator.authenticate(next.options) })
+      .expect(200);
   });
 
   it("refuses an answer whose origin alone is another site's (this site's RP ID)", async () => {
     const { ctx, authenticator } = await setUp();
     await addPasskey(ctx.admin, authenticator);
     const { agent, options } = await beginSignIn(ctx.app);
-    const refused = await agent.post("/api/login/passkey").send({ response: authenticator.authenticate(options, { origin: "https://evil.example" }) });
-    expect([refused.status, refused.body.message]).toEqual([401, "This passkey answer was made for another site, so it was refused."]);
+    const refused = await agent
+      .post("/api/login/passkey")
+      .send({ response: authenticator.authenticate(options, { origin: "https://evil.example" }) });
+    expect([refused.status, refused.body.message]).toEqual([
+      401,
+      "This passkey answer was made for another site, so it was refused.",
+    ]);
   });
 
   it("refuses an answer whose RP ID alone is another site's (made on this site's page)", async () => {
     const { ctx, authenticator } = await setUp();
     await addPasskey(ctx.admin, authenticator);
     const { agent, options } = await beginSignIn(ctx.app);
-    const refused = await agent.post("/api/login/passkey").send({ response: authenticator.authenticate(options, { rpId: "evil.example" }) });
-    expect([refused.status, refused.body.message]).toEqual([401, "This passkey answer was made for another site, so it was refused."]);
+    const refused = await agent
+      .post("/api/login/passkey")
+      .send({ response: authenticator.authenticate(options, { rpId: "evil.example" }) });
+    expect([refused.status, refused.body.message]).toEqual([
+      401,
+      "This passkey answer was made for another site, so it was refused.",
+    ]);
   });
 
   it("refuses a new answer, its counter moved on, signed for a challenge this browser was not given", async () => {
@@ -282,7 +405,9 @@ describe("signing in with a passkey", () => {
     const before = await sessions();
     const { agent, options } = await beginSignIn(ctx.app);
     const otherChallenge = Buffer.from("a challenge this site never gave this browser").toString("base64url");
-    const refused = await agent.post("/api/login/passkey").send({ response: authenticator.authenticate({ ...options, challenge: otherChallenge }) });
+    const refused = await agent
+      .post("/api/login/passkey")
+      .send({ response: authenticator.authenticate({ ...options, challenge: otherChallenge }) });
     expect([refused.status, refused.body.message]).toEqual([
       401,
       "This passkey answer does not match the request (it may be a replayed answer). Please try again.",
@@ -294,7 +419,10 @@ describe("signing in with a passkey", () => {
     const { ctx, authenticator } = await setUp();
     const b = await ctx.openInstance();
     const cookies = (res: { headers: Record<string, unknown> }) =>
-      ([] as string[]).concat((res.headers["set-cookie"] as string[]) ?? []).map((c) => c.split(";")[0]).join("; ");
+      ([] as string[])
+        .concat((res.headers["set-cookie"] as string[]) ?? [])
+        .map((c) => c.split(";")[0])
+        .join("; ");
     // Adding: signed in and begun on A, the answer sent to B with A's cookies (as behind a load balancer).
     const agentA = supertest.agent(ctx.app);
     const login = await agentA.post("/api/login").send(ADMIN).expect(200);
@@ -321,8 +449,13 @@ describe("confirming a change with a passkey instead of the password", () => {
   it("turns two-step off with a passkey's answer to a fresh challenge; a replayed answer is refused", async () => {
     const { ctx, clock, authenticator } = await setUp();
     await addPasskey(ctx.admin, authenticator);
-    const setup = await ctx.admin.post("/api/admin/two-step/setup").send({ currentPassword: ADMIN.password }).expect(200);
-    const code = new TOTP({ secret: Secret.fromBase32(setup.body.secret as string) }).generate({ timestamp: clock.now().getTime() });
+    const setup = await ctx.admin
+      .post("/api/admin/two-step/setup")
+      .send({ currentPassword: ADMIN.password })
+      .expect(200);
+    const code = new TOTP({ secret: Secret.fromBase32(setup.body.secret as string) }).generate({
+      timestamp: clock.now().getTime(),
+    });
     await ctx.admin.post("/api/admin/two-step/enable").send({ code }).expect(200);
 
     const first = await ctx.admin.post("/api/admin/confirm/passkey/options").expect(200);
@@ -333,7 +466,10 @@ describe("confirming a change with a passkey instead of the password", () => {
     expect((await ctx.admin.get("/api/admin/sign-in-methods").expect(200)).body.twoStep.status).toBe("on");
 
     const second = await ctx.admin.post("/api/admin/confirm/passkey/options").expect(200);
-    await ctx.admin.post("/api/admin/two-step/disable").send({ passkey: authenticator.authenticate(second.body) }).expect(200);
+    await ctx.admin
+      .post("/api/admin/two-step/disable")
+      .send({ passkey: authenticator.authenticate(second.body) })
+      .expect(200);
     expect((await ctx.admin.get("/api/admin/sign-in-methods").expect(200)).body.twoStep.status).toBe("off");
   });
 });
@@ -351,12 +487,23 @@ describe("the security log", () => {
     const { ctx, authenticator } = await setUp();
     const added = await addPasskey(ctx.admin, authenticator, "Mark's iPhone");
     const { agent, options } = await beginSignIn(ctx.app);
-    await agent.post("/api/login/passkey").send({ response: authenticator.authenticate(options) }).expect(200);
-    for (let i = 0; i < 11; i++) await supertest(ctx.app).post("/api/login/passkey").send({ response: authenticator.authenticate({ challenge: "bm9wZQ" }) });
-    await ctx.admin.delete(`/api/admin/passkeys/${encodeURIComponent(added.body.id as string)}`).send({ currentPassword: ADMIN.password }).expect(204);
+    await agent
+      .post("/api/login/passkey")
+      .send({ response: authenticator.authenticate(options) })
+      .expect(200);
+    for (let i = 0; i < 11; i++)
+      await supertest(ctx.app)
+        .post("/api/login/passkey")
+        .send({ response: authenticator.authenticate({ challenge: "bm9wZQ" }) });
+    await ctx.admin
+      .delete(`/api/admin/passkeys/${encodeURIComponent(added.body.id as string)}`)
+      .send({ currentPassword: ADMIN.password })
+      .expect(204);
     // One clock moment for all (the injected clock stands still), so compared as a sorted list.
     const log = await ctx.services.db.selectFrom("activity_log").select(["kind", "outcome", "detail"]).execute();
-    const mine = log.filter((row) => row.kind.startsWith("passkey.") || row.kind === "sign-in.passkey" || row.kind === "sign-in.locked");
+    const mine = log.filter(
+      (row) => row.kind.startsWith("passkey.") || row.kind === "sign-in.passkey" || row.kind === "sign-in.locked",
+    );
     expect(mine.map((row) => `${row.kind} ${row.outcome}`).sort()).toEqual(
       [
         "passkey.added success",

@@ -26,7 +26,9 @@ const BOUNDARY = "----reportedCrash7MA4YWxkTrZu0gW";
 async function reportedBody(): Promise<Buffer> {
   const photo = await makeImage("jpeg", { width: 640, height: 480 });
   return Buffer.concat([
-    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="picture"; filename="wall.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`),
+    Buffer.from(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="picture"; filename="wall.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`,
+    ),
     photo,
     Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
   ]);
@@ -49,7 +51,10 @@ async function cutOffPost(target: string, body: Buffer, sent: number): Promise<v
 
 /** The same process still serves: not exited, and /healthz answers 200. */
 async function expectStillServing() {
-  const exited = await Promise.race([server.exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1_000))]);
+  const exited = await Promise.race([
+    server.exited.then(() => true),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1_000)),
+  ]);
   expect(exited, `the server exited:\n${server.output().slice(-2000)}`).toBe(false);
   const health = await fetch(`${server.url}/healthz`);
   expect(health.status).toBe(200);

@@ -21,7 +21,8 @@ import { freePort, startTestServer, type TestServer } from "../support/test-serv
 type LoggedRequest = { method: string; path: string; purpose: string | undefined };
 
 // A browser's user agent: HeadlessChrome is a bot, and bots are not counted.
-const USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36 PrerenderTest/1";
+const USER_AGENT =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36 PrerenderTest/1";
 const PRERENDER = "prefetch;prerender";
 
 const HARNESS_PAGE = `<!doctype html><title>harness</title>
@@ -62,8 +63,13 @@ beforeAll(async () => {
   front = http.createServer((req, res) => {
     const url = new URL(req.url!, frontUrl);
     const purpose = req.headers["sec-purpose"];
-    requests.push({ method: req.method!, path: url.pathname, purpose: typeof purpose === "string" ? purpose : undefined });
-    if (url.pathname === "/__harness") return void res.writeHead(200, { "Content-Type": "text/html" }).end(HARNESS_PAGE);
+    requests.push({
+      method: req.method!,
+      path: url.pathname,
+      purpose: typeof purpose === "string" ? purpose : undefined,
+    });
+    if (url.pathname === "/__harness")
+      return void res.writeHead(200, { "Content-Type": "text/html" }).end(HARNESS_PAGE);
     if (url.pathname === "/__harness/prerendered") {
       waitingForPrerenders.push(res);
       return answerWaitingHarness();
@@ -76,25 +82,30 @@ beforeAll(async () => {
     const probed = url.pathname === "/stonework";
     const headers = { ...req.headers, host: `127.0.0.1:${port}`, "x-forwarded-for": "198.51.100.7" };
     if (probed) headers["accept-encoding"] = "identity";
-    const upstream = http.request(
-      `${server.url}${req.url}`,
-      { method: req.method, headers },
-      (upstreamRes) => {
-        if (!probed) {
-          res.writeHead(upstreamRes.statusCode!, upstreamRes.headers);
-          return void upstreamRes.pipe(res);
-        }
-        const chunks: Buffer[] = [];
-        upstreamRes.on("data", (chunk: Buffer) => chunks.push(chunk));
-        upstreamRes.on("end", () => {
-          const html = Buffer.concat(chunks).toString("utf8").replace("</head>", `<script>${ACTIVATION_PROBE}</script></head>`);
-          const csp = String(upstreamRes.headers["content-security-policy"]).replace("script-src", `script-src ${ACTIVATION_PROBE_HASH}`);
-          const body = Buffer.from(html);
-          res.writeHead(upstreamRes.statusCode!, { ...upstreamRes.headers, "content-security-policy": csp, "content-length": body.length });
-          res.end(body);
+    const upstream = http.request(`${server.url}${req.url}`, { method: req.method, headers }, (upstreamRes) => {
+      if (!probed) {
+        res.writeHead(upstreamRes.statusCode!, upstreamRes.headers);
+        return void upstreamRes.pipe(res);
+      }
+      const chunks: Buffer[] = [];
+      upstreamRes.on("data", (chunk: Buffer) => chunks.push(chunk));
+      upstreamRes.on("end", () => {
+        const html = Buffer.concat(chunks)
+          .toString("utf8")
+          .replace("</head>", `<script>${ACTIVATION_PROBE}</script></head>`);
+        const csp = String(upstreamRes.headers["content-security-policy"]).replace(
+          "script-src",
+          `script-src ${ACTIVATION_PROBE_HASH}`,
+        );
+        const body = Buffer.from(html);
+        res.writeHead(upstreamRes.statusCode!, {
+          ...upstreamRes.headers,
+          "content-security-policy": csp,
+          "content-length": body.length,
         });
-      },
-    );
+        res.end(body);
+      });
+    });
     upstream.on("error", () => res.destroy());
     req.pipe(upstream);
   });
@@ -125,45 +136,64 @@ async function readReport(cookie: string): Promise<AnalyticsReport> {
 
 const pageViews = (report: AnalyticsReport, page: string) => report.topPages.find((p) => p.path === page)?.views ?? 0;
 
-test("a real prerender that is shown counts once, by its beacon; one never shown counts nothing", { timeout: 90_000 }, async () => {
-  const cookie = await signInOverHttp(server.url);
-  const before = await readReport(cookie);
+test(
+  "a real prerender that is shown counts once, by its beacon; one never shown counts nothing",
+  { timeout: 90_000 },
+  async () => {
+    const cookie = await signInOverHttp(server.url);
+    const before = await readReport(cookie);
 
-  profileDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-prerender-"));
-  let chromiumOutput = "";
-  // No --remote-debugging-*: a DevTools session would stop the prerender (PrerenderingDisabledByDevTools).
-  chromium = spawn(
-    CHROMIUM_PATH,
-    [...CHROMIUM_FLAGS, "--headless=new", `--user-data-dir=${profileDir}`, `--user-agent=${USER_AGENT}`, `${frontUrl}/__harness`],
-    // Its own process group, for afterAll to end.
-    { detached: true, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  chromium.stdout!.on("data", (chunk) => (chromiumOutput += chunk));
-  chromium.stderr!.on("data", (chunk) => (chromiumOutput += chunk));
+    profileDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-prerender-"));
+    let chromiumOutput = "";
+    // No --remote-debugging-*: a DevTools session would stop the prerender (PrerenderingDisabledByDevTools).
+    chromium = spawn(
+      CHROMIUM_PATH,
+      [
+        ...CHROMIUM_FLAGS,
+        "--headless=new",
+        `--user-data-dir=${profileDir}`,
+        `--user-agent=${USER_AGENT}`,
+        `${frontUrl}/__harness`,
+      ],
+      // Its own process group, for afterAll to end.
+      { detached: true, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    chromium.stdout!.on("data", (chunk) => (chromiumOutput += chunk));
+    chromium.stderr!.on("data", (chunk) => (chromiumOutput += chunk));
 
-  const beacons = () => requests.filter((r) => r.method === "POST" && r.path === "/api/page-views/shown");
-  try {
-    // /stonework is shown once its page reports its activation.
-    await expect.poll(() => activationStarts.length, { timeout: 60_000 }).toBe(1);
-    await expect.poll(() => beacons().length).toBe(1);
-  } catch (error) {
-    throw new Error(`No shown prerender.\nRequests: ${JSON.stringify(requests)}\nChromium: ${chromiumOutput.slice(-4000)}`, { cause: error });
-  }
+    const beacons = () => requests.filter((r) => r.method === "POST" && r.path === "/api/page-views/shown");
+    try {
+      // /stonework is shown once its page reports its activation.
+      await expect.poll(() => activationStarts.length, { timeout: 60_000 }).toBe(1);
+      await expect.poll(() => beacons().length).toBe(1);
+    } catch (error) {
+      throw new Error(
+        `No shown prerender.\nRequests: ${JSON.stringify(requests)}\nChromium: ${chromiumOutput.slice(-4000)}`,
+        { cause: error },
+      );
+    }
 
-  // Fetched once, as a prerender, and shown without a second document request: activated, not reloaded.
-  expect(requests.filter((r) => r.path === "/stonework")).toEqual([{ method: "GET", path: "/stonework", purpose: PRERENDER }]);
-  expect(activationStarts[0]).toBeGreaterThan(0);
-  // Prerendered too, but never shown.
-  expect(requests.filter((r) => r.path === "/landscaping")).toEqual([{ method: "GET", path: "/landscaping", purpose: PRERENDER }]);
+    // Fetched once, as a prerender, and shown without a second document request: activated, not reloaded.
+    expect(requests.filter((r) => r.path === "/stonework")).toEqual([
+      { method: "GET", path: "/stonework", purpose: PRERENDER },
+    ]);
+    expect(activationStarts[0]).toBeGreaterThan(0);
+    // Prerendered too, but never shown.
+    expect(requests.filter((r) => r.path === "/landscaping")).toEqual([
+      { method: "GET", path: "/landscaping", purpose: PRERENDER },
+    ]);
 
-  // One view of the page shown; none of the page prerendered but never shown.
-  const viewsSince = (report: AnalyticsReport) => ({
-    stonework: pageViews(report, "/stonework") - pageViews(before, "/stonework"),
-    landscaping: pageViews(report, "/landscaping") - pageViews(before, "/landscaping"),
-    total: report.totals.views - before.totals.views,
-    visitors: report.totals.visitors - before.totals.visitors,
-  });
-  await expect.poll(async () => viewsSince(await readReport(cookie))).toEqual({ stonework: 1, landscaping: 0, total: 1, visitors: 1 });
-  // Sent once, after activation: a request from a page still prerendering carries Sec-Purpose.
-  expect(beacons()).toEqual([{ method: "POST", path: "/api/page-views/shown", purpose: undefined }]);
-});
+    // One view of the page shown; none of the page prerendered but never shown.
+    const viewsSince = (report: AnalyticsReport) => ({
+      stonework: pageViews(report, "/stonework") - pageViews(before, "/stonework"),
+      landscaping: pageViews(report, "/landscaping") - pageViews(before, "/landscaping"),
+      total: report.totals.views - before.totals.views,
+      visitors: report.totals.visitors - before.totals.visitors,
+    });
+    await expect
+      .poll(async () => viewsSince(await readReport(cookie)))
+      .toEqual({ stonework: 1, landscaping: 0, total: 1, visitors: 1 });
+    // Sent once, after activation: a request from a page still prerendering carries Sec-Purpose.
+    expect(beacons()).toEqual([{ method: "POST", path: "/api/page-views/shown", purpose: undefined }]);
+  },
+);

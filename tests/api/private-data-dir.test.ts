@@ -54,8 +54,15 @@ describe("the data directory is private to the service's user", () => {
     // Files on this machine's disk: SQLite and the local storage (PostgreSQL and a bucket keep their own permissions).
     ctx = await createAdminContext({}, { database: "sqlite", storage: "disk" });
     const uploadURL = await newUploadUrl(ctx);
-    await ctx.admin.put(uploadURL).set("Content-Type", "image/jpeg").send(await makeImage("jpeg")).expect(200);
-    const added = await ctx.admin.put("/api/admin/gallery-images").send({ imageURL: uploadURL, galleryType: "traditional" }).expect(201);
+    await ctx.admin
+      .put(uploadURL)
+      .set("Content-Type", "image/jpeg")
+      .send(await makeImage("jpeg"))
+      .expect(200);
+    const added = await ctx.admin
+      .put("/api/admin/gallery-images")
+      .send({ imageURL: uploadURL, galleryType: "traditional" })
+      .expect(201);
     const originals = path.join(ctx.dataDir, "uploads", "originals");
     const [original] = await fs.readdir(originals);
     expect(await modeOf(path.join(originals, original!))).toBe(0o600);

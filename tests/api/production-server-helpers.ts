@@ -18,11 +18,14 @@ export const UNCAUGHT_MARKER = "UNCAUGHT EXCEPTION (monitor):";
  * this checkout's build in the same process), so the child runs exactly as in production.
  */
 export function serveCommand(): { env: Record<string, string>; nodeArgs: string[]; entry: string } {
-  const serve = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts.serve!;
+  const serve = (
+    JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }
+  ).scripts.serve!;
   const words = serve.trim().split(/\s+/);
   const node = words.indexOf("node");
   const script = words.at(-1);
-  if (node < 0 || (script !== "scripts/serve.mjs" && script !== "build/server/index.js")) throw new Error(`Unexpected serve script: ${serve}`);
+  if (node < 0 || (script !== "scripts/serve.mjs" && script !== "build/server/index.js"))
+    throw new Error(`Unexpected serve script: ${serve}`);
   const env = Object.fromEntries(words.slice(0, node).map((word) => word.split("=", 2) as [string, string]));
   return { env, nodeArgs: words.slice(node + 1, -1), entry: path.join(ROOT, script) };
 }
@@ -44,7 +47,13 @@ export async function startProductionServerOnBackend(
   const serve = serveCommand();
   const nodeArgs = options.monitorUncaught ? ["--import", UNCAUGHT_MONITOR, ...serve.nodeArgs] : serve.nodeArgs;
   try {
-    const server = await startTestServer({ port, dataDir, nodeArgs, serverEntry: serve.entry, env: { ...serve.env, ...backend.env, ...env } });
+    const server = await startTestServer({
+      port,
+      dataDir,
+      nodeArgs,
+      serverEntry: serve.entry,
+      env: { ...serve.env, ...backend.env, ...env },
+    });
     return {
       ...server,
       backendEnv: backend.env,

@@ -74,7 +74,12 @@ describe("GET /api/galleries/:galleryType", () => {
 });
 
 describe("POST /api/contact", () => {
-  const valid = { name: "Aroha Smith", email: "aroha@example.co.nz", phone: "021 123 4567", message: "I need a retaining wall quote." };
+  const valid = {
+    name: "Aroha Smith",
+    email: "aroha@example.co.nz",
+    phone: "021 123 4567",
+    message: "I need a retaining wall quote.",
+  };
 
   it("stores a valid enquiry with submittedAt and answers 201", async () => {
     const before = Date.now();
@@ -87,13 +92,19 @@ describe("POST /api/contact", () => {
   });
 
   it("accepts an enquiry without a phone number", async () => {
-    await ctx.api.post("/api/contact").send({ ...valid, phone: "" }).expect(201);
+    await ctx.api
+      .post("/api/contact")
+      .send({ ...valid, phone: "" })
+      .expect(201);
     const row = await ctx.services.db.selectFrom("contact_submissions").selectAll().executeTakeFirstOrThrow();
     expect(row.phone).toBeNull();
   });
 
   it("answers 400 with a message for each invalid field, storing nothing", async () => {
-    const res = await ctx.api.post("/api/contact").send({ name: "", email: "not-an-email", message: "short" }).expect(400);
+    const res = await ctx.api
+      .post("/api/contact")
+      .send({ name: "", email: "not-an-email", message: "short" })
+      .expect(400);
     expect(res.body.errors).toEqual({
       name: "Name is required",
       email: "Valid email is required",
@@ -109,29 +120,48 @@ describe("POST /api/contact", () => {
     ["phone", "1".repeat(51), "Phone must be at most 50 characters"],
     ["message", "m".repeat(5001), "Message must be at most 5000 characters"],
   ])("answers 400 when %s is over its limit", async (field, value, message) => {
-    const res = await ctx.api.post("/api/contact").send({ ...valid, [field]: value }).expect(400);
+    const res = await ctx.api
+      .post("/api/contact")
+      .send({ ...valid, [field]: value })
+      .expect(400);
     expect(res.body.errors[field]).toBe(message);
   });
 
   it("accepts fields exactly at their limits", async () => {
     await ctx.api
       .post("/api/contact")
-      .send({ name: "n".repeat(200), email: `${"e".repeat(308)}@example.com`, phone: "1".repeat(50), message: "m".repeat(5000) })
+      .send({
+        name: "n".repeat(200),
+        email: `${"e".repeat(308)}@example.com`,
+        phone: "1".repeat(50),
+        message: "m".repeat(5000),
+      })
       .expect(201);
   });
 
   it("answers 400 for a body over 64 KB", async () => {
-    const res = await ctx.api.post("/api/contact").send({ ...valid, padding: "x".repeat(70 * 1024) }).expect(400);
+    const res = await ctx.api
+      .post("/api/contact")
+      .send({ ...valid, padding: "x".repeat(70 * 1024) })
+      .expect(400);
     expect(res.body.message).toMatch(/too large/);
   });
 
   it("answers 400 for malformed JSON", async () => {
-    const res = await ctx.api.post("/api/contact").set("Content-Type", "application/json").send('{"name": "x",').expect(400);
+    const res = await ctx.api
+      .post("/api/contact")
+      .set("Content-Type", "application/json")
+      .send('{"name": "x",')
+      .expect(400);
     expect(res.body).toEqual({ message: "The request body is not valid JSON" });
   });
 
   it("answers 400 for a wrong content type", async () => {
-    const res = await ctx.api.post("/api/contact").set("Content-Type", "text/plain").send(JSON.stringify(valid)).expect(400);
+    const res = await ctx.api
+      .post("/api/contact")
+      .set("Content-Type", "text/plain")
+      .send(JSON.stringify(valid))
+      .expect(400);
     expect(res.body.message).toMatch(/JSON/);
     const form = await ctx.api.post("/api/contact").type("form").send(valid).expect(400);
     expect(form.body.message).toMatch(/JSON/);
@@ -143,7 +173,11 @@ describe("POST /api/contact", () => {
     ["an object message", { ...valid, message: { text: "hello there friend" } }],
     ["a null body", null],
   ])("answers 400 for %s", async (_label, body) => {
-    const res = await ctx.api.post("/api/contact").set("Content-Type", "application/json").send(JSON.stringify(body)).expect(400);
+    const res = await ctx.api
+      .post("/api/contact")
+      .set("Content-Type", "application/json")
+      .send(JSON.stringify(body))
+      .expect(400);
     expect(typeof res.body.message).toBe("string");
   });
 });
@@ -159,13 +193,20 @@ describe("contact spam protection", () => {
   const valid = { name: "Aroha Smith", email: "aroha@example.co.nz", message: "I need a retaining wall quote." };
 
   it("answers a filled-in honeypot like a success and stores nothing", async () => {
-    const res = await ctx.api.post("/api/contact").send({ ...valid, website: "http://spam.example" }).expect(201);
+    const res = await ctx.api
+      .post("/api/contact")
+      .send({ ...valid, website: "http://spam.example" })
+      .expect(201);
     expect(res.body.message).toBe("Message received");
     expect(await ctx.services.db.selectFrom("contact_submissions").selectAll().execute()).toHaveLength(0);
   });
 
   it("allows 5 enquiries per address in 10 minutes, then 429 with Retry-After; every accepted one is stored", async () => {
-    for (let i = 0; i < 5; i++) await ctx.api.post("/api/contact").send({ ...valid, name: `Person ${i}` }).expect(201);
+    for (let i = 0; i < 5; i++)
+      await ctx.api
+        .post("/api/contact")
+        .send({ ...valid, name: `Person ${i}` })
+        .expect(201);
     const res = await ctx.api.post("/api/contact").send(valid).expect(429);
     expect(res.body.message).toMatch(/Too many messages/);
     expect(Number(res.headers["retry-after"])).toBeGreaterThan(9 * 60);
@@ -174,7 +215,11 @@ describe("contact spam protection", () => {
   });
 
   it("does not count invalid attempts against the limit", async () => {
-    for (let i = 0; i < 6; i++) await ctx.api.post("/api/contact").send({ ...valid, email: "bad" }).expect(400);
+    for (let i = 0; i < 6; i++)
+      await ctx.api
+        .post("/api/contact")
+        .send({ ...valid, email: "bad" })
+        .expect(400);
     await ctx.api.post("/api/contact").send(valid).expect(201);
   });
 });

@@ -4,10 +4,22 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { backupsDirOf } from "~/backups/backup-files.server";
 import { createBackup } from "~/backups/backup.server";
-import { createS3OffsiteTarget, OFFSITE_PREFIX, putFileInBucket, type OffsiteTarget } from "~/backups/offsite-target.server";
+import {
+  createS3OffsiteTarget,
+  OFFSITE_PREFIX,
+  putFileInBucket,
+  type OffsiteTarget,
+} from "~/backups/offsite-target.server";
 import { readContent, saveContent } from "~/content/content.server";
 import { createManualClock } from "~/lib/clock";
-import { createTestBucket, offsiteS3Env, s3ConfigFor, startS3Server, type S3Server, type TestBucket } from "../support/backends";
+import {
+  createTestBucket,
+  offsiteS3Env,
+  s3ConfigFor,
+  startS3Server,
+  type S3Server,
+  type TestBucket,
+} from "../support/backends";
 import { createSite, openSite } from "../support/backup-site";
 import { runScript } from "../support/run-script";
 
@@ -35,7 +47,12 @@ beforeAll(async () => {
     const file = path.join(tmp, `${label}.tar.gz${passphrase ? ".age" : ""}`);
     const result = await createBackup(
       { ...site.services, clock: createManualClock(at) },
-      { purpose: "manual", workDir: backupsDirOf(site.dataDir), destination: { kind: "file", path: file }, ...(passphrase ? { passphrase } : {}) },
+      {
+        purpose: "manual",
+        workDir: backupsDirOf(site.dataDir),
+        destination: { kind: "file", path: file },
+        ...(passphrase ? { passphrase } : {}),
+      },
     );
     expect(result.status).toBe("succeeded");
     archives[label] = file;
@@ -61,12 +78,15 @@ afterAll(async () => {
 const offsiteEnv = (bucket: string) => offsiteS3Env(s3.endpoint, bucket);
 
 /** A bucket holding these copies, uploaded in this order (so the last has the newest bucket time). */
-async function bucketWith(copies: [name: string, file: string][]): Promise<{ bucket: TestBucket; target: OffsiteTarget }> {
+async function bucketWith(
+  copies: [name: string, file: string][],
+): Promise<{ bucket: TestBucket; target: OffsiteTarget }> {
   const bucket = await createTestBucket(s3.endpoint, { siteOrigins: [] });
   cleanups.push(() => bucket.remove());
   const target = createS3OffsiteTarget(s3ConfigFor(s3.endpoint, bucket.name));
   cleanups.push(async () => target.close());
-  for (const [name, file] of copies) await putFileInBucket(bucket.client, bucket.name, `${OFFSITE_PREFIX}${name}`, file);
+  for (const [name, file] of copies)
+    await putFileInBucket(bucket.client, bucket.name, `${OFFSITE_PREFIX}${name}`, file);
   return { bucket, target };
 }
 
@@ -101,9 +121,14 @@ describe("restoring from the off-site bucket without a name", () => {
       ["cornerstone-20991231-235959-planted.tar.gz", archives.planted],
     ]);
     const dataDir = await liveSite();
-    const result = await restore(dataDir, ["--from-offsite"], { ...offsiteEnv(bucket.name), BACKUP_PASSPHRASE: PASSPHRASE });
+    const result = await restore(dataDir, ["--from-offsite"], {
+      ...offsiteEnv(bucket.name),
+      BACKUP_PASSPHRASE: PASSPHRASE,
+    });
     expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).toContain("Restored cornerstone-20260305-030000-newest.tar.gz.age (made 2026-03-05T03:00:00.000Z");
+    expect(result.stdout).toContain(
+      "Restored cornerstone-20260305-030000-newest.tar.gz.age (made 2026-03-05T03:00:00.000Z",
+    );
     expect(await titleOf(dataDir)).toBe("The newest backup");
   }, 180_000);
 
@@ -121,8 +146,14 @@ describe("restoring from the off-site bucket without a name", () => {
       const listed = await restore(dataDir, ["--from-offsite"], { ...env, ...passphrase });
       expect(listed.status).toBe(1);
       expect(listed.stderr).toContain(`The bucket ${bucket.name} (${s3.endpoint}) holds no encrypted backup.`);
-      expect(listed.stderr).toMatch(new RegExp(`  ${planted}  \\(says it was made 2037-12-31 23:59 UTC, uploaded \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC, \\d+(\\.\\d)? KB\\)`));
-      expect(listed.stderr).toMatch(new RegExp(`  ${plain}  \\(says it was made 2026-03-07 03:00 UTC, uploaded .+ UTC, \\d+(\\.\\d)? KB\\)`));
+      expect(listed.stderr).toMatch(
+        new RegExp(
+          `  ${planted}  \\(says it was made 2037-12-31 23:59 UTC, uploaded \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC, \\d+(\\.\\d)? KB\\)`,
+        ),
+      );
+      expect(listed.stderr).toMatch(
+        new RegExp(`  ${plain}  \\(says it was made 2026-03-07 03:00 UTC, uploaded .+ UTC, \\d+(\\.\\d)? KB\\)`),
+      );
       expect(listed.stderr).toContain("To restore one of them, name it: npm run restore -- --from-offsite NAME");
       expect(listed.stderr).toContain("Nothing was changed.");
     }
@@ -134,7 +165,10 @@ describe("restoring from the off-site bucket without a name", () => {
     expect(refused.stderr).toContain("is not encrypted, but this site's backups are");
     expect(await titleOf(dataDir)).toBe("The live site");
 
-    const named = await restore(dataDir, ["--from-offsite", plain, "--allow-unencrypted"], { ...env, BACKUP_PASSPHRASE: PASSPHRASE });
+    const named = await restore(dataDir, ["--from-offsite", plain, "--allow-unencrypted"], {
+      ...env,
+      BACKUP_PASSPHRASE: PASSPHRASE,
+    });
     expect(named.status, named.stderr).toBe(0);
     expect(await titleOf(dataDir)).toBe("The plain backup");
   }, 240_000);
@@ -152,7 +186,9 @@ describe("restoring a file on this server", () => {
     ] as const) {
       const refused = await restore(dataDir, [...args], env);
       expect(refused.status).toBe(1);
-      expect(refused.stderr).toContain(`${archives.planted} is not encrypted, but this site's backups are (a passphrase is set)`);
+      expect(refused.stderr).toContain(
+        `${archives.planted} is not encrypted, but this site's backups are (a passphrase is set)`,
+      );
       expect(refused.stderr).toContain("--allow-unencrypted");
       expect(refused.stderr).toContain("Nothing was changed.");
     }

@@ -108,7 +108,10 @@ describe("npm run restore refuses a hostile archive and changes nothing", () => 
     await rewriteArchive(
       archive,
       file,
-      (entries) => [...entries, ...planted.map((key) => ({ name: `objects/${key}`, type: "file", data: Buffer.from("planted") }))],
+      (entries) => [
+        ...entries,
+        ...planted.map((key) => ({ name: `objects/${key}`, type: "file", data: Buffer.from("planted") })),
+      ],
       { rehash: true },
     );
     const result = await expectRefusedUnchanged(file, /The archive holds 7 file\(s\) that no restored row refers to/);
@@ -135,10 +138,15 @@ describe("npm run restore refuses a hostile archive and changes nothing", () => 
     );
     await expectRefusedUnchanged(
       file,
-      new RegExp(`In table content_entries \\(tables/content_entries\\.jsonl\\), line ${line}: the line is not valid JSON\\.`),
+      new RegExp(
+        `In table content_entries \\(tables/content_entries\\.jsonl\\), line ${line}: the line is not valid JSON\\.`,
+      ),
     );
     expect(await readObject(variant!)).toEqual(liveBytes);
-    const served = await ctx.api.get(`/media/${variant!.slice("variants/".length)}`).buffer(true).expect(200);
+    const served = await ctx.api
+      .get(`/media/${variant!.slice("variants/".length)}`)
+      .buffer(true)
+      .expect(200);
     expect(sha256(served.body as Buffer)).toBe(sha256(liveBytes));
   });
 
@@ -183,7 +191,10 @@ describe("npm run restore refuses a hostile archive and changes nothing", () => 
       },
       { rehash: true },
     );
-    await expectRefusedUnchanged(file, /The backup's users table holds 2 rows; a site has exactly one administrator, so this backup cannot be restored\./);
+    await expectRefusedUnchanged(
+      file,
+      /The backup's users table holds 2 rows; a site has exactly one administrator, so this backup cannot be restored\./,
+    );
   });
 
   it("no administrator at all: refused with the count", async () => {
@@ -217,7 +228,9 @@ describe("npm run restore refuses a hostile archive and changes nothing", () => 
     expect((await fs.stat(file)).size).toBeLessThan(MB);
     const extra = await extraMemoryMB(
       file,
-      new RegExp(`In table contact_submissions \\(tables/contact_submissions\\.jsonl\\), line ${line}: the line is longer than 1\\.0 MB`),
+      new RegExp(
+        `In table contact_submissions \\(tables/contact_submissions\\.jsonl\\), line ${line}: the line is longer than 1\\.0 MB`,
+      ),
     );
     expect(extra).toBeLessThan(24);
   });
@@ -226,7 +239,10 @@ describe("npm run restore refuses a hostile archive and changes nothing", () => 
     const file = path.join(tmp, "huge-object.tar.gz");
     await addZeroEntry(archive, file, "objects/originals/orphan", 512 * MB);
     expect((await fs.stat(file)).size).toBeLessThan(MB);
-    const extra = await extraMemoryMB(file, /objects\/originals\/orphan is 512 MB, larger than any image file this site stores \(at most 20 MB\)/);
+    const extra = await extraMemoryMB(
+      file,
+      /objects\/originals\/orphan is 512 MB, larger than any image file this site stores \(at most 20 MB\)/,
+    );
     expect(extra).toBeLessThan(24);
     expect(await ctx.storedKeys("originals/")).not.toContain("originals/orphan");
   });
@@ -242,16 +258,27 @@ describe("npm run restore refuses a hostile archive and changes nothing", () => 
       },
       { rehash: true },
     );
-    await expectRefusedUnchanged(file, new RegExp(`The archive holds image files larger than this site ever stores: ${variant}`));
+    await expectRefusedUnchanged(
+      file,
+      new RegExp(`The archive holds image files larger than this site ever stores: ${variant}`),
+    );
   });
 });
 
 describe("an archive that changes between the check and the write", () => {
   it("an object planted after the first pass is refused when it comes to be written, naming it; nothing changes", async () => {
     const planted = path.join(tmp, "planted-later.tar.gz");
-    await rewriteArchive(archive, planted, (entries) => [...entries, { name: "objects/originals/planted-later", type: "file", data: Buffer.from("planted") }], {
-      rehash: true,
-    });
+    await rewriteArchive(
+      archive,
+      planted,
+      (entries) => [
+        ...entries,
+        { name: "objects/originals/planted-later", type: "file", data: Buffer.from("planted") },
+      ],
+      {
+        rehash: true,
+      },
+    );
     const file = path.join(tmp, "changing.tar.gz");
     await fs.copyFile(archive, file);
     const destination =
@@ -268,7 +295,9 @@ describe("an archive that changes between the check and the write", () => {
     };
     // On PostgreSQL the restore first makes a pre-restore backup (decision 0042): that, and only that, is new.
     const withoutPreRestoreBackup = ({ tables, objects }: Awaited<ReturnType<typeof liveState>>) => ({
-      tables: Object.fromEntries(Object.entries(tables).filter(([name]) => !["backup_state", "secrets"].includes(name))),
+      tables: Object.fromEntries(
+        Object.entries(tables).filter(([name]) => !["backup_state", "secrets"].includes(name)),
+      ),
       objects: Object.fromEntries(Object.entries(objects).filter(([key]) => !key.startsWith("backups/pre-restore-"))),
     });
     const before = withoutPreRestoreBackup(await liveState());

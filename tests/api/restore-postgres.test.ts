@@ -46,7 +46,13 @@ let counter = 0;
 const tmpPath = (name: string) => path.join(tmp, `${++counter}-${name}`);
 
 /** A fresh, empty PostgreSQL database (no migrations) and bucket, with the settings a server would get. */
-type Target = { env: Env; envVars: Record<string, string>; database: TestDatabase; bucket: TestBucket; dataDir: string };
+type Target = {
+  env: Env;
+  envVars: Record<string, string>;
+  database: TestDatabase;
+  bucket: TestBucket;
+  dataDir: string;
+};
 const targets: Target[] = [];
 const opened: AppServices[] = [];
 
@@ -54,7 +60,9 @@ async function freshTarget(): Promise<Target> {
   const database = await createTestDatabase(backends.postgresUrl);
   const dataDir = tmpPath("data");
   const base = { DATA_DIR: dataDir, LOG_LEVEL: "silent", NODE_ENV: "test" };
-  const bucket = await createTestBucket(backends.s3Endpoint, { siteOrigins: [new URL(parseEnv(base).SITE_URL).origin] });
+  const bucket = await createTestBucket(backends.s3Endpoint, {
+    siteOrigins: [new URL(parseEnv(base).SITE_URL).origin],
+  });
   const envVars = { ...base, DATABASE_URL: database.url, ...s3Env(backends.s3Endpoint, bucket.name) };
   const target = { env: parseEnv(envVars), envVars, database, bucket, dataDir };
   targets.push(target);
@@ -68,7 +76,11 @@ async function open(target: Target): Promise<AppServices> {
 }
 
 const restoreInto = (target: Target, file: string) =>
-  restoreBackup({ dataDir: target.dataDir, file, destination: postgresRestoreDestination({ env: target.env, logger: silent }) });
+  restoreBackup({
+    dataDir: target.dataDir,
+    file,
+    destination: postgresRestoreDestination({ env: target.env, logger: silent }),
+  });
 
 /** A live PostgreSQL + S3 site with its own text, administrator and session. */
 async function liveSite(target: Target): Promise<AppServices> {
@@ -125,7 +137,9 @@ describe.skipIf(!onPostgres)("restore into PostgreSQL + S3 (runs in the TEST_BAC
 
     const api = supertest(createApp(services));
     expect((await api.get("/api/content/hero.title").expect(200)).body.content).toBe(SITE_TEXTS["hero.title"]);
-    const images = (await api.get("/api/galleries/traditional").expect(200)).body as { variants: { jpeg: { path: string } } }[];
+    const images = (await api.get("/api/galleries/traditional").expect(200)).body as {
+      variants: { jpeg: { path: string } };
+    }[];
     expect(images).toHaveLength(2);
     const served = await api
       .get(images[0]!.variants.jpeg.path)
@@ -154,7 +168,9 @@ describe.skipIf(!onPostgres)("restore into PostgreSQL + S3 (runs in the TEST_BAC
 
     const result = await restoreInto(target, archive);
 
-    expect(result.previousKeptAt).toMatch(new RegExp(`^s3://${target.bucket.name}/backups/pre-restore-\\d{8}-\\d{6}-[0-9a-f]{24}-[0-9a-f]{32}\\.tar\\.gz$`));
+    expect(result.previousKeptAt).toMatch(
+      new RegExp(`^s3://${target.bucket.name}/backups/pre-restore-\\d{8}-\\d{6}-[0-9a-f]{24}-[0-9a-f]{32}\\.tar\\.gz$`),
+    );
     const key = result.previousKeptAt!.slice(`s3://${target.bucket.name}/`.length);
     expect(await target.bucket.keys("backups/")).toEqual([key]);
     // Nothing of it is left on this machine's disk.
@@ -165,7 +181,9 @@ describe.skipIf(!onPostgres)("restore into PostgreSQL + S3 (runs in the TEST_BAC
     await pipeline(object.Body as Readable, createWriteStream(kept));
     await verifyArchive(kept);
     const keptEntries = await readEntries(kept);
-    expect(keptEntries.find((e) => e.name === "tables/content_entries.jsonl")!.data.toString()).toContain("The live site's own title");
+    expect(keptEntries.find((e) => e.name === "tables/content_entries.jsonl")!.data.toString()).toContain(
+      "The live site's own title",
+    );
 
     const after = await open(target);
     expect(await dumpSite(after)).toEqual(siteDump);
@@ -184,7 +202,9 @@ describe.skipIf(!onPostgres)("restore into PostgreSQL + S3 (runs in the TEST_BAC
     try {
       const error = await restoreInto(target, archive).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(RestoreRefusedError);
-      expect((error as Error).message).toMatch(/A Cornerstone server \(or npm run backup\) is using the database .*Stop every instance first.*Nothing was changed\./s);
+      expect((error as Error).message).toMatch(
+        /A Cornerstone server \(or npm run backup\) is using the database .*Stop every instance first.*Nothing was changed\./s,
+      );
       expect(await dumpSite(live)).toEqual(before);
       expect(await target.bucket.keys("backups/")).toEqual([]);
     } finally {
@@ -198,7 +218,9 @@ describe.skipIf(!onPostgres)("restore into PostgreSQL + S3 (runs in the TEST_BAC
     } finally {
       await restore.release();
     }
-    await expect(restoreInto(target, archive)).resolves.toMatchObject({ objects: Object.keys(siteDump.objects).length });
+    await expect(restoreInto(target, archive)).resolves.toMatchObject({
+      objects: Object.keys(siteDump.objects).length,
+    });
   });
 
   it("a restore that fails part-way (bad rows that pass the checksums) rolls back: every live table and row as it was", async () => {
@@ -238,39 +260,49 @@ describe.skipIf(!onPostgres)("restore into PostgreSQL + S3 (runs in the TEST_BAC
     expect(result.migrationsApplied).toEqual(knownMigrations().slice(2));
     const after = await open(target);
     const dump = await dumpSite(after);
-    for (const table of ["users", "content_entries", "gallery_images"]) expect(dump.tables[table]).toEqual(siteDump.tables[table]);
+    for (const table of ["users", "content_entries", "gallery_images"])
+      expect(dump.tables[table]).toEqual(siteDump.tables[table]);
     expect(dump.objects).toEqual(siteDump.objects);
   });
 });
 
 /** `npm run backup` / `npm run restore` as a person runs them. */
-describe.skipIf(!onPostgres)("npm run restore / backup on PostgreSQL + S3 (runs in the TEST_BACKEND=postgres-s3 run)", () => {
-  it("restore -- FILE with DATABASE_URL and S3_* set fills that database and bucket; backup there writes a local file that restores into SQLite the same", async () => {
-    const target = await freshTarget();
-    const restored = await runScript("restore", [archive], target.envVars);
-    expect(restored.status, restored.stderr).toBe(0);
-    expect(restored.stdout).toContain(`into the PostgreSQL database postgres://postgres@`);
-    expect(restored.stdout).toContain(`and the bucket ${target.bucket.name}.`);
-    expect(restored.stdout).toContain("The database was empty: there was nothing to keep.");
+describe.skipIf(!onPostgres)(
+  "npm run restore / backup on PostgreSQL + S3 (runs in the TEST_BACKEND=postgres-s3 run)",
+  () => {
+    it("restore -- FILE with DATABASE_URL and S3_* set fills that database and bucket; backup there writes a local file that restores into SQLite the same", async () => {
+      const target = await freshTarget();
+      const restored = await runScript("restore", [archive], target.envVars);
+      expect(restored.status, restored.stderr).toBe(0);
+      expect(restored.stdout).toContain(`into the PostgreSQL database postgres://postgres@`);
+      expect(restored.stdout).toContain(`and the bucket ${target.bucket.name}.`);
+      expect(restored.stdout).toContain("The database was empty: there was nothing to keep.");
 
-    const backedUp = await runScript("backup", [], target.envVars);
-    expect(backedUp.status, backedUp.stderr).toBe(0);
-    const file = /Backup written: (\S+\.tar\.gz)/.exec(backedUp.stdout)![1]!;
-    expect(path.dirname(file)).toBe(backupsDirOf(target.dataDir));
-    const manifest = manifestOf(await readEntries(file));
-    // Only the objects the rows refer to: never anything under backups/.
-    expect(Object.keys(manifest.files).filter((name) => name.startsWith("objects/")).sort()).toEqual(
-      Object.keys(siteDump.objects).map((key) => `objects/${key}`).sort(),
-    );
+      const backedUp = await runScript("backup", [], target.envVars);
+      expect(backedUp.status, backedUp.stderr).toBe(0);
+      const file = /Backup written: (\S+\.tar\.gz)/.exec(backedUp.stdout)![1]!;
+      expect(path.dirname(file)).toBe(backupsDirOf(target.dataDir));
+      const manifest = manifestOf(await readEntries(file));
+      // Only the objects the rows refer to: never anything under backups/.
+      expect(
+        Object.keys(manifest.files)
+          .filter((name) => name.startsWith("objects/"))
+          .sort(),
+      ).toEqual(
+        Object.keys(siteDump.objects)
+          .map((key) => `objects/${key}`)
+          .sort(),
+      );
 
-    // And back the other way: PostgreSQL + S3 → SQLite + disk, row for row.
-    const sqliteDir = tmpPath("back-to-sqlite");
-    await restoreBackup({ dataDir: sqliteDir, file });
-    const sqlite = await openSite(sqliteDir);
-    try {
-      expect(await dumpSite(sqlite)).toEqual(siteDump);
-    } finally {
-      await sqlite.db.destroy();
-    }
-  });
-});
+      // And back the other way: PostgreSQL + S3 → SQLite + disk, row for row.
+      const sqliteDir = tmpPath("back-to-sqlite");
+      await restoreBackup({ dataDir: sqliteDir, file });
+      const sqlite = await openSite(sqliteDir);
+      try {
+        expect(await dumpSite(sqlite)).toEqual(siteDump);
+      } finally {
+        await sqlite.db.destroy();
+      }
+    });
+  },
+);

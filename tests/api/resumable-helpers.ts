@@ -7,7 +7,13 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Express } from "express";
-import { ConnectionLostError, retryDelayMs, type JsonCall, type PartSender, type RetryWait } from "~/admin/galleries/resumable-upload";
+import {
+  ConnectionLostError,
+  retryDelayMs,
+  type JsonCall,
+  type PartSender,
+  type RetryWait,
+} from "~/admin/galleries/resumable-upload";
 import { ApiError } from "~/lib/api-client";
 import { ADMIN } from "./helpers";
 
@@ -44,7 +50,8 @@ async function send(url: string, init: RequestInit): Promise<Response> {
   try {
     return await fetch(url, init);
   } catch (error) {
-    if (error instanceof TypeError) throw new ConnectionLostError(String((error as Error & { cause?: unknown }).cause ?? error.message));
+    if (error instanceof TypeError)
+      throw new ConnectionLostError(String((error as Error & { cause?: unknown }).cause ?? error.message));
     throw error;
   }
 }
@@ -59,7 +66,11 @@ export function pageTransport(origin: string, cookie: string): { call: JsonCall;
   const call: JsonCall = async <T>(method: "GET" | "POST", path: string, body?: unknown) => {
     const res = await send(`${origin}${path}`, {
       method,
-      headers: { Cookie: cookie, Origin: origin, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+      headers: {
+        Cookie: cookie,
+        Origin: origin,
+        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     await refusedUnlessOk(res);
@@ -134,5 +145,7 @@ export function partNumberOf(request: { method: string; url: string }): number |
   const url = new URL(request.url, "http://x");
   const own = /\/api\/uploads\/resumable\/[^/]+\/parts\/(\d+)$/.exec(url.pathname);
   if (own) return Number(own[1]);
-  return url.searchParams.has("uploadId") && url.searchParams.has("partNumber") ? Number(url.searchParams.get("partNumber")) : null;
+  return url.searchParams.has("uploadId") && url.searchParams.has("partNumber")
+    ? Number(url.searchParams.get("partNumber"))
+    : null;
 }

@@ -33,7 +33,11 @@ async function putPart(url: string, body: Buffer): Promise<{ status: number; eta
     return { status: res.status, etag: res.headers.get("etag") };
   }
   const res = await ctx.admin.put(url).set("Content-Type", "application/octet-stream").send(body);
-  return { status: res.status, etag: (res.headers.etag as string | undefined) ?? null, message: (res.body as { message?: string }).message };
+  return {
+    status: res.status,
+    etag: (res.headers.etag as string | undefined) ?? null,
+    message: (res.body as { message?: string }).message,
+  };
 }
 
 /** Sends every part of `file`; the ETags to complete with. */
@@ -71,12 +75,20 @@ describe("resumable uploads keep the single upload's defences", () => {
       "POST start": await anonymous.post("/api/uploads/resumable").send({ size: 2000, type: "image/jpeg" }),
       "GET parts": await anonymous.get(`/api/uploads/resumable/${id}/parts`),
       "PUT part": await anonymous.put(`/api/uploads/resumable/${id}/parts/1`).send(Buffer.alloc(2000)),
-      "POST complete": await anonymous.post(`/api/uploads/resumable/${id}/complete`).send({ parts: [{ partNumber: 1, etag: '"00"' }] }),
+      "POST complete": await anonymous
+        .post(`/api/uploads/resumable/${id}/complete`)
+        .send({ parts: [{ partNumber: 1, etag: '"00"' }] }),
     };
     for (const [what, res] of Object.entries(refused)) expect(res.status, what).toBe(401);
-    const crossSite = await ctx.admin.post("/api/uploads/resumable").set("Origin", "https://evil.example").send({ size: 2000, type: "image/jpeg" });
+    const crossSite = await ctx.admin
+      .post("/api/uploads/resumable")
+      .set("Origin", "https://evil.example")
+      .send({ size: 2000, type: "image/jpeg" });
     expect(crossSite.status).toBe(403);
-    const crossSitePart = await ctx.admin.put(`/api/uploads/resumable/${id}/parts/1`).set("Origin", "https://evil.example").send(Buffer.alloc(2000));
+    const crossSitePart = await ctx.admin
+      .put(`/api/uploads/resumable/${id}/parts/1`)
+      .set("Origin", "https://evil.example")
+      .send(Buffer.alloc(2000));
     expect(crossSitePart.status).toBe(403);
     expect(await rows()).toEqual([{ id, status: "parts" }]);
   });
@@ -131,8 +143,18 @@ describe("resumable uploads keep the single upload's defences", () => {
     } else {
       // Through this server the first part already tells: the rest is never taken.
       const first = await putPart(upload.parts[0]!.url, text.subarray(0, upload.parts[0]!.bytes));
-      expect(first).toMatchObject({ status: 415, message: "The file is not a supported image (JPEG, PNG, WebP, AVIF or GIF)" });
-      expect((await putPart(upload.parts[1]!.url, text.subarray(upload.partBytes, upload.partBytes + upload.parts[1]!.bytes))).status).toBe(409);
+      expect(first).toMatchObject({
+        status: 415,
+        message: "The file is not a supported image (JPEG, PNG, WebP, AVIF or GIF)",
+      });
+      expect(
+        (
+          await putPart(
+            upload.parts[1]!.url,
+            text.subarray(upload.partBytes, upload.partBytes + upload.parts[1]!.bytes),
+          )
+        ).status,
+      ).toBe(409);
       expect((await complete(upload, [{ partNumber: 1, etag: '"00"' }])).status).toBe(409);
     }
     expect(await rows()).toEqual([{ id: upload.uploadId, status: "failed" }]);
@@ -152,11 +174,15 @@ describe("resumable uploads keep the single upload's defences", () => {
 
     const { imageURL } = (await complete(upload, parts).expect(200)).body as { imageURL: string };
     expect((await complete(upload, parts).expect(200)).body).toEqual({ imageURL });
-    const registered = await ctx.admin.put("/api/admin/gallery-images").send({ imageURL, galleryType: "traditional", caption: "" });
+    const registered = await ctx.admin
+      .put("/api/admin/gallery-images")
+      .send({ imageURL, galleryType: "traditional", caption: "" });
     expect(registered.status).toBe(201);
     expect(await ctx.storedKeys("originals/")).toEqual([`originals/${upload.uploadId}`]);
     expect(await ctx.storedKeys("incoming/")).toEqual([]);
-    const again = await ctx.admin.put("/api/admin/gallery-images").send({ imageURL, galleryType: "traditional", caption: "" });
+    const again = await ctx.admin
+      .put("/api/admin/gallery-images")
+      .send({ imageURL, galleryType: "traditional", caption: "" });
     expect(again.status).toBe(400);
     expect((await ctx.admin.get("/api/galleries/traditional").expect(200)).body).toHaveLength(1);
     // Done: no more parts, no fresh URLs.
@@ -196,8 +222,15 @@ describe("a bucket with the CORS rule of before (no ETag exposed)", () => {
     ctx = await createAdminContext({}, { storage: "s3" });
     // The rule the README asked for until now: PUT from the site, Content-Type, nothing exposed.
     const origin = new URL(ctx.env.SITE_URL).origin;
-    const rule = { AllowedOrigins: [origin], AllowedMethods: ["PUT"], AllowedHeaders: ["content-type"], MaxAgeSeconds: 3600 };
-    await ctx.bucket!.client.send(new PutBucketCorsCommand({ Bucket: ctx.bucket!.name, CORSConfiguration: { CORSRules: [rule] } }));
+    const rule = {
+      AllowedOrigins: [origin],
+      AllowedMethods: ["PUT"],
+      AllowedHeaders: ["content-type"],
+      MaxAgeSeconds: 3600,
+    };
+    await ctx.bucket!.client.send(
+      new PutBucketCorsCommand({ Bucket: ctx.bucket!.name, CORSConfiguration: { CORSRules: [rule] } }),
+    );
 
     // A server starting on that bucket is not refused…
     const instance = await ctx.openInstance();
@@ -216,10 +249,15 @@ describe("a bucket with the CORS rule of before (no ETag exposed)", () => {
 
     // The spec's single upload works as before.
     const photo = await makeJpegOfSize(300_000);
-    const { uploadURL } = (await admin.post("/api/objects/upload").send({ size: photo.length, type: "image/jpeg" }).expect(200)).body as {
+    const { uploadURL } = (
+      await admin.post("/api/objects/upload").send({ size: photo.length, type: "image/jpeg" }).expect(200)
+    ).body as {
       uploadURL: string;
     };
     expect((await putUpload({ admin }, uploadURL, photo)).status).toBe(200);
-    await admin.put("/api/admin/gallery-images").send({ imageURL: uploadURL, galleryType: "veneer", caption: "" }).expect(201);
+    await admin
+      .put("/api/admin/gallery-images")
+      .send({ imageURL: uploadURL, galleryType: "veneer", caption: "" })
+      .expect(201);
   });
 });

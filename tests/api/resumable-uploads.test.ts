@@ -107,7 +107,10 @@ describe("a photo sent in parts over a connection that drops", () => {
     expect(twice[0]![0]).toBe(Math.floor((PHOTO_BYTES * 0.6) / ctx.services.storage.parts.partBytes) + 1);
 
     // Registered as any upload: one image, and its original is the photo as sent, byte for byte.
-    const image = await ctx.admin.put("/api/admin/gallery-images").send({ imageURL, galleryType: "veneer", caption: "Resumed" }).expect(201);
+    const image = await ctx.admin
+      .put("/api/admin/gallery-images")
+      .send({ imageURL, galleryType: "veneer", caption: "Resumed" })
+      .expect(201);
     const uploadId = (await ctx.services.db.selectFrom("uploads").select("id").executeTakeFirstOrThrow()).id;
     const original = await ctx.services.storage.read(originalKeyFor(uploadId));
     const chunks: Buffer[] = [];

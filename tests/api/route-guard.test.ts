@@ -43,7 +43,9 @@ afterAll(async () => {
 });
 
 const needsAdmin = (path: string, method: string) =>
-  path.startsWith("/api/admin/") || path === "/api/objects/upload" || (path.startsWith("/api/uploads/") && method === "PUT");
+  path.startsWith("/api/admin/") ||
+  path === "/api/objects/upload" ||
+  (path.startsWith("/api/uploads/") && method === "PUT");
 
 describe("every admin route refuses visitors", () => {
   it("finds the admin routes the API registers", () => {

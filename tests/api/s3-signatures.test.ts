@@ -10,7 +10,13 @@ import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createS3Storage } from "~/storage/s3-storage.server";
 import type { ObjectStorage } from "~/storage/storage.server";
-import { S3_TEST_CREDENTIALS, S3_TEST_REGION, createTestBucket, s3ConfigFor, type TestBucket } from "../support/backends";
+import {
+  S3_TEST_CREDENTIALS,
+  S3_TEST_REGION,
+  createTestBucket,
+  s3ConfigFor,
+  type TestBucket,
+} from "../support/backends";
 import { startVerifyingS3Front, type VerifyingS3Front } from "../support/s3-verifying-front";
 
 const FIFTEEN_MINUTES_MS = 15 * 60 * 1000;
@@ -39,7 +45,12 @@ afterAll(async () => {
 
 function clientWith(credentials: { accessKeyId: string; secretAccessKey: string }): S3Client {
   // One attempt: the SDK would otherwise correct its clock from a skew refusal and try again.
-  return new S3Client({ ...s3ConfigFor(front.endpoint, bucket.name), credentials, requestChecksumCalculation: "WHEN_REQUIRED", maxAttempts: 1 });
+  return new S3Client({
+    ...s3ConfigFor(front.endpoint, bucket.name),
+    credentials,
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    maxAttempts: 1,
+  });
 }
 
 const jpegBytes = (size: number) => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(size - 4, 7)]);
@@ -78,7 +89,10 @@ describe("the verifying S3 front: presigned URLs", () => {
 
   it("refuses another method than the one signed", async () => {
     const url = await presignedUpload("other-method");
-    expect(await put(url, jpegBytes(1000), "image/jpeg", "POST")).toEqual({ status: 403, code: "SignatureDoesNotMatch" });
+    expect(await put(url, jpegBytes(1000), "image/jpeg", "POST")).toEqual({
+      status: 403,
+      code: "SignatureDoesNotMatch",
+    });
     await storage.write("incoming/other-method", Readable.from([Buffer.from("kept")]));
     const deleted = await fetch(url, { method: "DELETE" });
     expect(deleted.status).toBe(403);
@@ -88,17 +102,36 @@ describe("the verifying S3 front: presigned URLs", () => {
   it("refuses the signature on another object key", async () => {
     const url = new URL(await presignedUpload("signed-key"));
     url.pathname = url.pathname.replace("signed-key", "another-key");
-    expect(await put(url.toString(), jpegBytes(1000), "image/jpeg")).toEqual({ status: 403, code: "SignatureDoesNotMatch" });
+    expect(await put(url.toString(), jpegBytes(1000), "image/jpeg")).toEqual({
+      status: 403,
+      code: "SignatureDoesNotMatch",
+    });
     expect(await bucket.keys("incoming/another-key")).toEqual([]);
   });
 
   it("refuses a URL signed with another secret key, and one with an unknown key id", async () => {
-    const command = new PutObjectCommand({ Bucket: bucket.name, Key: "incoming/other-secret", ContentLength: 1000, ContentType: "image/jpeg" });
+    const command = new PutObjectCommand({
+      Bucket: bucket.name,
+      Key: "incoming/other-secret",
+      ContentLength: 1000,
+      ContentType: "image/jpeg",
+    });
     const options = { expiresIn: 900, signableHeaders: new Set(["content-length", "content-type"]) };
     clock = new Date();
-    const wrongSecret = await getSignedUrl(clientWith({ ...S3_TEST_CREDENTIALS, secretAccessKey: "not-the-secret" }), command, options);
-    expect(await put(wrongSecret, jpegBytes(1000), "image/jpeg")).toEqual({ status: 403, code: "SignatureDoesNotMatch" });
-    const unknownKey = await getSignedUrl(clientWith({ accessKeyId: "SOMEONE", secretAccessKey: "S3RVER" }), command, options);
+    const wrongSecret = await getSignedUrl(
+      clientWith({ ...S3_TEST_CREDENTIALS, secretAccessKey: "not-the-secret" }),
+      command,
+      options,
+    );
+    expect(await put(wrongSecret, jpegBytes(1000), "image/jpeg")).toEqual({
+      status: 403,
+      code: "SignatureDoesNotMatch",
+    });
+    const unknownKey = await getSignedUrl(
+      clientWith({ accessKeyId: "SOMEONE", secretAccessKey: "S3RVER" }),
+      command,
+      options,
+    );
     expect(await put(unknownKey, jpegBytes(1000), "image/jpeg")).toEqual({ status: 403, code: "InvalidAccessKeyId" });
     const right = await getSignedUrl(clientWith(S3_TEST_CREDENTIALS), command, options);
     expect(await put(right, jpegBytes(1000), "image/jpeg")).toEqual({ status: 200, code: null });
@@ -117,7 +150,10 @@ describe("the verifying S3 front: presigned URLs", () => {
   it("refuses a changed expiry: the signature covers it", async () => {
     const url = new URL(await presignedUpload("longer"));
     url.searchParams.set("X-Amz-Expires", "604800");
-    expect(await put(url.toString(), jpegBytes(1000), "image/jpeg")).toEqual({ status: 403, code: "SignatureDoesNotMatch" });
+    expect(await put(url.toString(), jpegBytes(1000), "image/jpeg")).toEqual({
+      status: 403,
+      code: "SignatureDoesNotMatch",
+    });
   });
 });
 
@@ -141,11 +177,15 @@ describe("the verifying S3 front: signed requests and none", () => {
   it("accepts the SDK's header-signed requests with the right key and refuses them with another", async () => {
     clock = new Date();
     const right = clientWith(S3_TEST_CREDENTIALS);
-    await right.send(new PutObjectCommand({ Bucket: bucket.name, Key: "backups/signed", Body: Buffer.from("archive") }));
+    await right.send(
+      new PutObjectCommand({ Bucket: bucket.name, Key: "backups/signed", Body: Buffer.from("archive") }),
+    );
     const got = await right.send(new GetObjectCommand({ Bucket: bucket.name, Key: "backups/signed" }));
     expect(await got.Body!.transformToString()).toBe("archive");
     const wrong = clientWith({ ...S3_TEST_CREDENTIALS, secretAccessKey: "not-the-secret" });
-    await expect(wrong.send(new GetObjectCommand({ Bucket: bucket.name, Key: "backups/signed" }))).rejects.toMatchObject({
+    await expect(
+      wrong.send(new GetObjectCommand({ Bucket: bucket.name, Key: "backups/signed" })),
+    ).rejects.toMatchObject({
       name: "SignatureDoesNotMatch",
     });
     right.destroy();
@@ -157,12 +197,22 @@ describe("the verifying S3 front: signed requests and none", () => {
     const client = clientWith(S3_TEST_CREDENTIALS);
     // After signing, the body is swapped for another of the same length.
     type Middleware = Parameters<typeof client.middlewareStack.addRelativeTo>[0];
-    const tamper = (next: (args: { request: { body: unknown } }) => Promise<unknown>) => async (args: { request: { body: unknown } }) => {
-      args.request.body = Buffer.from("tampered");
-      return next(args);
-    };
-    client.middlewareStack.addRelativeTo(tamper as unknown as Middleware, { relation: "after", toMiddleware: "awsAuthMiddleware", name: "tamperAfterSigning" });
-    await expect(client.send(new PutObjectCommand({ Bucket: bucket.name, Key: "backups/tampered", Body: Buffer.from("original") }))).rejects.toMatchObject({
+    const tamper =
+      (next: (args: { request: { body: unknown } }) => Promise<unknown>) =>
+      async (args: { request: { body: unknown } }) => {
+        args.request.body = Buffer.from("tampered");
+        return next(args);
+      };
+    client.middlewareStack.addRelativeTo(tamper as unknown as Middleware, {
+      relation: "after",
+      toMiddleware: "awsAuthMiddleware",
+      name: "tamperAfterSigning",
+    });
+    await expect(
+      client.send(
+        new PutObjectCommand({ Bucket: bucket.name, Key: "backups/tampered", Body: Buffer.from("original") }),
+      ),
+    ).rejects.toMatchObject({
       name: "XAmzContentSHA256Mismatch",
     });
     expect(await bucket.keys("backups/tampered")).toEqual([]);
@@ -173,7 +223,9 @@ describe("the verifying S3 front: signed requests and none", () => {
     const client = clientWith(S3_TEST_CREDENTIALS);
     clock = new Date(Date.now() + 60 * 60 * 1000);
     try {
-      await expect(client.send(new GetObjectCommand({ Bucket: bucket.name, Key: "backups/signed" }))).rejects.toMatchObject({
+      await expect(
+        client.send(new GetObjectCommand({ Bucket: bucket.name, Key: "backups/signed" })),
+      ).rejects.toMatchObject({
         $metadata: { httpStatusCode: 403 },
       });
       expect(front.refusals.at(-1)?.code).toBe("RequestTimeTooSkewed");

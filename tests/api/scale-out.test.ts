@@ -83,8 +83,21 @@ describe("two instances on one PostgreSQL database", () => {
     const { uploadURL } = (await withAdmin.admin.post("/api/objects/upload").expect(200)).body as { uploadURL: string };
     const { makeImage } = await import("../fixtures/images");
     const photo = await makeImage("jpeg", { width: 900, height: 600 });
-    expect((await fetch(uploadURL, { method: "PUT", headers: { "Content-Type": "image/jpeg" }, body: new Uint8Array(photo) })).status).toBe(200);
-    const image = (await withAdmin.admin.put("/api/admin/gallery-images").send({ imageURL: uploadURL, galleryType: "veneer" }).expect(201)).body;
+    expect(
+      (
+        await fetch(uploadURL, {
+          method: "PUT",
+          headers: { "Content-Type": "image/jpeg" },
+          body: new Uint8Array(photo),
+        })
+      ).status,
+    ).toBe(200);
+    const image = (
+      await withAdmin.admin
+        .put("/api/admin/gallery-images")
+        .send({ imageURL: uploadURL, galleryType: "veneer" })
+        .expect(201)
+    ).body;
 
     const listed = (await b.api.get("/api/galleries/veneer").expect(200)).body as { id: string }[];
     expect(listed.map((i) => i.id)).toEqual([image.id]);
@@ -103,7 +116,11 @@ describe("two instances on one PostgreSQL database", () => {
     const a = await listen(ctx);
     const b = await listen(await ctx.openInstance());
     const signIn = (origin: string, password: string) =>
-      fetch(`${origin}/api/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: ADMIN.username, password }) });
+      fetch(`${origin}/api/login`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ username: ADMIN.username, password }),
+      });
 
     for (const origin of [a, b, a, b, a]) expect((await signIn(origin, "a wrong guess")).status).toBe(401);
     for (const origin of [a, b]) {
@@ -117,12 +134,19 @@ describe("two instances on one PostgreSQL database", () => {
   it("one enquiry sends exactly one e-mail while both instances run their outbox workers", async () => {
     const smtp = await startSmtpServer();
     stops.push(() => smtp.stop());
-    const mailEnv = { SMTP_URL: smtp.url, MAIL_FROM: "Cornerstone <website@cornerstone.example.nz>", NOTIFY_EMAIL: "owner@example.nz" };
+    const mailEnv = {
+      SMTP_URL: smtp.url,
+      MAIL_FROM: "Cornerstone <website@cornerstone.example.nz>",
+      NOTIFY_EMAIL: "owner@example.nz",
+    };
     ctx = await createTestContext(mailEnv, { database: "postgres", storage: "s3" });
     const instanceB = await ctx.openInstance();
     const a = await listen(ctx);
     // Each polls often and wakes on its own writes, so both are after every due job.
-    const workers = [createOutbox(ctx.services, { pollIntervalMs: 20 }), createOutbox(instanceB.services, { pollIntervalMs: 20 })];
+    const workers = [
+      createOutbox(ctx.services, { pollIntervalMs: 20 }),
+      createOutbox(instanceB.services, { pollIntervalMs: 20 }),
+    ];
     for (const worker of workers) {
       worker.start();
       stops.push(() => worker.stop());
@@ -131,7 +155,11 @@ describe("two instances on one PostgreSQL database", () => {
     const res = await fetch(`${a}/api/contact`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ name: "Two Instances", email: "visitor@example.com", message: "Please quote for a stone wall." }),
+      body: JSON.stringify({
+        name: "Two Instances",
+        email: "visitor@example.com",
+        message: "Please quote for a stone wall.",
+      }),
     });
     expect(res.status).toBe(201);
     await Promise.all(workers.map((worker) => worker.runDue()));
@@ -151,7 +179,12 @@ describe("two instances on one PostgreSQL database", () => {
     try {
       const { uploadURL } = await ctx.services.storage.createUploadTarget("abc-123", new Date(Date.now() + 60_000));
       const url = new URL(uploadURL, "http://x");
-      expect(other.storage.verifyUploadTarget("abc-123", { expires: url.searchParams.get("expires")!, signature: url.searchParams.get("signature")! })).toBe("ok");
+      expect(
+        other.storage.verifyUploadTarget("abc-123", {
+          expires: url.searchParams.get("expires")!,
+          signature: url.searchParams.get("signature")!,
+        }),
+      ).toBe("ok");
       await expect(fs.access(path.join(ctx.dataDir, "secrets"))).rejects.toThrow();
       await expect(fs.access(path.join(otherDataDir, "secrets"))).rejects.toThrow();
     } finally {
@@ -168,7 +201,9 @@ describe("start-up checks", () => {
       const env = parseEnv({ DATA_DIR: dataDir, DATABASE_URL: "postgres://app:secret@127.0.0.1:1/site" });
       const error = await openServices(env, silent).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(DatabaseUnreachableError);
-      expect((error as Error).message).toMatch(/^Cannot use the PostgreSQL database at postgres:\/\/app@127\.0\.0\.1:1\/site \(DATABASE_URL\)/);
+      expect((error as Error).message).toMatch(
+        /^Cannot use the PostgreSQL database at postgres:\/\/app@127\.0\.0\.1:1\/site \(DATABASE_URL\)/,
+      );
     } finally {
       await fs.rm(dataDir, { recursive: true, force: true });
     }
@@ -190,9 +225,16 @@ describe("start-up checks", () => {
       expect(unset.message).toContain("Set SITE_URL to the address visitors use");
       expect(unset.message).not.toContain("AllowedOrigins");
       // With SITE_URL set, the rule it advises is for exactly SITE_URL's origin.
-      const given = parseEnv({ ...ctx.envVars, ...s3Env(s3Endpoint, elsewhere.name), SITE_URL: "https://www.stone.example.nz/" });
+      const given = parseEnv({
+        ...ctx.envVars,
+        ...s3Env(s3Endpoint, elsewhere.name),
+        SITE_URL: "https://www.stone.example.nz/",
+      });
       const advised = ((await openServices(given, silent).catch((error: unknown) => error)) as Error).message;
-      expect(advised.match(/"AllowedOrigins":\[[^\]]*\]/g)).toEqual(['"AllowedOrigins":["https://www.stone.example.nz"]', '"AllowedOrigins":["https://www.stone.example.nz"]']);
+      expect(advised.match(/"AllowedOrigins":\[[^\]]*\]/g)).toEqual([
+        '"AllowedOrigins":["https://www.stone.example.nz"]',
+        '"AllowedOrigins":["https://www.stone.example.nz"]',
+      ]);
     } finally {
       await elsewhere.remove();
     }
@@ -203,7 +245,11 @@ describe("what browsers are allowed to reach", () => {
   it("with a bucket, connect-src adds exactly the bucket's origin; img-src stays this site's", async () => {
     ctx = await createTestContext({}, { storage: "s3" });
     const csp = (await ctx.api.get("/healthz").expect(200)).headers["content-security-policy"] as string;
-    const directive = (name: string) => csp.split(";").map((d) => d.trim()).find((d) => d.startsWith(`${name} `));
+    const directive = (name: string) =>
+      csp
+        .split(";")
+        .map((d) => d.trim())
+        .find((d) => d.startsWith(`${name} `));
     expect(directive("connect-src")).toBe(`connect-src 'self' ${new URL(ctx.env.S3_ENDPOINT!).origin}`);
     expect(directive("img-src")).toBe("img-src 'self' data: blob:");
   });

@@ -26,7 +26,10 @@ afterEach(async () => {
 
 /** One app instance over the shared DATA_DIR (as a second process would be). */
 async function instance() {
-  const services = await openServices(parseEnv({ DATA_DIR: dataDir, LOG_LEVEL: "silent" }), createLogger({ level: "silent" }));
+  const services = await openServices(
+    parseEnv({ DATA_DIR: dataDir, LOG_LEVEL: "silent" }),
+    createLogger({ level: "silent" }),
+  );
   opened.push(services);
   await ensureAdministrator(services, ADMIN);
   return { services, api: supertest(createApp(services)) };

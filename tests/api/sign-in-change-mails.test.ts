@@ -45,16 +45,27 @@ describe("e-mails about the sign-in", () => {
     const proof = { currentPassword: ADMIN.password };
     const authenticator = createSoftwareAuthenticator({ origin: SITE, rpId: "localhost" });
     const begun = await ctx.admin.post("/api/admin/passkeys/options").send(proof).expect(200);
-    const added = await ctx.admin.post("/api/admin/passkeys").send({ response: authenticator.register(begun.body.options), name: "Mark's iPhone" }).expect(201);
-    await ctx.admin.delete(`/api/admin/passkeys/${encodeURIComponent(added.body.id as string)}`).send(proof).expect(204);
+    const added = await ctx.admin
+      .post("/api/admin/passkeys")
+      .send({ response: authenticator.register(begun.body.options), name: "Mark's iPhone" })
+      .expect(201);
+    await ctx.admin
+      .delete(`/api/admin/passkeys/${encodeURIComponent(added.body.id as string)}`)
+      .send(proof)
+      .expect(204);
 
     const setup = await ctx.admin.post("/api/admin/two-step/setup").send(proof).expect(200);
-    const code = new TOTP({ secret: Secret.fromBase32(setup.body.secret as string) }).generate({ timestamp: ctx.clock.now().getTime() });
+    const code = new TOTP({ secret: Secret.fromBase32(setup.body.secret as string) }).generate({
+      timestamp: ctx.clock.now().getTime(),
+    });
     await ctx.admin.post("/api/admin/two-step/enable").send({ code }).expect(200);
     await ctx.admin.post("/api/admin/two-step/recovery-codes").send(proof).expect(200);
     await ctx.admin.post("/api/admin/two-step/disable").send(proof).expect(200);
     const newPassword = "another long password";
-    await ctx.admin.post("/api/admin/password").send({ currentPassword: ADMIN.password, newPassword, confirmPassword: newPassword }).expect(200);
+    await ctx.admin
+      .post("/api/admin/password")
+      .send({ currentPassword: ADMIN.password, newPassword, confirmPassword: newPassword })
+      .expect(200);
 
     expect((await delivered(ctx, smtp, 6)).sort()).toEqual(
       [
@@ -88,7 +99,9 @@ describe("changing the contact e-mail address", () => {
     // Back to the earlier version: the address that was just in place hears of it too.
     smtp.messages.splice(0);
     const history = await ctx.admin.get("/api/admin/content/contact.email/history").expect(200);
-    const earlier = (history.body as { id: string; content: string }[]).find((version) => version.content === "first@example.nz")!;
+    const earlier = (history.body as { id: string; content: string }[]).find(
+      (version) => version.content === "first@example.nz",
+    )!;
     await ctx.admin.post(`/api/admin/content/contact.email/history/${earlier.id}/restore`).expect(200);
     expect((await delivered(ctx, smtp, 2)).sort()).toEqual([
       "first@example.nz: The website's contact e-mail address was changed",
@@ -99,7 +112,10 @@ describe("changing the contact e-mail address", () => {
     smtp.messages.splice(0);
     await ctx.admin.delete("/api/admin/content/contact.email").expect(204);
     expect((await delivered(ctx, smtp, 2)).sort()).toEqual(
-      [`${identity.email}: The website's contact e-mail address was changed`, "first@example.nz: The website's contact e-mail address was changed"].sort(),
+      [
+        `${identity.email}: The website's contact e-mail address was changed`,
+        "first@example.nz: The website's contact e-mail address was changed",
+      ].sort(),
     );
 
     // Saving another text, or the same address again, sends nothing.

@@ -243,11 +243,20 @@ describe("the failures report", () => {
     const now = clock.now().toISOString();
     await ctx.services.db
       .insertInto("sign_in_failures")
-      .values(Array.from({ length: FAILURE_ADDRESSES_KEPT }, (_, i) => ({ address_hash: `h${i}`, attempts: 1, first_failed_at: now, last_failed_at: now })))
+      .values(
+        Array.from({ length: FAILURE_ADDRESSES_KEPT }, (_, i) => ({
+          address_hash: `h${i}`,
+          attempts: 1,
+          first_failed_at: now,
+          last_failed_at: now,
+        })),
+      )
       .execute();
     await signIn(WRONG, "203.0.113.1").expect(401);
     await signIn(WRONG, "203.0.113.2").expect(401);
-    expect(await ctx.services.db.selectFrom("sign_in_failures").select("address_hash").execute()).toHaveLength(FAILURE_ADDRESSES_KEPT + 1);
+    expect(await ctx.services.db.selectFrom("sign_in_failures").select("address_hash").execute()).toHaveLength(
+      FAILURE_ADDRESSES_KEPT + 1,
+    );
     const res = await signIn(ADMIN, "192.0.2.10").expect(200);
     expect(await summary(sessionOf(res))).toMatchObject({
       failedAttempts: FAILURE_ADDRESSES_KEPT + 2,

@@ -27,7 +27,12 @@ describe.each(["sqlite", "postgres"] as const)("one administrator on %s", (engin
 
   beforeEach(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-one-admin-"));
-    envVars = { DATA_DIR: dataDir, LOG_LEVEL: "silent", ADMIN_USERNAME: OWNER.username, ADMIN_PASSWORD: OWNER.password };
+    envVars = {
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "silent",
+      ADMIN_USERNAME: OWNER.username,
+      ADMIN_PASSWORD: OWNER.password,
+    };
     if (engine === "postgres") {
       // An empty database (no template): some tests build it at an older schema.
       database = await createTestDatabase(inject("backends").postgresUrl);
@@ -41,7 +46,8 @@ describe.each(["sqlite", "postgres"] as const)("one administrator on %s", (engin
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
-  const target = (): DatabaseTarget => (database ? { kind: "postgres", url: database.url } : { kind: "sqlite", dataDir });
+  const target = (): DatabaseTarget =>
+    database ? { kind: "postgres", url: database.url } : { kind: "sqlite", dataDir };
 
   /** A start of the server: the services over this database, migrated, the administrator prepared. */
   async function start() {
@@ -81,12 +87,19 @@ describe.each(["sqlite", "postgres"] as const)("one administrator on %s", (engin
         await migrateTo(db, "0007-scale-out");
         await insertUser(db, { id: "owner-1", username: "owner", createdAt: "2026-01-01T00:00:00.000Z" });
         await insertUser(db, MALLORY);
-        await db.updateTable("users").set({ password_hash: await hashPassword(OWNER.password) }).where("id", "=", "owner-1").execute();
+        await db
+          .updateTable("users")
+          .set({ password_hash: await hashPassword(OWNER.password) })
+          .where("id", "=", "owner-1")
+          .execute();
         // Both signed in, and a sign-in lock-out in force.
         await createSession({ db }, "owner-1");
         await createSession({ db }, MALLORY.id);
         const counter = { window_start: "2026-01-01T00:00:00.000Z", expires_at: "2999-01-01T00:00:00.000Z", count: 99 };
-        await db.insertInto("rate_limit_counters").values(SIGN_IN_SCOPES.map((scope) => ({ scope, key: "k", ...counter }))).execute();
+        await db
+          .insertInto("rate_limit_counters")
+          .values(SIGN_IN_SCOPES.map((scope) => ({ scope, key: "k", ...counter })))
+          .execute();
       } finally {
         await db.destroy();
       }
@@ -96,8 +109,14 @@ describe.each(["sqlite", "postgres"] as const)("one administrator on %s", (engin
     async function stored() {
       const db = openDatabaseAt(target());
       try {
-        const users = await db.selectFrom("users").select(["username", "password_hash"]).orderBy("created_at").execute();
-        const columns = (await db.introspection.getTables()).find((table) => table.name === "users")!.columns.map((c) => c.name);
+        const users = await db
+          .selectFrom("users")
+          .select(["username", "password_hash"])
+          .orderBy("created_at")
+          .execute();
+        const columns = (await db.introspection.getTables())
+          .find((table) => table.name === "users")!
+          .columns.map((c) => c.name);
         const sessions = await db.selectFrom("sessions").select("id").execute();
         return { users, migrated: columns.includes("singleton"), sessions: sessions.length };
       } finally {
@@ -135,7 +154,9 @@ describe.each(["sqlite", "postgres"] as const)("one administrator on %s", (engin
       const before = await stored();
       const result = await adminPassword("a brand new password\n", ["--keep", "nobody"]);
       expect(result.status).toBe(1);
-      expect(result.stderr).toContain('There is no user "nobody" to keep. The users are: "owner", "mallory". Nothing was changed.');
+      expect(result.stderr).toContain(
+        'There is no user "nobody" to keep. The users are: "owner", "mallory". Nothing was changed.',
+      );
       expect(await stored()).toEqual(before);
       await expect(start()).rejects.toThrow(SeveralAdministratorsError);
     });
@@ -157,7 +178,7 @@ describe.each(["sqlite", "postgres"] as const)("one administrator on %s", (engin
 
   it("admin:password ends every session", async () => {
     const services = await start();
-    const { id } = (await services.db.selectFrom("users").select("id").executeTakeFirstOrThrow());
+    const { id } = await services.db.selectFrom("users").select("id").executeTakeFirstOrThrow();
     const sessions = [await createSession(services, id), await createSession(services, id)];
     expect((await adminPassword("a brand new password\n")).status).toBe(0);
     for (const session of sessions) expect(await getSessionUser(services, session.token)).toBeNull();

@@ -35,11 +35,24 @@ describe("two-step verification in a backup", () => {
     expect(codes).toHaveLength(10);
     await services.db
       .insertInto("passkeys")
-      .values({ id: "cred", user_id: user.id, name: "Mark's iPhone", public_key: "cHVibGlj", counter: 3, transports: "[]", created_at: "2026-03-02T09:00:00.000Z", last_used_at: null })
+      .values({
+        id: "cred",
+        user_id: user.id,
+        name: "Mark's iPhone",
+        public_key: "cHVibGlj",
+        counter: 3,
+        transports: "[]",
+        created_at: "2026-03-02T09:00:00.000Z",
+        last_used_at: null,
+      })
       .execute();
 
     const archive = path.join(tmp, "site.tar.gz");
-    const result = await createBackup(services, { purpose: "manual", workDir: backupsDirOf(dataDir), destination: { kind: "file", path: archive } });
+    const result = await createBackup(services, {
+      purpose: "manual",
+      workDir: backupsDirOf(dataDir),
+      destination: { kind: "file", path: archive },
+    });
     expect(result.status).toBe("succeeded");
     await services.close();
 
@@ -50,7 +63,9 @@ describe("two-step verification in a backup", () => {
       clock.advance(60_000);
       const again = { ...services, clock };
       expect(await readTwoStepState(again, user.id)).toEqual({ status: "on", recoveryCodesLeft: 10 });
-      expect(await checkSecondStep(again, user.id, totp.generate({ timestamp: clock.now().getTime() }))).toBe("app-code");
+      expect(await checkSecondStep(again, user.id, totp.generate({ timestamp: clock.now().getTime() }))).toBe(
+        "app-code",
+      );
       expect(await checkSecondStep(again, user.id, codes![0]!)).toBe("recovery-code");
       const passkeys = await services.db.selectFrom("passkeys").select(["id", "public_key", "counter"]).execute();
       expect(passkeys).toEqual([{ id: "cred", public_key: "cHVibGlj", counter: 3 }]);

@@ -23,7 +23,11 @@ import { ADMIN, createAdminContext, type AdminContext } from "./helpers";
  * new installation's own key; an unencrypted one cannot carry it, and says so everywhere.
  */
 const PASSPHRASE = "quarry-lantern-basalt-orchard-two-step";
-const MAIL_ON = { SMTP_URL: "smtp://127.0.0.1:9", MAIL_FROM: "Cornerstone <website@cornerstone.example.nz>", NOTIFY_EMAIL: "owner@example.nz" };
+const MAIL_ON = {
+  SMTP_URL: "smtp://127.0.0.1:9",
+  MAIL_FROM: "Cornerstone <website@cornerstone.example.nz>",
+  NOTIFY_EMAIL: "owner@example.nz",
+};
 const silent = createLogger({ level: "silent" });
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -31,15 +35,21 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
 });
 
-const codeAt = (secret: string, clock: ManualClock) => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: clock.now().getTime() });
+const codeAt = (secret: string, clock: ManualClock) =>
+  new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: clock.now().getTime() });
 
 /** The site as it is before the disaster: two-step on, through the dashboard's API. */
-async function siteWithTwoStep(clock: ManualClock): Promise<{ ctx: AdminContext; secret: string; recoveryCodes: string[] }> {
+async function siteWithTwoStep(
+  clock: ManualClock,
+): Promise<{ ctx: AdminContext; secret: string; recoveryCodes: string[] }> {
   const ctx = await createAdminContext({}, { clock });
   cleanups.push(() => ctx.close());
   const setup = await ctx.admin.post("/api/admin/two-step/setup").send({ currentPassword: ADMIN.password }).expect(200);
   const secret = setup.body.secret as string;
-  const enabled = await ctx.admin.post("/api/admin/two-step/enable").send({ code: codeAt(secret, clock) }).expect(200);
+  const enabled = await ctx.admin
+    .post("/api/admin/two-step/enable")
+    .send({ code: codeAt(secret, clock) })
+    .expect(200);
   return { ctx, secret, recoveryCodes: enabled.body.recoveryCodes as string[] };
 }
 
@@ -64,7 +74,9 @@ async function newServer(extra: Record<string, string> = {}) {
   if (backends.testBackend === "postgres-s3") {
     const database = await createTestDatabase(backends.postgresUrl);
     cleanups.push(() => database.drop());
-    const bucket = await createTestBucket(backends.s3Endpoint, { siteOrigins: [new URL(parseEnv(envVars).SITE_URL).origin] });
+    const bucket = await createTestBucket(backends.s3Endpoint, {
+      siteOrigins: [new URL(parseEnv(envVars).SITE_URL).origin],
+    });
     cleanups.push(() => bucket.remove());
     Object.assign(envVars, { DATABASE_URL: database.url }, s3Env(backends.s3Endpoint, bucket.name));
   }
@@ -72,7 +84,10 @@ async function newServer(extra: Record<string, string> = {}) {
 }
 
 /** The restored server, started: its services and its API. */
-async function start(envVars: Record<string, string>, clock: ManualClock): Promise<{ services: AppServices; app: ReturnType<typeof createApp> }> {
+async function start(
+  envVars: Record<string, string>,
+  clock: ManualClock,
+): Promise<{ services: AppServices; app: ReturnType<typeof createApp> }> {
   const services = await openServices(parseEnv(envVars), silent, { clock });
   cleanups.push(() => services.close());
   return { services, app: createApp(services) };
@@ -98,9 +113,15 @@ describe("two-step verification restored onto a new server", () => {
     const password = await methods.post("/api/login").send(ADMIN).expect(200);
     expect(password.body).toEqual({ twoFactorRequired: true });
     await methods.get("/api/auth/user").expect(401);
-    const signedIn = await methods.post("/api/login/two-factor").send({ code: codeAt(secret, clock) }).expect(200);
+    const signedIn = await methods
+      .post("/api/login/two-factor")
+      .send({ code: codeAt(secret, clock) })
+      .expect(200);
     expect(signedIn.body.username).toBe(ADMIN.username);
-    expect((await methods.get("/api/admin/sign-in-methods").expect(200)).body.twoStep).toEqual({ status: "on", recoveryCodesLeft: 10 });
+    expect((await methods.get("/api/admin/sign-in-methods").expect(200)).body.twoStep).toEqual({
+      status: "on",
+      recoveryCodesLeft: 10,
+    });
 
     // The recovery codes came along too.
     const other = supertest.agent(app);
@@ -120,8 +141,14 @@ describe("two-step verification restored onto a new server", () => {
     expect(restored.stdout).toContain("the owner is e-mailed");
 
     const { services, app } = await start(target.envVars, clock);
-    const jobs = await services.db.selectFrom("notification_jobs").select(["kind", "status", "payload"]).where("kind", "=", "security").execute();
-    expect(jobs.map((job) => [job.status, (JSON.parse(job.payload) as { kind: string }).kind])).toEqual([["pending", "two-step-lost-in-restore"]]);
+    const jobs = await services.db
+      .selectFrom("notification_jobs")
+      .select(["kind", "status", "payload"])
+      .where("kind", "=", "security")
+      .execute();
+    expect(jobs.map((job) => [job.status, (JSON.parse(job.payload) as { kind: string }).kind])).toEqual([
+      ["pending", "two-step-lost-in-restore"],
+    ]);
     const agent = supertest.agent(app);
     expect((await agent.post("/api/login").send(ADMIN).expect(200)).body.username).toBe(ADMIN.username);
     expect((await agent.get("/api/admin/sign-in-methods").expect(200)).body.twoStep.status).toBe("unreadable");

@@ -57,15 +57,25 @@ describe.each<StorageKind>(["disk", "s3"])("POST /api/objects/upload with the fi
   it("signs the size and type: exactly that file goes up; another size or type is refused and leaves the link usable", async () => {
     ctx = await createAdminContext({}, { storage });
     const photo = await makeImage("jpeg", { width: 320, height: 240 });
-    const { uploadURL } = (await ctx.admin.post("/api/objects/upload").send({ size: photo.length, type: "image/jpeg" }).expect(200)).body as {
+    const { uploadURL } = (
+      await ctx.admin.post("/api/objects/upload").send({ size: photo.length, type: "image/jpeg" }).expect(200)
+    ).body as {
       uploadURL: string;
     };
     const url = new URL(uploadURL, "http://site");
     if (storage === "s3") expect(url.searchParams.get("X-Amz-SignedHeaders")).toBe("content-length;content-type;host");
-    else expect([url.searchParams.get("size"), url.searchParams.get("type")]).toEqual([String(photo.length), "image/jpeg"]);
+    else
+      expect([url.searchParams.get("size"), url.searchParams.get("type")]).toEqual([
+        String(photo.length),
+        "image/jpeg",
+      ]);
 
     // 30 MB (the review's test) and one byte more or less are all another size.
-    for (const body of [Buffer.alloc(30 * 1024 * 1024, 1), photo.subarray(1), Buffer.concat([photo, Buffer.from([0])])]) {
+    for (const body of [
+      Buffer.alloc(30 * 1024 * 1024, 1),
+      photo.subarray(1),
+      Buffer.concat([photo, Buffer.from([0])]),
+    ]) {
       expect((await putUpload(ctx, uploadURL, body, "image/jpeg")).status).toBe(403);
     }
     expect((await putUpload(ctx, uploadURL, photo, "text/html")).status).toBe(403);
@@ -79,7 +89,9 @@ describe.each<StorageKind>(["disk", "s3"])("POST /api/objects/upload with the fi
   it("stores the type the bytes show, never the one declared: a PNG declared and sent as image/jpeg", async () => {
     ctx = await createAdminContext({}, { storage });
     const png = await makeImage("png", { width: 320, height: 240 });
-    const { uploadURL } = (await ctx.admin.post("/api/objects/upload").send({ size: png.length, type: "image/jpeg" }).expect(200)).body as {
+    const { uploadURL } = (
+      await ctx.admin.post("/api/objects/upload").send({ size: png.length, type: "image/jpeg" }).expect(200)
+    ).body as {
       uploadURL: string;
     };
     expect((await putUpload(ctx, uploadURL, png, "image/jpeg")).status).toBe(200);
@@ -97,7 +109,9 @@ describe("an upload link of this server signed for one file (disk)", () => {
   it("refuses a changed size or type in the link itself", async () => {
     ctx = await createAdminContext({}, { storage: "disk" });
     const photo = await makeImage("jpeg", { width: 64, height: 64 });
-    const { uploadURL } = (await ctx.admin.post("/api/objects/upload").send({ size: photo.length, type: "image/jpeg" }).expect(200)).body as {
+    const { uploadURL } = (
+      await ctx.admin.post("/api/objects/upload").send({ size: photo.length, type: "image/jpeg" }).expect(200)
+    ).body as {
       uploadURL: string;
     };
     const url = new URL(uploadURL, "http://site");
@@ -109,7 +123,10 @@ describe("an upload link of this server signed for one file (disk)", () => {
     unsized.searchParams.delete("size");
     unsized.searchParams.delete("type");
     for (const forged of [bigger, html, unsized]) {
-      const res = await ctx.admin.put(`${forged.pathname}${forged.search}`).set("Content-Type", "image/jpeg").send(photo);
+      const res = await ctx.admin
+        .put(`${forged.pathname}${forged.search}`)
+        .set("Content-Type", "image/jpeg")
+        .send(photo);
       expect(res.status).toBe(403);
       expect(res.body.message).toBe("This upload link is not valid");
     }

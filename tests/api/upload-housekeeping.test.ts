@@ -24,7 +24,11 @@ const later = (ms: number): Clock => ({ now: () => new Date(Date.now() + ms) });
 async function uploaded(): Promise<{ url: string; id: string }> {
   const uploadURL = await newUploadUrl(ctx);
   expect((await putUpload(ctx, uploadURL, await makeImage("jpeg", { width: 120, height: 90 }))).status).toBe(200);
-  const { id } = await ctx.services.db.selectFrom("uploads").select("id").orderBy("created_at", "desc").executeTakeFirstOrThrow();
+  const { id } = await ctx.services.db
+    .selectFrom("uploads")
+    .select("id")
+    .orderBy("created_at", "desc")
+    .executeTakeFirstOrThrow();
   return { url: uploadURL, id };
 }
 

@@ -3,7 +3,10 @@ import { expect, test, hydrated, menuButton } from "./fixtures";
 
 const PAGES = ["/", "/stonework", "/landscaping", "/contact", "/no-such-page"];
 
-for (const setup of [{ name: "empty" }, { name: "populated", seed: { galleries: { homepage: 2, traditional: 3, veneer: 2, landscaping: 2 } } }]) {
+for (const setup of [
+  { name: "empty" },
+  { name: "populated", seed: { galleries: { homepage: 2, traditional: 3, veneer: 2, landscaping: 2 } } },
+]) {
   test.describe(`accessibility (${setup.name} galleries)`, () => {
     test.use({ serverSetup: setup });
 
@@ -68,7 +71,9 @@ test.describe("accessibility of states", () => {
     await page.getByLabel("Email", { exact: true }).fill("a@example.nz");
     await page.getByLabel("Message", { exact: true }).fill("A message long enough.");
     await page.getByRole("button", { name: "Send Message" }).click();
-    await expect(page.getByRole("region", { name: "Notifications (F8)" }).getByText("Error", { exact: true })).toBeVisible();
+    await expect(
+      page.getByRole("region", { name: "Notifications (F8)" }).getByText("Error", { exact: true }),
+    ).toBeVisible();
     await expectNoAxeViolations(page, "toast");
   });
 

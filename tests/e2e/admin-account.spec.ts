@@ -59,7 +59,9 @@ test.describe("the Account view", () => {
     await dialog.getByLabel("New password", { exact: true }).fill(NEW_PASSWORD);
     await dialog.getByLabel("Repeat the new password").fill(NEW_PASSWORD);
     await dialog.getByRole("button", { name: "Change Password" }).click();
-    await expect(dialog.getByLabel("Current password")).toHaveAccessibleDescription("The current password is not right");
+    await expect(dialog.getByLabel("Current password")).toHaveAccessibleDescription(
+      "The current password is not right",
+    );
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await expect(dialog).toHaveCount(0);
     expect((await page.request.post("/api/login", { data: TEST_ADMIN })).status()).toBe(200);
@@ -111,10 +113,16 @@ test.describe("the Account view", () => {
     await expect(notice).toHaveCount(0);
   });
 
-  test("a link to /admin from another site (an e-mail, say) still opens the dashboard, despite SameSite=Strict", async ({ page, baseURL }) => {
+  test("a link to /admin from another site (an e-mail, say) still opens the dashboard, despite SameSite=Strict", async ({
+    page,
+    baseURL,
+  }) => {
     await signInApi(page.request);
     await page.route("https://mail.example/**", (route) =>
-      route.fulfill({ contentType: "text/html", body: `<!doctype html><title>Mail</title><a href="${baseURL}/admin">Open the admin</a>` }),
+      route.fulfill({
+        contentType: "text/html",
+        body: `<!doctype html><title>Mail</title><a href="${baseURL}/admin">Open the admin</a>`,
+      }),
     );
     await page.goto("https://mail.example/inbox");
     await page.getByRole("link", { name: "Open the admin" }).click();

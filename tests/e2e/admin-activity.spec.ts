@@ -3,7 +3,9 @@ import { expectNoAxeViolations, openSettings } from "./admin-helpers";
 
 // The security log in the Activity view, in the owner's words, on a phone too.
 
-test("Recent activity shows this sign-in in words, and the security filter, without sideways scrolling", async ({ page }, testInfo) => {
+test("Recent activity shows this sign-in in words, and the security filter, without sideways scrolling", async ({
+  page,
+}, testInfo) => {
   await signIn(page);
   const browser = isPhone(testInfo) ? "Chrome on an Android phone" : "Chrome on a Linux computer";
 
@@ -12,7 +14,11 @@ test("Recent activity shows this sign-in in words, and the security filter, with
   await expect(page.getByRole("heading", { level: 1, name: "Recent activity" })).toBeFocused();
   const list = card.getByRole("list", { name: "Recent activity, newest first" });
   // This browser's sign-in (other tests may sign in on the same server: look for ours), from a place in words.
-  const ours = list.getByRole("listitem").filter({ hasText: "Signed in with password" }).filter({ hasText: browser }).first();
+  const ours = list
+    .getByRole("listitem")
+    .filter({ hasText: "Signed in with password" })
+    .filter({ hasText: browser })
+    .first();
   await expect(ours).toBeVisible();
   await expect(ours).toContainText(/ · from a (new|usual) place · /);
   // The network is for whoever runs the website: only under the details.
@@ -25,7 +31,9 @@ test("Recent activity shows this sign-in in words, and the security filter, with
   await expect(list.getByRole("listitem").filter({ hasText: "Signed in with password" }).first()).toBeVisible();
 
   // Phone-friendly: nothing in the card is wider than the screen.
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   expect(overflow).toBeLessThanOrEqual(0);
   await expectNoAxeViolations(page, "recent activity");
 });

@@ -115,7 +115,10 @@ test.describe("admin sign-in", () => {
     await expect(page).toHaveURL((url) => url.pathname === "/");
   });
 
-  test("a lost session during a save shows 'Unauthorized', then the login page after 500 ms", async ({ page, context }) => {
+  test("a lost session during a save shows 'Unauthorized', then the login page after 500 ms", async ({
+    page,
+    context,
+  }) => {
     await signInApi(page.request);
     await page.goto("/admin");
     await openView(page, "Homepage", "Homepage Content");
@@ -135,7 +138,10 @@ test.describe("admin sign-in", () => {
     expect((await page.request.get("/api/content/hero.title").then((r) => r.json())).content).not.toBe("Never saved");
   });
 
-  test("a session that ends while browsing a view shows 'Unauthorized' once, then the login page for good", async ({ page, context }) => {
+  test("a session that ends while browsing a view shows 'Unauthorized' once, then the login page for good", async ({
+    page,
+    context,
+  }) => {
     // The page's timers run as usual, but the test can move them on instead of waiting.
     await page.clock.install();
     await signInApi(page.request);

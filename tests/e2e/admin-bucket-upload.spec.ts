@@ -1,10 +1,22 @@
 import type { Request } from "@playwright/test";
-import { expectToast, galleryImages, imageCards, jpegFile, openView, publicGallerySources, uploadInput } from "./admin-helpers";
+import {
+  expectToast,
+  galleryImages,
+  imageCards,
+  jpegFile,
+  openView,
+  publicGallerySources,
+  uploadInput,
+} from "./admin-helpers";
 import { signInApi } from "../support/sign-in-api";
 import { expect, hydrated, test } from "./scaled-fixtures";
 
 // The server runs on PostgreSQL with an S3 bucket (s3rver): photos go from the browser straight to the bucket.
-test("a photo goes from the admin straight to the bucket, with no cookies, and shows on the site", async ({ page, s3Endpoint, s3rverEndpoint }) => {
+test("a photo goes from the admin straight to the bucket, with no cookies, and shows on the site", async ({
+  page,
+  s3Endpoint,
+  s3rverEndpoint,
+}) => {
   await signInApi(page.request);
   await page.goto("/admin");
   await openView(page, "Veneer Stonework", "Veneer Stonework Gallery");
@@ -13,7 +25,8 @@ test("a photo goes from the admin straight to the bucket, with no cookies, and s
   const registrations: { imageURL: string }[] = [];
   page.on("request", (request) => {
     if (request.method() === "PUT" && request.url().startsWith(`${s3Endpoint}/`)) bucketPuts.push(request);
-    if (request.method() === "PUT" && new URL(request.url()).pathname === "/api/admin/gallery-images") registrations.push(request.postDataJSON());
+    if (request.method() === "PUT" && new URL(request.url()).pathname === "/api/admin/gallery-images")
+      registrations.push(request.postDataJSON());
   });
 
   await page.getByRole("button", { name: "Upload Images" }).click();
@@ -42,7 +55,9 @@ test("a photo goes from the admin straight to the bucket, with no cookies, and s
   // The bucket's CORS rule lets the page read the part's ETag, which completing the upload needs.
   expect(answer?.headers()["access-control-expose-headers"]).toMatch(/etag/i);
   // …then registered with this server by the object's own address, which moved the very bytes sent to a private key.
-  expect(registrations).toEqual([expect.objectContaining({ imageURL: `${putUrl.origin}${putUrl.pathname}`, galleryType: "veneer" })]);
+  expect(registrations).toEqual([
+    expect.objectContaining({ imageURL: `${putUrl.origin}${putUrl.pathname}`, galleryType: "veneer" }),
+  ]);
   const [, bucket, , id] = putUrl.pathname.split("/");
   // The bucket keeps it private: no key, no photo.
   expect((await page.request.get(`${s3Endpoint}/${bucket}/originals/${id}`)).status()).toBe(403);
@@ -62,7 +77,10 @@ test("a photo goes from the admin straight to the bucket, with no cookies, and s
   expect(served.headers()["content-type"]).toBe("image/jpeg");
 });
 
-test("the admin page may connect to the bucket's origin and nothing else beyond its own", async ({ page, s3Endpoint }) => {
+test("the admin page may connect to the bucket's origin and nothing else beyond its own", async ({
+  page,
+  s3Endpoint,
+}) => {
   const res = await page.request.get("/admin");
   const csp = res.headers()["content-security-policy"]!;
   expect(csp).toContain(`connect-src 'self' ${new URL(s3Endpoint).origin};`);

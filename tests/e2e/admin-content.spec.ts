@@ -170,7 +170,11 @@ test.describe("admin content editor", () => {
     await saveSection(page, "contact_info", "Address", "1 Quarry Lane\nOakura\nNew Plymouth 4314");
     await page.goto("/contact");
     await expect(page.getByRole("main").locator("address")).toContainText("1 Quarry Lane");
-    await expect(page.getByRole("main").locator("address span")).toHaveText(["1 Quarry Lane", "Oakura", "New Plymouth 4314"]);
+    await expect(page.getByRole("main").locator("address span")).toHaveText([
+      "1 Quarry Lane",
+      "Oakura",
+      "New Plymouth 4314",
+    ]);
   });
 
   test("shows 'Saving...' while a save is under way", async ({ page }) => {
@@ -226,6 +230,8 @@ test.describe("admin content editor", () => {
     await expect(editorSection(page, "Footer Description").getByRole("button", { name: "Save Changes" })).toBeFocused();
     await page.keyboard.press("Enter");
     await expectToast(page, "Content Updated");
-    expect((await (await page.request.get("/api/content/footer.description")).json()).content).toBe("Typed with the keyboard.");
+    expect((await (await page.request.get("/api/content/footer.description")).json()).content).toBe(
+      "Typed with the keyboard.",
+    );
   });
 });

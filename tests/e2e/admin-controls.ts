@@ -27,8 +27,11 @@ export function adminControls(page: Page, options: { openDisclosures?: boolean }
     const CONTROLS =
       'button, a[href], input:not([type="hidden"]), select, textarea, summary, [role="button"], [role="link"], [role="checkbox"], [role="switch"], [role="tab"], [role="menuitem"]';
     const ROOTS = 'main, [role="dialog"], [role="alertdialog"], [role="region"][aria-label^="Notifications"]';
-    const roots = [...document.querySelectorAll(ROOTS)].filter((root) => !root.closest("[inert], [aria-hidden='true']"));
-    if (openDisclosures) for (const root of roots) for (const details of root.querySelectorAll("details")) details.open = true;
+    const roots = [...document.querySelectorAll(ROOTS)].filter(
+      (root) => !root.closest("[inert], [aria-hidden='true']"),
+    );
+    if (openDisclosures)
+      for (const root of roots) for (const details of root.querySelectorAll("details")) details.open = true;
 
     const describe = (element: Element) =>
       `<${element.tagName.toLowerCase()}> ${(element.getAttribute("aria-label") ?? element.textContent ?? "").trim().replace(/\s+/g, " ").slice(0, 50)}`;
@@ -36,7 +39,10 @@ export function adminControls(page: Page, options: { openDisclosures?: boolean }
     /** A link with words of its sentence around it, in the same line box. */
     const inRunningText = (link: Element) =>
       [...(link.parentElement?.childNodes ?? [])].some(
-        (node) => node !== link && (node.nodeType === Node.TEXT_NODE || isInline(node)) && (node.textContent ?? "").trim().length > 0,
+        (node) =>
+          node !== link &&
+          (node.nodeType === Node.TEXT_NODE || isInline(node)) &&
+          (node.textContent ?? "").trim().length > 0,
       ) && isInline(link);
     /** What a tap lands on for this control. */
     const tappable = (control: Element): Element => {
@@ -44,19 +50,30 @@ export function adminControls(page: Page, options: { openDisclosures?: boolean }
         const wrapping = [...(control.labels ?? [])].find((label) => label.contains(control));
         if ((control.type === "checkbox" || control.type === "radio") && wrapping) return wrapping;
         const box = control.getBoundingClientRect();
-        if (control.type === "file" && (box.width < 2 || box.height < 2) && control.labels?.[0]) return control.labels[0];
+        if (control.type === "file" && (box.width < 2 || box.height < 2) && control.labels?.[0])
+          return control.labels[0];
       }
       return control;
     };
 
     /** The part of the box inside every scrolling ancestor and the window. */
     const visiblePart = (element: Element, box: DOMRect) => {
-      let [left, top, right, bottom] = [Math.max(box.left, 0), Math.max(box.top, 0), Math.min(box.right, innerWidth), Math.min(box.bottom, innerHeight)];
+      let [left, top, right, bottom] = [
+        Math.max(box.left, 0),
+        Math.max(box.top, 0),
+        Math.min(box.right, innerWidth),
+        Math.min(box.bottom, innerHeight),
+      ];
       for (let ancestor = element.parentElement; ancestor; ancestor = ancestor.parentElement) {
         const style = getComputedStyle(ancestor);
         if (style.overflowX === "visible" && style.overflowY === "visible") continue;
         const clip = ancestor.getBoundingClientRect();
-        [left, top, right, bottom] = [Math.max(left, clip.left), Math.max(top, clip.top), Math.min(right, clip.right), Math.min(bottom, clip.bottom)];
+        [left, top, right, bottom] = [
+          Math.max(left, clip.left),
+          Math.max(top, clip.top),
+          Math.min(right, clip.right),
+          Math.min(bottom, clip.bottom),
+        ];
       }
       return right > left && bottom > top ? { x: left, y: top, width: right - left, height: bottom - top } : null;
     };
@@ -71,7 +88,14 @@ export function adminControls(page: Page, options: { openDisclosures?: boolean }
         const target = tappable(control);
         const box = target.getBoundingClientRect();
         if (box.width === 0 && box.height === 0) continue;
-        found.set(target, { control: describe(control), x: box.x, y: box.y, width: box.width, height: box.height, visible: visiblePart(target, box) });
+        found.set(target, {
+          control: describe(control),
+          x: box.x,
+          y: box.y,
+          width: box.width,
+          height: box.height,
+          visible: visiblePart(target, box),
+        });
       }
     }
     return [...found.values()];
@@ -99,15 +123,23 @@ export function technicalWordsShown(page: Page): Promise<string[]> {
     const ROOTS = 'main, [role="dialog"], [role="alertdialog"], [data-variant]';
     const CHECKS: [string, RegExp, (match: RegExpExecArray, node: Element) => boolean][] = [
       ["an IP address", /\b(?:\d{1,3}\.){3}\d{1,3}\b/g, () => true],
-      ["an IP address", /\b[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){3,7}\b|[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*::(?:[0-9a-f]{1,4})?/gi, () => true],
+      [
+        "an IP address",
+        /\b[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){3,7}\b|[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*::(?:[0-9a-f]{1,4})?/gi,
+        () => true,
+      ],
       ["a network prefix", /(?:^|[\s(]|[0-9a-f:.])\/(?:\d|[1-9]\d|1[01]\d|12[0-8])\b/gi, () => true],
       ["KB", /\bKB\b/g, (_, node) => !node.closest('[aria-label="Chosen files"]')],
       ["a percentage above 100", /(\d[\d,]*(?:\.\d+)?)\s?%/g, (match) => Number(match[1]!.replace(/,/g, "")) > 100],
     ];
-    const roots = [...document.querySelectorAll(ROOTS)].filter((root) => !root.closest("[inert], [aria-hidden='true']"));
+    const roots = [...document.querySelectorAll(ROOTS)].filter(
+      (root) => !root.closest("[inert], [aria-hidden='true']"),
+    );
     for (const root of roots) for (const details of root.querySelectorAll("details")) details.open = true;
     const technical = (element: Element) =>
-      [...ancestors(element)].some((a) => a.tagName === "DETAILS" && a.querySelector(":scope > summary")?.textContent?.trim() === DETAILS);
+      [...ancestors(element)].some(
+        (a) => a.tagName === "DETAILS" && a.querySelector(":scope > summary")?.textContent?.trim() === DETAILS,
+      );
     function* ancestors(element: Element) {
       for (let at: Element | null = element; at; at = at.parentElement) yield at;
     }

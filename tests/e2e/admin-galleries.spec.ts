@@ -20,7 +20,11 @@ import {
 import { signInApi } from "../support/sign-in-api";
 import { expect, hydrated, test } from "./fixtures";
 
-const CAPTIONS = ["Dry-stacked basalt garden wall, Ōakura", "Lime-pointed heritage wall repair", "Stone entrance pillars, Inglewood"];
+const CAPTIONS = [
+  "Dry-stacked basalt garden wall, Ōakura",
+  "Lime-pointed heritage wall repair",
+  "Stone entrance pillars, Inglewood",
+];
 
 async function openGallery(page: Page, title: string, prepare?: () => Promise<void>) {
   await signInApi(page.request);
@@ -73,7 +77,9 @@ function kb(bytes: number) {
 test.describe("uploading to an empty gallery", () => {
   test.use({ serverSetup: { name: "upload" } });
 
-  test("uploads two images through the modal with real progress, then shows them here and on the public page", async ({ page }) => {
+  test("uploads two images through the modal with real progress, then shows them here and on the public page", async ({
+    page,
+  }) => {
     // The page's timers run as usual, but the test can move them on.
     await page.clock.install();
     await openGallery(page, "Veneer Stonework", () => emptyGallery(page.request, "veneer"));
@@ -105,7 +111,8 @@ test.describe("uploading to an empty gallery", () => {
     page.on("request", (request) => {
       const { pathname } = new URL(request.url());
       if (request.method() === "PUT" && pathname.startsWith("/api/uploads/")) uploads.push(request);
-      if (request.method() === "PUT" && pathname === "/api/admin/gallery-images") registrations.push(request.postDataJSON());
+      if (request.method() === "PUT" && pathname === "/api/admin/gallery-images")
+        registrations.push(request.postDataJSON());
     });
     await page.clock.runFor(5_000);
     await expect(dialog.getByRole("button", { name: "Upload 2 Image(s)" })).toBeEnabled();
@@ -125,7 +132,10 @@ test.describe("uploading to an empty gallery", () => {
     const share = Math.round((small.buffer.length / (small.buffer.length + large.buffer.length)) * 100);
     await expect(dialog.getByRole("button", { name: `Uploading... ${share}%` })).toBeVisible();
     await expect(dialog.getByRole("button", { name: `Uploading... ${share}%` })).toBeDisabled();
-    await expect(dialog.getByRole("progressbar", { name: "Upload progress" })).toHaveAttribute("aria-valuenow", String(share));
+    await expect(dialog.getByRole("progressbar", { name: "Upload progress" })).toHaveAttribute(
+      "aria-valuenow",
+      String(share),
+    );
     release();
 
     await expectToast(page, "Success", "Image uploaded successfully", "default");
@@ -141,8 +151,18 @@ test.describe("uploading to an empty gallery", () => {
       expect(upload.postDataBuffer()?.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
     }
     expect(registrations).toEqual([
-      { imageURL: expect.stringMatching(/^\/api\/uploads\//), galleryType: "veneer", caption: "", sortOrder: String(before) },
-      { imageURL: expect.stringMatching(/^\/api\/uploads\//), galleryType: "veneer", caption: "", sortOrder: String(before + 1) },
+      {
+        imageURL: expect.stringMatching(/^\/api\/uploads\//),
+        galleryType: "veneer",
+        caption: "",
+        sortOrder: String(before),
+      },
+      {
+        imageURL: expect.stringMatching(/^\/api\/uploads\//),
+        galleryType: "veneer",
+        caption: "",
+        sortOrder: String(before + 1),
+      },
     ]);
 
     const ids = await galleryIds(page.request, "veneer");
@@ -154,7 +174,9 @@ test.describe("uploading to an empty gallery", () => {
     // A new upload starts from an empty list.
     await page.goto("/admin?view=gallery:veneer");
     await page.getByRole("button", { name: "Upload Images" }).click();
-    await expect(page.getByRole("dialog", { name: "Upload Images" }).getByRole("button", { name: "Choose Files" })).toBeVisible();
+    await expect(
+      page.getByRole("dialog", { name: "Upload Images" }).getByRole("button", { name: "Choose Files" }),
+    ).toBeVisible();
   });
 
   test("the picker alerts about non-images and files over 20 MB, and keeps at most 10 files", async ({ page }) => {
@@ -171,15 +193,16 @@ test.describe("uploading to an empty gallery", () => {
       { name: "huge.jpg", mimeType: "image/jpeg", buffer: Buffer.alloc(MAX_UPLOAD_BYTES + 1) },
       await jpegFile("keeper.jpg"),
     ]);
-    await expect.poll(() => alerts).toEqual([
-      "alert: File notes.txt is not an image",
-      "alert: File huge.jpg is too large. Maximum size is 20MB",
-    ]);
+    await expect
+      .poll(() => alerts)
+      .toEqual(["alert: File notes.txt is not an image", "alert: File huge.jpg is too large. Maximum size is 20MB"]);
     const files = dialog.getByRole("list", { name: "Chosen files" }).getByRole("listitem");
     await expect(files).toHaveCount(1);
     await expect(files).toContainText("keeper.jpg");
 
-    const twelve = await Promise.all(Array.from({ length: 12 }, (_, i) => jpegFile(`photo-${i + 1}.jpg`, { width: 40, height: 30 })));
+    const twelve = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => jpegFile(`photo-${i + 1}.jpg`, { width: 40, height: 30 })),
+    );
     await uploadInput(page).setInputFiles(twelve);
     await expect(files).toHaveCount(10);
     await expect(files.first()).toContainText("keeper.jpg");
@@ -197,7 +220,9 @@ test.describe("uploading to an empty gallery", () => {
     await expect(dialog).toHaveCount(0);
     expect(await galleryIds(page.request, "traditional")).toEqual([]);
     await page.getByRole("button", { name: "Upload Images" }).click();
-    await expect(page.getByRole("dialog", { name: "Upload Images" }).getByRole("button", { name: "Choose Files" })).toBeVisible();
+    await expect(
+      page.getByRole("dialog", { name: "Upload Images" }).getByRole("button", { name: "Choose Files" }),
+    ).toBeVisible();
     await page.keyboard.press("Escape");
     await expect(page.getByRole("dialog")).toHaveCount(0);
     await expect(page.getByRole("button", { name: "Upload Images" })).toBeFocused();
@@ -210,11 +235,20 @@ test.describe("uploading to an empty gallery", () => {
     await page.getByRole("button", { name: "Upload Images" }).click();
     const dialog = page.getByRole("dialog", { name: "Upload Images" });
     await uploadInput(page).setInputFiles([
-      { name: "fake.jpg", mimeType: "image/jpeg", buffer: Buffer.from("\xff\xd8\xff but the rest is not a JPEG at all", "latin1") },
+      {
+        name: "fake.jpg",
+        mimeType: "image/jpeg",
+        buffer: Buffer.from("\xff\xd8\xff but the rest is not a JPEG at all", "latin1"),
+      },
       await jpegFile("real.jpg"),
     ]);
     await dialog.getByRole("button", { name: "Upload 2 Image(s)" }).click();
-    await expectToast(page, "Upload failed", /1 of 2 images uploaded\. fake\.jpg: The image could not be read/, "destructive");
+    await expectToast(
+      page,
+      "Upload failed",
+      /1 of 2 images uploaded\. fake\.jpg: The image could not be read/,
+      "destructive",
+    );
     await expect(dialog.getByText(/^Failed: The image could not be read/)).toBeVisible();
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await expect(imageCards(page)).toHaveCount(before.length + 1);
@@ -227,7 +261,11 @@ test.describe("uploading to an empty gallery", () => {
     for (const start of ["**/api/objects/upload", "**/api/uploads/resumable"]) {
       await page.route(start, (route) =>
         route.request().method() === "POST"
-          ? route.fulfill({ status: 500, contentType: "application/json", body: '{"message":"Failed to upload image"}' })
+          ? route.fulfill({
+              status: 500,
+              contentType: "application/json",
+              body: '{"message":"Failed to upload image"}',
+            })
           : route.fallback(),
       );
     }
@@ -258,7 +296,9 @@ test.describe("captions", () => {
     // The fourth image starts without a caption, whatever an earlier run stored.
     await openGallery(page, "Traditional Stonework", async () => {
       const fourth = (await galleryImages(page.request, "traditional"))[3]!;
-      expect((await page.request.patch(`/api/admin/gallery-images/${fourth.id}`, { data: { caption: "" } })).status()).toBe(200);
+      expect(
+        (await page.request.patch(`/api/admin/gallery-images/${fourth.id}`, { data: { caption: "" } })).status(),
+      ).toBe(200);
     });
     await expect(imageCards(page)).toHaveCount(4);
     const last = imageCards(page).nth(3);
@@ -284,7 +324,9 @@ test.describe("captions", () => {
 
     const images = await expectPublicGalleryMatches(page, "traditional");
     expect(images[3]!.caption).toBe("Basalt steps, Ōakura");
-    await expect(page.locator('ul[data-gallery="traditional"] figcaption').filter({ hasText: "Basalt steps, Ōakura" })).toBeVisible();
+    await expect(
+      page.locator('ul[data-gallery="traditional"] figcaption').filter({ hasText: "Basalt steps, Ōakura" }),
+    ).toBeVisible();
   });
 
   test("an existing caption opens with its text, and a failed save says 'Update failed'", async ({ page }) => {
@@ -338,7 +380,10 @@ test.describe("reordering by keyboard", () => {
     page.on("request", (request) => {
       if (request.url().endsWith("/api/admin/gallery-images/reorder")) reorders += 1;
     });
-    await imageCards(page).first().getByRole("button", { name: /^Drag to reorder/ }).focus();
+    await imageCards(page)
+      .first()
+      .getByRole("button", { name: /^Drag to reorder/ })
+      .focus();
     await page.keyboard.press("Space");
     await expect(page.locator('[id^="DndLiveRegion"]')).toContainText("Picked up");
     await pressUntilAnnounced(page, "ArrowRight", page.locator('[id^="DndLiveRegion"]'), "is over position 2 of 3.");
@@ -357,7 +402,9 @@ test.describe("reordering with the mouse", () => {
     const [a, b, c] = await galleryIds(page.request, "traditional");
     await expect(imageCards(page)).toHaveCount(3);
     expect(await cardIds(page)).toEqual([a, b, c]);
-    const handle = imageCards(page).nth(2).getByRole("button", { name: /^Drag to reorder/ });
+    const handle = imageCards(page)
+      .nth(2)
+      .getByRole("button", { name: /^Drag to reorder/ });
     const target = imageCards(page).first();
     await mouseDrag(page, handle, imageCards(page).nth(2), target, async () => {
       await expect(target).toHaveAttribute("data-drop-target", "true");
@@ -394,7 +441,10 @@ test.describe("reordering by touch", () => {
     const [a, b, c] = await galleryIds(page.request, "traditional");
     await expect(imageCards(page)).toHaveCount(3);
     await page.getByRole("list", { name: /images$/ }).evaluate((el) => el.scrollIntoView({ block: "center" }));
-    const handle = (await imageCards(page).nth(0).getByRole("button", { name: /^Drag to reorder/ }).boundingBox())!;
+    const handle = (await imageCards(page)
+      .nth(0)
+      .getByRole("button", { name: /^Drag to reorder/ })
+      .boundingBox())!;
     const from = (await imageCards(page).nth(0).boundingBox())!;
     const to = (await imageCards(page).nth(1).boundingBox())!;
     const start = { x: handle.x + handle.width / 2, y: handle.y + handle.height / 2 };
@@ -482,7 +532,10 @@ test.describe("deleting", () => {
     await closeToast(page);
     await expectOneH1AndOrderedHeadings(page, "gallery manager");
     await expectNoAxeViolations(page, "gallery manager");
-    await imageCards(page).first().getByRole("button", { name: `Edit caption: ${CAPTIONS[0]}` }).click();
+    await imageCards(page)
+      .first()
+      .getByRole("button", { name: `Edit caption: ${CAPTIONS[0]}` })
+      .click();
     await expectNoAxeViolations(page, "caption editing");
   });
 });

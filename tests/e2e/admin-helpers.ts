@@ -7,9 +7,16 @@ import { expect, hydrated as hydratedPage } from "./fixtures";
 export const toastRegion = (page: Page) => page.getByRole("region", { name: "Notifications (F8)" });
 
 /** The toast on screen (only one shows at a time) with this title and description. */
-export async function expectToast(page: Page, title: string, description?: string | RegExp, variant?: "default" | "destructive") {
+export async function expectToast(
+  page: Page,
+  title: string,
+  description?: string | RegExp,
+  variant?: "default" | "destructive",
+) {
   // One locator with every condition, checked at once: some toasts only show for 500 ms before a redirect.
-  let toast = page.locator(variant ? `[data-variant="${variant}"]` : "[data-variant]").filter({ has: page.getByText(title, { exact: true }) });
+  let toast = page
+    .locator(variant ? `[data-variant="${variant}"]` : "[data-variant]")
+    .filter({ has: page.getByText(title, { exact: true }) });
   if (description !== undefined) toast = toast.filter({ hasText: description });
   await expect(toast).toBeVisible();
   return toast;
@@ -36,7 +43,14 @@ export async function recordToasts(page: Page): Promise<string[]> {
 /** The spec's 401 toast was shown (recorded with `recordToasts`). */
 export async function expectUnauthorizedToastShown(seen: string[]) {
   await expect
-    .poll(() => seen.some((t) => t.startsWith("destructive: ") && t.includes("Unauthorized") && t.includes("You are logged out. Logging in again...")))
+    .poll(() =>
+      seen.some(
+        (t) =>
+          t.startsWith("destructive: ") &&
+          t.includes("Unauthorized") &&
+          t.includes("You are logged out. Logging in again..."),
+      ),
+    )
     .toBe(true);
 }
 
@@ -50,7 +64,10 @@ export async function closeToast(page: Page) {
 export { hydrated } from "./fixtures";
 
 /** Sends an enquiry through the contact page, as a visitor does, and waits for its toast. */
-export async function sendEnquiry(page: Page, values: { name: string; email: string; phone?: string; message: string }) {
+export async function sendEnquiry(
+  page: Page,
+  values: { name: string; email: string; phone?: string; message: string },
+) {
   await page.goto("/contact");
   await hydratedPage(page);
   await page.getByLabel("Name", { exact: true }).fill(values.name);
@@ -80,7 +97,10 @@ export const SETTINGS_ROWS = {
 
 /** Opens a "Settings and reports" row from the dashboard on screen, and waits for its view. */
 export async function openSettings(page: Page, row: keyof typeof SETTINGS_ROWS) {
-  await page.getByRole("region", { name: "Settings and reports" }).getByRole("link", { name: new RegExp(`^${row}\\b`) }).click();
+  await page
+    .getByRole("region", { name: "Settings and reports" })
+    .getByRole("link", { name: new RegExp(`^${row}\\b`) })
+    .click();
   await expect(page.getByRole("heading", { level: 1, name: SETTINGS_ROWS[row], exact: true })).toBeVisible();
 }
 
@@ -97,7 +117,8 @@ export async function jpegFile(name: string, size: { width: number; height: numb
   return { name, mimeType: "image/jpeg", buffer: await makeImage("jpeg", size) };
 }
 
-export const uploadInput = (page: Page) => page.getByRole("dialog", { name: "Upload Images" }).locator('input[type="file"]');
+export const uploadInput = (page: Page) =>
+  page.getByRole("dialog", { name: "Upload Images" }).locator('input[type="file"]');
 
 /** The gallery manager's cards, in display order. */
 export const imageCards = (page: Page) => page.getByRole("list", { name: /images$/ }).getByRole("listitem");
@@ -133,7 +154,13 @@ export async function cardIds(page: Page): Promise<string[]> {
  * The grid is centred in the window first, away from the edges where
  * dragging scrolls the page.
  */
-export async function mouseDrag(page: Page, handle: Locator, card: Locator, target: Locator, onOver?: () => Promise<void>) {
+export async function mouseDrag(
+  page: Page,
+  handle: Locator,
+  card: Locator,
+  target: Locator,
+  onOver?: () => Promise<void>,
+) {
   await page.getByRole("list", { name: /images$/ }).evaluate((el) => el.scrollIntoView({ block: "center" }));
   const h = (await handle.boundingBox())!;
   const from = (await card.boundingBox())!;

@@ -32,21 +32,29 @@ test.beforeEach(async ({ page, baseURL }, testInfo) => {
   if (inbox.total > 0) return;
   // One visitor (not the signed-in owner, whose own visits are not counted), two enquiries: what was
   // shown as an "enquiry rate" of 200.0%.
-  const visitor = await page.context().browser()!.newContext({ extraHTTPHeaders: { "x-forwarded-for": "198.51.100.23" } });
+  const visitor = await page
+    .context()
+    .browser()!
+    .newContext({ extraHTTPHeaders: { "x-forwarded-for": "198.51.100.23" } });
   await (await visitor.newPage()).goto(`${baseURL}/stonework`);
   await visitor.close();
   await sendEnquiryWithPhoto(page.request, "Aroha Visitor");
   await sendEnquiryWithPhoto(page.request, "Mere Visitor");
   // Counted visits reach the database every 10 s.
   await expect
-    .poll(async () => ((await (await page.request.get("/api/admin/analytics")).json()) as AnalyticsReport).totals.visitors, { timeout: 30_000 })
+    .poll(
+      async () => ((await (await page.request.get("/api/admin/analytics")).json()) as AnalyticsReport).totals.visitors,
+      { timeout: 30_000 },
+    )
     .toBe(1);
   // A backup of a few kilobytes.
   expect((await page.request.get("/api/admin/backups/download")).status()).toBe(200);
 });
 
 for (const screen of ALL_ADMIN_SCREENS) {
-  test(`${screen.name} shows no IP address, network, KB or percentage above 100 outside the details`, async ({ page }) => {
+  test(`${screen.name} shows no IP address, network, KB or percentage above 100 outside the details`, async ({
+    page,
+  }) => {
     await screen.open(page);
     if (screen.name === "email") {
       await page.getByRole("button", { name: "Send test e-mail" }).click();
@@ -62,8 +70,15 @@ test("the check finds such words where they belong: under the details", async ({
   const details = page.getByText("Details for whoever runs your website").first();
   await expect(details).toBeVisible();
   // The network is there, under the details; taken out of them, the check sees it.
-  await page.locator("details:has(> summary:text-is('Details for whoever runs your website')) > summary").first().evaluate((summary) => {
-    summary.textContent = "Where it came from";
-  });
-  expect((await technicalWordsShown(page)).some((found) => found.startsWith("a network prefix") || found.startsWith("an IP address"))).toBe(true);
+  await page
+    .locator("details:has(> summary:text-is('Details for whoever runs your website')) > summary")
+    .first()
+    .evaluate((summary) => {
+      summary.textContent = "Where it came from";
+    });
+  expect(
+    (await technicalWordsShown(page)).some(
+      (found) => found.startsWith("a network prefix") || found.startsWith("an IP address"),
+    ),
+  ).toBe(true);
 });

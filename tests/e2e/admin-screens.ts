@@ -79,11 +79,13 @@ export async function openInApp(page: Page, screen: AdminViewScreen) {
 /** Opens the upload window in the gallery on screen and chooses one file (so its row and Remove show). */
 export async function openUploadWindow(page: Page) {
   await page.getByRole("button", { name: "Upload Images" }).click();
-    const dialog = page.getByRole("dialog", { name: "Upload Images" });
-    await expect(dialog).toBeVisible();
-    await uploadInput(page).setInputFiles([await jpegFile("basalt-wall.jpg", { width: 900, height: 600 })]);
-    await expect(dialog.getByRole("list", { name: "Chosen files" }).getByRole("listitem")).toHaveCount(1);
-  await dialog.evaluate((element) => Promise.all(element.getAnimations({ subtree: true }).map((animation) => animation.finished)));
+  const dialog = page.getByRole("dialog", { name: "Upload Images" });
+  await expect(dialog).toBeVisible();
+  await uploadInput(page).setInputFiles([await jpegFile("basalt-wall.jpg", { width: 900, height: 600 })]);
+  await expect(dialog.getByRole("list", { name: "Chosen files" }).getByRole("listitem")).toHaveCount(1);
+  await dialog.evaluate((element) =>
+    Promise.all(element.getAnimations({ subtree: true }).map((animation) => animation.finished)),
+  );
 }
 
 /** The upload window over a gallery with photos. */
@@ -100,7 +102,10 @@ export const PHOTO_VIEWER: AdminScreen = {
   name: "photo-viewer",
   async open(page) {
     await openByAddress(page, { kind: "submissions" }, "Contact Form Submissions");
-    await page.getByRole("button", { name: /^Photo 1 of 1 from / }).first().click();
+    await page
+      .getByRole("button", { name: /^Photo 1 of 1 from / })
+      .first()
+      .click();
     const viewer = page.getByRole("dialog", { name: /^Photos from / });
     await expect(viewer.getByRole("status")).toHaveText("Photo 1 of 1");
     await expect(viewer.getByTestId("photo-loading")).toHaveCount(0);
@@ -115,10 +120,14 @@ export const ALL_ADMIN_SCREENS: AdminScreen[] = [...ADMIN_VIEWS, UPLOAD_WINDOW, 
  * photo first (its token), then the form. Every action of the inbox then shows.
  */
 export async function sendEnquiryWithPhoto(request: APIRequestContext, name = "Aroha Visitor") {
-  const buffer = await sharp({ create: { width: 1200, height: 900, channels: 3, background: { r: 120, g: 100, b: 80 } } })
+  const buffer = await sharp({
+    create: { width: 1200, height: 900, channels: 3, background: { r: 120, g: 100, b: 80 } },
+  })
     .jpeg()
     .toBuffer();
-  const upload = await request.post("/api/enquiry-photos", { multipart: { photos: { name: "wall.jpg", mimeType: "image/jpeg", buffer } } });
+  const upload = await request.post("/api/enquiry-photos", {
+    multipart: { photos: { name: "wall.jpg", mimeType: "image/jpeg", buffer } },
+  });
   expect(upload.status(), await upload.text()).toBe(201);
   const { token } = (await upload.json()) as { token: string };
   const sent = await request.post("/api/contact", {

@@ -34,7 +34,9 @@ test.describe("submissions when there are none", () => {
 test.describe("the dashboard without SMTP settings", () => {
   test.use({ serverSetup: { name: "no-submissions" } });
 
-  test("keeps a notice that e-mail notifications are off, in plain words, with the settings under its details", async ({ page }) => {
+  test("keeps a notice that e-mail notifications are off, in plain words, with the settings under its details", async ({
+    page,
+  }) => {
     await signInApi(page.request);
     await page.goto("/admin");
     const notice = page.getByRole("region", { name: "E-mail notifications are off" });
@@ -45,7 +47,9 @@ test.describe("the dashboard without SMTP settings", () => {
     await notice.getByText("Details for whoever runs your website").click();
     await expect(notice.getByText("SMTP_URL and MAIL_FROM are not set", { exact: false })).toBeVisible();
     await expect(page.getByRole("button", { name: "Send test e-mail" })).toHaveCount(0);
-    await expect(page.getByRole("region", { name: "Contact Form Submissions" }).getByTestId("unread-count")).toHaveText("No unread enquiries");
+    await expect(page.getByRole("region", { name: "Contact Form Submissions" }).getByTestId("unread-count")).toHaveText(
+      "No unread enquiries",
+    );
     await expectOneH1AndOrderedHeadings(page, "dashboard");
     await expectNoAxeViolations(page, "dashboard, notifications off");
   });
@@ -91,21 +95,30 @@ test.describe("submissions sent through the contact form", () => {
     await expect(entries).toHaveCount(2);
     const [newest, older] = [entries.nth(0), entries.nth(1)];
 
-    const stored = (await (await page.request.get("/api/admin/contact-submissions")).json()) as { submittedAt: string }[];
+    const stored = (await (await page.request.get("/api/admin/contact-submissions")).json()) as {
+      submittedAt: string;
+    }[];
     expect(stored).toHaveLength(2);
     const time = newest.locator("time");
     await expect(time).toHaveText(formatSubmittedAt(stored[0]!.submittedAt));
-    await expect(time).toHaveText(/^(January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}(st|nd|rd|th), \d{4} at \d{1,2}:\d{2} (AM|PM)$/);
+    await expect(time).toHaveText(
+      /^(January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2}(st|nd|rd|th), \d{4} at \d{1,2}:\d{2} (AM|PM)$/,
+    );
     await expect(time).toHaveAttribute("datetime", stored[0]!.submittedAt);
 
     await expect(newest).toContainText("Aroha Smith");
     // Spec §2: Name, Email, Phone if present and Message, each with its label.
     await expect(newest.locator("dt")).toHaveText(["Name", "Email", "Phone", "Message"]);
     await expect(older.locator("dt")).toHaveText(["Name", "Email", "Message"]);
-    await expect(newest.getByRole("link", { name: "aroha@example.co.nz" })).toHaveAttribute("href", "mailto:aroha@example.co.nz");
+    await expect(newest.getByRole("link", { name: "aroha@example.co.nz" })).toHaveAttribute(
+      "href",
+      "mailto:aroha@example.co.nz",
+    );
     await expect(newest.getByRole("link", { name: "021 123 4567" })).toHaveAttribute("href", "tel:0211234567");
     const message = newest.getByText("Kia ora,", { exact: false });
-    expect(await message.evaluate((el) => (el as HTMLElement).innerText)).toBe("Kia ora,\nWe need a basalt wall.\nAbout 12 metres long.");
+    expect(await message.evaluate((el) => (el as HTMLElement).innerText)).toBe(
+      "Kia ora,\nWe need a basalt wall.\nAbout 12 metres long.",
+    );
     expect(await message.evaluate((el) => getComputedStyle(el).whiteSpace)).toBe("pre-line");
 
     await expect(older).toContainText("Tom Without Phone");

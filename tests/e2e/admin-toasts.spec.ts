@@ -105,7 +105,9 @@ async function coveredByEachToast(page: Page, where: string, toasts = ADMIN_TOAS
         const box = element.getBoundingClientRect();
         for (const c of controls) {
           if (c.x < box.right && box.left < c.x + c.width && c.y < box.bottom && box.top < c.y + c.height) {
-            covered.push(`${where}, "${title}: ${description}" (${box.top.toFixed(0)}–${box.bottom.toFixed(0)} px) covers ${c.control} (${c.y.toFixed(0)}–${(c.y + c.height).toFixed(0)} px)`);
+            covered.push(
+              `${where}, "${title}: ${description}" (${box.top.toFixed(0)}–${box.bottom.toFixed(0)} px) covers ${c.control} (${c.y.toFixed(0)}–${(c.y + c.height).toFixed(0)} px)`,
+            );
           }
         }
       }
@@ -158,21 +160,35 @@ test("each toast, in each admin view at its top and at its end, covers no contro
 
 test("each toast over the upload window covers none of its controls", async ({ page }) => {
   await page.goto("/admin");
-  await openInApp(page, ADMIN_VIEWS.find((view) => view.name === "gallery-traditional")!);
+  await openInApp(
+    page,
+    ADMIN_VIEWS.find((view) => view.name === "gallery-traditional")!,
+  );
   await openUploadWindow(page);
   // A real toast over the window: the upload fails. A 500 is not retried (a 503 would be, for about 15 s).
-  await page.route("**/api/uploads/**", (route) => route.fulfill({ status: 500, contentType: "application/json", body: '{"message":"Failed to upload image"}' }));
-  await page.getByRole("dialog", { name: "Upload Images" }).getByRole("button", { name: /^Upload 1 Image/ }).click();
+  await page.route("**/api/uploads/**", (route) =>
+    route.fulfill({ status: 500, contentType: "application/json", body: '{"message":"Failed to upload image"}' }),
+  );
+  await page
+    .getByRole("dialog", { name: "Upload Images" })
+    .getByRole("button", { name: /^Upload 1 Image/ })
+    .click();
   await expect(theToast(page)).toHaveCount(1);
   await holdToast(page);
   expect(await coveredByEachToast(page, "upload window")).toEqual([]);
   // And with more files, the window's list scrolled to its end.
-  await uploadInput(page).setInputFiles(await Promise.all(["a", "b", "c", "d", "e"].map((name) => jpegFile(`${name}.jpg`))));
-  await page.getByRole("dialog", { name: "Upload Images" }).evaluate((dialog) => dialog.scrollTo({ top: dialog.scrollHeight }));
+  await uploadInput(page).setInputFiles(
+    await Promise.all(["a", "b", "c", "d", "e"].map((name) => jpegFile(`${name}.jpg`))),
+  );
+  await page
+    .getByRole("dialog", { name: "Upload Images" })
+    .evaluate((dialog) => dialog.scrollTo({ top: dialog.scrollHeight }));
   expect(await coveredByEachToast(page, "upload window, scrolled")).toEqual([]);
 });
 
-test("a real toast, where it happens: Content Updated after saving a section half-way down the editor", async ({ page }) => {
+test("a real toast, where it happens: Content Updated after saving a section half-way down the editor", async ({
+  page,
+}) => {
   await page.goto("/admin?view=content:homepage");
   await settled(page);
   const section = editorSection(page, "About Snippet Text");
@@ -181,5 +197,9 @@ test("a real toast, where it happens: Content Updated after saving a section hal
   await expectToast(page, CONTENT_UPDATED.title, CONTENT_UPDATED.description);
   await holdToast(page);
   expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
-  expect(await coveredByEachToast(page, "content editor, saved half-way down", [[CONTENT_UPDATED.title, CONTENT_UPDATED.description]])).toEqual([]);
+  expect(
+    await coveredByEachToast(page, "content editor, saved half-way down", [
+      [CONTENT_UPDATED.title, CONTENT_UPDATED.description],
+    ]),
+  ).toEqual([]);
 });

@@ -18,7 +18,10 @@ const BROWSER = `Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KH
 test.use({ userAgent: BROWSER });
 
 /** A signed-in API client of its own (the owner's own views are not counted, so never share the visitor's cookies). */
-async function ownerClient(playwright: PlaywrightWorkerArgs["playwright"], baseURL: string): Promise<APIRequestContext> {
+async function ownerClient(
+  playwright: PlaywrightWorkerArgs["playwright"],
+  baseURL: string,
+): Promise<APIRequestContext> {
   // A browser of the owner's own: the security log keeps the owner's browser (issue 19 §8), never the visitor's.
   const owner = await playwright.request.newContext({
     baseURL,
@@ -35,9 +38,14 @@ async function readReport(owner: APIRequestContext): Promise<AnalyticsReport> {
   return (await res.json()) as AnalyticsReport;
 }
 
-const pageViews = (report: AnalyticsReport, label: string) => report.topPages.find((p) => p.label === label)?.views ?? 0;
+const pageViews = (report: AnalyticsReport, label: string) =>
+  report.topPages.find((p) => p.label === label)?.views ?? 0;
 
-test("a browser's visit and its next page count; a crawler's and a script's do not", async ({ page, playwright, server }, testInfo) => {
+test("a browser's visit and its next page count; a crawler's and a script's do not", async ({
+  page,
+  playwright,
+  server,
+}, testInfo) => {
   const owner = await ownerClient(playwright, server.url);
   const before = await readReport(owner);
 
@@ -50,7 +58,11 @@ test("a browser's visit and its next page count; a crawler's and a script's do n
   await navigation;
   await expect(page).toHaveURL(/\/stonework$/);
 
-  for (const userAgent of ["Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "curl/8.5.0", "python-requests/2.32.3"]) {
+  for (const userAgent of [
+    "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+    "curl/8.5.0",
+    "python-requests/2.32.3",
+  ]) {
     expect((await page.request.get("/", { headers: { "User-Agent": userAgent } })).status()).toBe(200);
   }
 
@@ -72,7 +84,9 @@ test.describe("speculation rules (decision 0055)", () => {
     // attached without tab-target support; decision 0055 has the code path), so the prerender is played out: the
     // page is fetched as a prerender is (Sec-Purpose) and starts hidden.
     await page.route("**/stonework", async (route) =>
-      route.fulfill({ response: await route.fetch({ headers: { ...route.request().headers(), "sec-purpose": "prefetch;prerender" } }) }),
+      route.fulfill({
+        response: await route.fetch({ headers: { ...route.request().headers(), "sec-purpose": "prefetch;prerender" } }),
+      }),
     );
     await page.addInitScript(() => {
       Object.defineProperty(Document.prototype, "prerendering", {
@@ -103,20 +117,35 @@ test.describe("speculation rules (decision 0055)", () => {
     await owner.dispose();
   });
 
-  test("hovering a link prerenders the page; if it is never opened, nothing counts; opened, it counts once", async ({ page, playwright, server }, testInfo) => {
+  test("hovering a link prerenders the page; if it is never opened, nothing counts; opened, it counts once", async ({
+    page,
+    playwright,
+    server,
+  }, testInfo) => {
     // Speculation on hover needs a mouse pointer; on a phone a tap navigates, which the test above covers.
-    test.skip(isPhone(testInfo), "hover speculation is a pointer's; a phone's tap is covered by the navigation test above");
+    test.skip(
+      isPhone(testInfo),
+      "hover speculation is a pointer's; a phone's tap is covered by the navigation test above",
+    );
     const owner = await ownerClient(playwright, server.url);
     await page.goto("/");
     await hydrated(page);
     const before = await readReport(owner);
     const rules = JSON.parse((await page.locator('script[type="speculationrules"]').textContent())!);
     expect(rules).toEqual({
-      prerender: [{ source: "document", where: { href_matches: ["/", "/stonework", "/landscaping", "/contact"] }, eagerness: "moderate" }],
+      prerender: [
+        {
+          source: "document",
+          where: { href_matches: ["/", "/stonework", "/landscaping", "/contact"] },
+          eagerness: "moderate",
+        },
+      ],
     });
 
     const prerender = page.waitForRequest(
-      async (request) => new URL(request.url()).pathname === "/landscaping" && (await request.allHeaders())["sec-purpose"] === "prefetch;prerender",
+      async (request) =>
+        new URL(request.url()).pathname === "/landscaping" &&
+        (await request.allHeaders())["sec-purpose"] === "prefetch;prerender",
     );
     await page.getByRole("banner").getByRole("link", { name: "Hard Landscaping" }).hover();
     await (await prerender).response();
@@ -126,13 +155,19 @@ test.describe("speculation rules (decision 0055)", () => {
     // Opened: Chromium shows the prerender (or, when it dropped it, the prerender's response): one view.
     await page.getByRole("banner").getByRole("link", { name: "Hard Landscaping" }).click();
     await expect(page).toHaveURL(/\/landscaping$/);
-    await expect.poll(async () => pageViews(await readReport(owner), "Hard Landscaping") - pageViews(before, "Hard Landscaping")).toBe(1);
+    await expect
+      .poll(async () => pageViews(await readReport(owner), "Hard Landscaping") - pageViews(before, "Hard Landscaping"))
+      .toBe(1);
     expect(pageViews(await readReport(owner), "Home")).toBe(pageViews(before, "Home"));
     await owner.dispose();
   });
 });
 
-test("nothing identifying is stored: the database files hold neither the address nor the user agent", async ({ page, playwright, server }) => {
+test("nothing identifying is stored: the database files hold neither the address nor the user agent", async ({
+  page,
+  playwright,
+  server,
+}) => {
   const owner = await ownerClient(playwright, server.url);
   const before = await readReport(owner);
   const response = await page.goto("/contact");
@@ -166,7 +201,10 @@ test("counts still in memory are saved at shutdown (SIGTERM)", async ({ page }) 
     const { default: SQLite } = await import("better-sqlite3");
     const db = new SQLite(path.join(own.dataDir, "site.db"), { readonly: true });
     try {
-      const row = db.prepare("select sum(views) as views, sum(visitors) as visitors from analytics_daily").get() as { views: number; visitors: number };
+      const row = db.prepare("select sum(views) as views, sum(visitors) as visitors from analytics_daily").get() as {
+        views: number;
+        visitors: number;
+      };
       expect(row).toEqual({ views: 2, visitors: 1 });
     } finally {
       db.close();
@@ -176,7 +214,10 @@ test("counts still in memory are saved at shutdown (SIGTERM)", async ({ page }) 
   }
 });
 
-test("the public pages change in no way and gain no script or cookie: the same HTML with counting off", async ({ page, server }) => {
+test("the public pages change in no way and gain no script or cookie: the same HTML with counting off", async ({
+  page,
+  server,
+}) => {
   const off = await startTestServer({ env: { ANALYTICS: "off" } });
   try {
     const normalise = (html: string, url: string) => html.replaceAll(url, "SITE").replace(/nonce="[^"]*"/g, 'nonce=""');
@@ -193,7 +234,10 @@ test("the public pages change in no way and gain no script or cookie: the same H
 
 test("the dashboard shows the last 30 days as a bar chart with a text alternative", async ({ page, server }) => {
   // A visitor first, in its own browser context.
-  const visitor = await page.context().browser()!.newContext({ userAgent: BROWSER, extraHTTPHeaders: { "x-forwarded-for": "198.51.100.77" } });
+  const visitor = await page
+    .context()
+    .browser()!
+    .newContext({ userAgent: BROWSER, extraHTTPHeaders: { "x-forwarded-for": "198.51.100.77" } });
   const visitorPage = await visitor.newPage();
   await visitorPage.goto(server.url + "/landscaping");
   await visitor.close();

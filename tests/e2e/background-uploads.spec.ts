@@ -49,7 +49,9 @@ async function openGallery(page: Page) {
   await openView(page, "Veneer Stonework", "Veneer Stonework Gallery");
 }
 
-test("a photo keeps going up while the owner closes the window and uses the dashboard; the tray shows it; leaving asks first", async ({ page }) => {
+test("a photo keeps going up while the owner closes the window and uses the dashboard; the tray shows it; leaving asks first", async ({
+  page,
+}) => {
   // Many steps, on a 2-core machine shared with other runs: room beyond the default minute.
   test.slow();
   await openGallery(page);
@@ -118,7 +120,10 @@ test("a photo keeps going up while the owner closes the window and uses the dash
   await expect(imageCards(page)).toHaveCount(before + 1);
 });
 
-test("a signal lost mid-photo: the tray says so, and the photo resumes from the part in flight when it returns", async ({ page, context }) => {
+test("a signal lost mid-photo: the tray says so, and the photo resumes from the part in flight when it returns", async ({
+  page,
+  context,
+}) => {
   await openGallery(page);
   const before = (await galleryIds(page.request, "veneer")).length;
   const sent = new Map<number, number>();
@@ -148,7 +153,10 @@ test("a signal lost mid-photo: the tray says so, and the photo resumes from the 
 
   const line = tray(page).getByRole("listitem").filter({ hasText: "dropped-signal.jpg" });
   await expect(line).toContainText(/Waiting for the connection \(\d+% sent\)/);
-  await expect(line.getByRole("progressbar")).toHaveAttribute("aria-valuenow", String(Math.round(((2 * PART_BYTES) / 3_500_000) * 100)));
+  await expect(line.getByRole("progressbar")).toHaveAttribute(
+    "aria-valuenow",
+    String(Math.round(((2 * PART_BYTES) / 3_500_000) * 100)),
+  );
 
   // The signal returns: the photo goes on by itself, from part 3.
   offline = false;

@@ -67,7 +67,10 @@ async function sendEnquiry(server: TestServer, label: string): Promise<{ id: str
   };
   const res = await fetch(`${server.url}/api/contact`, {
     method: "POST",
-    headers: { "Content-Type": "application/json", "X-Forwarded-For": `10.77.${Math.floor(visitor / 250)}.${(visitor % 250) + 1}` },
+    headers: {
+      "Content-Type": "application/json",
+      "X-Forwarded-For": `10.77.${Math.floor(visitor / 250)}.${(visitor % 250) + 1}`,
+    },
     body: JSON.stringify(sent),
   });
   expect(res.status).toBe(201);
@@ -77,7 +80,8 @@ async function sendEnquiry(server: TestServer, label: string): Promise<{ id: str
 /** What the visitors and the owner see: every text, every gallery (order, captions, variants), every variant's bytes. */
 async function siteAsSeen(server: TestServer) {
   const texts: Record<string, string> = {};
-  for (const { key } of SECTIONS) texts[key] = ((await (await fetch(`${server.url}/api/content/${key}`)).json()) as { content: string }).content;
+  for (const { key } of SECTIONS)
+    texts[key] = ((await (await fetch(`${server.url}/api/content/${key}`)).json()) as { content: string }).content;
   const galleries: Record<string, unknown[]> = {};
   const variantBytes: Record<string, string> = {};
   for (const type of GALLERY_TYPES) {
@@ -109,12 +113,21 @@ test.describe("backups of a running site", () => {
     try {
       // The owner's work: texts, captions, an order of their choosing; and 20 enquiries.
       const cookie = await signIn(server);
-      await api(server, cookie, "PUT", "/api/admin/content/hero.title", { content: "Stonework that lasts generations" });
-      await api(server, cookie, "PUT", "/api/admin/content/stonework.intro", { content: "Every wall is built by hand, stone by stone." });
+      await api(server, cookie, "PUT", "/api/admin/content/hero.title", {
+        content: "Stonework that lasts generations",
+      });
+      await api(server, cookie, "PUT", "/api/admin/content/stonework.intro", {
+        content: "Every wall is built by hand, stone by stone.",
+      });
       const traditional = (await api(server, cookie, "GET", "/api/galleries/traditional")) as { id: string }[];
-      await api(server, cookie, "PATCH", `/api/admin/gallery-images/${traditional[1]!.id}`, { caption: "Basalt wall, Ōakura — after the rain" });
+      await api(server, cookie, "PATCH", `/api/admin/gallery-images/${traditional[1]!.id}`, {
+        caption: "Basalt wall, Ōakura — after the rain",
+      });
       const reordered = [traditional[2]!.id, traditional[0]!.id, traditional[1]!.id];
-      await api(server, cookie, "PUT", "/api/admin/gallery-images/reorder", { galleryType: "traditional", imageIds: reordered });
+      await api(server, cookie, "PUT", "/api/admin/gallery-images/reorder", {
+        galleryType: "traditional",
+        imageIds: reordered,
+      });
       const acknowledgedBefore: { id: string; sent: Enquiry }[] = [];
       for (let i = 0; i < 20; i++) acknowledgedBefore.push(await sendEnquiry(server, "Before"));
       const expected = await siteAsSeen(server);
@@ -167,8 +180,13 @@ test.describe("backups of a running site", () => {
       const newCookie = await signIn(server);
       // The inbox comes in pages (newest first); read every page.
       const restored: ({ id: string; cursor: string } & Enquiry)[] = [];
-      for (let before = ""; ; ) {
-        const page = (await api(server, newCookie, "GET", `/api/admin/contact-submissions?limit=200${before && `&before=${before}`}`)) as typeof restored;
+      for (let before = ""; ;) {
+        const page = (await api(
+          server,
+          newCookie,
+          "GET",
+          `/api/admin/contact-submissions?limit=200${before && `&before=${before}`}`,
+        )) as typeof restored;
         restored.push(...page);
         if (page.length < 200) break;
         before = page.at(-1)!.cursor;
@@ -198,7 +216,9 @@ test.describe("backups of a running site", () => {
 
       const refused = await npmRun("restore", [archive], server.dataDir);
       expect(refused.status).toBe(1);
-      expect(refused.stderr).toMatch(/A Cornerstone server \(or npm run backup\) is running on .+Stop it first .*Nothing was changed\./s);
+      expect(refused.stderr).toMatch(
+        /A Cornerstone server \(or npm run backup\) is running on .+Stop it first .*Nothing was changed\./s,
+      );
       expect((await fs.readFile(path.join(server.dataDir, "site.db"))).equals(before)).toBe(true);
       expect((await fs.readdir(server.dataDir)).some((name) => name.startsWith(".restore-"))).toBe(false);
 
@@ -217,14 +237,23 @@ test.describe("backups of a running site", () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-restore-held-"));
     const holder = spawn(
       process.execPath,
-      ["--import", "tsx", "-e", `import("./app/lib/data-dir-lock.server.ts").then((m) => { m.lockDataDir(${JSON.stringify(dataDir)}, "exclusive"); console.log("locked"); setInterval(() => {}, 1000); })`],
+      [
+        "--import",
+        "tsx",
+        "-e",
+        `import("./app/lib/data-dir-lock.server.ts").then((m) => { m.lockDataDir(${JSON.stringify(dataDir)}, "exclusive"); console.log("locked"); setInterval(() => {}, 1000); })`,
+      ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     try {
-      await new Promise<void>((resolve) => holder.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("locked") && resolve()));
+      await new Promise<void>((resolve) =>
+        holder.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("locked") && resolve()),
+      );
       const error = await startTestServer({ dataDir }).catch((e: unknown) => e as Error);
       expect(error).toBeInstanceOf(Error);
-      expect((error as Error).message).toMatch(/A restore is running on .+: wait for it to finish, then start the server again/);
+      expect((error as Error).message).toMatch(
+        /A restore is running on .+: wait for it to finish, then start the server again/,
+      );
     } finally {
       holder.kill("SIGKILL");
       await fs.rm(dataDir, { recursive: true, force: true });

@@ -47,12 +47,20 @@ test.use({ ignoreHTTPSErrors: true });
 type Reply = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
 
 /** An HTTPS request through Caddy from a chosen loopback source address, verified against Caddy's root CA. */
-function httpsRequest(caddy: Caddy, options: { method?: string; path: string; headers?: Record<string, string>; body?: string; localAddress?: string }): Promise<Reply> {
+function httpsRequest(
+  caddy: Caddy,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string; localAddress?: string },
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const url = new URL(options.path, caddy.url);
     const req = https.request(
       url,
-      { method: options.method ?? "GET", headers: options.headers, ca: caddy.rootCertificate, localAddress: options.localAddress },
+      {
+        method: options.method ?? "GET",
+        headers: options.headers,
+        ca: caddy.rootCertificate,
+        localAddress: options.localAddress,
+      },
       (res) => {
         let body = "";
         res.setEncoding("utf8");
@@ -70,11 +78,17 @@ function outsideAddress(): string {
   for (const addresses of Object.values(os.networkInterfaces())) {
     for (const address of addresses ?? []) if (address.family === "IPv4" && !address.internal) return address.address;
   }
-  throw new Error("This machine has no non-loopback IPv4 address, so the direct-to-Node check cannot run. Give it one (any network interface).");
+  throw new Error(
+    "This machine has no non-loopback IPv4 address, so the direct-to-Node check cannot run. Give it one (any network interface).",
+  );
 }
 
 const enquiry = (n: number) =>
-  JSON.stringify({ name: `Visitor ${n}`, email: `v${n}@example.co.nz`, message: `Enquiry ${n} sent through the proxy.` });
+  JSON.stringify({
+    name: `Visitor ${n}`,
+    email: `v${n}@example.co.nz`,
+    message: `Enquiry ${n} sent through the proxy.`,
+  });
 
 let sourceCounter = 0;
 
@@ -93,7 +107,10 @@ test.describe("behind Caddy over HTTPS", () => {
     expect(stonework!.status()).toBe(200);
   });
 
-  test("sign-in works and its session cookie is __Host-, Secure, HttpOnly and SameSite=Strict", async ({ page, context }) => {
+  test("sign-in works and its session cookie is __Host-, Secure, HttpOnly and SameSite=Strict", async ({
+    page,
+    context,
+  }) => {
     await signIn(page);
     const session = (await context.cookies()).find((cookie) => cookie.name === "__Host-cornerstone_session");
     expect(session).toMatchObject({ secure: true, httpOnly: true, sameSite: "Strict", path: "/" });
@@ -108,17 +125,24 @@ test.describe("behind Caddy over HTTPS", () => {
     const before = await imageCards(page).count();
     await page.getByRole("button", { name: "Upload Images" }).click();
     await uploadInput(page).setInputFiles([await jpegFile("through-caddy.jpg", { width: 1400, height: 900 })]);
-    await page.getByRole("dialog", { name: "Upload Images" }).getByRole("button", { name: "Upload 1 Image(s)" }).click();
+    await page
+      .getByRole("dialog", { name: "Upload Images" })
+      .getByRole("button", { name: "Upload 1 Image(s)" })
+      .click();
     await expectToast(page, "Success", "Image uploaded successfully", "default");
     await expect(imageCards(page)).toHaveCount(before + 1);
 
-    const images = (await (await page.request.get("/api/galleries/landscaping")).json()) as { variants: { avif: { path: string }[] } }[];
+    const images = (await (await page.request.get("/api/galleries/landscaping")).json()) as {
+      variants: { avif: { path: string }[] };
+    }[];
     const variant = await page.request.get(images.at(-1)!.variants.avif[0]!.path);
     expect(variant.status()).toBe(200);
     expect(variant.headers()["content-type"]).toBe("image/avif");
   });
 
-  test("limits count the address Caddy saw: the sixth enquiry from one address is refused whatever X-Forwarded-For it sends", async ({ proxied }, testInfo) => {
+  test("limits count the address Caddy saw: the sixth enquiry from one address is refused whatever X-Forwarded-For it sends", async ({
+    proxied,
+  }, testInfo) => {
     // A source address of this test's own (any 127.x.y.z reaches a loopback listener).
     sourceCounter += 1;
     const subnet = `127.${(testInfo.workerIndex % 200) + 20}.${sourceCounter % 250}`;
@@ -140,7 +164,9 @@ test.describe("behind Caddy over HTTPS", () => {
     }
     const sixth = await send(6, visitor, "192.0.2.250");
     expect(sixth.status).toBe(429);
-    expect(JSON.parse(sixth.body)).toEqual({ message: "Too many messages from this address. Please try again later or call directly." });
+    expect(JSON.parse(sixth.body)).toEqual({
+      message: "Too many messages from this address. Please try again later or call directly.",
+    });
     expect(Number(sixth.headers["retry-after"])).toBeGreaterThan(0);
     // Another address Caddy sees is counted on its own.
     expect((await send(7, neighbour, "192.0.2.250")).status).toBe(201);
@@ -151,7 +177,11 @@ test.describe("behind Caddy over HTTPS", () => {
     // whatever the request came over, so a forged X-Forwarded-Proto gains nothing;
     // and the Node port does not trust X-Forwarded-For from outside addresses.
     const direct = `http://${outsideAddress()}:${proxied.server.port}`;
-    const spoofed = { "X-Forwarded-Proto": "https", "X-Forwarded-For": "127.0.0.1", "X-Forwarded-Host": new URL(proxied.caddy.url).host };
+    const spoofed = {
+      "X-Forwarded-Proto": "https",
+      "X-Forwarded-For": "127.0.0.1",
+      "X-Forwarded-Host": new URL(proxied.caddy.url).host,
+    };
 
     const plain = await fetch(`${direct}/`);
     const forged = await fetch(`${direct}/`, { headers: spoofed });

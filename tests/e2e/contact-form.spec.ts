@@ -105,16 +105,23 @@ test.describe("contact form", () => {
   });
 });
 
-test("offline before the form's checks have loaded: the error toast, everything kept, and it sends once back online", async ({ page, context }) => {
+test("offline before the form's checks have loaded: the error toast, everything kept, and it sends once back online", async ({
+  page,
+  context,
+}) => {
   await page.goto("/contact");
   await hydrated(page);
-  const checksLoaded = page.waitForRequest((request) => /contact-schema/.test(request.url()), { timeout: 5_000 }).catch(() => null);
+  const checksLoaded = page
+    .waitForRequest((request) => /contact-schema/.test(request.url()), { timeout: 5_000 })
+    .catch(() => null);
   // A tunnel on the road: the checks' script cannot come (typing starts to load it).
   await context.setOffline(true);
   await fillValid(page);
   await page.getByRole("button", { name: "Send Message" }).click();
   // The notification area's script could not come either: the toast shows without it.
-  await expect(page.getByRole("alert")).toHaveText(/^Error\s*Failed to send message\. Please try again or call directly\./);
+  await expect(page.getByRole("alert")).toHaveText(
+    /^Error\s*Failed to send message\. Please try again or call directly\./,
+  );
   expect(await checksLoaded, "the form asked for its checks' script while offline").not.toBeNull();
   await expect(field(page, "Message")).toHaveValue("We would like a quote for a 12 m basalt retaining wall.");
   await expect(page.getByRole("button", { name: "Send Message" })).toBeEnabled();
@@ -126,7 +133,10 @@ test("offline before the form's checks have loaded: the error toast, everything 
 });
 
 test.describe("spam protection", () => {
-  test("after 5 enquiries from one address the next is refused and the failure toast shows", async ({ page, request }) => {
+  test("after 5 enquiries from one address the next is refused and the failure toast shows", async ({
+    page,
+    request,
+  }) => {
     for (let i = 0; i < 5; i++) {
       const res = await request.post("/api/contact", {
         data: { name: `Visitor ${i}`, email: "v@example.nz", message: "Quote for a stone wall please." },
@@ -151,7 +161,9 @@ test.describe("spam protection", () => {
     await hydrated(page);
     await fillValid(page);
     await field(page, "Name").fill("Honeypot Bot");
-    await page.locator('input[name="website"]').evaluate((input: HTMLInputElement) => (input.value = "http://spam.example"));
+    await page
+      .locator('input[name="website"]')
+      .evaluate((input: HTMLInputElement) => (input.value = "http://spam.example"));
     await page.getByRole("button", { name: "Send Message" }).click();
     await expect(page.getByRole("region", { name: "Notifications (F8)" }).getByText("Message Sent")).toBeVisible();
     const { default: Database } = await import("better-sqlite3");
@@ -204,14 +216,18 @@ test.describe("with JavaScript disabled", () => {
 
   test("the contact form shows the failure message when the limit is reached", async ({ page, request }) => {
     for (let i = 0; i < 5; i++) {
-      await request.post("/api/contact", { data: { name: `V${i}`, email: "v@example.nz", message: "Quote for a stone wall please." } });
+      await request.post("/api/contact", {
+        data: { name: `V${i}`, email: "v@example.nz", message: "Quote for a stone wall please." },
+      });
     }
     await page.goto("/contact");
     await fillValid(page);
     // A sixth, different enquiry (the same one as an earlier test's would be answered as that one).
     await field(page, "Message").fill("A sixth enquiry: a quote for a 12 m basalt retaining wall.");
     await page.getByRole("button", { name: "Send Message" }).click();
-    await expect(page.getByRole("alert").filter({ hasText: "Failed to send message. Please try again or call directly." })).toBeVisible();
+    await expect(
+      page.getByRole("alert").filter({ hasText: "Failed to send message. Please try again or call directly." }),
+    ).toBeVisible();
     await expect(field(page, "Message")).toHaveValue("A sixth enquiry: a quote for a 12 m basalt retaining wall.");
   });
 

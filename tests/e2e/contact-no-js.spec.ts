@@ -26,7 +26,10 @@ async function fillForm(page: Page, name: string) {
 /** A form post over a raw socket, so the body can be streamed without a Content-Length. */
 function rawPost(port: number, body: string, options: { chunked: boolean }): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded", "X-Forwarded-For": `10.250.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}` };
+    const headers: Record<string, string> = {
+      "Content-Type": "application/x-www-form-urlencoded",
+      "X-Forwarded-For": `10.250.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`,
+    };
     if (options.chunked) headers["Transfer-Encoding"] = "chunked";
     else headers["Content-Length"] = String(Buffer.byteLength(body));
     const req = http.request({ host: "127.0.0.1", port, method: "POST", path: "/contact", headers }, (res) => {
@@ -55,7 +58,12 @@ test.describe("the contact form without JavaScript", () => {
     await page.getByRole("button", { name: "Send Message" }).click();
     await expect(page.getByRole("status").filter({ hasText: "Message Sent" })).toBeVisible();
     expect(await storedEnquiries(server.dataDir, name)).toEqual([
-      { name, email: "aroha@example.co.nz", phone: "021 123 4567", message: "We would like a quote for a basalt retaining wall." },
+      {
+        name,
+        email: "aroha@example.co.nz",
+        phone: "021 123 4567",
+        message: "We would like a quote for a basalt retaining wall.",
+      },
     ]);
   });
 
@@ -78,7 +86,10 @@ test.describe("the contact form without JavaScript", () => {
     expect(await storedEnquiries(server.dataDir, name)).toEqual([]);
   });
 
-  test("a post from another site is refused with the page and a clear error; the same post from this site is stored", async ({ page, server }) => {
+  test("a post from another site is refused with the page and a clear error; the same post from this site is stored", async ({
+    page,
+    server,
+  }) => {
     const name = `Cross-site ${randomUUID().slice(0, 8)}`;
     // Another website with a form aimed at ours.
     await page.route("http://evil.example/**", (route) =>
@@ -90,7 +101,10 @@ test.describe("the contact form without JavaScript", () => {
       }),
     );
     await page.goto("http://evil.example/prize");
-    const [refused] = await Promise.all([page.waitForResponse(`${server.url}/contact`), page.getByRole("button", { name: "Claim" }).click()]);
+    const [refused] = await Promise.all([
+      page.waitForResponse(`${server.url}/contact`),
+      page.getByRole("button", { name: "Claim" }).click(),
+    ]);
     expect(refused.status()).toBe(403);
     expect((await refused.request().allHeaders())["origin"]).toBe("http://evil.example");
     const notice = page.getByRole("alert").filter({ hasText: "Message not sent" });
@@ -101,7 +115,10 @@ test.describe("the contact form without JavaScript", () => {
     // The control: the same post from the site's own page goes through.
     await page.goto("/contact");
     await fillForm(page, name);
-    const [accepted] = await Promise.all([page.waitForResponse(`${server.url}/contact`), page.getByRole("button", { name: "Send Message" }).click()]);
+    const [accepted] = await Promise.all([
+      page.waitForResponse(`${server.url}/contact`),
+      page.getByRole("button", { name: "Send Message" }).click(),
+    ]);
     expect(accepted.status()).toBe(303);
     expect((await accepted.request().allHeaders())["origin"]).toBe(server.url);
     await expect(page.getByRole("status").filter({ hasText: "Message Sent" })).toBeVisible();
@@ -114,12 +131,18 @@ test.describe("the contact form without JavaScript", () => {
     const refused = await request.post("/contact", { form, headers: { "Sec-Fetch-Site": "cross-site" } });
     expect(refused.status()).toBe(403);
     expect(await refused.text()).toContain("Message not sent");
-    const control = await request.post("/contact", { form, headers: { "Sec-Fetch-Site": "same-origin", Origin: server.url }, maxRedirects: 0 });
+    const control = await request.post("/contact", {
+      form,
+      headers: { "Sec-Fetch-Site": "same-origin", Origin: server.url },
+      maxRedirects: 0,
+    });
     expect(control.status()).toBe(303);
     expect(await storedEnquiries(server.dataDir, name)).toHaveLength(1);
   });
 
-  test("form bodies over 64 KB are refused with 413 and nothing is stored, with or without a Content-Length", async ({ server }) => {
+  test("form bodies over 64 KB are refused with 413 and nothing is stored, with or without a Content-Length", async ({
+    server,
+  }) => {
     const name = `Oversized ${randomUUID().slice(0, 8)}`;
     const body = new URLSearchParams({ name, email: "v@example.nz", message: "x".repeat(70 * 1024) }).toString();
     const declared = await rawPost(server.port, body, { chunked: false });
@@ -154,10 +177,16 @@ test.describe("the form always answers, at a phone's size", () => {
   test.describe("with scripts off", () => {
     test.use({ javaScriptEnabled: false });
 
-    test("a stored enquiry answers 303 to /contact?sent=1#contact-result with no cookie; that page opens at the focused 'Message Sent'; a reload sends nothing", async ({ page, server }) => {
+    test("a stored enquiry answers 303 to /contact?sent=1#contact-result with no cookie; that page opens at the focused 'Message Sent'; a reload sends nothing", async ({
+      page,
+      server,
+    }) => {
       const name = `Answered ${randomUUID().slice(0, 8)}`;
       await page.goto("/contact");
-      await expect(page.locator("form[aria-labelledby='contact-form-title']")).toHaveAttribute("action", "/contact#contact-result");
+      await expect(page.locator("form[aria-labelledby='contact-form-title']")).toHaveAttribute(
+        "action",
+        "/contact#contact-result",
+      );
       await fillForm(page, name);
       const posted = await postForm(page);
       expect(posted.status()).toBe(303);
@@ -183,7 +212,9 @@ test.describe("the form always answers, at a phone's size", () => {
       expect(await storedEnquiries(server.dataDir, name)).toHaveLength(1);
     });
 
-    test("a post with errors answers the form with the text kept and the errors in the focused result box", async ({ page }) => {
+    test("a post with errors answers the form with the text kept and the errors in the focused result box", async ({
+      page,
+    }) => {
       await page.goto("/contact");
       await field(page, "Email").fill("nope");
       await field(page, "Message").fill("short");
@@ -194,9 +225,16 @@ test.describe("the form always answers, at a phone's size", () => {
       await expect(box).toHaveAttribute("role", "alert");
       await expect(box).toBeFocused();
       await expect(box).toBeInViewport();
-      await expect(box.getByRole("listitem")).toHaveText(["Name is required", "Valid email is required", "Message must be at least 10 characters"]);
+      await expect(box.getByRole("listitem")).toHaveText([
+        "Name is required",
+        "Valid email is required",
+        "Message must be at least 10 characters",
+      ]);
       // Each error leads to its field.
-      await expect(box.getByRole("link", { name: "Valid email is required" })).toHaveAttribute("href", "#contact-email");
+      await expect(box.getByRole("link", { name: "Valid email is required" })).toHaveAttribute(
+        "href",
+        "#contact-email",
+      );
       await expect(field(page, "Email")).toHaveValue("nope");
       await expect(field(page, "Message")).toHaveValue("short");
     });
@@ -213,7 +251,10 @@ test.describe("the form always answers, at a phone's size", () => {
     });
   });
 
-  test("a send before the form's script has loaded is answered by the page, at the focused result box", async ({ page, server }) => {
+  test("a send before the form's script has loaded is answered by the page, at the focused result box", async ({
+    page,
+    server,
+  }) => {
     const name = `Before Island ${randomUUID().slice(0, 8)}`;
     // The island's React part never arrives: the visitor sends the server-rendered form.
     await page.route("**/assets/contact-hydrate-*.js", () => new Promise(() => {}));
@@ -228,7 +269,10 @@ test.describe("the form always answers, at a phone's size", () => {
     expect(await storedEnquiries(server.dataDir, name)).toHaveLength(1);
   });
 
-  test("with the form's script, the same enquiry sent twice is stored once and both sends show 'Message Sent'", async ({ page, server }) => {
+  test("with the form's script, the same enquiry sent twice is stored once and both sends show 'Message Sent'", async ({
+    page,
+    server,
+  }) => {
     const name = `Twice JS ${randomUUID().slice(0, 8)}`;
     await page.goto("/contact");
     await hydrated(page);

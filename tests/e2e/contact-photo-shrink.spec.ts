@@ -28,9 +28,15 @@ let photoDir: string;
 test.beforeAll(async () => {
   photoDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-photo-shrink-"));
   // A phone held upright: stored 4032 × 3024 with EXIF orientation 6, GPS, XMP and an ICC profile.
-  await fs.writeFile(path.join(photoDir, "upright.jpg"), await makeJpegWithExif({ width: 4032, height: 3024, orientation: 6 }));
+  await fs.writeFile(
+    path.join(photoDir, "upright.jpg"),
+    await makeJpegWithExif({ width: 4032, height: 3024, orientation: 6 }),
+  );
   // Camera-like detail, as large as a real 12 MP photo (the benchmark's fixture).
-  await fs.writeFile(path.join(photoDir, "wall.jpg"), await photoLikeJpeg({ width: 4032, height: 3024, portrait: true }));
+  await fs.writeFile(
+    path.join(photoDir, "wall.jpg"),
+    await photoLikeJpeg({ width: 4032, height: 3024, portrait: true }),
+  );
   await fs.writeFile(path.join(photoDir, "slope.jpg"), await photoLikeJpeg({ width: 4032, height: 3024, noise: 48 }));
 });
 test.afterAll(async () => {
@@ -43,7 +49,9 @@ const photoFile = (name: string) => path.join(photoDir, name);
  * XMLHttpRequest sends (Playwright does not hand over request bodies of a few MB, so they are read in
  * the page). Call before the page loads.
  */
-async function captureSentPhotos(page: Page): Promise<{ count(): Promise<number>; bytes(index: number): Promise<Buffer> }> {
+async function captureSentPhotos(
+  page: Page,
+): Promise<{ count(): Promise<number>; bytes(index: number): Promise<Buffer> }> {
   await page.addInitScript(() => {
     const sent: Blob[] = [];
     (window as unknown as { sentPhotos: Blob[] }).sentPhotos = sent;
@@ -58,9 +66,12 @@ async function captureSentPhotos(page: Page): Promise<{ count(): Promise<number>
     bytes: async (index) =>
       Buffer.from(
         await page.evaluate(async (i) => {
-          const bytes = new Uint8Array(await (window as unknown as { sentPhotos: Blob[] }).sentPhotos[i]!.arrayBuffer());
+          const bytes = new Uint8Array(
+            await (window as unknown as { sentPhotos: Blob[] }).sentPhotos[i]!.arrayBuffer(),
+          );
           let binary = "";
-          for (let at = 0; at < bytes.length; at += 0x8000) binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+          for (let at = 0; at < bytes.length; at += 0x8000)
+            binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
           return btoa(binary);
         }, index),
         "base64",
@@ -68,7 +79,9 @@ async function captureSentPhotos(page: Page): Promise<{ count(): Promise<number>
   };
 }
 
-test("a 4032 × 3024 camera JPEG is sent at most 1600 px on the long side, upright, without EXIF, XMP or IPTC", async ({ page }) => {
+test("a 4032 × 3024 camera JPEG is sent at most 1600 px on the long side, upright, without EXIF, XMP or IPTC", async ({
+  page,
+}) => {
   const sent = await captureSentPhotos(page);
   await page.goto("/contact");
   await hydrated(page);
@@ -91,7 +104,10 @@ test("a 4032 × 3024 camera JPEG is sent at most 1600 px on the long side, uprig
   expect(isNear(await pixelAt(photo, 600, 1500), UPRIGHT_BOTTOM_COLOUR), "blue at the bottom").toBe(true);
 });
 
-test("two camera-like 4032 × 3024 photos are each sent as a JPEG of at most 500 KB, and the enquiry is stored with both", async ({ page, server }) => {
+test("two camera-like 4032 × 3024 photos are each sent as a JPEG of at most 500 KB, and the enquiry is stored with both", async ({
+  page,
+  server,
+}) => {
   const name = `Shrunk ${randomUUID().slice(0, 8)}`;
   const originals = await Promise.all(["wall.jpg", "slope.jpg"].map((file) => fs.stat(photoFile(file))));
   for (const original of originals) expect(original.size).toBeGreaterThan(2 * SENT_MAX_BYTES);
@@ -117,7 +133,9 @@ test("two camera-like 4032 × 3024 photos are each sent as a JPEG of at most 500
   const db = new Database(`${server.dataDir}/site.db`, { readonly: true });
   try {
     const row = db
-      .prepare("select (select count(*) from enquiry_photos p where p.submission_id = s.id) as photos from contact_submissions s where s.name = ?")
+      .prepare(
+        "select (select count(*) from enquiry_photos p where p.submission_id = s.id) as photos from contact_submissions s where s.name = ?",
+      )
       .get(name) as { photos: number };
     expect(row.photos).toBe(2);
   } finally {
@@ -125,13 +143,20 @@ test("two camera-like 4032 × 3024 photos are each sent as a JPEG of at most 500
   }
 });
 
-test("on a slow upload each photo says the time it has left in words, and Send says it waits for them", async ({ page }) => {
+test("on a slow upload each photo says the time it has left in words, and Send says it waits for them", async ({
+  page,
+}) => {
   await page.goto("/contact");
   await hydrated(page);
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Network.enable");
   // A rural signal: 1.6 Mbit/s down, 750 kbit/s up, 150 ms.
-  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 150, downloadThroughput: 1_600_000 / 8, uploadThroughput: 750_000 / 8 });
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 150,
+    downloadThroughput: 1_600_000 / 8,
+    uploadThroughput: 750_000 / 8,
+  });
   await field(page, "Name").fill(`Slow ${randomUUID().slice(0, 8)}`);
   await field(page, "Email").fill("aroha@example.co.nz");
   await field(page, "Message").fill("Two photos on a slow rural signal.");
@@ -139,13 +164,22 @@ test("on a slow upload each photo says the time it has left in words, and Send s
   await page.getByRole("button", { name: "Send Message" }).click();
   await expect(page.getByRole("button", { name: "Sending..." })).toBeDisabled();
   await expect(page.getByRole("status").filter({ hasText: "Waiting for 2 photos" })).toBeVisible();
-  await expect(chosen(page).getByText(/^(a few seconds|about \d+ seconds|about a minute|about \d+ minutes) left$/).first()).toBeVisible({ timeout: 30_000 });
-  await expect(chosen(page).first().getByRole("progressbar")).toHaveAttribute("aria-valuetext", /left|Sending|Processing/);
+  await expect(
+    chosen(page)
+      .getByText(/^(a few seconds|about \d+ seconds|about a minute|about \d+ minutes) left$/)
+      .first(),
+  ).toBeVisible({ timeout: 30_000 });
+  await expect(chosen(page).first().getByRole("progressbar")).toHaveAttribute(
+    "aria-valuetext",
+    /left|Sending|Processing/,
+  );
   await expect(toasts(page).getByText("Message Sent")).toBeVisible({ timeout: 45_000 });
   await cdp.detach();
 });
 
-test("the field is the site's own 'Add photos' button, at least 44 px tall, with no 'No file chosen'; the shrinker loads only once a photo is chosen", async ({ page }) => {
+test("the field is the site's own 'Add photos' button, at least 44 px tall, with no 'No file chosen'; the shrinker loads only once a photo is chosen", async ({
+  page,
+}) => {
   const scripts: string[] = [];
   page.on("request", (request) => scripts.push(new URL(request.url()).pathname));
   await page.goto("/contact");

@@ -15,7 +15,11 @@ import { expect, hydrated, test } from "./fixtures";
 const PHOTOS_LABEL = "Photos of the job (optional)";
 const field = (page: Page, label: string) => page.getByLabel(label, { exact: true });
 const chosen = (page: Page) => page.getByRole("list", { name: "Chosen photos" }).getByRole("listitem");
-const TEXT = { email: "aroha@example.co.nz", phone: "021 123 4567", message: "A quote for a basalt retaining wall, photos attached." };
+const TEXT = {
+  email: "aroha@example.co.nz",
+  phone: "021 123 4567",
+  message: "A quote for a basalt retaining wall, photos attached.",
+};
 
 let photoDir: string;
 test.beforeAll(async () => {
@@ -78,7 +82,10 @@ async function holdPhotoUploads(page: Page): Promise<() => void> {
 const toasts = (page: Page) => page.getByRole("region", { name: "Notifications (F8)" });
 
 test.describe("photos with an enquiry, with JavaScript", () => {
-  test("three photos show thumbnails, names and progress; one removed; the enquiry is stored with two and the form resets", async ({ page, server }) => {
+  test("three photos show thumbnails, names and progress; one removed; the enquiry is stored with two and the form resets", async ({
+    page,
+    server,
+  }) => {
     const name = `Photo Visitor ${randomUUID().slice(0, 8)}`;
     await page.goto("/contact");
     await hydrated(page);
@@ -94,7 +101,9 @@ test.describe("photos with an enquiry, with JavaScript", () => {
     for (const photo of ["wall.jpg", "slope.jpg", "garden.jpg"]) {
       const item = chosen(page).filter({ hasText: photo });
       await expect(item.getByRole("progressbar", { name: `Sending ${photo}` })).toBeVisible();
-      await expect.poll(() => item.locator("img").evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+      await expect
+        .poll(() => item.locator("img").evaluate((img: HTMLImageElement) => img.naturalWidth))
+        .toBeGreaterThan(0);
     }
     release();
     // Each photo is made smaller in a worker first, one at a time: a loaded machine may take a while.
@@ -126,7 +135,10 @@ test.describe("photos with an enquiry, with JavaScript", () => {
     expect(await storedWithPhotos(server.dataDir, name)).toEqual([{ message: TEXT.message, photos: 1 }]);
   });
 
-  test("photos chosen before the form's script has loaded are taken up and sent when it loads", async ({ page, server }) => {
+  test("photos chosen before the form's script has loaded are taken up and sent when it loads", async ({
+    page,
+    server,
+  }) => {
     const name = `Early Visitor ${randomUUID().slice(0, 8)}`;
     // The island's React part is held back, so the photo is chosen in the plain, server-rendered form.
     let release!: () => void;
@@ -160,7 +172,9 @@ test.describe("photos with an enquiry, with JavaScript", () => {
     await expect(chosen(page)).toHaveCount(5);
   });
 
-  test("a file that is not a JPEG, PNG, WebP or AVIF photo, or is over 15 MB, is refused in the picker, by name", async ({ page }) => {
+  test("a file that is not a JPEG, PNG, WebP or AVIF photo, or is over 15 MB, is refused in the picker, by name", async ({
+    page,
+  }) => {
     const sent: string[] = [];
     page.on("request", (request) => {
       if (request.url().endsWith("/api/enquiry-photos")) sent.push(request.url());
@@ -180,7 +194,10 @@ test.describe("photos with an enquiry, with JavaScript", () => {
     expect(sent).toEqual([]);
   });
 
-  test("a photo the server refuses (a decompression bomb) is named, and the text and the other photos stay", async ({ page, server }) => {
+  test("a photo the server refuses (a decompression bomb) is named, and the text and the other photos stay", async ({
+    page,
+    server,
+  }) => {
     const name = `Bomb Visitor ${randomUUID().slice(0, 8)}`;
     await page.goto("/contact");
     await hydrated(page);
@@ -214,14 +231,20 @@ test.describe("photos past the daily cap", () => {
     await page.getByRole("button", { name: "Send Message" }).click();
     await expect(toasts(page).getByText("Message Sent")).toBeVisible();
     await expect(
-      page.getByText("Your message was sent, but we could not take photos today. Please e-mail them to mark@cornerstonestonemasonry.co.nz.", { exact: true }),
+      page.getByText(
+        "Your message was sent, but we could not take photos today. Please e-mail them to mark@cornerstonestonemasonry.co.nz.",
+        { exact: true },
+      ),
     ).toBeVisible();
     // The first photo of the day was taken; the second was not.
     expect(await storedWithPhotos(server.dataDir, name)).toEqual([{ message: TEXT.message, photos: 1 }]);
   });
 
   test.describe("without JavaScript", () => {
-    test.use({ javaScriptEnabled: false, serverSetup: { env: { ENQUIRY_PHOTOS_PER_DAY: "1" }, name: "photo-cap-no-js" } });
+    test.use({
+      javaScriptEnabled: false,
+      serverSetup: { env: { ENQUIRY_PHOTOS_PER_DAY: "1" }, name: "photo-cap-no-js" },
+    });
 
     test("the enquiry is stored without them and the page says to e-mail them", async ({ page, server }) => {
       const name = `No-JS Capped ${randomUUID().slice(0, 8)}`;
@@ -231,7 +254,10 @@ test.describe("photos past the daily cap", () => {
       await page.getByRole("button", { name: "Send Message" }).click();
       await expect(page.getByRole("status").filter({ hasText: "Message Sent" })).toBeVisible();
       await expect(
-        page.getByText("Your message was sent, but we could not take photos today. Please e-mail them to mark@cornerstonestonemasonry.co.nz.", { exact: true }),
+        page.getByText(
+          "Your message was sent, but we could not take photos today. Please e-mail them to mark@cornerstonestonemasonry.co.nz.",
+          { exact: true },
+        ),
       ).toBeVisible();
       // The first photo of the day was taken; the second was not.
       expect(await storedWithPhotos(server.dataDir, name)).toEqual([{ message: TEXT.message, photos: 1 }]);
@@ -245,7 +271,10 @@ test.describe("photos with an enquiry, without JavaScript", () => {
   test("the form posts the photos as multipart and the enquiry is stored with them", async ({ page, server }) => {
     const name = `No-JS Photos ${randomUUID().slice(0, 8)}`;
     await page.goto("/contact");
-    await expect(page.locator("form[action='/contact#contact-result']")).toHaveAttribute("enctype", "multipart/form-data");
+    await expect(page.locator("form[action='/contact#contact-result']")).toHaveAttribute(
+      "enctype",
+      "multipart/form-data",
+    );
     await fillText(page, name);
     await page.getByLabel(PHOTOS_LABEL).setInputFiles(photoFiles("wall", "slope"));
     await page.getByRole("button", { name: "Send Message" }).click();
@@ -262,7 +291,10 @@ test.describe("photos with an enquiry, without JavaScript", () => {
       { name: "wall.jpg", mimeType: "image/jpeg", buffer: await fs.readFile(photoFiles("wall")[0]!) },
       { name: "bomb.png", mimeType: "image/png", buffer: pngBomb(20_000, 20_000) },
     ]);
-    const [answer] = await Promise.all([page.waitForResponse((r) => r.url().endsWith("/contact") && r.request().method() === "POST"), page.getByRole("button", { name: "Send Message" }).click()]);
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/contact") && r.request().method() === "POST"),
+      page.getByRole("button", { name: "Send Message" }).click(),
+    ]);
     expect(answer.status()).toBeGreaterThanOrEqual(400);
     const alert = page.getByRole("alert").filter({ hasText: "bomb.png" });
     await expect(alert).toContainText("Photo bomb.png is too large to process.");
@@ -272,7 +304,10 @@ test.describe("photos with an enquiry, without JavaScript", () => {
     expect(await tempFilesLeft(server.dataDir)).toEqual([]);
   });
 
-  test("more than five photos, or one over 15 MB, are refused after the whole post is read, with the text kept", async ({ page, server }) => {
+  test("more than five photos, or one over 15 MB, are refused after the whole post is read, with the text kept", async ({
+    page,
+    server,
+  }) => {
     const name = `No-JS Many ${randomUUID().slice(0, 8)}`;
     await page.goto("/contact");
     await fillText(page, name);
@@ -281,7 +316,9 @@ test.describe("photos with an enquiry, without JavaScript", () => {
     await expect(page.getByRole("alert").filter({ hasText: "Up to 5 photos." })).toBeVisible();
     await expectTextKept(page, name);
 
-    await page.getByLabel(PHOTOS_LABEL).setInputFiles([{ name: "huge.jpg", mimeType: "image/jpeg", buffer: Buffer.alloc(15 * 1024 * 1024 + 1) }]);
+    await page
+      .getByLabel(PHOTOS_LABEL)
+      .setInputFiles([{ name: "huge.jpg", mimeType: "image/jpeg", buffer: Buffer.alloc(15 * 1024 * 1024 + 1) }]);
     await page.getByRole("button", { name: "Send Message" }).click();
     await expect(page.getByRole("alert").filter({ hasText: "Photo huge.jpg is larger than 15 MB." })).toBeVisible();
     await expectTextKept(page, name);

@@ -34,7 +34,9 @@ async function expectFitsViewport(page: Page) {
   expect(await dialog.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
 }
 
-test("save twice, restore the first version, see it on the public page, then reset to the default", async ({ page }) => {
+test("save twice, restore the first version, see it on the public page, then reset to the default", async ({
+  page,
+}) => {
   // Unique texts, so a repeated run on the same server never finds an earlier run's versions.
   const run = Math.random().toString(36).slice(2, 8);
   const first = `Stone walls that outlast us all (${run})`;

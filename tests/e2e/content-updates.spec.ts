@@ -10,7 +10,10 @@ async function save(request: APIRequestContext, key: string, content: string) {
 
 test.describe("a content save is visible at once", () => {
   // Each test writes its own unique text first, so it holds in any order and when repeated.
-  test("the server-rendered pages and the content API show new text straight after a save", async ({ request, page }) => {
+  test("the server-rendered pages and the content API show new text straight after a save", async ({
+    request,
+    page,
+  }) => {
     const run = randomUUID().slice(0, 8);
     await signInApi(request);
     await save(request, "hero.title", `Headline before ${run}`);
@@ -39,17 +42,26 @@ test.describe("a content save is visible at once", () => {
 
   test("a gallery write refreshes the cached pages too", async ({ request }) => {
     await signInApi(request);
-    const before = ((await (await request.get("/api/galleries/traditional")).json()) as { id: string }[]).map((image) => image.id);
+    const before = ((await (await request.get("/api/galleries/traditional")).json()) as { id: string }[]).map(
+      (image) => image.id,
+    );
     // Warm the cache: the page and the API read, each twice.
     for (let i = 0; i < 2; i++) {
       expect((await request.get("/stonework")).status()).toBe(200);
-      expect(((await (await request.get("/api/galleries/traditional")).json()) as { id: string }[]).map((image) => image.id)).toEqual(before);
+      expect(
+        ((await (await request.get("/api/galleries/traditional")).json()) as { id: string }[]).map((image) => image.id),
+      ).toEqual(before);
     }
     const { uploadURL } = await (await request.post("/api/objects/upload")).json();
     const { makeImage } = await import("../fixtures/images");
-    const put = await request.put(uploadURL, { data: await makeImage("jpeg", { width: 600, height: 400 }), headers: { "Content-Type": "image/jpeg" } });
+    const put = await request.put(uploadURL, {
+      data: await makeImage("jpeg", { width: 600, height: 400 }),
+      headers: { "Content-Type": "image/jpeg" },
+    });
     expect(put.status()).toBe(200);
-    const added = await request.put("/api/admin/gallery-images", { data: { imageURL: uploadURL, galleryType: "traditional", caption: "", sortOrder: String(before.length) } });
+    const added = await request.put("/api/admin/gallery-images", {
+      data: { imageURL: uploadURL, galleryType: "traditional", caption: "", sortOrder: String(before.length) },
+    });
     expect(added.status()).toBe(201);
     const image = (await added.json()) as { id: string; imagePath: string };
     expect(await (await request.get("/stonework")).text()).toContain(image.imagePath);

@@ -20,12 +20,17 @@ async function withTablesAway(dataDir: string, during: () => Promise<void>) {
 const DEFAULT_HEADLINE = "Stonemasonry &amp; Hard Landscaping in Taranaki";
 
 test.describe("a render that fell back because the database failed", () => {
-  test("is shown, but never cached: the stored text is back as soon as the database is", async ({ request, server }) => {
+  test("is shown, but never cached: the stored text is back as soon as the database is", async ({
+    request,
+    server,
+  }) => {
     const headline = `Stored headline ${randomUUID().slice(0, 8)}`;
     expect((await request.post("/api/login", { data: TEST_ADMIN })).status()).toBe(200);
     // A save also empties the page cache, so this test does not depend on what ran before it.
     expect((await request.put("/api/admin/content/hero.title", { data: { content: headline } })).status()).toBe(200);
-    expect((await request.put("/api/admin/content/stonework.intro", { data: { content: `${headline} intro` } })).status()).toBe(200);
+    expect(
+      (await request.put("/api/admin/content/stonework.intro", { data: { content: `${headline} intro` } })).status(),
+    ).toBe(200);
 
     await withTablesAway(server.dataDir, async () => {
       for (let i = 0; i < 2; i++) {

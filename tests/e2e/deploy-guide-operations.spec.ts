@@ -32,7 +32,10 @@ const EXAMPLE_BACKUP = "cornerstone-20260101-030000.tar.gz";
 const isRoot = process.getuid?.() === 0;
 // Skipped only outside root: the guide's commands create a system user and run the site as it, which
 // needs root. CI (bash .ci/run) runs as root, so there it always runs.
-test.skip(!isRoot, "The deployment guide's test runs as root (bash .ci/run runs it so): it creates the user cornerstone and runs the site as it.");
+test.skip(
+  !isRoot,
+  "The deployment guide's test runs as root (bash .ci/run runs it so): it creates the user cornerstone and runs the site as it.",
+);
 test.use({ ignoreHTTPSErrors: true });
 
 type Folders = { root: string; envFile: string; dataDir: string; restoreDir: string };
@@ -42,7 +45,10 @@ function onThisMachine(command: string, folders: Folders, backupFile?: string): 
   let local = command;
   if (backupFile) {
     local = local
-      .replaceAll(`/srv/cornerstone-restore/${EXAMPLE_BACKUP}`, path.join(folders.restoreDir, path.basename(backupFile)))
+      .replaceAll(
+        `/srv/cornerstone-restore/${EXAMPLE_BACKUP}`,
+        path.join(folders.restoreDir, path.basename(backupFile)),
+      )
       .replaceAll(`/root/${EXAMPLE_BACKUP}`, backupFile);
   }
   return local
@@ -59,7 +65,10 @@ async function runGuideCommand(
   options: { backupFile?: string; input?: string } = {},
 ): Promise<{ stdout: string; stderr: string }> {
   expect(await fs.readFile(GUIDE_FILE, "utf8"), `docs/DEPLOY.md no longer says: ${command}`).toContain(command);
-  const child = spawn("sh", ["-c", onThisMachine(command, folders, options.backupFile)], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn("sh", ["-c", onThisMachine(command, folders, options.backupFile)], {
+    cwd: ROOT,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   endStdin(child, options.input ?? "");
   let stdout = "";
   let stderr = "";
@@ -108,13 +117,20 @@ async function letTheSiteUserReachTheCheckout(): Promise<() => Promise<void>> {
 }
 
 /** `systemctl start cornerstone`, as the unit says: its user, folder, command and environment. */
-async function startService(folders: Folders): Promise<{ child: ChildProcess; output: () => string; stop(): Promise<void> }> {
+async function startService(
+  folders: Folders,
+): Promise<{ child: ChildProcess; output: () => string; stop(): Promise<void> }> {
   const { settings, environment } = await readUnit();
   expect(settings.get("EnvironmentFile")).toBe("/etc/cornerstone/cornerstone.env");
   expect(settings.get("WorkingDirectory")).toBe(LIVE_RELEASE);
   const [program, ...args] = settings.get("ExecStart")!.replaceAll(LIVE_RELEASE, ROOT).split(" ");
   // The guide's Node is NodeSource's, in /usr/bin; a machine with Node elsewhere runs this test's own.
-  const node = (await fs.access(program!).then(() => true, () => false)) ? program! : process.execPath;
+  const node = (await fs.access(program!).then(
+    () => true,
+    () => false,
+  ))
+    ? program!
+    : process.execPath;
   const fileSettings = parseEnvFile(await fs.readFile(folders.envFile, "utf8")).values;
   const child = spawn("runuser", ["-u", settings.get("User")!, "--", node, ...args], {
     cwd: ROOT,
@@ -154,13 +170,22 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
     await test.step("the systemd units (service and socket) pass systemd-analyze verify", async () => {
       const analyze = spawnSync("sh", ["-c", "command -v systemd-analyze"], { encoding: "utf8" }).stdout.trim();
       if (!analyze) {
-        test.info().annotations.push({ type: "note", description: "systemd-analyze is not installed here: the unit was not verified." });
+        test.info().annotations.push({
+          type: "note",
+          description: "systemd-analyze is not installed here: the unit was not verified.",
+        });
         return;
       }
       const unit = path.join(root, "cornerstone.service");
       let text = await fs.readFile(UNIT_FILE, "utf8");
       // verify checks that ExecStart's program exists: use this machine's Node where /usr/bin/node is missing.
-      if (!(await fs.access("/usr/bin/node").then(() => true, () => false))) text = text.replace("/usr/bin/node", process.execPath);
+      if (
+        !(await fs.access("/usr/bin/node").then(
+          () => true,
+          () => false,
+        ))
+      )
+        text = text.replace("/usr/bin/node", process.execPath);
       await fs.writeFile(unit, text);
       const socket = path.join(root, "cornerstone.socket");
       await fs.copyFile(SOCKET_FILE, socket);
@@ -171,7 +196,11 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
 
     await test.step("3. a user for the site", async () => {
       const exists = spawnSync("getent", ["passwd", "cornerstone"]).status === 0;
-      if (!exists) await runGuideCommand("useradd --system --create-home --home-dir /home/cornerstone --shell /usr/sbin/nologin cornerstone", folders);
+      if (!exists)
+        await runGuideCommand(
+          "useradd --system --create-home --home-dir /home/cornerstone --shell /usr/sbin/nologin cornerstone",
+          folders,
+        );
       expect(spawnSync("getent", ["passwd", "cornerstone"]).status).toBe(0);
     });
 
@@ -183,7 +212,10 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
 
     await test.step("5. the settings: the shipped file, installed and edited", async () => {
       await fs.mkdir(path.dirname(folders.envFile), { mode: 0o755 });
-      await runGuideCommand("cp /opt/cornerstone/deploy/cornerstone.env.example /etc/cornerstone/cornerstone.env", folders);
+      await runGuideCommand(
+        "cp /opt/cornerstone/deploy/cornerstone.env.example /etc/cornerstone/cornerstone.env",
+        folders,
+      );
       await runGuideCommand("chgrp cornerstone /etc/cornerstone/cornerstone.env", folders);
       await runGuideCommand("chmod 640 /etc/cornerstone/cornerstone.env", folders);
       // "Edit the file": the domain (step 5) and the mail lines (step 8); here, this machine's ports and folders.
@@ -207,7 +239,8 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
       expect(spawnSync("chown", ["cornerstone:cornerstone", folders.dataDir]).status).toBe(0);
     });
 
-    let service = await test.step("6. the service starts as cornerstone with the settings file", () => startService(folders));
+    let service = await test.step("6. the service starts as cornerstone with the settings file", () =>
+      startService(folders));
     cleanups.push(() => service.stop());
 
     let password = "";
@@ -221,9 +254,13 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
       expect(password).toHaveLength(24);
     });
 
-    const caddy: Caddy = await test.step("7. HTTPS with Caddy (its internal CA in place of Let's Encrypt), deploy/Caddyfile's proxy lines", async () =>
-      startCaddy({ upstream: `127.0.0.1:${nodePort}`, port: caddyPort, proxyDirective: await shippedProxyDirective(`127.0.0.1:${nodePort}`) }),
-    );
+    const caddy: Caddy =
+      await test.step("7. HTTPS with Caddy (its internal CA in place of Let's Encrypt), deploy/Caddyfile's proxy lines", async () =>
+        startCaddy({
+          upstream: `127.0.0.1:${nodePort}`,
+          port: caddyPort,
+          proxyDirective: await shippedProxyDirective(`127.0.0.1:${nodePort}`),
+        }));
     cleanups.push(() => caddy.stop());
 
     await test.step("8. e-mail: the worked example means what the guide says it means", async () => {
@@ -238,7 +275,10 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
         user: "website@example.co.nz",
         pass: "p@ss:w/rd#1",
       });
-      expect(parseMailAddress(values.MAIL_FROM ?? "")).toMatchObject({ name: "Website", address: "website@example.co.nz" });
+      expect(parseMailAddress(values.MAIL_FROM ?? "")).toMatchObject({
+        name: "Website",
+        address: "website@example.co.nz",
+      });
     });
 
     await test.step("8. e-mail: sign in and press Send test e-mail in the dashboard's E-mail view", async () => {
@@ -258,7 +298,10 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
 
     let backupFile = "";
     await test.step("9. a backup by hand, as cornerstone, with the service's settings", async () => {
-      const { stdout, stderr } = await runGuideCommand("runuser -u cornerstone -- npm run backup -- --env-file /etc/cornerstone/cornerstone.env", folders);
+      const { stdout, stderr } = await runGuideCommand(
+        "runuser -u cornerstone -- npm run backup -- --env-file /etc/cornerstone/cornerstone.env",
+        folders,
+      );
       expect(stderr).toContain(`Settings read from ${folders.envFile} (`);
       backupFile = /Backup written: (\S+\.tar\.gz)/.exec(stdout)?.[1] ?? "";
       expect(path.dirname(backupFile)).toBe(path.join(folders.dataDir, "backups"));
@@ -275,8 +318,7 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
       },
     };
     const offsite = await test.step("12. off-site backups: a bucket, the settings, a backup copied off-site", () =>
-      offsiteBackupStep(guide, page, caddy.url),
-    );
+      offsiteBackupStep(guide, page, caddy.url));
     cleanups.push(() => offsite.stop());
 
     await test.step("10. restore a copy kept outside DATA_DIR, with the service stopped", async () => {

@@ -24,7 +24,12 @@ test.describe("a section that fails to load", () => {
     await page.request.put("/api/admin/content/footer.description", { data: { content: "The real footer text." } });
     let failures = 1;
     await page.route("**/api/content/footer.description", async (route) => {
-      if (failures-- > 0) await route.fulfill({ status: 500, contentType: "application/json", body: '{"message":"Something went wrong"}' });
+      if (failures-- > 0)
+        await route.fulfill({
+          status: 500,
+          contentType: "application/json",
+          body: '{"message":"Something went wrong"}',
+        });
       else await route.continue();
     });
     await page.goto("/admin?view=content:footer");
@@ -60,7 +65,9 @@ test.describe("unsaved text", () => {
     await expect(page).toHaveURL(/\/admin$/);
   });
 
-  test("the browser's Back (a phone's back gesture) asks too, and the view stays until the owner discards", async ({ page }) => {
+  test("the browser's Back (a phone's back gesture) asks too, and the view stays until the owner discards", async ({
+    page,
+  }) => {
     const field = await openFooterEditor(page);
     await field.fill("Another unsaved edit");
     await page.goBack();

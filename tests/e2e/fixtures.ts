@@ -51,7 +51,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   // Each test is its own visitor, so per-IP limits never leak between tests.
   extraHTTPHeaders: async ({}, use, testInfo) => {
     ipCounter += 1;
-    await use({ "x-forwarded-for": `10.${testInfo.workerIndex % 250}.${Math.floor(ipCounter / 250) % 250}.${(ipCounter % 250) + 1}` });
+    await use({
+      "x-forwarded-for": `10.${testInfo.workerIndex % 250}.${Math.floor(ipCounter / 250) % 250}.${(ipCounter % 250) + 1}`,
+    });
   },
   // Fail on uncaught page errors and hydration warnings.
   pageErrors: [
@@ -65,7 +67,12 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         if (/Failed to load resource/.test(text)) return;
         // Playwright's trace recorder re-reads an image that failed to decode (a test's broken file, shown as an
         // upload thumbnail) from its blob: URL, which the CSP's connect-src refuses. Without tracing it never appears.
-        if (/^Connecting to 'blob:[^']*' violates the following Content Security Policy directive: "connect-src/.test(text)) return;
+        if (
+          /^Connecting to 'blob:[^']*' violates the following Content Security Policy directive: "connect-src/.test(
+            text,
+          )
+        )
+          return;
         errors.push(`console.error: ${text}`);
       });
       // Pages' own files (scripts, styles, images) must never fail to load.

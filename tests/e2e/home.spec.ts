@@ -97,21 +97,37 @@ test.describe("home page with gallery images and stored text", () => {
 
     // The next image is fetched ahead of its turn; wait until it has loaded.
     await expect(hero.locator("img")).toHaveCount(2);
-    await expect.poll(() => hero.locator("img").nth(1).evaluate((img: HTMLImageElement) => img.complete)).toBe(true);
+    await expect
+      .poll(() =>
+        hero
+          .locator("img")
+          .nth(1)
+          .evaluate((img: HTMLImageElement) => img.complete),
+      )
+      .toBe(true);
     await page.clock.runFor(4900);
     await expect(hero).toHaveAttribute("data-hero-index", "0");
     await page.clock.runFor(200);
     await expect(hero).toHaveAttribute("data-hero-index", "1");
 
     await expect(hero.locator("img")).toHaveCount(3);
-    await expect.poll(() => hero.locator("img").nth(2).evaluate((img: HTMLImageElement) => img.complete)).toBe(true);
+    await expect
+      .poll(() =>
+        hero
+          .locator("img")
+          .nth(2)
+          .evaluate((img: HTMLImageElement) => img.complete),
+      )
+      .toBe(true);
     await page.clock.runFor(5000);
     await expect(hero).toHaveAttribute("data-hero-index", "2");
     await page.clock.runFor(5000);
     await expect(hero).toHaveAttribute("data-hero-index", "0");
   });
 
-  test("the first turn comes 5000 ms after the first photo shows, even when the script arrives later", async ({ page }) => {
+  test("the first turn comes 5000 ms after the first photo shows, even when the script arrives later", async ({
+    page,
+  }) => {
     await page.clock.install({ time: new Date("2026-01-01T09:00:00Z") });
     await page.clock.pauseAt(new Date("2026-01-01T09:00:01Z"));
     // The hero's script is held back while the page's clock moves on, as on a slow phone.
@@ -131,7 +147,14 @@ test.describe("home page with gallery images and stored text", () => {
     await hydrated(page);
     // The next photo is fetched once the script is there; wait until it has loaded.
     await expect(hero.locator("img")).toHaveCount(2);
-    await expect.poll(() => hero.locator("img").nth(1).evaluate((img: HTMLImageElement) => img.complete)).toBe(true);
+    await expect
+      .poll(() =>
+        hero
+          .locator("img")
+          .nth(1)
+          .evaluate((img: HTMLImageElement) => img.complete),
+      )
+      .toBe(true);
     // 3000 + 1900 ms after the first photo showed: not yet.
     await page.clock.runFor(1900);
     await expect(hero).toHaveAttribute("data-hero-index", "0");
@@ -139,7 +162,14 @@ test.describe("home page with gallery images and stored text", () => {
     await page.clock.runFor(200);
     await expect(hero).toHaveAttribute("data-hero-index", "1");
     // Then every 5000 ms.
-    await expect.poll(() => hero.locator("img").nth(2).evaluate((img: HTMLImageElement) => img.complete)).toBe(true);
+    await expect
+      .poll(() =>
+        hero
+          .locator("img")
+          .nth(2)
+          .evaluate((img: HTMLImageElement) => img.complete),
+      )
+      .toBe(true);
     await page.clock.runFor(4800);
     await expect(hero).toHaveAttribute("data-hero-index", "1");
     await page.clock.runFor(200);

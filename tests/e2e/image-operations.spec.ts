@@ -32,7 +32,11 @@ test.describe("image processing in production", () => {
 
   test("image bombs get 422 from a separate worker while the web process stays under 250 MB", async () => {
     const cookie = await signInOverHttp(server.url);
-    const photo = await registerOverHttp(server.url, cookie, await uploadOverHttp(server.url, cookie, await makeImage("jpeg", { width: 1600, height: 1200 })));
+    const photo = await registerOverHttp(
+      server.url,
+      cookie,
+      await uploadOverHttp(server.url, cookie, await makeImage("jpeg", { width: 1600, height: 1200 })),
+    );
     expect(photo.status).toBe(201);
     const worker = await workerPid(server);
 
@@ -48,7 +52,11 @@ test.describe("image processing in production", () => {
     }
 
     // Still the same worker, and it still works.
-    const after = await registerOverHttp(server.url, cookie, await uploadOverHttp(server.url, cookie, await makeImage("png", { width: 800, height: 600 })));
+    const after = await registerOverHttp(
+      server.url,
+      cookie,
+      await uploadOverHttp(server.url, cookie, await makeImage("png", { width: 800, height: 600 })),
+    );
     expect(after.status).toBe(201);
     expect(await workerPid(server)).toBe(worker);
 
@@ -75,7 +83,11 @@ test.describe("image processing in production", () => {
         sendPhoto(pngBomb(20_000, 20_000), "bomb.png"),
         sendPhoto(await truncatedJpeg(), "half.jpg"),
       ]),
-      registerOverHttp(server.url, cookie, await uploadOverHttp(server.url, cookie, await makeImage("jpeg", { width: 1600, height: 1200 }))),
+      registerOverHttp(
+        server.url,
+        cookie,
+        await uploadOverHttp(server.url, cookie, await makeImage("jpeg", { width: 1600, height: 1200 })),
+      ),
     ]);
     for (const photo of sent.slice(0, 5)) {
       expect(photo.status).toBe(201);
@@ -94,7 +106,10 @@ test.describe("image processing in production", () => {
   test("a worker killed mid-job: that upload gets 422, the next one works on a new worker", async () => {
     const cookie = await signInOverHttp(server.url);
     // Warm up, so the worker exists and sits idle before the photo arrives.
-    expect((await registerOverHttp(server.url, cookie, await uploadOverHttp(server.url, cookie, await makeImage("jpeg")))).status).toBe(201);
+    expect(
+      (await registerOverHttp(server.url, cookie, await uploadOverHttp(server.url, cookie, await makeImage("jpeg"))))
+        .status,
+    ).toBe(201);
     const worker = await workerPid(server);
 
     const noisy = await makeNoisyJpeg(2400, 1800);
@@ -102,14 +117,23 @@ test.describe("image processing in production", () => {
     const idleTicks = await cpuTicks(worker);
     const pending = registerOverHttp(server.url, cookie, url, { caption: "never stored" });
     // Busy on the photo: a quarter of a second of CPU beyond what it had used while idle.
-    await expect.poll(async () => (await cpuTicks(worker)) - idleTicks, { intervals: [10], timeout: 20_000 }).toBeGreaterThan(25);
+    await expect
+      .poll(async () => (await cpuTicks(worker)) - idleTicks, { intervals: [10], timeout: 20_000 })
+      .toBeGreaterThan(25);
     process.kill(worker, "SIGKILL");
 
     const crashed = await pending;
-    expect(crashed).toEqual({ status: 422, body: { message: "The image could not be read. Please try a different file." } });
+    expect(crashed).toEqual({
+      status: 422,
+      body: { message: "The image could not be read. Please try a different file." },
+    });
     expect(isRunning(worker)).toBe(false);
 
-    const next = await registerOverHttp(server.url, cookie, await uploadOverHttp(server.url, cookie, await makeImage("webp", { width: 700, height: 500 })));
+    const next = await registerOverHttp(
+      server.url,
+      cookie,
+      await uploadOverHttp(server.url, cookie, await makeImage("webp", { width: 700, height: 500 })),
+    );
     expect(next.status).toBe(201);
     const replacement = await workerPid(server);
     expect(replacement).not.toBe(worker);
@@ -121,7 +145,10 @@ test.describe("image processing in production", () => {
 
   test("the worker ends with the server: at a graceful stop, and when the server itself is killed", async () => {
     const cookie = await signInOverHttp(server.url);
-    expect((await registerOverHttp(server.url, cookie, await uploadOverHttp(server.url, cookie, await makeImage("jpeg")))).status).toBe(201);
+    expect(
+      (await registerOverHttp(server.url, cookie, await uploadOverHttp(server.url, cookie, await makeImage("jpeg"))))
+        .status,
+    ).toBe(201);
     const worker = await workerPid(server);
     server.signal("SIGTERM");
     expect(await server.exited).toBe(0);
@@ -130,7 +157,15 @@ test.describe("image processing in production", () => {
     const other = await startTestServer({ env: { ...PRODUCTION_MALLOC_ENV } });
     try {
       const otherCookie = await signInOverHttp(other.url);
-      expect((await registerOverHttp(other.url, otherCookie, await uploadOverHttp(other.url, otherCookie, await makeImage("png")))).status).toBe(201);
+      expect(
+        (
+          await registerOverHttp(
+            other.url,
+            otherCookie,
+            await uploadOverHttp(other.url, otherCookie, await makeImage("png")),
+          )
+        ).status,
+      ).toBe(201);
       const orphan = await workerPid(other);
       other.signal("SIGKILL");
       await other.exited;

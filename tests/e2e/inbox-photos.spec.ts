@@ -13,7 +13,13 @@ import { expect, hydrated, isPhone, test } from "./fixtures";
 /** Three real JPEGs of different shapes and colours, camera-sized. */
 async function photo(width: number, height: number, colour: { r: number; g: number; b: number }): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: colour } })
-    .composite([{ input: Buffer.from(`<svg width="${width}" height="${height}"><circle cx="${width / 2}" cy="${height / 2}" r="${Math.min(width, height) / 3}" fill="white"/></svg>`) }])
+    .composite([
+      {
+        input: Buffer.from(
+          `<svg width="${width}" height="${height}"><circle cx="${width / 2}" cy="${height / 2}" r="${Math.min(width, height) / 3}" fill="white"/></svg>`,
+        ),
+      },
+    ])
     .jpeg({ quality: 85 })
     .toBuffer();
 }
@@ -36,7 +42,10 @@ async function swipe(page: Page, target: Locator, dx: number, touch: boolean) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: [{ x: startX, y }] });
   for (let step = 1; step <= 5; step++) {
-    await cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: [{ x: startX + (dx * step) / 5, y }] });
+    await cdp.send("Input.dispatchTouchEvent", {
+      type: "touchMove",
+      touchPoints: [{ x: startX + (dx * step) / 5, y }],
+    });
   }
   await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
   await cdp.detach();
@@ -44,7 +53,9 @@ async function swipe(page: Page, target: Locator, dx: number, touch: boolean) {
 
 const loaded = (image: Locator) => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0);
 
-test("an enquiry's 3 photos show as thumbnails in the inbox and open in a full-screen viewer that steps by button, key and swipe", async ({ page }, testInfo) => {
+test("an enquiry's 3 photos show as thumbnails in the inbox and open in a full-screen viewer that steps by button, key and swipe", async ({
+  page,
+}, testInfo) => {
   const name = `Aroha ${testInfo.project.name} ${Math.random().toString(36).slice(2, 7)}`;
   const touch = isPhone(testInfo);
   const press = (control: Locator) => (touch ? control.tap() : control.click());

@@ -18,24 +18,41 @@ test.describe.configure({ timeout: 120_000 });
 type Variant = { path: string };
 type ApiImage = { imagePath: string; variants: { avif: Variant[]; webp: Variant[]; jpeg: Variant } };
 
-const pathsOf = (image: ApiImage) => new Set([image.imagePath, ...[...image.variants.avif, ...image.variants.webp, image.variants.jpeg].map((v) => v.path)]);
+const pathsOf = (image: ApiImage) =>
+  new Set([
+    image.imagePath,
+    ...[...image.variants.avif, ...image.variants.webp, image.variants.jpeg].map((v) => v.path),
+  ]);
 
 /** Media requests in the order the browser made and finished them; the largest photo's held until `release()`. */
 async function watchPhotos(page: Page, largest: Set<string>) {
   const events: { kind: "request" | "finished"; largest: boolean; path: string }[] = [];
   const isPhoto = (url: string) => new URL(url).pathname.startsWith("/media/");
   page.on("request", (request) => {
-    if (isPhoto(request.url())) events.push({ kind: "request", largest: largest.has(new URL(request.url()).pathname), path: new URL(request.url()).pathname });
+    if (isPhoto(request.url()))
+      events.push({
+        kind: "request",
+        largest: largest.has(new URL(request.url()).pathname),
+        path: new URL(request.url()).pathname,
+      });
   });
   page.on("requestfinished", (request) => {
-    if (isPhoto(request.url())) events.push({ kind: "finished", largest: largest.has(new URL(request.url()).pathname), path: new URL(request.url()).pathname });
+    if (isPhoto(request.url()))
+      events.push({
+        kind: "finished",
+        largest: largest.has(new URL(request.url()).pathname),
+        path: new URL(request.url()).pathname,
+      });
   });
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
-  await page.route((url) => largest.has(url.pathname), async (route) => {
-    await held;
-    await route.continue();
-  });
+  await page.route(
+    (url) => largest.has(url.pathname),
+    async (route) => {
+      await held;
+      await route.continue();
+    },
+  );
   return {
     events,
     release,
@@ -45,7 +62,10 @@ async function watchPhotos(page: Page, largest: Set<string>) {
 }
 
 /** Two animation frames: layout has run, and a lazy image near the screen would have been requested. */
-const twoFrames = (page: Page) => page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+const twoFrames = (page: Page) =>
+  page.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+  );
 
 test("on /, the service cards' photos start only once the hero's photo has loaded", async ({ page, request }) => {
   const [hero] = (await (await request.get("/api/galleries/homepage")).json()) as ApiImage[];
@@ -68,13 +88,23 @@ test("on /, the service cards' photos start only once the hero's photo has loade
   const firstOther = photos.events.findIndex((event) => event.kind === "request" && !event.largest);
   expect(largestDone).toBeGreaterThanOrEqual(0);
   expect(firstOther).toBeGreaterThan(largestDone);
-  await expect.poll(() => cards.evaluateAll((imgs) => imgs.every((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0))).toBe(true);
+  await expect
+    .poll(() =>
+      cards.evaluateAll((imgs) =>
+        imgs.every((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0),
+      ),
+    )
+    .toBe(true);
 });
 
-test("the favicon and the web manifest wait for the hero's photo too: in the head only once it has loaded", async ({ page, request }) => {
+test("the favicon and the web manifest wait for the hero's photo too: in the head only once it has loaded", async ({
+  page,
+  request,
+}) => {
   const [hero] = (await (await request.get("/api/galleries/homepage")).json()) as ApiImage[];
   const photos = await watchPhotos(page, pathsOf(hero!));
-  const iconOrManifest = (url: string) => ["/favicon.ico", "/icon.svg", "/manifest.webmanifest"].includes(new URL(url).pathname);
+  const iconOrManifest = (url: string) =>
+    ["/favicon.ico", "/icon.svg", "/manifest.webmanifest"].includes(new URL(url).pathname);
   const fetchedEarly: string[] = [];
   page.on("request", (request) => {
     if (iconOrManifest(request.url())) fetchedEarly.push(request.url());
@@ -90,13 +120,15 @@ test("the favicon and the web manifest wait for the hero's photo too: in the hea
 
   photos.release();
   await expect(page.locator('head link[rel="manifest"]')).toHaveAttribute("href", "/manifest.webmanifest");
-  expect(await page.locator('head link[rel="icon"]').evaluateAll((links) => links.map((link) => link.getAttribute("href")))).toEqual([
-    "/favicon.ico",
-    "/icon.svg",
-  ]);
+  expect(
+    await page.locator('head link[rel="icon"]').evaluateAll((links) => links.map((link) => link.getAttribute("href"))),
+  ).toEqual(["/favicon.ico", "/icon.svg"]);
 });
 
-test("on /stonework, the gallery's other photos wait with their boxes kept: no layout shift", async ({ page, request }) => {
+test("on /stonework, the gallery's other photos wait with their boxes kept: no layout shift", async ({
+  page,
+  request,
+}) => {
   const [first] = (await (await request.get("/api/galleries/traditional")).json()) as ApiImage[];
   await page.addInitScript(() => {
     const shifts: number[] = [];
@@ -120,19 +152,36 @@ test("on /stonework, the gallery's other photos wait with their boxes kept: no l
   await page.waitForLoadState("load");
   await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
   await expect
-    .poll(() => page.locator("[data-gallery] img").evaluateAll((imgs) => imgs.every((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0)))
+    .poll(() =>
+      page
+        .locator("[data-gallery] img")
+        .evaluateAll((imgs) =>
+          imgs.every((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0),
+        ),
+    )
     .toBe(true);
-  expect(await figures.evaluateAll((all) => all.map((figure) => figure.getBoundingClientRect().height))).toEqual(waiting);
-  expect(await page.evaluate(() => (window as unknown as { shifts: number[] }).shifts.reduce((sum, value) => sum + value, 0))).toBe(0);
+  expect(await figures.evaluateAll((all) => all.map((figure) => figure.getBoundingClientRect().height))).toEqual(
+    waiting,
+  );
+  expect(
+    await page.evaluate(() =>
+      (window as unknown as { shifts: number[] }).shifts.reduce((sum, value) => sum + value, 0),
+    ),
+  ).toBe(0);
 });
 
-test("the others wait for the largest photo to be painted, not only loaded: one that never paints holds them 3 s after its load", async ({ page }) => {
+test("the others wait for the largest photo to be painted, not only loaded: one that never paints holds them 3 s after its load", async ({
+  page,
+}) => {
   // Hidden (an eager <img> loads all the same), the hero photo never paints: Element Timing never reports it.
   await page.route(
     (url) => url.pathname === "/",
     async (route) => {
       const response = await route.fetch();
-      const html = (await response.text()).replace(/(<img [^>]*)elementtiming="largest-paint"/, '$1hidden elementtiming="largest-paint"');
+      const html = (await response.text()).replace(
+        /(<img [^>]*)elementtiming="largest-paint"/,
+        '$1hidden elementtiming="largest-paint"',
+      );
       await route.fulfill({ response, body: html });
     },
   );
@@ -148,19 +197,30 @@ test("the others wait for the largest photo to be painted, not only loaded: one 
   await expect(page.locator("html")).not.toHaveAttribute("data-photos-wait");
 });
 
-test("the largest photo never waits for a script: with every script file held, it and then the others load", async ({ page }) => {
+test("the largest photo never waits for a script: with every script file held, it and then the others load", async ({
+  page,
+}) => {
   await page.route("**/assets/*.js", () => new Promise(() => {}));
   await page.goto("/");
   const hero = page.locator("section[data-hero-index] img").first();
   await expect.poll(() => hero.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
   const cards = page.getByRole("region", { name: "What We Build" }).locator("img");
-  await expect.poll(() => cards.evaluateAll((imgs) => imgs.every((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0))).toBe(true);
+  await expect
+    .poll(() =>
+      cards.evaluateAll((imgs) =>
+        imgs.every((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0),
+      ),
+    )
+    .toBe(true);
 });
 
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
-  test("the photos load as before: the service cards' start while the hero's is still on its way", async ({ page, request }) => {
+  test("the photos load as before: the service cards' start while the hero's is still on its way", async ({
+    page,
+    request,
+  }) => {
     const [hero] = (await (await request.get("/api/galleries/homepage")).json()) as ApiImage[];
     const photos = await watchPhotos(page, pathsOf(hero!));
     await page.goto("/", { waitUntil: "domcontentloaded" });
@@ -174,9 +234,10 @@ test.describe("without JavaScript", () => {
     await page.route("**/media/**", () => new Promise(() => {}));
     await page.goto("/", { waitUntil: "domcontentloaded" });
     await expect(page.locator('head link[rel="manifest"]')).toHaveAttribute("href", "/manifest.webmanifest");
-    expect(await page.locator('head link[rel="icon"]').evaluateAll((links) => links.map((link) => link.getAttribute("href")))).toEqual([
-      "/favicon.ico",
-      "/icon.svg",
-    ]);
+    expect(
+      await page
+        .locator('head link[rel="icon"]')
+        .evaluateAll((links) => links.map((link) => link.getAttribute("href"))),
+    ).toEqual(["/favicon.ico", "/icon.svg"]);
   });
 });

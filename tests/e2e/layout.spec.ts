@@ -9,7 +9,9 @@ const NAV = [
 ] as const;
 
 test.describe("shared layout", () => {
-  test("the sticky header shows the business name linking home and highlights the current page", async ({ page }, testInfo) => {
+  test("the sticky header shows the business name linking home and highlights the current page", async ({
+    page,
+  }, testInfo) => {
     await page.goto("/stonework");
     const header = page.getByRole("banner");
     await expect(header).toHaveCSS("position", "sticky");
@@ -35,7 +37,9 @@ test.describe("shared layout", () => {
     await expect(header).toBeInViewport();
   });
 
-  test("the menu button toggles the dropdown on small screens, and choosing a link closes it", async ({ page }, testInfo) => {
+  test("the menu button toggles the dropdown on small screens, and choosing a link closes it", async ({
+    page,
+  }, testInfo) => {
     await page.goto("/");
     const button = menuButton(page);
     if (!isPhone(testInfo)) {
@@ -96,7 +100,14 @@ test.describe("shared layout", () => {
       await hydrated(page);
     }
     expect(scripts.length).toBeGreaterThan(0);
-    expect(scripts.every((script) => /^\/assets\/(island-(menu|hero)|mounted|menu-behaviour|largest-paint-attributes|hero-markup)-[\w-]+\.js$/.test(script)), scripts.join(", ")).toBe(true);
+    expect(
+      scripts.every((script) =>
+        /^\/assets\/(island-(menu|hero)|mounted|menu-behaviour|largest-paint-attributes|hero-markup)-[\w-]+\.js$/.test(
+          script,
+        ),
+      ),
+      scripts.join(", "),
+    ).toBe(true);
     expect(await page.evaluate(() => "__reactRouterContext" in window)).toBe(false);
   });
 
@@ -186,7 +197,10 @@ async function expandedInAccessibilityTree(page: Page): Promise<boolean | undefi
   const cdp = await page.context().newCDPSession(page);
   try {
     const { root } = (await cdp.send("DOM.getDocument")) as { root: { nodeId: number } };
-    const { nodeId } = (await cdp.send("DOM.querySelector", { nodeId: root.nodeId, selector: "summary[data-menu-button]" })) as { nodeId: number };
+    const { nodeId } = (await cdp.send("DOM.querySelector", {
+      nodeId: root.nodeId,
+      selector: "summary[data-menu-button]",
+    })) as { nodeId: number };
     const { nodes } = (await cdp.send("Accessibility.getPartialAXTree", { nodeId, fetchRelatives: false })) as {
       nodes: { properties?: { name: string; value: { value: unknown } }[] }[];
     };
@@ -260,7 +274,9 @@ test.describe("the phone menu closes on an outside tap, Escape and a chosen link
 
     // One behaviour for both headers (menu-behaviour.ts): the admin's once kept its own React state,
     // which Escape did not close.
-    test(`${label}: Escape closes it, from its button or from a link in it, with focus back on the button`, async ({ page }) => {
+    test(`${label}: Escape closes it, from its button or from a link in it, with focus back on the button`, async ({
+      page,
+    }) => {
       if (signedIn) await signIn(page);
       else await page.goto(path);
       await hydrated(page);

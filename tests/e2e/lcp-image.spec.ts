@@ -10,7 +10,9 @@ type Variant = { path: string; width: number };
 type ApiImage = { imagePath: string; variants: { avif: Variant[]; webp: Variant[]; jpeg: Variant } };
 
 // Photos as wide as a phone camera's (down-scaled): variants of 480, 800, 1200 and 1600 px.
-test.use({ serverSetup: { seed: { galleries: { traditional: 2, landscaping: 1 }, gallerySize: { width: 1800, height: 1200 } } } });
+test.use({
+  serverSetup: { seed: { galleries: { traditional: 2, landscaping: 1 }, gallerySize: { width: 1800, height: 1200 } } },
+});
 
 const PHONES = [
   // 390 − 2 × 16 px padding = 358 px wide, × 3 = 1074 px: the 1200 variant.
@@ -44,14 +46,20 @@ for (const phone of PHONES) {
     await expect(img).toHaveAttribute("loading", "eager");
     const sizes =
       "(min-width: 1280px) 395px, (min-width: 1024px) calc((100vw - 96px) / 3), (min-width: 640px) calc((100vw - 64px) / 2), calc(100vw - 32px)";
-    await expect(page.getByRole("region", { name: "Traditional Stonework" }).locator("source[type='image/avif']").first()).toHaveAttribute("sizes", sizes);
+    await expect(
+      page.getByRole("region", { name: "Traditional Stonework" }).locator("source[type='image/avif']").first(),
+    ).toHaveAttribute("sizes", sizes);
     const preload = page.locator('head link[rel="preload"][as="image"][fetchpriority="high"]');
     await expect(preload).toHaveCount(1);
     await expect(preload).toHaveAttribute("imagesizes", sizes);
-    expect(await preload.getAttribute("imagesrcset")).toBe(first!.variants.avif.map((v) => `${v.path} ${v.width}w`).join(", "));
+    expect(await preload.getAttribute("imagesrcset")).toBe(
+      first!.variants.avif.map((v) => `${v.path} ${v.width}w`).join(", "),
+    );
 
     const expected = first!.variants.avif.find((v) => v.width === phone.expected)!.path;
-    await expect.poll(() => img.evaluate((element: HTMLImageElement) => element.complete && element.currentSrc)).toContain(expected);
+    await expect
+      .poll(() => img.evaluate((element: HTMLImageElement) => element.complete && element.currentSrc))
+      .toContain(expected);
     const rendered = await img.evaluate((element) => element.getBoundingClientRect().width);
     expect(rendered).toBe(phone.width - 32);
     const ofFirst = [...first!.variants.avif, ...first!.variants.webp, first!.variants.jpeg].map((v) => v.path);

@@ -11,7 +11,12 @@ test.describe("mail operations", () => {
   test("a graceful restart (SIGTERM) sends no second copy, and the outbox carries on after it", async () => {
     const smtp = await startSmtpServer();
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-mail-restart-"));
-    const env = { SMTP_URL: smtp.url, MAIL_FROM: "website@example.nz", NOTIFY_EMAIL: "owner@example.nz", DATA_DIR: dataDir };
+    const env = {
+      SMTP_URL: smtp.url,
+      MAIL_FROM: "website@example.nz",
+      NOTIFY_EMAIL: "owner@example.nz",
+      DATA_DIR: dataDir,
+    };
     const enquire = (url: string, name: string) =>
       fetch(`${url}/api/contact`, {
         method: "POST",
@@ -33,14 +38,23 @@ test.describe("mail operations", () => {
         expect((await enquire(second.url, "After the restart")).status).toBe(201);
         // The outbox works through due jobs oldest first: a re-send of the first would come before this one.
         const mails = await smtp.waitForMessages(2);
-        expect(mails.map((mail) => mail.subject)).toEqual(["New enquiry from Before the restart", "New enquiry from After the restart"]);
+        expect(mails.map((mail) => mail.subject)).toEqual([
+          "New enquiry from Before the restart",
+          "New enquiry from After the restart",
+        ]);
         // Both recorded as sent: the stop waited for the send and wrote its result (no lease left to expire and resend).
-        const login = await fetch(`${second.url}/api/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(TEST_ADMIN) });
+        const login = await fetch(`${second.url}/api/login`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify(TEST_ADMIN),
+        });
         const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
         const states = async () =>
-          ((await (await fetch(`${second.url}/api/admin/contact-submissions`, { headers: { Cookie: cookie } })).json()) as { name: string; notification: { status: string; attempts: number } }[]).map(
-            (item) => [item.name, item.notification.status, item.notification.attempts],
-          );
+          (
+            (await (
+              await fetch(`${second.url}/api/admin/contact-submissions`, { headers: { Cookie: cookie } })
+            ).json()) as { name: string; notification: { status: string; attempts: number } }[]
+          ).map((item) => [item.name, item.notification.status, item.notification.attempts]);
         await expect.poll(states).toEqual([
           ["After the restart", "sent", 1],
           ["Before the restart", "sent", 1],

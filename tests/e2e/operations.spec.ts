@@ -63,7 +63,10 @@ test.describe("operations", () => {
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ username: "admin", password }),
       });
-      const cookie = login.headers.getSetCookie().find((c) => c.startsWith("cornerstone_session="))!.split(";")[0]!;
+      const cookie = login.headers
+        .getSetCookie()
+        .find((c) => c.startsWith("cornerstone_session="))!
+        .split(";")[0]!;
       const newPassword = "the owner's own long password";
       const changed = await fetch(`${second.url}/api/admin/password`, {
         method: "POST",
@@ -99,7 +102,9 @@ test.describe("operations", () => {
         body: JSON.stringify(TEST_ADMIN),
       });
       const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
-      const { uploadURL } = await (await fetch(`${server.url}/api/objects/upload`, { method: "POST", headers: { Cookie: cookie } })).json();
+      const { uploadURL } = await (
+        await fetch(`${server.url}/api/objects/upload`, { method: "POST", headers: { Cookie: cookie } })
+      ).json();
 
       // A slow upload: half now, the rest once the server is shutting down.
       const jpeg = await makeImage("jpeg", { width: 800, height: 600 });
@@ -129,7 +134,14 @@ test.describe("operations", () => {
       await expect.poll(() => uploadStatus(server.dataDir, uploadId)).toBe("receiving");
       server.signal("SIGTERM");
       // New connections are refused while the upload is still open.
-      await expect.poll(() => fetch(`${server.url}/healthz`).then(() => "accepted", () => "refused")).toBe("refused");
+      await expect
+        .poll(() =>
+          fetch(`${server.url}/healthz`).then(
+            () => "accepted",
+            () => "refused",
+          ),
+        )
+        .toBe("refused");
       sendTheRest();
 
       const response = await inFlight;
@@ -148,7 +160,15 @@ test.describe("operations", () => {
     const server = await startTestServer();
     try {
       // A write, so the database has a write-ahead log open.
-      expect((await fetch(`${server.url}/api/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(TEST_ADMIN) })).status).toBe(200);
+      expect(
+        (
+          await fetch(`${server.url}/api/login`, {
+            method: "POST",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify(TEST_ADMIN),
+          })
+        ).status,
+      ).toBe(200);
       expect(existsSync(path.join(server.dataDir, "site.db-wal"))).toBe(true);
       server.signal("SIGINT");
       expect(await server.exited).toBe(0);

@@ -17,13 +17,19 @@ test.beforeEach(({}, testInfo) => {
 
 /** Where the shared footer starts, from the top of the page, in CSS px. */
 const footerTop = (page: Page) =>
-  page.locator("footer").first().evaluate((footer) => footer.getBoundingClientRect().top + window.scrollY);
+  page
+    .locator("footer")
+    .first()
+    .evaluate((footer) => footer.getBoundingClientRect().top + window.scrollY);
 
 test.describe("the generated first password", () => {
   // Nobody configured: the first start generates the password into DATA_DIR/secrets.
   test.use({ serverSetup: { name: "temporary-password", env: { ADMIN_USERNAME: "", ADMIN_PASSWORD: "" } } });
 
-  test("with the banner and the e-mail-off notice, the footer starts within 1,700 px; the banner opens Change Password", async ({ page, server }) => {
+  test("with the banner and the e-mail-off notice, the footer starts within 1,700 px; the banner opens Change Password", async ({
+    page,
+    server,
+  }) => {
     const file = await fs.readFile(path.join(server.dataDir, "secrets", "initial-admin-password"), "utf8");
     const username = /^username: (\S+)$/m.exec(file)![1]!;
     const password = /^password: (\S+)$/m.exec(file)![1]!;
@@ -60,7 +66,9 @@ test.describe("the generated first password", () => {
     await expect(banner).toHaveCount(0);
     await page.reload();
     await expect(page.getByRole("heading", { level: 1, name: "Website Management" })).toBeVisible();
-    await expect(page.getByRole("link", { name: /^Your account/ })).toHaveAccessibleName("Your account Password, two-step: off");
+    await expect(page.getByRole("link", { name: /^Your account/ })).toHaveAccessibleName(
+      "Your account Password, two-step: off",
+    );
     await expect(banner).toHaveCount(0);
   });
 });
@@ -75,7 +83,9 @@ test.describe("the phone dashboard", () => {
     await expect(page.getByRole("heading", { level: 1, name: "Website Management" })).toBeVisible();
   });
 
-  test("the spec's three cards, then Settings and reports; each row opens its sub-view, Back returns, a reload stays", async ({ page }) => {
+  test("the spec's three cards, then Settings and reports; each row opens its sub-view, Back returns, a reload stays", async ({
+    page,
+  }) => {
     // Five rows, each opened, reloaded and left: 58 s of the default 60 s on a loaded machine.
     test.setTimeout(150_000);
     await expect(page.locator("main").getByRole("heading", { level: 2 })).toHaveText([
@@ -130,7 +140,9 @@ test.describe("the phone dashboard", () => {
     await expect(notice.locator("p").first()).toHaveText(
       "Nobody is e-mailed about new enquiries. Check this page for them, or ask whoever runs your website to turn on e-mail.",
     );
-    await expect(page.getByRole("link", { name: /^E-mail/ })).toHaveAccessibleName("E-mail Needs attention: Off: enquiries are not e-mailed");
+    await expect(page.getByRole("link", { name: /^E-mail/ })).toHaveAccessibleName(
+      "E-mail Needs attention: Off: enquiries are not e-mailed",
+    );
     const detail = notice.getByText("SMTP_URL and MAIL_FROM are not set", { exact: false });
     await expect(detail).toBeHidden();
     await notice.getByText("Details for whoever runs your website", { exact: true }).tap();

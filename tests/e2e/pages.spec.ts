@@ -83,17 +83,19 @@ test.describe("pages with stored content and gallery images", () => {
     await expect(experience.locator("p")).toHaveText(["First stored paragraph.", "Second stored paragraph."]);
     const card = page.getByRole("region", { name: "Get In Touch" });
     await expect(card.getByRole("link", { name: "06 555 1234" })).toHaveAttribute("href", "tel:065551234");
-    await expect(card.getByRole("link", { name: "jo@example.co.nz" })).toHaveAttribute("href", "mailto:jo@example.co.nz");
+    await expect(card.getByRole("link", { name: "jo@example.co.nz" })).toHaveAttribute(
+      "href",
+      "mailto:jo@example.co.nz",
+    );
     await expect(card.locator("address > span")).toHaveText(["1 Devon Street", "New Plymouth 4310"]);
     const footer = page.getByRole("contentinfo");
     await expect(footer.locator("address")).toHaveText("1 Devon Street, New Plymouth 4310");
     await expect(footer.getByRole("link", { name: "06 555 1234" })).toHaveAttribute("href", "tel:065551234");
 
     await page.goto("/landscaping");
-    await expect(page.getByRole("region", { name: "Stored call title" }).getByRole("link", { name: "Call 06 555 1234" })).toHaveAttribute(
-      "href",
-      "tel:065551234",
-    );
+    await expect(
+      page.getByRole("region", { name: "Stored call title" }).getByRole("link", { name: "Call 06 555 1234" }),
+    ).toHaveAttribute("href", "tel:065551234");
   });
 
   test("galleries show lazy images in sort order with captions and alt text", async ({ page, request }) => {
@@ -122,7 +124,9 @@ test.describe("pages with stored content and gallery images", () => {
     page.on("request", (r) => {
       if (new URL(r.url()).pathname.endsWith(".data")) dataRequests.push(r.url());
     });
-    const documentRequest = page.waitForRequest((r) => new URL(r.url()).pathname === "/landscaping" && r.resourceType() === "document");
+    const documentRequest = page.waitForRequest(
+      (r) => new URL(r.url()).pathname === "/landscaping" && r.resourceType() === "document",
+    );
     await page.getByRole("contentinfo").getByRole("link", { name: "Retaining Walls" }).click();
     await documentRequest;
     await expect(page).toHaveURL(/\/landscaping$/);

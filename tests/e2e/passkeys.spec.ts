@@ -18,7 +18,12 @@ test.use({
   viewport: { width: 375, height: 812 },
   isMobile: true,
   hasTouch: true,
-  launchOptions: { executablePath: TEST_BROWSER_PATH, args: CHROMIUM_FLAGS.map((flag) => (flag.startsWith("--host-resolver-rules=") ? `${flag}, EXCLUDE localhost` : flag)) },
+  launchOptions: {
+    executablePath: TEST_BROWSER_PATH,
+    args: CHROMIUM_FLAGS.map((flag) =>
+      flag.startsWith("--host-resolver-rules=") ? `${flag}, EXCLUDE localhost` : flag,
+    ),
+  },
 });
 
 let server: TestServer;
@@ -64,7 +69,8 @@ async function openAccount(page: Page) {
 
 /** Logout (which goes to the dashboard's Logout: back there first), then back to the login page. */
 async function signOut(page: Page) {
-  if (await page.getByRole("button", { name: "Back to Dashboard" }).count()) await page.getByRole("button", { name: "Back to Dashboard" }).click();
+  if (await page.getByRole("button", { name: "Back to Dashboard" }).count())
+    await page.getByRole("button", { name: "Back to Dashboard" }).click();
   await page.getByRole("button", { name: "Logout" }).click();
   await page.waitForURL(`${site}/`);
   await page.goto(`${site}/admin`);
@@ -121,7 +127,9 @@ test("add a passkey, sign out, sign in with it, remove it", async ({ page }) => 
   const removal = page.getByRole("dialog", { name: "Remove this passkey?" });
   await expectNoAxeViolations(page, "the Remove this passkey dialog");
   await removal.getByRole("button", { name: "Remove Passkey" }).click();
-  await expect(removal.getByLabel("Current password")).toHaveAccessibleDescription("Enter your current password, or confirm with a passkey");
+  await expect(removal.getByLabel("Current password")).toHaveAccessibleDescription(
+    "Enter your current password, or confirm with a passkey",
+  );
   await removal.getByLabel("Current password").fill(TEST_ADMIN.password);
   await removal.getByRole("button", { name: "Remove Passkey" }).click();
   await expectToast(page, "Passkey Removed");
@@ -155,7 +163,9 @@ test("sign out everywhere removes a planted passkey but keeps the one in use", a
 
   // Someone else's passkey, added with this session (their own authenticator, over the API).
   const theirs = createSoftwareAuthenticator({ origin: site, rpId: "localhost" });
-  const begun = await page.request.post(`${site}/api/admin/passkeys/options`, { data: { currentPassword: TEST_ADMIN.password } });
+  const begun = await page.request.post(`${site}/api/admin/passkeys/options`, {
+    data: { currentPassword: TEST_ADMIN.password },
+  });
   expect(begun.status()).toBe(200);
   const planted = await page.request.post(`${site}/api/admin/passkeys`, {
     data: { response: theirs.register((await begun.json()).options), name: "Not mine" },
@@ -181,7 +191,9 @@ test("sign out everywhere removes a planted passkey but keeps the one in use", a
 
   // Theirs no longer signs in; the owner's still does.
   const stranger = await page.request.post(`${site}/api/login/passkey/options`);
-  const refused = await page.request.post(`${site}/api/login/passkey`, { data: { response: theirs.authenticate(await stranger.json()) } });
+  const refused = await page.request.post(`${site}/api/login/passkey`, {
+    data: { response: theirs.authenticate(await stranger.json()) },
+  });
   expect(refused.status()).toBe(401);
   await page.getByRole("button", { name: "Sign in with a passkey" }).click();
   await expect(page.getByRole("heading", { name: "Website Management" })).toBeVisible();
@@ -207,7 +219,9 @@ test("the login page shows no passkey error until the owner presses 'Sign in wit
     };
   });
   await page.goto(`${site}/admin`);
-  await expect.poll(() => page.evaluate(() => (window as { silentOfferEnded?: string }).silentOfferEnded)).toBe("NotAllowedError");
+  await expect
+    .poll(() => page.evaluate(() => (window as { silentOfferEnded?: string }).silentOfferEnded))
+    .toBe("NotAllowedError");
   // Two frames on, the page has had its chance to react.
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   await expect(page.getByRole("button", { name: "Sign in with a passkey" })).toBeVisible();

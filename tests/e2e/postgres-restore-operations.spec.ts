@@ -33,7 +33,11 @@ test("a restore refuses while instances run, runs once they stop, and a server s
     running.push(a);
     const b = await startTestServer({ port: ports[1], env: provisioned.env });
     running.push(b);
-    const login = await fetch(`${a.url}/api/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(TEST_ADMIN) });
+    const login = await fetch(`${a.url}/api/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(TEST_ADMIN),
+    });
     const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
     const save = (content: string) =>
       fetch(`${a.url}/api/admin/content/hero.title`, {
@@ -51,7 +55,9 @@ test("a restore refuses while instances run, runs once they stop, and a server s
     // Two instances hold the lock: refused, nothing changed.
     const refused = await runScript("restore", [archive], scriptEnv);
     expect(refused.status).toBe(1);
-    expect(refused.stderr).toMatch(/A Cornerstone server \(or npm run backup\) is using the database .*Stop every instance first.*Nothing was changed\./s);
+    expect(refused.stderr).toMatch(
+      /A Cornerstone server \(or npm run backup\) is using the database .*Stop every instance first.*Nothing was changed\./s,
+    );
     expect(await provisioned.bucket.keys("backups/")).toEqual([]);
 
     // One still running is enough to refuse.
@@ -61,7 +67,9 @@ test("a restore refuses while instances run, runs once they stop, and a server s
 
     const restored = await runScript("restore", [archive], scriptEnv);
     expect(restored.status, restored.stderr).toBe(0);
-    expect(restored.stdout).toMatch(/A backup of the data it replaced was written first: s3:\/\/.+\/backups\/pre-restore-\d{8}-\d{6}-[0-9a-f]{24}-[0-9a-f]{32}\.tar\.gz/);
+    expect(restored.stdout).toMatch(
+      /A backup of the data it replaced was written first: s3:\/\/.+\/backups\/pre-restore-\d{8}-\d{6}-[0-9a-f]{24}-[0-9a-f]{32}\.tar\.gz/,
+    );
 
     // While a restore holds the database, a server refuses to start.
     const restoring = await lockDatabase(provisioned.database.url, "exclusive");

@@ -23,7 +23,14 @@ test.afterAll(async () => {
   await backends?.stop();
 });
 
-type Instances = { a: TestServer; b: TestServer; env: Record<string, string>; databaseUrl: string; cookie: string; stop(): Promise<void> };
+type Instances = {
+  a: TestServer;
+  b: TestServer;
+  env: Record<string, string>;
+  databaseUrl: string;
+  cookie: string;
+  stop(): Promise<void>;
+};
 
 async function startTwoInstances(): Promise<Instances> {
   const ports = [await freePort(), await freePort()];
@@ -38,8 +45,14 @@ async function startTwoInstances(): Promise<Instances> {
     throw failed.reason;
   }
   const [a, b] = servers as [TestServer, TestServer];
-  expect(await query(provisioned.database.url, "select username from users")).toEqual([{ username: TEST_ADMIN.username }]);
-  const login = await fetch(`${a.url}/api/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(TEST_ADMIN) });
+  expect(await query(provisioned.database.url, "select username from users")).toEqual([
+    { username: TEST_ADMIN.username },
+  ]);
+  const login = await fetch(`${a.url}/api/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(TEST_ADMIN),
+  });
   expect(login.status).toBe(200);
   return {
     a,
@@ -69,7 +82,11 @@ async function query<T>(databaseUrl: string, text: string): Promise<T[]> {
 async function putToBucket(site: TestServer, cookie: string, photo: Buffer): Promise<string> {
   const res = await fetch(`${site.url}/api/objects/upload`, { method: "POST", headers: { Cookie: cookie } });
   const { uploadURL } = (await res.json()) as { uploadURL: string };
-  const put = await fetch(uploadURL, { method: "PUT", headers: { "Content-Type": "image/jpeg" }, body: new Uint8Array(photo) });
+  const put = await fetch(uploadURL, {
+    method: "PUT",
+    headers: { "Content-Type": "image/jpeg" },
+    body: new Uint8Array(photo),
+  });
   expect(put.status).toBe(200);
   return uploadURL;
 }
@@ -141,7 +158,10 @@ test.describe("two instances, one PostgreSQL database, one bucket", () => {
       const aborted = new AbortController();
       const registering = register(a, cookie, imageURL, aborted.signal).catch((error: unknown) => error);
       await expect
-        .poll(async () => (await query<{ status: string }>(databaseUrl, "select status from uploads"))[0]?.status, { timeout: 10_000, intervals: [20] })
+        .poll(async () => (await query<{ status: string }>(databaseUrl, "select status from uploads"))[0]?.status, {
+          timeout: 10_000,
+          intervals: [20],
+        })
         .toBe("registering");
       a.signal("SIGKILL");
       await a.exited;
@@ -155,18 +175,26 @@ test.describe("two instances, one PostgreSQL database, one bucket", () => {
       const again = await register(b, cookie, imageURL);
       expect(again.status).toBe(400);
       // …and a new upload through B takes the first place, with no gap.
-      const next = await register(b, cookie, await putToBucket(b, cookie, await makeImage("jpeg", { width: 800, height: 600 })));
+      const next = await register(
+        b,
+        cookie,
+        await putToBucket(b, cookie, await makeImage("jpeg", { width: 800, height: 600 })),
+      );
       expect(next.status).toBe(201);
       expect(((await next.json()) as { sortOrder: number }).sortOrder).toBe(0);
 
       // A day later housekeeping removes what A left in the bucket.
-      const services = await openServices(parseEnv({ ...env, DATA_DIR: b.dataDir, SITE_URL: b.url }), createLogger({ level: "silent" }));
+      const services = await openServices(
+        parseEnv({ ...env, DATA_DIR: b.dataDir, SITE_URL: b.url }),
+        createLogger({ level: "silent" }),
+      );
       try {
         const id = new URL(imageURL).pathname.split("/").pop()!;
         // A was killed before, during or after it moved the photo to its private key (a bucket's move is a
         // copy, then a delete): the photo is in one place, or in both when the kill fell between the two.
         const keys = [`incoming/${id}`, `originals/${id}`];
-        const stored = async () => (await Promise.all(keys.map((key) => services.storage.exists(key)))).filter(Boolean).length;
+        const stored = async () =>
+          (await Promise.all(keys.map((key) => services.storage.exists(key)))).filter(Boolean).length;
         expect(await stored()).toBeGreaterThanOrEqual(1);
         await pruneStaleUploads(services, { now: () => new Date(Date.now() + 25 * 60 * 60 * 1000) });
         expect(await stored()).toBe(0);
@@ -196,7 +224,9 @@ test.describe("start-up on back ends it cannot use", () => {
   test("an unreachable database stops the server with a clear message", async () => {
     const result = await startServer({ DATABASE_URL: "postgres://app:hunter2@127.0.0.1:1/site" });
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain("Cannot use the PostgreSQL database at postgres://app@127.0.0.1:1/site (DATABASE_URL)");
+    expect(result.stderr).toContain(
+      "Cannot use the PostgreSQL database at postgres://app@127.0.0.1:1/site (DATABASE_URL)",
+    );
     expect(result.stderr).not.toContain("hunter2");
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
@@ -206,7 +236,14 @@ test.describe("start-up on back ends it cannot use", () => {
     try {
       const { ADMIN_USERNAME: _user, ADMIN_PASSWORD: _password, ...inherited } = process.env;
       const child = spawn(process.execPath, ["build/server/index.js"], {
-        env: { ...inherited, PORT: String(await freePort()), HOST: "127.0.0.1", LOG_LEVEL: "warn", SITE_URL: "http://127.0.0.1:3000", ...env },
+        env: {
+          ...inherited,
+          PORT: String(await freePort()),
+          HOST: "127.0.0.1",
+          LOG_LEVEL: "warn",
+          SITE_URL: "http://127.0.0.1:3000",
+          ...env,
+        },
         stdio: ["ignore", "pipe", "pipe"],
         timeout: 30_000,
       });

@@ -15,10 +15,17 @@ function expectCommonHeaders(res: APIResponse, label: string) {
   expect(csp, label).not.toBe("");
   expect(headers["content-security-policy-report-only"], label).toBeUndefined();
   const directives = Object.fromEntries(
-    csp.split(";").map((d) => d.trim()).filter(Boolean).map((d) => [d.split(/\s+/)[0], d.split(/\s+/).slice(1)]),
+    csp
+      .split(";")
+      .map((d) => d.trim())
+      .filter(Boolean)
+      .map((d) => [d.split(/\s+/)[0], d.split(/\s+/).slice(1)]),
   );
   expect(directives["script-src"], label).toContain("'self'");
-  expect(directives["script-src"]!.some((s: string) => /^'nonce-[A-Za-z0-9+/=]{20,}'$/.test(s)), label).toBe(true);
+  expect(
+    directives["script-src"]!.some((s: string) => /^'nonce-[A-Za-z0-9+/=]{20,}'$/.test(s)),
+    label,
+  ).toBe(true);
   expect(directives["script-src"], label).not.toContain("'unsafe-inline'");
   expect(directives["script-src"], label).not.toContain("'unsafe-eval'");
   expect(directives["frame-ancestors"], label).toEqual(["'none'"]);
@@ -32,10 +39,16 @@ function nonceOf(res: APIResponse) {
 }
 
 test.describe("security headers", () => {
-  test("a public page: enforced CSP with a fresh nonce each time, even when served from the cache", async ({ request }) => {
+  test("a public page: enforced CSP with a fresh nonce each time, even when served from the cache", async ({
+    request,
+  }) => {
     // A save empties the page cache, so the first request below renders whatever ran before.
     expect((await request.post("/api/login", { data: TEST_ADMIN })).status()).toBe(200);
-    expect((await request.put("/api/admin/content/stonework.intro", { data: { content: `Saved at ${Date.now()}.` } })).status()).toBe(200);
+    expect(
+      (
+        await request.put("/api/admin/content/stonework.intro", { data: { content: `Saved at ${Date.now()}.` } })
+      ).status(),
+    ).toBe(200);
     const first = await request.get("/stonework");
     const second = await request.get("/stonework");
     expectCommonHeaders(first, "first render");
@@ -49,7 +62,9 @@ test.describe("security headers", () => {
     expect(new Set(nonces).size).toBe(5);
     // The cached page's inline scripts are allowed by their hashes.
     const html = await second.text();
-    const inline = [...html.matchAll(/<script\b(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].filter((m) => !/application\/ld\+json/.test(m[0]));
+    const inline = [...html.matchAll(/<script\b(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].filter(
+      (m) => !/application\/ld\+json/.test(m[0]),
+    );
     expect(inline.length).toBeGreaterThan(0);
     const { createHash } = await import("node:crypto");
     for (const match of inline) {
@@ -59,10 +74,14 @@ test.describe("security headers", () => {
     expect(second.headers()["x-powered-by"]).toBeUndefined();
   });
 
-  test("requests arriving together while a page renders all get the page, each under a CSP that runs its scripts", async ({ request }) => {
+  test("requests arriving together while a page renders all get the page, each under a CSP that runs its scripts", async ({
+    request,
+  }) => {
     // A save empties the page cache, so the requests below really do meet while the page renders.
     expect((await request.post("/api/login", { data: TEST_ADMIN })).status()).toBe(200);
-    const saved = await request.put("/api/admin/content/footer.description", { data: { content: `Saved at ${Date.now()}.` } });
+    const saved = await request.put("/api/admin/content/footer.description", {
+      data: { content: `Saved at ${Date.now()}.` },
+    });
     expect(saved.status()).toBe(200);
     const responses = await Promise.all(Array.from({ length: 12 }, () => request.get("/")));
     const bodies = new Set<string>();
@@ -73,7 +92,9 @@ test.describe("security headers", () => {
       bodies.add(html);
       const scriptSrc = expectCommonHeaders(res, "concurrent")["script-src"]!;
       const pageNonce = /<script nonce="([^"]+)"/.exec(html)?.[1];
-      const inline = [...html.matchAll(/<script\b(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].filter((m) => !/application\/ld\+json/.test(m[0]));
+      const inline = [...html.matchAll(/<script\b(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].filter(
+        (m) => !/application\/ld\+json/.test(m[0]),
+      );
       for (const match of inline) {
         const hash = `'sha256-${createHash("sha256").update(match[1]!).digest("base64")}'`;
         expect(scriptSrc.includes(`'nonce-${pageNonce}'`) || scriptSrc.includes(hash)).toBe(true);
@@ -88,8 +109,22 @@ test.describe("security headers", () => {
     const fresh = await request.get("/landscaping?fresh=1");
     await request.get("/landscaping");
     const cached = await request.get("/landscaping");
-    expect([fresh.headers()["x-cache"], cached.headers()["x-cache"]], "rendered, then served from the cache").toEqual([undefined, "hit"]);
-    const perResponse = new Set(["date", "etag", "cache-control", "vary", "content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive", "content-security-policy"]);
+    expect([fresh.headers()["x-cache"], cached.headers()["x-cache"]], "rendered, then served from the cache").toEqual([
+      undefined,
+      "hit",
+    ]);
+    const perResponse = new Set([
+      "date",
+      "etag",
+      "cache-control",
+      "vary",
+      "content-length",
+      "content-encoding",
+      "transfer-encoding",
+      "connection",
+      "keep-alive",
+      "content-security-policy",
+    ]);
     const shared = Object.entries(fresh.headers()).filter(([name]) => !perResponse.has(name));
     expect(shared.length).toBeGreaterThan(8);
     for (const [name, value] of shared) expect(cached.headers()[name], name).toBe(value);
@@ -131,7 +166,9 @@ test.describe("security headers", () => {
     expect(admin.headers()["cache-control"]).toBe("no-store");
   });
 
-  test("HSTS when the request came over HTTPS through the trusted proxy, on rendered and cached copies alike", async ({ request }) => {
+  test("HSTS when the request came over HTTPS through the trusted proxy, on rendered and cached copies alike", async ({
+    request,
+  }) => {
     const https = { "X-Forwarded-Proto": "https" };
     for (const path of ["/", "/api/content/hero.title"]) {
       // A query string always renders afresh (Express); the bare path's second request is a cached copy.
@@ -139,10 +176,18 @@ test.describe("security headers", () => {
       await request.get(path);
       const cached = await request.get(path, { headers: https });
       expect(cached.headers()["x-cache"], `${path}: served from the cache`).toBe("hit");
-      for (const [label, res] of [["rendered", rendered], ["cached", cached]] as const) {
-        expect(res.headers()["strict-transport-security"], `${label} ${path}`).toBe("max-age=31536000; includeSubDomains");
+      for (const [label, res] of [
+        ["rendered", rendered],
+        ["cached", cached],
+      ] as const) {
+        expect(res.headers()["strict-transport-security"], `${label} ${path}`).toBe(
+          "max-age=31536000; includeSubDomains",
+        );
       }
-      expect((await request.get(path)).headers()["strict-transport-security"], `${path} over plain HTTP`).toBeUndefined();
+      expect(
+        (await request.get(path)).headers()["strict-transport-security"],
+        `${path} over plain HTTP`,
+      ).toBeUndefined();
     }
     const admin = await request.get("/admin", { headers: https });
     expect(admin.headers()["strict-transport-security"], "/admin").toBe("max-age=31536000; includeSubDomains");
@@ -166,7 +211,9 @@ test.describe("security headers", () => {
     expect(html).toMatch(/<style>[^<]*\.min-h-screen\{/);
     // The build's brotli copies are sent as they are (quality 11, not compressed per request).
     // React DOM, which the contact island loads when the form is near (decision 0055).
-    const loaderSource = await (await request.get(scripts.find((file) => file.startsWith("/assets/island-contact-"))!)).text();
+    const loaderSource = await (
+      await request.get(scripts.find((file) => file.startsWith("/assets/island-contact-"))!)
+    ).text();
     const entry = `/${/assets\/client-[\w-]+\.js/.exec(loaderSource)![0]}`;
     const { statSync } = await import("node:fs");
     const stored = statSync(`build/client${entry}.br`).size;

@@ -3,7 +3,10 @@ import { expect, test } from "./fixtures";
 const PAGES = ["/", "/stonework", "/landscaping", "/contact"];
 
 test.describe("search engines: no images", () => {
-  test("every public page has a unique title and description, a canonical URL, Open Graph and Twitter tags", async ({ page, server }) => {
+  test("every public page has a unique title and description, a canonical URL, Open Graph and Twitter tags", async ({
+    page,
+    server,
+  }) => {
     const titles = new Set<string>();
     const descriptions = new Set<string>();
     for (const path of PAGES) {
@@ -74,7 +77,12 @@ test.describe("search engines: no images", () => {
 
   test("there is a favicon, app icons and a web manifest", async ({ page, request }) => {
     await page.goto("/");
-    for (const selector of ['link[rel="icon"][href="/favicon.ico"]', 'link[rel="icon"][type="image/svg+xml"]', 'link[rel="apple-touch-icon"]', 'link[rel="manifest"]']) {
+    for (const selector of [
+      'link[rel="icon"][href="/favicon.ico"]',
+      'link[rel="icon"][type="image/svg+xml"]',
+      'link[rel="apple-touch-icon"]',
+      'link[rel="manifest"]',
+    ]) {
       const href = await page.locator(selector).getAttribute("href");
       const res = await request.get(href!);
       expect(res.status(), selector).toBe(200);
@@ -82,7 +90,9 @@ test.describe("search engines: no images", () => {
     const manifest = await (await request.get("/manifest.webmanifest")).json();
     expect(manifest).toMatchObject({ name: "Cornerstone Stonemasonry", start_url: "/", lang: "en-NZ" });
     for (const icon of manifest.icons) expect((await request.get(icon.src)).status(), icon.src).toBe(200);
-    expect(manifest.icons.map((i: { sizes: string }) => i.sizes)).toEqual(expect.arrayContaining(["192x192", "512x512"]));
+    expect(manifest.icons.map((i: { sizes: string }) => i.sizes)).toEqual(
+      expect.arrayContaining(["192x192", "512x512"]),
+    );
   });
 
   test("the 404 page answers with status 404 and is not indexed", async ({ page }) => {
@@ -95,7 +105,10 @@ test.describe("search engines: no images", () => {
 test.describe("search engines: with images and edited contact details", () => {
   test.use({
     serverSetup: {
-      seed: { galleries: { homepage: 2 }, content: { "contact.phone": "06 555 9999", "contact.address": "5 Gill Street\nNew Plymouth 4310" } },
+      seed: {
+        galleries: { homepage: 2 },
+        content: { "contact.phone": "06 555 9999", "contact.address": "5 Gill Street\nNew Plymouth 4310" },
+      },
     },
   });
 
@@ -103,9 +116,15 @@ test.describe("search engines: with images and edited contact details", () => {
     const [first] = await (await request.get("/api/galleries/homepage")).json();
     for (const path of PAGES) {
       await page.goto(path);
-      await expect(page.locator('meta[property="og:image"]')).toHaveAttribute("content", `${server.url}${first.imagePath}`);
+      await expect(page.locator('meta[property="og:image"]')).toHaveAttribute(
+        "content",
+        `${server.url}${first.imagePath}`,
+      );
       await expect(page.locator('meta[name="twitter:card"]')).toHaveAttribute("content", "summary_large_image");
-      await expect(page.locator('meta[name="twitter:image"]')).toHaveAttribute("content", `${server.url}${first.imagePath}`);
+      await expect(page.locator('meta[name="twitter:image"]')).toHaveAttribute(
+        "content",
+        `${server.url}${first.imagePath}`,
+      );
     }
     expect((await request.get(first.imagePath)).status()).toBe(200);
   });
@@ -114,6 +133,10 @@ test.describe("search engines: with images and edited contact details", () => {
     await page.goto("/contact");
     const json = JSON.parse((await page.locator('script[type="application/ld+json"]').textContent())!);
     expect(json.telephone).toBe("06 555 9999");
-    expect(json.address).toMatchObject({ streetAddress: "5 Gill Street", addressLocality: "New Plymouth", postalCode: "4310" });
+    expect(json.address).toMatchObject({
+      streetAddress: "5 Gill Street",
+      addressLocality: "New Plymouth",
+      postalCode: "4310",
+    });
   });
 });

@@ -17,15 +17,34 @@ type Target = { label: string; width: number; height: number };
 async function targets(page: Page): Promise<Target[]> {
   return page.evaluate(() => {
     const found: { label: string; width: number; height: number }[] = [];
-    for (const element of document.querySelectorAll<HTMLElement>("a[href], button, summary, input:not([type=hidden]), select, textarea")) {
+    for (const element of document.querySelectorAll<HTMLElement>(
+      "a[href], button, summary, input:not([type=hidden]), select, textarea",
+    )) {
       const style = getComputedStyle(element);
       if (style.visibility === "hidden" || element.closest("[aria-hidden=true], [hidden]")) continue;
       const box = element.getBoundingClientRect();
       if (box.width === 0 && box.height === 0) continue; // not shown (a closed menu's links, the honeypot's wrapper)
       // Visually hidden until focused (the skip link, measured focused below).
-      if (style.clip === "rect(0px, 0px, 0px, 0px)" || style.clipPath === "inset(50%)" || box.right <= 0 || box.bottom <= 0) continue;
-      const label = (element.getAttribute("aria-label") || element.textContent || element.getAttribute("name") || element.tagName).trim().replace(/\s+/g, " ");
-      found.push({ label: `${element.tagName.toLowerCase()} "${label.slice(0, 40)}"`, width: Math.round(box.width * 10) / 10, height: Math.round(box.height * 10) / 10 });
+      if (
+        style.clip === "rect(0px, 0px, 0px, 0px)" ||
+        style.clipPath === "inset(50%)" ||
+        box.right <= 0 ||
+        box.bottom <= 0
+      )
+        continue;
+      const label = (
+        element.getAttribute("aria-label") ||
+        element.textContent ||
+        element.getAttribute("name") ||
+        element.tagName
+      )
+        .trim()
+        .replace(/\s+/g, " ");
+      found.push({
+        label: `${element.tagName.toLowerCase()} "${label.slice(0, 40)}"`,
+        width: Math.round(box.width * 10) / 10,
+        height: Math.round(box.height * 10) / 10,
+      });
     }
     return found;
   });
@@ -47,7 +66,9 @@ for (const path of ["/", "/stonework", "/landscaping", "/contact"]) {
   });
 }
 
-test("the primary actions are at least 44 px tall: Get a Quote, View Portfolio, Send Message, and the call and e-mail links on /contact", async ({ page }) => {
+test("the primary actions are at least 44 px tall: Get a Quote, View Portfolio, Send Message, and the call and e-mail links on /contact", async ({
+  page,
+}) => {
   await page.goto("/");
   const heights: Record<string, number> = {};
   for (const name of ["Get a Quote", "View Portfolio"]) {

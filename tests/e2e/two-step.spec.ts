@@ -33,7 +33,9 @@ test("turn on two-step verification, sign in with a recovery code, turn it off",
 
   // Signing in now takes a second step.
   await backToDashboard(page);
-  await expect(page.getByRole("link", { name: /^Your account/ })).toHaveAccessibleName("Your account Password, two-step: on");
+  await expect(page.getByRole("link", { name: /^Your account/ })).toHaveAccessibleName(
+    "Your account Password, two-step: on",
+  );
   await page.getByRole("button", { name: "Logout" }).click();
   await page.waitForURL("/");
   await page.goto("/admin");

@@ -3,7 +3,16 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { islandFilesInPage } from "~/islands/island-loader";
 import { photoLikeJpeg } from "../../scripts/lib/photo-like-jpeg";
-import { loadPageScripts, photoUpload, siteClient, startSteadyLoad, summarise, type LoadRecord, type LoadReport, type SiteClient } from "../support/steady-load";
+import {
+  loadPageScripts,
+  photoUpload,
+  siteClient,
+  startSteadyLoad,
+  summarise,
+  type LoadRecord,
+  type LoadReport,
+  type SiteClient,
+} from "../support/steady-load";
 import { REHEARSAL_TEXT, startRehearsal, type Rehearsal } from "../support/update-rehearsal";
 
 /** Two visitors viewing a page a second with its scripts, an enquiry a second, uploads one after another (2 s each). */
@@ -30,7 +39,9 @@ test.afterEach(async () => {
 
 /** The load's figures, for the report, and the failures listed when there are any. */
 function figures(report: LoadReport): string {
-  const failed = report.failed.slice(0, 10).map((entry) => `${entry.kind} ${entry.path} → ${entry.status} ${entry.error ?? ""}`);
+  const failed = report.failed
+    .slice(0, 10)
+    .map((entry) => `${entry.kind} ${entry.path} → ${entry.status} ${entry.error ?? ""}`);
   return `${report.requests} requests (${JSON.stringify(report.perKind)}), longest wait ${report.longestWaitMs} ms${failed.length ? `\n${failed.join("\n")}` : ""}`;
 }
 
@@ -40,9 +51,18 @@ function slowUploadAtRestart(client: SiteClient, photo: Buffer, finished: LoadRe
   const start = async () => {
     const { body, headers } = photoUpload(photo);
     const startedAt = Date.now();
-    done = client.post("/api/enquiry-photos", body, headers, { from: "127.99.0.1", sendOverMs: 4000 }).then((answer) => {
-      finished.push({ kind: "upload", path: "/api/enquiry-photos (sent over 4 s, across SIGTERM)", status: answer.status, error: answer.error, startedAt, endedAt: Date.now() });
-    });
+    done = client
+      .post("/api/enquiry-photos", body, headers, { from: "127.99.0.1", sendOverMs: 4000 })
+      .then((answer) => {
+        finished.push({
+          kind: "upload",
+          path: "/api/enquiry-photos (sent over 4 s, across SIGTERM)",
+          status: answer.status,
+          error: answer.error,
+          startedAt,
+          endedAt: Date.now(),
+        });
+      });
     // A second in: Caddy has passed it on, and the old server is reading it.
     await new Promise((resolve) => setTimeout(resolve, 1000));
   };
@@ -76,7 +96,9 @@ test("npm run update loses no request: a new release, then a failing one switche
       const accepted = (await load.stop()).enquiriesAccepted;
       const report = summarise([...load.records, ...inFlight], accepted);
       test.info().annotations.push({ type: "update", description: figures(report) });
-      console.log(`The update under load: ${figures(report)}; the update took ${Math.round((Date.now() - updateStarted) / 1000)} s.`);
+      console.log(
+        `The update under load: ${figures(report)}; the update took ${Math.round((Date.now() - updateStarted) / 1000)} s.`,
+      );
       expect(result.code, result.output).toBe(0);
       expect(result.output).toContain(`Updated: ${good} is live`);
 
@@ -105,7 +127,9 @@ test("npm run update loses no request: a new release, then a failing one switche
 
       // The server set up by the earlier guide was converted: the unit runs `current`, Caddy retries.
       if (process.getuid?.() === 0) {
-        expect(readFileSync(site.unitFile, "utf8")).toContain(`WorkingDirectory=${path.join(site.checkout, "current")}\n`);
+        expect(readFileSync(site.unitFile, "utf8")).toContain(
+          `WorkingDirectory=${path.join(site.checkout, "current")}\n`,
+        );
         expect(readFileSync(site.caddyfile, "utf8")).toContain("lb_try_duration 30s");
       }
     });

@@ -1,6 +1,14 @@
 import type { Page } from "@playwright/test";
 import { MAGIC } from "../../app/admin/test-files";
-import { expectNoAxeViolations, expectToast, galleryImages, imageCards, jpegFile, openView, uploadInput } from "./admin-helpers";
+import {
+  expectNoAxeViolations,
+  expectToast,
+  galleryImages,
+  imageCards,
+  jpegFile,
+  openView,
+  uploadInput,
+} from "./admin-helpers";
 import { signInApi } from "../support/sign-in-api";
 import { expect, hydrated, isPhone, test } from "./fixtures";
 
@@ -29,9 +37,15 @@ const loadsFrom = (page: Page, src: string) =>
   );
 
 const fileItem = (page: Page, name: string) =>
-  page.getByRole("dialog", { name: "Upload Images" }).getByRole("list", { name: "Chosen files" }).getByRole("listitem").filter({ hasText: name });
+  page
+    .getByRole("dialog", { name: "Upload Images" })
+    .getByRole("list", { name: "Chosen files" })
+    .getByRole("listitem")
+    .filter({ hasText: name });
 
-test("two photos with captions; one fails, is retried on a new upload URL, and both captions reach the public page", async ({ page }, testInfo) => {
+test("two photos with captions; one fails, is retried on a new upload URL, and both captions reach the public page", async ({
+  page,
+}, testInfo) => {
   // Captions unique to this run, so the test can repeat on the same server.
   const run = `${testInfo.project.name} ${testInfo.repeatEachIndex} ${Date.now() % 100_000}`;
   const captions = { first: `Basalt wall, Ōakura (${run})`, second: `Schist steps (${run})` };
@@ -49,14 +63,18 @@ test("two photos with captions; one fails, is retried on a new upload URL, and b
   const thumbnail = fileItem(page, "first-wall.jpg").locator("img");
   await expect(thumbnail).toHaveAttribute("src", /^blob:/);
   await expect.poll(() => thumbnail.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(900);
-  const thumbnailUrls = await dialog.locator("img").evaluateAll((imgs) => imgs.map((img) => img.getAttribute("src") ?? ""));
+  const thumbnailUrls = await dialog
+    .locator("img")
+    .evaluateAll((imgs) => imgs.map((img) => img.getAttribute("src") ?? ""));
   expect(thumbnailUrls).toHaveLength(2);
   expect(await loadsFrom(page, thumbnailUrls[1]!)).toBe("alive");
   await expect(fileItem(page, "first-wall.jpg")).toContainText(`${(first.buffer.length / 1024).toFixed(1)} KB`);
 
   // Captions typed as on a phone: the field is big enough not to zoom, and Enter closes the keyboard.
   const firstCaption = dialog.getByLabel("Caption for first-wall.jpg (optional)");
-  expect(await firstCaption.evaluate((input) => parseFloat(getComputedStyle(input).fontSize))).toBeGreaterThanOrEqual(16);
+  expect(await firstCaption.evaluate((input) => parseFloat(getComputedStyle(input).fontSize))).toBeGreaterThanOrEqual(
+    16,
+  );
   await expect(firstCaption).toHaveAttribute("enterkeyhint", "done");
   await firstCaption.fill(captions.first);
   await firstCaption.press("Enter");
@@ -71,7 +89,11 @@ test("two photos with captions; one fails, is retried on a new upload URL, and b
     if (route.request().method() !== "PUT") return route.fallback();
     puts.push(new URL(route.request().url()).pathname);
     if (puts.length === 2) {
-      return route.fulfill({ status: 500, contentType: "application/json", body: '{"message":"The server had a problem. Please try again."}' });
+      return route.fulfill({
+        status: 500,
+        contentType: "application/json",
+        body: '{"message":"The server had a problem. Please try again."}',
+      });
     }
     return route.fallback();
   });
@@ -95,7 +117,12 @@ test("two photos with captions; one fails, is retried on a new upload URL, and b
   await expect(dialog.getByRole("status")).toHaveText("first-wall.jpg: Processing...");
   release();
 
-  await expectToast(page, "Upload failed", /1 of 2 images uploaded\. second-steps\.jpg: The server had a problem\. Please try again\./, "destructive");
+  await expectToast(
+    page,
+    "Upload failed",
+    /1 of 2 images uploaded\. second-steps\.jpg: The server had a problem\. Please try again\./,
+    "destructive",
+  );
   await expect(dialog).toBeVisible();
   await expect(fileItem(page, "first-wall.jpg")).toContainText("Done");
   await expect(fileItem(page, "second-steps.jpg")).toContainText("Failed: The server had a problem. Please try again.");
@@ -114,7 +141,9 @@ test("two photos with captions; one fails, is retried on a new upload URL, and b
   for (const url of thumbnailUrls) expect(await loadsFrom(page, url)).toBe("revoked");
   await expect(imageCards(page)).toHaveCount(before + 2);
   await page.getByRole("button", { name: "Upload Images" }).click();
-  await expect(page.getByRole("dialog", { name: "Upload Images" }).getByRole("button", { name: "Choose Files" })).toBeVisible();
+  await expect(
+    page.getByRole("dialog", { name: "Upload Images" }).getByRole("button", { name: "Choose Files" }),
+  ).toBeVisible();
 
   // Both captions on the public page, in upload order.
   const stored = (await galleryImages(page.request, "veneer")).slice(before).map((image) => image.caption);
@@ -137,7 +166,8 @@ test("the picker refuses an iPhone HEIC photo by its bytes, before uploading any
   page.on("request", (request) => {
     // Anything that starts an upload or sends bytes (the upload window asks, by GET, whether uploads resume).
     if (request.method() === "GET") return;
-    if (new URL(request.url()).pathname.startsWith("/api/uploads/") || request.url().endsWith("/api/objects/upload")) uploads += 1;
+    if (new URL(request.url()).pathname.startsWith("/api/uploads/") || request.url().endsWith("/api/objects/upload"))
+      uploads += 1;
   });
   await page.getByRole("button", { name: "Upload Images" }).click();
   const dialog = page.getByRole("dialog", { name: "Upload Images" });
@@ -148,18 +178,22 @@ test("the picker refuses an iPhone HEIC photo by its bytes, before uploading any
     { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("not a picture") },
     await jpegFile("keeper.jpg"),
   ]);
-  await expect.poll(() => alerts).toEqual([
-    "alert: File IMG_0412.HEIC is not a supported image. Please use JPEG, PNG or WebP.",
-    "alert: File renamed.jpg is not a supported image. Please use JPEG, PNG or WebP.",
-    "alert: File notes.txt is not an image",
-  ]);
+  await expect
+    .poll(() => alerts)
+    .toEqual([
+      "alert: File IMG_0412.HEIC is not a supported image. Please use JPEG, PNG or WebP.",
+      "alert: File renamed.jpg is not a supported image. Please use JPEG, PNG or WebP.",
+      "alert: File notes.txt is not an image",
+    ]);
   const files = dialog.getByRole("list", { name: "Chosen files" }).getByRole("listitem");
   await expect(files).toHaveCount(1);
   await expect(files).toContainText("keeper.jpg");
   expect(uploads).toBe(0);
 });
 
-test("the gallery tip fits the screen: press and hold on a touch screen, hover with a mouse", async ({ page }, testInfo) => {
+test("the gallery tip fits the screen: press and hold on a touch screen, hover with a mouse", async ({
+  page,
+}, testInfo) => {
   await openGallery(page, "Traditional Stonework");
   await expect(imageCards(page).first()).toBeVisible();
   const tip = page.getByText(/^Tip: /).filter({ visible: true });

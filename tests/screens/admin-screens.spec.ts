@@ -28,7 +28,9 @@ for (const [index, screen] of ADMIN_VIEWS.entries()) {
     // Images loaded, fonts ready, nothing moving.
     await page.evaluate(async () => {
       await document.fonts.ready;
-      await Promise.all([...document.images].map((image) => (image.complete ? null : image.decode().catch(() => null))));
+      await Promise.all(
+        [...document.images].map((image) => (image.complete ? null : image.decode().catch(() => null))),
+      );
     });
     await expect(page.locator("[data-testid='photo-loading']")).toHaveCount(0);
     const shot = await page.screenshot({ fullPage: true, animations: "disabled", caret: "hide" });

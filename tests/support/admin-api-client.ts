@@ -37,7 +37,11 @@ export async function registerOverHttp(
   const res = await fetch(`${baseUrl}/api/admin/gallery-images`, {
     method: "PUT",
     headers: { "Content-Type": "application/json", Cookie: cookie },
-    body: JSON.stringify({ imageURL, galleryType: options.galleryType ?? "traditional", caption: options.caption ?? "" }),
+    body: JSON.stringify({
+      imageURL,
+      galleryType: options.galleryType ?? "traditional",
+      caption: options.caption ?? "",
+    }),
   });
   return { status: res.status, body: (await res.json()) as { message?: string } };
 }

@@ -16,7 +16,15 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
-import { OWNER_FILE, PG_PREFIX, S3_PREFIX, STALE_WITHOUT_OWNER_MS, olderThan, onInterrupt, processAlive } from "./backend-dirs";
+import {
+  OWNER_FILE,
+  PG_PREFIX,
+  S3_PREFIX,
+  STALE_WITHOUT_OWNER_MS,
+  olderThan,
+  onInterrupt,
+  processAlive,
+} from "./backend-dirs";
 import { createTestBucket, s3Env, startS3Server, type S3Server, type TestBucket } from "./s3-backend";
 import { freePort } from "./test-server";
 
@@ -99,7 +107,17 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
 
   try {
     const [initdb, initArgs] = asClusterOwner("initdb", [
-      "-D", dataDir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync", "--no-instructions",
+      "-D",
+      dataDir,
+      "-U",
+      "postgres",
+      "-A",
+      "trust",
+      "-E",
+      "UTF8",
+      "--locale=C.UTF-8",
+      "--no-sync",
+      "--no-instructions",
     ]);
     await run(initdb, initArgs);
     let port = 0;
@@ -107,10 +125,27 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
       port = await freePort();
       // Durability is pointless for a throwaway cluster; these make it several times faster.
       const serverOptions = [
-        `-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", "-c fsync=off", "-c synchronous_commit=off",
-        "-c full_page_writes=off", "-c max_connections=300", "-c shared_buffers=64MB",
+        `-p ${port}`,
+        `-k ${dir}`,
+        "-c listen_addresses=127.0.0.1",
+        "-c fsync=off",
+        "-c synchronous_commit=off",
+        "-c full_page_writes=off",
+        "-c max_connections=300",
+        "-c shared_buffers=64MB",
       ].join(" ");
-      const [pgCtl, ctlArgs] = asClusterOwner("pg_ctl", ["-D", dataDir, "-l", path.join(dir, "server.log"), "-w", "-t", "30", "-o", serverOptions, "start"]);
+      const [pgCtl, ctlArgs] = asClusterOwner("pg_ctl", [
+        "-D",
+        dataDir,
+        "-l",
+        path.join(dir, "server.log"),
+        "-w",
+        "-t",
+        "30",
+        "-o",
+        serverOptions,
+        "start",
+      ]);
       try {
         await run(pgCtl, ctlArgs);
         break;
@@ -152,19 +187,24 @@ async function withAdminClient<T>(clusterUrl: string, fn: (client: pg.Client) =>
 }
 
 /** A fresh, empty database on the cluster (`maintenanceUrl`: a URL from PostgresCluster.url()). */
-export async function createTestDatabase(maintenanceUrl: string, options: { template?: string } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  maintenanceUrl: string,
+  options: { template?: string } = {},
+): Promise<TestDatabase> {
   const name = `t_${randomBytes(8).toString("hex")}`;
   const template = options.template ? ` TEMPLATE ${pg.escapeIdentifier(options.template)}` : "";
-  await withAdminClient(maintenanceUrl, (client) => client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}${template}`));
+  await withAdminClient(maintenanceUrl, (client) =>
+    client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}${template}`),
+  );
   const url = new URL(maintenanceUrl);
   url.pathname = `/${name}`;
   return {
     name,
     url: url.toString(),
     drop: () =>
-      withAdminClient(maintenanceUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`)).then(
-        () => undefined,
-      ),
+      withAdminClient(maintenanceUrl, (client) =>
+        client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`),
+      ).then(() => undefined),
   };
 }
 
@@ -188,7 +228,8 @@ export function createDatabaseReuse(maintenanceUrl: string, template: string) {
               const { rows } = await client.query<{ name: string }>(
                 "select tablename as name from pg_tables where schemaname = 'public' and tablename not like 'kysely_migration%'",
               );
-              if (rows.length) await client.query(`TRUNCATE ${rows.map((row) => pg.escapeIdentifier(row.name)).join(", ")}`);
+              if (rows.length)
+                await client.query(`TRUNCATE ${rows.map((row) => pg.escapeIdentifier(row.name)).join(", ")}`);
             });
             free.push(database);
           } catch {
@@ -211,7 +252,9 @@ export type ScaledBackends = {
    * origins go in the bucket's CORS rule): the settings to start them with
    * (DATABASE_URL, S3_*), and their removal.
    */
-  provision(siteUrls: string[]): Promise<{ env: Record<string, string>; database: TestDatabase; bucket: TestBucket; remove(): Promise<void> }>;
+  provision(
+    siteUrls: string[],
+  ): Promise<{ env: Record<string, string>; database: TestDatabase; bucket: TestBucket; remove(): Promise<void> }>;
   stop(): Promise<void>;
 };
 

@@ -34,11 +34,12 @@ export async function writeEntries(file: string, entries: RawEntry[]): Promise<v
   for (const entry of entries) {
     await new Promise<void>((resolve, reject) => {
       if (entry.type === "file") {
-        pack.entry({ name: entry.name, size: entry.data.length }, entry.data, (error) => (error ? reject(error) : resolve()));
+        pack.entry({ name: entry.name, size: entry.data.length }, entry.data, (error) =>
+          error ? reject(error) : resolve(),
+        );
       } else {
-        pack.entry(
-          { name: entry.name, type: entry.type as "symlink", linkname: entry.data.toString() },
-          (error) => (error ? reject(error) : resolve()),
+        pack.entry({ name: entry.name, type: entry.type as "symlink", linkname: entry.data.toString() }, (error) =>
+          error ? reject(error) : resolve(),
         );
       }
     });
@@ -76,11 +77,17 @@ export async function rewriteArchive(
     manifest.files = {};
     for (const entry of changed) {
       if (entry.type !== "file") continue;
-      manifest.files[entry.name] = { bytes: entry.data.length, sha256: createHash("sha256").update(entry.data).digest("hex") };
+      manifest.files[entry.name] = {
+        bytes: entry.data.length,
+        sha256: createHash("sha256").update(entry.data).digest("hex"),
+      };
     }
   }
   await fs.mkdir(path.dirname(target), { recursive: true });
-  await writeEntries(target, [...changed, { name: "manifest.json", type: "file", data: Buffer.from(JSON.stringify(manifest)) }]);
+  await writeEntries(target, [
+    ...changed,
+    { name: "manifest.json", type: "file", data: Buffer.from(JSON.stringify(manifest)) },
+  ]);
 }
 
 /**
@@ -94,7 +101,9 @@ export async function rewriteAtOlderSchema(source: string, target: string, migra
   const scratch = openDatabase(path.join(scratchDir, "scratch.db"));
   try {
     await migrateTo(scratch, migration);
-    columnsAt = new Map((await scratch.introspection.getTables()).map((t) => [t.name, new Set(t.columns.map((c) => c.name))]));
+    columnsAt = new Map(
+      (await scratch.introspection.getTables()).map((t) => [t.name, new Set(t.columns.map((c) => c.name))]),
+    );
   } finally {
     await scratch.destroy();
     await fs.rm(scratchDir, { recursive: true, force: true });
@@ -117,7 +126,11 @@ export async function rewriteAtOlderSchema(source: string, target: string, migra
           continue;
         }
         const lines = entry.data.toString("utf8").split("\n").filter(Boolean);
-        const trimmed = lines.map((line) => JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(line) as object).filter(([k]) => columns.has(k)))));
+        const trimmed = lines.map((line) =>
+          JSON.stringify(
+            Object.fromEntries(Object.entries(JSON.parse(line) as object).filter(([k]) => columns.has(k))),
+          ),
+        );
         kept.push({ ...entry, data: Buffer.from(trimmed.map((line) => `${line}\n`).join("")) });
       }
       return kept;
@@ -140,7 +153,10 @@ export async function hashTree(dir: string): Promise<Record<string, string>> {
       const full = path.join(current, name);
       const stat = await fs.stat(full);
       if (stat.isDirectory()) await walk(full);
-      else result[path.relative(dir, full)] = createHash("sha256").update(await fs.readFile(full)).digest("hex");
+      else
+        result[path.relative(dir, full)] = createHash("sha256")
+          .update(await fs.readFile(full))
+          .digest("hex");
     }
   }
   await walk(dir);

@@ -23,7 +23,10 @@ export const SITE_TEXTS = {
   "stonework.intro": "Dry-stacked and mortared walls.",
 } as const;
 
-export async function openSite(dataDir: string, logger: Logger = createLogger({ level: "silent" })): Promise<AppServices> {
+export async function openSite(
+  dataDir: string,
+  logger: Logger = createLogger({ level: "silent" }),
+): Promise<AppServices> {
   const env = parseEnv({ DATA_DIR: dataDir, LOG_LEVEL: "silent", NODE_ENV: "test" });
   return openServices(env, logger);
 }
@@ -36,10 +39,13 @@ export async function createSite(
   await ensureAdministrator(services, { username: "owner", password: "the password at backup time" });
   const user = await services.db.selectFrom("users").select("id").executeTakeFirstOrThrow();
   await createSession(services, user.id);
-  for (const [galleryType, count] of Object.entries(options.galleries ?? { traditional: 2, veneer: 1, landscaping: 1 })) {
+  for (const [galleryType, count] of Object.entries(
+    options.galleries ?? { traditional: 2, veneer: 1, landscaping: 1 },
+  )) {
     await seedDemoGallery(services, galleryType as GalleryType, count, { width: 480, height: 320 });
   }
-  for (const [key, content] of Object.entries(SITE_TEXTS)) await saveContent(services, key as keyof typeof SITE_TEXTS, content);
+  for (const [key, content] of Object.entries(SITE_TEXTS))
+    await saveContent(services, key as keyof typeof SITE_TEXTS, content);
   for (let i = 0; i < (options.enquiries ?? 20); i++) await insertEnquiry(services, i);
   return { dataDir, services };
 }
@@ -89,7 +95,10 @@ export async function dumpSite(services: Pick<AppServices, "db" | "storage">): P
 /** A logger that keeps every line, for "logged at error level" checks. */
 export function capturingLogger(): { logger: Logger; lines: { level: number; msg: string }[] } {
   const lines: { level: number; msg: string }[] = [];
-  const logger = pino({ level: "info", base: undefined }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const logger = pino(
+    { level: "info", base: undefined },
+    { write: (line: string) => void lines.push(JSON.parse(line)) },
+  );
   return { logger, lines };
 }
 

@@ -42,7 +42,12 @@ function walk(stack: Layer[], prefix: string, found: BodyRoute[]) {
       const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
       for (const method of Object.keys(layer.route.methods)) {
         if (BODYLESS.has(method)) continue;
-        for (const routePath of paths) found.push({ method: method === "_all" ? "ALL" : method.toUpperCase(), path: join(prefix, routePath), source: "express" });
+        for (const routePath of paths)
+          found.push({
+            method: method === "_all" ? "ALL" : method.toUpperCase(),
+            path: join(prefix, routePath),
+            source: "express",
+          });
       }
     } else if (layer.handle?.stack) {
       walk(layer.handle.stack, join(prefix, patternOf(layer.rawPath)), found);
@@ -70,7 +75,8 @@ export function readBuiltRouteManifest(clientDir: string): Record<string, Manife
     if (!/^manifest-[\w-]+\.js$/.test(name)) continue;
     const text = readFileSync(path.join(assets, name), "utf8").trim();
     if (!text.startsWith(prefix)) continue;
-    return (JSON.parse(text.slice(prefix.length).replace(/;$/, "")) as { routes: Record<string, ManifestRoute> }).routes;
+    return (JSON.parse(text.slice(prefix.length).replace(/;$/, "")) as { routes: Record<string, ManifestRoute> })
+      .routes;
   }
   throw new Error(`No React Router manifest in ${assets}: run \`npm run build\` first.`);
 }

@@ -88,7 +88,12 @@ ${url} {
   let log = "";
   const child = spawn(binary, ["run", "--config", path.join(dir, "Caddyfile"), "--adapter", "caddyfile"], {
     cwd: dir,
-    env: { ...process.env, HOME: dir, XDG_DATA_HOME: path.join(dir, "data"), XDG_CONFIG_HOME: path.join(dir, "config") },
+    env: {
+      ...process.env,
+      HOME: dir,
+      XDG_DATA_HOME: path.join(dir, "data"),
+      XDG_CONFIG_HOME: path.join(dir, "config"),
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout.on("data", (chunk) => (log += chunk));

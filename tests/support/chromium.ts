@@ -14,7 +14,8 @@ const HEADLESS_SHELL_PATH = "/usr/bin/chromium-headless-shell";
  * browser (CHROMIUM_PATH): they measure or use what visitors' browsers do.
  */
 export const TEST_BROWSER_PATH =
-  process.env.TEST_BROWSER_PATH || (fs.existsSync(HEADLESS_SHELL_PATH) && !process.env.CHROMIUM_PATH ? HEADLESS_SHELL_PATH : CHROMIUM_PATH);
+  process.env.TEST_BROWSER_PATH ||
+  (fs.existsSync(HEADLESS_SHELL_PATH) && !process.env.CHROMIUM_PATH ? HEADLESS_SHELL_PATH : CHROMIUM_PATH);
 
 export const CHROMIUM_FLAGS = [
   "--no-sandbox",

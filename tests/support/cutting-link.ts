@@ -60,11 +60,14 @@ export function createCuttingLink(): CuttingLink {
       if (isCut) return void req.socket.destroy();
       requests.push({ method: req.method ?? "", url: req.url ?? "", proxy: origin });
       // The Host header goes on unchanged: a presigned URL signs the host it was made for (this proxy).
-      const upstreamRequest = forward({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-        answer.on("error", () => res.destroy());
-      });
+      const upstreamRequest = forward(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+          answer.on("error", () => res.destroy());
+        },
+      );
       upstreamRequests.add(upstreamRequest);
       upstreamRequest.on("close", () => upstreamRequests.delete(upstreamRequest));
       upstreamRequest.on("error", () => res.destroy());

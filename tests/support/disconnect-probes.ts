@@ -62,16 +62,32 @@ export async function inParallel(tasks: (() => Promise<void>)[], parallel: numbe
 /** GET /healthz on a connection of its own, closed after the answer. */
 export function healthStatus(port: number): Promise<number> {
   return new Promise((resolve) => {
-    const req = http.get({ host: "127.0.0.1", port, path: "/healthz", agent: false, headers: { Connection: "close" } }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.get(
+      { host: "127.0.0.1", port, path: "/healthz", agent: false, headers: { Connection: "close" } },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on("error", () => resolve(0));
     req.setTimeout(10_000, () => req.destroy());
   });
 }
 
-const TCP_STATES = ["", "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1", "FIN_WAIT2", "TIME_WAIT", "CLOSE", "CLOSE_WAIT", "LAST_ACK", "LISTEN", "CLOSING"];
+const TCP_STATES = [
+  "",
+  "ESTABLISHED",
+  "SYN_SENT",
+  "SYN_RECV",
+  "FIN_WAIT1",
+  "FIN_WAIT2",
+  "TIME_WAIT",
+  "CLOSE",
+  "CLOSE_WAIT",
+  "LAST_ACK",
+  "LISTEN",
+  "CLOSING",
+];
 
 /** TCP sockets by inode (from /proc/PID/net/tcp and tcp6): their ports and state. */
 async function tcpSockets(pid: number): Promise<Map<string, { localPort: number; remotePort: number; state: string }>> {
@@ -94,7 +110,13 @@ async function tcpSockets(pid: number): Promise<Map<string, { localPort: number;
 /** Unix sockets' inodes (from /proc/PID/net/unix): an IPC channel to a child process is one. */
 async function unixSockets(pid: number): Promise<Set<string>> {
   const text = await fs.readFile(`/proc/${pid}/net/unix`, "utf8").catch(() => "");
-  return new Set(text.split("\n").slice(1).map((line) => line.trim().split(/\s+/)[6] ?? "").filter(Boolean));
+  return new Set(
+    text
+      .split("\n")
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/)[6] ?? "")
+      .filter(Boolean),
+  );
 }
 
 /** What a descriptor is, for a failure report: a TCP socket's ports and state, a unix socket, or its target as it is. */
@@ -135,7 +157,9 @@ export async function temporaryFiles(dataDir: string): Promise<string[]> {
   return entries
     .filter((entry) => entry.isFile())
     .map((entry) => path.relative(dataDir, path.join(entry.parentPath, entry.name)))
-    .filter((file) => file.startsWith(`tmp${path.sep}`) || /(^|\/)\.[^/]*\.tmp$/.test(file) || file.endsWith(".upload"));
+    .filter(
+      (file) => file.startsWith(`tmp${path.sep}`) || /(^|\/)\.[^/]*\.tmp$/.test(file) || file.endsWith(".upload"),
+    );
 }
 
 /** Polls `check` until it holds, for up to `timeoutMs`; whether it did. */
@@ -164,7 +188,12 @@ export function requestOnce(
         method,
         path: target,
         agent: false,
-        headers: { "Content-Type": body.contentType, "Content-Length": String(body.bytes.length), Connection: "close", ...headers },
+        headers: {
+          "Content-Type": body.contentType,
+          "Content-Length": String(body.bytes.length),
+          Connection: "close",
+          ...headers,
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -186,8 +215,20 @@ export function requestOnce(
   });
 }
 
-export function requestJson(port: number, method: string, target: string, body: unknown, headers: Record<string, string> = {}) {
-  return requestOnce(port, method, target, { bytes: Buffer.from(JSON.stringify(body)), contentType: "application/json" }, headers);
+export function requestJson(
+  port: number,
+  method: string,
+  target: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  return requestOnce(
+    port,
+    method,
+    target,
+    { bytes: Buffer.from(JSON.stringify(body)), contentType: "application/json" },
+    headers,
+  );
 }
 
 export type PartialPostAnswer = { status: number; headers: Record<string, string>; closedByServer: boolean };
@@ -212,17 +253,25 @@ export async function sendPartOfPost(port: number, sent: Buffer, closeWithinMs =
       const end = received.indexOf("\r\n\r\n");
       if (end >= 0) resolve(received.subarray(0, end).toString("latin1"));
     });
-    socket.once("close", () => reject(new Error(`closed without an answer (received: ${JSON.stringify(received.toString("latin1"))})`)));
+    socket.once("close", () =>
+      reject(new Error(`closed without an answer (received: ${JSON.stringify(received.toString("latin1"))})`)),
+    );
   });
   try {
     await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
     socket.write(sent);
     const [statusLine, ...lines] = (await head).split("\r\n");
     const headers = Object.fromEntries(
-      lines.map((line) => [line.slice(0, line.indexOf(":")).trim().toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]),
+      lines.map((line) => [
+        line.slice(0, line.indexOf(":")).trim().toLowerCase(),
+        line.slice(line.indexOf(":") + 1).trim(),
+      ]),
     );
     let waited: NodeJS.Timeout | undefined;
-    const closedByServer = await Promise.race([ended, new Promise<boolean>((resolve) => (waited = setTimeout(() => resolve(false), closeWithinMs)))]);
+    const closedByServer = await Promise.race([
+      ended,
+      new Promise<boolean>((resolve) => (waited = setTimeout(() => resolve(false), closeWithinMs))),
+    ]);
     clearTimeout(waited);
     return { status: Number(statusLine!.split(" ")[1]), headers, closedByServer };
   } finally {

@@ -53,7 +53,12 @@ export function packageJson(dependency: string): string {
       name: "fake-site",
       version: "1.0.0",
       private: true,
-      scripts: { build: "node build.mjs", backup: "node ops.mjs backup", restore: "node ops.mjs restore", migrations: "node ops.mjs migrations" },
+      scripts: {
+        build: "node build.mjs",
+        backup: "node ops.mjs backup",
+        restore: "node ops.mjs restore",
+        migrations: "node ops.mjs migrations",
+      },
       dependencies: { "fake-dep": `file:vendor/${dependency}` },
     },
     null,
@@ -121,7 +126,10 @@ export async function createFakeDeployment(template: string): Promise<FakeDeploy
   sh(checkout, ["git", "remote", "set-url", "origin", upstream]);
   const clock = createManualClock("2026-03-02T03:00:00.000Z");
   const output: string[] = [];
-  const started = () => (existsSync(path.join(dataDir, "service.log")) ? readFileSync(path.join(dataDir, "service.log"), "utf8").split("\n").filter(Boolean) : []);
+  const started = () =>
+    existsSync(path.join(dataDir, "service.log"))
+      ? readFileSync(path.join(dataDir, "service.log"), "utf8").split("\n").filter(Boolean)
+      : [];
   const context: UpdateContext = {
     checkout,
     envFile: path.join(root, "cornerstone.env"),
@@ -130,7 +138,11 @@ export async function createFakeDeployment(template: string): Promise<FakeDeploy
     // The command's default (scripts/update.ts): the tests check it is the guide's minute.
     healthTimeoutMs: HEALTH_TIMEOUT_MS,
     restartCommand: `node ${path.join(FIXTURE, "service.mjs")} ${checkout} ${dataDir}`,
-    serviceFiles: { unitFile: path.join(root, "none.service"), socketFile: path.join(root, "none.socket"), caddyfile: path.join(root, "NoCaddyfile") },
+    serviceFiles: {
+      unitFile: path.join(root, "none.service"),
+      socketFile: path.join(root, "none.socket"),
+      caddyfile: path.join(root, "NoCaddyfile"),
+    },
     listen: { host: "127.0.0.1", port: 3000 },
     clock,
     sleep: async (ms) => void clock.advance(ms),
@@ -159,7 +171,11 @@ export async function createFakeDeployment(template: string): Promise<FakeDeploy
     live: () => liveRelease(checkout),
     head: () => sh(checkout, ["git", "rev-parse", "--short", "HEAD"]),
     started,
-    releases: async () => (await fs.readdir(path.join(checkout, "releases"), { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort(),
+    releases: async () =>
+      (await fs.readdir(path.join(checkout, "releases"), { withFileTypes: true }))
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort(),
     cleanup: () => fs.rm(root, { recursive: true, force: true }),
   };
 }

@@ -39,7 +39,13 @@ export function fakeReactRouterBuild(page: FakePage): ServerBuild {
   return {
     entry: {
       module: {
-        default: (request: Request, status: number, headers: Headers, context: { staticHandlerContext: { loaderData: Record<string, unknown> } }, loadContext: AppLoadContext) => {
+        default: (
+          request: Request,
+          status: number,
+          headers: Headers,
+          context: { staticHandlerContext: { loaderData: Record<string, unknown> } },
+          loadContext: AppLoadContext,
+        ) => {
           headers.set("Content-Type", "text/html; charset=utf-8");
           const { loaderData } = context.staticHandlerContext;
           const data = loaderData.page ?? loaderData.index;
@@ -55,7 +61,11 @@ export function fakeReactRouterBuild(page: FakePage): ServerBuild {
     },
     assets: {
       entry: { imports: [], module: "/entry.js" },
-      routes: { root: route("root", ""), index: route("index", undefined, "root", true), page: route("page", "*", "root", true) },
+      routes: {
+        root: route("root", ""),
+        index: route("index", undefined, "root", true),
+        page: route("page", "*", "root", true),
+      },
       url: "/manifest.js",
       version: "test",
     },

@@ -22,7 +22,9 @@ export async function startFakeSite(page: FakePage, envOverrides: Record<string,
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-site-"));
   const env = parseEnv({ DATA_DIR: dataDir, LOG_LEVEL: "silent", NODE_ENV: "test", ...envOverrides });
   const pageCache = createPageCache();
-  const services = await openServices(env, createLogger({ level: env.LOG_LEVEL }), { onPublicContentChanged: () => pageCache.clear() });
+  const services = await openServices(env, createLogger({ level: env.LOG_LEVEL }), {
+    onPublicContentChanged: () => pageCache.clear(),
+  });
   const listener = createRequestListener(services, {
     reactRouter: { build: fakeReactRouterBuild(page), mode: "production" },
     pageCache,
@@ -31,7 +33,12 @@ export async function startFakeSite(page: FakePage, envOverrides: Record<string,
   await new Promise((resolve) => server.once("listening", resolve));
   const { port } = server.address() as AddressInfo;
 
-  function request(method: string, pathname: string, headers: Record<string, string> = {}, body?: string): Promise<RawResponse> {
+  function request(
+    method: string,
+    pathname: string,
+    headers: Record<string, string> = {},
+    body?: string,
+  ): Promise<RawResponse> {
     return new Promise((resolve, reject) => {
       const req = http.request({ host: "127.0.0.1", port, method, path: pathname, headers }, (res) => {
         let text = "";

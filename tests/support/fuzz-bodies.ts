@@ -27,18 +27,32 @@ type Part = { name: string; value: string | Buffer; fileName?: string; type?: st
 export function jsonBody(label: string, value: unknown, options: { contentType?: string } = {}): FuzzBody {
   const text = typeof value === "string" ? value : JSON.stringify(value);
   const marks: number[] = [];
-  for (let i = 0; i < text.length; i++) if ("{}[]:,\"".includes(text[i]!)) marks.push(i);
-  return { label, contentType: options.contentType ?? "application/json", bytes: Buffer.from(text), marks: sample(marks, 30) };
+  for (let i = 0; i < text.length; i++) if ('{}[]:,"'.includes(text[i]!)) marks.push(i);
+  return {
+    label,
+    contentType: options.contentType ?? "application/json",
+    bytes: Buffer.from(text),
+    marks: sample(marks, 30),
+  };
 }
 
 export function formBody(label: string, pairs: [string, string][]): FuzzBody {
   const text = new URLSearchParams(pairs).toString();
   const marks: number[] = [];
   for (let i = 0; i < text.length; i++) if (text[i] === "=" || text[i] === "&") marks.push(i);
-  return { label, contentType: "application/x-www-form-urlencoded", bytes: Buffer.from(text), marks: sample(marks, 30) };
+  return {
+    label,
+    contentType: "application/x-www-form-urlencoded",
+    bytes: Buffer.from(text),
+    marks: sample(marks, 30),
+  };
 }
 
-export function multipartBody(label: string, parts: Part[], options: { boundary?: string; declaredLength?: number; chunked?: boolean } = {}): FuzzBody {
+export function multipartBody(
+  label: string,
+  parts: Part[],
+  options: { boundary?: string; declaredLength?: number; chunked?: boolean } = {},
+): FuzzBody {
   const boundary = options.boundary ?? `----fuzz${randomBytes(8).toString("hex")}`;
   const chunks: Buffer[] = [];
   const marks: number[] = [];
@@ -49,8 +63,12 @@ export function multipartBody(label: string, parts: Part[], options: { boundary?
   };
   for (const part of parts) {
     marks.push(length);
-    const disposition = part.fileName !== undefined ? `form-data; name="${part.name}"; filename="${part.fileName}"` : `form-data; name="${part.name}"`;
-    const head = part.rawHead ?? `Content-Disposition: ${disposition}\r\n${part.type ? `Content-Type: ${part.type}\r\n` : ""}`;
+    const disposition =
+      part.fileName !== undefined
+        ? `form-data; name="${part.name}"; filename="${part.fileName}"`
+        : `form-data; name="${part.name}"`;
+    const head =
+      part.rawHead ?? `Content-Disposition: ${disposition}\r\n${part.type ? `Content-Type: ${part.type}\r\n` : ""}`;
     push(Buffer.from(`--${boundary}\r\n${head}\r\n`));
     marks.push(length);
     push(Buffer.isBuffer(part.value) ? part.value : Buffer.from(part.value));
@@ -81,7 +99,13 @@ function sample(values: number[], count: number): number[] {
 export type Request = { bytes: Buffer; headLength: number };
 
 /** The whole request as it goes on the wire: head, then body (chunk-framed when `chunked`). */
-export function requestBytes(method: string, target: string, port: number, body: FuzzBody | null, headers: Record<string, string>): Request {
+export function requestBytes(
+  method: string,
+  target: string,
+  port: number,
+  body: FuzzBody | null,
+  headers: Record<string, string>,
+): Request {
   const lines = [`${method} ${target} HTTP/1.1`, `Host: 127.0.0.1:${port}`];
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
   let payload: Buffer = Buffer.alloc(0);
@@ -89,7 +113,11 @@ export function requestBytes(method: string, target: string, port: number, body:
     if (body.contentType) lines.push(`Content-Type: ${body.contentType}`);
     if (body.chunked) {
       lines.push("Transfer-Encoding: chunked");
-      payload = Buffer.concat([Buffer.from(`${body.bytes.length.toString(16)}\r\n`), body.bytes, Buffer.from("\r\n0\r\n\r\n")]);
+      payload = Buffer.concat([
+        Buffer.from(`${body.bytes.length.toString(16)}\r\n`),
+        body.bytes,
+        Buffer.from("\r\n0\r\n\r\n"),
+      ]);
     } else {
       lines.push(`Content-Length: ${body.declaredLength ?? body.bytes.length}`);
       payload = body.bytes;
@@ -112,7 +140,16 @@ export const MIN_CUTS = 50;
 export function cutPlan(request: Request, body: FuzzBody | null): number[] {
   const total = request.bytes.length;
   const start = request.headLength;
-  const cuts = new Set<number>([1, Math.floor(start / 3), Math.floor(start / 2), start - 3, start - 1, start, total - 1, total]);
+  const cuts = new Set<number>([
+    1,
+    Math.floor(start / 3),
+    Math.floor(start / 2),
+    start - 3,
+    start - 1,
+    start,
+    total - 1,
+    total,
+  ]);
   const chunkOffset = body?.chunked ? body.bytes.length.toString(16).length + 2 : 0;
   const at = (position: number) => {
     const cut = start + chunkOffset + position;

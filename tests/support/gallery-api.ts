@@ -13,7 +13,11 @@ export async function newUploadUrl(ctx: SignedIn): Promise<string> {
  * Registers a finished upload in a gallery (PUT /api/admin/gallery-images), with the body the
  * admin page sends: the spec's sortOrder is a string, and the server places the image last.
  */
-export function registerImage(ctx: SignedIn, imageURL: string, options: { galleryType?: string; caption?: string } = {}) {
+export function registerImage(
+  ctx: SignedIn,
+  imageURL: string,
+  options: { galleryType?: string; caption?: string } = {},
+) {
   const { galleryType = "traditional", caption = "" } = options;
   return ctx.admin.put("/api/admin/gallery-images").send({ imageURL, galleryType, caption, sortOrder: "0" });
 }

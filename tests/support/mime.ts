@@ -96,7 +96,8 @@ export function parseMail(raw: string): ParsedMail {
       attachments.push({
         filename: decodeEncodedWords(/filename="?([^";]+)"?/i.exec(disposition)?.[1] ?? "") || null,
         contentType: type.split(";")[0]!.trim().toLowerCase(),
-        content: encoding === "base64" ? Buffer.from(partBody.replace(/\s+/g, ""), "base64") : Buffer.from(partBody, "utf8"),
+        content:
+          encoding === "base64" ? Buffer.from(partBody.replace(/\s+/g, ""), "base64") : Buffer.from(partBody, "utf8"),
       });
       return;
     }

@@ -28,9 +28,12 @@ export type GuideRunner = {
 };
 
 export const GUIDE_PASSPHRASE = "quarry-lantern-basalt-orchard-guide";
-const BACKUP_COMMAND = "runuser -u cornerstone -- npm run backup -- --offsite --env-file /etc/cornerstone/cornerstone.env";
-const VERIFY_COMMAND = "runuser -u cornerstone -- npm run backup -- --verify --env-file /etc/cornerstone/cornerstone.env";
-const RESTORE_COMMAND = "runuser -u cornerstone -- npm run restore -- --from-offsite --env-file /etc/cornerstone/cornerstone.env";
+const BACKUP_COMMAND =
+  "runuser -u cornerstone -- npm run backup -- --offsite --env-file /etc/cornerstone/cornerstone.env";
+const VERIFY_COMMAND =
+  "runuser -u cornerstone -- npm run backup -- --verify --env-file /etc/cornerstone/cornerstone.env";
+const RESTORE_COMMAND =
+  "runuser -u cornerstone -- npm run restore -- --from-offsite --env-file /etc/cornerstone/cornerstone.env";
 const COPIES = "cornerstone-backups/repository/copies/";
 
 export type GuideOffsite = { bucket: TestBucket; stop(): Promise<void> };
@@ -58,7 +61,15 @@ export async function offsiteBackupStep(guide: GuideRunner, page?: Page, siteUrl
     `BACKUP_PASSPHRASE=${GUIDE_PASSPHRASE}`,
   ];
   const guideText = await fs.readFile("docs/DEPLOY.md", "utf8");
-  for (const name of ["BACKUP_S3_BUCKET=", "BACKUP_S3_ENDPOINT=", "BACKUP_S3_REGION=", "BACKUP_S3_ACCESS_KEY_ID=", "BACKUP_S3_SECRET_ACCESS_KEY=", "BACKUP_PASSPHRASE=", "BACKUP_S3_FORCE_PATH_STYLE=true"]) {
+  for (const name of [
+    "BACKUP_S3_BUCKET=",
+    "BACKUP_S3_ENDPOINT=",
+    "BACKUP_S3_REGION=",
+    "BACKUP_S3_ACCESS_KEY_ID=",
+    "BACKUP_S3_SECRET_ACCESS_KEY=",
+    "BACKUP_PASSPHRASE=",
+    "BACKUP_S3_FORCE_PATH_STYLE=true",
+  ]) {
     expect(guideText, `docs/DEPLOY.md no longer shows ${name}`).toContain(name);
   }
   await fs.appendFile(guide.envFile, `\n${lines.join("\n")}\n`);
@@ -78,7 +89,9 @@ export async function offsiteBackupStep(guide: GuideRunner, page?: Page, siteUrl
     // "The dashboard's Backups view then says …"
     await page.goto(`${siteUrl}/admin?view=backups`);
     const card = page.getByRole("region", { name: "Backups" });
-    await expect(card.getByTestId("offsite-last-copy")).toContainText(/^Last copy off the server: (just now|1 minute ago)$/);
+    await expect(card.getByTestId("offsite-last-copy")).toContainText(
+      /^Last copy off the server: (just now|1 minute ago)$/,
+    );
     await expect(card.getByTestId("offsite-no-passphrase")).toHaveCount(0);
   }
   return offsite;

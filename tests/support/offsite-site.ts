@@ -17,8 +17,10 @@ import { dumpSite, SITE_TEXTS, type SiteDump } from "./backup-site";
  */
 export const OFFSITE_PASSPHRASE = "quarry-lantern-basalt-orchard";
 /** Words that must never be readable in the off-site store. */
-export const SECRET_WORDS = { enquiry: "could you quote for a basalt retaining wall", photoName: "enquiry-photos/" } as const;
-
+export const SECRET_WORDS = {
+  enquiry: "could you quote for a basalt retaining wall",
+  photoName: "enquiry-photos/",
+} as const;
 
 /** A photo-like file: a JPEG's first bytes, then random ones (as incompressible as a real photo). */
 export function photoLike(bytes: number): Buffer {
@@ -26,11 +28,23 @@ export function photoLike(bytes: number): Buffer {
 }
 
 /** An enquiry with `photos` photos attached, stored as the photo pipeline leaves them. */
-export async function insertEnquiryWithPhotos(services: Pick<AppServices, "db" | "storage">, n: number, photos: number, at: Date): Promise<string> {
+export async function insertEnquiryWithPhotos(
+  services: Pick<AppServices, "db" | "storage">,
+  n: number,
+  photos: number,
+  at: Date,
+): Promise<string> {
   const id = randomUUID();
   await services.db
     .insertInto("contact_submissions")
-    .values({ id, name: `Visitor ${n}`, email: `visitor${n}@example.co.nz`, phone: null, message: `Enquiry ${n}: ${SECRET_WORDS.enquiry}?`, submitted_at: at.toISOString() })
+    .values({
+      id,
+      name: `Visitor ${n}`,
+      email: `visitor${n}@example.co.nz`,
+      phone: null,
+      message: `Enquiry ${n}: ${SECRET_WORDS.enquiry}?`,
+      submitted_at: at.toISOString(),
+    })
     .execute();
   for (let position = 1; position <= photos; position++) {
     const photoId = randomUUID();
@@ -63,8 +77,11 @@ export async function insertEnquiryWithPhotos(services: Pick<AppServices, "db" |
 }
 
 /** Texts, galleries, enquiries with photos, and two-step on for the administrator (who must exist). Returns the TOTP. */
-export async function fillOffsiteSite(services: AppServices & { clock: Clock }): Promise<{ totp: TOTP; recoveryCodes: string[] }> {
-  for (const [key, content] of Object.entries(SITE_TEXTS)) await saveContent(services, key as keyof typeof SITE_TEXTS, content);
+export async function fillOffsiteSite(
+  services: AppServices & { clock: Clock },
+): Promise<{ totp: TOTP; recoveryCodes: string[] }> {
+  for (const [key, content] of Object.entries(SITE_TEXTS))
+    await saveContent(services, key as keyof typeof SITE_TEXTS, content);
   await seedDemoGallery(services, "traditional", 2, { width: 480, height: 320 });
   await seedDemoGallery(services, "veneer", 1, { width: 480, height: 320 });
   for (let n = 0; n < 3; n++) await insertEnquiryWithPhotos(services, n, n, services.clock.now());
@@ -72,7 +89,11 @@ export async function fillOffsiteSite(services: AppServices & { clock: Clock }):
   const enrolment = await beginEnrolment(services, user);
   if (enrolment === "already-on") throw new Error("two-step was on already");
   const totp = new TOTP({ secret: Secret.fromBase32(enrolment.secret) });
-  const recoveryCodes = await confirmEnrolment(services, user.id, totp.generate({ timestamp: services.clock.now().getTime() }));
+  const recoveryCodes = await confirmEnrolment(
+    services,
+    user.id,
+    totp.generate({ timestamp: services.clock.now().getTime() }),
+  );
   if (!recoveryCodes) throw new Error("two-step enrolment failed");
   return { totp, recoveryCodes };
 }
@@ -81,7 +102,10 @@ export async function fillOffsiteSite(services: AppServices & { clock: Clock }):
 export async function dumpOffsiteSite(services: Pick<AppServices, "db" | "storage">): Promise<SiteDump> {
   const dump = await dumpSite(services);
   const photos = await services.db.selectFrom("enquiry_photos").select(["thumb_key", "view_key"]).execute();
-  for (const key of photos.flatMap((row) => [row.thumb_key, row.view_key]).filter((k): k is string => Boolean(k)).sort()) {
+  for (const key of photos
+    .flatMap((row) => [row.thumb_key, row.view_key])
+    .filter((k): k is string => Boolean(k))
+    .sort()) {
     const object = await services.storage.read(key);
     if (!object) throw new Error(`missing object ${key}`);
     const hash = createHash("sha256");

@@ -22,7 +22,9 @@ export const rssMB = (pid: number) => statusField(pid, "VmRSS");
 /** The process's direct children. */
 export async function childPids(pid: number): Promise<number[]> {
   const tasks = await fs.readdir(`/proc/${pid}/task`);
-  const children = await Promise.all(tasks.map((task) => fs.readFile(`/proc/${pid}/task/${task}/children`, "utf8").catch(() => "")));
+  const children = await Promise.all(
+    tasks.map((task) => fs.readFile(`/proc/${pid}/task/${task}/children`, "utf8").catch(() => "")),
+  );
   return children.flatMap((list) => list.trim().split(/\s+/).filter(Boolean).map(Number));
 }
 

@@ -30,7 +30,9 @@ export function runScript(
 ): Promise<ScriptResult> {
   return new Promise((resolve) => {
     const command = [process.execPath, "--import", "tsx", `scripts/${script}.ts`, ...args];
-    const [file, ...argv] = options.umask ? ["/bin/sh", "-c", `umask ${options.umask} && exec "$@"`, "sh", ...command] : command;
+    const [file, ...argv] = options.umask
+      ? ["/bin/sh", "-c", `umask ${options.umask} && exec "$@"`, "sh", ...command]
+      : command;
     const child = spawn(file!, argv, {
       env: { ...process.env, ADMIN_PASSWORD: "", ADMIN_USERNAME: "", ...env },
       stdio: ["pipe", "pipe", "pipe"],

@@ -104,7 +104,14 @@ function writeBeforeAnswering(store: FilesystemStore) {
 }
 
 export function s3ConfigFor(endpoint: string, bucket: string): S3StorageConfig {
-  return { kind: "s3", bucket, region: S3_TEST_REGION, endpoint, forcePathStyle: true, credentials: { ...S3_TEST_CREDENTIALS } };
+  return {
+    kind: "s3",
+    bucket,
+    region: S3_TEST_REGION,
+    endpoint,
+    forcePathStyle: true,
+    credentials: { ...S3_TEST_CREDENTIALS },
+  };
 }
 
 /** The settings that point the server at a bucket of the test S3 server. */
@@ -155,7 +162,9 @@ export async function createTestBucket(endpoint: string, options: { siteOrigins:
     const found: string[] = [];
     let token: string | undefined;
     do {
-      const page = await client.send(new ListObjectsV2Command({ Bucket: name, Prefix: prefix, ContinuationToken: token }));
+      const page = await client.send(
+        new ListObjectsV2Command({ Bucket: name, Prefix: prefix, ContinuationToken: token }),
+      );
       found.push(...(page.Contents ?? []).map((object) => object.Key!));
       token = page.NextContinuationToken;
     } while (token);

@@ -17,7 +17,13 @@
  * is proxied to s3rver unchanged.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { createServer, request as forward, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import {
+  createServer,
+  request as forward,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { createS3Client } from "~/storage/s3-storage.server";
@@ -44,7 +50,14 @@ class S3Refusal extends Error {
 /** S3 allows a header-signed request's clock to be this far off. */
 const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
 /** Presigning puts these in the query itself; any other X-Amz-* query value was a header it hoisted there. */
-const PRESIGN_PARAMS = new Set(["x-amz-algorithm", "x-amz-credential", "x-amz-date", "x-amz-expires", "x-amz-signedheaders", "x-amz-signature"]);
+const PRESIGN_PARAMS = new Set([
+  "x-amz-algorithm",
+  "x-amz-credential",
+  "x-amz-date",
+  "x-amz-expires",
+  "x-amz-signedheaders",
+  "x-amz-signature",
+]);
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "expect", "upgrade"]);
 
 /** "20261125T130906Z" → a Date, or null. */
@@ -91,7 +104,14 @@ export async function startVerifyingS3Front(options: {
   const upstream = new URL(options.upstream);
   // The SDK's own SHA-256 (and HMAC), as its clients sign with.
   const sdkClient = createS3Client({ kind: "s3", bucket: "unused", region, forcePathStyle: true, credentials });
-  const signer = new SignatureV4({ credentials, region, service: "s3", sha256: sdkClient.config.sha256, uriEscapePath: false, applyChecksum: false });
+  const signer = new SignatureV4({
+    credentials,
+    region,
+    service: "s3",
+    sha256: sdkClient.config.sha256,
+    uriEscapePath: false,
+    applyChecksum: false,
+  });
   sdkClient.destroy();
   const refusals: VerifyingS3Front["refusals"] = [];
   const publicPrefixes = options.publicPrefixes ?? [];
@@ -107,7 +127,11 @@ export async function startVerifyingS3Front(options: {
   function checkScope(scope: string, signedAt: Date): void {
     const [keyId, day, scopeRegion, service, terminator] = scope.split("/");
     if (keyId !== credentials.accessKeyId) {
-      throw new S3Refusal(403, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.");
+      throw new S3Refusal(
+        403,
+        "InvalidAccessKeyId",
+        "The AWS Access Key Id you provided does not exist in our records.",
+      );
     }
     const signedDay = signedAt.toISOString().slice(0, 10).replace(/-/g, "");
     if (day !== signedDay || scopeRegion !== region || service !== "s3" || terminator !== "aws4_request") {
@@ -116,7 +140,12 @@ export async function startVerifyingS3Front(options: {
   }
 
   /** The request as the signer sees it: only the headers the client says it signed. */
-  function signable(req: IncomingMessage, path: string, query: Record<string, string | string[]>, signedHeaders: string[]) {
+  function signable(
+    req: IncomingMessage,
+    path: string,
+    query: Record<string, string | string[]>,
+    signedHeaders: string[],
+  ) {
     const headers: Record<string, string> = {};
     for (const name of signedHeaders) {
       const value = headerValue(req.headers, name);
@@ -124,7 +153,15 @@ export async function startVerifyingS3Front(options: {
       if (value !== undefined) headers[name] = value;
     }
     const host = new URL(`http://${req.headers.host ?? "invalid"}`);
-    return { method: req.method ?? "GET", protocol: "http:", hostname: host.hostname, port: Number(host.port) || undefined, path, query, headers };
+    return {
+      method: req.method ?? "GET",
+      protocol: "http:",
+      hostname: host.hostname,
+      port: Number(host.port) || undefined,
+      path,
+      query,
+      headers,
+    };
   }
 
   async function verifyPresigned(req: IncomingMessage, path: string, params: URLSearchParams): Promise<void> {
@@ -135,16 +172,35 @@ export async function startVerifyingS3Front(options: {
     const expiresIn = Number(params.get("X-Amz-Expires"));
     const signedHeaders = (params.get("X-Amz-SignedHeaders") ?? "").split(";").filter(Boolean);
     const signature = params.get("X-Amz-Signature") ?? "";
-    if (!signedAt || !Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > 604_800 || !signedHeaders.includes("host")) {
-      throw new S3Refusal(400, "AuthorizationQueryParametersError", "The presigned URL's X-Amz-* parameters are incomplete");
+    if (
+      !signedAt ||
+      !Number.isInteger(expiresIn) ||
+      expiresIn < 1 ||
+      expiresIn > 604_800 ||
+      !signedHeaders.includes("host")
+    ) {
+      throw new S3Refusal(
+        400,
+        "AuthorizationQueryParametersError",
+        "The presigned URL's X-Amz-* parameters are incomplete",
+      );
     }
     checkScope(params.get("X-Amz-Credential") ?? "", signedAt);
-    if (now().getTime() > signedAt.getTime() + expiresIn * 1000) throw new S3Refusal(403, "AccessDenied", "Request has expired");
-    if (now().getTime() < signedAt.getTime() - MAX_CLOCK_SKEW_MS) throw new S3Refusal(403, "AccessDenied", "Request is not valid yet");
+    if (now().getTime() > signedAt.getTime() + expiresIn * 1000)
+      throw new S3Refusal(403, "AccessDenied", "Request has expired");
+    if (now().getTime() < signedAt.getTime() - MAX_CLOCK_SKEW_MS)
+      throw new S3Refusal(403, "AccessDenied", "Request is not valid yet");
 
     // Headers the presigner hoisted into the query go back to being headers: it hoists them again, unchanged.
-    const hoisted = [...new Set(params.keys())].filter((name) => name.toLowerCase().startsWith("x-amz-") && !PRESIGN_PARAMS.has(name.toLowerCase()));
-    const request = signable(req, path, queryObject(params, (name) => name === "X-Amz-Signature" || hoisted.includes(name)), signedHeaders);
+    const hoisted = [...new Set(params.keys())].filter(
+      (name) => name.toLowerCase().startsWith("x-amz-") && !PRESIGN_PARAMS.has(name.toLowerCase()),
+    );
+    const request = signable(
+      req,
+      path,
+      queryObject(params, (name) => name === "X-Amz-Signature" || hoisted.includes(name)),
+      signedHeaders,
+    );
     for (const name of hoisted) request.headers[name] = params.get(name)!;
     const presigned = await signer.presign(
       // No X-Amz-Content-Sha256: a presigned payload is unsigned (a body the signer cannot hash says so).
@@ -157,11 +213,20 @@ export async function startVerifyingS3Front(options: {
       },
     );
     if (!sameHex(signature, String(presigned.query?.["X-Amz-Signature"]))) {
-      throw new S3Refusal(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.");
+      throw new S3Refusal(
+        403,
+        "SignatureDoesNotMatch",
+        "The request signature we calculated does not match the signature you provided.",
+      );
     }
   }
 
-  async function verifyHeaderSigned(req: IncomingMessage, path: string, params: URLSearchParams, body: Buffer): Promise<void> {
+  async function verifyHeaderSigned(
+    req: IncomingMessage,
+    path: string,
+    params: URLSearchParams,
+    body: Buffer,
+  ): Promise<void> {
     const match = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(
       headerValue(req.headers, "authorization") ?? "",
     );
@@ -171,27 +236,50 @@ export async function startVerifyingS3Front(options: {
     if (!signedAt) throw new S3Refusal(403, "AccessDenied", "AWS authentication requires a valid X-Amz-Date header");
     checkScope(scope, signedAt);
     if (Math.abs(now().getTime() - signedAt.getTime()) > MAX_CLOCK_SKEW_MS) {
-      throw new S3Refusal(403, "RequestTimeTooSkewed", "The difference between the request time and the current time is too large.");
+      throw new S3Refusal(
+        403,
+        "RequestTimeTooSkewed",
+        "The difference between the request time and the current time is too large.",
+      );
     }
     const signedHeaders = signedList.split(";");
-    const request = signable(req, path, queryObject(params, () => false), signedHeaders);
-    const signed = await signer.sign({ ...request, body }, { signingDate: signedAt, signableHeaders: new Set(signedHeaders) });
+    const request = signable(
+      req,
+      path,
+      queryObject(params, () => false),
+      signedHeaders,
+    );
+    const signed = await signer.sign(
+      { ...request, body },
+      { signingDate: signedAt, signableHeaders: new Set(signedHeaders) },
+    );
     const recomputed = /Signature=([0-9a-f]{64})$/.exec(String(signed.headers.authorization))?.[1] ?? "";
     if (!sameHex(signature, recomputed)) {
-      throw new S3Refusal(403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.");
+      throw new S3Refusal(
+        403,
+        "SignatureDoesNotMatch",
+        "The request signature we calculated does not match the signature you provided.",
+      );
     }
     // The signature covers the payload's hash; the payload must then have that hash.
     const payloadHash = headerValue(req.headers, "x-amz-content-sha256") ?? "";
     if (/^[0-9a-f]{64}$/.test(payloadHash) && createHash("sha256").update(body).digest("hex") !== payloadHash) {
-      throw new S3Refusal(400, "XAmzContentSHA256Mismatch", "The provided 'x-amz-content-sha256' header does not match what was computed.");
+      throw new S3Refusal(
+        400,
+        "XAmzContentSHA256Mismatch",
+        "The provided 'x-amz-content-sha256' header does not match what was computed.",
+      );
     }
-    if (payloadHash.startsWith("STREAMING-")) throw new S3Refusal(501, "NotImplemented", "The test front does not verify aws-chunked payloads");
+    if (payloadHash.startsWith("STREAMING-"))
+      throw new S3Refusal(501, "NotImplemented", "The test front does not verify aws-chunked payloads");
   }
 
   function refuse(res: ServerResponse, req: IncomingMessage, refusal: S3Refusal) {
     refusals.push({ code: refusal.code, method: req.method ?? "", path: req.url ?? "" });
     const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${refusal.code}</Code><Message>${refusal.message}</Message></Error>`;
-    res.writeHead(refusal.status, { "Content-Type": "application/xml", "Content-Length": Buffer.byteLength(xml) }).end(xml);
+    res
+      .writeHead(refusal.status, { "Content-Type": "application/xml", "Content-Length": Buffer.byteLength(xml) })
+      .end(xml);
   }
 
   function proxy(req: IncomingMessage, res: ServerResponse, body: Buffer) {

@@ -45,7 +45,13 @@ async function seedInto(dataDir: string, spec: SeedSpec): Promise<void> {
   const services = await openServices(env, createLogger({ level: "silent" }));
   try {
     for (const [galleryType, count] of Object.entries(spec.galleries ?? {})) {
-      if (count) await seedDemoGallery(services, galleryType as GalleryType, count, spec.gallerySize ?? { width: 1200, height: 800 });
+      if (count)
+        await seedDemoGallery(
+          services,
+          galleryType as GalleryType,
+          count,
+          spec.gallerySize ?? { width: 1200, height: 800 },
+        );
     }
     for (const [key, content] of Object.entries(spec.content ?? {})) {
       await saveContent(services, key as SectionKey, content);

@@ -43,7 +43,13 @@ export function createSoftwareAuthenticator(site: { origin: string; rpId: string
       const attested = Buffer.concat([Buffer.alloc(16), idLength, credentialId, Buffer.from(isoCBOR.encode(coseKey))]);
       // Flags: user present (0x01), user verified (0x04), attested credential data (0x40).
       const authData = authenticatorData(overrides.rpId ?? site.rpId, 0x45, 0, attested);
-      const attestationObject = isoCBOR.encode(new Map<string, unknown>([["fmt", "none"], ["attStmt", new Map()], ["authData", authData]]) as never);
+      const attestationObject = isoCBOR.encode(
+        new Map<string, unknown>([
+          ["fmt", "none"],
+          ["attStmt", new Map()],
+          ["authData", authData],
+        ]) as never,
+      );
       const passkey = { id: b64url(credentialId), privateKey, counter: 0, userHandle: options.user.id };
       passkeys.push(passkey);
       return {

@@ -10,7 +10,14 @@ import zlib from "node:zlib";
 import { islandFilesInPage } from "~/islands/island-loader";
 
 export type LoadKind = "page" | "script" | "enquiry" | "upload";
-export type LoadRecord = { kind: LoadKind; path: string; status: number; error?: string; startedAt: number; endedAt: number };
+export type LoadRecord = {
+  kind: LoadKind;
+  path: string;
+  status: number;
+  error?: string;
+  startedAt: number;
+  endedAt: number;
+};
 
 export type LoadReport = {
   requests: number;
@@ -27,14 +34,25 @@ type Answer = { status: number; body: string; error?: string };
 
 export type SiteClient = {
   get(path: string): Promise<Answer>;
-  post(path: string, body: Buffer | string, headers: Record<string, string>, options?: { from?: string; sendOverMs?: number }): Promise<Answer>;
+  post(
+    path: string,
+    body: Buffer | string,
+    headers: Record<string, string>,
+    options?: { from?: string; sendOverMs?: number },
+  ): Promise<Answer>;
 };
 
 /** HTTPS to Caddy, trusting its root certificate only; `from` sends from that loopback address (another visitor). */
 export function siteClient(url: string, ca: string): SiteClient {
   const agent = new https.Agent({ keepAlive: true, maxSockets: 8, ca });
   const base = new URL(url);
-  const send = (method: string, path: string, body: Buffer | null, headers: Record<string, string>, options: { from?: string; sendOverMs?: number } = {}) =>
+  const send = (
+    method: string,
+    path: string,
+    body: Buffer | null,
+    headers: Record<string, string>,
+    options: { from?: string; sendOverMs?: number } = {},
+  ) =>
     new Promise<Answer>((resolve) => {
       const request = https.request(
         {
@@ -51,7 +69,8 @@ export function siteClient(url: string, ca: string): SiteClient {
           response.on("end", () => {
             const raw = Buffer.concat(chunks);
             const encoding = response.headers["content-encoding"];
-            const decoded = encoding === "br" ? zlib.brotliDecompressSync(raw) : encoding === "gzip" ? zlib.gunzipSync(raw) : raw;
+            const decoded =
+              encoding === "br" ? zlib.brotliDecompressSync(raw) : encoding === "gzip" ? zlib.gunzipSync(raw) : raw;
             resolve({ status: response.statusCode ?? 0, body: decoded.toString() });
           });
           response.on("error", (error) => resolve({ status: 0, body: "", error: error.message }));
@@ -82,7 +101,9 @@ export function siteClient(url: string, ca: string): SiteClient {
 export function photoUpload(photo: Buffer): { body: Buffer; headers: Record<string, string> } {
   const boundary = `----cornerstone-${randomUUID()}`;
   const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="wall.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="photos"; filename="wall.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`,
+    ),
     photo,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
@@ -91,7 +112,9 @@ export function photoUpload(photo: Buffer): { body: Buffer; headers: Record<stri
 
 /** The scripts a script imports, as paths (Vite's chunks import each other by relative name). */
 function importsOf(scriptPath: string, source: string): string[] {
-  const found = [...source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.{1,2}\/[^"']+\.js)["']/g)].map((match) => match[1]!);
+  const found = [...source.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.{1,2}\/[^"']+\.js)["']/g)].map(
+    (match) => match[1]!,
+  );
   return found.map((relative) => new URL(relative, `https://site${scriptPath}`).pathname);
 }
 
@@ -114,7 +137,14 @@ export async function loadPageScripts(client: SiteClient, html: string): Promise
       batch.map(async (path) => {
         const startedAt = Date.now();
         const answer = await client.get(path);
-        records.push({ kind: "script", path, status: answer.status, error: answer.error ?? (answer.status === 200 ? undefined : answer.body.slice(0, 200)), startedAt, endedAt: Date.now() });
+        records.push({
+          kind: "script",
+          path,
+          status: answer.status,
+          error: answer.error ?? (answer.status === 200 ? undefined : answer.body.slice(0, 200)),
+          startedAt,
+          endedAt: Date.now(),
+        });
         return { path, answer };
       }),
     );
@@ -146,7 +176,14 @@ export function startSteadyLoad(options: {
   const record = async (kind: LoadKind, path: string, expected: number, call: () => Promise<Answer>) => {
     const startedAt = Date.now();
     const answer = await call();
-    records.push({ kind, path, status: answer.status, error: answer.error ?? (answer.status === expected ? undefined : answer.body.slice(0, 200)), startedAt, endedAt: Date.now() });
+    records.push({
+      kind,
+      path,
+      status: answer.status,
+      error: answer.error ?? (answer.status === expected ? undefined : answer.body.slice(0, 200)),
+      startedAt,
+      endedAt: Date.now(),
+    });
     return answer;
   };
   const viewer = async (index: number) => {
@@ -163,7 +200,12 @@ export function startSteadyLoad(options: {
     for (let n = 1; running; n++) {
       const message = `Update rehearsal enquiry ${n} (${tag}), about a retaining wall.`;
       const answer = await record("enquiry", "/api/contact", 201, () =>
-        client.post("/api/contact", JSON.stringify({ name: "Rehearsal Visitor", email: "visitor@example.com", message }), { "content-type": "application/json" }, { from: nextVisitorAddress() }),
+        client.post(
+          "/api/contact",
+          JSON.stringify({ name: "Rehearsal Visitor", email: "visitor@example.com", message }),
+          { "content-type": "application/json" },
+          { from: nextVisitorAddress() },
+        ),
       );
       if (answer.status === 201) accepted.push(message);
       await new Promise((resolve) => setTimeout(resolve, enquiryEveryMs));
@@ -172,7 +214,12 @@ export function startSteadyLoad(options: {
   const uploader = async () => {
     while (running && options.photo) {
       const { body, headers } = photoUpload(options.photo);
-      await record("upload", "/api/enquiry-photos", 201, () => client.post("/api/enquiry-photos", body, headers, { from: nextVisitorAddress(), sendOverMs: options.uploadOverMs ?? 2000 }));
+      await record("upload", "/api/enquiry-photos", 201, () =>
+        client.post("/api/enquiry-photos", body, headers, {
+          from: nextVisitorAddress(),
+          sendOverMs: options.uploadOverMs ?? 2000,
+        }),
+      );
     }
   };
   const workers = [...Array.from({ length: viewers }, (_, index) => viewer(index)), sender(), uploader()];

@@ -4,5 +4,7 @@
 import process from "node:process";
 
 process.on("uncaughtExceptionMonitor", (error, origin) => {
-  process.stderr.write(`UNCAUGHT EXCEPTION (monitor): ${origin}: ${error && error.stack ? error.stack : String(error)}\n`);
+  process.stderr.write(
+    `UNCAUGHT EXCEPTION (monitor): ${origin}: ${error && error.stack ? error.stack : String(error)}\n`,
+  );
 });

@@ -29,7 +29,8 @@ function run(cwd: string, argv: string[]): string {
 /** Replaces `from` (which must be there) in a file of the upstream clone. */
 async function edit(file: string, from: string, to: string): Promise<void> {
   const text = await fs.readFile(file, "utf8");
-  if (!text.includes(from)) throw new Error(`${file} no longer has ${JSON.stringify(from)}: the rehearsal's commit needs a new anchor`);
+  if (!text.includes(from))
+    throw new Error(`${file} no longer has ${JSON.stringify(from)}: the rehearsal's commit needs a new anchor`);
   await fs.writeFile(file, text.replace(from, to));
 }
 
@@ -58,7 +59,8 @@ export type Rehearsal = {
 };
 
 export async function startRehearsal(): Promise<Rehearsal> {
-  if (!existsSync(path.join(ROOT, "build/server/index.js"))) throw new Error("There is no production build: run npm run build first.");
+  if (!existsSync(path.join(ROOT, "build/server/index.js")))
+    throw new Error("There is no production build: run npm run build first.");
   const root = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-update-rehearsal-"));
   const upstream = path.join(root, "upstream");
   const checkout = path.join(root, "opt-cornerstone");
@@ -122,17 +124,28 @@ export async function startRehearsal(): Promise<Rehearsal> {
     await fs.writeFile(unitFile, unit);
     await fs.writeFile(caddyfile, `example.co.nz {\n\treverse_proxy 127.0.0.1:${nodePort}\n}\n`);
 
-    holder = spawn("perl", [SOCKET_SERVICE, "--serve", "127.0.0.1", String(nodePort), unitFile, stateDir], { stdio: ["ignore", "inherit", "inherit"] });
+    holder = spawn("perl", [SOCKET_SERVICE, "--serve", "127.0.0.1", String(nodePort), unitFile, stateDir], {
+      stdio: ["ignore", "inherit", "inherit"],
+    });
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const status = await fetch(`http://127.0.0.1:${nodePort}/healthz`, { signal: AbortSignal.timeout(2000) }).then((r) => r.status, () => 0);
+      const status = await fetch(`http://127.0.0.1:${nodePort}/healthz`, { signal: AbortSignal.timeout(2000) }).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (status === 200) break;
       if (Date.now() > deadline || holder.exitCode !== null) {
-        throw new Error(`The site did not start:\n${await fs.readFile(path.join(stateDir, "service.log"), "utf8").catch(() => "")}`);
+        throw new Error(
+          `The site did not start:\n${await fs.readFile(path.join(stateDir, "service.log"), "utf8").catch(() => "")}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    caddy = await startCaddy({ upstream: `127.0.0.1:${nodePort}`, port: caddyPort, proxyDirective: await shippedProxyDirective(`127.0.0.1:${nodePort}`) });
+    caddy = await startCaddy({
+      upstream: `127.0.0.1:${nodePort}`,
+      port: caddyPort,
+      proxyDirective: await shippedProxyDirective(`127.0.0.1:${nodePort}`),
+    });
   } catch (error) {
     await stop();
     throw error;
@@ -159,8 +172,16 @@ export async function startRehearsal(): Promise<Rehearsal> {
     caddyfile,
     caddy: caddy!,
     async commitGoodRelease() {
-      await edit(path.join(upstream, "app/content/sections.ts"), "defaultContent: `Stonemasonry & Hard Landscaping in ${region}`", `defaultContent: \`${REHEARSAL_TEXT} in \${region}\``);
-      await edit(path.join(upstream, "app/islands/menu.island.ts"), 'markIslandMounted("menu");', 'document.documentElement.dataset.menuRelease = "rehearsal";\nmarkIslandMounted("menu");');
+      await edit(
+        path.join(upstream, "app/content/sections.ts"),
+        "defaultContent: `Stonemasonry & Hard Landscaping in ${region}`",
+        `defaultContent: \`${REHEARSAL_TEXT} in \${region}\``,
+      );
+      await edit(
+        path.join(upstream, "app/islands/menu.island.ts"),
+        'markIslandMounted("menu");',
+        'document.documentElement.dataset.menuRelease = "rehearsal";\nmarkIslandMounted("menu");',
+      );
       await fs.writeFile(
         path.join(upstream, "app/db/migrations/9001-update-rehearsal.ts"),
         'import type { Kysely, Migration } from "kysely";\n\nexport const updateRehearsal: Migration = {\n' +
@@ -168,12 +189,24 @@ export async function startRehearsal(): Promise<Rehearsal> {
           '  async down(db: Kysely<unknown>) {\n    await db.schema.dropTable("update_rehearsal").ifExists().execute();\n  },\n};\n',
       );
       const database = path.join(upstream, "app/db/database.server.ts");
-      await edit(database, 'import type { DatabaseSchema } from "./schema";', 'import { updateRehearsal } from "./migrations/9001-update-rehearsal";\nimport type { DatabaseSchema } from "./schema";');
-      await edit(database, "const MIGRATIONS: Record<string, Migration> = {", 'const MIGRATIONS: Record<string, Migration> = {\n  "9001-update-rehearsal": updateRehearsal,');
+      await edit(
+        database,
+        'import type { DatabaseSchema } from "./schema";',
+        'import { updateRehearsal } from "./migrations/9001-update-rehearsal";\nimport type { DatabaseSchema } from "./schema";',
+      );
+      await edit(
+        database,
+        "const MIGRATIONS: Record<string, Migration> = {",
+        'const MIGRATIONS: Record<string, Migration> = {\n  "9001-update-rehearsal": updateRehearsal,',
+      );
       return commit("Rehearsal: a new headline, a changed menu script and migration 9001");
     },
     async commitFailingRelease() {
-      await edit(path.join(upstream, "server/index.ts"), "await startServer({", 'console.error("This release cannot start (the rehearsal\'s failing release).");\nprocess.exit(1);\nawait startServer({');
+      await edit(
+        path.join(upstream, "server/index.ts"),
+        "await startServer({",
+        'console.error("This release cannot start (the rehearsal\'s failing release).");\nprocess.exit(1);\nawait startServer({',
+      );
       return commit("Rehearsal: a release whose server exits as it starts");
     },
     async update({ beforeRestart, healthTimeoutSeconds } = {}) {
@@ -182,7 +215,22 @@ export async function startRehearsal(): Promise<Rehearsal> {
       const restart = `perl ${SOCKET_SERVICE} --restart ${stateDir} --after ${path.join(stateDir, "go")}`;
       const child = spawn(
         "npm",
-        ["run", "update", "--", "--env-file", envFile, "--restart-command", restart, "--unit-file", unitFile, "--socket-file", socketFile, "--caddyfile", caddyfile, ...(healthTimeoutSeconds ? ["--health-timeout", String(healthTimeoutSeconds)] : [])],
+        [
+          "run",
+          "update",
+          "--",
+          "--env-file",
+          envFile,
+          "--restart-command",
+          restart,
+          "--unit-file",
+          unitFile,
+          "--socket-file",
+          socketFile,
+          "--caddyfile",
+          caddyfile,
+          ...(healthTimeoutSeconds ? ["--health-timeout", String(healthTimeoutSeconds)] : []),
+        ],
         { cwd: checkout, stdio: ["ignore", "pipe", "pipe"] },
       );
       let output = "";
@@ -191,7 +239,8 @@ export async function startRehearsal(): Promise<Rehearsal> {
         output += chunk;
         // REHEARSAL_LOG=1 shows the update as it goes, each line with the seconds since it began.
         if (process.env.REHEARSAL_LOG) {
-          for (const line of chunk.toString().split("\n").filter(Boolean)) console.error(`[${((Date.now() - began) / 1000).toFixed(1)} s] ${line}`);
+          for (const line of chunk.toString().split("\n").filter(Boolean))
+            console.error(`[${((Date.now() - began) / 1000).toFixed(1)} s] ${line}`);
         }
       };
       child.stdout.on("data", take);
@@ -200,7 +249,8 @@ export async function startRehearsal(): Promise<Rehearsal> {
       // The restart waits for `go`: whatever must be in flight when SIGTERM comes is started first.
       let watching = true;
       const watcher = (async () => {
-        while (watching && !existsSync(path.join(stateDir, "restart-requested"))) await new Promise((resolve) => setTimeout(resolve, 50));
+        while (watching && !existsSync(path.join(stateDir, "restart-requested")))
+          await new Promise((resolve) => setTimeout(resolve, 50));
         if (watching) await beforeRestart?.();
         await fs.writeFile(path.join(stateDir, "go"), "");
       })();
@@ -211,10 +261,15 @@ export async function startRehearsal(): Promise<Rehearsal> {
     },
     events() {
       const text = existsSync(path.join(stateDir, "events")) ? readFileSync(path.join(stateDir, "events"), "utf8") : "";
-      return text.split("\n").filter(Boolean).map((line) => ({ at: Number(line.slice(0, line.indexOf(" "))), what: line.slice(line.indexOf(" ") + 1) }));
+      return text
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => ({ at: Number(line.slice(0, line.indexOf(" "))), what: line.slice(line.indexOf(" ") + 1) }));
     },
-    enquiryMessages: () => readDatabase<{ message: string }>("select message from contact_submissions").map((row) => row.message),
-    migrations: () => readDatabase<{ name: string }>("select name from kysely_migration order by name").map((row) => row.name),
+    enquiryMessages: () =>
+      readDatabase<{ message: string }>("select message from contact_submissions").map((row) => row.message),
+    migrations: () =>
+      readDatabase<{ name: string }>("select name from kysely_migration order by name").map((row) => row.name),
     stop,
   };
 }

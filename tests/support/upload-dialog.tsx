@@ -46,13 +46,20 @@ export async function expectClosed() {
 let uploadCounter = 0;
 export function uploadRoutes(register: (body: unknown) => Response = () => json(201, galleryImage("new"))) {
   return mockFetch([
-    { method: "POST", path: "/api/objects/upload", respond: () => json(200, { uploadURL: `/api/uploads/u${++uploadCounter}?expires=1&signature=s` }) },
+    {
+      method: "POST",
+      path: "/api/objects/upload",
+      respond: () => json(200, { uploadURL: `/api/uploads/u${++uploadCounter}?expires=1&signature=s` }),
+    },
     { method: "PUT", path: "/api/admin/gallery-images", respond: ({ body }) => register(body) },
   ]);
 }
 
 /** The list item of a chosen file. */
-export const fileItem = (name: string) => within(screen.getByRole("list", { name: "Chosen files" })).getByText(name).closest("li")!;
+export const fileItem = (name: string) =>
+  within(screen.getByRole("list", { name: "Chosen files" }))
+    .getByText(name)
+    .closest("li")!;
 
 /** jsdom has no object URLs: counts those made and revoked instead. */
 export function countObjectUrls() {

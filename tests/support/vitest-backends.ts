@@ -64,7 +64,13 @@ export default async function setup(project: TestProject) {
     throw error;
   }
 
-  project.provide("backends", { testBackend, s3Endpoint: s3.endpoint, s3rverEndpoint: s3.s3rverEndpoint, postgresUrl, postgresTemplate });
+  project.provide("backends", {
+    testBackend,
+    s3Endpoint: s3.endpoint,
+    s3rverEndpoint: s3.s3rverEndpoint,
+    postgresUrl,
+    postgresTemplate,
+  });
   return async () => {
     await s3.stop();
     await cluster.stop();

@@ -14,7 +14,8 @@ afterEach(() => {
 });
 
 /** What the card sent, leaving out its reads (the sign-in methods). */
-const writes = (calls: { method: string; url: string; body: unknown }[]) => calls.filter((call) => call.method !== "GET");
+const writes = (calls: { method: string; url: string; body: unknown }[]) =>
+  calls.filter((call) => call.method !== "GET");
 
 async function openChangePassword() {
   await userEvent.click(screen.getByRole("button", { name: "Change Password" }));
@@ -43,12 +44,16 @@ describe("Change password", () => {
     expect(newPassword).toHaveFocus();
     await fill(dialog, ["old password", "long enough now", "long enough, not"]);
     await userEvent.click(within(dialog).getByRole("button", { name: "Change Password" }));
-    expect(within(dialog).getByLabelText("Repeat the new password")).toHaveAccessibleDescription("The two new passwords differ");
+    expect(within(dialog).getByLabelText("Repeat the new password")).toHaveAccessibleDescription(
+      "The two new passwords differ",
+    );
     expect(writes(calls)).toEqual([]);
   });
 
   it("sends the three fields, then closes and says so", async () => {
-    const { calls } = mockFetch([{ method: "POST", path: "/api/admin/password", respond: () => json(200, { message: "ok" }) }]);
+    const { calls } = mockFetch([
+      { method: "POST", path: "/api/admin/password", respond: () => json(200, { message: "ok" }) },
+    ]);
     renderWithClient(<AccountCard username="owner" navigate={vi.fn()} onBack={vi.fn()} />);
     const dialog = await openChangePassword();
     expect(within(dialog).getByLabelText("Current password")).toHaveAttribute("autocomplete", "current-password");
@@ -60,14 +65,24 @@ describe("Change password", () => {
       {
         method: "POST",
         url: "/api/admin/password",
-        body: { currentPassword: "old password", newPassword: "a new long password", confirmPassword: "a new long password" },
+        body: {
+          currentPassword: "old password",
+          newPassword: "a new long password",
+          confirmPassword: "a new long password",
+        },
       },
     ]);
-    expect(toast).toHaveBeenCalledWith({ title: "Password Changed", description: "Every other phone and computer was signed out." });
+    expect(toast).toHaveBeenCalledWith({
+      title: "Password Changed",
+      description: "Every other phone and computer was signed out.",
+    });
   });
 
   it("shows the server's field message for a wrong current password, and its message for a lock-out", async () => {
-    let answer = json(400, { message: "The current password is not right", errors: { currentPassword: "The current password is not right" } });
+    let answer = json(400, {
+      message: "The current password is not right",
+      errors: { currentPassword: "The current password is not right" },
+    });
     mockFetch([{ method: "POST", path: "/api/admin/password", respond: () => answer }]);
     renderWithClient(<AccountCard username="owner" navigate={vi.fn()} onBack={vi.fn()} />);
     const dialog = await openChangePassword();
@@ -78,14 +93,18 @@ describe("Change password", () => {
 
     answer = json(429, { message: "Too many failed sign-in attempts. Please try again later." });
     await userEvent.click(within(dialog).getByRole("button", { name: "Change Password" }));
-    expect(await within(dialog).findByRole("alert")).toHaveTextContent("Too many failed sign-in attempts. Please try again later.");
+    expect(await within(dialog).findByRole("alert")).toHaveTextContent(
+      "Too many failed sign-in attempts. Please try again later.",
+    );
   });
 });
 
 describe("Sign out everywhere", () => {
   it("asks first, then ends every session and reloads /admin", async () => {
     const navigate = vi.fn();
-    const { calls } = mockFetch([{ method: "DELETE", path: "/api/admin/sessions", respond: () => new Response(null, { status: 204 }) }]);
+    const { calls } = mockFetch([
+      { method: "DELETE", path: "/api/admin/sessions", respond: () => new Response(null, { status: 204 }) },
+    ]);
     renderWithClient(<AccountCard username="owner" navigate={navigate} onBack={vi.fn()} />);
     await userEvent.click(screen.getByRole("button", { name: "Sign Out Everywhere" }));
     const dialog = screen.getByRole("dialog", { name: "Sign out everywhere?" });
@@ -102,7 +121,13 @@ describe("Sign out everywhere", () => {
     renderWithClient(<AccountCard username="owner" navigate={navigate} onBack={vi.fn()} />);
     await userEvent.click(screen.getByRole("button", { name: "Sign Out Everywhere" }));
     await userEvent.click(within(screen.getByRole("dialog")).getByRole("button", { name: "Sign Out Everywhere" }));
-    await waitFor(() => expect(toast).toHaveBeenCalledWith({ title: "Sign Out Failed", description: "Please try again.", variant: "destructive" }));
+    await waitFor(() =>
+      expect(toast).toHaveBeenCalledWith({
+        title: "Sign Out Failed",
+        description: "Please try again.",
+        variant: "destructive",
+      }),
+    );
     expect(navigate).not.toHaveBeenCalled();
   });
 });
@@ -112,7 +137,12 @@ const PASSKEYS: SignInMethods = {
     available: true,
     unavailableReason: null,
     list: [
-      { id: "phone", name: "Mark's iPhone", createdAt: "2026-03-01T20:00:00.000Z", lastUsedAt: "2026-03-02T20:00:00.000Z" },
+      {
+        id: "phone",
+        name: "Mark's iPhone",
+        createdAt: "2026-03-01T20:00:00.000Z",
+        lastUsedAt: "2026-03-02T20:00:00.000Z",
+      },
       { id: "planted", name: "Planted", createdAt: "2026-03-02T21:00:00.000Z", lastUsedAt: null },
     ],
     signedInWith: "phone",
@@ -124,35 +154,56 @@ const methodsRoute = { method: "GET", path: "/api/admin/sign-in-methods", respon
 describe("Sign out everywhere, with passkeys", () => {
   it("lists the passkeys with when each was last used, and removes all but the one in use only with the current password", async () => {
     const navigate = vi.fn();
-    const { calls } = mockFetch([methodsRoute, { method: "DELETE", path: "/api/admin/sessions", respond: () => new Response(null, { status: 204 }) }]);
+    const { calls } = mockFetch([
+      methodsRoute,
+      { method: "DELETE", path: "/api/admin/sessions", respond: () => new Response(null, { status: 204 }) },
+    ]);
     renderWithClient(<AccountCard username="owner" navigate={navigate} onBack={vi.fn()} />);
     await screen.findByRole("list", { name: "Your passkeys" });
     await userEvent.click(screen.getByRole("button", { name: "Sign Out Everywhere" }));
     const dialog = screen.getByRole("dialog", { name: "Sign out everywhere?" });
     const list = within(dialog).getByRole("list", { name: "Passkeys that can sign in" });
-    expect(within(list).getAllByRole("listitem").map((item) => item.textContent)).toEqual([
+    expect(
+      within(list)
+        .getAllByRole("listitem")
+        .map((item) => item.textContent),
+    ).toEqual([
       expect.stringMatching(/^Mark's iPhone \(you signed in with this one\)Added .+ · Last used .+$/),
       expect.stringMatching(/^PlantedAdded .+ · Not used yet$/),
     ]);
     expect(within(dialog).queryByLabelText("Current password")).toBeNull();
-    await userEvent.click(within(dialog).getByRole("checkbox", { name: "Also remove the other passkey (keeps “Mark's iPhone”)" }));
+    await userEvent.click(
+      within(dialog).getByRole("checkbox", { name: "Also remove the other passkey (keeps “Mark's iPhone”)" }),
+    );
     await userEvent.click(within(dialog).getByRole("button", { name: "Sign Out Everywhere" }));
-    expect(within(dialog).getByLabelText("Current password")).toHaveAccessibleDescription("Enter your current password, or confirm with a passkey");
+    expect(within(dialog).getByLabelText("Current password")).toHaveAccessibleDescription(
+      "Enter your current password, or confirm with a passkey",
+    );
     expect(writes(calls)).toEqual([]);
 
     await userEvent.type(within(dialog).getByLabelText("Current password"), "the password");
     await userEvent.click(within(dialog).getByRole("button", { name: "Sign Out Everywhere" }));
     await waitFor(() => expect(navigate).toHaveBeenCalledWith("/admin"));
     expect(writes(calls)).toEqual([
-      { method: "DELETE", url: "/api/admin/sessions", body: { removeOtherPasskeys: true, currentPassword: "the password" } },
+      {
+        method: "DELETE",
+        url: "/api/admin/sessions",
+        body: { removeOtherPasskeys: true, currentPassword: "the password" },
+      },
     ]);
   });
 });
 
 describe("Removing a passkey", () => {
   it("asks for the current password, shows the server's refusal on it, and sends it with the removal", async () => {
-    let answer = json(400, { message: "The current password is not right", errors: { currentPassword: "The current password is not right" } });
-    const { calls } = mockFetch([methodsRoute, { method: "DELETE", path: "/api/admin/passkeys/planted", respond: () => answer }]);
+    let answer = json(400, {
+      message: "The current password is not right",
+      errors: { currentPassword: "The current password is not right" },
+    });
+    const { calls } = mockFetch([
+      methodsRoute,
+      { method: "DELETE", path: "/api/admin/passkeys/planted", respond: () => answer },
+    ]);
     renderWithClient(<AccountCard username="owner" navigate={vi.fn()} onBack={vi.fn()} />);
     await userEvent.click(await screen.findByRole("button", { name: "Remove Planted" }));
     const dialog = screen.getByRole("dialog", { name: "Remove this passkey?" });
@@ -166,8 +217,13 @@ describe("Removing a passkey", () => {
     await userEvent.clear(within(dialog).getByLabelText("Current password"));
     await userEvent.type(within(dialog).getByLabelText("Current password"), "the password");
     await userEvent.click(within(dialog).getByRole("button", { name: "Remove Passkey" }));
-    await waitFor(() => expect(toast).toHaveBeenCalledWith({ title: "Passkey Removed", description: '"Planted" can no longer sign in.' }));
-    expect(writes(calls).map((call) => call.body)).toEqual([{ currentPassword: "wrong" }, { currentPassword: "the password" }]);
+    await waitFor(() =>
+      expect(toast).toHaveBeenCalledWith({ title: "Passkey Removed", description: '"Planted" can no longer sign in.' }),
+    );
+    expect(writes(calls).map((call) => call.body)).toEqual([
+      { currentPassword: "wrong" },
+      { currentPassword: "the password" },
+    ]);
   });
 });
 
@@ -178,7 +234,11 @@ describe("Adding a passkey", () => {
       {
         method: "POST",
         path: "/api/admin/passkeys/options",
-        respond: () => json(400, { message: "The current password is not right", errors: { currentPassword: "The current password is not right" } }),
+        respond: () =>
+          json(400, {
+            message: "The current password is not right",
+            errors: { currentPassword: "The current password is not right" },
+          }),
       },
     ]);
     renderWithClient(<AccountCard username="owner" navigate={vi.fn()} onBack={vi.fn()} />);
@@ -187,7 +247,9 @@ describe("Adding a passkey", () => {
     await userEvent.type(within(dialog).getByLabelText("Current password"), "wrong");
     await userEvent.click(within(dialog).getByRole("button", { name: "Add Passkey" }));
     expect(await within(dialog).findByText("The current password is not right")).toBeInTheDocument();
-    expect(writes(calls)).toEqual([{ method: "POST", url: "/api/admin/passkeys/options", body: { currentPassword: "wrong" } }]);
+    expect(writes(calls)).toEqual([
+      { method: "POST", url: "/api/admin/passkeys/options", body: { currentPassword: "wrong" } },
+    ]);
   });
 
   it("shows its message when a 400 answer's body is not JSON (a proxy's page), and keeps the form", async () => {
@@ -196,7 +258,11 @@ describe("Adding a passkey", () => {
       {
         method: "POST",
         path: "/api/admin/passkeys/options",
-        respond: () => new Response("<html><body>400 Bad Request</body></html>", { status: 400, headers: { "Content-Type": "text/html" } }),
+        respond: () =>
+          new Response("<html><body>400 Bad Request</body></html>", {
+            status: 400,
+            headers: { "Content-Type": "text/html" },
+          }),
       },
     ]);
     renderWithClient(<AccountCard username="owner" navigate={vi.fn()} onBack={vi.fn()} />);

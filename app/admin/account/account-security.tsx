@@ -11,7 +11,13 @@ import { SettingsView } from "../admin-ui";
 import { DialogFormActions, FormProblem } from "../dialog-form-parts";
 import { checkedFormValues } from "../form-check";
 import { SIGN_IN_METHODS_KEY, proofBody, type OwnerProof } from "./passkey-client";
-import { ConfirmWithPasskeyButton, OwnerProofFields, PasskeysSection, passkeyUse, useOwnerProof } from "./passkeys-section";
+import {
+  ConfirmWithPasskeyButton,
+  OwnerProofFields,
+  PasskeysSection,
+  passkeyUse,
+  useOwnerProof,
+} from "./passkeys-section";
 import { failureToast, serverFieldErrors, serverMessage } from "../query-client";
 import { SECURITY_SUMMARY_KEY } from "../activity/sign-in-activity";
 import { TwoStepSection } from "./two-step-section";
@@ -60,7 +66,11 @@ function SignInMethodsPanel({ username }: { username: string }) {
   const methods = useQuery<SignInMethods>({ queryKey: SIGN_IN_METHODS_KEY });
   if (methods.isPending) return null;
   if (!methods.data) {
-    return <p className="mt-4 text-sm text-stone-600">Passkeys and two-step verification could not be loaded. Reload the page to try again.</p>;
+    return (
+      <p className="mt-4 text-sm text-stone-600">
+        Passkeys and two-step verification could not be loaded. Reload the page to try again.
+      </p>
+    );
   }
   return (
     <div>
@@ -75,14 +85,21 @@ type FieldErrors = Partial<Record<Field, string>>;
 
 const FIELDS: { name: Field; label: string; autoComplete: string; hint?: string }[] = [
   { name: "currentPassword", label: "Current password", autoComplete: "current-password" },
-  { name: "newPassword", label: "New password", autoComplete: "new-password", hint: `At least ${PASSWORD_MIN_LENGTH} characters.` },
+  {
+    name: "newPassword",
+    label: "New password",
+    autoComplete: "new-password",
+    hint: `At least ${PASSWORD_MIN_LENGTH} characters.`,
+  },
   { name: "confirmPassword", label: "Repeat the new password", autoComplete: "new-password" },
 ];
 const FIELD_NAMES = FIELDS.map((field) => field.name);
 
 /** The server's messages for this form's fields from a 400, if any. */
 function passwordFieldErrors(error: unknown): FieldErrors {
-  return Object.fromEntries(Object.entries(serverFieldErrors(error)).filter(([field]) => (FIELD_NAMES as string[]).includes(field)));
+  return Object.fromEntries(
+    Object.entries(serverFieldErrors(error)).filter(([field]) => (FIELD_NAMES as string[]).includes(field)),
+  );
 }
 
 function ChangePasswordDialog({ username, control }: { username: string; control?: PasswordDialogControl }) {
@@ -125,7 +142,13 @@ function ChangePasswordDialog({ username, control }: { username: string; control
 
   const pending = change.isPending;
   return (
-    <TaskDialog state={dialog} pending={pending} title="Change Password" trigger={{ icon: KeyRound }} onCloseAutoFocus={control?.onCloseAutoFocus}>
+    <TaskDialog
+      state={dialog}
+      pending={pending}
+      title="Change Password"
+      trigger={{ icon: KeyRound }}
+      onCloseAutoFocus={control?.onCloseAutoFocus}
+    >
       <DialogDescription>Every other phone and computer signed in to the admin will be signed out.</DialogDescription>
       <form noValidate onSubmit={handleSubmit} className="mt-5 space-y-4" aria-label="Change password">
         {/* Lets password managers file the new password under the right account. */}
@@ -171,7 +194,11 @@ function SignOutEverywhereDialog({ navigate, username }: { navigate: (url: strin
 
   const signOut = useMutation({
     mutationFn: async (ownerProof: OwnerProof | null) =>
-      apiRequest("DELETE", "/api/admin/sessions", ownerProof ? { removeOtherPasskeys: true, ...(await proofBody(ownerProof)) } : undefined),
+      apiRequest(
+        "DELETE",
+        "/api/admin/sessions",
+        ownerProof ? { removeOtherPasskeys: true, ...(await proofBody(ownerProof)) } : undefined,
+      ),
     // This session has ended too: a fresh load of /admin shows the login page.
     onSuccess: () => navigate("/admin"),
     onError: (error, ownerProof) => {
@@ -204,19 +231,27 @@ function SignOutEverywhereDialog({ navigate, username }: { navigate: (url: strin
         {passkeys.length ? (
           <div>
             <p className="text-sm text-stone-700">A passkey signs in without the password. Your passkeys:</p>
-            <ul className="mt-2 divide-y divide-stone-200 rounded-md text-sm ring-1 ring-stone-200" aria-label="Passkeys that can sign in">
+            <ul
+              className="mt-2 divide-y divide-stone-200 rounded-md text-sm ring-1 ring-stone-200"
+              aria-label="Passkeys that can sign in"
+            >
               {passkeys.map((passkey) => (
                 <li key={passkey.id} className="p-3">
                   <p className="break-words font-medium text-stone-900">
                     {passkey.name}
-                    {passkey === keep ? <span className="font-normal text-stone-600"> (you signed in with this one)</span> : null}
+                    {passkey === keep ? (
+                      <span className="font-normal text-stone-600"> (you signed in with this one)</span>
+                    ) : null}
                   </p>
                   <p className="text-stone-600">{passkeyUse(passkey)}</p>
                 </li>
               ))}
             </ul>
             {others.length ? (
-              <label htmlFor={`${id}-remove`} className="mt-3 flex min-h-11 cursor-pointer items-start gap-2 text-sm font-medium text-stone-900">
+              <label
+                htmlFor={`${id}-remove`}
+                className="mt-3 flex min-h-11 cursor-pointer items-start gap-2 text-sm font-medium text-stone-900"
+              >
                 <input
                   id={`${id}-remove`}
                   type="checkbox"
@@ -232,10 +267,22 @@ function SignOutEverywhereDialog({ navigate, username }: { navigate: (url: strin
             ) : null}
           </div>
         ) : null}
-        {removing ? <OwnerProofFields id={id} username={username} error={proof.passwordError} pending={pending} /> : null}
+        {removing ? (
+          <OwnerProofFields id={id} username={username} error={proof.passwordError} pending={pending} />
+        ) : null}
         <FormProblem problem={proof.problem} />
-        <DialogFormActions pending={pending} label="Sign Out Everywhere" destructive icon={<LogOut aria-hidden="true" className="h-4 w-4" />} />
-        {removing ? <ConfirmWithPasskeyButton pending={pending} onClick={() => (proof.reset(), signOut.mutate({ usePasskey: true }))} /> : null}
+        <DialogFormActions
+          pending={pending}
+          label="Sign Out Everywhere"
+          destructive
+          icon={<LogOut aria-hidden="true" className="h-4 w-4" />}
+        />
+        {removing ? (
+          <ConfirmWithPasskeyButton
+            pending={pending}
+            onClick={() => (proof.reset(), signOut.mutate({ usePasskey: true }))}
+          />
+        ) : null}
       </form>
     </TaskDialog>
   );

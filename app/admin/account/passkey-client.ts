@@ -42,16 +42,22 @@ export function passkeyPromptProblem(error: unknown): string | null {
 export type OwnerProof = { currentPassword: string } | { usePasskey: true };
 
 /** The request body the server takes as proof: `{ currentPassword }`, or `{ passkey }` (an answer to a fresh challenge). */
-export async function proofBody(proof: OwnerProof): Promise<{ currentPassword: string } | { passkey: AuthenticationResponseJSON }> {
+export async function proofBody(
+  proof: OwnerProof,
+): Promise<{ currentPassword: string } | { passkey: AuthenticationResponseJSON }> {
   return "usePasskey" in proof ? { passkey: await confirmWithPasskey() } : { currentPassword: proof.currentPassword };
 }
 
 export async function addPasskey(input: { proof: OwnerProof; name?: string }): Promise<PasskeyListItem> {
-  const begun = (await (await apiRequest("POST", "/api/admin/passkeys/options", await proofBody(input.proof))).json()) as {
+  const begun = (await (
+    await apiRequest("POST", "/api/admin/passkeys/options", await proofBody(input.proof))
+  ).json()) as {
     options: PublicKeyCredentialCreationOptionsJSON;
   };
   const response = await startRegistration({ optionsJSON: begun.options });
-  return (await (await apiRequest("POST", "/api/admin/passkeys", { response, name: input.name || undefined })).json()) as PasskeyListItem;
+  return (await (
+    await apiRequest("POST", "/api/admin/passkeys", { response, name: input.name || undefined })
+  ).json()) as PasskeyListItem;
 }
 
 export async function removePasskey(input: { id: string; proof: OwnerProof }): Promise<void> {
@@ -64,9 +70,13 @@ export async function removePasskey(input: { id: string; proof: OwnerProof }): P
  * mediation), which waits until one is picked. `onPicked` runs once the
  * browser has a passkey's answer, before the server checks it.
  */
-export async function signInWithPasskey(options: { autofill?: boolean; onPicked?: () => void } = {}): Promise<CurrentUser | null> {
+export async function signInWithPasskey(
+  options: { autofill?: boolean; onPicked?: () => void } = {},
+): Promise<CurrentUser | null> {
   if (options.autofill && !(await browserSupportsWebAuthnAutofill())) return null;
-  const optionsJSON = (await (await apiRequest("POST", "/api/login/passkey/options")).json()) as PublicKeyCredentialRequestOptionsJSON;
+  const optionsJSON = (await (
+    await apiRequest("POST", "/api/login/passkey/options")
+  ).json()) as PublicKeyCredentialRequestOptionsJSON;
   const response = await startAuthentication({ optionsJSON, useBrowserAutofill: options.autofill ?? false });
   options.onPicked?.();
   return (await (await apiRequest("POST", "/api/login/passkey", { response })).json()) as CurrentUser;
@@ -77,6 +87,8 @@ export const cancelPasskeyAutofill = () => WebAuthnAbortService.cancelCeremony()
 
 /** A passkey's answer to a fresh challenge, proving it is the owner before a change. */
 export async function confirmWithPasskey(): Promise<AuthenticationResponseJSON> {
-  const optionsJSON = (await (await apiRequest("POST", "/api/admin/confirm/passkey/options")).json()) as PublicKeyCredentialRequestOptionsJSON;
+  const optionsJSON = (await (
+    await apiRequest("POST", "/api/admin/confirm/passkey/options")
+  ).json()) as PublicKeyCredentialRequestOptionsJSON;
   return startAuthentication({ optionsJSON });
 }

@@ -10,7 +10,14 @@ import { toast } from "~/components/ui/use-toast";
 import { isUnauthorizedError } from "~/lib/api-client";
 import { DialogFormActions, FormProblem } from "../dialog-form-parts";
 import { formatSubmittedAt } from "~/lib/format-date";
-import { PASSKEY_EXPLAINED, SIGN_IN_METHODS_KEY, addPasskey, passkeyPromptProblem, removePasskey, type OwnerProof } from "./passkey-client";
+import {
+  PASSKEY_EXPLAINED,
+  SIGN_IN_METHODS_KEY,
+  addPasskey,
+  passkeyPromptProblem,
+  removePasskey,
+  type OwnerProof,
+} from "./passkey-client";
 import { TechnicalDetails } from "../owner-notice";
 import { serverFieldErrors, serverMessage } from "../query-client";
 
@@ -29,7 +36,10 @@ export function PasskeysSection({ methods, username }: { methods: SignInMethods;
         Passkeys
       </h2>
       {!passkeys.available ? (
-        <div role="note" className="mt-2 rounded-md border border-amber-200 bg-amber-50 px-3 pt-3 text-sm text-amber-900">
+        <div
+          role="note"
+          className="mt-2 rounded-md border border-amber-200 bg-amber-50 px-3 pt-3 text-sm text-amber-900"
+        >
           <p>Passkeys cannot be used at this website&apos;s address yet. Ask whoever runs your website about it.</p>
           <TechnicalDetails>
             <p>{passkeys.unavailableReason}</p>
@@ -98,7 +108,12 @@ export function useOwnerProof() {
  * or closes, and so is whatever `onToggle` clears), the owner's proof, the request (closing the
  * dialog and refreshing the sign-in methods when it is done) and the form's submit.
  */
-function usePasskeyChange<T>(send: (ownerProof: OwnerProof) => Promise<T>, done: (result: T) => void, failed: string, onToggle?: () => void) {
+function usePasskeyChange<T>(
+  send: (ownerProof: OwnerProof) => Promise<T>,
+  done: (result: T) => void,
+  failed: string,
+  onToggle?: () => void,
+) {
   const queryClient = useQueryClient();
   const proof = useOwnerProof();
   const dialog = useTaskDialogState(() => {
@@ -162,17 +177,28 @@ export function ConfirmWithPasskeyButton({ pending, onClick }: { pending: boolea
 function AddPasskeyDialog({ username, canUsePasskey }: { username: string; canUsePasskey: boolean }) {
   const id = useId();
   const [name, setName] = useState("");
-  const { dialog, proof, task: add, handleSubmit, pending } = usePasskeyChange(
+  const {
+    dialog,
+    proof,
+    task: add,
+    handleSubmit,
+    pending,
+  } = usePasskeyChange(
     (ownerProof) => addPasskey({ proof: ownerProof, name: name.trim() }),
     (passkey) => toast({ title: "Passkey Added", description: `"${passkey.name}" can now sign in.` }),
     "The passkey could not be added. Please try again.",
     () => setName(""),
   );
   return (
-    <TaskDialog state={dialog} pending={pending} title="Add a passkey" trigger={{ icon: FingerprintPattern, className: "mt-3" }}>
+    <TaskDialog
+      state={dialog}
+      pending={pending}
+      title="Add a passkey"
+      trigger={{ icon: FingerprintPattern, className: "mt-3" }}
+    >
       <DialogDescription>
-        First confirm it is you: your current password{canUsePasskey ? ", or a passkey you already have" : ""}. Then your phone or
-        computer will ask for your fingerprint, face or screen lock.
+        First confirm it is you: your current password{canUsePasskey ? ", or a passkey you already have" : ""}. Then
+        your phone or computer will ask for your fingerprint, face or screen lock.
       </DialogDescription>
       <form noValidate onSubmit={handleSubmit} className="mt-5 space-y-4" aria-label="Add a passkey">
         <OwnerProofFields id={id} username={username} error={proof.passwordError} pending={pending} />
@@ -188,7 +214,12 @@ function AddPasskeyDialog({ username, canUsePasskey }: { username: string; canUs
         />
         <FormProblem problem={proof.problem} />
         <DialogFormActions pending={pending} label="Add Passkey" pendingLabel="Adding..." />
-        {canUsePasskey ? <ConfirmWithPasskeyButton pending={pending} onClick={() => (proof.reset(), add.mutate({ usePasskey: true }))} /> : null}
+        {canUsePasskey ? (
+          <ConfirmWithPasskeyButton
+            pending={pending}
+            onClick={() => (proof.reset(), add.mutate({ usePasskey: true }))}
+          />
+        ) : null}
       </form>
     </TaskDialog>
   );
@@ -196,7 +227,13 @@ function AddPasskeyDialog({ username, canUsePasskey }: { username: string; canUs
 
 function RemovePasskeyDialog({ passkey, username }: { passkey: PasskeyListItem; username: string }) {
   const id = useId();
-  const { dialog, proof, task: remove, handleSubmit, pending } = usePasskeyChange(
+  const {
+    dialog,
+    proof,
+    task: remove,
+    handleSubmit,
+    pending,
+  } = usePasskeyChange(
     (ownerProof) => removePasskey({ id: passkey.id, proof: ownerProof }),
     () => toast({ title: "Passkey Removed", description: `"${passkey.name}" can no longer sign in.` }),
     "The passkey could not be removed. Please try again.",
@@ -224,7 +261,10 @@ function RemovePasskeyDialog({ passkey, username }: { passkey: PasskeyListItem; 
             {pending ? <Spinner className="h-4 w-4" /> : <Trash2 aria-hidden="true" className="h-4 w-4" />}
             Remove Passkey
           </Button>
-          <ConfirmWithPasskeyButton pending={pending} onClick={() => (proof.reset(), remove.mutate({ usePasskey: true }))} />
+          <ConfirmWithPasskeyButton
+            pending={pending}
+            onClick={() => (proof.reset(), remove.mutate({ usePasskey: true }))}
+          />
         </div>
       </form>
     </TaskDialog>

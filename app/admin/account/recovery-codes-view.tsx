@@ -5,7 +5,13 @@ import { identity } from "~/identity";
 
 /** The 10 recovery codes, shown once, with Download (.txt) and Copy. */
 export function RecoveryCodesView({ codes }: { codes: string[] }) {
-  const text = [`${identity.businessName} website admin: two-step recovery codes`, "Each code works once.", "", ...codes, ""].join("\n");
+  const text = [
+    `${identity.businessName} website admin: two-step recovery codes`,
+    "Each code works once.",
+    "",
+    ...codes,
+    "",
+  ].join("\n");
   function download() {
     const url = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
     const link = document.createElement("a");
@@ -25,9 +31,13 @@ export function RecoveryCodesView({ codes }: { codes: string[] }) {
   return (
     <div className="space-y-4">
       <p className="text-sm text-stone-700">
-        Keep these somewhere safe, away from your phone. Each one signs in once if the phone is lost. They are shown only now.
+        Keep these somewhere safe, away from your phone. Each one signs in once if the phone is lost. They are shown
+        only now.
       </p>
-      <ol aria-label="Recovery codes" className="grid grid-cols-2 gap-2 rounded-md bg-stone-50 p-3 font-mono text-base ring-1 ring-stone-200">
+      <ol
+        aria-label="Recovery codes"
+        className="grid grid-cols-2 gap-2 rounded-md bg-stone-50 p-3 font-mono text-base ring-1 ring-stone-200"
+      >
         {codes.map((code) => (
           <li key={code} className="select-all">
             {code}

@@ -9,11 +9,20 @@ import { SECURITY_SUMMARY_KEY } from "../activity/sign-in-activity";
  * generated (as the database records it), the top of the dashboard asks the
  * owner to change it; its button opens Change Password.
  */
-export function TemporaryPasswordBanner({ onChange, buttonRef }: { onChange: () => void; buttonRef?: Ref<HTMLButtonElement> }) {
+export function TemporaryPasswordBanner({
+  onChange,
+  buttonRef,
+}: {
+  onChange: () => void;
+  buttonRef?: Ref<HTMLButtonElement>;
+}) {
   const summary = useQuery<SecuritySummary>({ queryKey: SECURITY_SUMMARY_KEY });
   if (!summary.data?.temporaryPassword) return null;
   return (
-    <section aria-label="Temporary password" className="rounded-xl border-2 border-amber-400 bg-amber-100 px-4 py-2 text-amber-950 sm:p-5">
+    <section
+      aria-label="Temporary password"
+      className="rounded-xl border-2 border-amber-400 bg-amber-100 px-4 py-2 text-amber-950 sm:p-5"
+    >
       <p className="flex items-center gap-2 text-base font-semibold">
         <KeyRound aria-hidden="true" className="h-5 w-5 shrink-0" />
         <span>

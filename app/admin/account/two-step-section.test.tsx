@@ -18,7 +18,9 @@ describe("TwoStepRestoreNotice", () => {
     const { unmount } = renderWithClient(<TwoStepRestoreNotice />);
     const notice = await screen.findByRole("region", { name: "Two-step verification is off" });
     expect(notice).toHaveClass("bg-red-50");
-    expect(screen.getByRole("alert")).toHaveTextContent(/^Two-step verification was turned off when this site was restored\. Turn it on again\.$/);
+    expect(screen.getByRole("alert")).toHaveTextContent(
+      /^Two-step verification was turned off when this site was restored\. Turn it on again\.$/,
+    );
     unmount();
     vi.unstubAllGlobals();
 

@@ -29,7 +29,8 @@ export function TwoStepRestoreNotice() {
       details={
         <p>
           The backup that was restored was not encrypted, so it could not carry the key two-step verification needs; the
-          password alone signs in now. Encrypted backups (BACKUP_PASSPHRASE) carry it. Turn it on again under Your Account.
+          password alone signs in now. Encrypted backups (BACKUP_PASSPHRASE) carry it. Turn it on again under Your
+          Account.
         </p>
       }
     >
@@ -49,15 +50,15 @@ export function TwoStepSection({ methods, username }: { methods: SignInMethods; 
       </h2>
       {status === "unreadable" ? (
         <p role="note" className="mt-2 rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900">
-          Two-step verification is off here: this site was restored from a backup made on another installation, whose key
-          for it is not here. Please turn it on again.
+          Two-step verification is off here: this site was restored from a backup made on another installation, whose
+          key for it is not here. Please turn it on again.
         </p>
       ) : null}
       {status === "on" ? (
         <>
           <p className="mt-1 text-sm text-stone-700">
-            On: signing in with the password also needs a code from your authenticator app. {recoveryCodesLeft} of 10 recovery
-            codes left.
+            On: signing in with the password also needs a code from your authenticator app. {recoveryCodesLeft} of 10
+            recovery codes left.
           </p>
           <ConfirmedChangeDialog kind="renew" username={username} canUsePasskey={canUsePasskey} />
           <ConfirmedChangeDialog kind="off" username={username} canUsePasskey={canUsePasskey} />
@@ -65,7 +66,9 @@ export function TwoStepSection({ methods, username }: { methods: SignInMethods; 
       ) : (
         <>
           {status !== "unreadable" ? (
-            <p className="mt-1 text-sm text-stone-700">Off: a stolen password alone could sign in. Add a code from an authenticator app.</p>
+            <p className="mt-1 text-sm text-stone-700">
+              Off: a stolen password alone could sign in. Add a code from an authenticator app.
+            </p>
           ) : null}
           <TurnOnDialog username={username} />
         </>
@@ -119,12 +122,14 @@ function TurnOnDialog({ username }: { username: string }) {
     else setProblem(serverMessage(error, "Please try again."));
   };
   const setup = useMutation({
-    mutationFn: async (currentPassword: string) => (await (await apiRequest("POST", "/api/admin/two-step/setup", { currentPassword })).json()) as Enrolment,
+    mutationFn: async (currentPassword: string) =>
+      (await (await apiRequest("POST", "/api/admin/two-step/setup", { currentPassword })).json()) as Enrolment,
     onSuccess: setEnrolment,
     onError,
   });
   const enable = useMutation({
-    mutationFn: async (code: string) => (await (await apiRequest("POST", "/api/admin/two-step/enable", { code })).json()) as { recoveryCodes: string[] },
+    mutationFn: async (code: string) =>
+      (await (await apiRequest("POST", "/api/admin/two-step/enable", { code })).json()) as { recoveryCodes: string[] },
     onSuccess: (result) => {
       // The card is refreshed when the dialog closes: refreshed now, it would unmount this
       // dialog (the card then shows "on") and the codes, shown only once, would be lost.
@@ -151,7 +156,12 @@ function TurnOnDialog({ username }: { username: string }) {
 
   const pending = setup.isPending || enable.isPending;
   return (
-    <TaskDialog state={dialog} pending={pending} title="Turn on two-step verification" trigger={{ icon: ShieldCheck, className: "mt-3" }}>
+    <TaskDialog
+      state={dialog}
+      pending={pending}
+      title="Turn on two-step verification"
+      trigger={{ icon: ShieldCheck, className: "mt-3" }}
+    >
       {codes ? (
         <RecoveryCodesStep codes={codes} description="It is on. These are your recovery codes." />
       ) : (
@@ -166,14 +176,35 @@ function TurnOnDialog({ username }: { username: string }) {
             {enrolment ? (
               <>
                 {/* The SVG is drawn on the server by the qrcode library from our own otpauth URL. */}
-                <div role="img" aria-label="QR code for your authenticator app" className="mx-auto w-48" dangerouslySetInnerHTML={{ __html: enrolment.qrSvg }} />
+                <div
+                  role="img"
+                  aria-label="QR code for your authenticator app"
+                  className="mx-auto w-48"
+                  dangerouslySetInnerHTML={{ __html: enrolment.qrSvg }}
+                />
                 <p className="text-sm text-stone-700">
                   Key: <code className="break-all font-mono text-stone-900">{enrolment.secret}</code>
                 </p>
-                <TextField id={`${id}-code`} label="6-digit code" name="code" inputMode="numeric" autoComplete="one-time-code" error={errors.code} disabled={pending} />
+                <TextField
+                  id={`${id}-code`}
+                  label="6-digit code"
+                  name="code"
+                  inputMode="numeric"
+                  autoComplete="one-time-code"
+                  error={errors.code}
+                  disabled={pending}
+                />
               </>
             ) : (
-              <TextField id={`${id}-password`} label="Current password" name="currentPassword" type="password" autoComplete="current-password" error={errors.currentPassword} disabled={pending} />
+              <TextField
+                id={`${id}-password`}
+                label="Current password"
+                name="currentPassword"
+                type="password"
+                autoComplete="current-password"
+                error={errors.currentPassword}
+                disabled={pending}
+              />
             )}
             <FormProblem problem={problem} />
             <Button type="submit" className="w-full" disabled={pending}>
@@ -188,12 +219,30 @@ function TurnOnDialog({ username }: { username: string }) {
 }
 
 const CHANGES = {
-  off: { title: "Turn off two-step verification", button: "Turn Off", url: "/api/admin/two-step/disable", icon: ShieldOff },
-  renew: { title: "New recovery codes", button: "Make New Codes", url: "/api/admin/two-step/recovery-codes", icon: KeySquare },
+  off: {
+    title: "Turn off two-step verification",
+    button: "Turn Off",
+    url: "/api/admin/two-step/disable",
+    icon: ShieldOff,
+  },
+  renew: {
+    title: "New recovery codes",
+    button: "Make New Codes",
+    url: "/api/admin/two-step/recovery-codes",
+    icon: KeySquare,
+  },
 } as const;
 
 /** Turning two-step off, or new recovery codes: the current password or a passkey first. */
-function ConfirmedChangeDialog({ kind, username, canUsePasskey }: { kind: keyof typeof CHANGES; username: string; canUsePasskey: boolean }) {
+function ConfirmedChangeDialog({
+  kind,
+  username,
+  canUsePasskey,
+}: {
+  kind: keyof typeof CHANGES;
+  username: string;
+  canUsePasskey: boolean;
+}) {
   const id = useId();
   const change = CHANGES[kind];
   const queryClient = useQueryClient();
@@ -208,7 +257,9 @@ function ConfirmedChangeDialog({ kind, username, canUsePasskey }: { kind: keyof 
 
   const confirm = useMutation({
     mutationFn: async (proof: { currentPassword?: string; usePasskey?: boolean }) => {
-      const body = proof.usePasskey ? { passkey: await confirmWithPasskey() } : { currentPassword: proof.currentPassword };
+      const body = proof.usePasskey
+        ? { passkey: await confirmWithPasskey() }
+        : { currentPassword: proof.currentPassword };
       return (await (await apiRequest("POST", change.url, body)).json()) as { recoveryCodes?: string[] };
     },
     onSuccess: (result) => {
@@ -238,15 +289,30 @@ function ConfirmedChangeDialog({ kind, username, canUsePasskey }: { kind: keyof 
 
   const pending = confirm.isPending;
   return (
-    <TaskDialog state={dialog} pending={pending} title={change.title} trigger={{ icon: change.icon, className: "mt-3" }}>
+    <TaskDialog
+      state={dialog}
+      pending={pending}
+      title={change.title}
+      trigger={{ icon: change.icon, className: "mt-3" }}
+    >
       {codes ? (
         <RecoveryCodesStep codes={codes} description="The old codes no longer work." />
       ) : (
         <>
-          <DialogDescription>Confirm it is you: your current password{canUsePasskey ? ", or a passkey" : ""}.</DialogDescription>
+          <DialogDescription>
+            Confirm it is you: your current password{canUsePasskey ? ", or a passkey" : ""}.
+          </DialogDescription>
           <form noValidate onSubmit={submit} className="mt-5 space-y-4" aria-label={change.title}>
             <input type="text" name="username" autoComplete="username" value={username} readOnly hidden />
-            <TextField id={`${id}-password`} label="Current password" name="currentPassword" type="password" autoComplete="current-password" error={passwordError} disabled={pending} />
+            <TextField
+              id={`${id}-password`}
+              label="Current password"
+              name="currentPassword"
+              type="password"
+              autoComplete="current-password"
+              error={passwordError}
+              disabled={pending}
+            />
             <FormProblem problem={problem} />
             <div className="flex flex-col gap-2">
               <Button type="submit" variant={kind === "off" ? "destructive" : "primary"} disabled={pending}>
@@ -254,7 +320,12 @@ function ConfirmedChangeDialog({ kind, username, canUsePasskey }: { kind: keyof 
                 {change.button}
               </Button>
               {canUsePasskey ? (
-                <Button type="button" variant="outline" disabled={pending} onClick={() => confirm.mutate({ usePasskey: true })}>
+                <Button
+                  type="button"
+                  variant="outline"
+                  disabled={pending}
+                  onClick={() => confirm.mutate({ usePasskey: true })}
+                >
                   Confirm with a passkey instead
                 </Button>
               ) : null}

@@ -23,7 +23,12 @@ const entry = (id: string, overrides: Partial<ActivityEntry> = {}): ActivityEntr
   ...overrides,
 });
 
-const PASSKEY = entry("p", { kind: "sign-in.passkey", summary: "Signed in with passkey 'Mark's iPhone'", security: true, place: "new" });
+const PASSKEY = entry("p", {
+  kind: "sign-in.passkey",
+  summary: "Signed in with passkey 'Mark's iPhone'",
+  security: true,
+  place: "new",
+});
 const DELETED = entry("d", { kind: "image.deleted", summary: "Deleted 1 photo from Hard Landscaping" });
 const REFUSED = entry("r", {
   kind: "sign-in.locked",
@@ -34,7 +39,13 @@ const REFUSED = entry("r", {
 });
 
 function renderCard(pages: (url: URL) => ActivityPage) {
-  const { calls } = mockFetch([{ method: "GET", path: /^\/api\/admin\/activity\?/, respond: ({ url }) => json(200, pages(new URL(url, "http://127.0.0.1"))) }]);
+  const { calls } = mockFetch([
+    {
+      method: "GET",
+      path: /^\/api\/admin\/activity\?/,
+      respond: ({ url }) => json(200, pages(new URL(url, "http://127.0.0.1"))),
+    },
+  ]);
   renderWithClient(<ActivityCard onBack={vi.fn()} />);
   return { card: screen.getByRole("region", { name: "Recent activity" }), calls };
 }
@@ -49,12 +60,16 @@ describe("the Activity view", () => {
       "RefusedSign-in refused: too many attempts (40 times)",
       "Deleted 1 photo from Hard Landscaping",
     ]);
-    expect(items[0]).toHaveTextContent(/^Signed in with passkey 'Mark's iPhone'June 1st, 2026 at \d{1,2}:00 [AP]M · from a new place · Chrome on an Android phone$/);
+    expect(items[0]).toHaveTextContent(
+      /^Signed in with passkey 'Mark's iPhone'June 1st, 2026 at \d{1,2}:00 [AP]M · from a new place · Chrome on an Android phone$/,
+    );
     expect(items[2]).toHaveTextContent(/ · from a usual place · Chrome on an Android phone$/);
     expect(list).not.toHaveTextContent("198.51.100");
     const details = within(card).getByText("Details for whoever runs your website").closest("details")!;
     expect(details).not.toHaveAttribute("open");
-    expect(within(details).getAllByRole("listitem")[0]).toHaveTextContent(/Signed in with passkey 'Mark's iPhone': 198\.51\.100\.0\/24$/);
+    expect(within(details).getAllByRole("listitem")[0]).toHaveTextContent(
+      /Signed in with passkey 'Mark's iPhone': 198\.51\.100\.0\/24$/,
+    );
     // One page only: no paging buttons.
     expect(within(card).queryByRole("navigation", { name: "Activity pages" })).toBeNull();
   });
@@ -80,7 +95,12 @@ describe("the Activity view", () => {
   });
 
   it("pages 50 at a time with Newer and Older", async () => {
-    const { card } = renderCard((url) => ({ entries: [entry(`e${url.searchParams.get("page")}`)], page: Number(url.searchParams.get("page")), pageSize: 50, total: 101 }));
+    const { card } = renderCard((url) => ({
+      entries: [entry(`e${url.searchParams.get("page")}`)],
+      page: Number(url.searchParams.get("page")),
+      pageSize: 50,
+      total: 101,
+    }));
     expect(await within(card).findByText("Page 1 of 3")).toBeInTheDocument();
     expect(within(card).getByRole("button", { name: "Newer" })).toBeDisabled();
     await userEvent.click(within(card).getByRole("button", { name: "Older" }));

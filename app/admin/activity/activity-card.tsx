@@ -32,7 +32,9 @@ function ActivityRow({ entry }: { entry: ActivityEntry }) {
     <li className="py-3">
       <p className="flex flex-wrap items-baseline gap-x-2 gap-y-1 break-words text-stone-900">
         {badge ? (
-          <span className="rounded bg-red-100 px-1.5 py-0.5 text-xs font-semibold text-red-800 ring-1 ring-red-200">{badge}</span>
+          <span className="rounded bg-red-100 px-1.5 py-0.5 text-xs font-semibold text-red-800 ring-1 ring-red-200">
+            {badge}
+          </span>
         ) : null}
         <span className="min-w-0">{entry.summary}</span>
       </p>
@@ -42,7 +44,9 @@ function ActivityRow({ entry }: { entry: ActivityEntry }) {
         {entry.place ? (
           <>
             {" · "}
-            <span className={cn(entry.place === "new" && "font-semibold text-amber-900")}>{PLACE_WORDS[entry.place]}</span>
+            <span className={cn(entry.place === "new" && "font-semibold text-amber-900")}>
+              {PLACE_WORDS[entry.place]}
+            </span>
           </>
         ) : null}
         {entry.browser ? ` · ${entry.browser}` : null}
@@ -58,8 +62,8 @@ function NetworkDetails({ entries }: { entries: ActivityEntry[] }) {
   return (
     <TechnicalDetails className="mt-2">
       <p>
-        A place is the network a record came from (a /24 for IPv4, a /48 for IPv6). It is new when nobody signed in from it in
-        the {USUAL_PLACE_DAYS} days before.
+        A place is the network a record came from (a /24 for IPv4, a /48 for IPv6). It is new when nobody signed in from
+        it in the {USUAL_PLACE_DAYS} days before.
       </p>
       <ol aria-label="Networks, newest first" className="divide-y divide-stone-100">
         {placed.map((entry) => (
@@ -81,7 +85,11 @@ export function ActivityCard({ onBack }: { onBack: () => void }) {
   const [page, setPage] = useState(1);
   const [securityOnly, setSecurityOnly] = useState(false);
   // Fresh whenever the dashboard is shown again (after an edit in a sub-view, say).
-  const activity = useQuery<ActivityPage>({ queryKey: [activityUrl(page, securityOnly)], staleTime: 0, placeholderData: keepPreviousData });
+  const activity = useQuery<ActivityPage>({
+    queryKey: [activityUrl(page, securityOnly)],
+    staleTime: 0,
+    placeholderData: keepPreviousData,
+  });
   const filterId = useId();
   const pages = activity.data ? Math.max(1, Math.ceil(activity.data.total / activity.data.pageSize)) : 1;
 
@@ -92,7 +100,10 @@ export function ActivityCard({ onBack }: { onBack: () => void }) {
       onBack={onBack}
       bodyClassName="block text-sm"
     >
-      <label htmlFor={filterId} className="inline-flex min-h-11 cursor-pointer items-center gap-2 font-medium text-stone-900">
+      <label
+        htmlFor={filterId}
+        className="inline-flex min-h-11 cursor-pointer items-center gap-2 font-medium text-stone-900"
+      >
         <input
           id={filterId}
           type="checkbox"
@@ -110,12 +121,20 @@ export function ActivityCard({ onBack }: { onBack: () => void }) {
           Loading activity...
         </p>
       ) : activity.isError ? (
-        <LoadFailed message="The activity could not be loaded." onRetry={() => void activity.refetch()} retrying={activity.isFetching} />
+        <LoadFailed
+          message="The activity could not be loaded."
+          onRetry={() => void activity.refetch()}
+          retrying={activity.isFetching}
+        />
       ) : activity.data.entries.length === 0 ? (
         <p className="mt-3 text-stone-700">{securityOnly ? "No security events yet." : "Nothing yet."}</p>
       ) : (
         <>
-          <ol aria-label="Recent activity, newest first" className="mt-2 divide-y divide-stone-100" data-testid="activity-list">
+          <ol
+            aria-label="Recent activity, newest first"
+            className="mt-2 divide-y divide-stone-100"
+            data-testid="activity-list"
+          >
             {activity.data.entries.map((entry) => (
               <ActivityRow key={entry.id} entry={entry} />
             ))}

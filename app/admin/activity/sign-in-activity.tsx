@@ -40,12 +40,11 @@ export function SignInActivity() {
       </h2>
       <p className="mt-2">
         Since your last sign-in: <strong>{describeFailures(report)}</strong>
-        {first && last ? (first === last ? `, on ${first}` : `, between ${first} and ${last}`) : null}
-        .
+        {first && last ? (first === last ? `, on ${first}` : `, between ${first} and ${last}`) : null}.
       </p>
       <p className="mt-2 text-sm">
-        If that was not you, your password kept them out, and repeated attempts are slowed down. To be safe, change
-        your password to a long one you use nowhere else.
+        If that was not you, your password kept them out, and repeated attempts are slowed down. To be safe, change your
+        password to a long one you use nowhere else.
       </p>
     </section>
   );

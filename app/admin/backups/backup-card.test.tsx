@@ -16,7 +16,15 @@ const base: BackupStatus = {
   downloadReminder: false,
   schedule: { intervalHours: 24, keep: 7, nextDueAt: "2026-05-02T10:00:00.000Z" },
   running: false,
-  offsite: { configured: false, encrypted: false, state: "off", intervalMinutes: 60, nextCopyAt: null, lastCopy: null, failing: null },
+  offsite: {
+    configured: false,
+    encrypted: false,
+    state: "off",
+    intervalMinutes: 60,
+    nextCopyAt: null,
+    lastCopy: null,
+    failing: null,
+  },
   foreignBackups: [],
 };
 
@@ -33,10 +41,14 @@ describe("the Backups view", () => {
       lastBackup: { at: "2026-05-01T03:04:00.000Z", bytes: 12_900_000, fileName: "cornerstone-20260501-030400.tar.gz" },
       lastDownloadAt: "2026-04-20T21:00:00.000Z",
     });
-    expect(await within(card).findByText(/^Last backup:/)).toHaveTextContent(/^Last backup: May 1st, 2026 at \d{1,2}:04 [AP]M \(12 MB\)$/);
+    expect(await within(card).findByText(/^Last backup:/)).toHaveTextContent(
+      /^Last backup: May 1st, 2026 at \d{1,2}:04 [AP]M \(12 MB\)$/,
+    );
     expect(card).not.toHaveTextContent("KB");
     expect(within(card).getByText(/^Last downloaded:/)).toHaveTextContent(/April 2\d(st|nd|th), 2026/);
-    expect(within(card).getByText("Automatic backups every 24 hours; the newest 7 are kept on the server.")).toBeInTheDocument();
+    expect(
+      within(card).getByText("Automatic backups every 24 hours; the newest 7 are kept on the server."),
+    ).toBeInTheDocument();
     expect(within(card).queryByRole("alert")).toBeNull();
     const link = within(card).getByRole("link", { name: "Download backup" });
     expect(link).toHaveAttribute("href", "/api/admin/backups/download");
@@ -59,7 +71,11 @@ describe("the Backups view", () => {
   it("shows a failed backup as an alert in plain words, with the reason under the details", async () => {
     const card = renderCard({
       ...base,
-      problem: { at: "2026-05-01T03:04:00.000Z", kind: "failed", message: "EACCES: permission denied, open '/var/lib/cornerstone/backups/x.tar.gz'" },
+      problem: {
+        at: "2026-05-01T03:04:00.000Z",
+        kind: "failed",
+        message: "EACCES: permission denied, open '/var/lib/cornerstone/backups/x.tar.gz'",
+      },
     });
     expect(await within(card).findByRole("alert")).toHaveTextContent(
       /^Your site could not make its last backup\. Ask whoever runs your website to look at it\.$/,
@@ -72,10 +88,18 @@ describe("the Backups view", () => {
   it("shows a skipped backup with its reason under the details", async () => {
     const card = renderCard({
       ...base,
-      problem: { at: "2026-05-01T03:04:00.000Z", kind: "skipped", message: "Not enough free disk space for a backup: …" },
+      problem: {
+        at: "2026-05-01T03:04:00.000Z",
+        kind: "skipped",
+        message: "Not enough free disk space for a backup: …",
+      },
     });
-    expect(await within(card).findByRole("alert")).toHaveTextContent("Your site skipped its last backup. Ask whoever runs your website to look at it.");
-    expect(within(card).getByTestId("backup-problem")).toHaveTextContent(/A backup was skipped \(May 1st, 2026 at .+\): Not enough free disk space/);
+    expect(await within(card).findByRole("alert")).toHaveTextContent(
+      "Your site skipped its last backup. Ask whoever runs your website to look at it.",
+    );
+    expect(within(card).getByTestId("backup-problem")).toHaveTextContent(
+      /A backup was skipped \(May 1st, 2026 at .+\): Not enough free disk space/,
+    );
   });
 
   it("lists the backups this site did not make, and where each is", async () => {
@@ -88,7 +112,11 @@ describe("the Backups view", () => {
     });
     const list = await within(card).findByTestId("foreign-backups");
     expect(within(list).getByRole("heading", { name: "Backups this site did not make" })).toBeInTheDocument();
-    expect(within(list).getAllByRole("listitem").map((item) => item.textContent)).toEqual([
+    expect(
+      within(list)
+        .getAllByRole("listitem")
+        .map((item) => item.textContent),
+    ).toEqual([
       "cornerstone-20260101-000000.tar.gz (on the server)",
       "cornerstone-99991231-235959.tar.gz (in the bucket)",
     ]);
@@ -142,7 +170,11 @@ describe("the Backups view", () => {
   it("says so when the status cannot be loaded, still offers the download, and loads it on Retry", async () => {
     let fail = true;
     mockFetch([
-      { method: "GET", path: "/api/admin/backups/status", respond: () => (fail ? json(500, { message: "boom" }) : json(200, base)) },
+      {
+        method: "GET",
+        path: "/api/admin/backups/status",
+        respond: () => (fail ? json(500, { message: "boom" }) : json(200, base)),
+      },
     ]);
     renderWithClient(<BackupCard onBack={vi.fn()} />);
     const card = screen.getByRole("region", { name: "Backups" });

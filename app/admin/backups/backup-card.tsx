@@ -1,7 +1,12 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Download } from "lucide-react";
 import { useState } from "react";
-import { BACKUP_DOWNLOAD_URL, BACKUP_STATUS_URL, DOWNLOAD_REMINDER_DAYS, type BackupStatus } from "~/backups/backup-status";
+import {
+  BACKUP_DOWNLOAD_URL,
+  BACKUP_STATUS_URL,
+  DOWNLOAD_REMINDER_DAYS,
+  type BackupStatus,
+} from "~/backups/backup-status";
 import { buttonClasses } from "~/components/ui/button";
 import { formatFileSize } from "~/lib/plain-words";
 import { LoadFailed, SettingsView } from "../admin-ui";
@@ -42,7 +47,10 @@ export function BackupCard({ onBack }: { onBack: () => void }) {
   const startDownload = () => {
     setDownloadStarted(true);
     const at = new Date().toISOString();
-    queryClient.setQueryData<BackupStatus>([BACKUP_STATUS_URL], (old) => old && { ...old, lastDownloadAt: at, downloadReminder: false });
+    queryClient.setQueryData<BackupStatus>(
+      [BACKUP_STATUS_URL],
+      (old) => old && { ...old, lastDownloadAt: at, downloadReminder: false },
+    );
   };
 
   return (
@@ -55,7 +63,11 @@ export function BackupCard({ onBack }: { onBack: () => void }) {
       {status.isPending ? (
         <p role="status">Loading backup status...</p>
       ) : status.isError ? (
-        <LoadFailed message="Unable to load the backup status." onRetry={() => void status.refetch()} retrying={status.isFetching} />
+        <LoadFailed
+          message="Unable to load the backup status."
+          onRetry={() => void status.refetch()}
+          retrying={status.isFetching}
+        />
       ) : (
         <>
           <p>
@@ -81,7 +93,8 @@ export function BackupCard({ onBack }: { onBack: () => void }) {
               testId="backup-problem"
               details={
                 <p>
-                  {PROBLEM_LEAD[status.data.problem.kind]} ({when(status.data.problem.at)}): {status.data.problem.message}
+                  {PROBLEM_LEAD[status.data.problem.kind]} ({when(status.data.problem.at)}):{" "}
+                  {status.data.problem.message}
                 </p>
               }
             >
@@ -89,9 +102,15 @@ export function BackupCard({ onBack }: { onBack: () => void }) {
             </OwnerNotice>
           ) : null}
           {status.data.foreignBackups.length ? (
-            <div className="rounded-lg border border-amber-200 bg-amber-50 p-3 text-amber-900" data-testid="foreign-backups">
+            <div
+              className="rounded-lg border border-amber-200 bg-amber-50 p-3 text-amber-900"
+              data-testid="foreign-backups"
+            >
               <h2 className="font-semibold">Backups this site did not make</h2>
-              <p>These files are not named with this site's key, so they are never deleted or counted among its backups. Check where they came from.</p>
+              <p>
+                These files are not named with this site's key, so they are never deleted or counted among its backups.
+                Check where they came from.
+              </p>
               <ul className="mt-1 list-disc pl-5 break-all">
                 {status.data.foreignBackups.map((file) => (
                   <li key={`${file.location}/${file.name}`}>
@@ -102,10 +121,17 @@ export function BackupCard({ onBack }: { onBack: () => void }) {
             </div>
           ) : null}
           <p>
-            {status.data.lastDownloadAt ? <>Last downloaded: {when(status.data.lastDownloadAt)}</> : "Not downloaded yet."}
+            {status.data.lastDownloadAt ? (
+              <>Last downloaded: {when(status.data.lastDownloadAt)}</>
+            ) : (
+              "Not downloaded yet."
+            )}
           </p>
           {status.data.downloadReminder ? (
-            <p className="rounded-lg border border-amber-200 bg-amber-50 p-3 text-amber-900" data-testid="backup-reminder">
+            <p
+              className="rounded-lg border border-amber-200 bg-amber-50 p-3 text-amber-900"
+              data-testid="backup-reminder"
+            >
               {status.data.lastDownloadAt
                 ? `It has been more than ${DOWNLOAD_REMINDER_DAYS} days since you last downloaded a backup.`
                 : `You have not downloaded a backup in the last ${DOWNLOAD_REMINDER_DAYS} days.`}{" "}

@@ -43,7 +43,12 @@ describe("the backup card's off-site lines", () => {
       ...copying,
       state: "failing",
       lastCopy: { ...copying.lastCopy!, at: minutesBefore(3 * 60 + 5) },
-      failing: { failures: 3, since: minutesBefore(2 * 60 + 5), lastFailedAt: minutesBefore(5), message: "Could not write to the off-site bucket b: AccessDenied" },
+      failing: {
+        failures: 3,
+        since: minutesBefore(2 * 60 + 5),
+        lastFailedAt: minutesBefore(5),
+        message: "Could not write to the off-site bucket b: AccessDenied",
+      },
     };
     render(<OffsiteBackupStatus offsite={failing} now={NOW} />);
     const notice = screen.getByTestId("offsite-failing");
@@ -57,16 +62,28 @@ describe("the backup card's off-site lines", () => {
   });
 
   it("without a passphrase: nothing leaves, a red notice says so, and its details say how to set one", () => {
-    render(<OffsiteBackupStatus offsite={{ ...copying, encrypted: false, state: "no-passphrase", lastCopy: null, nextCopyAt: null }} now={NOW} />);
+    render(
+      <OffsiteBackupStatus
+        offsite={{ ...copying, encrypted: false, state: "no-passphrase", lastCopy: null, nextCopyAt: null }}
+        now={NOW}
+      />,
+    );
     const notice = screen.getByTestId("offsite-no-passphrase");
-    expect(within(notice).getByRole("alert")).toHaveTextContent(/^Your backups are not being copied off the server: a backup passphrase must be set first/);
+    expect(within(notice).getByRole("alert")).toHaveTextContent(
+      /^Your backups are not being copied off the server: a backup passphrase must be set first/,
+    );
     expect(notice).toHaveTextContent("BACKUP_PASSPHRASE=");
     expect(notice).toHaveTextContent("/etc/cornerstone/cornerstone.env");
     expect(notice).toHaveTextContent("systemctl restart cornerstone");
   });
 
   it("without an off-site store: backups are on this server only", () => {
-    render(<OffsiteBackupStatus offsite={{ ...copying, configured: false, encrypted: false, state: "off", lastCopy: null }} now={NOW} />);
+    render(
+      <OffsiteBackupStatus
+        offsite={{ ...copying, configured: false, encrypted: false, state: "off", lastCopy: null }}
+        now={NOW}
+      />,
+    );
     expect(screen.getByText(/^Backups are kept on this server only\./)).toBeInTheDocument();
     expect(screen.queryByRole("alert")).toBeNull();
   });

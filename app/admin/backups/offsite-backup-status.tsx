@@ -10,12 +10,19 @@ import { OwnerNotice } from "../owner-notice";
  */
 export function OffsiteBackupStatus({ offsite, now = new Date() }: { offsite: OffsiteStatus; now?: Date }) {
   if (offsite.state === "off") {
-    return <p className="text-stone-700">Backups are kept on this server only. Download one now and then, and keep it somewhere else.</p>;
+    return (
+      <p className="text-stone-700">
+        Backups are kept on this server only. Download one now and then, and keep it somewhere else.
+      </p>
+    );
   }
   const summary = offsiteSummary(offsite, now);
   return (
     <>
-      <p data-testid="offsite-last-copy" className={summary.tone === "danger" ? "font-semibold text-red-800" : undefined}>
+      <p
+        data-testid="offsite-last-copy"
+        className={summary.tone === "danger" ? "font-semibold text-red-800" : undefined}
+      >
         {offsite.lastCopy ? (
           <>
             Last copy off the server: <time dateTime={offsite.lastCopy.at}>{timeAgo(offsite.lastCopy.at, now)}</time>
@@ -25,7 +32,9 @@ export function OffsiteBackupStatus({ offsite, now = new Date() }: { offsite: Of
         )}
       </p>
       {offsite.state === "ok" || offsite.state === "waiting" ? (
-        <p className="text-stone-700">A copy leaves the server every {describeInterval(offsite.intervalMinutes)}, encrypted.</p>
+        <p className="text-stone-700">
+          A copy leaves the server every {describeInterval(offsite.intervalMinutes)}, encrypted.
+        </p>
       ) : null}
       {offsite.failing ? (
         <OwnerNotice
@@ -39,14 +48,20 @@ export function OffsiteBackupStatus({ offsite, now = new Date() }: { offsite: Of
             </p>
           }
         >
-          Your site could not copy its backups off the server for the last {hoursSince(offsite.lastCopy?.at ?? offsite.failing.since, now)} hours. Ask whoever runs your
-          website to look at it.
+          Your site could not copy its backups off the server for the last{" "}
+          {hoursSince(offsite.lastCopy?.at ?? offsite.failing.since, now)} hours. Ask whoever runs your website to look
+          at it.
         </OwnerNotice>
       ) : null}
       {offsite.state === "no-passphrase" ? (
-        <OwnerNotice tone="danger" title="No copy leaves the server" testId="offsite-no-passphrase" details={<p>{PASSPHRASE_HOW_TO}</p>}>
-          Your backups are not being copied off the server: a backup passphrase must be set first, so that the copies are encrypted. Ask whoever
-          runs your website to set one.
+        <OwnerNotice
+          tone="danger"
+          title="No copy leaves the server"
+          testId="offsite-no-passphrase"
+          details={<p>{PASSPHRASE_HOW_TO}</p>}
+        >
+          Your backups are not being copied off the server: a backup passphrase must be set first, so that the copies
+          are encrypted. Ask whoever runs your website to set one.
         </OwnerNotice>
       ) : null}
     </>

@@ -31,11 +31,13 @@ export function EmailStatusNotice({ status }: { status: NotificationsOverview })
         details={
           <p>
             {settings} are not set, so no e-mail is sent. Set them to the mail provider&apos;s sending details in the
-            server&apos;s settings (docs/DEPLOY.md, the mail step), restart the service, then press Send test e-mail in the E-mail view.
+            server&apos;s settings (docs/DEPLOY.md, the mail step), restart the service, then press Send test e-mail in
+            the E-mail view.
           </p>
         }
       >
-        Nobody is e-mailed about new enquiries. Check this page for them, or ask whoever runs your website to turn on e-mail.
+        Nobody is e-mailed about new enquiries. Check this page for them, or ask whoever runs your website to turn on
+        e-mail.
       </OwnerNotice>
     );
   }
@@ -47,18 +49,23 @@ export function EmailStatusNotice({ status }: { status: NotificationsOverview })
       details={
         <>
           <p>
-            The last attempt ({formatSubmittedAt(status.lastAttempt.at)}) failed: <strong>{status.lastAttempt.error}</strong>
+            The last attempt ({formatSubmittedAt(status.lastAttempt.at)}) failed:{" "}
+            <strong>{status.lastAttempt.error}</strong>
           </p>
           <p>
             Failed e-mails are tried again for 24 hours
-            {status.failed > 0 ? ` (${status.failed} gave up after 24 hours: use Send again on them in Contact Form Submissions)` : ""}
-            . Check the mail server, user name and password in <code className="font-semibold">SMTP_URL</code> and the sender
-            address in <code className="font-semibold">MAIL_FROM</code>, restart the service, then send a test e-mail.
+            {status.failed > 0
+              ? ` (${status.failed} gave up after 24 hours: use Send again on them in Contact Form Submissions)`
+              : ""}
+            . Check the mail server, user name and password in <code className="font-semibold">SMTP_URL</code> and the
+            sender address in <code className="font-semibold">MAIL_FROM</code>, restart the service, then send a test
+            e-mail.
           </p>
         </>
       }
     >
-      The last e-mail about an enquiry could not be sent. Enquiries are still saved here. Ask whoever runs your website to look at it.
+      The last e-mail about an enquiry could not be sent. Enquiries are still saved here. Ask whoever runs your website
+      to look at it.
     </OwnerNotice>
   );
 }
@@ -104,7 +111,11 @@ export function EmailCard({ onBack }: { onBack: () => void }) {
       {status.isPending ? (
         <p role="status">Loading e-mail settings...</p>
       ) : status.isError ? (
-        <LoadFailed message="Unable to load the e-mail settings." onRetry={() => void status.refetch()} retrying={status.isFetching} />
+        <LoadFailed
+          message="Unable to load the e-mail settings."
+          onRetry={() => void status.refetch()}
+          retrying={status.isFetching}
+        />
       ) : (
         <>
           <EmailStatusNotice status={status.data} />
@@ -113,7 +124,12 @@ export function EmailCard({ onBack }: { onBack: () => void }) {
               <p className="break-words">
                 Each new enquiry is e-mailed to <strong>{status.data.recipient}</strong>.
               </p>
-              <Button variant="outline" className="w-full" onClick={() => sendTest.mutate()} disabled={sendTest.isPending}>
+              <Button
+                variant="outline"
+                className="w-full"
+                onClick={() => sendTest.mutate()}
+                disabled={sendTest.isPending}
+              >
                 {sendTest.isPending ? <Spinner className="h-4 w-4" /> : <Send aria-hidden="true" className="h-4 w-4" />}
                 Send test e-mail
               </Button>

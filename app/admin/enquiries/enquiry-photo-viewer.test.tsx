@@ -48,7 +48,11 @@ describe("EnquiryPhotos", () => {
     renderPhotos();
     const list = screen.getByRole("list", { name: "Photos from Aroha" });
     const images = within(list).getAllByRole("img");
-    expect(images.map((img) => img.getAttribute("alt"))).toEqual(["Photo 1 of 3 from Aroha", "Photo 2 of 3 from Aroha", "Photo 3 of 3 from Aroha"]);
+    expect(images.map((img) => img.getAttribute("alt"))).toEqual([
+      "Photo 1 of 3 from Aroha",
+      "Photo 2 of 3 from Aroha",
+      "Photo 3 of 3 from Aroha",
+    ]);
     expect(images[0]).toHaveAttribute("src", "/api/admin/contact-submissions/sub%201/photos/1?size=thumb");
     expect(images[2]).toHaveAttribute("src", "/api/admin/contact-submissions/sub%201/photos/3?size=thumb");
     // The thumbnail's own size: 320 px on the long side.

@@ -26,7 +26,15 @@ const iconButton =
   "inline-flex h-11 w-11 shrink-0 items-center justify-center rounded-full bg-white/15 text-white hover:bg-white/25 " +
   "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white";
 
-export function EnquiryPhotos({ submissionId, name, photos }: { submissionId: string; name: string; photos: EnquiryPhotoSummary[] }) {
+export function EnquiryPhotos({
+  submissionId,
+  name,
+  photos,
+}: {
+  submissionId: string;
+  name: string;
+  photos: EnquiryPhotoSummary[];
+}) {
   const [index, setIndex] = useState(0);
   const [open, setOpen] = useState(false);
   const thumbnails = useRef<(HTMLButtonElement | null)[]>([]);
@@ -133,7 +141,9 @@ function PhotoViewer({ submissionId, name, photos, index: asked, open, onShow, o
           className="fixed inset-0 z-50 flex flex-col text-white focus:outline-none"
         >
           <div className="flex items-center justify-between gap-3 px-3 pt-3">
-            <DialogPrimitive.Title className="truncate text-base font-semibold">Photos from {name}</DialogPrimitive.Title>
+            <DialogPrimitive.Title className="truncate text-base font-semibold">
+              Photos from {name}
+            </DialogPrimitive.Title>
             <DialogPrimitive.Close aria-label="Close" className={iconButton}>
               <X aria-hidden="true" className="h-6 w-6" />
             </DialogPrimitive.Close>
@@ -163,7 +173,12 @@ function PhotoViewer({ submissionId, name, photos, index: asked, open, onShow, o
               className="relative h-auto max-h-full w-auto max-w-full object-contain"
             />
           </div>
-          <div className={cn("flex items-center gap-3 px-3 pb-[max(0.75rem,env(safe-area-inset-bottom))]", count > 1 ? "justify-between" : "justify-center")}>
+          <div
+            className={cn(
+              "flex items-center gap-3 px-3 pb-[max(0.75rem,env(safe-area-inset-bottom))]",
+              count > 1 ? "justify-between" : "justify-center",
+            )}
+          >
             {count > 1 ? (
               <button type="button" aria-label="Previous photo" className={iconButton} onClick={() => step(-1)}>
                 <ChevronLeft aria-hidden="true" className="h-6 w-6" />

@@ -1,4 +1,10 @@
-import { useInfiniteQuery, useMutation, useQueryClient, type InfiniteData, type QueryClient } from "@tanstack/react-query";
+import {
+  useInfiniteQuery,
+  useMutation,
+  useQueryClient,
+  type InfiniteData,
+  type QueryClient,
+} from "@tanstack/react-query";
 import { INBOX_PAGE_SIZE, type InboxItem } from "~/contact/inbox";
 import { toast } from "~/components/ui/use-toast";
 import { apiRequest, getJson } from "~/lib/api-client";
@@ -30,7 +36,9 @@ export function useInbox(unreadOnly: boolean) {
 /** Puts a changed item in place in every loaded list (it stays where it is until the list is loaded again). */
 function replaceItem(queryClient: QueryClient, item: InboxItem) {
   queryClient.setQueriesData<Pages>({ queryKey: SUBMISSIONS_KEY }, (data) =>
-    data ? { ...data, pages: data.pages.map((page) => page.map((entry) => (entry.id === item.id ? item : entry))) } : data,
+    data
+      ? { ...data, pages: data.pages.map((page) => page.map((entry) => (entry.id === item.id ? item : entry))) }
+      : data,
   );
 }
 
@@ -45,7 +53,8 @@ const path = (id: string) => `${SUBMISSIONS_KEY[0]}/${encodeURIComponent(id)}`;
 export function useSetRead() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async ({ id, read }: { id: string; read: boolean }) => (await (await apiRequest("PATCH", path(id), { read })).json()) as InboxItem,
+    mutationFn: async ({ id, read }: { id: string; read: boolean }) =>
+      (await (await apiRequest("PATCH", path(id), { read })).json()) as InboxItem,
     onSuccess: (item) => {
       replaceItem(queryClient, item);
       void queryClient.invalidateQueries({ queryKey: INBOX_SUMMARY_KEY });

@@ -14,7 +14,8 @@ export function notificationText(state: NotificationState, now: Date = new Date(
     case "failed":
       return "Failed: the e-mail could not be sent";
     case "pending":
-      if (state.inDigest && state.nextAttemptAt) return `In the hourly digest at ${formatDueTime(state.nextAttemptAt, now)}`;
+      if (state.inDigest && state.nextAttemptAt)
+        return `In the hourly digest at ${formatDueTime(state.nextAttemptAt, now)}`;
       if (state.attempts > 0 && state.nextAttemptAt) return `Retrying at ${formatDueTime(state.nextAttemptAt, now)}`;
       return "Sending…";
   }
@@ -29,7 +30,10 @@ const STYLES: Record<NotificationState["status"], { className: string; Icon: typ
 
 export function NotificationStateLine({ state, className }: { state: NotificationState; className?: string }) {
   const { className: tone, Icon } = STYLES[state.status];
-  const serverAnswer = state.status === "failed" || (state.status === "pending" && state.attempts > 0 && !state.inDigest) ? state.lastError : null;
+  const serverAnswer =
+    state.status === "failed" || (state.status === "pending" && state.attempts > 0 && !state.inDigest)
+      ? state.lastError
+      : null;
   return (
     <div className={className}>
       <p className={cn("flex items-start gap-1.5 text-sm font-medium", tone)}>

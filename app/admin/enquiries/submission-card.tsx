@@ -15,7 +15,8 @@ import { NotificationStateLine } from "./notification-state-line";
 import { failureToast } from "../query-client";
 
 // 44 px tall to tap, as every control; the line of the list stays as it was.
-const linkClasses = "-my-3 inline-flex min-h-11 items-center font-medium break-all text-brand-700 underline underline-offset-2 hover:text-brand-800";
+const linkClasses =
+  "-my-3 inline-flex min-h-11 items-center font-medium break-all text-brand-700 underline underline-offset-2 hover:text-brand-800";
 
 const failed = (title: string, description: string) => failureToast({ title, description }, { fromServer: true });
 
@@ -48,14 +49,19 @@ export function SubmissionCard({ submission }: { submission: InboxItem }) {
             <time dateTime={submission.submittedAt}>{formatSubmittedAt(submission.submittedAt)}</time>
           </p>
           {unread ? (
-            <span className="rounded-full bg-brand-700 px-2.5 py-0.5 text-xs font-bold tracking-wide text-white uppercase">New</span>
+            <span className="rounded-full bg-brand-700 px-2.5 py-0.5 text-xs font-bold tracking-wide text-white uppercase">
+              New
+            </span>
           ) : null}
         </div>
         <dl className="mt-3 grid gap-x-6 gap-y-3 sm:grid-cols-[max-content_1fr]">
           <dt className="text-sm font-semibold text-stone-800">Name</dt>
           <dd>
             {/* The name is each entry's heading too, for moving between entries. */}
-            <h2 id={nameId} className={cn("text-lg leading-snug break-words text-stone-900", unread ? "font-bold" : "font-semibold")}>
+            <h2
+              id={nameId}
+              className={cn("text-lg leading-snug break-words text-stone-900", unread ? "font-bold" : "font-semibold")}
+            >
               {submission.name}
             </h2>
           </dd>
@@ -103,7 +109,11 @@ export function SubmissionCard({ submission }: { submission: InboxItem }) {
             </a>
           ) : null}
           <Button variant="outline" size="sm" disabled={setRead.isPending} onClick={() => markRead(unread)}>
-            {unread ? <MailCheck aria-hidden="true" className="h-4 w-4" /> : <MailOpen aria-hidden="true" className="h-4 w-4" />}
+            {unread ? (
+              <MailCheck aria-hidden="true" className="h-4 w-4" />
+            ) : (
+              <MailOpen aria-hidden="true" className="h-4 w-4" />
+            )}
             {unread ? "Mark as read" : "Mark as unread"}
           </Button>
           {submission.notification.status === "failed" ? (
@@ -113,7 +123,11 @@ export function SubmissionCard({ submission }: { submission: InboxItem }) {
               disabled={resend.isPending}
               onClick={() =>
                 resend.mutate(submission.id, {
-                  onSuccess: () => toast({ title: "Sending again", description: `The e-mail about ${submission.name}'s enquiry is on its way.` }),
+                  onSuccess: () =>
+                    toast({
+                      title: "Sending again",
+                      description: `The e-mail about ${submission.name}'s enquiry is on its way.`,
+                    }),
                   onError: failed("Send again failed", "Could not send the e-mail again."),
                 })
               }
@@ -122,7 +136,12 @@ export function SubmissionCard({ submission }: { submission: InboxItem }) {
               Send again
             </Button>
           ) : null}
-          <Button variant="ghost" size="sm" className="text-red-800 hover:bg-red-50" onClick={() => setConfirmingDelete(true)}>
+          <Button
+            variant="ghost"
+            size="sm"
+            className="text-red-800 hover:bg-red-50"
+            onClick={() => setConfirmingDelete(true)}
+          >
             <Trash2 aria-hidden="true" className="h-4 w-4" />
             Delete
           </Button>
@@ -133,8 +152,9 @@ export function SubmissionCard({ submission }: { submission: InboxItem }) {
         <DialogContent closeDisabled={remove.isPending}>
           <DialogTitle>Delete the enquiry from {submission.name}?</DialogTitle>
           <DialogDescription>
-            The enquiry from {submission.name} ({submission.email}), received {formatSubmittedAt(submission.submittedAt)}, is deleted for good,
-            with its e-mail notification. This cannot be undone.
+            The enquiry from {submission.name} ({submission.email}), received{" "}
+            {formatSubmittedAt(submission.submittedAt)}, is deleted for good, with its e-mail notification. This cannot
+            be undone.
           </DialogDescription>
           <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
             <DialogClose asChild>

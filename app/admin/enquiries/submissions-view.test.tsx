@@ -46,8 +46,20 @@ describe("SubmissionsView", () => {
     const older = new Date(2023, 5, 2, 9, 5).toISOString();
     list.resolve(
       json(200, [
-        item("2", { name: "Aroha Smith", email: "aroha@example.co.nz", phone: "027 123 4567", message: "Line one\nLine two", submittedAt: newer }),
-        item("1", { name: "Tom", email: "tom@example.nz", message: "No phone here.", submittedAt: older, readAt: "2023-06-03T00:00:00.000Z" }),
+        item("2", {
+          name: "Aroha Smith",
+          email: "aroha@example.co.nz",
+          phone: "027 123 4567",
+          message: "Line one\nLine two",
+          submittedAt: newer,
+        }),
+        item("1", {
+          name: "Tom",
+          email: "tom@example.nz",
+          message: "No phone here.",
+          submittedAt: older,
+          readAt: "2023-06-03T00:00:00.000Z",
+        }),
       ]),
     );
     const items = await screen.findAllByRole("listitem");
@@ -61,7 +73,10 @@ describe("SubmissionsView", () => {
     expect(labels(first)).toEqual(["Name", "Email", "Phone", "Message"]);
     expect(labels(second)).toEqual(["Name", "Email", "Message"]);
     expect(first.querySelector("dt + dd")).toHaveTextContent("Aroha Smith");
-    expect(within(first).getByRole("link", { name: "aroha@example.co.nz" })).toHaveAttribute("href", "mailto:aroha@example.co.nz");
+    expect(within(first).getByRole("link", { name: "aroha@example.co.nz" })).toHaveAttribute(
+      "href",
+      "mailto:aroha@example.co.nz",
+    );
     expect(within(first).getByRole("link", { name: "027 123 4567" })).toHaveAttribute("href", "tel:0271234567");
     const message = within(first).getByText(/Line one/);
     expect(message.textContent).toBe("Line one\nLine two");
@@ -85,11 +100,16 @@ describe("SubmissionsView", () => {
 
   it("marks nothing read by being shown: Mark as read does, and Mark as unread undoes it", async () => {
     const { calls } = mockFetch([
-      { method: "GET", path: LIST, respond: () => json(200, [item("7", { message: "First line\nSecond line\nThird line\nFourth line" })]) },
+      {
+        method: "GET",
+        path: LIST,
+        respond: () => json(200, [item("7", { message: "First line\nSecond line\nThird line\nFourth line" })]),
+      },
       {
         method: "PATCH",
         path: "/api/admin/contact-submissions/7",
-        respond: ({ body }) => json(200, item("7", { readAt: (body as { read: boolean }).read ? "2024-01-02T00:00:00.000Z" : null })),
+        respond: ({ body }) =>
+          json(200, item("7", { readAt: (body as { read: boolean }).read ? "2024-01-02T00:00:00.000Z" : null })),
       },
     ]);
     renderWithClient(<SubmissionsView onBack={vi.fn()} />);
@@ -110,8 +130,16 @@ describe("SubmissionsView", () => {
 
   it("deletes only after a confirmation that names the sender", async () => {
     const { calls } = mockFetch([
-      { method: "GET", path: LIST, respond: () => json(200, [item("3", { name: "Hemi Walker", readAt: "2024-01-02T00:00:00.000Z" }), item("4")]) },
-      { method: "DELETE", path: "/api/admin/contact-submissions/3", respond: () => new Response(null, { status: 204 }) },
+      {
+        method: "GET",
+        path: LIST,
+        respond: () => json(200, [item("3", { name: "Hemi Walker", readAt: "2024-01-02T00:00:00.000Z" }), item("4")]),
+      },
+      {
+        method: "DELETE",
+        path: "/api/admin/contact-submissions/3",
+        respond: () => new Response(null, { status: 204 }),
+      },
     ]);
     renderWithClient(<SubmissionsView onBack={vi.fn()} />);
     const entry = await screen.findByRole("article", { name: "Hemi Walker" });
@@ -125,7 +153,10 @@ describe("SubmissionsView", () => {
     await waitFor(() => expect(screen.queryByText("Hemi Walker")).toBeNull());
     expect(calls.filter((c) => c.method === "DELETE").map((c) => c.url)).toEqual(["/api/admin/contact-submissions/3"]);
     expect(screen.getAllByRole("listitem")).toHaveLength(1);
-    expect(toast).toHaveBeenCalledWith({ title: "Enquiry deleted", description: "The enquiry from Hemi Walker was deleted." });
+    expect(toast).toHaveBeenCalledWith({
+      title: "Enquiry deleted",
+      description: "The enquiry from Hemi Walker was deleted.",
+    });
   });
 
   it("loads 50 at a time, asking for the next page with the last item's cursor", { timeout: 40_000 }, async () => {
@@ -150,7 +181,12 @@ describe("SubmissionsView", () => {
 
   it("filters unread only", async () => {
     const { calls } = mockFetch([
-      { method: "GET", path: LIST, respond: ({ url }) => json(200, url.includes("unread=1") ? [] : [item("1", { readAt: "2024-01-02T00:00:00.000Z" })]) },
+      {
+        method: "GET",
+        path: LIST,
+        respond: ({ url }) =>
+          json(200, url.includes("unread=1") ? [] : [item("1", { readAt: "2024-01-02T00:00:00.000Z" })]),
+      },
     ]);
     renderWithClient(<SubmissionsView onBack={vi.fn()} />);
     await screen.findAllByRole("listitem");
@@ -167,8 +203,13 @@ describe("SubmissionsView", () => {
     const now = new Date();
     const soon = new Date(now.getTime() + 90_000);
     const state = (s: Partial<NotificationState>): NotificationState => ({ ...NOTIFICATIONS_OFF_STATE, ...s });
-    const retryTime = new Intl.DateTimeFormat("en-US", { hour: "numeric", minute: "2-digit", hour12: true }).format(soon);
-    const failedItem = item("f", { name: "Failed One", notification: state({ status: "failed", attempts: 28, lastError: "535 Authentication credentials invalid" }) });
+    const retryTime = new Intl.DateTimeFormat("en-US", { hour: "numeric", minute: "2-digit", hour12: true }).format(
+      soon,
+    );
+    const failedItem = item("f", {
+      name: "Failed One",
+      notification: state({ status: "failed", attempts: 28, lastError: "535 Authentication credentials invalid" }),
+    });
     const { calls } = mockFetch([
       {
         method: "GET",
@@ -177,8 +218,17 @@ describe("SubmissionsView", () => {
           json(200, [
             item("s", { notification: state({ status: "sent", attempts: 1, sentAt: now.toISOString() }) }),
             item("p", { notification: state({ status: "pending" }) }),
-            item("r", { notification: state({ status: "pending", attempts: 2, nextAttemptAt: soon.toISOString(), lastError: "connect ECONNREFUSED" }) }),
-            item("d", { notification: state({ status: "pending", inDigest: true, nextAttemptAt: soon.toISOString() }) }),
+            item("r", {
+              notification: state({
+                status: "pending",
+                attempts: 2,
+                nextAttemptAt: soon.toISOString(),
+                lastError: "connect ECONNREFUSED",
+              }),
+            }),
+            item("d", {
+              notification: state({ status: "pending", inDigest: true, nextAttemptAt: soon.toISOString() }),
+            }),
             failedItem,
           ]),
       },
@@ -194,15 +244,24 @@ describe("SubmissionsView", () => {
     expect(items[1]).toHaveTextContent("Sending…");
     expect(items[2]).toHaveTextContent(`Retrying at ${retryTime}`);
     // The mail server's words are for whoever runs the website: under the details.
-    expect(within(items[2]!).getByText("The mail server answered: connect ECONNREFUSED").closest("details")).not.toHaveAttribute("open");
+    expect(
+      within(items[2]!).getByText("The mail server answered: connect ECONNREFUSED").closest("details"),
+    ).not.toHaveAttribute("open");
     expect(items[3]).toHaveTextContent(`In the hourly digest at ${retryTime}`);
     expect(items[4]).toHaveTextContent("Failed: the e-mail could not be sent");
-    expect(within(items[4]!).getByText("The mail server answered: 535 Authentication credentials invalid").closest("details")).not.toHaveAttribute("open");
-    for (const other of items.slice(0, 4)) expect(within(other).queryByRole("button", { name: "Send again" })).toBeNull();
+    expect(
+      within(items[4]!)
+        .getByText("The mail server answered: 535 Authentication credentials invalid")
+        .closest("details"),
+    ).not.toHaveAttribute("open");
+    for (const other of items.slice(0, 4))
+      expect(within(other).queryByRole("button", { name: "Send again" })).toBeNull();
 
     await userEvent.click(within(items[4]!).getByRole("button", { name: "Send again" }));
     await waitFor(() => expect(screen.getAllByRole("listitem")[4]).toHaveTextContent("Sending…"));
-    expect(calls.filter((c) => c.method === "POST").map((c) => c.url)).toEqual(["/api/admin/contact-submissions/f/resend"]);
+    expect(calls.filter((c) => c.method === "POST").map((c) => c.url)).toEqual([
+      "/api/admin/contact-submissions/f/resend",
+    ]);
   });
 
   it("shows an enquiry's photos under its message, and opens them full-screen (issue 21 §8)", async () => {
@@ -210,10 +269,17 @@ describe("SubmissionsView", () => {
       { n: 1, width: 1600, height: 1200 },
       { n: 2, width: 1200, height: 1600 },
     ];
-    mockFetch([{ method: "GET", path: LIST, respond: () => json(200, [item("9", { name: "Mere", photos }), item("8")]) }]);
+    mockFetch([
+      { method: "GET", path: LIST, respond: () => json(200, [item("9", { name: "Mere", photos }), item("8")]) },
+    ]);
     renderWithClient(<SubmissionsView onBack={vi.fn()} />);
     const entry = await screen.findByRole("article", { name: "Mere" });
-    expect(Array.from(entry.querySelectorAll("dt"), (dt) => dt.textContent)).toEqual(["Name", "Email", "Message", "Photos"]);
+    expect(Array.from(entry.querySelectorAll("dt"), (dt) => dt.textContent)).toEqual([
+      "Name",
+      "Email",
+      "Message",
+      "Photos",
+    ]);
     const thumbnails = within(entry).getAllByRole("img", { name: /^Photo \d of 2 from Mere$/ });
     expect(thumbnails.map((img) => img.getAttribute("src"))).toEqual([
       "/api/admin/contact-submissions/9/photos/1?size=thumb",
@@ -222,7 +288,10 @@ describe("SubmissionsView", () => {
     expect(within(screen.getByRole("article", { name: "Visitor 8" })).queryByText("Photos")).toBeNull();
     await userEvent.click(within(entry).getByRole("button", { name: "Photo 2 of 2 from Mere" }));
     const dialog = await screen.findByRole("dialog", { name: "Photos from Mere" });
-    expect(within(dialog).getByRole("img")).toHaveAttribute("src", "/api/admin/contact-submissions/9/photos/2?size=view");
+    expect(within(dialog).getByRole("img")).toHaveAttribute(
+      "src",
+      "/api/admin/contact-submissions/9/photos/2?size=view",
+    );
   });
 
   it("links Export CSV to the download", async () => {

@@ -36,7 +36,10 @@ export function SubmissionsView({ onBack }: { onBack: () => void }) {
       }
     >
       {/* The label holds the box: the whole 44 px row is the place to tap. */}
-      <label htmlFor={filterId} className="inline-flex min-h-11 cursor-pointer items-center gap-3 text-base font-medium text-stone-900">
+      <label
+        htmlFor={filterId}
+        className="inline-flex min-h-11 cursor-pointer items-center gap-3 text-base font-medium text-stone-900"
+      >
         <input
           id={filterId}
           type="checkbox"
@@ -73,7 +76,9 @@ export function SubmissionsView({ onBack }: { onBack: () => void }) {
               </Button>
             </div>
           ) : null}
-          {inbox.isFetchNextPageError ? <ErrorNotice>Unable to load more submissions. Please try again.</ErrorNotice> : null}
+          {inbox.isFetchNextPageError ? (
+            <ErrorNotice>Unable to load more submissions. Please try again.</ErrorNotice>
+          ) : null}
           <p role="status" className="sr-only">
             {plural(items.length, "enquiry", "enquiries")} shown
           </p>

@@ -9,7 +9,9 @@ export function UnreadCount() {
   const { unread } = summary.data;
   return unread > 0 ? (
     <p className="flex items-center gap-2 text-sm font-semibold text-brand-800" data-testid="unread-count">
-      <span className="inline-flex min-w-7 items-center justify-center rounded-full bg-brand-700 px-2 py-0.5 text-white">{unread}</span>{" "}
+      <span className="inline-flex min-w-7 items-center justify-center rounded-full bg-brand-700 px-2 py-0.5 text-white">
+        {unread}
+      </span>{" "}
       {unread === 1 ? "unread enquiry" : "unread enquiries"}
     </p>
   ) : (

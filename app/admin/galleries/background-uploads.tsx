@@ -6,7 +6,13 @@ import { browserJsonCall, createXhrPartSender, waitForConnection } from "./part-
 import { LeaveConfirmDialog } from "../leave-confirm-dialog";
 import { galleryKey } from "../query-client";
 import { isLeavingOnPurpose } from "../unsaved-changes";
-import { uploadImages, type FileToUpload, type FileUploadState, type PartTransport, type UploadOutcome } from "./upload-images";
+import {
+  uploadImages,
+  type FileToUpload,
+  type FileUploadState,
+  type PartTransport,
+  type UploadOutcome,
+} from "./upload-images";
 
 /**
  * Photos keep going up while the owner does something else (decision 0062):
@@ -45,9 +51,16 @@ export type BackgroundUploads = {
   busy(): boolean;
 };
 
-export function createBackgroundUploads(options: { queryClient: QueryClient; transport?: PartTransport }): BackgroundUploads {
+export function createBackgroundUploads(options: {
+  queryClient: QueryClient;
+  transport?: PartTransport;
+}): BackgroundUploads {
   const { queryClient } = options;
-  const transport = options.transport ?? { call: browserJsonCall, sendPart: createXhrPartSender(), waitToRetry: waitForConnection };
+  const transport = options.transport ?? {
+    call: browserJsonCall,
+    sendPart: createXhrPartSender(),
+    waitToRetry: waitForConnection,
+  };
   let uploads: readonly TrackedUpload[] = [];
   const listeners = new Set<() => void>();
   let nextId = 1;
@@ -76,7 +89,12 @@ export function createBackgroundUploads(options: { queryClient: QueryClient; tra
   return {
     send(batch) {
       const sending = new Set(batch.files.map(({ file }) => file));
-      const tracked = batch.files.map(({ file }): TrackedUpload => ({ id: nextId++, file, galleryType: batch.galleryType, status: { state: "waiting" } }));
+      const tracked = batch.files.map(({ file }): TrackedUpload => ({
+        id: nextId++,
+        file,
+        galleryType: batch.galleryType,
+        status: { state: "waiting" },
+      }));
       // A failed photo sent again replaces its old line.
       change([...uploads.filter((upload) => !sending.has(upload.file)), ...tracked]);
       const run = lane.then(async () =>
@@ -88,14 +106,17 @@ export function createBackgroundUploads(options: { queryClient: QueryClient; tra
           onProgress: batch.onProgress,
           onFileState: (index, status) => {
             update(tracked[index]!.id, status);
-            if (status.state === "done") void queryClient.invalidateQueries({ queryKey: galleryKey(batch.galleryType) });
+            if (status.state === "done")
+              void queryClient.invalidateQueries({ queryKey: galleryKey(batch.galleryType) });
             batch.onFileState?.(index, status);
           },
         }),
       );
       lane = run.catch(() => {});
       // Stopped altogether (the session ended): nothing of this batch is under way any more.
-      run.catch(() => change(uploads.filter((upload) => !tracked.some((t) => t.id === upload.id) || !isUnderWay(upload))));
+      run.catch(() =>
+        change(uploads.filter((upload) => !tracked.some((t) => t.id === upload.id) || !isUnderWay(upload))),
+      );
       return run;
     },
     list: () => uploads,
@@ -108,7 +129,10 @@ export function createBackgroundUploads(options: { queryClient: QueryClient; tra
   };
 }
 
-const BackgroundUploadsContext = createContext<{ uploads: BackgroundUploads; confirmLeave: (leave: () => void) => void } | null>(null);
+const BackgroundUploadsContext = createContext<{
+  uploads: BackgroundUploads;
+  confirmLeave: (leave: () => void) => void;
+} | null>(null);
 
 export const LEAVE_WHILE_UPLOADING_DIALOG = {
   title: "Photos are still uploading",

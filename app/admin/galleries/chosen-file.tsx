@@ -60,7 +60,9 @@ export function ChosenFile({
                     : "mt-1 flex items-center gap-1 text-sm text-stone-700"
               }
             >
-              {status.state === "failed" ? <AlertCircle aria-hidden="true" className="mt-0.5 h-4 w-4 shrink-0" /> : null}
+              {status.state === "failed" ? (
+                <AlertCircle aria-hidden="true" className="mt-0.5 h-4 w-4 shrink-0" />
+              ) : null}
               {status.state === "done" ? <CheckCircle2 aria-hidden="true" className="h-4 w-4 shrink-0" /> : null}
               {status.state === "uploading" || status.state === "reconnecting" || status.state === "processing" ? (
                 <Spinner className="h-4 w-4 shrink-0" />
@@ -69,7 +71,14 @@ export function ChosenFile({
             </p>
           ) : null}
           {status.state === "failed" ? (
-            <Button variant="outline" size="sm" onClick={onRetry} disabled={running} aria-label={`Retry ${file.name}`} className="mt-2">
+            <Button
+              variant="outline"
+              size="sm"
+              onClick={onRetry}
+              disabled={running}
+              aria-label={`Retry ${file.name}`}
+              className="mt-2"
+            >
               <RotateCcw aria-hidden="true" className="h-4 w-4" />
               Retry
             </Button>

@@ -11,12 +11,20 @@ describe("addToSelection", () => {
     const ok = file("wall.jpg", "image/jpeg");
     const { files, truncated } = await addToSelection(
       [],
-      [ok, file("notes.txt", "text/plain", MAGIC.text), file("huge.png", "image/png", MAGIC.png, MAX_UPLOAD_BYTES + 1), file("edge.png", "image/png", MAGIC.png, MAX_UPLOAD_BYTES)],
+      [
+        ok,
+        file("notes.txt", "text/plain", MAGIC.text),
+        file("huge.png", "image/png", MAGIC.png, MAX_UPLOAD_BYTES + 1),
+        file("edge.png", "image/png", MAGIC.png, MAX_UPLOAD_BYTES),
+      ],
       alert,
     );
     expect(files.map((f) => f.name)).toEqual(["wall.jpg", "edge.png"]);
     expect(truncated).toBe(false);
-    expect(alert.mock.calls).toEqual([["File notes.txt is not an image"], ["File huge.png is too large. Maximum size is 20MB"]]);
+    expect(alert.mock.calls).toEqual([
+      ["File notes.txt is not an image"],
+      ["File huge.png is too large. Maximum size is 20MB"],
+    ]);
   });
 
   it("judges an image by its first bytes: JPEG, PNG, WebP, AVIF and GIF pass; HEIC and impostors do not", async () => {
@@ -45,7 +53,11 @@ describe("addToSelection", () => {
 
   it("keeps the spec's alert for a file that does not even claim to be an image, HEIC or not", async () => {
     const alert = vi.fn();
-    await addToSelection([], [file("IMG_0413.HEIC", "", MAGIC.heic), file("clip.mov", "video/quicktime", MAGIC.heic)], alert);
+    await addToSelection(
+      [],
+      [file("IMG_0413.HEIC", "", MAGIC.heic), file("clip.mov", "video/quicktime", MAGIC.heic)],
+      alert,
+    );
     expect(alert.mock.calls).toEqual([["File IMG_0413.HEIC is not an image"], ["File clip.mov is not an image"]]);
   });
 

@@ -71,7 +71,11 @@ export function GalleryImageCard({ image, alt }: { image: GalleryImage; alt: str
               hoverReveal,
             )}
           >
-            {deleteImage.isPending ? <Spinner className="h-5 w-5" /> : <Trash2 aria-hidden="true" className="h-5 w-5" />}
+            {deleteImage.isPending ? (
+              <Spinner className="h-5 w-5" />
+            ) : (
+              <Trash2 aria-hidden="true" className="h-5 w-5" />
+            )}
           </button>
         </Tooltip>
       </div>
@@ -152,7 +156,13 @@ function CaptionEditor({ image }: { image: GalleryImage }) {
           {updateCaption.isPending ? <Spinner className="h-4 w-4" /> : null}
           {updateCaption.isPending ? "Saving..." : "Save"}
         </Button>
-        <Button variant="outline" size="sm" disabled={updateCaption.isPending} onClick={() => setDraft(null)} className="flex-1">
+        <Button
+          variant="outline"
+          size="sm"
+          disabled={updateCaption.isPending}
+          onClick={() => setDraft(null)}
+          className="flex-1"
+        >
           Cancel
         </Button>
       </div>

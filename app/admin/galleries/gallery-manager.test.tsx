@@ -18,8 +18,13 @@ function galleryRoutes(initial: GalleryImage[], options: { patch?: number; del?:
       respond: ({ url, body }) => {
         if (options.patch) return json(options.patch, { message: "nope" });
         const id = url.split("/").pop();
-        images = images.map((img) => (img.id === id ? { ...img, caption: (body as { caption: string }).caption } : img));
-        return json(200, images.find((img) => img.id === id));
+        images = images.map((img) =>
+          img.id === id ? { ...img, caption: (body as { caption: string }).caption } : img,
+        );
+        return json(
+          200,
+          images.find((img) => img.id === id),
+        );
       },
     },
     {
@@ -66,8 +71,13 @@ describe("GalleryManager", () => {
     expect(within(cards[0]!).getByRole("button", { name: "Edit caption: Basalt wall" })).toBeInTheDocument();
     expect(within(cards[1]!).getByRole("button", { name: "Click to add caption" })).toBeInTheDocument();
     // One tip per kind of screen; CSS shows the one that fits (a touch screen cannot hover).
-    expect(screen.getByText("Tip: Drag images to reorder them, click captions to edit, hover for options.")).toHaveClass("pointer-coarse:hidden");
-    expect(screen.getByText("Tip: Press and hold the handle to drag, tap a caption to edit.")).toHaveClass("hidden", "pointer-coarse:inline");
+    expect(
+      screen.getByText("Tip: Drag images to reorder them, click captions to edit, hover for options."),
+    ).toHaveClass("pointer-coarse:hidden");
+    expect(screen.getByText("Tip: Press and hold the handle to drag, tap a caption to edit.")).toHaveClass(
+      "hidden",
+      "pointer-coarse:inline",
+    );
     await userEvent.click(screen.getByRole("button", { name: "Back to Dashboard" }));
     expect(onBack).toHaveBeenCalled();
   });
@@ -88,7 +98,9 @@ describe("GalleryManager", () => {
     expect(screen.getByLabelText("Caption")).toHaveValue("");
     await userEvent.type(screen.getByLabelText("Caption"), "Schist steps");
     await userEvent.click(screen.getByRole("button", { name: "Save" }));
-    await waitFor(() => expect(toast).toHaveBeenCalledWith({ title: "Success", description: "Caption updated successfully" }));
+    await waitFor(() =>
+      expect(toast).toHaveBeenCalledWith({ title: "Success", description: "Caption updated successfully" }),
+    );
     expect(calls.find((c) => c.method === "PATCH")).toEqual({
       method: "PATCH",
       url: "/api/admin/gallery-images/a",
@@ -106,7 +118,11 @@ describe("GalleryManager", () => {
     await userEvent.type(screen.getByLabelText("Caption"), "x");
     await userEvent.click(screen.getByRole("button", { name: "Save" }));
     await waitFor(() =>
-      expect(toast).toHaveBeenCalledWith({ title: "Update failed", description: "Failed to update caption", variant: "destructive" }),
+      expect(toast).toHaveBeenCalledWith({
+        title: "Update failed",
+        description: "Failed to update caption",
+        variant: "destructive",
+      }),
     );
     expect(screen.getByLabelText("Caption")).toHaveValue("x");
   });
@@ -124,7 +140,9 @@ describe("GalleryManager", () => {
 
     confirm.mockReturnValue(true);
     await userEvent.click(screen.getAllByRole("button", { name: "Delete image" })[0]!);
-    await waitFor(() => expect(toast).toHaveBeenCalledWith({ title: "Success", description: "Image deleted successfully" }));
+    await waitFor(() =>
+      expect(toast).toHaveBeenCalledWith({ title: "Success", description: "Image deleted successfully" }),
+    );
     expect(calls.find((c) => c.method === "DELETE")?.url).toBe("/api/admin/gallery-images/a");
     await waitFor(() => expect(screen.getAllByRole("img")).toHaveLength(1));
   });
@@ -135,7 +153,11 @@ describe("GalleryManager", () => {
     renderWithClient(<GalleryManager galleryType="traditional" onBack={vi.fn()} />);
     await userEvent.click(await screen.findByRole("button", { name: "Delete image" }));
     await waitFor(() =>
-      expect(toast).toHaveBeenCalledWith({ title: "Delete failed", description: "Failed to delete image", variant: "destructive" }),
+      expect(toast).toHaveBeenCalledWith({
+        title: "Delete failed",
+        description: "Failed to delete image",
+        variant: "destructive",
+      }),
     );
     expect(screen.getAllByRole("img")).toHaveLength(1);
   });

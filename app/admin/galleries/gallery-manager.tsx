@@ -15,7 +15,13 @@ import { useQuery } from "@tanstack/react-query";
 import { ImagePlus, Upload } from "lucide-react";
 import { useId, useState, type PointerEvent as ReactPointerEvent } from "react";
 import { Button } from "~/components/ui/button";
-import { GALLERY_LOAD_ERROR, GALLERY_TITLES, galleryImageAlt, type GalleryImage, type GalleryType } from "~/galleries/gallery";
+import {
+  GALLERY_LOAD_ERROR,
+  GALLERY_TITLES,
+  galleryImageAlt,
+  type GalleryImage,
+  type GalleryType,
+} from "~/galleries/gallery";
 import { plural } from "~/lib/plural";
 import { SubViewFrame } from "../admin-ui";
 import { GalleryImageCard } from "./gallery-image-card";
@@ -69,8 +75,11 @@ function announcementsFor(images: GalleryImage[], galleryType: GalleryType, drag
         : `${name(active.id)} is no longer over a position.`;
     },
     onDragEnd: ({ active, over }) =>
-      over ? `${name(active.id)} was dropped at position ${position(over.id)} of ${total}.` : `${name(active.id)} was dropped.`,
-    onDragCancel: ({ active }) => `Moving was cancelled. ${name(active.id)} stays at position ${position(active.id)} of ${total}.`,
+      over
+        ? `${name(active.id)} was dropped at position ${position(over.id)} of ${total}.`
+        : `${name(active.id)} was dropped.`,
+    onDragCancel: ({ active }) =>
+      `Moving was cancelled. ${name(active.id)} stays at position ${position(active.id)} of ${total}.`,
   };
 }
 
@@ -115,9 +124,7 @@ export function GalleryManager({ galleryType, onBack }: { galleryType: GalleryTy
       }
       intro={
         gallery.isSuccess && images.length ? (
-          <p>
-            {plural(images.length, "image", "images")}, shown on the website in this order.
-          </p>
+          <p>{plural(images.length, "image", "images")}, shown on the website in this order.</p>
         ) : null
       }
     >

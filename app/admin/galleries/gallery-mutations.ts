@@ -49,7 +49,10 @@ export function useReorderImages(galleryType: GalleryType) {
   const queryKey = galleryKey(galleryType);
   return useMutation({
     mutationFn: (images: GalleryImage[]) =>
-      apiRequest("PUT", "/api/admin/gallery-images/reorder", { galleryType, imageIds: images.map((image) => image.id) }),
+      apiRequest("PUT", "/api/admin/gallery-images/reorder", {
+        galleryType,
+        imageIds: images.map((image) => image.id),
+      }),
     onMutate: async (images) => {
       await queryClient.cancelQueries({ queryKey });
       const previous = queryClient.getQueryData<GalleryImage[]>(queryKey);

@@ -90,7 +90,10 @@ describe("createXhrPartSender", () => {
 
   it("stops when the upload is cancelled", async () => {
     const controller = new AbortController();
-    const sending = createXhrPartSender()("https://bucket/p1", part, { onProgress: () => {}, signal: controller.signal });
+    const sending = createXhrPartSender()("https://bucket/p1", part, {
+      onProgress: () => {},
+      signal: controller.signal,
+    });
     controller.abort();
     await expect(sending).rejects.toMatchObject({ name: "AbortError" });
   });

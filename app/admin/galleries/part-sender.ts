@@ -59,7 +59,9 @@ export function createXhrPartSender(options: { stallMs?: number } = {}): PartSen
       xhr.onload = () => {
         settle();
         if (xhr.status < 200 || xhr.status >= 300) {
-          reject(new ApiError(xhr.status, typeof xhr.responseText === "string" ? xhr.responseText : "", xhr.statusText));
+          reject(
+            new ApiError(xhr.status, typeof xhr.responseText === "string" ? xhr.responseText : "", xhr.statusText),
+          );
           return;
         }
         const etag = xhr.getResponseHeader("ETag");
@@ -74,7 +76,11 @@ export function createXhrPartSender(options: { stallMs?: number } = {}): PartSen
       xhr.ontimeout = xhr.onerror;
       xhr.onabort = () => {
         settle();
-        reject(stalled ? new ConnectionLostError("The connection stalled") : new DOMException("The upload was cancelled", "AbortError"));
+        reject(
+          stalled
+            ? new ConnectionLostError("The connection stalled")
+            : new DOMException("The upload was cancelled", "AbortError"),
+        );
       };
       if (signal?.aborted) {
         reject(new DOMException("The upload was cancelled", "AbortError"));

@@ -4,17 +4,28 @@ import type { PartTargets, ResumableUpload } from "~/uploads/resumable-protocol"
 import { ConnectionLostError, retryDelayMs, sendInParts, type JsonCall, type PartSender } from "./resumable-upload";
 
 /** A site that takes a 2,500-byte file in parts of 1,000, answering as the test tells it to. */
-function fakeSite(options: { partAnswers?: Record<string, (() => Promise<string>)[]>; expiresAt?: string; completeAnswers?: (() => unknown)[] } = {}) {
+function fakeSite(
+  options: {
+    partAnswers?: Record<string, (() => Promise<string>)[]>;
+    expiresAt?: string;
+    completeAnswers?: (() => unknown)[];
+  } = {},
+) {
   const calls: string[] = [];
   const sends: string[] = [];
   let urlVersion = 1;
   const targets = (): PartTargets => ({
-    parts: [1, 2, 3].map((partNumber) => ({ partNumber, bytes: partNumber < 3 ? 1000 : 500, url: `https://bucket/p${partNumber}?v=${urlVersion}` })),
+    parts: [1, 2, 3].map((partNumber) => ({
+      partNumber,
+      bytes: partNumber < 3 ? 1000 : 500,
+      url: `https://bucket/p${partNumber}?v=${urlVersion}`,
+    })),
     expiresAt: options.expiresAt ?? new Date(Date.now() + 900_000).toISOString(),
   });
   const call: JsonCall = async <T>(method: string, path: string) => {
     calls.push(`${method} ${path}`);
-    if (method === "POST" && path === "/api/uploads/resumable") return { uploadId: "u1", partBytes: 1000, partCount: 3, ...targets() } as ResumableUpload as T;
+    if (method === "POST" && path === "/api/uploads/resumable")
+      return { uploadId: "u1", partBytes: 1000, partCount: 3, ...targets() } as ResumableUpload as T;
     if (method === "GET" && path === "/api/uploads/resumable/u1/parts") {
       urlVersion += 1;
       return targets() as T;
@@ -72,7 +83,12 @@ describe("sendInParts", () => {
     const expired = () => Promise.reject(new ApiError(403, "<Error><Code>AccessDenied</Code></Error>", "Forbidden"));
     const site = fakeSite({ partAnswers: { p2: [expired] } });
     await sendInParts({ file, ...site, waitToRetry: noWait });
-    expect(site.sends).toEqual(["https://bucket/p1?v=1", "https://bucket/p2?v=1", "https://bucket/p2?v=2", "https://bucket/p3?v=2"]);
+    expect(site.sends).toEqual([
+      "https://bucket/p1?v=1",
+      "https://bucket/p2?v=1",
+      "https://bucket/p2?v=2",
+      "https://bucket/p3?v=2",
+    ]);
     expect(site.calls).toContain("GET /api/uploads/resumable/u1/parts");
   });
 
@@ -85,7 +101,9 @@ describe("sendInParts", () => {
   it("tries a busy server again, up to five times, but gives up at once on a refusal or a 500", async () => {
     const busy = () => Promise.reject(new ApiError(503, '{"message":"busy"}', ""));
     const recovered = fakeSite({ partAnswers: { p1: [busy, busy, busy, busy] } });
-    await expect(sendInParts({ file, ...recovered, waitToRetry: noWait })).resolves.toEqual({ imageURL: "https://bucket/incoming/u1" });
+    await expect(sendInParts({ file, ...recovered, waitToRetry: noWait })).resolves.toEqual({
+      imageURL: "https://bucket/incoming/u1",
+    });
     const stuck = fakeSite({ partAnswers: { p1: [busy, busy, busy, busy, busy] } });
     await expect(sendInParts({ file, ...stuck, waitToRetry: noWait })).rejects.toMatchObject({ status: 503 });
 
@@ -99,7 +117,9 @@ describe("sendInParts", () => {
 
   it("asks to complete again when the first answer was lost on the way", async () => {
     const site = fakeSite({ completeAnswers: [() => Promise.reject(new ConnectionLostError())] });
-    await expect(sendInParts({ file, ...site, waitToRetry: noWait })).resolves.toEqual({ imageURL: "https://bucket/incoming/u1" });
+    await expect(sendInParts({ file, ...site, waitToRetry: noWait })).resolves.toEqual({
+      imageURL: "https://bucket/incoming/u1",
+    });
     expect(site.calls.filter((c) => c.endsWith("/complete"))).toHaveLength(2);
   });
 });

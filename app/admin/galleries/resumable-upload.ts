@@ -28,7 +28,11 @@ export class ConnectionLostError extends Error {
 export type JsonCall = <T>(method: "GET" | "POST", path: string, body?: unknown) => Promise<T>;
 
 /** Sends one part's bytes to its URL and resolves with the ETag of the answer; errors as JsonCall's. */
-export type PartSender = (url: string, part: Blob, options: { onProgress: (loadedBytes: number) => void; signal?: AbortSignal }) => Promise<string>;
+export type PartSender = (
+  url: string,
+  part: Blob,
+  options: { onProgress: (loadedBytes: number) => void; signal?: AbortSignal },
+) => Promise<string>;
 
 /** Waits before try number `attempt` (1, 2, …) after a failure worth retrying. */
 export type RetryWait = (attempt: number, signal?: AbortSignal) => Promise<void>;
@@ -106,7 +110,9 @@ export async function sendInParts(input: SendInPartsInput): Promise<ResumableCom
     }
   }
 
-  const upload = await persist(() => call<ResumableUpload>("POST", RESUMABLE_UPLOADS_PATH, { size: file.size, type: file.type }));
+  const upload = await persist(() =>
+    call<ResumableUpload>("POST", RESUMABLE_UPLOADS_PATH, { size: file.size, type: file.type }),
+  );
   let targets: PartTargets = upload;
   const refreshTargets = async () => {
     targets = await call<PartTargets>("GET", resumablePaths.partTargets(upload.uploadId));
@@ -122,7 +128,10 @@ export async function sendInParts(input: SendInPartsInput): Promise<ResumableCom
       const url = targets.parts.find((target) => target.partNumber === partNumber)?.url;
       if (!url) throw new Error(`The server gave no address for part ${partNumber}`);
       input.onProgress?.(confirmed);
-      return sendPart(url, part, { signal, onProgress: (loaded) => input.onProgress?.(confirmed + Math.min(loaded, bytes)) });
+      return sendPart(url, part, {
+        signal,
+        onProgress: (loaded) => input.onProgress?.(confirmed + Math.min(loaded, bytes)),
+      });
     };
     const etag = await persist(async () => {
       if (Date.parse(targets.expiresAt) - now() < URL_EXPIRY_MARGIN_MS) await refreshTargets();

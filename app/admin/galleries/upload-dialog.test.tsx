@@ -6,13 +6,20 @@ import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
 import { galleryImage, json, mockFetch } from "../test-helpers";
 import { MAGIC, testFile } from "../test-files";
 import { FakeXhr } from "../../../tests/support/fake-xhr";
-import { choose, countObjectUrls, expectClosed, fileItem, image, openDialog, uploadRoutes } from "../../../tests/support/upload-dialog";
+import {
+  choose,
+  countObjectUrls,
+  expectClosed,
+  fileItem,
+  image,
+  openDialog,
+  uploadRoutes,
+} from "../../../tests/support/upload-dialog";
 
 vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
 
 /** Lets pending promise callbacks run. */
 const settle = () => act(() => new Promise((r) => setTimeout(r, 0)));
-
 
 describe("UploadDialog", () => {
   let alert: ReturnType<typeof vi.fn>;
@@ -43,12 +50,15 @@ describe("UploadDialog", () => {
   it("lists chosen images with a thumbnail, size in KB and a caption field; alerts about others; removes on request", async () => {
     uploadRoutes();
     await openDialog();
-    await choose([
-      image("wall.jpg", 2048),
-      testFile("notes.txt", "text/plain", MAGIC.text, 100),
-      testFile("IMG_0412.HEIC", "image/heic", MAGIC.heic, 3_000_000),
-      image("huge.jpg", MAX_UPLOAD_BYTES + 1),
-    ], 1);
+    await choose(
+      [
+        image("wall.jpg", 2048),
+        testFile("notes.txt", "text/plain", MAGIC.text, 100),
+        testFile("IMG_0412.HEIC", "image/heic", MAGIC.heic, 3_000_000),
+        image("huge.jpg", MAX_UPLOAD_BYTES + 1),
+      ],
+      1,
+    );
     expect(alert.mock.calls).toEqual([
       ["File notes.txt is not an image"],
       ["File IMG_0412.HEIC is not a supported image. Please use JPEG, PNG or WebP."],
@@ -87,8 +97,14 @@ describe("UploadDialog", () => {
   it("cuts the selection to ten files", async () => {
     uploadRoutes();
     await openDialog();
-    await choose(Array.from({ length: 7 }, (_, i) => image(`a${i}.jpg`)), 7);
-    await choose(Array.from({ length: 6 }, (_, i) => image(`b${i}.jpg`)), 10);
+    await choose(
+      Array.from({ length: 7 }, (_, i) => image(`a${i}.jpg`)),
+      7,
+    );
+    await choose(
+      Array.from({ length: 6 }, (_, i) => image(`b${i}.jpg`)),
+      10,
+    );
     expect(within(screen.getByRole("list", { name: "Chosen files" })).getAllByRole("listitem")).toHaveLength(10);
     expect(screen.getByRole("button", { name: "Upload 10 Image(s)" })).toBeInTheDocument();
     expect(screen.getByRole("button", { name: "Add More" })).toBeDisabled();
@@ -203,7 +219,9 @@ describe("UploadDialog", () => {
 
     await expectClosed();
     expect(calls.filter((c) => c.method === "POST")).toHaveLength(3);
-    expect(calls.filter((c) => c.method === "PUT").map((c) => (c.body as { caption: string; imageURL: string }).caption)).toEqual(["", "Garden steps"]);
+    expect(
+      calls.filter((c) => c.method === "PUT").map((c) => (c.body as { caption: string; imageURL: string }).caption),
+    ).toEqual(["", "Garden steps"]);
     expect(toast).toHaveBeenLastCalledWith({ title: "Success", description: "Image uploaded successfully" });
   });
 
@@ -215,7 +233,11 @@ describe("UploadDialog", () => {
     await waitFor(() => expect(FakeXhr.all).toHaveLength(1));
     await act(async () => FakeXhr.all[0]!.onerror?.());
     await waitFor(() =>
-      expect(toast).toHaveBeenCalledWith({ title: "Upload failed", description: "wall.jpg: Failed to upload image", variant: "destructive" }),
+      expect(toast).toHaveBeenCalledWith({
+        title: "Upload failed",
+        description: "wall.jpg: Failed to upload image",
+        variant: "destructive",
+      }),
     );
     expect(fileItem("wall.jpg")).toHaveTextContent("Failed: Failed to upload image");
     expect(screen.getByRole("button", { name: "Retry wall.jpg" })).toBeEnabled();
@@ -233,8 +255,12 @@ describe("UploadDialog", () => {
     await act(async () => FakeXhr.all[0]!.progress(600));
     await act(async () => FakeXhr.all[0]!.respond(200));
     await settle();
-    await waitFor(() => expect(toast).toHaveBeenCalledWith({ title: "Success", description: "Image uploaded successfully" }));
-    expect(calls.filter((c) => c.method === "PUT").map((c) => (c.body as { imageURL: string }).imageURL)).toEqual([FakeXhr.all[0]!.url]);
+    await waitFor(() =>
+      expect(toast).toHaveBeenCalledWith({ title: "Success", description: "Image uploaded successfully" }),
+    );
+    expect(calls.filter((c) => c.method === "PUT").map((c) => (c.body as { imageURL: string }).imageURL)).toEqual([
+      FakeXhr.all[0]!.url,
+    ]);
     await userEvent.click(screen.getByRole("button", { name: "Upload Images" }));
     expect(within(screen.getByRole("dialog")).getByRole("button", { name: "Choose Files" })).toBeInTheDocument();
   });
@@ -244,7 +270,11 @@ describe("UploadDialog", () => {
       {
         method: "GET",
         path: "/api/uploads/resumable",
-        respond: () => json(200, { available: false, reason: "The photo bucket's CORS rule does not let this page read the ETag header." }),
+        respond: () =>
+          json(200, {
+            available: false,
+            reason: "The photo bucket's CORS rule does not let this page read the ETag header.",
+          }),
       },
     ]);
     const dialog = await openDialog();
@@ -256,15 +286,30 @@ describe("UploadDialog", () => {
   });
 
   it("sends a photo in parts where the site takes them; a dropped part waits for the connection and only it is sent again", async () => {
-    const parts = [1, 2, 3].map((partNumber) => ({ partNumber, bytes: partNumber < 3 ? 1000 : 500, url: `/api/uploads/resumable/u1/parts/${partNumber}` }));
+    const parts = [1, 2, 3].map((partNumber) => ({
+      partNumber,
+      bytes: partNumber < 3 ? 1000 : 500,
+      url: `/api/uploads/resumable/u1/parts/${partNumber}`,
+    }));
     const { calls } = mockFetch([
       { method: "GET", path: "/api/uploads/resumable", respond: () => json(200, { available: true, partBytes: 1000 }) },
       {
         method: "POST",
         path: "/api/uploads/resumable",
-        respond: () => json(201, { uploadId: "u1", partBytes: 1000, partCount: 3, parts, expiresAt: new Date(Date.now() + 900_000).toISOString() }),
+        respond: () =>
+          json(201, {
+            uploadId: "u1",
+            partBytes: 1000,
+            partCount: 3,
+            parts,
+            expiresAt: new Date(Date.now() + 900_000).toISOString(),
+          }),
       },
-      { method: "POST", path: "/api/uploads/resumable/u1/complete", respond: () => json(200, { imageURL: "/api/uploads/u1" }) },
+      {
+        method: "POST",
+        path: "/api/uploads/resumable/u1/complete",
+        respond: () => json(200, { imageURL: "/api/uploads/u1" }),
+      },
       { method: "PUT", path: "/api/admin/gallery-images", respond: () => json(201, galleryImage("new")) },
     ]);
     await openDialog(0);
@@ -298,7 +343,10 @@ describe("UploadDialog", () => {
         { partNumber: 3, etag: '"etag-3"' },
       ],
     });
-    expect(calls.find((c) => c.method === "PUT")?.body).toMatchObject({ imageURL: "/api/uploads/u1", galleryType: "veneer" });
+    expect(calls.find((c) => c.method === "PUT")?.body).toMatchObject({
+      imageURL: "/api/uploads/u1",
+      galleryType: "veneer",
+    });
     expect(toast).toHaveBeenCalledWith({ title: "Success", description: "Image uploaded successfully" });
   });
 });

@@ -2,7 +2,14 @@ import { useQuery } from "@tanstack/react-query";
 import { FolderOpen, Upload } from "lucide-react";
 import { useId, useRef, useState, type ReactElement } from "react";
 import { Button } from "~/components/ui/button";
-import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle, DialogTrigger } from "~/components/ui/dialog";
+import {
+  Dialog,
+  DialogClose,
+  DialogContent,
+  DialogDescription,
+  DialogTitle,
+  DialogTrigger,
+} from "~/components/ui/dialog";
 import { Spinner } from "~/components/ui/spinner";
 import { MAX_UPLOAD_FILES, type GalleryType } from "~/galleries/gallery";
 import type { ResumableSupport } from "~/uploads/resumable-protocol";
@@ -12,7 +19,8 @@ import { UPLOAD_LIMITS_TEXT } from "./file-selection";
 import { useUploadQueue } from "./use-upload-queue";
 
 /** While photos go up, the window may be closed: they keep going (decision 0062). */
-export const BACKGROUND_HINT = "You can close this window: the photos keep uploading, and each one appears in the gallery when it is ready.";
+export const BACKGROUND_HINT =
+  "You can close this window: the photos keep uploading, and each one appears in the gallery when it is ready.";
 export const CONTINUE_IN_BACKGROUND = "Continue in background";
 /** Said above the reason when photos go up in one piece. */
 export const NO_RESUME_TEXT = "If the connection drops, a photo starts again from the beginning.";
@@ -52,11 +60,12 @@ export function UploadDialog({ trigger, galleryType, currentCount }: UploadDialo
   const id = useId();
   const [open, setOpen] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
-  const { chosen, truncated, announcement, percent, uploading, onFilesChosen, send, setCaption, remove, reset } = useUploadQueue({
-    galleryType,
-    currentCount,
-    onAllUploaded: () => setOpen(false),
-  });
+  const { chosen, truncated, announcement, percent, uploading, onFilesChosen, send, setCaption, remove, reset } =
+    useUploadQueue({
+      galleryType,
+      currentCount,
+      onAllUploaded: () => setOpen(false),
+    });
 
   const count = chosen.length;
   const pending = chosen.filter((item) => item.status.state !== "done");

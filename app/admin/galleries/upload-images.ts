@@ -79,7 +79,9 @@ export async function uploadImages(input: {
       } else {
         // The file's size and type: refused at once if the server will not take it, else signed into the URL.
         const declaration: UploadDeclaration = { size: file.size, type: file.type };
-        const target = (await (await apiRequest("POST", "/api/objects/upload", declaration)).json()) as { uploadURL: string };
+        const target = (await (await apiRequest("POST", "/api/objects/upload", declaration)).json()) as {
+          uploadURL: string;
+        };
         await uploadFile(target.uploadURL, file, { signal, onProgress: sent });
         imageURL = target.uploadURL;
       }

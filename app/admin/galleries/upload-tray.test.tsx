@@ -13,7 +13,11 @@ vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
 let uploads = 0;
 function routes() {
   return mockFetch([
-    { method: "POST", path: "/api/objects/upload", respond: () => json(200, { uploadURL: `/api/uploads/t${++uploads}?expires=1&signature=s` }) },
+    {
+      method: "POST",
+      path: "/api/objects/upload",
+      respond: () => json(200, { uploadURL: `/api/uploads/t${++uploads}?expires=1&signature=s` }),
+    },
     { method: "PUT", path: "/api/admin/gallery-images", respond: () => json(201, galleryImage("new")) },
   ]);
 }
@@ -80,7 +84,10 @@ describe("UploadTray", { timeout: 20_000 }, () => {
     const wall = within(tray()).getByText("wall.jpg").closest("li")!;
     expect(wall).toHaveTextContent("Veneer Stonework");
     expect(wall).toHaveTextContent("Uploading 60%");
-    expect(within(wall).getByRole("progressbar", { name: "wall.jpg upload progress" })).toHaveAttribute("aria-valuenow", "60");
+    expect(within(wall).getByRole("progressbar", { name: "wall.jpg upload progress" })).toHaveAttribute(
+      "aria-valuenow",
+      "60",
+    );
     expect(within(tray()).getByText("steps.jpg").closest("li")).toHaveTextContent("Waiting");
 
     // Folded to its heading, and open again.
@@ -113,9 +120,15 @@ describe("UploadTray", { timeout: 20_000 }, () => {
     routes();
     renderAdmin();
     await startUpload(["wall.jpg"]);
-    await act(async () => FakeXhr.all[0]!.respond(415, '{"message":"The file is not a supported image (JPEG, PNG, WebP, AVIF or GIF)"}'));
-    await waitFor(() => expect(within(tray()).getByRole("button", { name: "1 photo not uploaded" })).toBeInTheDocument());
-    expect(within(tray()).getByText("wall.jpg").closest("li")).toHaveTextContent("Failed: The file is not a supported image");
+    await act(async () =>
+      FakeXhr.all[0]!.respond(415, '{"message":"The file is not a supported image (JPEG, PNG, WebP, AVIF or GIF)"}'),
+    );
+    await waitFor(() =>
+      expect(within(tray()).getByRole("button", { name: "1 photo not uploaded" })).toBeInTheDocument(),
+    );
+    expect(within(tray()).getByText("wall.jpg").closest("li")).toHaveTextContent(
+      "Failed: The file is not a supported image",
+    );
     expect(unloadIsHeldBack()).toBe(false);
     await userEvent.click(within(tray()).getByRole("button", { name: "Dismiss wall.jpg" }));
     expect(screen.queryByRole("region", { name: "Photo uploads" })).toBeNull();
@@ -130,7 +143,9 @@ describe("UploadTray", { timeout: 20_000 }, () => {
 
     await userEvent.click(screen.getByRole("button", { name: "Leave" }));
     const dialog = screen.getByRole("dialog", { name: "Photos are still uploading" });
-    expect(dialog).toHaveTextContent("If you leave now, the photos that are not up yet will not be added to your galleries.");
+    expect(dialog).toHaveTextContent(
+      "If you leave now, the photos that are not up yet will not be added to your galleries.",
+    );
     expect(within(dialog).getByRole("button", { name: "Keep uploading" })).toHaveFocus();
     await userEvent.click(within(dialog).getByRole("button", { name: "Keep uploading" }));
     expect(onLeave).not.toHaveBeenCalled();

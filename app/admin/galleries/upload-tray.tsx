@@ -51,9 +51,18 @@ export function UploadTray() {
           className="flex min-h-11 w-full items-center justify-between gap-2 rounded-xl px-4 py-2 text-left text-sm font-semibold text-stone-900 hover:bg-stone-50"
         >
           <span aria-live="polite">{summary}</span>
-          {folded ? <ChevronUp aria-hidden="true" className="h-4 w-4" /> : <ChevronDown aria-hidden="true" className="h-4 w-4" />}
+          {folded ? (
+            <ChevronUp aria-hidden="true" className="h-4 w-4" />
+          ) : (
+            <ChevronDown aria-hidden="true" className="h-4 w-4" />
+          )}
         </button>
-        <ul id={listId} hidden={folded} aria-label="Photos in progress" className="max-h-[35vh] divide-y divide-stone-100 overflow-y-auto border-t border-stone-100">
+        <ul
+          id={listId}
+          hidden={folded}
+          aria-label="Photos in progress"
+          className="max-h-[35vh] divide-y divide-stone-100 overflow-y-auto border-t border-stone-100"
+        >
           {uploads.map((upload) => (
             <TrayLine key={upload.id} upload={upload} onDismiss={() => background.dismiss(upload.id)} />
           ))}

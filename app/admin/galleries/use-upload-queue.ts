@@ -121,7 +121,11 @@ export function useUploadQueue({
         onAllUploaded();
         reset();
       } else if (outcome.failures.length > 0) {
-        toast({ title: GALLERY_TOASTS.uploadFailed.title, description: describeUploadFailures(outcome), variant: "destructive" });
+        toast({
+          title: GALLERY_TOASTS.uploadFailed.title,
+          description: describeUploadFailures(outcome),
+          variant: "destructive",
+        });
         setProgress(0);
       } else {
         setProgress(0);
@@ -142,7 +146,9 @@ export function useUploadQueue({
     const batch = chosen.filter((item) => keys.includes(item.key)).map(({ key, file }) => ({ key, file }));
     if (!batch.length) return;
     const othersDone = chosen.every((item) => keys.includes(item.key) || item.status.state === "done");
-    setChosen((current) => current.map((item) => (keys.includes(item.key) ? { ...item, status: { state: "waiting" } } : item)));
+    setChosen((current) =>
+      current.map((item) => (keys.includes(item.key) ? { ...item, status: { state: "waiting" } } : item)),
+    );
     upload.mutate({ batch, othersDone });
   }
 

@@ -8,7 +8,8 @@ import { json, mockFetch, renderWithClient } from "../test-helpers";
 
 vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
 
-const LONG = "Dry-stone walls, veneer and retaining walls across Taranaki, built by hand to last for generations. Call for a quote.";
+const LONG =
+  "Dry-stone walls, veneer and retaining walls across Taranaki, built by hand to last for generations. Call for a quote.";
 const VERSIONS = [
   // Local times (no zone), so the expected wording does not depend on the machine's time zone.
   { id: "v2", content: LONG, savedAt: "2024-01-01T15:00:00", savedBy: "owner" },
@@ -16,12 +17,18 @@ const VERSIONS = [
 ];
 
 /** A server with one section: its current text, its versions, restore and reset. */
-function historyServer(options: { current?: string; isDefault?: boolean; versions?: typeof VERSIONS; failRestore?: boolean } = {}) {
+function historyServer(
+  options: { current?: string; isDefault?: boolean; versions?: typeof VERSIONS; failRestore?: boolean } = {},
+) {
   let current = options.current ?? "Current headline";
   let isDefault = options.isDefault ?? false;
   const versions = options.versions ?? VERSIONS;
   return mockFetch([
-    { method: "GET", path: "/api/content/hero.title", respond: () => json(200, { key: "hero.title", content: current, updatedAt: null, isDefault }) },
+    {
+      method: "GET",
+      path: "/api/content/hero.title",
+      respond: () => json(200, { key: "hero.title", content: current, updatedAt: null, isDefault }),
+    },
     { method: "GET", path: "/api/admin/content/hero.title/history", respond: () => json(200, versions) },
     {
       method: "POST",
@@ -30,7 +37,12 @@ function historyServer(options: { current?: string; isDefault?: boolean; version
         if (options.failRestore) return json(500, { message: "boom" });
         current = versions.find((v) => url.includes(`/${v.id}/`))!.content;
         isDefault = false;
-        return json(200, { key: "hero.title", content: current, updatedAt: "2024-02-01T00:00:00.000Z", isDefault: false });
+        return json(200, {
+          key: "hero.title",
+          content: current,
+          updatedAt: "2024-02-01T00:00:00.000Z",
+          isDefault: false,
+        });
       },
     },
     {
@@ -46,7 +58,9 @@ function historyServer(options: { current?: string; isDefault?: boolean; version
 }
 
 const renderEditor = () =>
-  renderWithClient(<SectionEditor sectionKey="hero.title" sectionTitle="Hero Title" defaultContent="Built-in headline" />);
+  renderWithClient(
+    <SectionEditor sectionKey="hero.title" sectionTitle="Hero Title" defaultContent="Built-in headline" />,
+  );
 
 async function openHistory() {
   await userEvent.click(await screen.findByRole("button", { name: "History of Hero Title" }));
@@ -96,10 +110,21 @@ describe("Section history", () => {
     await userEvent.click(within(confirm).getByRole("button", { name: "Cancel" }));
     const list = await screen.findByRole("dialog", { name: "History" });
     await userEvent.click(within(within(list).getAllByRole("listitem")[1]!).getByRole("button", { name: "Restore" }));
-    await userEvent.click(within(await screen.findByRole("dialog", { name: "Restore this version?" })).getByRole("button", { name: "Restore" }));
+    await userEvent.click(
+      within(await screen.findByRole("dialog", { name: "Restore this version?" })).getByRole("button", {
+        name: "Restore",
+      }),
+    );
 
-    await waitFor(() => expect(toast).toHaveBeenCalledWith({ title: "Version Restored", description: "The website now shows the restored text." }));
-    expect(calls.filter((c) => c.method === "POST").map((c) => c.url)).toEqual(["/api/admin/content/hero.title/history/v1/restore"]);
+    await waitFor(() =>
+      expect(toast).toHaveBeenCalledWith({
+        title: "Version Restored",
+        description: "The website now shows the restored text.",
+      }),
+    );
+    expect(calls.filter((c) => c.method === "POST").map((c) => c.url)).toEqual([
+      "/api/admin/content/hero.title/history/v1/restore",
+    ]);
     await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
     expect(await screen.findByDisplayValue("First headline")).toBeInTheDocument();
   });
@@ -114,7 +139,12 @@ describe("Section history", () => {
     expect(within(confirm).getByRole("region", { name: "Built-in text" })).toHaveTextContent("Built-in headline");
     expect(calls.some((c) => c.method === "DELETE")).toBe(false);
     await userEvent.click(within(confirm).getByRole("button", { name: "Reset to default" }));
-    await waitFor(() => expect(toast).toHaveBeenCalledWith({ title: "Default Restored", description: "The website now shows the built-in text." }));
+    await waitFor(() =>
+      expect(toast).toHaveBeenCalledWith({
+        title: "Default Restored",
+        description: "The website now shows the built-in text.",
+      }),
+    );
     expect(calls.filter((c) => c.method === "DELETE").map((c) => c.url)).toEqual(["/api/admin/content/hero.title"]);
     expect(await screen.findByDisplayValue("Built-in headline")).toBeInTheDocument();
   });
@@ -125,7 +155,9 @@ describe("Section history", () => {
     const field = await screen.findByDisplayValue("Current headline");
     await userEvent.type(field, " draft");
     const dialog = await openHistory();
-    await userEvent.click(within((await within(dialog).findAllByRole("listitem"))[1]!).getByRole("button", { name: "Restore" }));
+    await userEvent.click(
+      within((await within(dialog).findAllByRole("listitem"))[1]!).getByRole("button", { name: "Restore" }),
+    );
     const confirm = await screen.findByRole("dialog", { name: "Restore this version?" });
     expect(confirm).toHaveTextContent("Your unsaved changes to this section will be replaced.");
     await userEvent.click(within(confirm).getByRole("button", { name: "Restore" }));
@@ -146,10 +178,20 @@ describe("Section history", () => {
     renderEditor();
     await screen.findByDisplayValue("Current headline");
     const dialog = await openHistory();
-    await userEvent.click(within((await within(dialog).findAllByRole("listitem"))[0]!).getByRole("button", { name: "Restore" }));
-    await userEvent.click(within(await screen.findByRole("dialog", { name: "Restore this version?" })).getByRole("button", { name: "Restore" }));
+    await userEvent.click(
+      within((await within(dialog).findAllByRole("listitem"))[0]!).getByRole("button", { name: "Restore" }),
+    );
+    await userEvent.click(
+      within(await screen.findByRole("dialog", { name: "Restore this version?" })).getByRole("button", {
+        name: "Restore",
+      }),
+    );
     await waitFor(() =>
-      expect(toast).toHaveBeenCalledWith({ title: "Error", description: "Failed to restore the text. Please try again.", variant: "destructive" }),
+      expect(toast).toHaveBeenCalledWith({
+        title: "Error",
+        description: "Failed to restore the text. Please try again.",
+        variant: "destructive",
+      }),
     );
     expect(screen.getByRole("dialog", { name: "Restore this version?" })).toBeInTheDocument();
     expect(screen.getByLabelText("Content")).toHaveValue("Current headline");

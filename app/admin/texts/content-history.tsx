@@ -15,8 +15,14 @@ export type ContentVersion = { id: string; content: string; savedAt: string; sav
 
 export const historyKey = (key: string) => [`/api/admin/content/${key}/history`] as const;
 
-export const VERSION_RESTORED = { title: "Version Restored", description: "The website now shows the restored text." } as const;
-export const DEFAULT_RESTORED = { title: "Default Restored", description: "The website now shows the built-in text." } as const;
+export const VERSION_RESTORED = {
+  title: "Version Restored",
+  description: "The website now shows the restored text.",
+} as const;
+export const DEFAULT_RESTORED = {
+  title: "Default Restored",
+  description: "The website now shows the built-in text.",
+} as const;
 export const RESTORE_FAILED = { title: "Error", description: "Failed to restore the text. Please try again." } as const;
 
 /** The list shows this many characters of each version. */
@@ -25,7 +31,9 @@ export const PREVIEW_LENGTH = 80;
 /** The first 80 characters of a text on one line ("…" when cut), counting emoji as one. */
 export function previewOf(content: string): string {
   const characters = Array.from(content.replace(/\s+/g, " ").trim());
-  return characters.length > PREVIEW_LENGTH ? `${characters.slice(0, PREVIEW_LENGTH).join("").trimEnd()}…` : characters.join("");
+  return characters.length > PREVIEW_LENGTH
+    ? `${characters.slice(0, PREVIEW_LENGTH).join("").trimEnd()}…`
+    : characters.join("");
 }
 
 type Step = { kind: "list" } | { kind: "restore"; version: ContentVersion } | { kind: "reset" };
@@ -154,7 +162,13 @@ function HistorySteps({
           </Button>
           <Button onClick={() => replace.mutate(step)} disabled={replace.isPending}>
             {replace.isPending ? <Spinner className="h-4 w-4" /> : null}
-            {replace.isPending ? (restoring ? "Restoring..." : "Resetting...") : restoring ? "Restore" : "Reset to default"}
+            {replace.isPending
+              ? restoring
+                ? "Restoring..."
+                : "Resetting..."
+              : restoring
+                ? "Restore"
+                : "Reset to default"}
           </Button>
         </div>
       </div>
@@ -176,7 +190,11 @@ function HistorySteps({
           <Spinner className="h-4 w-4" /> Loading earlier versions...
         </p>
       ) : versions.isError ? (
-        <LoadFailed message="The earlier versions could not be loaded." onRetry={() => void versions.refetch()} retrying={versions.isFetching} />
+        <LoadFailed
+          message="The earlier versions could not be loaded."
+          onRetry={() => void versions.refetch()}
+          retrying={versions.isFetching}
+        />
       ) : versions.data.length === 0 ? (
         <p className="rounded-lg bg-stone-50 p-4 text-stone-700">
           No earlier versions yet. Each time you save, the text it replaces is kept here.
@@ -184,7 +202,10 @@ function HistorySteps({
       ) : (
         <ol aria-label="Earlier versions" className="divide-y divide-stone-200 rounded-lg ring-1 ring-stone-200">
           {versions.data.map((version) => (
-            <li key={version.id} className="flex flex-col gap-2 p-3 sm:flex-row sm:items-center sm:justify-between sm:gap-4">
+            <li
+              key={version.id}
+              className="flex flex-col gap-2 p-3 sm:flex-row sm:items-center sm:justify-between sm:gap-4"
+            >
               <div id={`${id}-${version.id}`} className="min-w-0">
                 <p className="text-sm font-semibold text-stone-900">{formatSubmittedAt(version.savedAt)}</p>
                 <p className="text-sm break-words text-stone-700">{previewOf(version.content)}</p>
@@ -203,10 +224,17 @@ function HistorySteps({
         </ol>
       )}
       <div className="border-t border-stone-200 pt-4">
-        <Button variant="outline" className="w-full sm:w-auto" disabled={isDefault} onClick={() => setStep({ kind: "reset" })}>
+        <Button
+          variant="outline"
+          className="w-full sm:w-auto"
+          disabled={isDefault}
+          onClick={() => setStep({ kind: "reset" })}
+        >
           Reset to default
         </Button>
-        {isDefault ? <p className="mt-2 text-sm text-stone-600">This section already shows its built-in text.</p> : null}
+        {isDefault ? (
+          <p className="mt-2 text-sm text-stone-600">This section already shows its built-in text.</p>
+        ) : null}
       </div>
     </div>
   );

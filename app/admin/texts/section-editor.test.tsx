@@ -51,10 +51,17 @@ describe("SectionEditor", () => {
     await userEvent.type(field, "New headline");
     await userEvent.click(screen.getByRole("button", { name: "Save Changes" }));
     expect(await screen.findByRole("button", { name: "Saving..." })).toBeDisabled();
-    expect(calls.at(-1)).toEqual({ method: "PUT", url: "/api/admin/content/hero.title", body: { content: "New headline" } });
+    expect(calls.at(-1)).toEqual({
+      method: "PUT",
+      url: "/api/admin/content/hero.title",
+      body: { content: "New headline" },
+    });
     await act(async () => save.resolve(json(200, entry("New headline"))));
     await waitFor(() =>
-      expect(toast).toHaveBeenCalledWith({ title: "Content Updated", description: "Your changes have been saved successfully." }),
+      expect(toast).toHaveBeenCalledWith({
+        title: "Content Updated",
+        description: "Your changes have been saved successfully.",
+      }),
     );
     await waitFor(() => expect(calls.filter((c) => c.method === "GET")).toHaveLength(2));
     expect(screen.getByLabelText("Content")).toHaveValue("New headline");

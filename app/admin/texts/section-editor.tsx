@@ -42,7 +42,13 @@ export type SectionEditorProps = {
  * loaded nothing can be saved, so a failed load can never overwrite real
  * text with the default; it shows an error with Retry.
  */
-export function SectionEditor({ sectionKey, sectionTitle = sectionKey, defaultContent = "", onClose, describedBy }: SectionEditorProps) {
+export function SectionEditor({
+  sectionKey,
+  sectionTitle = sectionKey,
+  defaultContent = "",
+  onClose,
+  describedBy,
+}: SectionEditorProps) {
   const id = useId();
   const queryClient = useQueryClient();
   const queryKey = contentKey(sectionKey);

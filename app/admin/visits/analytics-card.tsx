@@ -66,7 +66,11 @@ export function AnalyticsCard({ onBack }: { onBack: () => void }) {
           Loading visits...
         </p>
       ) : report.isError ? (
-        <LoadFailed message="The visit figures could not be loaded." onRetry={() => void report.refetch()} retrying={report.isFetching} />
+        <LoadFailed
+          message="The visit figures could not be loaded."
+          onRetry={() => void report.refetch()}
+          retrying={report.isFetching}
+        />
       ) : (
         <AnalyticsFigures report={report.data} />
       )}
@@ -130,7 +134,11 @@ function AnalyticsFigures({ report }: { report: AnalyticsReport }) {
                   </th>
                   <td className="w-1/3 py-1.5">
                     <div className="flex items-center justify-end gap-2">
-                      <span aria-hidden="true" className="h-2 rounded-sm bg-brand-700/70" style={{ width: `${(week.enquiries / mostEnquiries) * 100}%`, maxWidth: "4rem" }} />
+                      <span
+                        aria-hidden="true"
+                        className="h-2 rounded-sm bg-brand-700/70"
+                        style={{ width: `${(week.enquiries / mostEnquiries) * 100}%`, maxWidth: "4rem" }}
+                      />
                       <span className="text-stone-700 tabular-nums">{week.enquiries}</span>
                     </div>
                   </td>

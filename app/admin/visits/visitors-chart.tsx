@@ -38,7 +38,14 @@ export function VisitorsChart({ days }: { days: AnalyticsReport["days"] }) {
         className="block h-28 w-full text-brand-700"
         data-chart="visitors-per-day"
       >
-        <line x1={0} x2={width} y1={CHART_HEIGHT - 0.5} y2={CHART_HEIGHT - 0.5} stroke="currentColor" strokeOpacity={0.25} />
+        <line
+          x1={0}
+          x2={width}
+          y1={CHART_HEIGHT - 0.5}
+          y2={CHART_HEIGHT - 0.5}
+          stroke="currentColor"
+          strokeOpacity={0.25}
+        />
         {days.map((d, i) => {
           // Days with visitors always show at least a sliver, so they stand out from empty days.
           const height = d.visitors === 0 ? 0 : Math.max(2, (d.visitors / most) * (CHART_HEIGHT - 4));

@@ -32,7 +32,11 @@ export function PublicPageScripts({ islands, nonce }: { islands: readonly Island
       <script nonce={nonce} dangerouslySetInnerHTML={{ __html: LARGEST_PAINT_SCRIPT }} />
       <script nonce={nonce} dangerouslySetInnerHTML={{ __html: PRERENDER_BEACON }} />
       <script type="speculationrules" nonce={nonce} dangerouslySetInnerHTML={{ __html: SPECULATION_RULES }} />
-      <script nonce={nonce} {...{ [ISLAND_LOADER_ATTRIBUTE]: "" }} dangerouslySetInnerHTML={{ __html: islandLoader(files) }} />
+      <script
+        nonce={nonce}
+        {...{ [ISLAND_LOADER_ATTRIBUTE]: "" }}
+        dangerouslySetInnerHTML={{ __html: islandLoader(files) }}
+      />
     </>
   );
 }

@@ -3,9 +3,7 @@ import { Link } from "react-router";
 import type { ContentMap } from "~/content/sections";
 import { identity, splitLines, telHref } from "~/identity";
 
-export type FooterContent = ContentMap<
-  "footer.description" | "contact.phone" | "contact.email" | "contact.address"
->;
+export type FooterContent = ContentMap<"footer.description" | "contact.phone" | "contact.email" | "contact.address">;
 
 const SERVICE_LINKS = [
   { label: "Traditional Stonework", to: "/stonework" },
@@ -42,13 +40,19 @@ export function SiteFooter({ content }: { content: FooterContent }) {
           <ul className="mt-2 space-y-1.5 text-sm">
             <li className="flex items-start gap-2">
               <Phone aria-hidden="true" className="mt-1.5 h-4 w-4 shrink-0" />
-              <a href={telHref(content["contact.phone"])} className="inline-block py-1 hover:text-white hover:underline">
+              <a
+                href={telHref(content["contact.phone"])}
+                className="inline-block py-1 hover:text-white hover:underline"
+              >
                 {content["contact.phone"]}
               </a>
             </li>
             <li className="flex items-start gap-2">
               <Mail aria-hidden="true" className="mt-1.5 h-4 w-4 shrink-0" />
-              <a href={`mailto:${content["contact.email"]}`} className="inline-block py-1 break-all hover:text-white hover:underline">
+              <a
+                href={`mailto:${content["contact.email"]}`}
+                className="inline-block py-1 break-all hover:text-white hover:underline"
+              >
                 {content["contact.email"]}
               </a>
             </li>

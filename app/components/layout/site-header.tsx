@@ -10,7 +10,9 @@ function navLinkClasses({ isActive }: { isActive: boolean }, mobile = false) {
   return cn(
     "rounded-md font-medium transition-colors",
     mobile ? "block px-3 py-3 text-base" : "px-3 py-2 text-sm",
-    isActive ? "bg-brand-50 text-brand-800 underline decoration-2 underline-offset-4" : "text-stone-700 hover:bg-stone-100 hover:text-stone-900",
+    isActive
+      ? "bg-brand-50 text-brand-800 underline decoration-2 underline-offset-4"
+      : "text-stone-700 hover:bg-stone-100 hover:text-stone-900",
   );
 }
 
@@ -37,7 +39,12 @@ export function SiteHeader({ menuIsland = false }: { menuIsland?: boolean }) {
           <ul className="flex items-center gap-1">
             {PUBLIC_PAGES.map((page) => (
               <li key={page.path}>
-                <NavLink to={page.path} end={page.path === "/"} reloadDocument className={(state) => navLinkClasses(state)}>
+                <NavLink
+                  to={page.path}
+                  end={page.path === "/"}
+                  reloadDocument
+                  className={(state) => navLinkClasses(state)}
+                >
                   {page.label}
                 </NavLink>
               </li>
@@ -59,7 +66,11 @@ export function SiteHeader({ menuIsland = false }: { menuIsland?: boolean }) {
             <X aria-hidden="true" className="hidden h-6 w-6 group-open:block" />
           </summary>
           {/* Below the header's bar, over the page (the header is sticky, so it positions this). */}
-          <nav id={MOBILE_MENU_ID} aria-label="Main" className="absolute inset-x-0 top-full border-y border-stone-200 bg-white shadow-sm">
+          <nav
+            id={MOBILE_MENU_ID}
+            aria-label="Main"
+            className="absolute inset-x-0 top-full border-y border-stone-200 bg-white shadow-sm"
+          >
             <ul className="space-y-1 px-4 py-3">
               {PUBLIC_PAGES.map((page) => (
                 <li key={page.path}>

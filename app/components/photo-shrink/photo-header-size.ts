@@ -37,7 +37,8 @@ export function photoHeaderSize(bytes: Uint8Array): { width: number; height: num
   // WebP: RIFF....WEBP, then a VP8, VP8L or VP8X chunk.
   if (bytes.length >= 30 && ascii(0, 4) === "RIFF" && ascii(8, 4) === "WEBP") {
     const chunk = ascii(12, 4);
-    if (chunk === "VP8 ") return { width: view.getUint16(26, true) & 0x3fff, height: view.getUint16(28, true) & 0x3fff };
+    if (chunk === "VP8 ")
+      return { width: view.getUint16(26, true) & 0x3fff, height: view.getUint16(28, true) & 0x3fff };
     if (chunk === "VP8L") {
       const bits = view.getUint32(21, true);
       return { width: (bits & 0x3fff) + 1, height: ((bits >> 14) & 0x3fff) + 1 };

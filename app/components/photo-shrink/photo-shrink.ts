@@ -14,7 +14,12 @@ const waiting = new Map<number, (reply: ShrinkReply) => void>();
 /** One worker for the page; photos are shrunk one at a time, so a phone decodes one photo at once. */
 function photoWorker(): Worker | null {
   if (worker !== undefined) return worker;
-  if (typeof Worker === "undefined" || typeof OffscreenCanvas === "undefined" || typeof createImageBitmap === "undefined") return (worker = null);
+  if (
+    typeof Worker === "undefined" ||
+    typeof OffscreenCanvas === "undefined" ||
+    typeof createImageBitmap === "undefined"
+  )
+    return (worker = null);
   try {
     worker = new Worker(new URL("./photo-shrink.worker.ts", import.meta.url), { type: "module" });
   } catch {

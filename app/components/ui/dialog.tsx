@@ -46,7 +46,12 @@ export function DialogContent({ className, children, closeDisabled, ...props }: 
 }
 
 export function DialogTitle({ className, ...props }: ComponentPropsWithoutRef<typeof DialogPrimitive.Title>) {
-  return <DialogPrimitive.Title className={cn("pr-12 font-display text-2xl font-bold text-stone-900", className)} {...props} />;
+  return (
+    <DialogPrimitive.Title
+      className={cn("pr-12 font-display text-2xl font-bold text-stone-900", className)}
+      {...props}
+    />
+  );
 }
 
 export function DialogDescription({
@@ -80,7 +85,12 @@ export function useTaskDialogState(
 }
 
 /** The wide button, with its icon, that opens a task dialog in a settings view. */
-export function DialogOpenerButton({ icon: Icon, className, children, ...props }: ComponentProps<typeof Button> & { icon: LucideIcon }) {
+export function DialogOpenerButton({
+  icon: Icon,
+  className,
+  children,
+  ...props
+}: ComponentProps<typeof Button> & { icon: LucideIcon }) {
   return (
     <Button variant="outline" className={cn("w-full justify-start text-left", className)} {...props}>
       <Icon aria-hidden="true" className="h-4 w-4" />

@@ -21,7 +21,9 @@ describe("TextField", () => {
   });
 
   it("puts className on the wrapper and passes the rest to the input", () => {
-    const { container } = render(<TextField id="phone" label="Phone" className="sm:col-span-2" name="phone" defaultValue="021" />);
+    const { container } = render(
+      <TextField id="phone" label="Phone" className="sm:col-span-2" name="phone" defaultValue="021" />,
+    );
     expect(container.firstElementChild).toHaveClass("sm:col-span-2");
     const input = screen.getByLabelText("Phone");
     expect(input).toHaveAttribute("name", "phone");

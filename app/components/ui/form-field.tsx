@@ -11,7 +11,11 @@ export const fieldClasses = (invalid = false) =>
   );
 
 /** Focuses the first field, in form order, that has an error: keyboard and screen-reader users land on it. */
-export function focusFirstInvalid(form: HTMLFormElement, order: readonly string[], errors: Partial<Record<string, string>>) {
+export function focusFirstInvalid(
+  form: HTMLFormElement,
+  order: readonly string[],
+  errors: Partial<Record<string, string>>,
+) {
   const first = order.find((name) => errors[name]);
   if (first) form.querySelector<HTMLElement>(`[name="${first}"]`)?.focus();
 }
@@ -25,7 +29,10 @@ export function FieldError({ id, message }: { id: string; message?: string }) {
   ) : null;
 }
 
-type TextFieldProps = Omit<InputHTMLAttributes<HTMLInputElement>, "id" | "className" | "aria-invalid" | "aria-describedby"> & {
+type TextFieldProps = Omit<
+  InputHTMLAttributes<HTMLInputElement>,
+  "id" | "className" | "aria-invalid" | "aria-describedby"
+> & {
   id: string;
   label: string;
   error?: string;

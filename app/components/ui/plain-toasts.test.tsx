@@ -14,9 +14,15 @@ describe("PlainToasts (the toasts when the notification area's script cannot com
   it("shows an error as an alert with its title and description, for 5 seconds (spec §9)", () => {
     render(<PlainToasts />);
     act(() => {
-      toast({ title: "Error", description: "Failed to send message. Please try again or call directly.", variant: "destructive" });
+      toast({
+        title: "Error",
+        description: "Failed to send message. Please try again or call directly.",
+        variant: "destructive",
+      });
     });
-    expect(screen.getByRole("alert").textContent).toBe("Error Failed to send message. Please try again or call directly.×");
+    expect(screen.getByRole("alert").textContent).toBe(
+      "Error Failed to send message. Please try again or call directly.×",
+    );
     act(() => vi.advanceTimersByTime(4_999));
     expect(screen.queryByRole("alert")).not.toBeNull();
     act(() => vi.advanceTimersByTime(1));

@@ -24,7 +24,12 @@ export function PlainToasts() {
             <span className="inline font-semibold md:block">{t.title}</span>
             {t.description ? <span className="inline opacity-95 md:block"> {t.description}</span> : null}
           </div>
-          <button type="button" aria-label="Close notification" onClick={() => dismissToast(t.id)} className={toastCloseClasses(t.variant)}>
+          <button
+            type="button"
+            aria-label="Close notification"
+            onClick={() => dismissToast(t.id)}
+            className={toastCloseClasses(t.variant)}
+          >
             <span aria-hidden="true" className="text-lg leading-none">
               ×
             </span>

@@ -39,14 +39,13 @@ export function Toaster() {
             {t.description ? (
               <>
                 {" "}
-                <ToastPrimitive.Description className="inline opacity-95 md:block">{t.description}</ToastPrimitive.Description>
+                <ToastPrimitive.Description className="inline opacity-95 md:block">
+                  {t.description}
+                </ToastPrimitive.Description>
               </>
             ) : null}
           </div>
-          <ToastPrimitive.Close
-            aria-label="Close notification"
-            className={toastCloseClasses(t.variant)}
-          >
+          <ToastPrimitive.Close aria-label="Close notification" className={toastCloseClasses(t.variant)}>
             <X aria-hidden="true" className="h-4 w-4" />
           </ToastPrimitive.Close>
         </ToastPrimitive.Root>

@@ -16,18 +16,11 @@ export const authAndUploads: Migration = {
       .createTable("sessions")
       .ifNotExists()
       .addColumn("id", "varchar(64)", (c) => c.primaryKey())
-      .addColumn("user_id", "varchar(40)", (c) =>
-        c.notNull().references("users.id").onDelete("cascade"),
-      )
+      .addColumn("user_id", "varchar(40)", (c) => c.notNull().references("users.id").onDelete("cascade"))
       .addColumn("expires_at", "varchar(40)", (c) => c.notNull())
       .addColumn("created_at", "varchar(40)", (c) => c.notNull())
       .execute();
-    await db.schema
-      .createIndex("sessions_expires_at")
-      .ifNotExists()
-      .on("sessions")
-      .column("expires_at")
-      .execute();
+    await db.schema.createIndex("sessions_expires_at").ifNotExists().on("sessions").column("expires_at").execute();
 
     await db.schema
       .createTable("uploads")

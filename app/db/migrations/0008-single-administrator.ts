@@ -12,7 +12,12 @@ export const singleAdministrator: Migration = {
     // Every row takes the value 1, which is the only one allowed and may appear once.
     await db.schema
       .alterTable("users")
-      .addColumn("singleton", "integer", (c) => c.notNull().defaultTo(1).check(sql`singleton = 1`))
+      .addColumn("singleton", "integer", (c) =>
+        c
+          .notNull()
+          .defaultTo(1)
+          .check(sql`singleton = 1`),
+      )
       .execute();
     await db.schema.createIndex("users_singleton").unique().on("users").column("singleton").execute();
   },

@@ -49,7 +49,12 @@ export const passkeysAndTwoStep: Migration = {
       .addColumn("created_at", "varchar(40)", (c) => c.notNull())
       .addColumn("expires_at", "varchar(40)", (c) => c.notNull())
       .execute();
-    await db.schema.createIndex("auth_ceremonies_expires_at").ifNotExists().on("auth_ceremonies").column("expires_at").execute();
+    await db.schema
+      .createIndex("auth_ceremonies_expires_at")
+      .ifNotExists()
+      .on("auth_ceremonies")
+      .column("expires_at")
+      .execute();
   },
   async down(db: Kysely<unknown>) {
     for (const table of ["auth_ceremonies", "recovery_codes", "two_factor", "passkeys"]) {

@@ -24,7 +24,12 @@ export const activityLog: Migration = {
       // "<kind>@<hour>" for a folded record; null for every other.
       .addColumn("fold_key", "varchar(120)", (c) => c.unique())
       .execute();
-    await db.schema.createIndex("activity_log_occurred_at").ifNotExists().on("activity_log").columns(["occurred_at", "id"]).execute();
+    await db.schema
+      .createIndex("activity_log_occurred_at")
+      .ifNotExists()
+      .on("activity_log")
+      .columns(["occurred_at", "id"])
+      .execute();
   },
   async down(db: Kysely<unknown>) {
     await db.schema.dropTable("activity_log").ifExists().execute();

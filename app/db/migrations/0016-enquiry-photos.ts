@@ -30,8 +30,18 @@ export const enquiryPhotos: Migration = {
       // When the token stops working.
       .addColumn("expires_at", "varchar(40)", (c) => c.notNull())
       .execute();
-    await db.schema.createIndex("enquiry_photos_submission").ifNotExists().on("enquiry_photos").columns(["submission_id", "position"]).execute();
-    await db.schema.createIndex("enquiry_photos_created_at").ifNotExists().on("enquiry_photos").column("created_at").execute();
+    await db.schema
+      .createIndex("enquiry_photos_submission")
+      .ifNotExists()
+      .on("enquiry_photos")
+      .columns(["submission_id", "position"])
+      .execute();
+    await db.schema
+      .createIndex("enquiry_photos_created_at")
+      .ifNotExists()
+      .on("enquiry_photos")
+      .column("created_at")
+      .execute();
   },
   async down(db: Kysely<unknown>) {
     await db.schema.dropTable("enquiry_photos").ifExists().execute();
