@@ -4,12 +4,14 @@ import type { Clock } from "~/lib/clock";
 import { OFFSITE_FAILING_KIND, type OffsiteFailingForMail } from "~/notifications/messages.server";
 import { queueOwnerAlert } from "~/notifications/outbox-queue.server";
 import type { AppServices } from "~/services.server";
+import type { BackupStateTable } from "~/db/schema";
 import { ensureBackupState } from "./backup-state.server";
 import { OFFSITE_RED_AFTER_MS, type BackupStatus } from "./backup-status";
+import { resticInstalled } from "./offsite-restic.server";
 
 /**
- * What the dashboard shows about the copies kept off the server (decisions
- * 0052 and 0060), in backup_state so that every instance and `npm run backup`
+ * What the dashboard shows about the copies kept off the server (decision
+ * 0070), in backup_state so that every instance and `npm run backup`
  * share it: the newest copy, when the next is due, and failures since the
  * last copy that worked. Three hours after the last copy that worked, with
  * every copy since failed, the card turns red and
@@ -76,6 +78,10 @@ export async function recordOffsiteFailure(services: OffsiteServices, message: s
   }
 }
 
+/** The last snapshot this site made (a restic id; a copy of the older kind has none): the next copy's parent. */
+export const lastSnapshotOf = (state: BackupStateTable): string | null =>
+  state.offsite_last_name && /^[0-9a-f]{8,64}$/.test(state.offsite_last_name) ? state.offsite_last_name : null;
+
 /** The next copy is due at `at`, unless one is due sooner already (a start, a restore). */
 export async function bringOffsiteCopyForward(
   { db, clock }: { db: AppServices["db"]; clock: Clock },
@@ -97,10 +103,10 @@ export async function setOffsiteNextDue({ db }: { db: AppServices["db"] }, at: D
 /** The dashboard's view of the off-site copies, as of the clock's now. */
 export async function readOffsiteStatus(
   services: { db: AppServices["db"]; clock: Clock },
-  env: Pick<Env, "BACKUP_S3_BUCKET" | "BACKUP_PASSPHRASE" | "BACKUP_OFFSITE_MINUTES">,
+  env: Pick<Env, "BACKUP_S3_BUCKET" | "BACKUP_OFFSITE_REPOSITORY" | "BACKUP_PASSPHRASE" | "BACKUP_OFFSITE_MINUTES">,
 ): Promise<BackupStatus["offsite"]> {
   const state = await ensureBackupState(services);
-  const configured = Boolean(env.BACKUP_S3_BUCKET);
+  const configured = Boolean(env.BACKUP_S3_BUCKET || env.BACKUP_OFFSITE_REPOSITORY);
   const encrypted = Boolean(env.BACKUP_PASSPHRASE);
   const now = services.clock.now().getTime();
   const lastCopy =
@@ -123,11 +129,22 @@ export async function readOffsiteStatus(
           message: state.offsite_last_error ?? "",
         }
       : null;
-  const copying = configured && encrypted;
+  const installed = resticInstalled();
+  const copying = configured && encrypted && installed;
   return {
     configured,
     encrypted,
-    state: !configured ? "off" : !encrypted ? "no-passphrase" : failing ? "failing" : lastCopy ? "ok" : "waiting",
+    state: !configured
+      ? "off"
+      : !encrypted
+        ? "no-passphrase"
+        : !installed
+          ? "no-restic"
+          : failing
+            ? "failing"
+            : lastCopy
+              ? "ok"
+              : "waiting",
     intervalMinutes: env.BACKUP_OFFSITE_MINUTES,
     nextCopyAt: copying ? state.offsite_next_due_at : null,
     lastCopy,
