@@ -18,7 +18,7 @@ import { promisify } from "node:util";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { ensureAdministrator } from "~/auth/auth.server";
 import { takeOffsiteCopy } from "~/backups/offsite-copy-process.server";
-import { recordOffsiteSuccess } from "~/backups/offsite-copy.server";
+import { createOffsiteSchedule } from "~/backups/offsite-schedule.server";
 import { saveContent } from "~/content/content.server";
 import { parseEnv } from "~/env.server";
 import { createManualClock } from "~/lib/clock";
@@ -122,12 +122,15 @@ export async function benchOffsite() {
     await ensureAdministrator(services, { username: "owner", password: "the bench's own password" });
     let count = 0;
     for (; count < photos; count++) await addPhoto(services, count);
-    let parent: string | null = null;
+    // Each copy as `npm run backup -- --offsite` makes it: under the lease, from the last one, recorded.
+    const schedule = createOffsiteSchedule(services, {
+      runner: (request) => takeOffsiteCopy(services, request),
+      clock,
+    });
     const copy = async () => {
       const before = await storedBytes(bucket);
       const started = performance.now();
-      const made = await takeOffsiteCopy(services, { at: clock.now(), parent });
-      parent = made.snapshot;
+      if ((await schedule.copyNow()) !== "copied") throw new Error("An off-site copy failed");
       return { sent: (await storedBytes(bucket)) - before, seconds: (performance.now() - started) / 1000 };
     };
     const first = await copy();
@@ -157,8 +160,6 @@ export async function benchOffsite() {
     });
     const liveBytes = uploads.stdout.split("\n").reduce((sum, line) => sum + (Number(line.split("\t")[0]) || 0), 0);
     const stored = await storedBytes(bucket);
-    // The server below makes its copy from this one, as a server that made these copies would.
-    await recordOffsiteSuccess(services, { name: parent!, sentBytes: 0 });
     await services.close();
 
     // The newest copy onto an empty server, by the command a new server would run.

@@ -1,8 +1,10 @@
 import type { Database } from "~/db/database.server";
 import type { BackupStateTable } from "~/db/schema";
+import type { Env } from "~/env.server";
 import type { Clock } from "~/lib/clock";
 import { isBackupRunning } from "~/storage/deferred-deletions.server";
-import { DOWNLOAD_REMINDER_DAYS, type BackupStatus } from "./backup-status";
+import { DOWNLOAD_REMINDER_DAYS, OFFSITE_RED_AFTER_MS, type BackupStatus, type OffsiteStatus } from "./backup-status";
+import { resticInstalled } from "./offsite-restic.server";
 
 /**
  * The one row of backup state, in the database so that every instance and
@@ -112,5 +114,44 @@ export async function readBackupStatus(
     downloadReminder: now - reminderFrom >= DOWNLOAD_REMINDER_DAYS * DAY_MS,
     schedule: { ...schedule, nextDueAt: schedule.intervalHours > 0 ? state.next_due_at : null },
     running: await isBackupRunning(services),
+  };
+}
+
+/** The dashboard's view of the off-site copies (decision 0070), as of the clock's now. */
+export async function readOffsiteStatus(
+  services: StateServices,
+  env: Pick<Env, "BACKUP_S3_BUCKET" | "BACKUP_OFFSITE_REPOSITORY" | "BACKUP_PASSPHRASE" | "BACKUP_OFFSITE_MINUTES">,
+): Promise<OffsiteStatus> {
+  const state = await ensureBackupState(services);
+  const configured = Boolean(env.BACKUP_S3_BUCKET || env.BACKUP_OFFSITE_REPOSITORY);
+  const encrypted = Boolean(env.BACKUP_PASSPHRASE);
+  const sentBytes = state.offsite_last_sent_bytes === null ? null : Number(state.offsite_last_sent_bytes);
+  const lastCopy =
+    state.offsite_last_at && state.offsite_last_name
+      ? { at: state.offsite_last_at, name: state.offsite_last_name, sentBytes }
+      : null;
+  // Red once copies have failed for 3 hours: counted from the last copy that worked (or, with none, the first failure).
+  const since = state.offsite_failing_since;
+  const red =
+    since !== null &&
+    services.clock.now().getTime() - Date.parse(state.offsite_last_at ?? since) >= OFFSITE_RED_AFTER_MS;
+  const failing =
+    red && state.offsite_failed_at
+      ? {
+          failures: state.offsite_failures ?? 1,
+          since: since!,
+          lastFailedAt: state.offsite_failed_at,
+          message: state.offsite_last_error ?? "",
+        }
+      : null;
+  const stopped = !configured ? "off" : !encrypted ? "no-passphrase" : !resticInstalled() ? "no-restic" : null;
+  return {
+    configured,
+    encrypted,
+    state: stopped ?? (failing ? "failing" : lastCopy ? "ok" : "waiting"),
+    intervalMinutes: env.BACKUP_OFFSITE_MINUTES,
+    nextCopyAt: stopped ? null : state.offsite_next_due_at,
+    lastCopy,
+    failing,
   };
 }

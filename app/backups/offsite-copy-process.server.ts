@@ -10,13 +10,6 @@ import { backupsDirOf } from "./backup-files.server";
 import { offsiteLocation, openRestic, ResticError } from "./offsite-restic.server";
 import { stageCopy } from "./offsite-stage.server";
 
-/**
- * One off-site copy (decision 0070): stale locks removed (the first copy creates the repository),
- * the stage folder brought up to date, a restic snapshot of it from the last one this site made,
- * then the keep policy and a prune (whose failure does not fail the copy). Run in a process of its
- * own, forked by the server for each copy (copyProcessMain), and by `npm run backup -- --offsite`.
- */
-export type OffsiteCopyRequest = { at: Date; parent: string | null; signal?: AbortSignal };
 export type OffsiteCopyResult = {
   snapshot: string;
   addedBytes: number;
@@ -28,12 +21,19 @@ export type OffsiteCopyResult = {
 };
 /** The copy process's code: the built file in production, the TypeScript source (with tsx) in dev and tests. */
 export type OffsiteCopyEntry = { file: string; execArgv: string[] };
+export type ToCopyProcess = { at: string; parent: string | null };
+export type FromCopyProcess = { result: OffsiteCopyResult } | { failed: string };
 
 export const resticCacheDirOf = (dataDir: string) => path.join(backupsDirOf(dataDir), ".restic-cache");
 
+/**
+ * One off-site copy (decision 0070): stale locks removed (the first copy creates the repository),
+ * the stage folder brought up to date, a restic snapshot of it from the last one this site made
+ * (`parent`), then the keep policy and a prune, whose failure does not fail the copy.
+ */
 export async function takeOffsiteCopy(
   services: Pick<AppServices, "env" | "db" | "storage" | "logger">,
-  request: OffsiteCopyRequest,
+  request: { at: Date; parent: string | null; signal?: AbortSignal },
 ): Promise<OffsiteCopyResult> {
   const { env, logger } = services;
   const location = offsiteLocation(env);
@@ -42,11 +42,10 @@ export async function takeOffsiteCopy(
   const restic = openRestic(location, { passphrase: env.BACKUP_PASSPHRASE, cacheDir: resticCacheDirOf(env.DATA_DIR) });
   await restic.open(request.parent === null, request.signal);
   const storage = storageConfigFor(env, "-".repeat(32));
-  const keys = await loadSignInKeys(env, env.DATABASE_URL ? services.db : null);
   const stage = await stageCopy(services, {
     dataDir: env.DATA_DIR,
     uploadsDir: storage.kind === "local" ? storage.rootDir : null,
-    twoStepKey: keys.twoStep,
+    twoStepKey: (await loadSignInKeys(env, env.DATABASE_URL ? services.db : null)).twoStep,
     at: request.at,
     signal: request.signal,
   });
@@ -65,19 +64,13 @@ export async function takeOffsiteCopy(
   };
 }
 
-export type ToCopyProcess = { at: string; parent: string | null };
-export type FromCopyProcess = { result: OffsiteCopyResult } | { failed: string; peakRssMB: number };
-
-const peakRssMB = () => Math.round(process.resourceUsage().maxRSS / 1024);
-
-/** The forked process: one copy, reported to the server, then exit. SIGTERM (a shutdown) stops restic, which removes its lock. */
+/**
+ * The process the server forks for each copy: it opens the database and storage itself, takes the
+ * copy, reports it (with its peak memory), and exits. SIGTERM (a shutdown) stops restic, which
+ * removes its lock.
+ */
 export async function copyProcessMain(): Promise<void> {
-  if (!process.send) {
-    console.error(
-      "The off-site copy process is started by the server; for a copy by hand: npm run backup -- --offsite",
-    );
-    process.exit(1);
-  }
+  if (!process.send) throw new Error("Started by the server; for a copy by hand: npm run backup -- --offsite");
   const stop = new AbortController();
   process.on("SIGTERM", () => stop.abort(new Error("The server is shutting down")));
   process.on("disconnect", () => stop.abort(new Error("The server went away")));
@@ -91,18 +84,13 @@ export async function copyProcessMain(): Promise<void> {
   const storage = await openObjectStorage(storageConfigFor(env, randomBytes(32).toString("hex")));
   let reply: FromCopyProcess;
   try {
-    const at = new Date(request.at);
     const result = await takeOffsiteCopy(
       { env, db, storage, logger },
-      { at, parent: request.parent, signal: stop.signal },
+      { ...request, at: new Date(request.at), signal: stop.signal },
     );
-    reply = { result: { ...result, peakRssMB: peakRssMB() } };
+    reply = { result: { ...result, peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024) } };
   } catch (error) {
-    reply = {
-      failed: (stop.signal.aborted ? (stop.signal.reason as Error) : (error as Error)).message,
-      peakRssMB: peakRssMB(),
-    };
-    process.exitCode = 1;
+    reply = { failed: ((stop.signal.aborted ? stop.signal.reason : error) as Error).message };
   } finally {
     await storage.close();
     await db.destroy();

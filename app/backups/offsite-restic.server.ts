@@ -18,9 +18,8 @@ export const REPOSITORY_PREFIX = "cornerstone-backups/restic";
 const TAG = "cornerstone";
 
 export type Snapshot = { id: string; short_id: string; time: string; hostname: string };
-export type KeepPolicy = { hourly: number; daily: number; monthly: number };
 type Ran = { code: number; stdout: string; stderr: string };
-/** Where the repository is; `files`: its files through the storage adapter, when it is a folder or BACKUP_S3_*. */
+/** Where the repository is; `files`: its files through the storage adapter, for a folder or BACKUP_S3_*. */
 export type OffsiteLocation = {
   repository: string;
   options: string[];
@@ -36,12 +35,12 @@ export class ResticError extends Error {
 export function offsiteLocation(env: Env): OffsiteLocation | null {
   const repository = env.BACKUP_OFFSITE_REPOSITORY;
   if (repository) {
-    const local = path.isAbsolute(repository) ? { kind: "local" as const, rootDir: repository } : null;
+    const folder = { kind: "local", rootDir: repository, signingSecret: "-".repeat(32) } as const;
     return {
       repository,
       options: [],
       env: {},
-      files: local && { config: { ...local, signingSecret: "-".repeat(32) }, prefix: "" },
+      files: path.isAbsolute(repository) ? { config: folder, prefix: "" } : null,
     };
   }
   if (!env.BACKUP_S3_BUCKET) return null;
@@ -68,17 +67,15 @@ export function offsiteLocation(env: Env): OffsiteLocation | null {
 /** The repository for people (and logs): a URL's user and password left out. */
 export const repositoryName = (location: OffsiteLocation) => location.repository.replace(/\/\/[^/@]*@/, "//");
 
-/** Whether `restic` is on the PATH (the dashboard asks at each look, so installing it needs no restart). */
-export function resticInstalled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return (env.PATH ?? "").split(":").some((dir) => {
+/** Whether `restic` is on the PATH (looked at each time: installing it needs no restart). */
+export const resticInstalled = () =>
+  (process.env.PATH ?? "").split(":").some((dir) => {
     try {
-      accessSync(path.join(dir, "restic"), constants.X_OK);
-      return true;
+      return accessSync(path.join(dir, "restic"), constants.X_OK) === undefined;
     } catch {
       return false;
     }
   });
-}
 
 const jsonLines = (text: string): unknown[] =>
   text
@@ -93,6 +90,16 @@ function said({ stderr }: Ran): string {
   return (fatal.length ? fatal : lines.slice(0, 4)).join(" ").replace(/Fatal: /g, "");
 }
 
+/** A restic key file is JSON with these; a file under keys/ without them stops restic from opening the repository. */
+function isKey(text: string): boolean {
+  try {
+    const key = JSON.parse(text) as Record<string, unknown>;
+    return ["kdf", "salt", "data"].every((field) => typeof key[field] === "string");
+  } catch {
+    return false;
+  }
+}
+
 export type Restic = ReturnType<typeof openRestic>;
 
 export function openRestic(location: OffsiteLocation, settings: { passphrase: string; cacheDir: string }) {
@@ -103,8 +110,7 @@ export function openRestic(location: OffsiteLocation, settings: { passphrase: st
       const child = spawn("restic", [...location.options, "--cache-dir", settings.cacheDir, ...args], {
         env: { ...inherited, ...location.env, RESTIC_REPOSITORY: location.repository, TZ: "UTC" },
       });
-      let stdout = "";
-      let stderr = "";
+      let [stdout, stderr] = ["", ""];
       child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
       child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr = (stderr + text).slice(-20_000)));
       // Twice: `init` asks for it twice. restic may end before reading it.
@@ -122,7 +128,7 @@ export function openRestic(location: OffsiteLocation, settings: { passphrase: st
       });
     });
 
-  /** Files under keys/ that are not restic keys: restic stops at the first one it meets. */
+  /** The files under keys/ that are not keys (restic stops at the first it meets), read through the storage adapter. */
   async function junkKeys(): Promise<string[]> {
     if (!location.files) return [];
     const { config, prefix } = location.files;
@@ -132,15 +138,7 @@ export function openRestic(location: OffsiteLocation, settings: { passphrase: st
       for (const { key, bytes } of await storage.list(`${prefix}keys/`)) {
         const object = bytes < 65_536 ? await storage.read(key) : null;
         const text = object ? Buffer.concat(await object.stream.toArray()).toString("utf8") : "";
-        const parsed = (() => {
-          try {
-            return JSON.parse(text) as Record<string, unknown>;
-          } catch {
-            return null;
-          }
-        })();
-        if (!["kdf", "salt", "data"].every((field) => typeof parsed?.[field] === "string"))
-          junk.push(key.slice(prefix.length));
+        if (!isKey(text)) junk.push(key.slice(prefix.length));
       }
       return junk;
     } finally {
@@ -149,7 +147,7 @@ export function openRestic(location: OffsiteLocation, settings: { passphrase: st
   }
   const junkMessage = (files: string[]) =>
     `${where} holds ${files.join(", ")}, which restic cannot read as a key: restic cannot open the repository ` +
-    `while it is there. Remove it from the store (anyone who can write there could have put it there).`;
+    "while it is there. Remove it from the store (anyone who can write there could have put it there).";
 
   async function fail(what: string, ran: Ran): Promise<never> {
     const junk = await junkKeys().catch(() => []);
@@ -177,20 +175,23 @@ export function openRestic(location: OffsiteLocation, settings: { passphrase: st
       if (made && !/already exists/.test(made.stderr)) await fail("Could not create", made);
       await fail("Could not open", unlocked);
     },
-    /** A snapshot of `paths` at `at`; from `parent` (the last this site made: unchanged files are not read again), or read whole. */
+    /** A snapshot of `paths` at `at`: from `parent` (unchanged files are not read again), or read whole. */
     async backup(paths: string[], options: { parent: string | null; at: Date; signal?: AbortSignal }) {
       const time = options.at.toISOString().slice(0, 19).replace("T", " ");
       const parent = options.parent ? ["--parent", options.parent] : ["--force"];
       const args = ["backup", "--json", "--quiet", "--tag", TAG, "--time", time, ...parent, ...paths];
-      const ran = await succeed("restic could not copy to", args, options.signal);
-      const summary = jsonLines(ran.stdout).at(-1) as { snapshot_id: string; data_added: number };
-      return { id: summary.snapshot_id, addedBytes: summary.data_added };
+      const summary = jsonLines((await succeed("restic could not copy to", args, options.signal)).stdout).at(-1);
+      const { snapshot_id: id, data_added: addedBytes } = summary as { snapshot_id: string; data_added: number };
+      return { id, addedBytes };
     },
-    /** The keep policy, then a prune; a failure is returned, not thrown (the copy itself was made). */
-    async forget(policy: KeepPolicy, signal?: AbortSignal) {
-      const rules = ["--keep-last", "1", "--keep-hourly", policy.hourly, "--keep-daily", policy.daily];
-      const args = ["forget", "--json", "--quiet", "--tag", TAG, "--group-by", "tags", ...rules.map(String)];
-      const ran = await run([...args, "--keep-monthly", String(policy.monthly), "--prune"], signal);
+    /** The keep policy, then a prune; its failure is returned, not thrown (the copy itself was made). */
+    async forget(policy: { hourly: number; daily: number; monthly: number }, signal?: AbortSignal) {
+      const keep = { last: 1, ...policy };
+      const rules = Object.entries(keep).flatMap(([period, count]) => [`--keep-${period}`, String(count)]);
+      const ran = await run(
+        ["forget", "--json", "--quiet", "--tag", TAG, "--group-by", "tags", ...rules, "--prune"],
+        signal,
+      );
       const groups = (jsonLines(ran.stdout)[0] ?? []) as { keep: Snapshot[] | null; remove: Snapshot[] | null }[];
       return {
         kept: groups.flatMap((group) => group.keep ?? []),
@@ -198,20 +199,18 @@ export function openRestic(location: OffsiteLocation, settings: { passphrase: st
         problem: ran.code === 0 ? null : said(ran),
       };
     },
-    /** This site's snapshots, oldest first (one that cannot be read is left out by restic). */
+    /** This site's snapshots, oldest first (restic leaves out one it cannot read). */
     async snapshots(): Promise<Snapshot[]> {
       const ran = await succeed("Could not list", ["snapshots", "--json", "--tag", TAG]);
       return ((jsonLines(ran.stdout)[0] ?? []) as Snapshot[]).sort((a, b) => a.time.localeCompare(b.time));
     },
     /** What a restore of the snapshot writes, in bytes. */
-    async size(id: string): Promise<number> {
-      const ran = await succeed("Could not read", ["stats", "--json", id]);
-      return (jsonLines(ran.stdout)[0] as { total_size: number }).total_size;
-    },
-    async restore(id: string, target: string, signal?: AbortSignal): Promise<void> {
-      await succeed(`restic could not restore ${id} from`, ["restore", id, "--target", target], signal);
-    },
-    /** `restic check` (with `readData`, then `--read-data` when that passed) and the keys: what is wrong, named. */
+    size: async (id: string) =>
+      (jsonLines((await succeed("Could not read", ["stats", "--json", id])).stdout)[0] as { total_size: number })
+        .total_size,
+    restore: (id: string, target: string) =>
+      succeed(`restic could not restore ${id} from`, ["restore", id, "--target", target]),
+    /** `restic check` (then, with `readData` and when that passed, `--read-data`) and the keys: what is wrong, named. */
     async check(readData: boolean): Promise<string[]> {
       const problems: string[] = [];
       for (const args of readData ? [["check"], ["check", "--read-data"]] : [["check"]]) {

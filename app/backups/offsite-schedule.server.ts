@@ -1,21 +1,18 @@
 import { fork } from "node:child_process";
+import { sql } from "kysely";
+import type { BackupStateTable } from "~/db/schema";
 import { systemClock, type Clock } from "~/lib/clock";
 import { every } from "~/lib/every";
 import type { Logger } from "~/lib/logger.server";
+import { OFFSITE_FAILING_KIND, type OffsiteFailingForMail } from "~/notifications/messages.server";
+import { queueOwnerAlert } from "~/notifications/outbox-queue.server";
 import type { AppServices } from "~/services.server";
 import { acquireBackupLease, holdLease, OFFSITE_LEASE_ID } from "./backup-lease.server";
 import { ensureBackupState } from "./backup-state.server";
-import {
-  bringOffsiteCopyForward,
-  lastSnapshotOf,
-  recordOffsiteFailure,
-  recordOffsiteSuccess,
-  setOffsiteNextDue,
-} from "./offsite-copy.server";
+import { OFFSITE_RED_AFTER_MS } from "./backup-status";
 import type {
   FromCopyProcess,
   OffsiteCopyEntry,
-  OffsiteCopyRequest,
   OffsiteCopyResult,
   ToCopyProcess,
 } from "./offsite-copy-process.server";
@@ -23,24 +20,28 @@ import { offsiteLocation, repositoryName, RESTIC_MISSING, resticInstalled } from
 
 /** A copy is taken this long after each start (and so after each restore, which needs one). */
 export const OFFSITE_AFTER_START_MS = 5 * 60_000;
-/** How often a server looks at the schedule. */
-const POLL_MS = 60_000;
-
 export type OffsiteOutcome =
   "off" | "no-passphrase" | "no-restic" | "not-due" | "claimed-elsewhere" | "copied" | "failed" | "stopped";
-/** Takes one copy; rejects with a message for the dashboard when it fails. */
-export type OffsiteCopyRunner = (request: OffsiteCopyRequest & { signal: AbortSignal }) => Promise<OffsiteCopyResult>;
+/** Takes one copy from `parent` (the last this site made); rejects with a message for the dashboard. */
+export type OffsiteCopyRunner = (request: {
+  at: Date;
+  parent: string | null;
+  signal: AbortSignal;
+}) => Promise<OffsiteCopyResult>;
 
 /**
  * Each copy in a process of its own (decision 0070): forked from `entry` with the server's
- * environment, told the copy's time and parent, and sent SIGTERM when the signal aborts (a
- * shutdown, or the lease lost). A process that ends without reporting is a failed copy.
+ * environment, and sent SIGTERM when the signal aborts (a shutdown, or the lease lost). A process
+ * that ends without reporting is a failed copy.
  */
 export function forkedCopyRunner(entry: OffsiteCopyEntry, logger: Logger, env = process.env): OffsiteCopyRunner {
   return ({ at, parent, signal }) =>
     new Promise((resolve, reject) => {
-      const stdio = ["ignore", "inherit", "inherit", "ipc"] as const;
-      const child = fork(entry.file, [], { execArgv: entry.execArgv, env, stdio: [...stdio] });
+      const child = fork(entry.file, [], {
+        execArgv: entry.execArgv,
+        env,
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+      });
       let outcome: FromCopyProcess | null = null;
       const onAbort = () => child.kill("SIGTERM");
       signal.addEventListener("abort", onAbort, { once: true });
@@ -50,82 +51,130 @@ export function forkedCopyRunner(entry: OffsiteCopyEntry, logger: Logger, env = 
         signal.removeEventListener("abort", onAbort);
         const done = outcome as FromCopyProcess | null;
         if (done && "result" in done) resolve(done.result);
-        else if (done) reject(new Error(done.failed));
-        else {
-          const how = killedBy ? `signal ${killedBy}` : `exit code ${code}`;
-          reject(new Error(`The off-site copy process ended before it finished (${how})`));
-        }
+        else
+          reject(
+            new Error(
+              done?.failed ?? `The off-site copy process ended before it finished (${killedBy ?? `exit code ${code}`})`,
+            ),
+          );
       });
       child.send({ at: at.toISOString(), parent } satisfies ToCopyProcess);
     });
 }
 
+/** The last snapshot this site made (a restic id; a copy of the older kind has none): the next copy's parent. */
+const lastSnapshotOf = (state: BackupStateTable) =>
+  state.offsite_last_name && /^[0-9a-f]{8,64}$/.test(state.offsite_last_name) ? state.offsite_last_name : null;
+
 /**
  * Off-site copies on a schedule: every BACKUP_OFFSITE_MINUTES, and 5 minutes after each start. The
- * next due time lives in backup_state, and a pass that finds it due claims the off-site lease, so
- * with several instances one copy runs each time. Without a passphrase or restic nothing leaves,
- * and the dashboard says so in red.
+ * state lives in backup_state, shared by every instance and `npm run backup`: the next due time
+ * (a pass that finds it due claims the off-site lease, so one copy runs each time), the newest
+ * copy, and failures since the last copy that worked. Three hours after that, with every copy
+ * since failed, the dashboard turns red and one e-mail is queued; the next copy that works ends
+ * it. Without a passphrase or restic nothing leaves, and the dashboard says so in red.
  */
 export function createOffsiteSchedule(services: AppServices, options: { runner: OffsiteCopyRunner; clock?: Clock }) {
   const clock = options.clock ?? systemClock;
-  const stateServices = { ...services, clock };
-  const { env, logger } = services;
+  const { env, logger, db } = services;
+  const state = { ...services, clock };
   const intervalMs = env.BACKUP_OFFSITE_MINUTES * 60_000;
   const location = offsiteLocation(env);
+  const where = location ? repositoryName(location) : "";
+  const setNextDue = (at: number) =>
+    db
+      .updateTable("backup_state")
+      .set({ offsite_next_due_at: new Date(at).toISOString() })
+      .execute();
   let stopping = new AbortController();
 
   async function runDue(): Promise<OffsiteOutcome> {
     if (!location) return "off";
     if (!env.BACKUP_PASSPHRASE) return "no-passphrase";
     if (!resticInstalled()) return "no-restic";
-    const now = clock.now();
-    const state = await ensureBackupState(stateServices);
-    const due = state.offsite_next_due_at ? new Date(state.offsite_next_due_at).getTime() : null;
-    if (due === null || due > now.getTime() + intervalMs) {
-      // Never scheduled, or the interval was shortened: the next copy is one interval from now.
-      await setOffsiteNextDue(services, new Date(now.getTime() + intervalMs));
-      return "not-due";
-    }
-    if (due > now.getTime()) return "not-due";
-    const lease = await acquireBackupLease(stateServices, "offsite", { exclusiveId: OFFSITE_LEASE_ID });
+    const now = clock.now().getTime();
+    const { offsite_next_due_at: due } = await ensureBackupState(state);
+    // Never scheduled, or the interval was shortened: the next copy is one interval from now.
+    if (!due || Date.parse(due) > now + intervalMs) await setNextDue(now + intervalMs);
+    if (!due || Date.parse(due) > now) return "not-due";
+    const lease = await acquireBackupLease(state, "offsite", { exclusiveId: OFFSITE_LEASE_ID });
     if (!lease) return "claimed-elsewhere";
     const lost = () => new Error("The off-site copy's lease expired; the copy was stopped");
-    return holdLease(stateServices, lease, (signal) => copyUnderLease(signal), { signal: stopping.signal, lost });
+    return holdLease(state, lease, copyUnderLease, { signal: stopping.signal, lost });
   }
 
   async function copyUnderLease(signal: AbortSignal): Promise<OffsiteOutcome> {
     // Under the lease, look again: another instance may have just taken it and moved the schedule on.
-    const claimed = await ensureBackupState(stateServices);
-    if (!claimed.offsite_next_due_at || new Date(claimed.offsite_next_due_at).getTime() > clock.now().getTime())
-      return "claimed-elsewhere";
+    const claimed = await ensureBackupState(state);
     const at = clock.now();
+    if (!claimed.offsite_next_due_at || Date.parse(claimed.offsite_next_due_at) > at.getTime())
+      return "claimed-elsewhere";
     // The next one is due an interval from now, whatever this one's outcome.
-    await setOffsiteNextDue(services, new Date(at.getTime() + intervalMs));
+    await setNextDue(at.getTime() + intervalMs);
     try {
       const result = await options.runner({ at, parent: lastSnapshotOf(claimed), signal });
-      await recordOffsiteSuccess(stateServices, { name: result.snapshot, sentBytes: result.addedBytes });
+      await db
+        .updateTable("backup_state")
+        .set({
+          offsite_last_at: clock.now().toISOString(),
+          offsite_last_name: result.snapshot,
+          offsite_last_sent_bytes: result.addedBytes,
+          ...{ offsite_failures: null, offsite_failed_at: null, offsite_failing_since: null },
+          ...{ offsite_last_error: null, offsite_alerted_at: null },
+        })
+        .execute();
       logger.info(result, "off-site copy made");
       return "copied";
     } catch (error) {
-      if (stopping.signal.aborted) {
-        // A shutdown, not an outage: not counted. The next start brings a copy forward.
-        logger.warn("the off-site copy was stopped by a shutdown");
-        return "stopped";
-      }
-      logger.error({ err: error, target: repositoryName(location!) }, "could not make the off-site copy");
-      await recordOffsiteFailure(stateServices, (error as Error).message, repositoryName(location!));
+      // A shutdown is not an outage, and not counted: the next start brings a copy forward.
+      if (stopping.signal.aborted) return "stopped";
+      logger.error({ err: error, target: where }, "could not make the off-site copy");
+      await recordFailure((error as Error).message);
       return "failed";
     }
   }
 
-  const task = every(POLL_MS, runDue, {
-    onError: (error) => logger.error({ err: error }, "off-site copy pass failed"),
-  });
-  let started = false;
+  async function recordFailure(message: string): Promise<void> {
+    const at = clock.now().toISOString();
+    await db
+      .updateTable("backup_state")
+      .set({
+        offsite_failures: sql<number>`coalesce(offsite_failures, 0) + 1`,
+        offsite_failed_at: at,
+        offsite_failing_since: sql<string>`coalesce(offsite_failing_since, ${at})`,
+        offsite_last_error: message.slice(0, 2000),
+      })
+      .execute();
+    // One e-mail per outage, once it has turned the card red: only the update that sets offsite_alerted_at queues it.
+    const redSince = new Date(clock.now().getTime() - OFFSITE_RED_AFTER_MS).toISOString();
+    const claimed = await db
+      .updateTable("backup_state")
+      .set({ offsite_alerted_at: at })
+      .where("offsite_alerted_at", "is", null)
+      .where((eb) => eb(eb.fn.coalesce("offsite_last_at", "offsite_failing_since"), "<=", redSince))
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) !== 1 || !services.mail) return;
+    const row = await ensureBackupState(state);
+    const payload: OffsiteFailingForMail = {
+      failures: row.offsite_failures ?? 1,
+      lastCopyAt: row.offsite_last_at,
+      where,
+      message,
+    };
+    await queueOwnerAlert(OFFSITE_FAILING_KIND, payload, state);
+  }
 
+  const task = every(60_000, runDue, { onError: (error) => logger.error({ err: error }, "off-site copy pass failed") });
+  let started = false;
   return {
     runDue,
-    /** Brings a copy forward to 5 minutes from now, then looks at the schedule every minute. */
+    /** A copy now (`npm run backup -- --offsite`), under the same lease, recorded the same way. */
+    async copyNow(): Promise<OffsiteOutcome> {
+      await ensureBackupState(state);
+      await setNextDue(clock.now().getTime());
+      return runDue();
+    },
+    /** Brings a copy forward to 5 minutes from now (unless one is due sooner), then looks at the schedule every minute. */
     async start() {
       if (started) return;
       started = true;
@@ -135,8 +184,15 @@ export function createOffsiteSchedule(services: AppServices, options: { runner: 
           "Off-site copies are set up but BACKUP_PASSPHRASE is not: no copy leaves the server until it is set (docs/DEPLOY.md, step 12)",
         );
       else if (location && !resticInstalled()) logger.error(RESTIC_MISSING);
-      else if (location)
-        await bringOffsiteCopyForward(stateServices, new Date(clock.now().getTime() + OFFSITE_AFTER_START_MS));
+      else if (location) {
+        await ensureBackupState(state);
+        const soon = new Date(clock.now().getTime() + OFFSITE_AFTER_START_MS).toISOString();
+        await db
+          .updateTable("backup_state")
+          .set({ offsite_next_due_at: soon })
+          .where((eb) => eb.or([eb("offsite_next_due_at", "is", null), eb("offsite_next_due_at", ">", soon)]))
+          .execute();
+      }
       await task.start();
     },
     /** Stops the timer and a copy in progress (its process is ended; nothing half-made counts). */

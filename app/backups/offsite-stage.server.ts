@@ -35,11 +35,6 @@ const sha256Of = async (file: string) => {
   return hash.digest("hex");
 };
 
-async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries.filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
-}
-
 export async function stageCopy(
   services: Pick<AppServices, "db" | "storage">,
   options: {
@@ -69,24 +64,21 @@ export async function stageCopy(
   const snapshot = await writeTableFiles(services.db, `${tablesDir}.new`);
   await fs.rm(tablesDir, { recursive: true, force: true });
   await fs.rename(`${tablesDir}.new`, tablesDir);
-  const tables: BackupManifest["tables"] = {};
-  for (const { table, rows } of snapshot.tables) {
-    tables[table] = { file: tableFileName(table), rows };
-    await add(tableFileName(table), path.join(dir, tableFileName(table)));
-  }
+  for (const { table } of snapshot.tables) await add(tableFileName(table), path.join(dir, tableFileName(table)));
   // A copy is always encrypted, so it carries the two-step key (decision 0058).
   const carried = twoStepKeyEntry({ twoStepKey: options.twoStepKey, encrypted: true });
   const keyFile = path.join(dir, TWO_STEP_KEY_ENTRY);
   await fs.rm(keyFile, { force: true });
-  if (carried) {
-    await fs.mkdir(path.dirname(keyFile), { recursive: true, mode: 0o700 });
-    await fs.writeFile(keyFile, carried, { mode: 0o600 });
-    await add(TWO_STEP_KEY_ENTRY, keyFile);
-  }
+  await fs.mkdir(path.dirname(keyFile), { recursive: true, mode: 0o700 });
+  if (carried) await fs.writeFile(keyFile, carried, { mode: 0o600 }).then(() => add(TWO_STEP_KEY_ENTRY, keyFile));
 
   // The stored files: what no row names any more goes (older snapshots keep it); the rest is added by key.
   const named = new Set(snapshot.objectKeys.map((key) => path.join(dir, objectFileName(key))));
-  for (const file of await filesUnder(path.join(dir, "objects"))) if (!named.has(file)) await fs.rm(file);
+  for (const entry of await fs
+    .readdir(path.join(dir, "objects"), { recursive: true, withFileTypes: true })
+    .catch(() => []))
+    if (entry.isFile() && !named.has(path.join(entry.parentPath, entry.name)))
+      await fs.rm(path.join(entry.parentPath, entry.name));
   const missingObjects: string[] = [];
   let bytes = 0;
   for (const key of snapshot.objectKeys) {
@@ -105,7 +97,7 @@ export async function stageCopy(
     createdAt: options.at.toISOString(),
     appVersion: packageJson.version,
     schema: { migration: snapshot.migration },
-    tables,
+    tables: Object.fromEntries(snapshot.tables.map(({ table, rows }) => [table, { file: tableFileName(table), rows }])),
     objects: { count: snapshot.objectKeys.length - missingObjects.length, bytes },
     missingObjects,
     files,

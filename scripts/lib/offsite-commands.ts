@@ -2,11 +2,9 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { backupsDirOf, statfsProbe } from "~/backups/backup-files.server";
-import { acquireBackupLease, holdLease, OFFSITE_LEASE_ID } from "~/backups/backup-lease.server";
-import { ensureBackupState } from "~/backups/backup-state.server";
 import { formatBytes } from "~/backups/backup-status";
-import { lastSnapshotOf, recordOffsiteFailure, recordOffsiteSuccess } from "~/backups/offsite-copy.server";
-import { resticCacheDirOf, takeOffsiteCopy } from "~/backups/offsite-copy-process.server";
+import { resticCacheDirOf, takeOffsiteCopy, type OffsiteCopyResult } from "~/backups/offsite-copy-process.server";
+import { createOffsiteSchedule, type OffsiteCopyRunner } from "~/backups/offsite-schedule.server";
 import {
   offsiteLocation,
   openRestic,
@@ -18,7 +16,6 @@ import {
 import { copyFolderIn } from "~/backups/restore-source.server";
 import { RestoreRefusedError } from "~/backups/restore.server";
 import type { Env } from "~/env.server";
-import { systemClock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
 
 /**
@@ -35,41 +32,26 @@ function resticFor(env: Env, passphrase: string): Restic {
   return openRestic(location, { passphrase, cacheDir: resticCacheDirOf(env.DATA_DIR) });
 }
 
-/** One copy now, under the same lease as the server's, recorded for the dashboard. Returns the exit code. */
+/** One copy now, as the server makes them (under the same lease, recorded the same way). Returns the exit code. */
 export async function copyOffsiteNow(services: AppServices): Promise<number> {
-  const { env } = services;
-  if (!env.BACKUP_PASSPHRASE) {
-    console.error(
-      "No copy leaves the server without a backup passphrase: add BACKUP_PASSPHRASE to the settings (docs/DEPLOY.md, step 12), then run this again.",
+  if (!services.env.BACKUP_PASSPHRASE)
+    throw new ResticError(
+      "No copy leaves the server without a backup passphrase: add BACKUP_PASSPHRASE to the settings (docs/DEPLOY.md, step 12)",
     );
-    return 1;
-  }
-  const { where } = resticFor(env, env.BACKUP_PASSPHRASE);
-  const withClock = { ...services, clock: systemClock };
-  const lease = await acquireBackupLease(withClock, "offsite", { exclusiveId: OFFSITE_LEASE_ID });
-  if (!lease) {
-    console.error(
-      "Another off-site copy is being made right now (by the server, or another npm run backup). Try again in a few minutes.",
-    );
-    return 1;
-  }
+  const { where } = resticFor(services.env, services.env.BACKUP_PASSPHRASE);
   console.log(`Copying off the server to ${where} …`);
-  const parent = lastSnapshotOf(await ensureBackupState(withClock));
-  const copy = await holdLease(
-    withClock,
-    lease,
-    async (signal) => {
-      try {
-        const made = await takeOffsiteCopy(services, { at: systemClock.now(), parent, signal });
-        await recordOffsiteSuccess(withClock, { name: made.snapshot, sentBytes: made.addedBytes });
-        return made;
-      } catch (error) {
-        await recordOffsiteFailure(withClock, (error as Error).message, where);
-        throw error;
-      }
-    },
-    { lost: () => new ResticError("The off-site copy's lease expired; the copy was stopped") },
-  );
+  let made: OffsiteCopyResult | null = null;
+  const runner: OffsiteCopyRunner = async (request) => (made = await takeOffsiteCopy(services, request));
+  const outcome = await createOffsiteSchedule(services, { runner }).copyNow();
+  const copy = made as OffsiteCopyResult | null;
+  if (!copy) {
+    const why =
+      outcome === "claimed-elsewhere"
+        ? "another copy is being made right now (try again in a few minutes)"
+        : "see the error above";
+    console.error(`No copy was made: ${why}.`);
+    return 1;
+  }
   console.log(
     `Copied off the server to ${where}: snapshot ${copy.snapshot.slice(0, 8)} (${copy.files} image files, ` +
       `${formatBytes(copy.fileBytes)}); restic added ${formatBytes(copy.addedBytes)} before compression.`,

@@ -4,7 +4,7 @@ import path from "node:path";
 import { DeleteObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import type { BackupStatus } from "~/backups/backup-status";
-import type { OffsiteCopyResult } from "~/backups/offsite-copy-process.server";
+import { takeOffsiteCopy, type OffsiteCopyResult } from "~/backups/offsite-copy-process.server";
 import { REPOSITORY_PREFIX } from "~/backups/offsite-restic.server";
 import { createOffsiteSchedule, forkedCopyRunner, type OffsiteCopyRunner } from "~/backups/offsite-schedule.server";
 import { saveContent } from "~/content/content.server";
@@ -23,10 +23,10 @@ import { startSmtpServer } from "../support/smtp";
 
 /**
  * When off-site copies leave (decision 0070): 5 minutes after each start, then every
- * BACKUP_OFFSITE_MINUTES, one at a time across instances, each in a process of its own; a
- * repository restic cannot open turns the dashboard red after 3 hours, with one e-mail, while the
- * site keeps serving; without a passphrase or without restic nothing leaves, and the dashboard
- * says so. SQLite and the disk: nothing here depends on the back end.
+ * BACKUP_OFFSITE_MINUTES, one at a time across instances, each in a process of its own; failing
+ * copies turn the dashboard red after 3 hours, with one e-mail, while the site keeps serving, and
+ * a repository restic cannot open is named; without a passphrase or without restic nothing
+ * leaves, and the dashboard says so. SQLite and the disk: nothing here depends on the back end.
  */
 const MINUTE = 60_000;
 const SQLITE = { database: "sqlite", storage: "disk" } as const;
@@ -100,59 +100,87 @@ describe("the off-site copy schedule", () => {
     ]);
   }, 240_000);
 
-  it("a file under keys/ that is not a key: copies fail, red 3 hours after the last that worked, naming the file, one e-mail; --verify names it; the site keeps serving; the next copy after it goes works", async () => {
+  it("failing copies: red 3 hours after the last that worked, one e-mail for the outage; the site keeps serving; the next copy that works ends it", async () => {
     const smtp = await startSmtpServer();
     cleanups.push(() => smtp.stop());
-    const bucket = await createTestBucket(inject("backends").s3Endpoint, { siteOrigins: [] });
-    cleanups.push(() => bucket.remove());
-    // A copy every 90 minutes: failed copies at 1.5 hours (not red yet) and 3 hours after the last that worked.
-    const vars = {
-      ...resticS3Env(front, bucket.name),
-      BACKUP_PASSPHRASE: OFFSITE_PASSPHRASE,
-      BACKUP_OFFSITE_MINUTES: "90",
-    };
+    const repository = path.join(await tempDir("offsite-folder"), "repository");
+    const vars = { BACKUP_OFFSITE_REPOSITORY: repository, BACKUP_PASSPHRASE: OFFSITE_PASSPHRASE };
+    const clock = createManualClock("2027-01-14T10:00:00.000Z");
     const ctx = await createMailContext({
       smtpUrl: smtp.url,
-      clock: createManualClock("2027-01-14T10:00:00.000Z"),
+      clock,
       env: vars,
       backend: await acquireBackend({}, SQLITE),
     });
     cleanups.push(() => ctx.close());
     await smallSite(ctx.services);
-    const { runner } = forkedRunner({ ...vars, DATA_DIR: ctx.dataDir, LOG_LEVEL: "silent", NODE_ENV: "test" });
-    const schedule = createOffsiteSchedule(ctx.services, { runner, clock: ctx.clock });
+    // Copies in this process; a wrong passphrase makes restic refuse them until it is put right.
+    let passphrase = OFFSITE_PASSPHRASE;
+    const runner: OffsiteCopyRunner = (request) =>
+      takeOffsiteCopy({ ...ctx.services, env: { ...ctx.services.env, BACKUP_PASSPHRASE: passphrase } }, request);
+    const schedule = createOffsiteSchedule(ctx.services, { runner, clock });
     cleanups.push(() => schedule.stop());
     await schedule.start();
-    ctx.clock.advance(5 * MINUTE);
+    clock.advance(5 * MINUTE);
     expect(await schedule.runDue()).toBe("copied");
 
-    // Sorted before the repository's own key, as S3 lists: restic stops at it.
-    const junk = `${REPOSITORY_PREFIX}/keys/${"0".repeat(64)}`;
-    await bucket.client.send(new PutObjectCommand({ Bucket: bucket.name, Key: junk, Body: "not a key" }));
-    const later = async () => {
-      ctx.clock.advance(90 * MINUTE);
+    passphrase = "not-the-passphrase-it-was";
+    const hour = async () => {
+      clock.advance(60 * MINUTE);
       const outcome = await schedule.runDue();
       await ctx.outbox.runDue();
       await ctx.api.get("/api/content/hero.title").expect(200);
       return { outcome, offsite: await statusOf(ctx.admin) };
     };
     const mails = () => smtp.messages.filter((mail) => mail.subject?.includes("not leaving the server"));
-    expect(await later()).toMatchObject({ outcome: "failed", offsite: { state: "ok", failing: null } });
+    for (const _hour of [1, 2]) expect(await hour()).toMatchObject({ outcome: "failed", offsite: { state: "ok" } });
     expect(mails()).toHaveLength(0);
-    const red = await later();
-    expect(red.offsite).toMatchObject({ state: "failing", failing: { failures: 2 } });
-    expect(red.offsite.failing!.message).toContain(`holds keys/${"0".repeat(64)}, which restic cannot read as a key`);
+    const red = await hour();
+    expect(red.offsite).toMatchObject({ state: "failing", failing: { failures: 3 } });
+    expect(red.offsite.failing!.message).toContain("The backup passphrase (BACKUP_PASSPHRASE) does not open");
     await smtp.waitForMessages(1);
-    await later();
+    await hour();
     expect(mails()).toHaveLength(1);
 
-    const verified = await runScript("backup", ["--verify"], { ...vars, DATA_DIR: ctx.dataDir, LOG_LEVEL: "silent" });
+    passphrase = OFFSITE_PASSPHRASE;
+    expect(await hour()).toMatchObject({ outcome: "copied", offsite: { state: "ok", failing: null } });
+  }, 240_000);
+
+  it("a file under keys/ that is not a key stops restic: the dashboard and --verify say so and name it; once it goes, copies leave", async () => {
+    const bucket = await createTestBucket(inject("backends").s3Endpoint, { siteOrigins: [] });
+    cleanups.push(() => bucket.remove());
+    // A copy every 3 hours: the first that fails is 3 hours after the last that worked, so the dashboard is red.
+    const settings = { BACKUP_PASSPHRASE: OFFSITE_PASSPHRASE, BACKUP_OFFSITE_MINUTES: "180" };
+    const vars = { ...resticS3Env(front, bucket.name), ...settings };
+    const clock = createManualClock("2027-01-14T10:00:00.000Z");
+    const ctx = await createAdminContext(vars, { ...SQLITE, clock });
+    cleanups.push(() => ctx.close());
+    await smallSite(ctx.services);
+    // In a forked process, which trusts Caddy's root through NODE_EXTRA_CA_CERTS as a server given it would.
+    const { runner } = forkedRunner(ctx.envVars);
+    const schedule = createOffsiteSchedule(ctx.services, { runner, clock });
+    cleanups.push(() => schedule.stop());
+    await schedule.start();
+    clock.advance(5 * MINUTE);
+    expect(await schedule.runDue()).toBe("copied");
+
+    // Sorted before the repository's own key, as S3 lists: restic stops at it.
+    const junk = `${REPOSITORY_PREFIX}/keys/${"0".repeat(64)}`;
+    await bucket.client.send(new PutObjectCommand({ Bucket: bucket.name, Key: junk, Body: "not a key" }));
+    const named = `holds keys/${"0".repeat(64)}, which restic cannot read as a key`;
+    clock.advance(180 * MINUTE);
+    expect(await schedule.runDue()).toBe("failed");
+    const offsite = await statusOf(ctx.admin);
+    expect(offsite).toMatchObject({ state: "failing" });
+    expect(offsite.failing!.message).toContain(named);
+    const verified = await runScript("backup", ["--verify"], ctx.envVars);
     expect(verified.status).toBe(1);
-    expect(verified.stderr).toContain(`keys/${"0".repeat(64)}, which restic cannot read as a key`);
+    expect(verified.stderr).toContain(named);
     expect(verified.stderr).toContain("Remove it from the store");
 
     await bucket.client.send(new DeleteObjectCommand({ Bucket: bucket.name, Key: junk }));
-    expect(await later()).toMatchObject({ outcome: "copied", offsite: { state: "ok", failing: null } });
+    clock.advance(180 * MINUTE);
+    expect(await schedule.runDue()).toBe("copied");
   }, 240_000);
 
   it("without a passphrase or without restic no copy leaves; the dashboard says so in red, the log and npm run backup -- --offsite name the package; the site keeps serving", async () => {
