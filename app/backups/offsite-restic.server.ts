@@ -5,14 +5,12 @@ import type { Env } from "~/env.server";
 import { openObjectStorage, s3ConfigOf, type StorageConfig } from "~/storage/open-storage.server";
 
 /**
- * restic (Debian's `restic` 0.14), driven from this module alone (decision 0070). Every command
- * reads the passphrase on its standard input (never a command line), inherits the process's
- * environment (SSL_CERT_FILE, restic's own credential variables), counts time in UTC (the keep
- * policy's hours, days and months) and keeps its cache under DATA_DIR. --json where 0.14 has it.
+ * restic (Debian's 0.14), driven from this module alone (decision 0070): the passphrase on its
+ * standard input, the process's environment (SSL_CERT_FILE, restic's credential variables), UTC
+ * (the keep policy's periods), the cache under DATA_DIR; --json where 0.14 has it.
  */
 export const RESTIC_MISSING =
   "restic is not installed on this server, so no copy can leave it: install it with apt-get install restic";
-/** Under BACKUP_S3_BUCKET: the repository's folder. */
 export const REPOSITORY_PREFIX = "cornerstone-backups/restic";
 /** Every copy's tag: the keep policy and the listings see only these. */
 const TAG = "cornerstone";
@@ -77,11 +75,7 @@ export const resticInstalled = () =>
     }
   });
 
-const jsonLines = (text: string): unknown[] =>
-  text
-    .split("\n")
-    .filter((line) => /^[[{]/.test(line))
-    .map((line) => JSON.parse(line) as unknown);
+const jsonLines = (text: string) => text.split("\n").flatMap((line) => (/^[[{]/.test(line) ? [JSON.parse(line)] : []));
 
 /** restic's own words: its Fatal lines, else its first lines. */
 function said({ stderr }: Ran): string {

@@ -1,15 +1,11 @@
 import { fork } from "node:child_process";
-import { sql } from "kysely";
 import type { BackupStateTable } from "~/db/schema";
 import { systemClock, type Clock } from "~/lib/clock";
 import { every } from "~/lib/every";
 import type { Logger } from "~/lib/logger.server";
-import { OFFSITE_FAILING_KIND, type OffsiteFailingForMail } from "~/notifications/messages.server";
-import { queueOwnerAlert } from "~/notifications/outbox-queue.server";
 import type { AppServices } from "~/services.server";
 import { acquireBackupLease, holdLease, OFFSITE_LEASE_ID } from "./backup-lease.server";
-import { ensureBackupState } from "./backup-state.server";
-import { OFFSITE_RED_AFTER_MS } from "./backup-status";
+import { ensureBackupState, recordOffsiteCopy, recordOffsiteFailure, setOffsiteNextDue } from "./backup-state.server";
 import type {
   FromCopyProcess,
   OffsiteCopyEntry,
@@ -68,35 +64,28 @@ const lastSnapshotOf = (state: BackupStateTable) =>
 
 /**
  * Off-site copies on a schedule: every BACKUP_OFFSITE_MINUTES, and 5 minutes after each start. The
- * state lives in backup_state, shared by every instance and `npm run backup`: the next due time
- * (a pass that finds it due claims the off-site lease, so one copy runs each time), the newest
- * copy, and failures since the last copy that worked. Three hours after that, with every copy
- * since failed, the dashboard turns red and one e-mail is queued; the next copy that works ends
- * it. Without a passphrase or restic nothing leaves, and the dashboard says so in red.
+ * next due time and each outcome live in backup_state, shared by every instance and `npm run
+ * backup`; a pass that finds a copy due claims the off-site lease, so one copy runs each time.
+ * Without a passphrase or restic nothing leaves, and the dashboard says so in red.
  */
 export function createOffsiteSchedule(services: AppServices, options: { runner: OffsiteCopyRunner; clock?: Clock }) {
   const clock = options.clock ?? systemClock;
-  const { env, logger, db } = services;
+  const { env, logger } = services;
   const state = { ...services, clock };
   const intervalMs = env.BACKUP_OFFSITE_MINUTES * 60_000;
   const location = offsiteLocation(env);
   const where = location ? repositoryName(location) : "";
-  const setNextDue = (at: number) =>
-    db
-      .updateTable("backup_state")
-      .set({ offsite_next_due_at: new Date(at).toISOString() })
-      .execute();
+  const inMs = (ms: number) => new Date(clock.now().getTime() + ms);
   let stopping = new AbortController();
 
   async function runDue(): Promise<OffsiteOutcome> {
     if (!location) return "off";
     if (!env.BACKUP_PASSPHRASE) return "no-passphrase";
     if (!resticInstalled()) return "no-restic";
-    const now = clock.now().getTime();
     const { offsite_next_due_at: due } = await ensureBackupState(state);
     // Never scheduled, or the interval was shortened: the next copy is one interval from now.
-    if (!due || Date.parse(due) > now + intervalMs) await setNextDue(now + intervalMs);
-    if (!due || Date.parse(due) > now) return "not-due";
+    if (!due || Date.parse(due) > inMs(intervalMs).getTime()) await setOffsiteNextDue(state, inMs(intervalMs));
+    if (!due || Date.parse(due) > clock.now().getTime()) return "not-due";
     const lease = await acquireBackupLease(state, "offsite", { exclusiveId: OFFSITE_LEASE_ID });
     if (!lease) return "claimed-elsewhere";
     const lost = () => new Error("The off-site copy's lease expired; the copy was stopped");
@@ -110,58 +99,19 @@ export function createOffsiteSchedule(services: AppServices, options: { runner: 
     if (!claimed.offsite_next_due_at || Date.parse(claimed.offsite_next_due_at) > at.getTime())
       return "claimed-elsewhere";
     // The next one is due an interval from now, whatever this one's outcome.
-    await setNextDue(at.getTime() + intervalMs);
+    await setOffsiteNextDue(state, inMs(intervalMs));
     try {
       const result = await options.runner({ at, parent: lastSnapshotOf(claimed), signal });
-      await db
-        .updateTable("backup_state")
-        .set({
-          offsite_last_at: clock.now().toISOString(),
-          offsite_last_name: result.snapshot,
-          offsite_last_sent_bytes: result.addedBytes,
-          ...{ offsite_failures: null, offsite_failed_at: null, offsite_failing_since: null },
-          ...{ offsite_last_error: null, offsite_alerted_at: null },
-        })
-        .execute();
+      await recordOffsiteCopy(state, result);
       logger.info(result, "off-site copy made");
       return "copied";
     } catch (error) {
       // A shutdown is not an outage, and not counted: the next start brings a copy forward.
       if (stopping.signal.aborted) return "stopped";
       logger.error({ err: error, target: where }, "could not make the off-site copy");
-      await recordFailure((error as Error).message);
+      await recordOffsiteFailure(state, { message: (error as Error).message, where });
       return "failed";
     }
-  }
-
-  async function recordFailure(message: string): Promise<void> {
-    const at = clock.now().toISOString();
-    await db
-      .updateTable("backup_state")
-      .set({
-        offsite_failures: sql<number>`coalesce(offsite_failures, 0) + 1`,
-        offsite_failed_at: at,
-        offsite_failing_since: sql<string>`coalesce(offsite_failing_since, ${at})`,
-        offsite_last_error: message.slice(0, 2000),
-      })
-      .execute();
-    // One e-mail per outage, once it has turned the card red: only the update that sets offsite_alerted_at queues it.
-    const redSince = new Date(clock.now().getTime() - OFFSITE_RED_AFTER_MS).toISOString();
-    const claimed = await db
-      .updateTable("backup_state")
-      .set({ offsite_alerted_at: at })
-      .where("offsite_alerted_at", "is", null)
-      .where((eb) => eb(eb.fn.coalesce("offsite_last_at", "offsite_failing_since"), "<=", redSince))
-      .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) !== 1 || !services.mail) return;
-    const row = await ensureBackupState(state);
-    const payload: OffsiteFailingForMail = {
-      failures: row.offsite_failures ?? 1,
-      lastCopyAt: row.offsite_last_at,
-      where,
-      message,
-    };
-    await queueOwnerAlert(OFFSITE_FAILING_KIND, payload, state);
   }
 
   const task = every(60_000, runDue, { onError: (error) => logger.error({ err: error }, "off-site copy pass failed") });
@@ -170,8 +120,7 @@ export function createOffsiteSchedule(services: AppServices, options: { runner: 
     runDue,
     /** A copy now (`npm run backup -- --offsite`), under the same lease, recorded the same way. */
     async copyNow(): Promise<OffsiteOutcome> {
-      await ensureBackupState(state);
-      await setNextDue(clock.now().getTime());
+      await setOffsiteNextDue(state, clock.now());
       return runDue();
     },
     /** Brings a copy forward to 5 minutes from now (unless one is due sooner), then looks at the schedule every minute. */
@@ -184,15 +133,7 @@ export function createOffsiteSchedule(services: AppServices, options: { runner: 
           "Off-site copies are set up but BACKUP_PASSPHRASE is not: no copy leaves the server until it is set (docs/DEPLOY.md, step 12)",
         );
       else if (location && !resticInstalled()) logger.error(RESTIC_MISSING);
-      else if (location) {
-        await ensureBackupState(state);
-        const soon = new Date(clock.now().getTime() + OFFSITE_AFTER_START_MS).toISOString();
-        await db
-          .updateTable("backup_state")
-          .set({ offsite_next_due_at: soon })
-          .where((eb) => eb.or([eb("offsite_next_due_at", "is", null), eb("offsite_next_due_at", ">", soon)]))
-          .execute();
-      }
+      else if (location) await setOffsiteNextDue(state, inMs(OFFSITE_AFTER_START_MS), true);
       await task.start();
     },
     /** Stops the timer and a copy in progress (its process is ended; nothing half-made counts). */
