@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -96,19 +96,52 @@ async function lockHolder(repository: string) {
 }
 
 describe("off-site repositories that are not as they should be", () => {
-  it("a folder plain restic restored loads with npm run restore -- DIR onto an empty server", async () => {
+  it("restic never gets the passphrase on a command line; --list shows the copies, --from-offsite ID restores the one named, and a folder plain restic restored loads with npm run restore -- DIR", async () => {
+    // Every restic started (by the copies and by the scripts) through a shim that logs its arguments.
+    const shim = await tempDir("restic-shim");
+    const argv = path.join(shim, "argv.log");
+    const real = execFileSync("sh", ["-c", "command -v restic"], { encoding: "utf8" }).trim();
+    const script = `#!/bin/sh\nprintf '%s\\n' "$*" >> '${argv}'\nexec '${real}' "$@"\n`;
+    await fs.writeFile(path.join(shim, "restic"), script, { mode: 0o755 });
+    const savedPath = process.env.PATH;
+    process.env.PATH = `${shim}:${savedPath}`;
+    cleanups.push(async () => (process.env.PATH = savedPath));
+
     const site = await siteCopyingToFolder();
-    await site.copy();
+    const first = await site.copy();
+    const atFirst = await dumpOffsiteSite(site.ctx.services);
+    await insertEnquiryWithPhotos(site.ctx.services, 2, 1, new Date("2027-01-14T10:30:00.000Z"));
+    const second = await site.copy();
+    const empty = await emptyServer();
+    const env = { ...empty.vars, BACKUP_OFFSITE_REPOSITORY: site.repository };
+    const passphrase = ["--passphrase-file", empty.passphraseFile];
+    const listed = await runScript("restore", ["--list", ...passphrase], env);
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(
+      new RegExp(
+        `${second.snapshot.slice(0, 8)} {2}2027-01-14 11:00 UTC.*\n.*${first.snapshot.slice(0, 8)} {2}2027-01-14 10:00 UTC`,
+      ),
+    );
+    const named = await runScript("restore", ["--from-offsite", first.snapshot.slice(0, 8), ...passphrase], env);
+    expect(named.status, named.stderr).toBe(0);
+    const restoredFirst = await openSite(empty.dataDir);
+    cleanups.push(() => restoredFirst.close());
+    expect(await dumpOffsiteSite(restoredFirst)).toEqual(atFirst);
+
     const restored = await tempDir("restic-restored");
     const cli = await site.cli(["restore", "latest", "--target", restored]);
     expect(cli.code, cli.stderr).toBe(0);
-    const empty = await emptyServer();
-    const loaded = await runScript("restore", [restored], empty.vars);
+    const other = await emptyServer();
+    const loaded = await runScript("restore", [restored], other.vars);
     expect(loaded.status, loaded.stderr).toBe(0);
-    const services = await openSite(empty.dataDir);
+    const services = await openSite(other.dataDir);
     cleanups.push(() => services.close());
     expect(await dumpOffsiteSite(services)).toEqual(await dumpOffsiteSite(site.ctx.services));
-  }, 120_000);
+
+    const commands = (await fs.readFile(argv, "utf8")).trim().split("\n");
+    expect(commands.filter((line) => / (backup|snapshots|restore) /.test(` ${line} `)).length).toBeGreaterThan(4);
+    for (const line of commands) expect(line).not.toContain(OFFSITE_PASSPHRASE);
+  }, 180_000);
 
   it("a wrong passphrase, a repository that cannot be created, an unreachable store: a clear message each, and nothing changed", async () => {
     const site = await siteCopyingToFolder();
