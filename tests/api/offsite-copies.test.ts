@@ -4,7 +4,7 @@ import path from "node:path";
 import { GetObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import supertest from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { takeOffsiteCopy } from "~/backups/offsite-copy-process.server";
+import { resticCacheDirOf, takeOffsiteCopy } from "~/backups/offsite-copy-process.server";
 import { REPOSITORY_PREFIX } from "~/backups/offsite-restic.server";
 import { stageDirOf } from "~/backups/offsite-stage.server";
 import { saveContent } from "~/content/content.server";
@@ -76,10 +76,21 @@ describe("off-site copies by restic", () => {
     expect(checked.code, checked.stderr).toBe(0);
     expect(checked.stdout).toContain("no errors were found");
 
+    // restic's cache is the site's, under DATA_DIR.
+    expect((await fs.readdir(resticCacheDirOf(ctx.dataDir))).length).toBeGreaterThan(0);
+
     clock.advance(60 * 60_000);
     await saveContent({ ...ctx.services, clock }, "hero.title", "Stone that outlasts us all, and then some");
     const stored = await storedBytes(bucket);
-    const second = await takeOffsiteCopy(ctx.services, { at: clock.now(), parent: first.snapshot });
+    // The photos reached restic once: the next copy reads none from storage (a bucket is not downloaded again).
+    const read: string[] = [];
+    const storage = ctx.services.storage;
+    const counting = { ...storage, read: (key: string) => (read.push(key), storage.read(key)) };
+    const second = await takeOffsiteCopy(
+      { ...ctx.services, storage: counting },
+      { at: clock.now(), parent: first.snapshot },
+    );
+    expect(read).toEqual([]);
     expect((await storedBytes(bucket)) - stored).toBeLessThan(1024 * 1024);
     const listed = await resticCli([...repo.options, "snapshots", "--json"], repo);
     expect(listed.code, listed.stderr).toBe(0);
