@@ -132,6 +132,19 @@ describe("npm run update", { timeout: 120_000 }, () => {
     expect(site.output.join("\n")).toMatch(/Deleted the older release\(s\) \w+\./);
   });
 
+  it("never copies or writes through a link a build left: not its record of carried assets, not an asset", async () => {
+    const site = await deployment();
+    await fs.writeFile(path.join(site.root, "secret.txt"), "root's own file\n");
+    await fs.writeFile(path.join(site.root, "outside.txt"), "untouched\n");
+    // Its build leaves .carried-assets.json and build/client/assets/planted.js as links to those two files.
+    await site.commit({ "src/page.js": "export const text = 'second';\n", BUILD_PLANTS_LINKS: site.root });
+    expect(await update(site)).toBe(EXIT.ok);
+    expect(readFileSync(path.join(site.root, "outside.txt"), "utf8")).toBe("untouched\n");
+    const third = await site.commit({ "src/page.js": "export const text = 'third';\n", BUILD_PLANTS_LINKS: null });
+    expect(await update(site)).toBe(EXIT.ok);
+    expect(await assets(site, third)).not.toContain("planted.js");
+  });
+
   it("carries assets that were live in the last 7 days, and leaves older ones behind", async () => {
     const site = await deployment();
     const first = await fs.readdir(path.join(site.checkout, "build/client/assets"));
