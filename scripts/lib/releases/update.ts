@@ -126,7 +126,7 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
 
   // The new code and its dependencies' install scripts run as the service's user, never as root.
   const builder = context.dataDirUser;
-  log(builder ? `As ${builder} (DATA_DIR's owner): the backup, npm ci and the build; as root: git, the switch and the restart.` : `Everything runs as ${os.userInfo().username}, DATA_DIR's owner.`);
+  log(builder ? `As ${builder} (DATA_DIR's owner): the backup, npm ci and the build; as root: git, the switch and the restart.` : `Everything runs as ${os.userInfo().username}.`);
   const removeRelease = async (dir: string) => {
     if (builder) await takeBack(dir, context.run).catch(() => {});
     await fs.rm(dir, { recursive: true, force: true });
@@ -152,7 +152,9 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
     await removeRelease(newDir);
     await exportCommit(checkout, commit, newDir);
     // The builder may write the release's top folder and node_modules (npm's cache, Vite's temporary files), nothing of root's.
-    const handOver = (dir: string) => builder && context.run(["chown", `${builder}:`, dir], { cwd: "/", quiet: true });
+    const handOver = async (dir: string) => {
+      if (builder) check(await context.run(["chown", `${builder}:`, dir], { cwd: "/", quiet: true }), `chown ${builder}: ${dir}`);
+    };
     await handOver(newDir);
     log(`  ${commit.slice(0, 12)} is in releases/${newName}/`);
     const asBuilder = { cwd: newDir, asUser: builder, env: { npm_config_cache: path.join(newDir, ".npm-cache") } };
