@@ -39,7 +39,7 @@ export type UpdateContext = {
   checkout: string;
   /** The service's settings file, handed to the scripts that open DATA_DIR (--env-file). */
   envFile: string | null;
-  /** Who runs those scripts (DATA_DIR's owner when this runs as root), or null for this user. */
+  /** Who runs those scripts, npm ci and the build (DATA_DIR's owner when this runs as root), or null for this user. */
   dataDirUser: string | null;
   healthUrl: string;
   healthTimeoutMs: number;

@@ -110,6 +110,15 @@ describe("npm run update, when a step fails", { timeout: 120_000 }, () => {
     expect(existsSync(path.join(site.dataDir, "restored.log"))).toBe(false);
   });
 
+  it.each([500, 502])("a release that answers /healthz with %i, not 200, is switched back (exit code 18)", async (status) => {
+    const { site, live } = await updatedSite();
+    const next = await site.commit({ ...PAGE_CHANGE, UNHEALTHY: String(status) });
+    expect(await runUpdate(site.context, { noRestart: false })).toBe(EXIT.unhealthy);
+    expect(site.output.join("\n")).toContain(`${next} did not answer http://127.0.0.1:3000/healthz with 200 within 60 s.`);
+    expect(await site.live()).toBe(live);
+    expect(site.started()).toEqual([live, next, live]);
+  });
+
   it("the release switched back to gets the full minute to answer, whatever --health-timeout gave the new one", async () => {
     const { site, live } = await updatedSite();
     await site.commit({ ...PAGE_CHANGE, UNHEALTHY: "" });

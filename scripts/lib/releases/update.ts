@@ -4,9 +4,10 @@
  * live site uses has changed, and after it a failed restart or health check switches back.
  */
 import fs from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { carryAssets } from "./assets";
-import { exportCommit, git, linkCopy, shell } from "./commands";
+import { exportCommit, git, linkCopy, shell, takeBack } from "./commands";
 import {
   EXIT,
   SYSTEMD_RESTART,
@@ -123,6 +124,13 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
     if (result.status !== 0) throw new StepFailed(`${what} exited with ${result.status}`);
   };
 
+  // The new code and its dependencies' install scripts run as the service's user, never as root.
+  const builder = context.dataDirUser;
+  log(builder ? `As ${builder} (DATA_DIR's owner): the backup, npm ci and the build; as root: git, the switch and the restart.` : `Everything runs as ${os.userInfo().username}.`);
+  const removeRelease = async (dir: string) => {
+    if (builder) await takeBack(dir, context.run).catch(() => {});
+    await fs.rm(dir, { recursive: true, force: true });
+  };
   let backup: string | null = null;
   try {
     begin(`npm run backup${context.envFile ? ` -- --env-file ${context.envFile}` : ""}`);
@@ -141,21 +149,30 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
       return EXIT.ok;
     }
     const newDir = releaseDir(checkout, newName);
-    await fs.rm(newDir, { recursive: true, force: true });
+    await removeRelease(newDir);
     await exportCommit(checkout, commit, newDir);
+    // The builder may write the release's top folder and node_modules (npm's cache, Vite's temporary files), nothing of root's.
+    const handOver = async (dir: string) => {
+      if (builder) check(await context.run(["chown", `${builder}:`, dir], { cwd: "/", quiet: true }), `chown ${builder}: ${dir}`);
+    };
+    await handOver(newDir);
     log(`  ${commit.slice(0, 12)} is in releases/${newName}/`);
+    const asBuilder = { cwd: newDir, asUser: builder, env: { npm_config_cache: path.join(newDir, ".npm-cache") } };
 
     begin("node_modules");
     if ((await lockFileHash(liveDir)) === (await lockFileHash(newDir))) {
       await linkCopy(path.join(liveDir, "node_modules"), path.join(newDir, "node_modules"), context.run);
+      await handOver(path.join(newDir, "node_modules"));
       log(`  package-lock.json is unchanged: node_modules are ${live}'s, hard-linked (no download, no extra room).`);
     } else {
       log("  package-lock.json changed: npm ci");
-      check(await context.run(["npm", "ci", "--include=dev", "--no-audit", "--no-fund"], { cwd: newDir }), "npm ci");
+      check(await context.run(["npm", "ci", "--include=dev", "--no-audit", "--no-fund"], asBuilder), "npm ci");
     }
 
     begin("npm run build");
-    check(await context.run(["npm", "run", "build"], { cwd: newDir }), "npm run build");
+    check(await context.run(["npm", "run", "build"], asBuilder), "npm run build");
+    if (builder) await takeBack(newDir, context.run);
+    await fs.rm(asBuilder.env.npm_config_cache, { recursive: true, force: true });
 
     begin(`the hashed assets of ${live}`);
     const carried = await carryAssets(liveDir, newDir, context.clock.now());
@@ -168,7 +185,7 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
   } catch (error) {
     const message = error instanceof StepFailed ? error.message : (error as Error).message;
     log(`Step ${step} of ${STEPS.length} (${STEPS[step - 1]}) failed: ${message}.`);
-    if (newName && newName !== live) await fs.rm(releaseDir(checkout, newName), { recursive: true, force: true });
+    if (newName && newName !== live) await removeRelease(releaseDir(checkout, newName));
     state.history = state.history.filter((record) => record.name !== newName);
     await writeState(checkout, state).catch(() => {});
     await switchCurrent(checkout, live).catch(() => {});
