@@ -33,10 +33,12 @@ export type CarriedAssets = { copied: number; kept: number; expired: string[] };
  */
 export async function carryAssets(live: string, next: string, now: Date): Promise<CarriedAssets> {
   const nextAssets = path.join(next, ASSETS_DIR);
-  const own = new Set(await fs.readdir(nextAssets).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") throw new Error(`the new build has no ${ASSETS_DIR} (did npm run build finish?)`);
-    throw error;
-  }));
+  const own = new Set(
+    await fs.readdir(nextAssets).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") throw new Error(`the new build has no ${ASSETS_DIR} (did npm run build finish?)`);
+      throw error;
+    }),
+  );
   const liveAssets = path.join(live, ASSETS_DIR);
   const liveCarried = await readCarried(live);
   const carried: Carried = {};
@@ -44,7 +46,9 @@ export async function carryAssets(live: string, next: string, now: Date): Promis
   let copied = 0;
   let kept = 0;
   // Root copies files only, never through a link a build left (it could point anywhere).
-  const liveFiles = (await fs.readdir(liveAssets, { withFileTypes: true }).catch(() => [])).filter((entry) => entry.isFile());
+  const liveFiles = (await fs.readdir(liveAssets, { withFileTypes: true }).catch(() => [])).filter((entry) =>
+    entry.isFile(),
+  );
   for (const name of liveFiles.map((entry) => entry.name).sort()) {
     if (own.has(name)) {
       kept += 1;

@@ -73,7 +73,10 @@ export async function git(checkout: string, args: string[], run: CommandRunner =
 export async function exportCommit(checkout: string, commit: string, dir: string): Promise<void> {
   await fs.mkdir(dir, { recursive: true });
   await new Promise<void>((resolve, reject) => {
-    const archive = spawn("git", ["archive", "--format=tar", commit], { cwd: checkout, stdio: ["ignore", "pipe", "pipe"] });
+    const archive = spawn("git", ["archive", "--format=tar", commit], {
+      cwd: checkout,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const extract = spawn("tar", ["-x", "-C", dir], { stdio: ["pipe", "ignore", "pipe"] });
     let errors = "";
     archive.stderr.on("data", (chunk) => (errors += chunk));
@@ -116,7 +119,10 @@ export async function linkCopy(from: string, to: string, run: CommandRunner = ru
  * hard-linked node_modules, root) runs. -h changes links themselves, never what they point at.
  */
 export async function takeBack(dir: string, run: CommandRunner): Promise<void> {
-  for (const argv of [["chown", "-R", "-h", "0:0", dir], ["chmod", "-R", "go-w", dir]]) {
+  for (const argv of [
+    ["chown", "-R", "-h", "0:0", dir],
+    ["chmod", "-R", "go-w", dir],
+  ]) {
     const result = await run(argv, { cwd: "/", quiet: true });
     if (result.status !== 0) throw new Error(`${argv.join(" ")} failed: ${result.output.trim()}`);
   }

@@ -2,7 +2,14 @@ import { existsSync, lstatSync, readFileSync, readdirSync, statSync } from "node
 import fs from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { commitDependencyUpgrade, createFakeDeployment, createServiceUser, createTemplate, handDataDirTo, type FakeDeployment } from "../../../tests/support/fake-deployment";
+import {
+  commitDependencyUpgrade,
+  createFakeDeployment,
+  createServiceUser,
+  createTemplate,
+  handDataDirTo,
+  type FakeDeployment,
+} from "../../../tests/support/fake-deployment";
 import { EXIT } from "./context";
 import { runUpdate } from "./update";
 
@@ -24,7 +31,8 @@ async function deployment(): Promise<FakeDeployment> {
 }
 
 const update = (site: FakeDeployment, options = { noRestart: false }) => runUpdate(site.context, options);
-const assets = (site: FakeDeployment, release: string) => fs.readdir(path.join(site.checkout, "releases", release, "build/client/assets"));
+const assets = (site: FakeDeployment, release: string) =>
+  fs.readdir(path.join(site.checkout, "releases", release, "build/client/assets"));
 
 // Several updates of a stand-in project per case, each running git and npm: seconds each on a busy machine.
 describe("npm run update", { timeout: 120_000 }, () => {
@@ -39,7 +47,9 @@ describe("npm run update", { timeout: 120_000 }, () => {
     const second = await site.commit({ "src/page.js": "export const text = 'second';\n" });
 
     expect(await update(site)).toBe(EXIT.ok);
-    const steps = site.output.filter((line) => line.startsWith("Step ")).map((line) => /^Step (\d) of 7, (\w+)/.exec(line)!.slice(1).join(" "));
+    const steps = site.output
+      .filter((line) => line.startsWith("Step "))
+      .map((line) => /^Step (\d) of 7, (\w+)/.exec(line)!.slice(1).join(" "));
     expect(steps).toEqual(["1 backup", "2 fetch", "3 install", "4 build", "5 assets", "6 switch", "7 restart"]);
     // The checkout's own build became the first release; the new one is live and was started.
     expect(await site.releases()).toEqual([first, second].sort());
@@ -53,7 +63,8 @@ describe("npm run update", { timeout: 120_000 }, () => {
     expect(state.history.map((record: { name: string }) => record.name)).toEqual([first, second]);
     expect(state.history[1].backup).toBe(backup);
     // The lock file did not change: node_modules are the previous release's files, hard-linked.
-    const dep = (release: string) => statSync(path.join(site.checkout, "releases", release, "node_modules/fake-dep/index.js"));
+    const dep = (release: string) =>
+      statSync(path.join(site.checkout, "releases", release, "node_modules/fake-dep/index.js"));
     expect(dep(second).ino).toBe(dep(first).ino);
     expect(site.output.join("\n")).toContain("package-lock.json is unchanged");
     // The previous release's hashed assets are in the new one, beside its own.
@@ -63,7 +74,9 @@ describe("npm run update", { timeout: 120_000 }, () => {
     // Then the release is root's (this user's, when not root), and the builder may change none of it.
     const release = path.join(site.checkout, "releases", second);
     expect(readFileSync(path.join(release, "build/built-by"), "utf8")).toBe(String(user?.uid ?? process.getuid!()));
-    const owners = new Set(readdirSync(release, { recursive: true }).map((entry) => lstatSync(path.join(release, String(entry))).uid));
+    const owners = new Set(
+      readdirSync(release, { recursive: true }).map((entry) => lstatSync(path.join(release, String(entry))).uid),
+    );
     expect([...owners]).toEqual([process.getuid!()]);
   });
 
@@ -97,7 +110,8 @@ describe("npm run update", { timeout: 120_000 }, () => {
 
     expect(await update(site)).toBe(EXIT.ok);
     expect(site.output.join("\n")).toContain("package-lock.json changed: npm ci");
-    const version = (dir: string) => JSON.parse(readFileSync(path.join(dir, "node_modules/fake-dep/package.json"), "utf8")).version;
+    const version = (dir: string) =>
+      JSON.parse(readFileSync(path.join(dir, "node_modules/fake-dep/package.json"), "utf8")).version;
     expect(version(path.join(site.checkout, "releases", second))).toBe("1.0.1");
     expect(version(site.checkout)).toBe("1.0.1");
   });
@@ -108,7 +122,9 @@ describe("npm run update", { timeout: 120_000 }, () => {
     expect(await update(site, { noRestart: true })).toBe(EXIT.ok);
     expect(await site.live()).toBe(second);
     expect(site.started()).toEqual([]);
-    expect(site.output.at(-1)).toBe(`Switched: ${second} is current. Not restarted (--no-restart): run ${site.context.restartCommand} to serve it.`);
+    expect(site.output.at(-1)).toBe(
+      `Switched: ${second} is current. Not restarted (--no-restart): run ${site.context.restartCommand} to serve it.`,
+    );
   });
 
   it("does nothing more when the live release is the newest commit", async () => {
