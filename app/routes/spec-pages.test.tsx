@@ -17,7 +17,7 @@ const between = (text: string, start: string, end?: string) => {
   expect(from).toBeGreaterThanOrEqual(0);
   return end === undefined ? text.slice(from) : text.slice(from, text.indexOf(end, from));
 };
-const noReviews = { reviews: [] };
+const noReviews: Record<string, unknown> = { reviews: [] };
 
 describe("the spec's pages with no review shown and the built-in towns", () => {
   it("/: from the services section to the end", async () => {
@@ -26,7 +26,7 @@ describe("the spec's pages with no review shown and the built-in towns", () => {
       <Home
         {...({
           loaderData: { content, heroImages: [], stoneworkImage: null, landscapingImage: null, ...noReviews },
-        } as never)}
+        } as unknown as Parameters<typeof Home>[0])}
       />,
     );
     await expect(between(page, '<section aria-labelledby="services-title"')).toMatchFileSnapshot(
@@ -37,7 +37,11 @@ describe("the spec's pages with no review shown and the built-in towns", () => {
   it("/contact: the About text and the Get In Touch card", async () => {
     const content = defaultContentMap([...sectionKeysInGroup("contact"), ...sectionKeysInGroup("contact_info")]);
     const page = html(
-      <Contact {...({ loaderData: { content, crossSiteRefused: false, sent: null, ...noReviews } } as never)} />,
+      <Contact
+        {...({ loaderData: { content, crossSiteRefused: false, sent: null, ...noReviews } } as unknown as Parameters<
+          typeof Contact
+        >[0])}
+      />,
     );
     await expect(
       between(page, '<div class="mx-auto grid', '<section aria-labelledby="contact-form-title"'),

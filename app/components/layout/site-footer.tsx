@@ -1,17 +1,9 @@
 import { Mail, MapPin, Phone } from "lucide-react";
 import { Link } from "react-router";
 import type { ContentMap } from "~/content/sections";
-import { identity, splitLines, telHref } from "~/identity";
+import { SERVICES, identity, splitLines, telHref } from "~/identity";
 
 export type FooterContent = ContentMap<"footer.description" | "contact.phone" | "contact.email" | "contact.address">;
-
-const SERVICE_LINKS = [
-  { label: "Traditional Stonework", to: "/stonework" },
-  { label: "Veneer Installation", to: "/stonework" },
-  { label: "Retaining Walls", to: "/landscaping" },
-  { label: "Deck Construction", to: "/landscaping" },
-  { label: "Garden Tune-ups", to: "/landscaping" },
-] as const;
 
 export function SiteFooter({ content }: { content: FooterContent }) {
   return (
@@ -25,10 +17,10 @@ export function SiteFooter({ content }: { content: FooterContent }) {
         <div>
           <h2 className="text-sm font-semibold tracking-wide text-white uppercase">Services</h2>
           <ul className="mt-2 space-y-0.5 text-sm">
-            {SERVICE_LINKS.map((service) => (
-              <li key={service.label}>
-                <Link to={service.to} reloadDocument className="inline-block py-1 hover:text-white hover:underline">
-                  {service.label}
+            {SERVICES.map((service) => (
+              <li key={service.name}>
+                <Link to={service.page} reloadDocument className="inline-block py-1 hover:text-white hover:underline">
+                  {service.name}
                 </Link>
               </li>
             ))}
