@@ -1,11 +1,14 @@
 import { Mail, MapPin, Phone } from "lucide-react";
 import { Link } from "react-router";
-import type { ContentMap } from "~/content/sections";
+import { servingLine, type ContentMap } from "~/content/sections";
 import { SERVICES, identity, splitLines, telHref } from "~/identity";
 
-export type FooterContent = ContentMap<"footer.description" | "contact.phone" | "contact.email" | "contact.address">;
+export type FooterContent = ContentMap<
+  "footer.description" | "contact.phone" | "contact.email" | "contact.address" | "contact.areas"
+>;
 
 export function SiteFooter({ content }: { content: FooterContent }) {
+  const serving = servingLine(content["contact.areas"]);
   return (
     <footer className="bg-stone-900 text-stone-300">
       <div className="mx-auto grid max-w-7xl gap-10 px-4 py-12 sm:px-6 md:grid-cols-3 lg:px-8">
@@ -52,6 +55,7 @@ export function SiteFooter({ content }: { content: FooterContent }) {
               <MapPin aria-hidden="true" className="mt-1.5 h-4 w-4 shrink-0" />
               <address className="py-1 not-italic">{splitLines(content["contact.address"]).join(", ")}</address>
             </li>
+            {serving ? <li className="py-1 pl-6">{serving}</li> : null}
           </ul>
         </div>
       </div>
