@@ -1,10 +1,11 @@
 import { useIsFetching, useMutation } from "@tanstack/react-query";
-import { ExternalLink, FileText, Images, Inbox, LogOut } from "lucide-react";
+import { ExternalLink, FileText, Images, Inbox, ListChecks, LogOut } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import type { CurrentUser } from "~/auth/login-schema";
 import { buttonClasses, Button } from "~/components/ui/button";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
+import { OWNER_LISTS, ownerListByKey } from "~/content/lists";
 import { PAGE_GROUP_LABELS, PAGE_GROUPS } from "~/content/sections";
 import { GALLERY_TITLES, GALLERY_TYPES } from "~/galleries/gallery";
 import { apiRequest } from "~/lib/api-client";
@@ -18,6 +19,7 @@ import { BucketPrivacyNotice } from "./backups/bucket-privacy-notice";
 import { ContentEditor } from "./texts/content-editor";
 import { DashboardEmailNotice, EmailCard } from "./email/email-card";
 import { GalleryManager } from "./galleries/gallery-manager";
+import { ListManager } from "./lists/list-manager";
 import { HANDLES_OWN_401, hardNavigate } from "./query-client";
 import { SettingsList } from "./settings-list";
 import { SignInActivity } from "./activity/sign-in-activity";
@@ -110,6 +112,8 @@ export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUse
       return <GalleryManager key={view.galleryType} galleryType={view.galleryType} onBack={back} />;
     case "submissions":
       return <SubmissionsView onBack={back} />;
+    case "list":
+      return <ListManager key={view.list} list={ownerListByKey(view.list)!} onBack={back} />;
     case "email":
       return <EmailCard onBack={back} />;
     case "account":
@@ -274,6 +278,29 @@ function Dashboard({
             View Submissions
           </button>
         </DashboardCard>
+
+        {/* After the spec's three cards: each list the owner edits (app/content/lists.ts), one button. */}
+        {OWNER_LISTS.map((list) => {
+          const next: AdminView = { kind: "list", list: list.key };
+          return (
+            <DashboardCard
+              key={list.key}
+              id={`list-${list.key}`}
+              title={list.title}
+              description={list.description}
+              icon={<ListChecks aria-hidden="true" className="h-5 w-5" />}
+            >
+              <button
+                type="button"
+                id={openerIdFor(next)!}
+                className={buttonClasses("outline", "md", "w-full")}
+                onClick={() => onOpen(next)}
+              >
+                {list.manage}
+              </button>
+            </DashboardCard>
+          );
+        })}
       </div>
 
       <SettingsList onOpen={onOpen} />
