@@ -1,5 +1,5 @@
 import { useIsFetching, useMutation } from "@tanstack/react-query";
-import { ExternalLink, FileText, Images, Inbox, ListChecks, LogOut } from "lucide-react";
+import { ExternalLink, FileText, Images, Inbox, LogOut } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import type { CurrentUser } from "~/auth/login-schema";
 import { buttonClasses, Button } from "~/components/ui/button";
@@ -9,9 +9,10 @@ import { OWNER_LISTS, ownerListByKey } from "~/content/lists";
 import { PAGE_GROUP_LABELS, PAGE_GROUPS } from "~/content/sections";
 import { GALLERY_TITLES, GALLERY_TYPES } from "~/galleries/gallery";
 import { apiRequest } from "~/lib/api-client";
+import { cn } from "~/lib/cn";
 import { AccountCard } from "./account/account-security";
 import { ActivityCard } from "./activity/activity-card";
-import { DashboardCard, ViewHeading } from "./admin-ui";
+import { DashboardCard, ViewHeading, cardClasses } from "./admin-ui";
 import { useConfirmLeaveWhileUploading } from "./galleries/background-uploads";
 import { AnalyticsCard } from "./visits/analytics-card";
 import { BackupCard } from "./backups/backup-card";
@@ -279,26 +280,30 @@ function Dashboard({
           </button>
         </DashboardCard>
 
-        {/* After the spec's three cards: each list the owner edits (app/content/lists.ts), one button. */}
+        {/* After the spec's three cards, each list the owner edits (app/content/lists.ts): one small card. */}
         {OWNER_LISTS.map((list) => {
           const next: AdminView = { kind: "list", list: list.key };
           return (
-            <DashboardCard
+            <section
               key={list.key}
-              id={`list-${list.key}`}
-              title={list.title}
-              description={list.description}
-              icon={<ListChecks aria-hidden="true" className="h-5 w-5" />}
+              aria-labelledby={`list-${list.key}-title`}
+              className={cn(cardClasses, "flex items-center justify-between gap-3")}
             >
+              <div>
+                <h2 id={`list-${list.key}-title`} className="text-xl font-bold text-stone-900">
+                  {list.title}
+                </h2>
+                <p className="mt-1 text-sm text-stone-700">{list.description}</p>
+              </div>
               <button
                 type="button"
                 id={openerIdFor(next)!}
-                className={buttonClasses("outline", "md", "w-full")}
+                className={buttonClasses("outline", "md", "shrink-0")}
                 onClick={() => onOpen(next)}
               >
                 {list.manage}
               </button>
-            </DashboardCard>
+            </section>
           );
         })}
       </div>

@@ -45,7 +45,7 @@ export const MAX_LIST_ITEMS = 100;
 export const REVIEWS = {
   key: "reviews",
   title: "Customer Reviews",
-  description: "Reviews customers gave you, shown on the home and contact pages.",
+  description: "Shown on the home and contact pages.",
   manage: "Manage Reviews",
   item: "review",
   fields: {
