@@ -1,10 +1,9 @@
-import { Router } from "express";
+import { Router, type Request } from "express";
 import type { ActivityKind } from "~/activity/activity-kinds";
 import { itemChangeSchema, newItemSchema, reorderItemsSchema } from "~/content/list-schema";
-import { OWNER_LISTS, type OwnerList } from "~/content/lists";
+import { OWNER_LISTS } from "~/content/lists";
 import {
-  ListFullError,
-  ListOrderMismatchError,
+  ListRefusal,
   addItem,
   deleteItem,
   listAllItems,
@@ -13,18 +12,15 @@ import {
   updateItem,
 } from "~/content/lists.server";
 import type { AppServices } from "~/services.server";
-import { HttpError, badRequest, notFound } from "../http-error";
+import { HttpError, notFound } from "../http-error";
 import { recordRequestActivity } from "./activity-routes";
 import { parseJsonBody } from "./validation";
 
 /** GET /api/<list> for every list the owner edits (app/content/lists.ts): the shown items, in order. */
 export function publicListRoutes(services: AppServices): Router {
   const router = Router();
-  for (const list of OWNER_LISTS) {
-    router.get(`/${list.key}`, async (_req, res) => {
-      res.json(await listShownItems(services, list));
-    });
-  }
+  for (const list of OWNER_LISTS)
+    router.get(`/${list.key}`, async (_req, res) => void res.json(await listShownItems(services, list)));
   return router;
 }
 
@@ -33,59 +29,42 @@ export function adminListRoutes(services: AppServices): Router {
   const router = Router();
   for (const list of OWNER_LISTS) {
     const path = `/${list.key}`;
-    const noSuchItem = () => notFound(`No such ${list.item}`);
-    const log = (req: Parameters<typeof recordRequestActivity>[1], kind: ActivityKind) =>
-      recordRequestActivity(services, req, { kind, outcome: "success", detail: { list: list.title, item: list.item } });
-    const newItem = newItemSchema(list);
-    const change = itemChangeSchema(list);
+    const [newItem, change] = [newItemSchema(list), itemChangeSchema(list)];
+    /** Runs a write; a refusal is a 400 on its field, a missing item a 404; a done one is logged. */
+    const done = async <T>(req: Request, kind: ActivityKind, run: () => Promise<T>): Promise<T> => {
+      let result: T;
+      try {
+        result = await run();
+      } catch (error) {
+        if (!(error instanceof ListRefusal)) throw error;
+        throw new HttpError(400, error.message, { errors: { [error.field]: error.message } });
+      }
+      if (result === null || result === false) throw notFound(`No such ${list.item}`);
+      await recordRequestActivity(services, req, {
+        kind,
+        outcome: "success",
+        detail: { list: list.title, item: list.item },
+      });
+      return result;
+    };
 
-    router.get(path, async (_req, res) => {
-      res.json(await listAllItems(services, list));
-    });
-
+    router.get(path, async (_req, res) => void res.json(await listAllItems(services, list)));
     router.post(path, async (req, res) => {
-      const item = await whenNotFull(list, () =>
-        addItem(services, list, parseJsonBody(req, newItem) as Record<string, string>),
-      );
-      await log(req, "list.added");
-      res.status(201).json(item);
+      const fields = parseJsonBody(req, newItem) as Record<string, string>;
+      res.status(201).json(await done(req, "list.added", () => addItem(services, list, fields)));
     });
-
-    // Before "/:id": a PUT there is no route anyway, but the order reads as the galleries' does.
     router.put(`${path}/reorder`, async (req, res) => {
       const { ids } = parseJsonBody(req, reorderItemsSchema);
-      try {
-        const items = await reorderItems(services, list, ids);
-        await log(req, "list.reordered");
-        res.json(items);
-      } catch (error) {
-        if (error instanceof ListOrderMismatchError)
-          throw new HttpError(400, error.message, { errors: { ids: error.message } });
-        throw error;
-      }
+      res.json(await done(req, "list.reordered", () => reorderItems(services, list, ids)));
     });
-
     router.patch(`${path}/:id`, async (req, res) => {
-      const item = await updateItem(services, list, req.params.id, parseJsonBody(req, change));
-      if (!item) throw noSuchItem();
-      await log(req, "list.changed");
-      res.json(item);
+      const fields = parseJsonBody(req, change);
+      res.json(await done(req, "list.changed", () => updateItem(services, list, req.params.id, fields)));
     });
-
     router.delete(`${path}/:id`, async (req, res) => {
-      if (!(await deleteItem(services, list, req.params.id))) throw noSuchItem();
-      await log(req, "list.deleted");
+      await done(req, "list.deleted", () => deleteItem(services, list, req.params.id));
       res.status(204).end();
     });
   }
   return router;
-}
-
-async function whenNotFull<T>(list: OwnerList, add: () => Promise<T>): Promise<T> {
-  try {
-    return await add();
-  } catch (error) {
-    if (error instanceof ListFullError) throw badRequest(`${error.message}: delete a ${list.item} first`);
-    throw error;
-  }
 }

@@ -3,7 +3,6 @@ import { CSS } from "@dnd-kit/utilities";
 import { Eye, EyeOff, GripVertical, ListPlus, Pencil, Plus, Trash2 } from "lucide-react";
 import { useState } from "react";
 import { Button } from "~/components/ui/button";
-import { Spinner } from "~/components/ui/spinner";
 import type { OwnerList } from "~/content/lists";
 import { plural } from "~/lib/plural";
 import { publicPageLabel } from "~/public-pages";
@@ -25,7 +24,6 @@ export function ListManager({ list, onBack }: { list: OwnerList; onBack: () => v
   const reorder = useReorderItems(list);
   const [editing, setEditing] = useState<Item | "new" | null>(null);
   const all = items.data ?? [];
-  const Item = list.item.charAt(0).toUpperCase() + list.item.slice(1);
 
   return (
     <SubViewFrame
@@ -34,7 +32,7 @@ export function ListManager({ list, onBack }: { list: OwnerList; onBack: () => v
       actions={
         <Button className="w-full sm:w-auto" onClick={() => setEditing("new")}>
           <Plus aria-hidden="true" className="h-4 w-4" />
-          Add {Item}
+          Add {list.item.charAt(0).toUpperCase() + list.item.slice(1)}
         </Button>
       }
       intro={<p>Shown on the website in this order, unless hidden: {whereShown(list)}.</p>}
@@ -148,9 +146,7 @@ function ListItemCard({ list, item, onEdit }: { list: OwnerList; item: Item; onE
             disabled={busy}
             onClick={() => setHidden.mutate({ id: item.id, hidden: !item.hidden })}
           >
-            {setHidden.isPending ? (
-              <Spinner className="h-4 w-4" />
-            ) : item.hidden ? (
+            {item.hidden ? (
               <Eye aria-hidden="true" className="h-4 w-4" />
             ) : (
               <EyeOff aria-hidden="true" className="h-4 w-4" />
@@ -167,7 +163,7 @@ function ListItemCard({ list, item, onEdit }: { list: OwnerList; item: Item; onE
               if (window.confirm(`Are you sure you want to delete this ${list.item}?`)) remove.mutate(item.id);
             }}
           >
-            {remove.isPending ? <Spinner className="h-4 w-4" /> : <Trash2 aria-hidden="true" className="h-4 w-4" />}
+            <Trash2 aria-hidden="true" className="h-4 w-4" />
             Delete<span className="sr-only"> {name}</span>
           </Button>
         </div>
