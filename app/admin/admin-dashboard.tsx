@@ -293,7 +293,8 @@ function Dashboard({
                 <h2 id={`list-${list.key}-title`} className="text-xl font-bold text-stone-900">
                   {list.title}
                 </h2>
-                <p className="mt-1 text-sm text-stone-700">{list.description}</p>
+                {/* On a phone the title and its button say enough: the dashboard stays two screens. */}
+                <p className="mt-1 hidden text-sm text-stone-700 sm:block">{list.description}</p>
               </div>
               <button
                 type="button"
