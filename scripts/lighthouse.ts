@@ -9,6 +9,7 @@
  *   CHROMIUM_PATH=/path/to/chrome npm run lighthouse
  *   npm run lighthouse -- --only=/,/stonework --presets=mobile   # some pages, one preset (to compare quickly)
  *   npm run lighthouse -- --runs=3                               # mobile runs per page (default MOBILE_RUNS)
+ *   npm run lighthouse -- --cpu-slowdown=8                       # mobile's CPU slowdown (default 4), to imitate a slower machine
  *
  * The galleries hold photo-like images at a phone camera's size, as heavy as noisy camera photos
  * (800 px AVIF about 46 KB: scripts/lib/photo-like-gallery.ts).
@@ -27,7 +28,8 @@ import path from "node:path";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse, { type Config, type Result } from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
-import { islandFilesInPage } from "../app/islands/island-loader";
+import * as Lantern from "lighthouse/core/lib/lantern/lantern.js";
+import { islandFilesInPage } from "../app/islands/page-script";
 import { PUBLIC_PAGE_PATHS } from "../app/public-pages";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../tests/support/chromium";
 import { lcpGraphLines } from "./lib/lantern-lcp-graph";
@@ -35,8 +37,16 @@ import { BUDGETS, MOBILE_RUNS, budgetLines, median, pageWeights, type MedianRow 
 import { PROJECT_ROOT, startProductionServer, stopOnInterrupt } from "./lib/production-server";
 
 const ALL_ROUTES = PUBLIC_PAGE_PATHS;
-const ALL_PRESETS: { name: "mobile" | "desktop"; config?: Config }[] = [
-  { name: "mobile" }, // Lighthouse's default config
+/** Lighthouse scales the trace's CPU tasks by this on mobile; its benchmarkIndex says how fast this machine was meanwhile. */
+const CPU_SLOWDOWN = Number(option("cpu-slowdown")?.[0] ?? 4);
+if (!(CPU_SLOWDOWN >= 1)) throw new Error("--cpu-slowdown: a number of at least 1");
+const mobileThrottling = {
+  ...Lantern.Simulation.Constants.throttling.mobileSlow4G,
+  cpuSlowdownMultiplier: CPU_SLOWDOWN,
+};
+const ALL_PRESETS: { name: "mobile" | "desktop"; config: Config }[] = [
+  // Lighthouse's default config
+  { name: "mobile", config: { extends: "lighthouse:default", settings: { throttling: mobileThrottling } } },
   { name: "desktop", config: desktopConfig },
 ];
 
@@ -137,6 +147,8 @@ type AuditSummary = {
   runWarnings: string[];
   /** How the page load was throttled, e.g. "simulated: 150 ms RTT, 1.6 Mbit/s, 4× CPU". */
   throttling: string;
+  /** Lighthouse's measure of this machine's speed during the audit (a Moto G Power scores about 1,000). */
+  benchmarkIndex: number;
 };
 
 function describeThrottling(lhr: Result): string {
@@ -191,6 +203,7 @@ function summarize(lhr: Result, route: string, preset: string, report: string): 
     failing,
     runWarnings: lhr.runWarnings,
     throttling: describeThrottling(lhr),
+    benchmarkIndex: Math.round(lhr.environment.benchmarkIndex),
   };
 }
 
@@ -240,7 +253,7 @@ function missedTargets(row: AuditSummary): string[] {
 }
 
 function printTable(rows: AuditSummary[]): void {
-  const header = ["route", "preset", "Perf", "A11y", "BP", "SEO", "LCP s", "TBT ms", "CLS", "bytes"];
+  const header = ["route", "preset", "Perf", "A11y", "BP", "SEO", "LCP s", "TBT ms", "CLS", "bytes", "bench"];
   const lines = rows.map((row) => [
     row.route,
     row.preset,
@@ -249,6 +262,7 @@ function printTable(rows: AuditSummary[]): void {
     row.tbtMs === null ? "n/a" : String(Math.round(row.tbtMs)),
     row.cls === null ? "n/a" : row.cls.toFixed(3),
     row.totalByteWeight === null ? "n/a" : row.totalByteWeight.toLocaleString("en-US"),
+    String(row.benchmarkIndex),
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => line[i]!.length)));
   const format = (cells: string[]) =>
@@ -325,7 +339,7 @@ async function main(): Promise<void> {
             await fs.writeFile(file.replace(/\.json$/, "-lcp-graph.txt"), `${lcpGraphLines(server.url).join("\n")}\n`);
           if (run === 1) rows.push({ ...row, report: path.relative(PROJECT_ROOT, file) });
           console.error(
-            `${preset.name} ${route} (run ${run}/${runs}): LCP ${row.lcpSeconds ?? "n/a"} s, done in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+            `${preset.name} ${route} (run ${run}/${runs}): LCP ${row.lcpSeconds ?? "n/a"} s, TBT ${Math.round(row.tbtMs ?? NaN)} ms, benchmarkIndex ${row.benchmarkIndex}, done in ${((Date.now() - started) / 1000).toFixed(1)} s`,
           );
         }
       }
@@ -349,6 +363,11 @@ async function main(): Promise<void> {
           `${preset.name}: ${row.throttling} (Lighthouse's ${preset.name} preset; LCP/TBT are simulated from the trace)`,
         );
     }
+    const index = median(rows.filter((row) => row.preset === "mobile").map((row) => row.benchmarkIndex));
+    if (index)
+      console.log(
+        `benchmarkIndex ${index}: a machine of 1,500 at 4× is imitated by --cpu-slowdown=${((4 * index) / 1500).toFixed(1)}`,
+      );
     printFailures(rows);
 
     const misses = rows
