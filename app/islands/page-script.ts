@@ -1,41 +1,32 @@
+/**
+ * The page script's options: the largest-paint photo's selector; <html>'s attributes while the other
+ * photos wait and for when the photo loaded; the links (favicon, manifest) and the islands' files added
+ * after it; the prerender beacon's URL, to which the page's path is added.
+ */
 export type PageScriptOptions = {
-  /** The page's largest-paint photo (`img[elementtiming=…]`). */
   photo: string;
-  /** On <html> while the other photos wait (PHOTOS_WAIT_ATTRIBUTE). */
   wait: string;
-  /** On <html>: when the photo loaded, in the page's own clock (LARGEST_PAINT_AT_ATTRIBUTE). */
   loadedAt: string;
-  /** Added to the head with the other photos: the favicon and the web manifest (head-links.tsx). */
   links: readonly Record<string, string>[];
-  /** The islands' files and the chunks they import, loaded together once the page has loaded and the photo painted. */
   islands: readonly string[];
-  /** The prerender beacon's URL, to which the page's path is added. */
   beacon: string;
 };
 
 /**
- * The public pages' one inline script, in their head (decisions 0055, 0061, 0074). It is sent as its
- * source text (`pageScriptText`), so it may use only its options and the browser's globals.
- *
- * - The other photos wait for the largest-paint photo: <html> carries `wait`, which app/site.css
- *   turns into `display: none` for them (a lazy image without a box is not fetched), so on a slow
- *   link they do not share its bandwidth. It goes, and `links` are added, once the photo has loaded
- *   and Chromium reports it painted (Element Timing); at once without Element Timing, 3 s after the
- *   load at the latest (a photo off screen may never paint); at once when the photo fails, at
- *   DOMContentLoaded when the page has none, and on `load` when it has not loaded by then. Until then
- *   the head holds an empty icon, since a page without one gets /favicon.ico fetched at once.
- *   Without JavaScript nothing waits, and the photo itself never waits for a script.
- * - The islands load once the page has loaded and the photo is on screen (or released as above):
- *   nothing needs them sooner (the menu is a <details>, the hero waits 5 s, the form posts without them).
- * - A prerendered page counts its view once it is shown (decision 0032), and so does one Chromium
- *   showed from a prerender's response as a prefetch.
+ * The public pages' one inline script (decisions 0055, 0061, 0074), sent as its source text
+ * (`pageScriptText`): it may use only its options and the browser's globals.
+ * - The other photos wait for the largest-paint photo (app/site.css hides them while <html> has
+ *   `wait`: a lazy image without a box is not fetched), and so do `links`: until the photo has loaded
+ *   and painted (Element Timing); at once without Element Timing, when it fails, when the page has
+ *   none or it has not loaded by `load`; 3 s after its load at the latest (one off screen may never
+ *   paint). Meanwhile an empty icon, or the browser fetches /favicon.ico. Without JavaScript nothing waits.
+ * - The islands load once the photos are released and the window has loaded.
+ * - A prerendered page, or one shown from a prerender's response, counts its view when shown (decision 0032).
  */
 export function publicPageScript(options: PageScriptOptions): void {
   const d = document;
   const html = d.documentElement;
-  const emptyIcon = d.createElement("link");
-  emptyIcon.rel = "icon";
-  emptyIcon.href = "data:,";
+  const emptyIcon = Object.assign(d.createElement("link"), { rel: "icon", href: "data:," });
   const append = (tag: string, attributes: Record<string, string>) => {
     const element = d.createElement(tag);
     for (const name in attributes) element.setAttribute(name, attributes[name]!);
@@ -85,17 +76,13 @@ export function publicPageScript(options: PageScriptOptions): void {
   });
 
   const countView = () => navigator.sendBeacon(options.beacon + encodeURIComponent(location.pathname));
+  const navigation = () => performance.getEntriesByType("navigation")[0] as { deliveryType?: string } | undefined;
   if ((d as Document & { prerendering?: boolean }).prerendering)
     d.addEventListener("prerenderingchange", countView, { once: true });
   else
-    addEventListener(
-      "pageshow",
-      () => {
-        const navigation = performance.getEntriesByType("navigation")[0] as { deliveryType?: string } | undefined;
-        if (navigation?.deliveryType === "navigational-prefetch") countView();
-      },
-      { once: true },
-    );
+    addEventListener("pageshow", () => navigation()?.deliveryType === "navigational-prefetch" && countView(), {
+      once: true,
+    });
 
   // Last, once everything above listens: a browser that stopped on an error earlier shows every photo.
   html.setAttribute(options.wait, "");
@@ -110,20 +97,11 @@ export function pageScriptText(options: PageScriptOptions): string {
   return `(${publicPageScript})(${JSON.stringify(options).replaceAll("<", "\\u003c")})`;
 }
 
-/** The script files a public page's HTML loads: the page script's islands, module scripts and modulepreloads. */
+/** The script files a public page loads: its page script's islands (public pages have no other script file). */
 export function islandFilesInPage(html: string): string[] {
   const script = new RegExp(`<script[^>]*${PAGE_SCRIPT_ATTRIBUTE}[^>]*>([\\s\\S]*?)</script>`).exec(html)?.[1];
   // The options are the text after the function's last `)(`, up to the final `)`.
-  const islands = script
-    ? (JSON.parse(script.slice(script.lastIndexOf(")(") + 2, -1)) as PageScriptOptions).islands
+  return script
+    ? (JSON.parse(script.slice(script.lastIndexOf(")(") + 2, -1)) as PageScriptOptions).islands.slice()
     : [];
-  return [
-    ...new Set([
-      ...islands,
-      ...[
-        ...html.matchAll(/<script[^>]*\bsrc="([^"]+)"/g),
-        ...html.matchAll(/<link rel="modulepreload"[^>]*href="([^"]+)"/g),
-      ].map((m) => m[1]!),
-    ]),
-  ];
 }
