@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { islandFilesInPage } from "~/islands/island-loader";
+import { islandFilesInPage } from "~/islands/page-script";
 import { photoLikeJpeg } from "../../scripts/lib/photo-like-jpeg";
 import {
   loadPageScripts,
