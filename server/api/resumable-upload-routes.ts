@@ -10,6 +10,7 @@ import {
   startResumableUpload,
 } from "~/uploads/resumable-uploads.server";
 import { HttpError } from "../http-error";
+import { streamsToDisk } from "../middleware/request-bounds";
 import { answerAfterDraining } from "./uploads";
 import { parseJsonBody } from "./validation";
 
@@ -106,6 +107,7 @@ export async function receiveResumablePart(services: AppServices, req: Request, 
   }
 
   // As PUT /api/uploads/:id: a pass-through, so a refusal stops the part without destroying the request we answer on.
+  streamsToDisk(req);
   const body = new PassThrough();
   body.on("error", () => {});
   req.pipe(body);
