@@ -22,10 +22,14 @@ const REFUSAL_STATUS: Record<UploadRefusal["kind"], number> = {
   invalid: 400,
   "too-large": 413,
   "not-an-image": 415,
+  // The owner's own uploads on their way are at their bounds: not now, which the upload tray waits out.
+  wait: 429,
 };
 
 function httpErrorOf(error: unknown): HttpError | null {
-  return error instanceof UploadRefusal ? new HttpError(REFUSAL_STATUS[error.kind], error.message) : null;
+  if (!(error instanceof UploadRefusal)) return null;
+  const headers = error.kind === "wait" ? { "Retry-After": "30" } : undefined;
+  return new HttpError(REFUSAL_STATUS[error.kind], error.message, undefined, headers);
 }
 
 /** The upload id in the path: the form this server gives out (a UUID), or a 404. */
@@ -59,7 +63,11 @@ export function resumableUploadRoutes(services: AppServices): Router {
     const support = services.partUploads;
     if (!support.available) throw new HttpError(409, support.reason, { resumable: false });
     const { size, type } = parseJsonBody(req, startResumableSchema);
-    res.status(201).json(await startResumableUpload(services, { bytes: size, contentType: type }));
+    try {
+      res.status(201).json(await startResumableUpload(services, { bytes: size, contentType: type }));
+    } catch (error) {
+      throw httpErrorOf(error) ?? error;
+    }
   });
 
   /** GET …/:uploadId/parts: fresh URLs for every part (a bucket's last 15 minutes). */
