@@ -29,6 +29,7 @@ import { signInKeysAndSessionPasskey } from "./migrations/0017-sign-in-keys-and-
 import { offsiteCopies } from "./migrations/0018-offsite-copies";
 import { resumableUploads } from "./migrations/0019-resumable-uploads";
 import { photosNotAttachedAndReferrerAddresses } from "./migrations/0020-photos-not-attached-and-referrer-addresses";
+import { ownerLists } from "./migrations/0021-owner-lists";
 import type { DatabaseSchema } from "./schema";
 import { WriterFirstSqliteDialect } from "./sqlite-writer-first.server";
 
@@ -58,6 +59,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0018-offsite-copies": offsiteCopies,
   "0019-resumable-uploads": resumableUploads,
   "0020-photos-not-attached-and-referrer-addresses": photosNotAttachedAndReferrerAddresses,
+  "0021-owner-lists": ownerLists,
 };
 
 export type DatabaseDialect = "sqlite" | "postgres";

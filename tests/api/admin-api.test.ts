@@ -92,6 +92,7 @@ describe("GET /api/admin/contact-submissions", () => {
       photosNotAttached: 0,
       cursor: expect.any(String),
       readAt: null,
+      reviewAskedAt: null,
       notification: { status: "off", attempts: 0, lastError: null, nextAttemptAt: null, sentAt: null, inDigest: false },
       photos: [],
     });

@@ -21,6 +21,7 @@ function item(id: string, overrides: Partial<InboxItem> = {}): InboxItem {
     submittedAt: "2024-01-01T02:00:00.000Z",
     cursor: `cursor-${id}`,
     readAt: null,
+    reviewAskedAt: null,
     notification: NOTIFICATIONS_OFF_STATE,
     photos: [],
     ...overrides,

@@ -1,19 +1,14 @@
 import { Mail, MapPin, Phone } from "lucide-react";
 import { Link } from "react-router";
-import type { ContentMap } from "~/content/sections";
-import { identity, splitLines, telHref } from "~/identity";
+import { servingLine, type ContentMap } from "~/content/sections";
+import { SERVICES, identity, splitLines, telHref } from "~/identity";
 
-export type FooterContent = ContentMap<"footer.description" | "contact.phone" | "contact.email" | "contact.address">;
-
-const SERVICE_LINKS = [
-  { label: "Traditional Stonework", to: "/stonework" },
-  { label: "Veneer Installation", to: "/stonework" },
-  { label: "Retaining Walls", to: "/landscaping" },
-  { label: "Deck Construction", to: "/landscaping" },
-  { label: "Garden Tune-ups", to: "/landscaping" },
-] as const;
+export type FooterContent = ContentMap<
+  "footer.description" | "contact.phone" | "contact.email" | "contact.address" | "contact.areas"
+>;
 
 export function SiteFooter({ content }: { content: FooterContent }) {
+  const serving = servingLine(content["contact.areas"]);
   return (
     <footer className="bg-stone-900 text-stone-300">
       <div className="mx-auto grid max-w-7xl gap-10 px-4 py-12 sm:px-6 md:grid-cols-3 lg:px-8">
@@ -25,10 +20,10 @@ export function SiteFooter({ content }: { content: FooterContent }) {
         <div>
           <h2 className="text-sm font-semibold tracking-wide text-white uppercase">Services</h2>
           <ul className="mt-2 space-y-0.5 text-sm">
-            {SERVICE_LINKS.map((service) => (
-              <li key={service.label}>
-                <Link to={service.to} reloadDocument className="inline-block py-1 hover:text-white hover:underline">
-                  {service.label}
+            {SERVICES.map((service) => (
+              <li key={service.name}>
+                <Link to={service.page} reloadDocument className="inline-block py-1 hover:text-white hover:underline">
+                  {service.name}
                 </Link>
               </li>
             ))}
@@ -60,6 +55,7 @@ export function SiteFooter({ content }: { content: FooterContent }) {
               <MapPin aria-hidden="true" className="mt-1.5 h-4 w-4 shrink-0" />
               <address className="py-1 not-italic">{splitLines(content["contact.address"]).join(", ")}</address>
             </li>
+            {serving ? <li className="py-1 pl-6">{serving}</li> : null}
           </ul>
         </div>
       </div>
