@@ -12,6 +12,13 @@ export type PhotoAnswer = { status: number; message: string; retryAfterSeconds?:
 
 export const RATE_LIMITED_MESSAGE = "Too many photos from this address. Please try again later or e-mail them.";
 
+/** The disk for photos on their way is taken (photo-disk.ts): nothing of this post's photos is written. */
+export const PHOTOS_BUSY = {
+  status: 503,
+  message: "Many photos are being sent just now. Please try again in a minute.",
+  retryAfterSeconds: 60,
+} as const satisfies PhotoAnswer;
+
 export type PhotoNotTaken = Exclude<PhotoAcceptOutcome, { status: "accepted" }>;
 
 export function answerForPhoto(outcome: PhotoNotTaken): PhotoAnswer {
@@ -33,7 +40,6 @@ export const POST_FAILURE_STATUS: Record<Exclude<PhotoPostFailure, "left">, numb
   "not-multipart": 415,
   unreadable: 400,
   "too-large": 413,
-  stalled: 408,
 };
 
 export function retryAfterHeaders(answer: Pick<PhotoAnswer, "retryAfterSeconds">): Record<string, string> {

@@ -100,6 +100,8 @@ export async function createTemplate(): Promise<string> {
     "data/applied.json": JSON.stringify(["0001-initial"]),
     "cornerstone.env": `DATA_DIR=${path.join(root, "data")}\nPORT=3000\nHOST=127.0.0.1\n`,
   });
+  // Readable by all, as the guide's root makes them under a login's umask 022, whatever umask the tests run under.
+  sh("/", ["chmod", "-R", "u+rwX,go+rX", root]);
   return root;
 }
 

@@ -30,6 +30,8 @@ async function deployment(): Promise<FakeDeployment> {
   return made;
 }
 
+// The command sets this umask before it runs the update (scripts/update.ts); the tests' runner may have 077.
+process.umask(0o022);
 const update = (site: FakeDeployment, options = { noRestart: false }) => runUpdate(site.context, options);
 const assets = (site: FakeDeployment, release: string) =>
   fs.readdir(path.join(site.checkout, "releases", release, "build/client/assets"));
