@@ -1,6 +1,7 @@
 import { Mail, MailCheck, MailOpen, Phone, RotateCw, Trash2 } from "lucide-react";
 import { useId, useState } from "react";
 import type { InboxItem } from "~/contact/inbox";
+import { photosNotAttachedLine } from "~/enquiry-photos/enquiry-photos";
 import { Button, buttonClasses } from "~/components/ui/button";
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle } from "~/components/ui/dialog";
 import { Spinner } from "~/components/ui/spinner";
@@ -86,11 +87,14 @@ export function SubmissionCard({ submission }: { submission: InboxItem }) {
           ) : null}
           <dt className="text-sm font-semibold text-stone-800">Message</dt>
           <dd className="break-words whitespace-pre-line text-stone-900">{submission.message}</dd>
-          {submission.photos.length > 0 ? (
+          {submission.photos.length > 0 || submission.photosNotAttached ? (
             <>
               <dt className="text-sm font-semibold text-stone-800">Photos</dt>
               <dd>
                 <EnquiryPhotos submissionId={submission.id} name={submission.name} photos={submission.photos} />
+                {submission.photosNotAttached ? (
+                  <p className="mt-1 text-sm text-stone-800">{photosNotAttachedLine(submission.photosNotAttached)}</p>
+                ) : null}
               </dd>
             </>
           ) : null}

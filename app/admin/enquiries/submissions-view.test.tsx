@@ -298,6 +298,25 @@ describe("SubmissionsView", () => {
     );
   });
 
+  it("says under Photos how many photos the visitor sent could not be attached, with or without others", async () => {
+    const photos = [{ n: 1, width: 1600, height: 1200 }];
+    mockFetch([
+      {
+        method: "GET",
+        path: LIST,
+        respond: () =>
+          json(200, [item("7", { name: "Hemi", photosNotAttached: 2 }), item("6", { photos, photosNotAttached: 1 })]),
+      },
+    ]);
+    renderWithClient(<SubmissionsView onBack={vi.fn()} />);
+    const hemi = await screen.findByRole("article", { name: "Hemi" });
+    expect(within(hemi).getByText("Photos")).toBeInTheDocument();
+    expect(within(hemi).getByText("2 photos could not be attached.")).toBeInTheDocument();
+    const other = screen.getByRole("article", { name: "Visitor 6" });
+    expect(within(other).getAllByRole("img")).toHaveLength(1);
+    expect(within(other).getByText("1 photo could not be attached.")).toBeInTheDocument();
+  });
+
   it("links Export CSV to the download", async () => {
     mockFetch([{ method: "GET", path: LIST, respond: () => json(200, []) }]);
     renderWithClient(<SubmissionsView onBack={vi.fn()} />);

@@ -61,7 +61,7 @@ describe("UploadDialog", () => {
     );
     expect(alert.mock.calls).toEqual([
       ["File notes.txt is not an image"],
-      ["File IMG_0412.HEIC is not a supported image. Please use JPEG, PNG or WebP."],
+      ["File IMG_0412.HEIC is not a supported image. Please use JPEG, PNG, WebP, AVIF or GIF."],
       ["File huge.jpg is too large. Maximum size is 20MB"],
     ]);
     const list = screen.getByRole("list", { name: "Chosen files" });
