@@ -1,9 +1,10 @@
 import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { onlineManager } from "@tanstack/react-query";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { BackgroundUploadsProvider, useConfirmLeaveWhileUploading } from "./background-uploads";
 import { galleryImage, json, mockFetch, renderWithClient } from "../test-helpers";
-import { MAGIC, testFile } from "../test-files";
+import { MAGIC } from "../test-files";
 import { UploadDialog } from "./upload-dialog";
 import { UploadTray } from "./upload-tray";
 import { FakeXhr } from "../../../tests/support/fake-xhr";
@@ -20,6 +21,41 @@ function routes() {
     },
     { method: "PUT", path: "/api/admin/gallery-images", respond: () => json(201, galleryImage("new")) },
   ]);
+}
+
+/** A site that takes photos in two parts of 1,000 bytes; while `offline.now`, every call fails as an offline browser's fetch does. */
+function partRoutes(offline: { now: boolean }) {
+  const parts = [1, 2].map((partNumber) => ({
+    partNumber,
+    bytes: 1000,
+    url: `/api/uploads/resumable/u1/parts/${partNumber}`,
+  }));
+  const { calls, fetchMock } = mockFetch([
+    { method: "GET", path: "/api/uploads/resumable", respond: () => json(200, { available: true, partBytes: 1000 }) },
+    {
+      method: "POST",
+      path: "/api/uploads/resumable",
+      respond: () =>
+        json(201, {
+          uploadId: "u1",
+          partBytes: 1000,
+          partCount: 2,
+          parts,
+          expiresAt: new Date(Date.now() + 900_000).toISOString(),
+        }),
+    },
+    {
+      method: "POST",
+      path: "/api/uploads/resumable/u1/complete",
+      respond: () => json(200, { imageURL: "/api/uploads/u1" }),
+    },
+    { method: "PUT", path: "/api/admin/gallery-images", respond: () => json(201, galleryImage("new")) },
+  ]);
+  const online = fetchMock.getMockImplementation()!;
+  fetchMock.mockImplementation((...args) =>
+    offline.now ? Promise.reject(new TypeError("Failed to fetch")) : online(...args),
+  );
+  return calls;
 }
 
 /** A button elsewhere in the admin that leaves it (as Logout does), through the guard. */
@@ -42,14 +78,19 @@ function renderAdmin(onLeave = vi.fn()) {
   );
 }
 
-async function startUpload(names: string[]) {
+async function startUpload(names: string[], { size = 1000, firstPart = true } = {}) {
   await userEvent.click(screen.getByRole("button", { name: "Upload Images" }));
   fireEvent.change(document.querySelector<HTMLInputElement>('input[type="file"]')!, {
-    target: { files: names.map((name) => testFile(name, "image/jpeg", MAGIC.jpeg, 1000)) },
+    target: {
+      files: names.map(
+        (name) =>
+          new File([Uint8Array.from({ length: size }, (_, i) => MAGIC.jpeg[i] ?? 0)], name, { type: "image/jpeg" }),
+      ),
+    },
   });
   const upload = await screen.findByRole("button", { name: `Upload ${names.length} Image(s)` });
   await userEvent.click(upload);
-  await waitFor(() => expect(FakeXhr.all).toHaveLength(1));
+  if (firstPart) await waitFor(() => expect(FakeXhr.all).toHaveLength(1));
   await userEvent.click(screen.getByRole("button", { name: "Continue in background" }));
   await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
 }
@@ -103,7 +144,7 @@ describe("UploadTray", { timeout: 20_000 }, () => {
     await waitFor(() => expect(screen.queryByRole("region", { name: "Photo uploads" })).toBeNull());
   });
 
-  it("puts each photo in its gallery as soon as it is in, before the next one is sent", async () => {
+  it("puts each photo in its gallery as soon as it is in, while the next one goes up", async () => {
     routes();
     const { queryClient } = renderAdmin();
     queryClient.setQueryData(["/api/galleries/veneer"], []);
@@ -132,6 +173,46 @@ describe("UploadTray", { timeout: 20_000 }, () => {
     expect(unloadIsHeldBack()).toBe(false);
     await userEvent.click(within(tray()).getByRole("button", { name: "Dismiss wall.jpg" }));
     expect(screen.queryByRole("region", { name: "Photo uploads" })).toBeNull();
+  });
+
+  it("says what the connection is doing: waiting for it while offline, sending once it is back", async () => {
+    const offline = { now: true };
+    const calls = partRoutes(offline);
+    onlineManager.setOnline(false);
+    try {
+      renderAdmin();
+      // Chosen with no signal at all: the photo waits for one, and says so.
+      await startUpload(["wall.jpg"], { size: 2000, firstPart: false });
+      const line = () => within(tray()).getByText("wall.jpg").closest("li")!;
+      await waitFor(() => expect(line()).toHaveTextContent("Waiting for the connection (0% sent)"));
+      expect(FakeXhr.all).toHaveLength(0);
+
+      offline.now = false;
+      await act(async () => void window.dispatchEvent(new Event("online")));
+      await waitFor(() => expect(FakeXhr.all).toHaveLength(1));
+      await act(async () => FakeXhr.all[0]!.respond(200, "{}", { etag: '"e1"' }));
+      await waitFor(() => expect(FakeXhr.all).toHaveLength(2));
+      act(() => FakeXhr.all[1]!.progress(300));
+      expect(line()).toHaveTextContent("Uploading 65%");
+
+      // The signal drops in the middle of part 2: only what the server confirmed counts.
+      offline.now = true;
+      await act(async () => FakeXhr.all[1]!.onerror?.());
+      await waitFor(() => expect(line()).toHaveTextContent("Waiting for the connection (50% sent)"));
+      expect(line().querySelector("svg.lucide-wifi-off")).not.toBeNull();
+
+      // Back: the moment part 2's bytes move again, the line says it is sending, before the part is in.
+      offline.now = false;
+      await act(async () => void window.dispatchEvent(new Event("online")));
+      await waitFor(() => expect(FakeXhr.all).toHaveLength(3));
+      act(() => FakeXhr.all[2]!.progress(200));
+      expect(line()).toHaveTextContent("Uploading 60%");
+      await act(async () => FakeXhr.all[2]!.respond(200, "{}", { etag: '"e2"' }));
+      await waitFor(() => expect(screen.queryByRole("region", { name: "Photo uploads" })).toBeNull());
+      expect(calls.filter((c) => c.method === "PUT")).toHaveLength(1);
+    } finally {
+      onlineManager.setOnline(true);
+    }
   });
 
   it("asks before leaving while photos are going up: the browser on unload, and the app before it leaves itself", async () => {
