@@ -7,6 +7,7 @@ import {
   ScrollRestoration,
   isRouteErrorResponse,
   useMatches,
+  type ShouldRevalidateFunctionArgs,
   useRouteLoaderData,
 } from "react-router";
 import type { Route } from "./+types/root";
@@ -53,6 +54,14 @@ export async function loader({ context }: Route.LoaderArgs) {
       : null,
   };
   return { layout, seo };
+}
+
+/**
+ * The admin's views live in its address (?view=…), and Back steps between them: that asks the
+ * server nothing (offline, a load here would put the error page in place of the owner's screen).
+ */
+export function shouldRevalidate({ currentUrl, nextUrl, defaultShouldRevalidate }: ShouldRevalidateFunctionArgs) {
+  return currentUrl.pathname === "/admin" && nextUrl.pathname === "/admin" ? false : defaultShouldRevalidate;
 }
 
 export function Layout({ children }: { children: ReactNode }) {
@@ -108,7 +117,7 @@ function Shell({ children }: { children: ReactNode }) {
       <main id="main-content" tabIndex={-1} className="flex-1 focus:outline-none">
         {children}
       </main>
-      <SiteFooter content={data?.layout ?? defaultContentMap(LAYOUT_KEYS)} />
+      <SiteFooter content={data?.layout ?? defaultContentMap(LAYOUT_KEYS)} forTouch={fullApp} />
       {fullApp ? <Toaster /> : null}
       {data?.seo ? (
         <script
