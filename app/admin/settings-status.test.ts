@@ -111,6 +111,19 @@ describe("the Settings and reports rows' statuses", () => {
     expect(backupsStatus(onlyDownloads, NOW)).toEqual({ text: "No copy off the server yet", attention: "warning" });
   });
 
+  it("Backups: with off-site copies on, an old download is no reason for a reminder", () => {
+    const oldDownload = { ...backups, lastDownloadAt: minutesAgo(45 * 24 * 60), downloadReminder: true };
+    expect(backupsStatus(oldDownload, NOW)).toEqual({
+      text: "Last copy off the server: 12 minutes ago",
+      attention: null,
+    });
+    const oldOffsiteCopy = {
+      ...oldDownload.offsite,
+      lastCopy: { at: minutesAgo(40 * 24 * 60), name: "x", sentBytes: 1 },
+    };
+    expect(backupsStatus({ ...oldDownload, offsite: oldOffsiteCopy }, NOW).attention).toBeNull();
+  });
+
   it("Backups: a failed backup, failing off-site copies or no passphrase come first, in red", () => {
     expect(
       backupsStatus({ ...backups, problem: { at: minutesAgo(5), kind: "failed", message: "EACCES" } }, NOW),
