@@ -56,10 +56,7 @@ export async function loader({ context }: Route.LoaderArgs) {
   return { layout, seo };
 }
 
-/**
- * The admin's views live in its address (?view=…), and Back steps between them: that asks the
- * server nothing (offline, a load here would put the error page in place of the owner's screen).
- */
+/** Back between the admin's views (?view=…) asks the server nothing: offline, that load showed the error page. */
 export function shouldRevalidate({ currentUrl, nextUrl, defaultShouldRevalidate }: ShouldRevalidateFunctionArgs) {
   return currentUrl.pathname === "/admin" && nextUrl.pathname === "/admin" ? false : defaultShouldRevalidate;
 }

@@ -20,11 +20,7 @@ const linkClasses =
 
 const failed = (title: string, description: string) => failureToast({ title, description }, { fromServer: true });
 
-/**
- * Reply opens the mail app with the visitor's address, "Re: your enquiry to {business}", and the
- * enquiry quoted below an empty first line. The address is encoded too ("?" or "&" in it would start
- * the query), but for its "@", as mail apps expect.
- */
+/** Reply: the mail app with "Re: your enquiry to {business}" and the enquiry quoted (the address encoded but its "@"). */
 export function replyHref(submission: Pick<InboxItem, "email" | "name" | "message" | "submittedAt">): string {
   const quoted = submission.message
     .split(/\r?\n/)

@@ -53,23 +53,16 @@ export type BackgroundUploads = {
 const copies = new WeakMap<File, Promise<File>>();
 
 /**
- * What goes up for a camera JPEG: a copy at the largest size the site serves (the shrinker's gallery
- * plan), made once per file, from the moment it is chosen; the camera's photo stays on the phone.
- * Any other photo goes as it is: a JPEG copy would lose a PNG's transparency or a GIF's movement.
+ * What goes up for a camera JPEG: its copy at the largest size the site serves (the shrinker's gallery
+ * plan), made once, from the moment it is chosen. Other formats go as they are (a JPEG copy would
+ * lose a PNG's transparency or a GIF's movement).
  */
 export function galleryCopy(file: File): Promise<File> {
-  let copy = copies.get(file);
-  if (!copy) {
-    copy =
-      file.type === "image/jpeg"
-        ? import("~/components/photo-shrink/photo-shrink").then(
-            ({ shrinkPhoto }) => shrinkPhoto(file, "gallery"),
-            () => file,
-          )
-        : Promise.resolve(file);
-    copies.set(file, copy);
-  }
-  return copy;
+  if (file.type !== "image/jpeg") return Promise.resolve(file);
+  const copy =
+    copies.get(file) ?? import("~/components/photo-shrink/photo-shrink").then((m) => m.shrinkPhoto(file, "gallery"));
+  copies.set(file, copy);
+  return copy.catch(() => file);
 }
 
 export function createBackgroundUploads(options: {
@@ -98,9 +91,8 @@ export function createBackgroundUploads(options: {
   };
 
   /**
-   * Parts where this site takes them; otherwise (or when it cannot tell) the spec's single PUT.
-   * Without a connection (an offline browser's fetch fails with a TypeError) it waits for one, as
-   * the parts do (decision 0062): the one call of the admin that does.
+   * Parts where this site takes them; otherwise (or when it cannot tell) the spec's single PUT. With
+   * no connection (fetch's TypeError) it waits for one, as the parts do: the one admin call that does.
    */
   async function partsTransport(whileOffline: () => void): Promise<PartTransport | null> {
     for (let attempt = 1; ; attempt++) {

@@ -30,40 +30,34 @@ export type FileToUpload = {
 };
 
 /**
- * Uploads files in order (spec §7): for each, make the copy to send (`prepare`; the photo itself
- * by default), send its bytes, then register it in the gallery with its caption and sortOrder =
- * the gallery's image count so far (the server processes it then). The next file is prepared
- * while one is sent, and sent while the one before is registered, so the uplink never waits for
- * the server. With `parts`, a file goes up in parts that survive a dropped connection (decision
- * 0062); otherwise it asks for a new upload URL (saying the file's size and type, which the URL is
- * then signed for) and PUTs the bytes there with that type. One failed file does not stop the
- * others; a 401 at any step stops everything and is thrown (the session is gone). Progress is
- * the share of these files sent, 0…1; each file's own state goes to onFileState.
+ * Uploads files in order (spec §7): for each, make the copy to send (`prepare`), send its bytes,
+ * then register it in the gallery with its caption and sortOrder = the gallery's image count so
+ * far (the server processes it then). The next file is prepared while one is sent, and sent while
+ * the one before is registered, so the uplink never waits for the server. With `parts`, a file goes
+ * up in parts that survive a dropped connection (decision 0062); otherwise it asks for a new upload
+ * URL (saying the file's size and type, which the URL is then signed for) and PUTs the bytes there.
+ * One failed file does not stop the others; a 401 at any step stops everything and is thrown (the
+ * session is gone). Progress is the share of these files sent, 0…1; each file's state goes to onFileState.
  */
 export async function uploadImages(input: {
   files: FileToUpload[];
   galleryType: GalleryType;
   currentCount: number;
   parts?: PartTransport | null;
-  prepare?: (file: File) => Promise<File>;
+  prepare: (file: File) => Promise<File>;
   onProgress?: (fraction: number) => void;
   onFileState?: (index: number, state: FileUploadState) => void;
-  signal?: AbortSignal;
 }): Promise<UploadOutcome> {
-  const { files, galleryType, currentCount, parts, onProgress, onFileState, signal } = input;
-  const prepare = input.prepare ?? ((file: File) => Promise.resolve(file));
+  const { files, galleryType, currentCount, parts, prepare, onProgress, onFileState } = input;
   const totalBytes = files.reduce((sum, { file }) => sum + file.size, 0) || 1;
   let doneBytes = 0;
   const uploaded: GalleryImage[] = [];
   const failures: UploadFailure[] = [];
-  // A 401 (the session is gone) or a cancel: the run stops, and throws it.
+  // A 401 (the session is gone): the run stops, and throws it.
   const stopped: unknown[] = [];
   let registering = Promise.resolve();
   const fail = (index: number, error: unknown) => {
-    if (isUnauthorizedError(error) || signal?.aborted) {
-      stopped.push(error);
-      return;
-    }
+    if (isUnauthorizedError(error)) return void stopped.push(error);
     const message = serverMessage(error, UPLOAD_FAILED_MESSAGE);
     failures.push({ name: files[index]!.file.name, message });
     onFileState?.(index, { state: "failed", reason: message });
@@ -77,7 +71,7 @@ export async function uploadImages(input: {
     const copy = await nextCopy!;
     nextCopy = index + 1 < files.length ? prepare(files[index + 1]!.file) : null;
     try {
-      const imageURL = await sendBytes(copy, parts, signal, (state) => {
+      const imageURL = await sendBytes(copy, parts, (state) => {
         onFileState?.(index, state);
         if (state.state === "uploading" || state.state === "reconnecting")
           onProgress?.(Math.min(1, (doneBytes + (file.size * state.percent) / 100) / totalBytes));
@@ -114,7 +108,6 @@ export async function uploadImages(input: {
 async function sendBytes(
   file: File,
   parts: PartTransport | null | undefined,
-  signal: AbortSignal | undefined,
   onState: (state: FileUploadState) => void,
 ): Promise<string> {
   onState({ state: "uploading", percent: 0 });
@@ -129,7 +122,6 @@ async function sendBytes(
     const { imageURL } = await sendInParts({
       file,
       ...parts,
-      signal,
       onProgress: sent,
       onConnection: (connection) => {
         reconnecting = connection === "lost";
@@ -143,7 +135,7 @@ async function sendBytes(
   const target = (await (await apiRequest("POST", "/api/objects/upload", declaration)).json()) as {
     uploadURL: string;
   };
-  await uploadFile(target.uploadURL, file, { signal, onProgress: sent });
+  await uploadFile(target.uploadURL, file, { onProgress: sent });
   return target.uploadURL;
 }
 

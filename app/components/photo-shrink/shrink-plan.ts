@@ -9,10 +9,7 @@ export const SENT_MAX_BYTES = 500 * 1024;
  * 200 MB): they go as they are, and the server, which decodes JPEG at a fraction of its size, judges them.
  */
 export const MAX_DECODE_PIXELS = 50_000_000;
-/**
- * The JPEG quality of a gallery photo's copy: the site's variants made from it (AVIF 52, WebP and
- * JPEG 78) look the same as those made from the camera's photo (docs/PERFORMANCE.md).
- */
+/** A gallery copy's JPEG quality: its variants look as those of the camera's photo (docs/PERFORMANCE.md). */
 export const GALLERY_QUALITY = 0.9;
 
 export type EncodeStep = { width: number; height: number; quality: number };
@@ -48,10 +45,7 @@ export function galleryShrinkPlan(width: number, height: number): EncodeStep[] {
   return [{ width: widest, height: Math.round((height * widest) / width), quality: GALLERY_QUALITY }];
 }
 
-/**
- * Each plan's encodings, tried until a copy fits `maxBytes`; a copy is sent when it fits, or when it
- * is smaller than the photo (the gallery's plan: only then).
- */
+/** Each plan's encodings, tried until a copy fits `maxBytes`; a copy is sent if it fits or is smaller than the photo. */
 export const SHRINK_PLANS: Record<ShrinkPlanName, { steps: typeof shrinkPlan; maxBytes: number }> = {
   enquiry: { steps: shrinkPlan, maxBytes: SENT_MAX_BYTES },
   gallery: { steps: galleryShrinkPlan, maxBytes: 0 },
