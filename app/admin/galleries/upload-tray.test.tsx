@@ -4,12 +4,17 @@ import { onlineManager } from "@tanstack/react-query";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { BackgroundUploadsProvider, useConfirmLeaveWhileUploading } from "./background-uploads";
 import { galleryImage, json, mockFetch, renderWithClient } from "../test-helpers";
-import { MAGIC } from "../test-files";
+import { MAGIC, testFile } from "../test-files";
+import { shrinkPhoto } from "~/components/photo-shrink/photo-shrink";
 import { UploadDialog } from "./upload-dialog";
 import { UploadTray } from "./upload-tray";
 import { FakeXhr } from "../../../tests/support/fake-xhr";
 
 vi.mock("~/components/ui/use-toast", () => ({ toast: vi.fn() }));
+// jsdom has no worker or canvas to shrink with (the browser tests do): the photo goes as it is unless a test says.
+vi.mock("~/components/photo-shrink/photo-shrink", () => ({
+  shrinkPhoto: vi.fn((file: File) => Promise.resolve(file)),
+}));
 
 let uploads = 0;
 function routes() {
@@ -102,6 +107,7 @@ const unloadIsHeldBack = () => !window.dispatchEvent(new Event("beforeunload", {
 // Each test chains many user events; on a 2-core machine shared with other runs they need more than 5 s.
 describe("UploadTray", { timeout: 20_000 }, () => {
   beforeEach(() => {
+    vi.mocked(shrinkPhoto).mockClear();
     FakeXhr.all = [];
     vi.stubGlobal("XMLHttpRequest", FakeXhr);
     URL.createObjectURL = vi.fn(() => "blob:test");
@@ -155,6 +161,31 @@ describe("UploadTray", { timeout: 20_000 }, () => {
     // The second photo is still going up; the gallery already shows the first.
     expect(queryClient.getQueryState(["/api/galleries/veneer"])?.isInvalidated).toBe(true);
     expect(within(tray()).getByRole("button", { name: "Uploading 1 photo" })).toBeInTheDocument();
+  });
+
+  it("sends a camera JPEG as the shrinker's gallery copy, and any other photo as it is", async () => {
+    routes();
+    const copy = testFile("wall.jpg", "image/jpeg");
+    vi.mocked(shrinkPhoto).mockResolvedValueOnce(copy);
+    renderAdmin();
+    await userEvent.click(screen.getByRole("button", { name: "Upload Images" }));
+    const camera = testFile("wall.jpg", "image/jpeg", MAGIC.jpeg, 3_000_000);
+    const drawing = testFile("plan.png", "image/png", MAGIC.png);
+    const choose = (file: File) =>
+      fireEvent.change(document.querySelector<HTMLInputElement>('input[type="file"]')!, { target: { files: [file] } });
+    // One at a time: the copy is made from the moment a photo is chosen.
+    choose(camera);
+    await waitFor(() => expect(shrinkPhoto).toHaveBeenCalledTimes(1));
+    choose(drawing);
+    await userEvent.click(await screen.findByRole("button", { name: "Upload 2 Image(s)" }));
+    await waitFor(() => expect(FakeXhr.all).toHaveLength(1));
+    expect(FakeXhr.all[0]!.body).toBe(copy);
+    await act(async () => FakeXhr.all[0]!.respond(200));
+    await waitFor(() => expect(FakeXhr.all).toHaveLength(2));
+    expect(FakeXhr.all[1]!.body).toBe(drawing);
+    expect(vi.mocked(shrinkPhoto).mock.calls.map(([file, plan]) => [file.name, plan])).toEqual([
+      ["wall.jpg", "gallery"],
+    ]);
   });
 
   it("keeps a photo that failed, with its reason, until it is dismissed", async () => {
