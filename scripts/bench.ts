@@ -15,8 +15,9 @@
  *           pick; the first screen (nothing lazy) apart — compared with the uploaded originals.
  *   phone-upload  scripts/bench-phone-upload.ts: a visitor attaches two photo-like 4032×3024 camera JPEGs on /contact,
  *           in Chromium at 390×844 with CDP throttling (1.6 Mbit/s down, 750 kbit/s up, 150 ms, CPU ×4): seconds from
- *           choosing to every photo "Ready", bytes sent per photo, seconds from Send Message to "Message Sent"
- *           (median of --upload-runs, default 3).
+ *           choosing to every photo "Ready", bytes sent per photo, seconds from Send Message to "Message Sent";
+ *           then the owner uploads three ~3 MB ones to a gallery: tap to the last "Image uploaded successfully",
+ *           beside the bytes sent ÷ the uplink (median of --upload-runs, default 3).
  *   enquiries  Enquiries stored per second with synchronous = FULL against NORMAL (scripts/bench-enquiries.ts).
  *   backends  SQLite + disk next to PostgreSQL + S3: GET / and the public API reads, one enquiry's
  *           latency (scripts/bench-backends.ts).
