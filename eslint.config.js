@@ -3,6 +3,9 @@ import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
+/** Browser code written inside a string, which neither tsc nor ESLint can read. */
+const BROWSER_CODE = /\(\s*function\s*\(\s*\)\s*\{|addEventListener\s*\(/;
+
 /**
  * Comments say what the code does and why; a newcomer has no issue tracker to
  * read, so a comment that cites an issue number explains nothing. The reasons
@@ -10,6 +13,27 @@ import tseslint from "typescript-eslint";
  */
 const local = {
   rules: {
+    // An inline script is a typed function sent as its source text (app/islands/page-script.ts), not a string.
+    "no-browser-code-in-strings": {
+      meta: {
+        type: "problem",
+        docs: { description: "Disallow browser code inside string and template literals" },
+        schema: [],
+        messages: {
+          browserCode:
+            "Write browser code as a typed function and inline its source, `(${fn})(${JSON.stringify(options)})`, as app/islands/page-script.ts does",
+        },
+      },
+      create(context) {
+        const check = (node, text) => {
+          if (BROWSER_CODE.test(text)) context.report({ node, messageId: "browserCode" });
+        };
+        return {
+          Literal: (node) => typeof node.value === "string" && check(node, node.value),
+          TemplateLiteral: (node) => check(node, node.quasis.map((quasi) => quasi.value.raw).join("")),
+        };
+      },
+    },
     "no-issue-references": {
       meta: {
         type: "suggestion",
@@ -82,7 +106,7 @@ export default tseslint.config(
   {
     files: ["app/**/*.{js,ts,tsx,mjs}", "server/**/*.{js,ts,tsx,mjs}"],
     plugins: { local },
-    rules: { "local/no-issue-references": "error" },
+    rules: { "local/no-issue-references": "error", "local/no-browser-code-in-strings": "error" },
   },
   {
     // Playwright fixtures use `use()` and empty patterns by design; they are not React hooks.

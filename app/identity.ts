@@ -20,7 +20,18 @@ export const identity = {
   yearsExperience: "20+",
   trade: "stonemasonry and hard landscaping",
   copyrightYear: 2025,
+  /** The towns the built-in texts name, the city first: the structured data's areaServed until the owner edits them. */
+  townsServed: ["New Plymouth", "Waitara", "Inglewood", "Ōakura", "Stratford", "Hāwera"],
 } as const;
+
+/** The footer's five services (spec §2), and the page each links to. */
+export const SERVICES = [
+  { name: "Traditional Stonework", page: "/stonework" },
+  { name: "Veneer Installation", page: "/stonework" },
+  { name: "Retaining Walls", page: "/landscaping" },
+  { name: "Deck Construction", page: "/landscaping" },
+  { name: "Garden Tune-ups", page: "/landscaping" },
+] as const;
 
 /** "027 555 0184" → "tel:0275550184" (spaces stripped, as dialers expect). */
 export function telHref(phone: string): string {

@@ -43,6 +43,7 @@ export async function loader({ context }: Route.LoaderArgs) {
       "contact.phone": layout["contact.phone"],
       "contact.email": layout["contact.email"],
       "contact.address": layout["contact.address"],
+      "contact.areas": layout["contact.areas"],
     },
     shareImage: first
       ? {

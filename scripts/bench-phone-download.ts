@@ -3,7 +3,7 @@
  * HTML as a browser would (stylesheets, scripts, and each <picture>'s AVIF at the phone's slot
  * width × DPR) and sums the bytes on the wire, against the uploaded originals.
  */
-import { islandFilesInPage } from "../app/islands/island-loader";
+import { islandFilesInPage } from "../app/islands/page-script";
 import { kb, round, table } from "./lib/bench-report";
 import { rawGet } from "./lib/http-raw";
 import type { ProductionServer } from "./lib/production-server";

@@ -1,9 +1,16 @@
 import { spawn } from "node:child_process";
-import { readlinkSync } from "node:fs";
+import { lstatSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFakeDeployment, createTemplate, type FakeDeployment } from "../tests/support/fake-deployment";
+import {
+  commitDependencyUpgrade,
+  createFakeDeployment,
+  createServiceUser,
+  createTemplate,
+  handDataDirTo,
+  type FakeDeployment,
+} from "../tests/support/fake-deployment";
 
 /** `npm run update`'s command line, run in a stand-in deployed checkout (tests/support/fake-deployment.ts). */
 let template: string;
@@ -17,7 +24,11 @@ afterAll(async () => {
   await fs.rm(template, { recursive: true, force: true });
 });
 
-function update(args: string[], cwd = site.checkout): Promise<{ status: number | null; output: string }> {
+function update(
+  args: string[],
+  cwd = site.checkout,
+  { on = site, umask = "022" } = {},
+): Promise<{ status: number | null; output: string }> {
   return new Promise((resolve) => {
     // This checkout's tsx and settings: the stand-in checkout has neither.
     const tsx = [
@@ -26,10 +37,14 @@ function update(args: string[], cwd = site.checkout): Promise<{ status: number |
       path.resolve("tsconfig.json"),
       path.resolve("scripts/update.ts"),
     ];
-    const child = spawn(tsx[0]!, [...tsx.slice(1), "--env-file", site.context.envFile!, ...args], {
-      cwd,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      "sh",
+      ["-c", `umask ${umask} && exec "$@"`, "sh", ...tsx, "--env-file", on.context.envFile!, ...args],
+      {
+        cwd,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
@@ -84,5 +99,49 @@ describe("npm run update (the command)", { timeout: 60_000 }, () => {
     expect(result.output).toContain(
       `Another npm run update is running here (process ${process.pid}): wait for it to finish.`,
     );
+  });
+
+  it("as root, builds as DATA_DIR's owner and then takes the release back: root's, 0644 files, 0755 folders, under umask 077", async () => {
+    const user = createServiceUser();
+    const served = await createFakeDeployment(template);
+    try {
+      if (user) handDataDirTo(served, user);
+      // The install scripts and the build run as the service's user (this one, when not root).
+      const builder = user?.uid ?? process.getuid!();
+      const options = { on: served, umask: "077" };
+      const noServiceFiles = ["--unit-file", "--socket-file", "--caddyfile"].flatMap((flag) => [
+        flag,
+        path.join(served.root, "none"),
+      ]);
+      // A new dependency: npm ci runs, and its install script (the hard-linked case is in scripts/lib/releases/update.test.ts).
+      const next = await commitDependencyUpgrade(served);
+      const result = await update(["--no-restart", ...noServiceFiles], served.checkout, options);
+      expect(result.status, result.output).toBe(0);
+      expect(result.output).toContain(
+        user
+          ? `As ${user.name} (DATA_DIR's owner): the backup, npm ci and the build; as root: git, the switch and the restart.`
+          : "Everything runs as",
+      );
+      const release = path.join(served.checkout, "releases", next);
+      expect(readFileSync(path.join(release, "build/built-by"), "utf8")).toBe(String(builder));
+      expect(readFileSync(path.join(release, "node_modules/fake-dep/installed-by"), "utf8")).toBe(String(builder));
+      // Nothing in the release is the builder's or writable by anyone but its owner; npm's cache is gone.
+      const entries = readdirSync(release, { recursive: true }).map((entry) => path.join(release, String(entry)));
+      const wrong = [...entries, release, path.join(served.checkout, "releases/releases.json")]
+        .map((file) => ({ file, stat: lstatSync(file) }))
+        .filter(({ stat }) => !stat.isSymbolicLink())
+        .filter(
+          ({ stat }) => stat.uid !== process.getuid!() || (stat.mode & 0o7777) !== (stat.isDirectory() ? 0o755 : 0o644),
+        )
+        .map(
+          ({ file, stat }) => `${path.relative(served.checkout, file)} ${stat.uid} ${(stat.mode & 0o7777).toString(8)}`,
+        );
+      expect(wrong).toEqual([]);
+      expect(entries.filter((file) => file.includes(".npm-cache"))).toEqual([]);
+      expect(entries.length).toBeGreaterThan(20);
+    } finally {
+      await served.cleanup();
+      user?.remove();
+    }
   });
 });

@@ -30,6 +30,11 @@ export const ACTIVITY_KINDS = {
   "image.reordered": "site",
   "image.deleted": "site",
   "enquiry.deleted": "site",
+  // A list the owner edits (app/content/lists.ts): a review added, changed, hidden or shown, reordered, deleted
+  "list.added": "site",
+  "list.changed": "site",
+  "list.reordered": "site",
+  "list.deleted": "site",
   // Whole-site copies: security events too (a backup holds everything)
   "backup.downloaded": "security",
   "backup.restored": "security",
@@ -53,6 +58,9 @@ export type ActivityDetail = {
   section?: string;
   /** A gallery's title ("Hard Landscaping"). */
   gallery?: string;
+  /** A list's title ("Customer Reviews") and one item of it in words ("review"); never an item's own text. */
+  list?: string;
+  item?: string;
   /** How many photos or enquiries. */
   count?: number;
   /** A backup archive's file name. */
@@ -103,6 +111,10 @@ export function isSecurityKind(kind: ActivityKind): boolean {
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 const quoted = (text: string | undefined) => (text ? ` '${text}'` : "");
 const inGallery = (detail: ActivityDetail) => (detail.gallery ? ` in ${detail.gallery}` : "");
+const anItem = (detail: ActivityDetail) => {
+  const item = detail.item ?? "item";
+  return `${/^[aeiou]/i.test(item) ? "an" : "a"} ${item}`;
+};
 const times = (count: number) => (count > 1 ? ` (${count} times)` : "");
 
 /** The record in the owner's words. */
@@ -157,6 +169,14 @@ export function describeActivity(
     case "enquiry.deleted":
       // Never the sender's name: a deleted enquiry leaves nothing personal behind.
       return `Deleted ${plural(detail.count ?? 1, "enquiry", "enquiries")}`;
+    case "list.added":
+      return `Added ${anItem(detail)}`;
+    case "list.changed":
+      return `Changed ${anItem(detail)}`;
+    case "list.reordered":
+      return `Reordered ${detail.list ?? "a list"}`;
+    case "list.deleted":
+      return `Deleted ${anItem(detail)}`;
     case "backup.downloaded":
       return "Downloaded a backup";
     case "backup.restored":

@@ -46,15 +46,17 @@ async function renderDashboard(temporaryPassword = false) {
 }
 
 describe("the dashboard: the spec's three cards, then Settings and reports", () => {
-  it("shows the three cards and no other card, then one row per sub-view, each a link to its own address with its status", async () => {
+  it("shows the three cards, then one card per list the owner edits, then one row per sub-view, each a link to its own address with its status", async () => {
     await renderDashboard();
     const cards = screen.getAllByRole("heading", { level: 2 }).map((heading) => heading.textContent);
     expect(cards).toEqual([
       "Edit Website Text",
       "Manage Photo Galleries",
       "Contact Form Submissions",
+      "Customer Reviews",
       "Settings and reports",
     ]);
+    expect(within(screen.getByRole("region", { name: "Customer Reviews" })).getAllByRole("button")).toHaveLength(1);
     const list = screen.getByRole("region", { name: "Settings and reports" });
     const rows = within(list).getAllByRole("link");
     expect(rows.map((row) => row.getAttribute("href"))).toEqual([

@@ -5,12 +5,14 @@ import type { CurrentUser } from "~/auth/login-schema";
 import { buttonClasses, Button } from "~/components/ui/button";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
+import { OWNER_LISTS, ownerListByKey } from "~/content/lists";
 import { PAGE_GROUP_LABELS, PAGE_GROUPS } from "~/content/sections";
 import { GALLERY_TITLES, GALLERY_TYPES } from "~/galleries/gallery";
 import { apiRequest } from "~/lib/api-client";
+import { cn } from "~/lib/cn";
 import { AccountCard } from "./account/account-security";
 import { ActivityCard } from "./activity/activity-card";
-import { DashboardCard, ViewHeading } from "./admin-ui";
+import { DashboardCard, ViewHeading, cardClasses } from "./admin-ui";
 import { useConfirmLeaveWhileUploading } from "./galleries/background-uploads";
 import { AnalyticsCard } from "./visits/analytics-card";
 import { BackupCard } from "./backups/backup-card";
@@ -18,6 +20,7 @@ import { BucketPrivacyNotice } from "./backups/bucket-privacy-notice";
 import { ContentEditor } from "./texts/content-editor";
 import { DashboardEmailNotice, EmailCard } from "./email/email-card";
 import { GalleryManager } from "./galleries/gallery-manager";
+import { ListManager } from "./lists/list-manager";
 import { HANDLES_OWN_401, hardNavigate } from "./query-client";
 import { SettingsList } from "./settings-list";
 import { SignInActivity } from "./activity/sign-in-activity";
@@ -110,6 +113,8 @@ export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUse
       return <GalleryManager key={view.galleryType} galleryType={view.galleryType} onBack={back} />;
     case "submissions":
       return <SubmissionsView onBack={back} />;
+    case "list":
+      return <ListManager key={view.list} list={ownerListByKey(view.list)!} onBack={back} />;
     case "email":
       return <EmailCard onBack={back} />;
     case "account":
@@ -274,6 +279,34 @@ function Dashboard({
             View Submissions
           </button>
         </DashboardCard>
+
+        {/* After the spec's three cards, each list the owner edits (app/content/lists.ts): one small card. */}
+        {OWNER_LISTS.map((list) => {
+          const next: AdminView = { kind: "list", list: list.key };
+          return (
+            <section
+              key={list.key}
+              aria-labelledby={`list-${list.key}-title`}
+              className={cn(cardClasses, "flex items-center justify-between gap-3")}
+            >
+              <div>
+                <h2 id={`list-${list.key}-title`} className="text-xl font-bold text-stone-900">
+                  {list.title}
+                </h2>
+                {/* On a phone the title and its button say enough: the dashboard stays two screens. */}
+                <p className="mt-1 hidden text-sm text-stone-700 sm:block">{list.description}</p>
+              </div>
+              <button
+                type="button"
+                id={openerIdFor(next)!}
+                className={buttonClasses("outline", "md", "shrink-0")}
+                onClick={() => onOpen(next)}
+              >
+                {list.manage}
+              </button>
+            </section>
+          );
+        })}
       </div>
 
       <SettingsList onOpen={onOpen} />

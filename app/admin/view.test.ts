@@ -11,6 +11,7 @@ describe("admin view parameter", () => {
       ...PAGE_GROUPS.map((group) => ({ kind: "content", group }) as const),
       ...GALLERY_TYPES.map((galleryType) => ({ kind: "gallery", galleryType }) as const),
       ...SETTINGS_VIEWS.map((kind) => ({ kind }) as const),
+      { kind: "list", list: "reviews" },
     ];
     for (const view of views) expect(viewFromParam(viewToParam(view))).toEqual(view);
   });
@@ -25,6 +26,7 @@ describe("admin view parameter", () => {
     ]);
     expect(viewHref({ kind: "content", group: "contact_info" })).toBe("/admin?view=content%3Acontact_info");
     expect(viewHref(DASHBOARD)).toBe("/admin");
+    expect(viewHref({ kind: "list", list: "reviews" })).toBe("/admin?view=reviews");
   });
 
   it("falls back to the dashboard for anything unknown", () => {
@@ -38,6 +40,8 @@ describe("admin view parameter", () => {
       "gallery:",
       "email:x",
       "Email",
+      "Reviews",
+      "reviews:x",
     ]) {
       expect(viewFromParam(param)).toEqual(DASHBOARD);
     }

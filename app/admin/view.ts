@@ -1,3 +1,4 @@
+import { ownerListByKey } from "~/content/lists";
 import { PAGE_GROUPS, type PageGroup } from "~/content/sections";
 import { isGalleryType, type GalleryType } from "~/galleries/gallery";
 
@@ -14,7 +15,9 @@ export type AdminView =
   | { kind: "content"; group: PageGroup }
   | { kind: "gallery"; galleryType: GalleryType }
   | { kind: "submissions" }
-  | { kind: SettingsViewKind };
+  | { kind: SettingsViewKind }
+  /** A list the owner edits (app/content/lists.ts): `?view=reviews`. */
+  | { kind: "list"; list: string };
 
 export const DASHBOARD: AdminView = { kind: "dashboard" };
 
@@ -27,6 +30,8 @@ export function viewToParam(view: AdminView): string | null {
       return `content:${view.group}`;
     case "gallery":
       return `gallery:${view.galleryType}`;
+    case "list":
+      return view.list;
     default:
       return view.kind;
   }
@@ -37,6 +42,7 @@ export function viewFromParam(param: string | null | undefined): AdminView {
   if (!param) return DASHBOARD;
   if (param === "submissions") return { kind: "submissions" };
   if (isSettingsView(param)) return { kind: param };
+  if (ownerListByKey(param)) return { kind: "list", list: param };
   const [kind, value = ""] = param.split(":", 2);
   if (kind === "content" && (PAGE_GROUPS as readonly string[]).includes(value)) {
     return { kind: "content", group: value as PageGroup };

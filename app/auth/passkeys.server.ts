@@ -78,24 +78,24 @@ function siteOf(services: Services) {
   return site;
 }
 
-/** The library's check against this site's origin and RP ID and the ceremony's challenge; what it throws becomes a refusal. */
+/** What the library checks an answer against: the ceremony's challenge, exactly this site's origin and RP ID, user verification. */
+export function expectedAnswer(site: { origin: string; rpID: string }, challenge: string) {
+  return {
+    expectedChallenge: challenge,
+    expectedOrigin: site.origin,
+    expectedRPID: site.rpID,
+    requireUserVerification: true,
+  };
+}
+
+/** The library's check of an answer (expectedAnswer); what it throws becomes a refusal. */
 async function verifiedForSite<T>(
   site: { origin: string; rpID: string },
   ceremony: { challenge: string | null },
-  verify: (expected: {
-    expectedChallenge: string;
-    expectedOrigin: string;
-    expectedRPID: string;
-    requireUserVerification: true;
-  }) => Promise<T>,
+  verify: (expected: ReturnType<typeof expectedAnswer>) => Promise<T>,
 ): Promise<T> {
   try {
-    return await verify({
-      expectedChallenge: ceremony.challenge!,
-      expectedOrigin: site.origin,
-      expectedRPID: site.rpID,
-      requireUserVerification: true,
-    });
+    return await verify(expectedAnswer(site, ceremony.challenge!));
   } catch (error) {
     throw refusalFor(error);
   }

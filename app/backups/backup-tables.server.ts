@@ -71,6 +71,8 @@ export const BACKUP_TABLES: readonly BackupTable[] = [
   { name: "two_factor" },
   { name: "recovery_codes" },
   { name: "content_entries" },
+  // Every list the owner edits (app/content/lists.ts): one table for all of them.
+  { name: "list_items" },
   { name: "gallery_images", objectColumns: [originalKey, variantFiles] },
   { name: "contact_submissions" },
   // The photos' rows and their two kept copies (never the original: it is not kept).

@@ -1,8 +1,7 @@
 import type { CSSProperties, Ref } from "react";
 import { preload } from "react-dom";
 import type { GalleryImage } from "~/galleries/gallery";
-import { LARGEST_PAINT_TIMING } from "~/islands/island-loader";
-import { AFTER_LARGEST_PAINT_ATTRIBUTE } from "~/islands/largest-paint-attributes";
+import { AFTER_LARGEST_PAINT_ATTRIBUTE, LARGEST_PAINT_TIMING } from "~/islands/largest-paint-attributes";
 import { cn } from "~/lib/cn";
 
 function srcSet(variants: { path: string; width: number }[]) {
@@ -50,7 +49,7 @@ export type ResponsiveImageProps = {
  * A processed gallery image: AVIF, then WebP, then the JPEG fallback, with its
  * intrinsic size set (no layout shift) and the blurred placeholder behind it
  * until it has loaded. Every photo but the page's largest paint (`priority`) waits for that one
- * on public pages (app/islands/largest-paint-first.ts); its <picture> keeps its box meanwhile
+ * on public pages (app/islands/page-script.ts); its <picture> keeps its box meanwhile
  * (a positioned or sized `className`, or `keepsRatio`) and shows the placeholder.
  */
 export function ResponsiveImage({
@@ -97,7 +96,7 @@ export function ResponsiveImage({
         // Every other photo waits behind the largest paint, even one on the first screen (which
         // Chromium would otherwise raise to high once laid out): decision 0055.
         fetchPriority={priority ? "high" : "low"}
-        // The islands load once this has painted (app/islands/island-loader.ts); React has no prop type for it.
+        // The islands load once this has painted (app/islands/page-script.ts); React has no prop type for it.
         {...(priority ? { elementtiming: LARGEST_PAINT_TIMING } : { [AFTER_LARGEST_PAINT_ATTRIBUTE]: "" })}
         onLoad={onLoad}
         style={placeholderStyle}

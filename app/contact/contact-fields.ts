@@ -27,7 +27,7 @@ export type ContactSubmission = {
 };
 
 /** A stored row as the admin and the notification e-mails read it. */
-export function submissionFromRow(row: Omit<ContactSubmissionRow, "read_at">): ContactSubmission {
+export function submissionFromRow(row: Omit<ContactSubmissionRow, "read_at" | "review_asked_at">): ContactSubmission {
   return {
     id: row.id,
     name: row.name,

@@ -13,6 +13,8 @@ export type InboxItem = ContactSubmission & {
   cursor: string;
   /** When it was opened; null while unread. */
   readAt: string | null;
+  /** When the owner last asked the sender for a review; null if never. */
+  reviewAskedAt: string | null;
   notification: NotificationState;
   /** The photos the visitor attached, in order; empty for most enquiries. */
   photos: EnquiryPhotoSummary[];

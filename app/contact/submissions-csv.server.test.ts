@@ -14,6 +14,7 @@ const item = (photos: InboxItem["photos"]): InboxItem => ({
   submittedAt: "2026-02-28T20:00:00.000Z",
   cursor: "c",
   readAt: null,
+  reviewAskedAt: null,
   notification: NOTIFICATIONS_OFF_STATE,
   photos,
 });

@@ -89,6 +89,7 @@ export async function submitEnquiry(
     message: parsed.data.message,
     submitted_at: now.toISOString(),
     read_at: null,
+    review_asked_at: null,
   };
   const { photoTokens } = options;
   // The enquiry, its photos and its notification job commit together or not at all (the outbox, decision 0020).
@@ -183,6 +184,7 @@ function inboxQuery(db: AppServices["db"]) {
       "s.message",
       "s.submitted_at",
       "s.read_at",
+      "s.review_asked_at",
       "j.status as job_status",
       "j.attempts as job_attempts",
       "j.last_error as job_last_error",
@@ -212,6 +214,7 @@ function toInboxItem(row: InboxRow, photos: Map<string, EnquiryPhotoSummary[]>):
     ...submissionFromRow(row),
     cursor: encodeCursor({ submittedAt: row.submitted_at, id: row.id }),
     readAt: row.read_at,
+    reviewAskedAt: row.review_asked_at,
     notification: notificationStateOf(row),
     photos: photos.get(row.id) ?? [],
   };
@@ -266,6 +269,19 @@ export async function setRead(
   const update = services.db.updateTable("contact_submissions").where("id", "=", id);
   if (read) await update.set({ read_at: services.clock.now().toISOString() }).where("read_at", "is", null).execute();
   else await update.set({ read_at: null }).execute();
+  return getInboxItem(services, id);
+}
+
+/** The owner asked the sender for a review (the server sends nothing): when, kept with the enquiry. */
+export async function markReviewAsked(
+  services: Pick<AppServices, "db" | "clock">,
+  id: string,
+): Promise<InboxItem | null> {
+  await services.db
+    .updateTable("contact_submissions")
+    .set({ review_asked_at: services.clock.now().toISOString() })
+    .where("id", "=", id)
+    .execute();
   return getInboxItem(services, id);
 }
 

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { identity } from "~/identity";
-import { PAGE_GROUPS, SECTIONS, editorTitleFor, isSectionKey, sectionKeysInGroup } from "./sections";
+import {
+  PAGE_GROUPS,
+  SECTIONS,
+  editorTitleFor,
+  isHttpsAddress,
+  isSectionKey,
+  sectionKeysInGroup,
+  servingLine,
+} from "./sections";
 
 // Spec §3: the keys of each page group.
 const SPEC_KEYS = {
@@ -29,20 +37,42 @@ const SPEC_KEYS = {
   footer: ["footer.description"],
   contact_info: ["contact.name", "contact.phone", "contact.email", "contact.address"],
 };
+// Added to the spec's texts (docs/SPEC-DEVIATIONS.md): the towns served and the review address.
+const ADDED_KEYS = { contact_info: ["contact.areas", "contact.reviewLink"] } as Partial<Record<string, string[]>>;
 
 describe("content-section registry", () => {
   it("holds exactly the sections of spec §3, by page group", () => {
-    for (const group of PAGE_GROUPS) expect(sectionKeysInGroup(group)).toEqual(SPEC_KEYS[group]);
-    expect(SECTIONS).toHaveLength(Object.values(SPEC_KEYS).flat().length);
+    for (const group of PAGE_GROUPS)
+      expect(sectionKeysInGroup(group)).toEqual([...SPEC_KEYS[group], ...(ADDED_KEYS[group] ?? [])]);
+    expect(SECTIONS).toHaveLength([...Object.values(SPEC_KEYS), ...Object.values(ADDED_KEYS)].flat().length);
   });
 
-  it("gives every section a title, description, location and non-empty default", () => {
+  it("gives every section a title, description, location and non-empty default (the review address is empty until set)", () => {
     for (const section of SECTIONS) {
       expect(section.title, section.key).not.toBe("");
       expect(section.description, section.key).not.toBe("");
       expect(section.location, section.key).not.toBe("");
-      expect(section.defaultContent.trim(), section.key).not.toBe("");
+      if (section.key !== "contact.reviewLink") expect(section.defaultContent.trim(), section.key).not.toBe("");
     }
+    expect(SECTIONS.find((s) => s.key === "contact.reviewLink")?.defaultContent).toBe("");
+  });
+
+  it("serves, by default, exactly the towns the built-in texts name, one a line, and says so only once changed", () => {
+    const built = SECTIONS.filter((s) => s.key !== "contact.areas")
+      .map((s) => s.defaultContent)
+      .join("\n");
+    const towns = SECTIONS.find((s) => s.key === "contact.areas")!.defaultContent.split("\n");
+    expect(towns).toEqual(["New Plymouth", "Waitara", "Inglewood", "Ōakura", "Stratford", "Hāwera"]);
+    for (const town of towns) expect(built).toContain(town);
+    expect(servingLine(towns.join("\n"))).toBeNull();
+    expect(servingLine("New Plymouth\n\n Waitara \nInglewood")).toBe("Serving New Plymouth, Waitara, Inglewood");
+  });
+
+  it("takes only https:// addresses with a host where a text must be one", () => {
+    for (const good of ["https://g.page/r/abc/review", "HTTPS://example.nz"])
+      expect(isHttpsAddress(good), good).toBe(true);
+    for (const bad of ["http://example.nz", "javascript:alert(1)", "https://", "example.nz", " https://x.nz"])
+      expect(isHttpsAddress(bad), bad).toBe(false);
   });
 
   it("uses the business identity for the contact defaults", () => {

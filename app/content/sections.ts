@@ -1,4 +1,4 @@
-import { identity } from "~/identity";
+import { identity, splitLines } from "~/identity";
 
 /**
  * The content-section registry: the only home of every editable text's key,
@@ -41,7 +41,19 @@ export type SectionDefinition = {
   defaultContent: string;
   /** Whether line breaks are meaningful (paragraphs or address lines). */
   multiline?: boolean;
+  /** "https": the text, when there is one, must be an https:// address. */
+  format?: "https";
 };
+
+/** An https:// address with a host (what a review link or a list's link must be). */
+export function isHttpsAddress(text: string): boolean {
+  if (!/^https:\/\//i.test(text)) return false;
+  try {
+    return new URL(text).hostname !== "";
+  } catch {
+    return false;
+  }
+}
 
 const { businessName, companyName, ownerName, ownerFirstName, city, region, yearsExperience } = identity;
 
@@ -255,6 +267,26 @@ export const SECTIONS = [
     defaultContent: identity.address,
     multiline: true,
   },
+  {
+    key: "contact.areas",
+    group: "contact_info",
+    title: "Towns you work in",
+    description:
+      'One town per line. Search engines read them; once you change them, the Get In Touch card and the footer say "Serving …".',
+    location: "Search results; Get In Touch card and footer once changed",
+    defaultContent: identity.townsServed.join("\n"),
+    multiline: true,
+  },
+  {
+    key: "contact.reviewLink",
+    group: "contact_info",
+    title: "Where customers leave a review",
+    description:
+      'The https:// address where a customer writes a review, e.g. your Google "write a review" link. Once it is set, each enquiry in the inbox has "Ask for a review".',
+    location: "Inbox, Ask for a review",
+    defaultContent: "",
+    format: "https",
+  },
 ] as const satisfies readonly SectionDefinition[];
 
 export type SectionKey = (typeof SECTIONS)[number]["key"];
@@ -287,6 +319,12 @@ export function sectionKeysInGroup<G extends PageGroup>(
 /** Every default, keyed; the shape pages get when nothing is stored. */
 export function defaultContentMap<K extends SectionKey>(keys: readonly K[]): ContentMap<K> {
   return Object.fromEntries(keys.map((key) => [key, defaultContentFor(key)])) as ContentMap<K>;
+}
+
+/** "Serving New Plymouth, Waitara, …" once the owner has changed the towns; null while they are the built-in ones. */
+export function servingLine(areas: string): string | null {
+  const towns = splitLines(areas);
+  return areas === defaultContentFor("contact.areas") || towns.length === 0 ? null : `Serving ${towns.join(", ")}`;
 }
 
 /** Keys the shared layout (header, footer) needs on every page. */

@@ -1,5 +1,30 @@
 import { describe, expect, it } from "vitest";
-import { MAX_ADDRESS_CHARS, postalAddress, splitPostcode } from "./seo";
+import { defaultContentMap } from "./sections";
+import { MAX_ADDRESS_CHARS, businessJsonLd, postalAddress, splitPostcode, type SiteSeo } from "./seo";
+
+describe("businessJsonLd's areaServed", () => {
+  const seo = (areas: string): SiteSeo => ({
+    siteUrl: "https://stone.example.nz",
+    contact: {
+      ...defaultContentMap(["contact.name", "contact.phone", "contact.email", "contact.address"]),
+      "contact.areas": areas,
+    },
+    shareImage: null,
+  });
+
+  it("lists the region, then each town of the text as a City, one a line", () => {
+    expect(businessJsonLd(seo("Waitara\n\n  Ōakura \r\nStratford")).areaServed).toEqual([
+      { "@type": "AdministrativeArea", name: "Taranaki" },
+      { "@type": "City", name: "Waitara" },
+      { "@type": "City", name: "Ōakura" },
+      { "@type": "City", name: "Stratford" },
+    ]);
+  });
+
+  it("reads at most 2,000 characters of towns, however long the text", () => {
+    expect(businessJsonLd(seo("Town\n".repeat(100_000))).areaServed).toHaveLength(1 + 400);
+  });
+});
 
 describe("postalAddress", () => {
   it("splits the last line into locality and postcode", () => {

@@ -6,7 +6,7 @@ import { identity, splitLines } from "~/identity";
 /** What the root loader gives every page's meta: the site's address, contact details and share image. */
 export type SiteSeo = {
   siteUrl: string;
-  contact: ContentMap<"contact.name" | "contact.phone" | "contact.email" | "contact.address">;
+  contact: ContentMap<"contact.name" | "contact.phone" | "contact.email" | "contact.address" | "contact.areas">;
   shareImage: Pick<GalleryImage, "imagePath" | "width" | "height" | "caption"> | null;
 };
 
@@ -69,6 +69,9 @@ export function siteSeoFrom(matches: ReadonlyArray<{ id: string; data?: unknown 
   return root?.seo;
 }
 
+/** The towns served: a few dozen names at most; anything longer is cut before it is listed. */
+const MAX_TOWNS_CHARS = 2000;
+
 /** A postal address is a few short lines; anything longer is cut before it is parsed. */
 export const MAX_ADDRESS_CHARS = 300;
 
@@ -114,7 +117,10 @@ export function businessJsonLd(seo: SiteSeo) {
     email: seo.contact["contact.email"],
     founder: { "@type": "Person", name: seo.contact["contact.name"] },
     address: postalAddress(seo.contact["contact.address"]),
-    areaServed: { "@type": "AdministrativeArea", name: identity.region },
+    areaServed: [
+      { "@type": "AdministrativeArea", name: identity.region },
+      ...splitLines(seo.contact["contact.areas"].slice(0, MAX_TOWNS_CHARS)).map((name) => ({ "@type": "City", name })),
+    ],
     ...(seo.shareImage ? { image: absoluteImageUrl(seo.siteUrl, seo.shareImage.imagePath) } : {}),
   };
 }

@@ -38,6 +38,22 @@ export interface ContactSubmissionsTable {
   submitted_at: string;
   /** When the owner opened it; null while unread. */
   read_at: string | null;
+  /** When the owner last asked the sender for a review (migration 0021); null if never. */
+  review_asked_at: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** An item of a list the owner edits (app/content/lists.ts, migration 0021). */
+export interface ListItemsTable {
+  id: string;
+  /** The list's key ("reviews"). */
+  list: string;
+  position: number;
+  /** 1: kept in the admin, not shown on the site. */
+  hidden: number;
+  /** JSON: the item's declared fields, each text. */
+  fields: string;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface UsersTable {
@@ -359,6 +375,7 @@ export interface DatabaseSchema {
   auth_ceremonies: AuthCeremoniesTable;
   activity_log: ActivityLogTable;
   enquiry_photos: EnquiryPhotosTable;
+  list_items: ListItemsTable;
 }
 
 export type ContentEntryRow = Selectable<ContentEntriesTable>;

@@ -6,20 +6,28 @@ import { PageHeader, Paragraphs } from "~/components/page-header";
 import { contactSentLocation, sentFromUrl } from "~/contact/contact-result";
 import { contactFieldErrors, contactMessageSchema } from "~/contact/contact-schema";
 import { submitEnquiry } from "~/contact/submissions.server";
+import type { ReactNode } from "react";
+import { ReviewCard, type Review } from "~/components/reviews-section";
 import { readContent } from "~/content/content.server";
-import { sectionKeysInGroup } from "~/content/sections";
+import { REVIEWS } from "~/content/lists";
+import { itemsShownOn } from "~/content/lists.server";
+import { sectionKeysInGroup, servingLine } from "~/content/sections";
 import { identity, splitLines, telHref } from "~/identity";
 import { pageMeta, siteSeoFrom } from "~/content/seo";
 import type { Route } from "./+types/contact";
 import type { PublicPageHandle } from "~/islands/islands";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
+  const onFallback = context.markDegraded;
+  const [content, reviews] = await Promise.all([
+    readContent(context.services, [...sectionKeysInGroup("contact"), ...sectionKeysInGroup("contact_info")], {
+      onFallback,
+    }),
+    itemsShownOn(context.services, REVIEWS, "/contact", { onFallback }),
+  ]);
   return {
-    content: await readContent(
-      context.services,
-      [...sectionKeysInGroup("contact"), ...sectionKeysInGroup("contact_info")],
-      { onFallback: context.markDegraded },
-    ),
+    content,
+    reviews,
     // A post from another site is shown this page instead of reaching the action.
     crossSiteRefused: context.crossSiteRefused,
     // The page a stored no-JS post is redirected to.
@@ -101,6 +109,8 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
   const { content } = loaderData;
   const phone = content["contact.phone"];
   const email = content["contact.email"];
+  const serving = servingLine(content["contact.areas"]);
+  const review = loaderData.reviews[0];
   return (
     <>
       <PageHeader title={`About ${content["contact.name"]}`}>
@@ -117,49 +127,52 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
           </div>
         </section>
 
-        <section
-          aria-labelledby="get-in-touch-title"
-          className="h-fit rounded-xl bg-white p-6 shadow-sm ring-1 ring-stone-200"
-        >
-          <h2 id="get-in-touch-title" className="font-display text-2xl font-bold">
-            Get In Touch
-          </h2>
-          <ul className="mt-5 space-y-2 text-stone-800">
-            <li className="flex items-start gap-3">
-              <User aria-hidden="true" className="mt-0.5 h-5 w-5 shrink-0 text-brand-700" />
-              <span>{content["contact.name"]}</span>
-            </li>
-            {/* The call and e-mail links are primary actions on a phone: at least 44 px tall. */}
-            <li className="flex items-center gap-3">
-              <Phone aria-hidden="true" className="h-5 w-5 shrink-0 text-brand-700" />
-              <a
-                href={telHref(phone)}
-                className="inline-flex min-h-11 items-center font-medium text-brand-700 underline-offset-2 hover:underline"
-              >
-                {phone}
-              </a>
-            </li>
-            <li className="flex items-center gap-3">
-              <Mail aria-hidden="true" className="h-5 w-5 shrink-0 text-brand-700" />
-              <a
-                href={`mailto:${email}`}
-                className="inline-flex min-h-11 items-center font-medium break-all text-brand-700 underline-offset-2 hover:underline"
-              >
-                {email}
-              </a>
-            </li>
-            <li className="flex items-start gap-3">
-              <MapPin aria-hidden="true" className="mt-0.5 h-5 w-5 shrink-0 text-brand-700" />
-              <address className="not-italic">
-                {splitLines(content["contact.address"]).map((line, i) => (
-                  <span key={i} className="block">
-                    {line}
-                  </span>
-                ))}
-              </address>
-            </li>
-          </ul>
-        </section>
+        <GetInTouchBeside review={review}>
+          <section
+            aria-labelledby="get-in-touch-title"
+            className="h-fit rounded-xl bg-white p-6 shadow-sm ring-1 ring-stone-200"
+          >
+            <h2 id="get-in-touch-title" className="font-display text-2xl font-bold">
+              Get In Touch
+            </h2>
+            <ul className="mt-5 space-y-2 text-stone-800">
+              <li className="flex items-start gap-3">
+                <User aria-hidden="true" className="mt-0.5 h-5 w-5 shrink-0 text-brand-700" />
+                <span>{content["contact.name"]}</span>
+              </li>
+              {/* The call and e-mail links are primary actions on a phone: at least 44 px tall. */}
+              <li className="flex items-center gap-3">
+                <Phone aria-hidden="true" className="h-5 w-5 shrink-0 text-brand-700" />
+                <a
+                  href={telHref(phone)}
+                  className="inline-flex min-h-11 items-center font-medium text-brand-700 underline-offset-2 hover:underline"
+                >
+                  {phone}
+                </a>
+              </li>
+              <li className="flex items-center gap-3">
+                <Mail aria-hidden="true" className="h-5 w-5 shrink-0 text-brand-700" />
+                <a
+                  href={`mailto:${email}`}
+                  className="inline-flex min-h-11 items-center font-medium break-all text-brand-700 underline-offset-2 hover:underline"
+                >
+                  {email}
+                </a>
+              </li>
+              <li className="flex items-start gap-3">
+                <MapPin aria-hidden="true" className="mt-0.5 h-5 w-5 shrink-0 text-brand-700" />
+                <address className="not-italic">
+                  {splitLines(content["contact.address"]).map((line, i) => (
+                    <span key={i} className="block">
+                      {line}
+                    </span>
+                  ))}
+                </address>
+              </li>
+              {serving ? <li className="pl-8 text-stone-700">{serving}</li> : null}
+            </ul>
+          </section>
+        </GetInTouchBeside>
       </div>
 
       <section aria-labelledby="contact-form-title" className="bg-white">
@@ -174,6 +187,17 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
         </div>
       </section>
     </>
+  );
+}
+
+/** The Get In Touch card, with the owner's first review under it when there is one (the spec's card alone otherwise). */
+function GetInTouchBeside({ review, children }: { review: Review | undefined; children: ReactNode }) {
+  if (!review) return children;
+  return (
+    <div className="space-y-6">
+      {children}
+      <ReviewCard review={review} />
+    </div>
   );
 }
 

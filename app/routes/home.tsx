@@ -5,7 +5,10 @@ import { Hero } from "~/components/hero";
 import { Paragraphs } from "~/components/page-header";
 import { ResponsiveImage } from "~/components/responsive-image";
 import { buttonClasses } from "~/components/ui/button";
+import { ReviewsSection } from "~/components/reviews-section";
 import { readContent } from "~/content/content.server";
+import { REVIEWS } from "~/content/lists";
+import { itemsShownOn } from "~/content/lists.server";
 import { sectionKeysInGroup } from "~/content/sections";
 import { loadGallery } from "~/galleries/galleries.server";
 import type { GalleryImage } from "~/galleries/gallery";
@@ -17,11 +20,12 @@ import type { PublicPageHandle } from "~/islands/islands";
 
 export async function loader({ context }: Route.LoaderArgs) {
   const { services, markDegraded: onFallback } = context;
-  const [content, hero, traditional, landscaping] = await Promise.all([
+  const [content, hero, traditional, landscaping, reviews] = await Promise.all([
     readContent(services, [...sectionKeysInGroup("homepage"), "contact.name"], { onFallback }),
     loadGallery(services, "homepage", { onFallback }),
     loadGallery(services, "traditional", { limit: 1, onFallback }),
     loadGallery(services, "landscaping", { limit: 1, onFallback }),
+    itemsShownOn(services, REVIEWS, "/", { onFallback }),
   ]);
   const first = (result: typeof traditional) => (result.status === "ok" ? (result.images[0] ?? null) : null);
   return {
@@ -29,6 +33,7 @@ export async function loader({ context }: Route.LoaderArgs) {
     heroImages: hero.status === "ok" ? hero.images : [],
     stoneworkImage: first(traditional),
     landscapingImage: first(landscaping),
+    reviews,
   };
 }
 
@@ -78,7 +83,7 @@ function ServiceCard({ title, to, image }: { title: string; to: string; image: G
 }
 
 export default function Home({ loaderData }: Route.ComponentProps) {
-  const { content, heroImages, stoneworkImage, landscapingImage } = loaderData;
+  const { content, heroImages, stoneworkImage, landscapingImage, reviews } = loaderData;
   return (
     <>
       <Hero images={heroImages} title={content["hero.title"]} subtitle={content["hero.subtitle"]} />
@@ -90,6 +95,8 @@ export default function Home({ loaderData }: Route.ComponentProps) {
           <ServiceCard title="Hard Landscaping" to="/landscaping" image={landscapingImage} />
         </div>
       </section>
+
+      {reviews.length ? <ReviewsSection reviews={reviews} /> : null}
 
       <section aria-labelledby="about-snippet-title" className="bg-white">
         <div className="mx-auto max-w-7xl px-4 py-16 sm:px-6 lg:px-8">

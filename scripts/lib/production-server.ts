@@ -14,6 +14,7 @@ import { seedPhotoLikeGallery } from "./photo-like-gallery";
 import type { GalleryType } from "~/galleries/gallery";
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../../server/bootstrap";
+import { REVIEWS_AND_TOWNS, seedDataDir } from "../../tests/support/seed";
 import { freePort, startTestServer, type TestServer } from "../../tests/support/test-server";
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -83,6 +84,8 @@ export async function startProductionServer(
     async prepare(dataDir) {
       const started = Date.now();
       originals = await seedDemoData(dataDir, { photoLike: options.photoLike });
+      // Reviews on / and /contact and the towns served, as on a site the owner has filled in.
+      await seedDataDir(dataDir, REVIEWS_AND_TOWNS);
       console.error(`seeded demo galleries in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     },
   });

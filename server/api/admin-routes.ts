@@ -1,7 +1,7 @@
 import { Router } from "express";
 import { saveContent } from "~/content/content.server";
 import { contentUpdateSchema } from "~/content/content-schema";
-import { getSection, isSectionKey } from "~/content/sections";
+import { getSection, isHttpsAddress, isSectionKey } from "~/content/sections";
 import {
   GalleryOrderMismatchError,
   deleteGalleryImage,
@@ -19,6 +19,7 @@ import { submissionRoutes } from "./submission-routes";
 import { analyticsRoutes } from "./analytics-routes";
 import { watchContactEmail } from "./contact-email-change";
 import { contentHistoryRoutes } from "./content-history-routes";
+import { adminListRoutes } from "./list-routes";
 import { addUploadedImage } from "./uploads";
 import { parseJsonBody } from "./validation";
 
@@ -30,6 +31,11 @@ export function adminRoutes(services: AppServices): Router {
     const key = req.params.sectionKey;
     if (!isSectionKey(key)) throw notFound(`Unknown content section: ${key}`);
     const { content } = parseJsonBody(req, contentUpdateSchema);
+    if (getSection(key).format === "https" && content.trim() !== "" && !isHttpsAddress(content.trim())) {
+      throw new HttpError(400, "content must be an https:// address", {
+        errors: { content: "content must be an https:// address" },
+      });
+    }
     const saved = await watchContactEmail(services, req, key, () =>
       saveContent(services, key, content, { savedBy: res.locals.user?.username ?? null }),
     );
@@ -45,6 +51,7 @@ export function adminRoutes(services: AppServices): Router {
   router.use(activityRoutes(services));
 
   router.use(submissionRoutes(services));
+  router.use(adminListRoutes(services));
 
   router.put("/gallery-images", async (req, res) => {
     const image = await addUploadedImage(services, req);

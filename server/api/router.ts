@@ -9,6 +9,7 @@ import { adminRoutes } from "./admin-routes";
 import { authRoutes } from "./auth-routes";
 import { receiveEnquiryPhoto } from "./enquiry-photo-routes";
 import { passkeyAccountRoutes, passkeySignInRoutes } from "./passkey-routes";
+import { publicListRoutes } from "./list-routes";
 import { publicRoutes } from "./public-routes";
 import { receiveResumablePart, resumableUploadRoutes } from "./resumable-upload-routes";
 import { twoStepAccountRoutes, twoStepSignInRoutes } from "./two-step-routes";
@@ -39,6 +40,7 @@ export function createApiRouter(services: AppServices, options: { pageCache?: Pa
   api.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, strict: true }));
 
   api.use(publicRoutes(services, options.pageCache));
+  api.use(publicListRoutes(services));
   // A prerendered page, once shown, reports here (PAGE_VIEW_BEACON_PATH); the page-view counter
   // counts it from the request itself (server/page-view-counter.ts), so there is nothing to answer.
   api.post("/page-views/shown", (_req, res) => void res.status(200).end());

@@ -9,6 +9,7 @@ import {
   getInboxItem,
   inboxSummary,
   listInbox,
+  markReviewAsked,
   setRead,
 } from "~/contact/submissions.server";
 import { openEnquiryPhoto } from "~/enquiry-photos/enquiry-photos.server";
@@ -78,6 +79,12 @@ export function submissionRoutes(services: AppServices): Router {
       if (req.destroyed) return;
       throw error;
     }
+  });
+
+  // The owner's own mail or messages app sends the request; this only remembers that it was asked.
+  router.post("/contact-submissions/:id/review-asked", async (req, res) => {
+    if (!(await markReviewAsked(services, req.params.id))) throw notFound(NO_SUCH_ENQUIRY);
+    res.status(204).end();
   });
 
   router.post("/contact-submissions/:id/resend", async (req, res) => {

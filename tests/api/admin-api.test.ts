@@ -91,6 +91,7 @@ describe("GET /api/admin/contact-submissions", () => {
       submittedAt: "2026-03-02T09:00:02.000Z",
       cursor: expect.any(String),
       readAt: null,
+      reviewAskedAt: null,
       notification: { status: "off", attempts: 0, lastError: null, nextAttemptAt: null, sentAt: null, inDigest: false },
       photos: [],
     });

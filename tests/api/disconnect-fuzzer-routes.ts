@@ -268,6 +268,13 @@ export const ROUTES: Record<string, RouteFuzz> = {
   ),
   "DELETE /api/admin/contact-submissions/:id": admin(`/api/admin/contact-submissions/${NO_SUCH_ID}`),
   "POST /api/admin/contact-submissions/:id/resend": admin(`/api/admin/contact-submissions/${NO_SUCH_ID}/resend`),
+  "POST /api/admin/contact-submissions/:id/review-asked": admin(
+    `/api/admin/contact-submissions/${NO_SUCH_ID}/review-asked`,
+  ),
+  "POST /api/admin/reviews": admin("/api/admin/reviews", { quote: "Tidy work, on time.", name: "Sarah K." }),
+  "PUT /api/admin/reviews/reorder": admin("/api/admin/reviews/reorder", { ids: [NO_SUCH_ID] }),
+  "PATCH /api/admin/reviews/:id": admin(`/api/admin/reviews/${NO_SUCH_ID}`, { hidden: true }),
+  "DELETE /api/admin/reviews/:id": admin(`/api/admin/reviews/${NO_SUCH_ID}`),
   "POST /api/admin/notifications/test": admin("/api/admin/notifications/test"),
   "PUT /api/admin/gallery-images": admin("/api/admin/gallery-images", {
     imageURL: `/api/uploads/${NO_SUCH_ID}`,

@@ -57,6 +57,7 @@ describe("GET /api/admin/contact-submissions", () => {
       submittedAt: "2026-02-28T20:00:54.000Z",
       cursor: expect.any(String),
       readAt: null,
+      reviewAskedAt: null,
       notification: { status: "off", attempts: 0, lastError: null, nextAttemptAt: null, sentAt: null, inDigest: false },
       photos: [],
     });

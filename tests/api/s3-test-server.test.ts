@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createS3Client } from "~/storage/s3-storage.server";
 import { s3ConfigFor, startS3Server, type S3Server } from "../support/s3-backend";
 import { createTestBucket, type TestBucket } from "../support/backends";
+import { until } from "../support/until";
 
 let s3: S3Server;
 let bucket: TestBucket;
@@ -43,7 +44,10 @@ it("answers probes put and deleted at once by two servers, 200 times each", asyn
         }
       }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // s3rver answers a PUT while its file may still be opening: wait until no file request of this
+    // process is pending, so whatever one of them throws has been thrown.
+    await until(() => !process.getActiveResourcesInfo().includes("FSReqCallback"));
+    await new Promise((resolve) => setImmediate(resolve));
   } finally {
     process.off("uncaughtException", onCrash);
     client.destroy();

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureAdministrator, verifyCredentials } from "~/auth/auth.server";
+import { databaseTargetFor, openDatabaseAt } from "~/db/database.server";
 import { runScript as runScriptAsNpmDoes } from "../support/run-script";
 import { createTestContext, type TestContext } from "./helpers";
 
@@ -64,8 +65,17 @@ describe("--env-file", () => {
     expect(result.status, result.stderr).toBe(0);
     expect(result.stderr).toContain(`Settings read from ${envFile} (`);
     expect(result.stdout).toContain("Restored site.tar.gz");
-    if (ctx.backend.database === "sqlite") expect(result.stdout).toContain(`into ${ctx.dataDir}`);
-    else expect(await verifyCredentials(ctx.services, "owner", "the password at backup time")).not.toBeNull();
+    // Into the file's site: its data folder, or its PostgreSQL database.
+    expect(result.stdout).toContain(
+      ctx.backend.database === "sqlite" ? `into ${ctx.dataDir}` : "into the PostgreSQL database",
+    );
+    // Read afresh: on SQLite the restore put a new file in place of the one the test's handle has open.
+    const restored = openDatabaseAt(databaseTargetFor(ctx.services.env));
+    try {
+      expect(await verifyCredentials({ db: restored }, "owner", "the password at backup time")).not.toBeNull();
+    } finally {
+      await restored.destroy();
+    }
     await expect(fs.access(shellDataDir)).rejects.toThrow();
   });
 

@@ -241,6 +241,37 @@ describe("signing in with two-step verification on", () => {
       .expect(401);
   });
 
+  it("the 5th wrong code ends the step: its cookie is cleared and its row deleted, on that answer", async () => {
+    // Each code from its own address, so no address lock-out comes first.
+    const { ctx, clock } = await setUp({ TRUST_PROXY: "loopback" });
+    const { secret } = await enrol(ctx.admin, clock);
+    clock.advance(30_000);
+    const { agent } = await passwordStep(ctx.app);
+    const pendingSteps = () =>
+      ctx.services.db.selectFrom("auth_ceremonies").select("attempts").where("kind", "=", "two-step-sign-in").execute();
+    const cleared = (answer: { headers: Record<string, unknown> }) =>
+      ([answer.headers["set-cookie"]].flat() as string[]).filter(
+        (cookie) => cookie?.startsWith("cornerstone_two_step=;") && cookie.includes("Expires=Thu, 01 Jan 1970"),
+      ).length;
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      const answer = await agent
+        .post("/api/login/two-factor")
+        .set("X-Forwarded-For", `198.51.100.${attempt}`)
+        .send({ code: String(500000 + attempt) })
+        .expect(401, { message: "Invalid authentication code" });
+      expect({ attempt, cleared: cleared(answer), pending: await pendingSteps() }).toEqual(
+        attempt < 5 ? { attempt, cleared: 0, pending: [{ attempts: attempt }] } : { attempt, cleared: 1, pending: [] },
+      );
+    }
+    await agent
+      .post("/api/login/two-factor")
+      .set("X-Forwarded-For", "198.51.100.99")
+      .send({ code: codeAt(secret, clock) })
+      .expect(401, {
+        message: "This sign-in has ended (after 5 minutes, or 5 wrong codes). Please enter your password again.",
+      });
+  });
+
   it("a pending step admits 5 attempts however many are claimed at once", async () => {
     const { ctx, clock } = await setUp();
     await enrol(ctx.admin, clock);

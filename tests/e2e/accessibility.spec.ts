@@ -1,11 +1,16 @@
 import { expectNoAxeViolations, expectOneH1AndOrderedHeadings } from "./a11y";
+import { REVIEWS_AND_TOWNS } from "../support/seed";
 import { expect, test, hydrated, menuButton } from "./fixtures";
 
 const PAGES = ["/", "/stonework", "/landscaping", "/contact", "/no-such-page"];
 
 for (const setup of [
   { name: "empty" },
-  { name: "populated", seed: { galleries: { homepage: 2, traditional: 3, veneer: 2, landscaping: 2 } } },
+  // With what the owner adds too: reviews on / and /contact, and the towns served.
+  {
+    name: "populated",
+    seed: { galleries: { homepage: 2, traditional: 3, veneer: 2, landscaping: 2 }, ...REVIEWS_AND_TOWNS },
+  },
 ]) {
   test.describe(`accessibility (${setup.name} galleries)`, () => {
     test.use({ serverSetup: setup });

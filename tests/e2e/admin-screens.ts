@@ -1,6 +1,7 @@
 import type { APIRequestContext, Page } from "@playwright/test";
 import sharp from "sharp";
 import { openerIdFor, viewHref, type AdminView } from "~/admin/view";
+import { OWNER_LISTS } from "~/content/lists";
 import { editorTitleFor, PAGE_GROUPS } from "~/content/sections";
 import { GALLERY_TITLES, GALLERY_TYPES } from "~/galleries/gallery";
 import { jpegFile, uploadInput } from "./admin-helpers";
@@ -56,6 +57,7 @@ export const ADMIN_VIEWS: AdminViewScreen[] = [
   ...GALLERY_TYPES.map((galleryType) =>
     viewScreen(`gallery-${galleryType}`, { kind: "gallery", galleryType }, `${GALLERY_TITLES[galleryType]} Gallery`),
   ),
+  ...OWNER_LISTS.map((list) => viewScreen(`list-${list.key}`, { kind: "list", list: list.key }, list.title)),
 ];
 
 /**

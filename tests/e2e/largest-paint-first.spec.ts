@@ -3,7 +3,7 @@ import { expect, test } from "./fixtures";
 
 /**
  * The page's largest photo loads alone: every other photo starts only once it has loaded
- * (app/islands/largest-paint-first.ts). Without JavaScript they load as before, and the largest
+ * (app/islands/page-script.ts). Without JavaScript they load as before, and the largest
  * photo never waits for a script. Each test holds the largest photo's response until it has seen
  * what the page does meanwhile, so nothing here depends on timing.
  */

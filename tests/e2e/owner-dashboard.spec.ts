@@ -45,6 +45,8 @@ test.describe("the generated first password", () => {
     const banner = page.getByRole("region", { name: "Temporary password" });
     await expect(banner).toHaveText("You are using the temporary password. Change it now.");
     await expect(page.getByRole("region", { name: "E-mail notifications are off" })).toBeVisible();
+    // The card of each list the owner edits is measured too (after the spec's three).
+    await expect(page.getByRole("region", { name: "Customer Reviews" })).toBeVisible();
     // About two screens: measured 4,843 px before the dashboard was split.
     const top = await footerTop(page);
     test.info().annotations.push({ type: "footer top (px)", description: String(Math.round(top)) });
@@ -92,6 +94,7 @@ test.describe("the phone dashboard", () => {
       "Edit Website Text",
       "Manage Photo Galleries",
       "Contact Form Submissions",
+      "Customer Reviews",
       "Settings and reports",
     ]);
     const rows = page.getByRole("region", { name: "Settings and reports" }).getByRole("link");

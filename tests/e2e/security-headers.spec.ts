@@ -1,6 +1,6 @@
 import type { APIResponse } from "@playwright/test";
 import { TEST_ADMIN, expect, test, hydrated } from "./fixtures";
-import { islandFilesInPage } from "~/islands/island-loader";
+import { islandFilesInPage } from "~/islands/page-script";
 
 function expectCommonHeaders(res: APIResponse, label: string) {
   const headers = res.headers();
@@ -200,7 +200,7 @@ test.describe("security headers", () => {
     expect(gz.headers()["content-encoding"]).toBe("gzip");
     // The contact page's island has the most script (React DOM among it).
     const html = await (await request.get("/contact")).text();
-    // The islands' files, which the inline loader imports once the page has loaded (decision 0055).
+    // The islands' files, which the page script loads once the page has loaded (decision 0055).
     const scripts = islandFilesInPage(html);
     expect(scripts.length).toBeGreaterThan(0);
     // Scripts wait behind the page and its images (decisions 0013, 0055): none is requested from the markup.

@@ -47,7 +47,14 @@ test.describe("search engines: no images", () => {
       telephone: "027 555 0184",
       email: "mark@cornerstonestonemasonry.co.nz",
       url: `${server.url}/`,
-      areaServed: { name: "Taranaki" },
+      // The region, and the towns the built-in texts name, before the owner has changed anything.
+      areaServed: [
+        { "@type": "AdministrativeArea", name: "Taranaki" },
+        ...["New Plymouth", "Waitara", "Inglewood", "Ōakura", "Stratford", "Hāwera"].map((name) => ({
+          "@type": "City",
+          name,
+        })),
+      ],
       address: {
         "@type": "PostalAddress",
         streetAddress: "14 Breakwater Road, Moturoa",

@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import { REVIEWS_AND_TOWNS } from "../support/seed";
 import { expect, hydrated, test } from "./fixtures";
 
 /**
@@ -9,7 +10,8 @@ import { expect, hydrated, test } from "./fixtures";
 const MINIMUM = 24;
 const PRIMARY = 44;
 
-test.use({ viewport: { width: 390, height: 844 } });
+// With reviews and the towns served showing: their links are measured too.
+test.use({ viewport: { width: 390, height: 844 }, serverSetup: { seed: REVIEWS_AND_TOWNS } });
 
 type Target = { label: string; width: number; height: number };
 

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
+import fs from "node:fs/promises";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { islandFilesInPage } from "~/islands/island-loader";
+import { islandFilesInPage } from "~/islands/page-script";
 import { photoLikeJpeg } from "../../scripts/lib/photo-like-jpeg";
 import {
   loadPageScripts,
@@ -12,7 +13,9 @@ import {
   type LoadRecord,
   type LoadReport,
   type SiteClient,
+  type SteadyLoad,
 } from "../support/steady-load";
+import { until } from "../support/until";
 import { REHEARSAL_TEXT, startRehearsal, type Rehearsal } from "../support/update-rehearsal";
 
 /** Two visitors viewing a page a second with its scripts, an enquiry a second, uploads one after another (2 s each). */
@@ -45,9 +48,36 @@ function figures(report: LoadReport): string {
   return `${report.requests} requests (${JSON.stringify(report.perKind)}), longest wait ${report.longestWaitMs} ms${failed.length ? `\n${failed.join("\n")}` : ""}`;
 }
 
-/** An upload that is still being sent when the old server gets SIGTERM: it must finish on that server. */
-function slowUploadAtRestart(client: SiteClient, photo: Buffer, finished: LoadRecord[]) {
+/** Whether some file under `dir` begins with `start`. */
+async function someFileBeginsWith(dir: string, start: Buffer): Promise<boolean> {
+  for (const entry of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const head = await fs
+      .open(path.join(entry.parentPath, entry.name))
+      .then(
+        async (file) =>
+          (await file.read(Buffer.alloc(start.length), 0, start.length, 0).finally(() => file.close())).buffer,
+      )
+      .catch(() => null);
+    if (head?.equals(start)) return true;
+  }
+  return false;
+}
+
+/**
+ * An upload that is still being sent when the old server gets SIGTERM: it must finish on that server.
+ * Its photo is not the load's, so the old server writing its first bytes to DATA_DIR shows it is under way there.
+ */
+function slowUploadAtRestart(
+  client: SiteClient,
+  photo: Buffer,
+  loadPhoto: Buffer,
+  dataDir: string,
+  finished: LoadRecord[],
+) {
   let done: Promise<void> = Promise.resolve();
+  let differs = 0;
+  while (photo[differs] === loadPhoto[differs]) differs += 1;
   const start = async () => {
     const { body, headers } = photoUpload(photo);
     const startedAt = Date.now();
@@ -63,10 +93,18 @@ function slowUploadAtRestart(client: SiteClient, photo: Buffer, finished: LoadRe
           endedAt: Date.now(),
         });
       });
-    // A second in: Caddy has passed it on, and the old server is reading it.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await until(() => someFileBeginsWith(dataDir, photo.subarray(0, differs + 1)), {
+      timeoutMs: 60_000,
+      intervalMs: 50,
+    });
   };
   return { start, finished: () => done };
+}
+
+/** A little more load on the release now serving, then the figures: ten more requests begun and answered. */
+async function moreLoad(load: SteadyLoad): Promise<void> {
+  const after = Date.now();
+  await until(() => load.records.filter((entry) => entry.startedAt >= after).length >= 10, { timeoutMs: 60_000 });
 }
 
 test("npm run update loses no request: a new release, then a failing one switched back", async () => {
@@ -78,6 +116,7 @@ test("npm run update loses no request: a new release, then a failing one switche
   try {
     const client = siteClient(site.caddy.url, site.caddy.rootCertificate);
     const photo = await photoLikeJpeg({ width: 800, height: 600, quality: 85 });
+    const slowPhoto = await photoLikeJpeg({ width: 800, height: 601, quality: 85 });
     const oldHome = await client.get("/");
     expect(oldHome.status).toBe(200);
     const oldScripts = islandFilesInPage(oldHome.body);
@@ -87,12 +126,11 @@ test("npm run update loses no request: a new release, then a failing one switche
       const good = await site.commitGoodRelease();
       const load = startSteadyLoad({ client, photo, ...LOAD, tag: "first update" });
       const inFlight: LoadRecord[] = [];
-      const slow = slowUploadAtRestart(client, photo, inFlight);
+      const slow = slowUploadAtRestart(client, slowPhoto, photo, site.dataDir, inFlight);
       const updateStarted = Date.now();
       const result = await site.update({ beforeRestart: slow.start });
       await slow.finished();
-      // A little more load on the new release, then the figures.
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      await moreLoad(load);
       const accepted = (await load.stop()).enquiriesAccepted;
       const report = summarise([...load.records, ...inFlight], accepted);
       test.info().annotations.push({ type: "update", description: figures(report) });
@@ -139,7 +177,7 @@ test("npm run update loses no request: a new release, then a failing one switche
       const failing = await site.commitFailingRelease();
       const load = startSteadyLoad({ client, photo, ...LOAD, tag: "failing update" });
       const result = await site.update({ healthTimeoutSeconds: FAILING_HEALTH_TIMEOUT_SECONDS });
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      await moreLoad(load);
       const report = await load.stop();
       test.info().annotations.push({ type: "failing update", description: figures(report) });
       console.log(`The failing update under load: ${figures(report)}.`);

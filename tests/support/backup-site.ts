@@ -7,6 +7,8 @@ import pino from "pino";
 import { createSession, ensureAdministrator } from "~/auth/auth.server";
 import { BACKUP_TABLES } from "~/backups/backup-tables.server";
 import { saveContent } from "~/content/content.server";
+import { REVIEWS } from "~/content/lists";
+import { addItem } from "~/content/lists.server";
 import { listTables } from "~/db/snapshot.server";
 import { parseEnv } from "~/env.server";
 import { seedDemoGallery } from "~/galleries/demo-images.server";
@@ -47,6 +49,8 @@ export async function createSite(
   for (const [key, content] of Object.entries(SITE_TEXTS))
     await saveContent(services, key as keyof typeof SITE_TEXTS, content);
   for (let i = 0; i < (options.enquiries ?? 20); i++) await insertEnquiry(services, i);
+  // Customer reviews (list_items): compared row for row by dumpSite, as every backed-up table.
+  for (const name of ["Sarah K.", "Tom R."]) await addItem(services, REVIEWS, { quote: `Good work, ${name}`, name });
   return { dataDir, services };
 }
 

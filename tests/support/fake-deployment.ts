@@ -5,6 +5,7 @@
  * service manager (tests/fixtures/fake-release/). Time is a manual clock that sleeping moves on.
  */
 import { spawnSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -39,7 +40,13 @@ async function writeFiles(dir: string, files: Record<string, string | null>): Pr
 async function packDependency(dir: string, version: string): Promise<void> {
   const work = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-fake-dep-"));
   await writeFiles(path.join(work, "package"), {
-    "package.json": JSON.stringify({ name: "fake-dep", version, main: "index.js" }),
+    // Its install script records who ran it, as any dependency's could run anything.
+    "package.json": JSON.stringify({
+      name: "fake-dep",
+      version,
+      main: "index.js",
+      scripts: { postinstall: "node -e \"require('fs').writeFileSync('installed-by', String(process.getuid()))\"" },
+    }),
     "index.js": `module.exports = "fake-dep ${version}";\n`,
   });
   await fs.mkdir(path.join(dir, "vendor"), { recursive: true });
@@ -93,7 +100,45 @@ export async function createTemplate(): Promise<string> {
     "data/applied.json": JSON.stringify(["0001-initial"]),
     "cornerstone.env": `DATA_DIR=${path.join(root, "data")}\nPORT=3000\nHOST=127.0.0.1\n`,
   });
+  // Readable by all, as the guide's root makes them under a login's umask 022, whatever umask the tests run under.
+  sh("/", ["chmod", "-R", "u+rwX,go+rX", root]);
   return root;
+}
+
+export type ServiceUser = { name: string; uid: number; remove(): void };
+
+/** A throwaway system user standing for the guide's `cornerstone`; null unless this runs as root (only root may make one, or run as one). */
+export function createServiceUser(): ServiceUser | null {
+  if (process.getuid?.() !== 0) return null;
+  const name = `cs-update-${randomBytes(3).toString("hex")}`;
+  sh("/", [
+    "useradd",
+    "--system",
+    "--no-create-home",
+    "--home-dir",
+    "/nonexistent",
+    "--shell",
+    "/usr/sbin/nologin",
+    name,
+  ]);
+  return { name, uid: Number(sh("/", ["id", "-u", name])), remove: () => void spawnSync("userdel", [name]) };
+}
+
+/** DATA_DIR becomes the user's, as on a server set up by the guide, and the folders above the checkout let them in. */
+export function handDataDirTo(site: FakeDeployment, user: ServiceUser): void {
+  sh("/", ["chmod", "755", site.root]);
+  sh("/", ["chown", "-R", `${user.name}:`, site.dataDir]);
+}
+
+/** A commit that moves fake-dep from 1.0.0 to 1.0.1, with the lock file npm would write: npm ci runs. */
+export async function commitDependencyUpgrade(site: FakeDeployment): Promise<string> {
+  await site.commit({ "package.json": packageJson("fake-dep-1.0.1.tgz") });
+  const lock = readFileSync(path.join(site.upstream, "package-lock.json"), "utf8").replaceAll("1.0.0", "1.0.1");
+  const integrity = /"integrity": "([^"]+)"/.exec(lock)![1]!;
+  const tarball = readFileSync(path.join(site.upstream, "vendor/fake-dep-1.0.1.tgz"));
+  return site.commit({
+    "package-lock.json": lock.replace(integrity, `sha512-${createHash("sha512").update(tarball).digest("base64")}`),
+  });
 }
 
 export type FakeDeployment = {
@@ -146,10 +191,13 @@ export async function createFakeDeployment(template: string): Promise<FakeDeploy
     listen: { host: "127.0.0.1", port: 3000 },
     clock,
     sleep: async (ms) => void clock.advance(ms),
-    // The service answers unless the release it last started has an UNHEALTHY file (a server that exits at start).
+    // The service answers 200 unless the release it last started has an UNHEALTHY file: nothing answers
+    // (a server that exits at start), or the status the file holds (a server that fails every request).
     probe: async () => {
       const release = started().at(-1);
-      return release && !existsSync(path.join(checkout, "releases", release, "UNHEALTHY")) ? 200 : null;
+      if (!release) return null;
+      const unhealthy = path.join(checkout, "releases", release, "UNHEALTHY");
+      return existsSync(unhealthy) ? Number(readFileSync(unhealthy, "utf8")) || null : 200;
     },
     run: (argv, options) => runCommand(argv, { ...options, quiet: true }),
     log: (line) => output.push(line),

@@ -2,6 +2,8 @@ import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { saveContent } from "~/content/content.server";
+import { REVIEWS } from "~/content/lists";
+import { addItem } from "~/content/lists.server";
 import type { SectionKey } from "~/content/sections";
 import { parseEnv } from "~/env.server";
 import { seedDemoGallery } from "~/galleries/demo-images.server";
@@ -16,7 +18,30 @@ export type SeedSpec = {
   gallerySize?: { width: number; height: number };
   /** Stored text per content key. */
   content?: Partial<Record<SectionKey, string>>;
+  /** Customer reviews, in order (app/content/lists.ts REVIEWS). */
+  reviews?: Partial<Record<keyof typeof REVIEWS.fields, string>>[];
 };
+
+/** Reviews and a towns text, showing on / and /contact: for the page-wide checks of what the owner adds. */
+export const REVIEWS_AND_TOWNS = {
+  reviews: [
+    {
+      quote: "Mark rebuilt our old basalt wall and it looks like it has always been there.",
+      name: "Sarah K.",
+      town: "Waitara",
+      service: "Traditional Stonework",
+      month: "2025-03",
+      link: "https://g.page/r/cornerstone/review",
+    },
+    { quote: "Tidy, on time, and the deck is solid.", name: "Tom R.", town: "Inglewood", service: "Deck Construction" },
+    {
+      quote: "A retaining wall that finally holds the bank.",
+      name: "Aroha P.",
+      link: "https://www.builderscrack.co.nz/reviews/1",
+    },
+  ],
+  content: { "contact.areas": "New Plymouth\nWaitara\nInglewood\nStratford" },
+} satisfies SeedSpec;
 
 /**
  * A folder where a test run keeps each seed it has made (the browser tests' global set-up sets it):
@@ -56,6 +81,7 @@ async function seedInto(dataDir: string, spec: SeedSpec): Promise<void> {
     for (const [key, content] of Object.entries(spec.content ?? {})) {
       await saveContent(services, key as SectionKey, content);
     }
+    for (const review of spec.reviews ?? []) await addItem(services, REVIEWS, review);
   } finally {
     await services.close();
   }

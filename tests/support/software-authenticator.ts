@@ -6,10 +6,13 @@ import { isoCBOR } from "@simplewebauthn/server/helpers";
  * ceremonies without a browser (the browser tests use Chromium's own virtual
  * authenticator). It answers like a platform authenticator with "none"
  * attestation: an ES256 key from node:crypto, CBOR from @simplewebauthn's
- * helpers. `origin`/`rpId` can be set to another site's, to test refusals.
+ * helpers. `origin`/`rpId` can be set to another site's, and `flags` leave out user verification, to test refusals.
  */
 const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
 const sha256 = (data: Uint8Array | string) => createHash("sha256").update(data).digest();
+
+/** The authenticator data's flags: an answer without `verified` is one where no PIN or fingerprint was asked. */
+export const FLAGS = { present: 0x01, verified: 0x04, attested: 0x40 } as const;
 
 export type SoftwarePasskey = { id: string; privateKey: KeyObject; counter: number; userHandle: string };
 
@@ -27,7 +30,10 @@ export function createSoftwareAuthenticator(site: { origin: string; rpId: string
   return {
     passkeys,
     /** Answers navigator.credentials.create(): a new resident ES256 credential. */
-    register(options: { challenge: string; user: { id: string } }, overrides: { origin?: string; rpId?: string } = {}) {
+    register(
+      options: { challenge: string; user: { id: string } },
+      overrides: { origin?: string; rpId?: string; flags?: number } = {},
+    ) {
       const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
       const jwk = publicKey.export({ format: "jwk" });
       const coseKey = new Map<number, number | Uint8Array>([
@@ -41,8 +47,12 @@ export function createSoftwareAuthenticator(site: { origin: string; rpId: string
       const idLength = Buffer.alloc(2);
       idLength.writeUInt16BE(credentialId.length);
       const attested = Buffer.concat([Buffer.alloc(16), idLength, credentialId, Buffer.from(isoCBOR.encode(coseKey))]);
-      // Flags: user present (0x01), user verified (0x04), attested credential data (0x40).
-      const authData = authenticatorData(overrides.rpId ?? site.rpId, 0x45, 0, attested);
+      const authData = authenticatorData(
+        overrides.rpId ?? site.rpId,
+        overrides.flags ?? FLAGS.present | FLAGS.verified | FLAGS.attested,
+        0,
+        attested,
+      );
       const attestationObject = isoCBOR.encode(
         new Map<string, unknown>([
           ["fmt", "none"],
@@ -68,12 +78,16 @@ export function createSoftwareAuthenticator(site: { origin: string; rpId: string
     /** Answers navigator.credentials.get() with a passkey (the first by default), its counter moved on by 1. */
     authenticate(
       options: { challenge: string },
-      overrides: { passkey?: SoftwarePasskey; origin?: string; rpId?: string; counter?: number } = {},
+      overrides: { passkey?: SoftwarePasskey; origin?: string; rpId?: string; counter?: number; flags?: number } = {},
     ) {
       const passkey = overrides.passkey ?? passkeys[0];
       if (!passkey) throw new Error("No passkey registered on this software authenticator");
       passkey.counter = overrides.counter ?? passkey.counter + 1;
-      const authData = authenticatorData(overrides.rpId ?? site.rpId, 0x05, passkey.counter);
+      const authData = authenticatorData(
+        overrides.rpId ?? site.rpId,
+        overrides.flags ?? FLAGS.present | FLAGS.verified,
+        passkey.counter,
+      );
       const clientDataJSON = clientData("webauthn.get", options.challenge, overrides.origin ?? site.origin);
       const signature = sign("sha256", Buffer.concat([authData, sha256(clientDataJSON)]), passkey.privateKey);
       return {

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import https from "node:https";
 import zlib from "node:zlib";
-import { islandFilesInPage } from "~/islands/island-loader";
+import { islandFilesInPage } from "~/islands/page-script";
 
 export type LoadKind = "page" | "script" | "enquiry" | "upload";
 export type LoadRecord = {

@@ -12,6 +12,7 @@ import { EnquiryPhotos } from "./enquiry-photo-viewer";
 import { formatSubmittedAt } from "~/lib/format-date";
 import { useDeleteEnquiry, useResendNotification, useSetRead } from "./inbox-queries";
 import { NotificationStateLine } from "./notification-state-line";
+import { ReviewRequest } from "./review-request";
 import { failureToast } from "../query-client";
 
 // 44 px tall to tap, as every control; the line of the list stays as it was.
@@ -108,6 +109,7 @@ export function SubmissionCard({ submission }: { submission: InboxItem }) {
         </dl>
 
         <NotificationStateLine state={submission.notification} className="mt-4" />
+        <ReviewRequest submission={submission} />
 
         <div className="mt-4 flex flex-wrap gap-2 border-t border-stone-200 pt-4">
           <a href={replyHref(submission)} className={buttonClasses("primary", "sm")}>

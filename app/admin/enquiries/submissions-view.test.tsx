@@ -21,6 +21,7 @@ function item(id: string, overrides: Partial<InboxItem> = {}): InboxItem {
     submittedAt: "2024-01-01T02:00:00.000Z",
     cursor: `cursor-${id}`,
     readAt: null,
+    reviewAskedAt: null,
     notification: NOTIFICATIONS_OFF_STATE,
     photos: [],
     ...overrides,
@@ -180,7 +181,10 @@ describe("SubmissionsView", () => {
     await waitFor(() => expect(cards()).toHaveLength(50), { timeout: 15_000 });
     fireEvent.click(screen.getByText("Load more"));
     await waitFor(() => expect(cards()).toHaveLength(52), { timeout: 15_000 });
-    expect(calls[1]!.url).toBe("/api/admin/contact-submissions?limit=50&before=cursor-a49");
+    expect(calls.filter((c) => LIST.test(c.url)).map((c) => c.url)).toEqual([
+      "/api/admin/contact-submissions?limit=50",
+      "/api/admin/contact-submissions?limit=50&before=cursor-a49",
+    ]);
     // A short page is the last one.
     expect(screen.queryByText("Load more")).toBeNull();
   });

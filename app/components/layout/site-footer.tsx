@@ -1,23 +1,18 @@
 import { Mail, MapPin, Phone } from "lucide-react";
 import { Link } from "react-router";
-import type { ContentMap } from "~/content/sections";
-import { identity, splitLines, telHref } from "~/identity";
+import { servingLine, type ContentMap } from "~/content/sections";
+import { SERVICES, identity, splitLines, telHref } from "~/identity";
 
-export type FooterContent = ContentMap<"footer.description" | "contact.phone" | "contact.email" | "contact.address">;
-
-const SERVICE_LINKS = [
-  { label: "Traditional Stonework", to: "/stonework" },
-  { label: "Veneer Installation", to: "/stonework" },
-  { label: "Retaining Walls", to: "/landscaping" },
-  { label: "Deck Construction", to: "/landscaping" },
-  { label: "Garden Tune-ups", to: "/landscaping" },
-] as const;
+export type FooterContent = ContentMap<
+  "footer.description" | "contact.phone" | "contact.email" | "contact.address" | "contact.areas"
+>;
 
 /**
  * The shared footer (spec §2). On the admin's pages (`forTouch`) every link is at least 44 px tall,
  * as the admin's controls are; the public pages keep the spec's compact lists.
  */
 export function SiteFooter({ content, forTouch = false }: { content: FooterContent; forTouch?: boolean }) {
+  const serving = servingLine(content["contact.areas"]);
   const link = forTouch ? "inline-flex min-h-11 items-center" : "inline-block py-1";
   // Level with the link's first line.
   const icon = `${forTouch ? "mt-3.5" : "mt-1.5"} h-4 w-4 shrink-0`;
@@ -32,10 +27,10 @@ export function SiteFooter({ content, forTouch = false }: { content: FooterConte
         <div>
           <h2 className="text-sm font-semibold tracking-wide text-white uppercase">Services</h2>
           <ul className="mt-2 space-y-0.5 text-sm">
-            {SERVICE_LINKS.map((service) => (
-              <li key={service.label}>
-                <Link to={service.to} reloadDocument className={`${link} hover:text-white hover:underline`}>
-                  {service.label}
+            {SERVICES.map((service) => (
+              <li key={service.name}>
+                <Link to={service.page} reloadDocument className={`${link} hover:text-white hover:underline`}>
+                  {service.name}
                 </Link>
               </li>
             ))}
@@ -64,6 +59,7 @@ export function SiteFooter({ content, forTouch = false }: { content: FooterConte
               <MapPin aria-hidden="true" className="mt-1.5 h-4 w-4 shrink-0" />
               <address className="py-1 not-italic">{splitLines(content["contact.address"]).join(", ")}</address>
             </li>
+            {serving ? <li className="py-1 pl-6">{serving}</li> : null}
           </ul>
         </div>
       </div>

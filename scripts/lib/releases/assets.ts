@@ -33,17 +33,23 @@ export type CarriedAssets = { copied: number; kept: number; expired: string[] };
  */
 export async function carryAssets(live: string, next: string, now: Date): Promise<CarriedAssets> {
   const nextAssets = path.join(next, ASSETS_DIR);
-  const own = new Set(await fs.readdir(nextAssets).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") throw new Error(`the new build has no ${ASSETS_DIR} (did npm run build finish?)`);
-    throw error;
-  }));
+  const own = new Set(
+    await fs.readdir(nextAssets).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") throw new Error(`the new build has no ${ASSETS_DIR} (did npm run build finish?)`);
+      throw error;
+    }),
+  );
   const liveAssets = path.join(live, ASSETS_DIR);
   const liveCarried = await readCarried(live);
   const carried: Carried = {};
   const expired: string[] = [];
   let copied = 0;
   let kept = 0;
-  for (const name of (await fs.readdir(liveAssets).catch(() => [] as string[])).sort()) {
+  // Root copies files only, never through a link a build left (it could point anywhere).
+  const liveFiles = (await fs.readdir(liveAssets, { withFileTypes: true }).catch(() => [])).filter((entry) =>
+    entry.isFile(),
+  );
+  for (const name of liveFiles.map((entry) => entry.name).sort()) {
     if (own.has(name)) {
       kept += 1;
       continue;
@@ -57,6 +63,8 @@ export async function carryAssets(live: string, next: string, now: Date): Promis
     carried[name] = lastLive;
     copied += 1;
   }
+  // A link a build left in its place is replaced, not written through.
+  await fs.rm(path.join(next, CARRIED_FILE), { force: true });
   await fs.writeFile(path.join(next, CARRIED_FILE), `${JSON.stringify(carried, null, 2)}\n`);
   return { copied, kept, expired };
 }

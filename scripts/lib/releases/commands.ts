@@ -15,6 +15,7 @@ export type RunOptions = {
   asUser?: string | null;
   /** Prefix for each echoed line; output is not echoed with `quiet`. */
   quiet?: boolean;
+  env?: Record<string, string>;
 };
 
 export type CommandRunner = (argv: string[], options: RunOptions) => Promise<CommandResult>;
@@ -22,8 +23,11 @@ export type CommandRunner = (argv: string[], options: RunOptions) => Promise<Com
 /** Spawns argv[0] with the rest as arguments (no shell), echoing and collecting its output. */
 export const runCommand: CommandRunner = (argv, options) => {
   const full = options.asUser ? ["runuser", "-u", options.asUser, "--", ...argv] : argv;
+  // Another user gets its own npm settings, never root's (npm run update passes on npm_config_cache=/root/.npm and root's .npmrc).
+  const inherited = Object.entries(process.env).filter(([name]) => !options.asUser || !/^npm_/i.test(name));
+  const env = { ...Object.fromEntries(inherited), ...options.env };
   return new Promise((resolve) => {
-    const child = spawn(full[0]!, full.slice(1), { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(full[0]!, full.slice(1), { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     const take = (stream: NodeJS.WriteStream) => (chunk: Buffer) => {
       output += chunk.toString();
@@ -69,7 +73,10 @@ export async function git(checkout: string, args: string[], run: CommandRunner =
 export async function exportCommit(checkout: string, commit: string, dir: string): Promise<void> {
   await fs.mkdir(dir, { recursive: true });
   await new Promise<void>((resolve, reject) => {
-    const archive = spawn("git", ["archive", "--format=tar", commit], { cwd: checkout, stdio: ["ignore", "pipe", "pipe"] });
+    const archive = spawn("git", ["archive", "--format=tar", commit], {
+      cwd: checkout,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const extract = spawn("tar", ["-x", "-C", dir], { stdio: ["pipe", "ignore", "pipe"] });
     let errors = "";
     archive.stderr.on("data", (chunk) => (errors += chunk));
@@ -91,7 +98,7 @@ export async function exportCommit(checkout: string, commit: string, dir: string
 }
 
 /** Tools' caches inside node_modules, which they rewrite in place: never shared between releases. */
-const MODULE_CACHES = [".vite", ".cache"];
+const MODULE_CACHES = [".vite", ".vite-temp", ".cache"];
 
 /**
  * A copy of a folder whose files are hard links to the originals: seconds for node_modules' tens of
@@ -103,5 +110,20 @@ export async function linkCopy(from: string, to: string, run: CommandRunner = ru
   if (result.status !== 0) throw new Error(`cp -al ${from} ${to} failed: ${result.output.trim()}`);
   if (path.basename(to) === "node_modules" || path.basename(to) === "node_modules.next") {
     for (const cache of MODULE_CACHES) await fs.rm(path.join(to, cache), { recursive: true, force: true });
+  }
+}
+
+/**
+ * A release the service user built becomes root's and writable by root only, before anything else
+ * reads it as root or runs it: the user cannot change the code the site (and, by the checkout's
+ * hard-linked node_modules, root) runs. -h changes links themselves, never what they point at.
+ */
+export async function takeBack(dir: string, run: CommandRunner): Promise<void> {
+  for (const argv of [
+    ["chown", "-R", "-h", "0:0", dir],
+    ["chmod", "-R", "go-w", dir],
+  ]) {
+    const result = await run(argv, { cwd: "/", quiet: true });
+    if (result.status !== 0) throw new Error(`${argv.join(" ")} failed: ${result.output.trim()}`);
   }
 }

@@ -39,7 +39,7 @@ export type UpdateContext = {
   checkout: string;
   /** The service's settings file, handed to the scripts that open DATA_DIR (--env-file). */
   envFile: string | null;
-  /** Who runs those scripts (DATA_DIR's owner when this runs as root), or null for this user. */
+  /** Who runs those scripts, npm ci and the build (DATA_DIR's owner when this runs as root), or null for this user. */
   dataDirUser: string | null;
   healthUrl: string;
   healthTimeoutMs: number;
@@ -69,7 +69,12 @@ export async function restartAndCheck(
   const restarted = await context.run(shell(command), { cwd: context.checkout });
   if (restarted.status !== 0) return "restart-failed";
   context.log(`  Waiting up to ${Math.round(timeoutMs / 1000)} s for ${context.healthUrl} to answer 200…`);
-  const healthy = await waitForHealth(context.healthUrl, { clock: context.clock, sleep: context.sleep, probe: context.probe, timeoutMs });
+  const healthy = await waitForHealth(context.healthUrl, {
+    clock: context.clock,
+    sleep: context.sleep,
+    probe: context.probe,
+    timeoutMs,
+  });
   return healthy ? "healthy" : "unhealthy";
 }
 
@@ -83,14 +88,19 @@ async function migrationFiles(release: string): Promise<string[]> {
  * The migrations the database has had that `older` does not know (it would refuse to start on it),
  * read by `newer`'s `npm run migrations`; null with the reason when the database could not be read.
  */
-export async function migrationsUnknownTo(context: UpdateContext, newer: string, older: string): Promise<{ names: string[] } | { error: string }> {
+export async function migrationsUnknownTo(
+  context: UpdateContext,
+  newer: string,
+  older: string,
+): Promise<{ names: string[] } | { error: string }> {
   const result = await context.run(["npm", "run", "--silent", "migrations", "--", "--json", ...envFileArgs(context)], {
     cwd: newer,
     asUser: context.dataDirUser,
     quiet: true,
   });
   const json = result.output.split("\n").find((line) => line.startsWith("{"));
-  if (result.status !== 0 || !json) return { error: result.output.trim() || `npm run migrations exited with ${result.status}` };
+  if (result.status !== 0 || !json)
+    return { error: result.output.trim() || `npm run migrations exited with ${result.status}` };
   const { applied } = JSON.parse(json) as { applied: string[] };
   const known = new Set(await migrationFiles(older));
   return { names: applied.filter((name) => !known.has(name)) };
@@ -159,12 +169,20 @@ export async function switchBack(
   if ("error" in changed) {
     context.log(`  Could not tell whether ${from} changed the database (${changed.error}).`);
   } else if (changed.names.length) {
-    context.log(`  ${from} ran ${changed.names.join(", ")}, which ${to.name} does not know: restoring the backup taken in step 1.`);
+    context.log(
+      `  ${from} ran ${changed.names.join(", ")}, which ${to.name} does not know: restoring the backup taken in step 1.`,
+    );
     if (!backup) context.log("  There is no backup from step 1 to restore.");
     else {
       if (!context.restartCommand) await context.run(shell(SYSTEMD_STOP), { cwd: context.checkout });
-      const restore = await context.run(["npm", "run", "restore", "--", backup, ...envFileArgs(context)], { cwd: toDir, asUser: context.dataDirUser });
-      if (restore.status !== 0) context.log(`  The restore failed (exit ${restore.status}); ${to.name} may refuse the database until ${backup} is restored.`);
+      const restore = await context.run(["npm", "run", "restore", "--", backup, ...envFileArgs(context)], {
+        cwd: toDir,
+        asUser: context.dataDirUser,
+      });
+      if (restore.status !== 0)
+        context.log(
+          `  The restore failed (exit ${restore.status}); ${to.name} may refuse the database until ${backup} is restored.`,
+        );
       else context.log(`  Restored ${backup}.`);
     }
   }
@@ -173,7 +191,9 @@ export async function switchBack(
   if (!switchedBack.returningToNewer) await fs.rm(fromDir, { recursive: true, force: true });
   await resetCheckout(context, to.commit);
   if (outcome === "healthy") {
-    context.log(`${to.name} serves again.${switchedBack.returningToNewer ? "" : ` ${from} was deleted; the service's log of its start says why it failed.`}`);
+    context.log(
+      `${to.name} serves again.${switchedBack.returningToNewer ? "" : ` ${from} was deleted; the service's log of its start says why it failed.`}`,
+    );
     return switchedBack.failure;
   }
   context.log(

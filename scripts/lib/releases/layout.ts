@@ -53,7 +53,9 @@ export async function liveRelease(checkout: string): Promise<string | null> {
 
 export async function readState(checkout: string): Promise<ReleaseState> {
   try {
-    const parsed = JSON.parse(await fs.readFile(path.join(releasesDir(checkout), STATE_FILE), "utf8")) as Partial<ReleaseState>;
+    const parsed = JSON.parse(
+      await fs.readFile(path.join(releasesDir(checkout), STATE_FILE), "utf8"),
+    ) as Partial<ReleaseState>;
     return { history: parsed.history ?? [], checkoutModulesLock: parsed.checkoutModulesLock ?? null };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { history: [], checkoutModulesLock: null };
@@ -82,11 +84,18 @@ export async function switchCurrent(checkout: string, name: string): Promise<voi
 }
 
 /** The release that went live before the live one, when its folder is still there. */
-export async function previousRelease(checkout: string, state: ReleaseState, live: string): Promise<ReleaseRecord | null> {
+export async function previousRelease(
+  checkout: string,
+  state: ReleaseState,
+  live: string,
+): Promise<ReleaseRecord | null> {
   const earlier = state.history.filter((record) => record.name !== live);
   const previous = earlier.at(-1);
   if (!previous) return null;
-  const present = await fs.stat(releaseDir(checkout, previous.name)).then(() => true, () => false);
+  const present = await fs.stat(releaseDir(checkout, previous.name)).then(
+    () => true,
+    () => false,
+  );
   return present ? previous : null;
 }
 
@@ -112,7 +121,9 @@ export async function pruneReleases(checkout: string, state: ReleaseState, live:
 /** SHA-256 of a folder's package-lock.json, or null without one. */
 export async function lockFileHash(dir: string): Promise<string | null> {
   try {
-    return createHash("sha256").update(await fs.readFile(path.join(dir, "package-lock.json"))).digest("hex");
+    return createHash("sha256")
+      .update(await fs.readFile(path.join(dir, "package-lock.json")))
+      .digest("hex");
   } catch {
     return null;
   }

@@ -4,7 +4,16 @@
  * to start on it): the message names the backup taken before the update, which brings the data back.
  */
 import path from "node:path";
-import { EXIT, envFileArgs, migrationsUnknownTo, resetCheckout, restartAndCheck, switchBack, syncCheckoutModules, type UpdateContext } from "./context";
+import {
+  EXIT,
+  envFileArgs,
+  migrationsUnknownTo,
+  resetCheckout,
+  restartAndCheck,
+  switchBack,
+  syncCheckoutModules,
+  type UpdateContext,
+} from "./context";
 import { liveRelease, previousRelease, readState, releaseDir, switchCurrent, writeState } from "./layout";
 
 export async function runRollback(context: UpdateContext): Promise<number> {
@@ -13,13 +22,17 @@ export async function runRollback(context: UpdateContext): Promise<number> {
   const state = await readState(checkout);
   const previous = live ? await previousRelease(checkout, state, live) : null;
   if (!live || !previous) {
-    log(`There is no earlier release to go back to${live ? `: ${live} is the only one in ${path.join(checkout, "releases")}` : " (npm run update has not made any yet)"}.`);
+    log(
+      `There is no earlier release to go back to${live ? `: ${live} is the only one in ${path.join(checkout, "releases")}` : " (npm run update has not made any yet)"}.`,
+    );
     return EXIT.nothingToRollBackTo;
   }
   const liveRecord = state.history.findLast((record) => record.name === live);
   const changed = await migrationsUnknownTo(context, releaseDir(checkout, live), releaseDir(checkout, previous.name));
   if ("error" in changed) {
-    log(`Not going back: could not read the database's migrations, to tell whether ${previous.name} may run on it (${changed.error}).`);
+    log(
+      `Not going back: could not read the database's migrations, to tell whether ${previous.name} may run on it (${changed.error}).`,
+    );
     return EXIT.rollbackRefused;
   }
   if (changed.names.length) {
@@ -47,8 +60,12 @@ export async function runRollback(context: UpdateContext): Promise<number> {
   await writeState(checkout, state);
   const outcome = await restartAndCheck(context);
   if (outcome !== "healthy") {
-    log(`${previous.name} did not ${outcome === "restart-failed" ? "restart" : `answer ${context.healthUrl} in time`}: switching back to ${live}.`);
-    state.history.push(liveRecord ?? { name: live, commit: previous.commit, liveSince: context.clock.now().toISOString(), backup: null });
+    log(
+      `${previous.name} did not ${outcome === "restart-failed" ? "restart" : `answer ${context.healthUrl} in time`}: switching back to ${live}.`,
+    );
+    state.history.push(
+      liveRecord ?? { name: live, commit: previous.commit, liveSince: context.clock.now().toISOString(), backup: null },
+    );
     return switchBack(context, state, {
       from: previous.name,
       to: { name: live, commit: liveRecord?.commit ?? previous.commit },

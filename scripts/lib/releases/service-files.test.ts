@@ -8,13 +8,19 @@ import { convertCaddyfile, convertUnit, describePlan, mayWrite, planServiceFiles
 
 /** The unit and the Caddyfile as the guide shipped them before releases: the shipped ones with those lines as they were. */
 const SHIPPED_UNIT = readFileSync("deploy/cornerstone.service", "utf8");
-const EARLIER_UNIT = SHIPPED_UNIT.replace("After=network-online.target cornerstone.socket", "After=network-online.target")
+const EARLIER_UNIT = SHIPPED_UNIT.replace(
+  "After=network-online.target cornerstone.socket",
+  "After=network-online.target",
+)
   .replace(/^Requires=cornerstone\.socket\n/m, "")
   .replace("WorkingDirectory=/opt/cornerstone/current", "WorkingDirectory=/opt/cornerstone")
   .replace("/opt/cornerstone/current/build/server/index.js", "build/server/index.js");
 const SHIPPED_CADDYFILE = readFileSync("deploy/Caddyfile", "utf8");
 // The directive's block ends at the first brace as indented as the directive.
-const EARLIER_CADDYFILE = SHIPPED_CADDYFILE.replace(/reverse_proxy 127\.0\.0\.1:3000 \{[\s\S]*?\n\t\}/, "reverse_proxy 127.0.0.1:3000");
+const EARLIER_CADDYFILE = SHIPPED_CADDYFILE.replace(
+  /reverse_proxy 127\.0\.0\.1:3000 \{[\s\S]*?\n\t\}/,
+  "reverse_proxy 127.0.0.1:3000",
+);
 
 /** A file's settings: its lines without comments and blank lines. */
 const settings = (text: string) => text.split("\n").filter((line) => line.trim() && !line.trim().startsWith("#"));
@@ -46,7 +52,10 @@ describe("converting a server set up by the earlier guide", () => {
     expect(changes).toHaveLength(1);
     expect(convertCaddyfile(text, 3000).changes).toEqual([]);
     // A block of its own keeps its lines; the retry lines go first in it.
-    const withBlock = convertCaddyfile("site {\n\treverse_proxy localhost:3000 {\n\t\theader_up X-Test 1\n\t}\n}\n", 3000).text;
+    const withBlock = convertCaddyfile(
+      "site {\n\treverse_proxy localhost:3000 {\n\t\theader_up X-Test 1\n\t}\n}\n",
+      3000,
+    ).text;
     expect(withBlock).toBe(
       "site {\n\treverse_proxy localhost:3000 {\n\t\tlb_try_duration 30s\n\t\tlb_try_interval 250ms\n\t\ttransport http {\n\t\t\tkeepalive off\n\t\t}\n\t\theader_up X-Test 1\n\t}\n}\n",
     );
@@ -58,7 +67,11 @@ describe("converting a server set up by the earlier guide", () => {
     const checkout = path.join(tmp, "checkout");
     await fs.mkdir(path.join(checkout, "deploy"), { recursive: true });
     await fs.copyFile("deploy/cornerstone.socket", path.join(checkout, "deploy/cornerstone.socket"));
-    const files = { unitFile: path.join(tmp, "cornerstone.service"), socketFile: path.join(tmp, "cornerstone.socket"), caddyfile: path.join(tmp, "Caddyfile") };
+    const files = {
+      unitFile: path.join(tmp, "cornerstone.service"),
+      socketFile: path.join(tmp, "cornerstone.socket"),
+      caddyfile: path.join(tmp, "Caddyfile"),
+    };
     await fs.writeFile(files.unitFile, EARLIER_UNIT);
     await fs.writeFile(files.caddyfile, EARLIER_CADDYFILE);
     const plan = await planServiceFiles(checkout, files, { host: "127.0.0.2", port: 3000 });
@@ -71,7 +84,11 @@ describe("converting a server set up by the earlier guide", () => {
     expect(printed).toContain(`  ${files.caddyfile}:`);
     expect(printed).toContain("    + \t\tlb_try_duration 30s");
     // No unit (another service manager) and no Caddyfile: nothing to say.
-    const none = await planServiceFiles(checkout, { ...files, unitFile: path.join(tmp, "no.service"), caddyfile: path.join(tmp, "NoCaddyfile") }, { host: "127.0.0.1", port: 3000 });
+    const none = await planServiceFiles(
+      checkout,
+      { ...files, unitFile: path.join(tmp, "no.service"), caddyfile: path.join(tmp, "NoCaddyfile") },
+      { host: "127.0.0.1", port: 3000 },
+    );
     expect(none).toEqual({ unit: null, socket: null, caddy: null });
   });
 
@@ -97,10 +114,17 @@ describe("converting a server set up by the earlier guide", () => {
     if (spawnSync("test", ["-x", "/usr/bin/node"]).status !== 0) unit = unit.replace("/usr/bin/node", process.execPath);
     await fs.writeFile(path.join(dir, "cornerstone.service"), unit);
     await fs.copyFile("deploy/cornerstone.socket", path.join(dir, "cornerstone.socket"));
-    const verified = spawnSync(analyze, ["verify", path.join(dir, "cornerstone.socket"), path.join(dir, "cornerstone.service")], { encoding: "utf8" });
+    const verified = spawnSync(
+      analyze,
+      ["verify", path.join(dir, "cornerstone.socket"), path.join(dir, "cornerstone.service")],
+      { encoding: "utf8" },
+    );
     expect({ status: verified.status, output: verified.stdout + verified.stderr }).toEqual({ status: 0, output: "" });
     await fs.writeFile(path.join(dir, "Caddyfile"), convertCaddyfile(EARLIER_CADDYFILE, 3000).text);
-    const adapted = spawnSync("caddy", ["adapt", "--config", path.join(dir, "Caddyfile"), "--adapter", "caddyfile"], { encoding: "utf8", env: { ...process.env, HOME: dir } });
+    const adapted = spawnSync("caddy", ["adapt", "--config", path.join(dir, "Caddyfile"), "--adapter", "caddyfile"], {
+      encoding: "utf8",
+      env: { ...process.env, HOME: dir },
+    });
     expect(adapted.status, adapted.stderr).toBe(0);
     expect(adapted.stdout).toContain('"try_duration":30000000000');
   });

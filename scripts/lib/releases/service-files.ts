@@ -16,7 +16,13 @@ export const SYSTEM_SERVICE_FILES: ServiceFiles = {
   caddyfile: "/etc/caddy/Caddyfile",
 };
 
-export const CADDY_RETRY_LINES = ["lb_try_duration 30s", "lb_try_interval 250ms", "transport http {", "\tkeepalive off", "}"];
+export const CADDY_RETRY_LINES = [
+  "lb_try_duration 30s",
+  "lb_try_interval 250ms",
+  "transport http {",
+  "\tkeepalive off",
+  "}",
+];
 
 export type LineChange = { before: string | null; after: string };
 export type FilePlan = { file: string; changes: LineChange[]; text: string };
@@ -38,7 +44,9 @@ export function convertUnit(text: string, checkout: string): { changes: LineChan
     if (/^After=/.test(line) && !/\bcornerstone\.socket\b/.test(line)) replace(index, `${line} cornerstone.socket`);
     if (/^WorkingDirectory=/.test(line)) replace(index, `WorkingDirectory=${current}`);
     if (/^ExecStart=/.test(line)) {
-      const words = line.split(" ").map((word) => (word.endsWith(SERVER_ENTRY) ? path.join(current, SERVER_ENTRY) : word));
+      const words = line
+        .split(" ")
+        .map((word) => (word.endsWith(SERVER_ENTRY) ? path.join(current, SERVER_ENTRY) : word));
       replace(index, words.join(" "));
     }
   });
@@ -51,7 +59,8 @@ export function convertUnit(text: string, checkout: string): { changes: LineChan
   if (unitEnd >= 0) {
     const additions: string[] = [];
     if (!lines.some((line) => /^After=/.test(line))) additions.push("After=cornerstone.socket");
-    if (!lines.some((line) => /^Requires=.*\bcornerstone\.socket\b/.test(line))) additions.push("Requires=cornerstone.socket");
+    if (!lines.some((line) => /^Requires=.*\bcornerstone\.socket\b/.test(line)))
+      additions.push("Requires=cornerstone.socket");
     lines.splice(unitEnd + 1, 0, ...additions);
     for (const addition of additions) changes.push({ before: null, after: addition });
   }
@@ -94,7 +103,11 @@ async function readIfThere(file: string): Promise<string | null> {
  * What must change on this server. No unit file: not run by systemd here (another service manager),
  * so nothing to say about units; no Caddyfile: no Caddy here.
  */
-export async function planServiceFiles(checkout: string, files: ServiceFiles, listen: { host: string; port: number }): Promise<ServicePlan> {
+export async function planServiceFiles(
+  checkout: string,
+  files: ServiceFiles,
+  listen: { host: string; port: number },
+): Promise<ServicePlan> {
   const plan: ServicePlan = { unit: null, socket: null, caddy: null };
   const unit = await readIfThere(files.unitFile);
   if (unit !== null) {
@@ -103,7 +116,11 @@ export async function planServiceFiles(checkout: string, files: ServiceFiles, li
     if ((await readIfThere(files.socketFile)) === null) {
       const shipped = await fs.readFile(path.join(checkout, "deploy/cornerstone.socket"), "utf8");
       const text = shipped.replace(/^ListenStream=.*$/m, `ListenStream=${listen.host}:${listen.port}`);
-      plan.socket = { file: files.socketFile, changes: [{ before: null, after: `a new file, as ${path.join(checkout, "deploy/cornerstone.socket")}` }], text };
+      plan.socket = {
+        file: files.socketFile,
+        changes: [{ before: null, after: `a new file, as ${path.join(checkout, "deploy/cornerstone.socket")}` }],
+        text,
+      };
     }
   }
   const caddyfile = await readIfThere(files.caddyfile);
@@ -131,5 +148,8 @@ export function describePlan(plan: ServicePlan): string[] {
 export async function mayWrite(file: string, uid = process.getuid?.()): Promise<boolean> {
   if (uid !== 0) return false;
   const target = (await readIfThere(file)) === null ? path.dirname(file) : file;
-  return fs.access(target, fsConstants.W_OK).then(() => true, () => false);
+  return fs.access(target, fsConstants.W_OK).then(
+    () => true,
+    () => false,
+  );
 }

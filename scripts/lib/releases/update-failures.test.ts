@@ -40,25 +40,52 @@ const PAGE_CHANGE = { "src/page.js": "export const text = 'next';\n" };
 
 /** Each step made to fail its own way: what to change first, and the exit code it must end with. */
 const FAILURES: { step: string; code: number; prepare: (site: FakeDeployment) => Promise<void> }[] = [
-  { step: "1 of 7 (backup)", code: EXIT.backup, prepare: async (site) => void (await fs.writeFile(path.join(site.dataDir, "BACKUP_FAILS"), "")) },
+  {
+    step: "1 of 7 (backup)",
+    code: EXIT.backup,
+    prepare: async (site) => void (await fs.writeFile(path.join(site.dataDir, "BACKUP_FAILS"), "")),
+  },
   {
     step: "2 of 7 (fetch)",
     code: EXIT.fetch,
     // Upstream history rewritten: the checkout cannot fast-forward to it.
     prepare: async (site) => {
       await site.commit(PAGE_CHANGE);
-      spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--amend", "--quiet", "-m", "Rewritten"], { cwd: site.upstream });
+      spawnSync(
+        "git",
+        ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--amend", "--quiet", "-m", "Rewritten"],
+        { cwd: site.upstream },
+      );
       spawnSync("git", ["fetch", "--quiet"], { cwd: site.checkout });
-      spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--allow-empty", "--quiet", "-m", "Local"], { cwd: site.checkout });
+      spawnSync(
+        "git",
+        ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--allow-empty", "--quiet", "-m", "Local"],
+        { cwd: site.checkout },
+      );
     },
   },
   {
     step: "3 of 7 (install)",
     code: EXIT.install,
-    prepare: async (site) => void (await site.commit({ ...PAGE_CHANGE, "package-lock.json": readFileSync(path.join(site.upstream, "package-lock.json"), "utf8").replace(/"integrity": "[^"]+"/, '"integrity": "sha512-broken"') })),
+    prepare: async (site) =>
+      void (await site.commit({
+        ...PAGE_CHANGE,
+        "package-lock.json": readFileSync(path.join(site.upstream, "package-lock.json"), "utf8").replace(
+          /"integrity": "[^"]+"/,
+          '"integrity": "sha512-broken"',
+        ),
+      })),
   },
-  { step: "4 of 7 (build)", code: EXIT.build, prepare: async (site) => void (await site.commit({ ...PAGE_CHANGE, BUILD_FAILS: "" })) },
-  { step: "5 of 7 (assets)", code: EXIT.assets, prepare: async (site) => void (await site.commit({ ...PAGE_CHANGE, BUILD_MAKES_NO_ASSETS: "" })) },
+  {
+    step: "4 of 7 (build)",
+    code: EXIT.build,
+    prepare: async (site) => void (await site.commit({ ...PAGE_CHANGE, BUILD_FAILS: "" })),
+  },
+  {
+    step: "5 of 7 (assets)",
+    code: EXIT.assets,
+    prepare: async (site) => void (await site.commit({ ...PAGE_CHANGE, BUILD_MAKES_NO_ASSETS: "" })),
+  },
   {
     step: "6 of 7 (switch)",
     code: EXIT.switch,
@@ -71,20 +98,23 @@ const FAILURES: { step: string; code: number; prepare: (site: FakeDeployment) =>
 ];
 
 describe("npm run update, when a step fails", { timeout: 120_000 }, () => {
-  it.each(FAILURES)("step $step: stops with exit code $code, names the step, and the live release keeps serving", async ({ step, code, prepare }) => {
-    const { site, live } = await updatedSite();
-    await prepare(site);
-    const headBefore = site.head();
-    const releasesBefore = await site.releases();
-    expect(await runUpdate(site.context, { noRestart: false })).toBe(code);
-    expect(site.output.join("\n")).toContain(`Step ${step} failed:`);
-    expect(site.output.at(-1)).toBe(`Nothing was switched: ${live} is still live. (exit code ${code})`);
-    expect(await site.live()).toBe(live);
-    expect(site.started()).toEqual([live]);
-    // No half-made release is left, and the checkout is at the live commit (its scripts match the live database).
-    expect(await site.releases()).toEqual(releasesBefore);
-    expect(site.head()).toBe(headBefore);
-  });
+  it.each(FAILURES)(
+    "step $step: stops with exit code $code, names the step, and the live release keeps serving",
+    async ({ step, code, prepare }) => {
+      const { site, live } = await updatedSite();
+      await prepare(site);
+      const headBefore = site.head();
+      const releasesBefore = await site.releases();
+      expect(await runUpdate(site.context, { noRestart: false })).toBe(code);
+      expect(site.output.join("\n")).toContain(`Step ${step} failed:`);
+      expect(site.output.at(-1)).toBe(`Nothing was switched: ${live} is still live. (exit code ${code})`);
+      expect(await site.live()).toBe(live);
+      expect(site.started()).toEqual([live]);
+      // No half-made release is left, and the checkout is at the live commit (its scripts match the live database).
+      expect(await site.releases()).toEqual(releasesBefore);
+      expect(site.head()).toBe(headBefore);
+    },
+  );
 
   it("step 7: a restart command that fails switches back to the previous release and restarts it (exit code 17)", async () => {
     const { site, live } = await updatedSite();
@@ -104,11 +134,27 @@ describe("npm run update, when a step fails", { timeout: 120_000 }, () => {
     expect(await runUpdate(site.context, { noRestart: false })).toBe(EXIT.unhealthy);
     // 60 s on the injected clock, not on the wall.
     expect(site.clock.now().getTime() - before).toBeGreaterThanOrEqual(60_000);
-    expect(site.output.join("\n")).toContain(`${next} did not answer http://127.0.0.1:3000/healthz with 200 within 60 s. Switching back to ${live}.`);
+    expect(site.output.join("\n")).toContain(
+      `${next} did not answer http://127.0.0.1:3000/healthz with 200 within 60 s. Switching back to ${live}.`,
+    );
     expect(await site.live()).toBe(live);
     expect(site.started()).toEqual([live, next, live]);
     expect(existsSync(path.join(site.dataDir, "restored.log"))).toBe(false);
   });
+
+  it.each([500, 502])(
+    "a release that answers /healthz with %i, not 200, is switched back (exit code 18)",
+    async (status) => {
+      const { site, live } = await updatedSite();
+      const next = await site.commit({ ...PAGE_CHANGE, UNHEALTHY: String(status) });
+      expect(await runUpdate(site.context, { noRestart: false })).toBe(EXIT.unhealthy);
+      expect(site.output.join("\n")).toContain(
+        `${next} did not answer http://127.0.0.1:3000/healthz with 200 within 60 s.`,
+      );
+      expect(await site.live()).toBe(live);
+      expect(site.started()).toEqual([live, next, live]);
+    },
+  );
 
   it("the release switched back to gets the full minute to answer, whatever --health-timeout gave the new one", async () => {
     const { site, live } = await updatedSite();
@@ -131,10 +177,17 @@ describe("npm run update, when a step fails", { timeout: 120_000 }, () => {
 
   it("a release that ran a migration and then failed: the backup from step 1 is restored by the previous release's code", async () => {
     const { site, live } = await updatedSite();
-    await site.commit({ ...PAGE_CHANGE, UNHEALTHY: "", MIGRATES: "0002-added-by-the-new-release\n", "app/db/migrations/0002-added-by-the-new-release.ts": "export {};\n" });
+    await site.commit({
+      ...PAGE_CHANGE,
+      UNHEALTHY: "",
+      MIGRATES: "0002-added-by-the-new-release\n",
+      "app/db/migrations/0002-added-by-the-new-release.ts": "export {};\n",
+    });
     expect(await runUpdate(site.context, { noRestart: false })).toBe(EXIT.unhealthy);
     const backup = /The backup taken before this update: (\S+)/.exec(site.output.join("\n"))![1]!;
-    expect(readFileSync(path.join(site.dataDir, "restored.log"), "utf8")).toBe(`${backup} by ${path.join(site.checkout, "releases", live)}\n`);
+    expect(readFileSync(path.join(site.dataDir, "restored.log"), "utf8")).toBe(
+      `${backup} by ${path.join(site.checkout, "releases", live)}\n`,
+    );
     expect(JSON.parse(readFileSync(path.join(site.dataDir, "applied.json"), "utf8"))).toEqual(["0001-initial"]);
     expect(site.output.join("\n")).toContain("ran 0002-added-by-the-new-release, which");
     expect(await site.live()).toBe(live);
@@ -144,17 +197,25 @@ describe("npm run update, when a step fails", { timeout: 120_000 }, () => {
 describe("npm run update -- --rollback", { timeout: 120_000 }, () => {
   it("goes back to the previous release and restarts it, and the checkout goes back with it", async () => {
     const { site, live } = await updatedSite();
-    const previous = site.started().length ? JSON.parse(readFileSync(path.join(site.checkout, "releases/releases.json"), "utf8")).history[0].name : null;
+    const previous = site.started().length
+      ? JSON.parse(readFileSync(path.join(site.checkout, "releases/releases.json"), "utf8")).history[0].name
+      : null;
     expect(await runRollback(site.context)).toBe(EXIT.ok);
     expect(await site.live()).toBe(previous);
     expect(site.started()).toEqual([live, previous]);
     expect(site.head(), site.output.join("\n")).toBe(previous);
-    expect(site.output.at(-1)).toBe(`Rolled back: ${previous} is live. ${live} stays in releases/ until the next update.`);
+    expect(site.output.at(-1)).toBe(
+      `Rolled back: ${previous} is live. ${live} stays in releases/ until the next update.`,
+    );
   });
 
   it("refuses when a migration ran since, naming the backup that brings the data back", async () => {
     const { site } = await updatedSite();
-    const next = await site.commit({ ...PAGE_CHANGE, MIGRATES: "0002-added\n", "app/db/migrations/0002-added.ts": "export {};\n" });
+    const next = await site.commit({
+      ...PAGE_CHANGE,
+      MIGRATES: "0002-added\n",
+      "app/db/migrations/0002-added.ts": "export {};\n",
+    });
     expect(await runUpdate(site.context, { noRestart: false })).toBe(EXIT.ok);
     const backup = /The backup taken before this update: (\S+)/.exec(site.output.join("\n"))![1]!;
     site.output.length = 0;

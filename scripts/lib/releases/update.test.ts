@@ -1,8 +1,15 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, readdirSync, statSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createFakeDeployment, createTemplate, packageJson, type FakeDeployment } from "../../../tests/support/fake-deployment";
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import {
+  commitDependencyUpgrade,
+  createFakeDeployment,
+  createServiceUser,
+  createTemplate,
+  handDataDirTo,
+  type FakeDeployment,
+} from "../../../tests/support/fake-deployment";
 import { EXIT } from "./context";
 import { runUpdate } from "./update";
 
@@ -23,18 +30,28 @@ async function deployment(): Promise<FakeDeployment> {
   return made;
 }
 
+// The command sets this umask before it runs the update (scripts/update.ts); the tests' runner may have 077.
+process.umask(0o022);
 const update = (site: FakeDeployment, options = { noRestart: false }) => runUpdate(site.context, options);
-const assets = (site: FakeDeployment, release: string) => fs.readdir(path.join(site.checkout, "releases", release, "build/client/assets"));
+const assets = (site: FakeDeployment, release: string) =>
+  fs.readdir(path.join(site.checkout, "releases", release, "build/client/assets"));
 
 // Several updates of a stand-in project per case, each running git and npm: seconds each on a busy machine.
 describe("npm run update", { timeout: 120_000 }, () => {
   it("converts a checkout that runs its own build, then takes the seven steps in order and serves the new release", async () => {
     const site = await deployment();
+    // Built by the service's user (DATA_DIR's owner), who may write the hard-linked node_modules' folder (Vite does).
+    const user = createServiceUser();
+    onTestFinished(() => user?.remove());
+    if (user) handDataDirTo(site, user);
+    site.context.dataDirUser = user?.name ?? null;
     const first = site.head();
     const second = await site.commit({ "src/page.js": "export const text = 'second';\n" });
 
     expect(await update(site)).toBe(EXIT.ok);
-    const steps = site.output.filter((line) => line.startsWith("Step ")).map((line) => /^Step (\d) of 7, (\w+)/.exec(line)!.slice(1).join(" "));
+    const steps = site.output
+      .filter((line) => line.startsWith("Step "))
+      .map((line) => /^Step (\d) of 7, (\w+)/.exec(line)!.slice(1).join(" "));
     expect(steps).toEqual(["1 backup", "2 fetch", "3 install", "4 build", "5 assets", "6 switch", "7 restart"]);
     // The checkout's own build became the first release; the new one is live and was started.
     expect(await site.releases()).toEqual([first, second].sort());
@@ -48,13 +65,21 @@ describe("npm run update", { timeout: 120_000 }, () => {
     expect(state.history.map((record: { name: string }) => record.name)).toEqual([first, second]);
     expect(state.history[1].backup).toBe(backup);
     // The lock file did not change: node_modules are the previous release's files, hard-linked.
-    const dep = (release: string) => statSync(path.join(site.checkout, "releases", release, "node_modules/fake-dep/index.js"));
+    const dep = (release: string) =>
+      statSync(path.join(site.checkout, "releases", release, "node_modules/fake-dep/index.js"));
     expect(dep(second).ino).toBe(dep(first).ino);
     expect(site.output.join("\n")).toContain("package-lock.json is unchanged");
     // The previous release's hashed assets are in the new one, beside its own.
     const own = await assets(site, first);
     expect(await assets(site, second)).toEqual(expect.arrayContaining(own));
     expect((await assets(site, second)).length).toBe(own.length * 2);
+    // Then the release is root's (this user's, when not root), and the builder may change none of it.
+    const release = path.join(site.checkout, "releases", second);
+    expect(readFileSync(path.join(release, "build/built-by"), "utf8")).toBe(String(user?.uid ?? process.getuid!()));
+    const owners = new Set(
+      readdirSync(release, { recursive: true }).map((entry) => lstatSync(path.join(release, String(entry))).uid),
+    );
+    expect([...owners]).toEqual([process.getuid!()]);
   });
 
   it("prints the unit's and the Caddyfile's lines to change on a server set up by the earlier guide, and changes them only as root", async () => {
@@ -83,17 +108,12 @@ describe("npm run update", { timeout: 120_000 }, () => {
 
   it("runs npm ci when package-lock.json changed, and the checkout's own node_modules follow the live release", async () => {
     const site = await deployment();
-    await site.commit({ "package.json": packageJson("fake-dep-1.0.1.tgz") });
-    // The lock file as npm writes it for the new dependency.
-    const lock = readFileSync(path.join(site.upstream, "package-lock.json"), "utf8").replaceAll("1.0.0", "1.0.1");
-    const integrity = /"integrity": "([^"]+)"/.exec(lock)?.[1];
-    const tarball = readFileSync(path.join(site.upstream, "vendor/fake-dep-1.0.1.tgz"));
-    const sha512 = `sha512-${(await import("node:crypto")).createHash("sha512").update(tarball).digest("base64")}`;
-    const second = await site.commit({ "package-lock.json": lock.replace(integrity!, sha512) });
+    const second = await commitDependencyUpgrade(site);
 
     expect(await update(site)).toBe(EXIT.ok);
     expect(site.output.join("\n")).toContain("package-lock.json changed: npm ci");
-    const version = (dir: string) => JSON.parse(readFileSync(path.join(dir, "node_modules/fake-dep/package.json"), "utf8")).version;
+    const version = (dir: string) =>
+      JSON.parse(readFileSync(path.join(dir, "node_modules/fake-dep/package.json"), "utf8")).version;
     expect(version(path.join(site.checkout, "releases", second))).toBe("1.0.1");
     expect(version(site.checkout)).toBe("1.0.1");
   });
@@ -104,7 +124,9 @@ describe("npm run update", { timeout: 120_000 }, () => {
     expect(await update(site, { noRestart: true })).toBe(EXIT.ok);
     expect(await site.live()).toBe(second);
     expect(site.started()).toEqual([]);
-    expect(site.output.at(-1)).toBe(`Switched: ${second} is current. Not restarted (--no-restart): run ${site.context.restartCommand} to serve it.`);
+    expect(site.output.at(-1)).toBe(
+      `Switched: ${second} is current. Not restarted (--no-restart): run ${site.context.restartCommand} to serve it.`,
+    );
   });
 
   it("does nothing more when the live release is the newest commit", async () => {
@@ -126,6 +148,19 @@ describe("npm run update", { timeout: 120_000 }, () => {
     }
     expect(await site.releases()).toEqual([...names].sort());
     expect(site.output.join("\n")).toMatch(/Deleted the older release\(s\) \w+\./);
+  });
+
+  it("never copies or writes through a link a build left: not its record of carried assets, not an asset", async () => {
+    const site = await deployment();
+    await fs.writeFile(path.join(site.root, "secret.txt"), "root's own file\n");
+    await fs.writeFile(path.join(site.root, "outside.txt"), "untouched\n");
+    // Its build leaves .carried-assets.json and build/client/assets/planted.js as links to those two files.
+    await site.commit({ "src/page.js": "export const text = 'second';\n", BUILD_PLANTS_LINKS: site.root });
+    expect(await update(site)).toBe(EXIT.ok);
+    expect(readFileSync(path.join(site.root, "outside.txt"), "utf8")).toBe("untouched\n");
+    const third = await site.commit({ "src/page.js": "export const text = 'third';\n", BUILD_PLANTS_LINKS: null });
+    expect(await update(site)).toBe(EXIT.ok);
+    expect(await assets(site, third)).not.toContain("planted.js");
   });
 
   it("carries assets that were live in the last 7 days, and leaves older ones behind", async () => {

@@ -4,9 +4,10 @@
  * live site uses has changed, and after it a failed restart or health check switches back.
  */
 import fs from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { carryAssets } from "./assets";
-import { exportCommit, git, linkCopy, shell } from "./commands";
+import { exportCommit, git, linkCopy, shell, takeBack } from "./commands";
 import {
   EXIT,
   SYSTEMD_RESTART,
@@ -55,12 +56,17 @@ export async function adoptCheckoutBuild(context: UpdateContext, state: ReleaseS
   state.checkoutModulesLock ??= await lockFileHash(checkout);
   await writeState(checkout, state);
   await switchCurrent(checkout, name);
-  context.log(`  ${path.join(checkout, "build")} is now release ${name} (releases/${name}/), and current points at it.`);
+  context.log(
+    `  ${path.join(checkout, "build")} is now release ${name} (releases/${name}/), and current points at it.`,
+  );
   return name;
 }
 
 /** The unit and Caddyfile lines this server still needs; written when root may. Returns whether the restart may go ahead. */
-async function convertServiceFiles(context: UpdateContext, plan: ServicePlan): Promise<{ proceed: boolean; restartCommand?: string }> {
+async function convertServiceFiles(
+  context: UpdateContext,
+  plan: ServicePlan,
+): Promise<{ proceed: boolean; restartCommand?: string }> {
   const items = [plan.unit, plan.socket, plan.caddy].filter((item) => item !== null);
   if (!items.length) return { proceed: true };
   context.log("This server was set up before releases: these lines change (docs/DEPLOY.md, step 11):");
@@ -68,7 +74,9 @@ async function convertServiceFiles(context: UpdateContext, plan: ServicePlan): P
   const writable = await Promise.all(items.map((item) => mayWrite(item.file)));
   if (!writable.every(Boolean)) {
     context.log("Not changed: this runs as a user who may not write them. Change them as root, then:");
-    context.log(`  systemctl daemon-reload && systemctl stop cornerstone && systemctl start cornerstone${plan.caddy ? " && systemctl reload caddy" : ""}`);
+    context.log(
+      `  systemctl daemon-reload && systemctl stop cornerstone && systemctl start cornerstone${plan.caddy ? " && systemctl reload caddy" : ""}`,
+    );
     // Under systemd the old unit would start the old build again: the restart waits for the change.
     return { proceed: context.restartCommand !== null };
   }
@@ -76,10 +84,15 @@ async function convertServiceFiles(context: UpdateContext, plan: ServicePlan): P
     const before = await fs.readFile(item.file, "utf8").catch(() => null);
     await fs.writeFile(item.file, item.text);
     if (item === plan.caddy) {
-      const checked = await context.run(["caddy", "adapt", "--config", item.file, "--adapter", "caddyfile"], { cwd: context.checkout, quiet: true });
+      const checked = await context.run(["caddy", "adapt", "--config", item.file, "--adapter", "caddyfile"], {
+        cwd: context.checkout,
+        quiet: true,
+      });
       if (checked.status !== 0) {
         if (before !== null) await fs.writeFile(item.file, before);
-        context.log(`  Caddy does not accept the changed ${item.file}, so it was left as it was: ${checked.output.trim().split("\n").at(-1)}`);
+        context.log(
+          `  Caddy does not accept the changed ${item.file}, so it was left as it was: ${checked.output.trim().split("\n").at(-1)}`,
+        );
         continue;
       }
     }
@@ -89,11 +102,18 @@ async function convertServiceFiles(context: UpdateContext, plan: ServicePlan): P
     context.log("  Reload your service manager and Caddy for them to take effect.");
     return { proceed: true };
   }
-  for (const command of ["systemctl daemon-reload", ...(plan.socket ? ["systemctl enable cornerstone.socket"] : []), ...(plan.caddy ? ["systemctl reload caddy"] : [])]) {
+  for (const command of [
+    "systemctl daemon-reload",
+    ...(plan.socket ? ["systemctl enable cornerstone.socket"] : []),
+    ...(plan.caddy ? ["systemctl reload caddy"] : []),
+  ]) {
     await context.run(shell(command), { cwd: context.checkout });
   }
   // The socket can only take the port once the old process has let it go.
-  return { proceed: true, restartCommand: plan.unit || plan.socket ? "systemctl stop cornerstone && systemctl start cornerstone" : undefined };
+  return {
+    proceed: true,
+    restartCommand: plan.unit || plan.socket ? "systemctl stop cornerstone && systemctl start cornerstone" : undefined,
+  };
 }
 
 export async function runUpdate(context: UpdateContext, options: { noRestart: boolean }): Promise<number> {
@@ -105,7 +125,9 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
     try {
       live = await adoptCheckoutBuild(context, state);
     } catch (error) {
-      log(`Preparing failed: ${(error as Error).message}. Nothing was changed on the live site. (exit code ${EXIT.prepare})`);
+      log(
+        `Preparing failed: ${(error as Error).message}. Nothing was changed on the live site. (exit code ${EXIT.prepare})`,
+      );
       return EXIT.prepare;
     }
   }
@@ -123,10 +145,24 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
     if (result.status !== 0) throw new StepFailed(`${what} exited with ${result.status}`);
   };
 
+  // The new code and its dependencies' install scripts run as the service's user, never as root.
+  const builder = context.dataDirUser;
+  log(
+    builder
+      ? `As ${builder} (DATA_DIR's owner): the backup, npm ci and the build; as root: git, the switch and the restart.`
+      : `Everything runs as ${os.userInfo().username}.`,
+  );
+  const removeRelease = async (dir: string) => {
+    if (builder) await takeBack(dir, context.run).catch(() => {});
+    await fs.rm(dir, { recursive: true, force: true });
+  };
   let backup: string | null = null;
   try {
     begin(`npm run backup${context.envFile ? ` -- --env-file ${context.envFile}` : ""}`);
-    const backedUp = await context.run(["npm", "run", "backup", "--", ...envFileArgs(context)], { cwd: liveDir, asUser: context.dataDirUser });
+    const backedUp = await context.run(["npm", "run", "backup", "--", ...envFileArgs(context)], {
+      cwd: liveDir,
+      asUser: context.dataDirUser,
+    });
     check(backedUp, "npm run backup");
     backup = /Backup written: (\S+)/.exec(backedUp.output)?.[1] ?? null;
     if (!backup) throw new StepFailed("npm run backup did not say where it wrote the backup");
@@ -141,25 +177,37 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
       return EXIT.ok;
     }
     const newDir = releaseDir(checkout, newName);
-    await fs.rm(newDir, { recursive: true, force: true });
+    await removeRelease(newDir);
     await exportCommit(checkout, commit, newDir);
+    // The builder may write the release's top folder and node_modules (npm's cache, Vite's temporary files), nothing of root's.
+    const handOver = async (dir: string) => {
+      if (builder)
+        check(await context.run(["chown", `${builder}:`, dir], { cwd: "/", quiet: true }), `chown ${builder}: ${dir}`);
+    };
+    await handOver(newDir);
     log(`  ${commit.slice(0, 12)} is in releases/${newName}/`);
+    const asBuilder = { cwd: newDir, asUser: builder, env: { npm_config_cache: path.join(newDir, ".npm-cache") } };
 
     begin("node_modules");
     if ((await lockFileHash(liveDir)) === (await lockFileHash(newDir))) {
       await linkCopy(path.join(liveDir, "node_modules"), path.join(newDir, "node_modules"), context.run);
+      await handOver(path.join(newDir, "node_modules"));
       log(`  package-lock.json is unchanged: node_modules are ${live}'s, hard-linked (no download, no extra room).`);
     } else {
       log("  package-lock.json changed: npm ci");
-      check(await context.run(["npm", "ci", "--include=dev", "--no-audit", "--no-fund"], { cwd: newDir }), "npm ci");
+      check(await context.run(["npm", "ci", "--include=dev", "--no-audit", "--no-fund"], asBuilder), "npm ci");
     }
 
     begin("npm run build");
-    check(await context.run(["npm", "run", "build"], { cwd: newDir }), "npm run build");
+    check(await context.run(["npm", "run", "build"], asBuilder), "npm run build");
+    if (builder) await takeBack(newDir, context.run);
+    await fs.rm(asBuilder.env.npm_config_cache, { recursive: true, force: true });
 
     begin(`the hashed assets of ${live}`);
     const carried = await carryAssets(liveDir, newDir, context.clock.now());
-    log(`  Copied ${carried.copied} of ${live}'s assets (pages it served keep their scripts)${carried.expired.length ? `; ${carried.expired.length} older than 7 days left behind` : ""}.`);
+    log(
+      `  Copied ${carried.copied} of ${live}'s assets (pages it served keep their scripts)${carried.expired.length ? `; ${carried.expired.length} older than 7 days left behind` : ""}.`,
+    );
 
     begin(`current → releases/${newName}`);
     state.history.push({ name: newName, commit, liveSince: context.clock.now().toISOString(), backup });
@@ -168,7 +216,7 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
   } catch (error) {
     const message = error instanceof StepFailed ? error.message : (error as Error).message;
     log(`Step ${step} of ${STEPS.length} (${STEPS[step - 1]}) failed: ${message}.`);
-    if (newName && newName !== live) await fs.rm(releaseDir(checkout, newName), { recursive: true, force: true });
+    if (newName && newName !== live) await removeRelease(releaseDir(checkout, newName));
     state.history = state.history.filter((record) => record.name !== newName);
     await writeState(checkout, state).catch(() => {});
     await switchCurrent(checkout, live).catch(() => {});
@@ -181,7 +229,9 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
   const converted = await convertServiceFiles(context, plan);
   if (options.noRestart || !converted.proceed) {
     await syncCheckoutModules(context, state, newName);
-    log(`Switched: ${newName} is current. Not restarted${options.noRestart ? " (--no-restart)" : ""}: run ${converted.restartCommand ?? context.restartCommand ?? SYSTEMD_RESTART} to serve it.`);
+    log(
+      `Switched: ${newName} is current. Not restarted${options.noRestart ? " (--no-restart)" : ""}: run ${converted.restartCommand ?? context.restartCommand ?? SYSTEMD_RESTART} to serve it.`,
+    );
     return EXIT.ok;
   }
 
@@ -193,12 +243,16 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
     return switchBack(context, state, { from: newName, to: previous, backup, failure: EXIT.restart });
   }
   if (outcome === "unhealthy") {
-    log(`${newName} did not answer ${context.healthUrl} with 200 within ${Math.round(context.healthTimeoutMs / 1000)} s. Switching back to ${live}.`);
+    log(
+      `${newName} did not answer ${context.healthUrl} with 200 within ${Math.round(context.healthTimeoutMs / 1000)} s. Switching back to ${live}.`,
+    );
     return switchBack(context, state, { from: newName, to: previous, backup, failure: EXIT.unhealthy });
   }
   const removed = await pruneReleases(checkout, state, newName);
   await syncCheckoutModules(context, state, newName);
-  log(`Updated: ${newName} is live (it was ${live}).${removed.length ? ` Deleted the older release(s) ${removed.join(", ")}.` : ""}`);
+  log(
+    `Updated: ${newName} is live (it was ${live}).${removed.length ? ` Deleted the older release(s) ${removed.join(", ")}.` : ""}`,
+  );
   log(`The backup taken before: ${backup}`);
   return EXIT.ok;
 }
