@@ -18,11 +18,6 @@
  *           choosing to every photo "Ready", bytes sent per photo, seconds from Send Message to "Message Sent";
  *           then the owner uploads three ~3 MB ones to a gallery: tap to the last "Image uploaded successfully",
  *           beside the bytes sent ÷ the uplink (median of --upload-runs, default 3).
- *   enquiries  Enquiries stored per second with synchronous = FULL against NORMAL (scripts/bench-enquiries.ts).
- *   backends  SQLite + disk next to PostgreSQL + S3: GET / and the public API reads, one enquiry's
- *           latency (scripts/bench-backends.ts).
- *   analytics  scripts/bench-analytics.ts: the per-request cost of visit counting, and GET / with
- *           ANALYTICS=on and =off as medians of interleaved runs.
  *   memory  scripts/bench-memory.ts: peak RSS of the server as `npm run serve` starts it under 80,000
  *           junk requests of three kinds, and the cost of request logging on cached GET /.
  *   offsite  scripts/bench-offsite.ts: off-site copies over a simulated 14 months of a 300-photo site (bytes sent per
@@ -30,8 +25,6 @@
  *           `npm run bench` runs with --openssl-legacy-provider for this part: the test S3 server (s3rver) seals
  *           its listing continuation tokens with DES, which Node 20 refuses otherwise, and the 14 months
  *           leave more than one page (1,000 keys) of objects in the bucket.
- *   baseline  scripts/bench-baseline.ts: cached GET / (brotli) of this build against another build
- *           (--baseline=<git ref>, default main), median of 3 interleaved runs each.
  *   update  scripts/bench-update.ts: npm run update under a steady load through Caddy, to a new release and
  *           to one that cannot start: the longest wait, failed requests (0 expected), the old process's drain.
  *
@@ -43,14 +36,11 @@ import { existsSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { analyticsBench } from "./bench-analytics";
-import { benchBackends } from "./bench-backends";
 import { benchBackup } from "./bench-backup";
 import { benchOffsite } from "./bench-offsite";
-import { benchAgainstBaseline } from "./bench-baseline";
 import { imagePart } from "./bench-image";
 import { benchImageMemory } from "./bench-image-memory";
-import { LOAD_TARGETS, loadPart, measure, type LoadOptions } from "./bench-load";
+import { loadPart, type LoadOptions } from "./bench-load";
 import { benchMemory } from "./bench-memory";
 import { weightPart } from "./bench-phone-download";
 import { phoneUploadPart } from "./bench-phone-upload";
@@ -69,13 +59,9 @@ const PARTS = [
   "weight",
   "phone-upload",
   "sign-in",
-  "enquiries",
   "backup",
   "offsite",
-  "backends",
-  "analytics",
   "memory",
-  "baseline",
   "update",
   "start",
 ] as const;
@@ -226,32 +212,9 @@ async function main(): Promise<void> {
       ...(await phoneUploadPart(Number(option("upload-runs") ?? 3))),
     };
   }
-  if (runs("baseline")) {
-    const scriptDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-bench-baseline-"));
-    try {
-      const home = LOAD_TARGETS.find((target) => target.name === "GET / (br, as browsers ask)")!;
-      const baseline = await benchAgainstBaseline(option("baseline") ?? "main", (url) =>
-        measure("node", url, home, scriptDir, LOAD_OPTIONS),
-      );
-      report.baseline = { date: new Date().toISOString(), target: home.name, ...baseline };
-    } finally {
-      await fs.rm(scriptDir, { recursive: true, force: true });
-    }
-  }
-
   if (runs("sign-in")) report.signIn = { date: new Date().toISOString(), ...(await benchSignIn()) };
-  if (runs("enquiries")) report.enquiries = await (await import("./bench-enquiries")).benchEnquiries();
   if (runs("backup")) report.backup = { date: new Date().toISOString(), ...(await benchBackup()) };
   if (runs("offsite")) report.offsite = { date: new Date().toISOString(), ...(await benchOffsite()) };
-  if (runs("backends"))
-    report.backends = await benchBackends({
-      durationSeconds: DURATION_S,
-      connections: CONNECTIONS,
-      threads: THREADS,
-      tool: option("tool"),
-    });
-  if (runs("analytics"))
-    report.analytics = await analyticsBench({ durationS: DURATION_S, connections: CONNECTIONS, threads: THREADS });
   if (runs("memory")) report.memory = await benchMemory({ durationS: DURATION_S });
   if (runs("start"))
     report.start = { date: new Date().toISOString(), ...(await (await import("./bench-start")).benchStart()) };

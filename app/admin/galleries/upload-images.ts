@@ -1,5 +1,6 @@
 import type { GalleryImage, GalleryType } from "~/galleries/gallery";
 import { apiRequest, isUnauthorizedError } from "~/lib/api-client";
+import { LET_OTHERS_FINISH_MESSAGE } from "~/uploads/resumable-protocol";
 import type { UploadDeclaration } from "~/uploads/upload-declaration";
 import { serverMessage } from "../query-client";
 import { sendInParts, type JsonCall, type PartSender, type RetryWait } from "./resumable-upload";
@@ -10,7 +11,8 @@ export type UploadOutcome = { uploaded: GalleryImage[]; failures: UploadFailure[
 
 /** Where one file stands, as the upload modal shows it. */
 export type FileUploadState =
-  | { state: "waiting" }
+  /** With `reason`: the site asked it to wait (the photos already on their way first); it goes by itself later. */
+  | { state: "waiting"; reason?: string }
   /** Its copy is being made (shrunk) in the browser. */
   | { state: "preparing" }
   | { state: "uploading"; percent: number }
@@ -127,6 +129,7 @@ async function sendBytes(
         reconnecting = connection === "lost";
         report();
       },
+      onHeld: (refusal) => onState({ state: "waiting", reason: serverMessage(refusal, LET_OTHERS_FINISH_MESSAGE) }),
     });
     return imageURL;
   }
