@@ -116,7 +116,13 @@ describe("SubmissionsView", () => {
     renderWithClient(<SubmissionsView onBack={vi.fn()} />);
     const entry = await screen.findByRole("article", { name: "Visitor 7" });
     expect(entry).toHaveTextContent("Fourth line");
-    expect(within(entry).getByRole("link", { name: "Reply" })).toHaveAttribute("href", "mailto:v7@example.nz");
+    // Reply opens the mail app with the subject and the enquiry quoted (a 'mailto:' link's fields, encoded).
+    const reply = new URL(within(entry).getByRole("link", { name: "Reply" }).getAttribute("href")!);
+    expect(`${reply.protocol}${reply.pathname}`).toBe("mailto:v7@example.nz");
+    expect(Object.fromEntries(reply.searchParams)).toEqual({
+      subject: "Re: your enquiry to Cornerstone Stonemasonry",
+      body: "\r\n\r\nOn January 1st, 2024 at 2:00 AM, Visitor 7 wrote:\r\n> First line\r\n> Second line\r\n> Third line\r\n> Fourth line",
+    });
     expect(within(entry).getByText("New")).toBeInTheDocument();
     expect(calls.some((c) => c.method === "PATCH")).toBe(false);
 
