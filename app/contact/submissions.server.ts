@@ -14,7 +14,7 @@ import {
   NOTIFICATIONS_OFF_STATE,
   type NotificationState,
   type NotificationStatus,
-} from "~/notifications/notification-state";
+} from "~/contact/notification-state";
 import { queueEnquiryNotification, queueMorePhotosMail } from "~/notifications/outbox-queue.server";
 import type { AppServices } from "~/services.server";
 import {

@@ -1,5 +1,5 @@
 import type { Database } from "~/db/database.server";
-import type { Clock } from "./clock";
+import type { Clock } from "~/lib/clock";
 
 /**
  * Rate limits kept in the database, so they hold across several processes
