@@ -1,5 +1,5 @@
 import { Router } from "express";
-import { claimCeremonyAttempt, endCeremony, findCeremony } from "~/auth/ceremonies.server";
+import { claimCeremonyAttempt, endCeremony, readCeremony } from "~/auth/ceremonies.server";
 import { authenticationCodeSchema, ownerConfirmationSchema } from "~/auth/sign-in-methods";
 import { clearSignInCounts, countSignInAttempt, recordSignInFailure } from "~/auth/sign-in.server";
 import {
@@ -34,7 +34,9 @@ export function twoStepSignInRoutes(services: AppServices): Router {
 
   router.post("/login/two-factor", async (req, res) => {
     const { code } = parseJsonBody(req, authenticationCodeSchema);
-    const found = await findCeremony(services, "two-step-sign-in", readCeremonyCookie(env, req, "two-step-sign-in"));
+    const found = await readCeremony(services, "two-step-sign-in", readCeremonyCookie(env, req, "two-step-sign-in"), {
+      take: false,
+    });
     const user =
       found.status === "found" && found.ceremony.userId
         ? await services.db
