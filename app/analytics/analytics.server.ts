@@ -9,19 +9,9 @@ import { addDays, dayBounds, type DayBounds } from "./calendar";
 import { OTHER_REFERRERS } from "./report";
 
 /**
- * Privacy-first visit counting (decision 0031).
- *
- * Page views are counted in memory on the request path (a few Map and Set
- * updates, no hashing, no I/O) and flushed to the database every 10 s and at
- * shutdown, so a crash loses at most 10 s of counts. Unique visitors per day
- * come from a hash of (day's random salt, address, user agent), made by the
- * flush before anything is written (the pair itself stays in memory until
- * then, at most 10 s, like the rate limiters' addresses); the salt
- * and the day's hashes are kept in the database, shared by every instance, and
- * deleted when the day ends in the business's time zone. Only daily totals
- * per page and per referrer host remain (at most 100 hosts a day by name, the
- * rest as "(other)"), for 400 days. No address, user agent, salt or hash is
- * ever logged.
+ * Privacy-first visit counting (decision 0031): the request path only updates Maps; a flush every 10 s and at
+ * shutdown hashes (day's salt, address, user agent) before anything is written. Only daily totals per page and
+ * referrer host remain, for 400 days; no address, user agent, salt or hash is ever logged.
  */
 
 export type PageView = {

@@ -1,8 +1,4 @@
-/**
- * The browser's one way to call the API (spec §7, §8): every call carries
- * credentials, bodies are JSON, and a non-OK answer becomes an Error whose
- * message is "{status}: {response text, or the status text when empty}".
- */
+/** The browser's one way to call the API (spec §7, §8); a non-OK answer throws "{status}: {text}". */
 export class ApiError extends Error {
   override name = "ApiError";
   constructor(

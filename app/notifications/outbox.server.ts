@@ -24,14 +24,8 @@ import { MORE_PHOTOS_KIND, morePhotosPayloadSchema, signInPayloadSchema } from "
 import { securityNoticePayloadSchema } from "./security-notices.server";
 
 /**
- * The mail outbox's worker (decision 0020). A notification is a row in
- * notification_jobs, written in the same transaction as what it reports
- * (outbox-queue.server.ts), and this worker sends due rows. Each send is
- * claimed with a time-limited lease that commits before any SMTP traffic; the
- * result is recorded only while the lease is still ours
- * (outbox-claims.server.ts). Past the hourly cap, enquiries wait for the hour's
- * digest (outbox-digest.server.ts). Several workers may share the
- * database safely.
+ * The mail outbox's worker (decision 0020): sends due notification_jobs rows under leases
+ * (outbox-claims.server.ts), the hourly cap aside (outbox-digest.server.ts). Several may share a database.
  */
 
 type Db = Kysely<DatabaseSchema>;

@@ -26,11 +26,7 @@ export function signInRefusal(outcome: Extract<SignInOutcome, { status: "locked"
   });
 }
 
-/**
- * Ends a good sign-in, whichever way it came (password, password and code,
- * passkey): a fresh session, the failures since the last one filed for the
- * dashboard, the device cookie renewed, the owner told of a new browser.
- */
+/** Any good sign-in: a fresh session, its failures filed, the device cookie renewed, a new browser reported. */
 export async function completeSignIn(
   services: AppServices,
   req: Request,

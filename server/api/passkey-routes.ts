@@ -110,11 +110,7 @@ function refusedAs(status: number) {
   };
 }
 
-/**
- * The owner's passkeys and two-step state, adding and removing passkeys. Adding or removing one
- * always asks for proof at that moment (the current password, or a passkey), however recent the
- * sign-in: a stolen session must not leave a lasting way in. Mounted at /api/admin.
- */
+/** Passkeys and two-step state; adding or removing a passkey always asks for fresh proof (a stolen session). */
 export function passkeyAccountRoutes(services: AppServices): Router {
   const router = Router();
   const { env } = services;
