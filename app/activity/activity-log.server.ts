@@ -25,8 +25,8 @@ import {
  * (429s) fold into one record per kind per hour (refusal-tally.server.ts), so a flood can neither fill the log
  * nor cost a write per attempt; the log is pruned to ACTIVITY_LIMITS at every insert and hourly.
  */
-export const ACTIVITY_LIMITS = { records: 10_000, maxAgeMs: 365 * 24 * 60 * 60_000 } as const;
-export const ACTIVITY_PAGE_SIZE = 50;
+const ACTIVITY_LIMITS = { records: 10_000, maxAgeMs: 365 * 24 * 60 * 60_000 } as const;
+const ACTIVITY_PAGE_SIZE = 50;
 
 /** addressKey may be left out only by callers that never pass a client address (a restore). */
 export type ActivityServices = { db: Database; clock: Clock; addressKey?: AddressKeyer };

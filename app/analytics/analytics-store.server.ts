@@ -5,11 +5,11 @@ import { OTHER_REFERRERS } from "./report";
 /** Where visit counts are kept (docs/decisions/0031), shared by every instance; the counting is in analytics.server.ts. */
 
 /** Referrer hosts stored by name per day, across every flush and instance; the rest of the day's referred views are one OTHER_REFERRERS row. */
-export const MAX_REFERRER_HOSTS_PER_DAY = 100;
+const MAX_REFERRER_HOSTS_PER_DAY = 100;
 /** A host is listed on the owner's Visits view once visitors from this many addresses came from it in a day: one address cannot plant a referrer. */
 export const LISTED_FROM_ADDRESSES = 2;
 /** Days of totals kept: older days are deleted when a day is closed. */
-export const RETENTION_DAYS = 400;
+const RETENTION_DAYS = 400;
 
 export type DayBuffer = {
   views: number;

@@ -14,7 +14,7 @@ import { OTHER_REFERRERS } from "./report";
  * referrer host remain, for 400 days; no address, user agent, salt or hash is ever logged.
  */
 
-export type PageView = {
+type PageView = {
   /** A public page's path, e.g. "/stonework". */
   path: string;
   /** The visitor's address as Express resolves it (honouring TRUST_PROXY). */
@@ -31,10 +31,10 @@ export type AnalyticsLimits = {
   maxBufferedReferrers: number;
 };
 
-export const DEFAULT_ANALYTICS_LIMITS: AnalyticsLimits = { maxBufferedVisitors: 20_000, maxBufferedReferrers: 500 };
-export const FLUSH_INTERVAL_MS = 10_000;
+const DEFAULT_ANALYTICS_LIMITS: AnalyticsLimits = { maxBufferedVisitors: 20_000, maxBufferedReferrers: 500 };
+const FLUSH_INTERVAL_MS = 10_000;
 
-export type AnalyticsCounters = {
+type AnalyticsCounters = {
   /** Views recorded since start (flushed or not). */
   recorded: number;
   /** Distinct visitors left out because the buffer was full. */
@@ -67,7 +67,7 @@ export type Analytics = {
 };
 
 /** A visitor's daily hash: 128 bits of SHA-256 over the day's salt, the address and the user agent. */
-export function visitorHash(salt: string, ip: string, userAgent: string): string {
+function visitorHash(salt: string, ip: string, userAgent: string): string {
   return hash("sha256", `${salt}\n${ip}\n${userAgent}`, "base64url").slice(0, 22);
 }
 

@@ -25,7 +25,7 @@ export function addDays(day: string, count: number): string {
 }
 
 /** Day of the week, 0 = Sunday. */
-export function weekdayOf(day: string): number {
+function weekdayOf(day: string): number {
   const [year, month, date] = day.split("-").map(Number) as [number, number, number];
   return new Date(Date.UTC(year, month - 1, date)).getUTCDay();
 }

@@ -11,9 +11,9 @@ export const SESSION_COOKIE = "cornerstone_session";
 /** The absolute limit: a session ends 30 days after sign-in, used or not. */
 export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 /** A session unused for 14 days ends too. */
-export const SESSION_IDLE_MS = 14 * 24 * 60 * 60 * 1000;
+const SESSION_IDLE_MS = 14 * 24 * 60 * 60 * 1000;
 /** `last_used_at` is written at most this often per session, not at every request. */
-export const SESSION_TOUCH_INTERVAL_MS = 5 * 60 * 1000;
+const SESSION_TOUCH_INTERVAL_MS = 5 * 60 * 1000;
 export const GENERATED_PASSWORD_LENGTH = 24;
 
 /** Counts argon2 verifications, so tests count them instead of timing them. */
@@ -51,7 +51,7 @@ async function passwordMatches(services: Services, passwordHash: string, passwor
 }
 
 /** A random password for the first start: URL-safe, 24 characters (144 bits). */
-export function generatePassword(): string {
+function generatePassword(): string {
   return randomBytes(18).toString("base64url");
 }
 

@@ -21,7 +21,7 @@ export function twoStepKeyFrom(twoStepSecret: string): Buffer {
 }
 
 /** Each use gets its own key, derived from the one secret. */
-export function signInKeysFrom(secret: string, twoStepSecret: string): SignInKeys {
+function signInKeysFrom(secret: string, twoStepSecret: string): SignInKeys {
   const derive = (purpose: string) => createHmac("sha256", secret).update(purpose).digest();
   return {
     deviceCookie: derive("device-cookie"),

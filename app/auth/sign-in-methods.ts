@@ -33,7 +33,6 @@ export type OwnerConfirmation = z.infer<typeof ownerConfirmationSchema>;
 export const signOutEverywhereSchema = ownerConfirmationSchema.extend({
   removeOtherPasskeys: z.boolean({ error: "removeOtherPasskeys is true or false" }).optional(),
 });
-export type SignOutEverywhere = z.infer<typeof signOutEverywhereSchema>;
 
 export const authenticationCodeSchema = z.object({
   code: z
@@ -64,6 +63,3 @@ export type SignInMethods = {
 /** After a plain restore from another installation: the dashboard, the e-mail and `npm run restore` say this. */
 export const TWO_STEP_LOST_IN_RESTORE =
   "Two-step verification was turned off when this site was restored. Turn it on again.";
-
-/** The login page's GET /api/login/passkey/availability. */
-export type PasskeyAvailability = { available: boolean };

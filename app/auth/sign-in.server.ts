@@ -16,7 +16,7 @@ import {
  * The sign-in throttle (decisions 0014 and 0015), counted before argon2 runs: a device-cookie browser has its own
  * limit; any other counts per address and against the one account. A good sign-in clears its counters.
  */
-export const SIGN_IN_LIMITS = {
+const SIGN_IN_LIMITS = {
   address: { scope: "sign-in:address", limit: 5, windowMs: 15 * 60_000 },
   account: { scope: "sign-in:account", limit: 20, windowMs: 60 * 60_000 },
   device: { scope: "sign-in:device", limit: 5, windowMs: 15 * 60_000 },

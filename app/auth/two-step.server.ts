@@ -11,7 +11,7 @@ import { keyedHash, open, seal } from "./secret-box.server";
  * Two-step verification (decision 0053): a sealed TOTP secret and 10 recovery codes as keyed hashes. Only an
  * encrypted backup carries the key; a restore re-seals with the new installation's (decision 0058).
  */
-export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_CODE_COUNT = 10;
 /** Codes from one time step either side of now are accepted (a phone's clock drifts). */
 const TOTP_WINDOW = 1;
 const RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789";
@@ -19,7 +19,7 @@ const RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789";
 type Services = { db: Database; clock: Clock; signIn: { twoStepKey: Buffer } };
 
 /** "unreadable": on, but sealed with a key this installation lacks, so off until turned on again. */
-export type TwoStepStatus = "off" | "enrolling" | "on" | "unreadable";
+type TwoStepStatus = "off" | "enrolling" | "on" | "unreadable";
 export type TwoStepState = { status: TwoStepStatus; recoveryCodesLeft: number };
 
 function totpFor(base32Secret: string, label: string) {

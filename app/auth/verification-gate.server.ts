@@ -17,7 +17,7 @@ export type VerificationGateOptions = {
 };
 
 /** Two verifications at a time, one more for device-cookie browsers. */
-export const VERIFICATION_GATE_DEFAULTS: VerificationGateOptions = {
+const VERIFICATION_GATE_DEFAULTS: VerificationGateOptions = {
   slots: 2,
   reservedSlots: 1,
   queueLength: 8,

@@ -10,7 +10,7 @@ export class ApiError extends Error {
   }
 }
 
-export async function throwIfResNotOk(res: Response): Promise<void> {
+async function throwIfResNotOk(res: Response): Promise<void> {
   if (!res.ok) {
     const text = await res.text().catch(() => "");
     throw new ApiError(res.status, text, res.statusText);

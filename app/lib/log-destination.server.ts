@@ -1,9 +1,9 @@
 import fs from "node:fs";
 
 /** At most this much log text waits for a slow reader; lines past it are dropped and counted. */
-export const LOG_BUFFER_BYTES = 4 * 1024 * 1024;
+const LOG_BUFFER_BYTES = 4 * 1024 * 1024;
 /** At exit, the lines still waiting get this long to reach a reader that has stopped reading. */
-export const EXIT_FLUSH_DEADLINE_MS = 1000;
+const EXIT_FLUSH_DEADLINE_MS = 1000;
 /** A write the reader refused is tried again after 1 ms, backing off to this while it keeps refusing. */
 const MAX_RETRY_DELAY_MS = 100;
 

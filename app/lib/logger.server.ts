@@ -4,10 +4,10 @@ import { stdoutLogDestination } from "./log-destination.server";
 export type { Logger };
 
 /** A value a client chose (a path, an address) keeps this many characters in a log line. */
-export const MAX_LOGGED_VALUE_LENGTH = 256;
+const MAX_LOGGED_VALUE_LENGTH = 256;
 
 /** Cuts a client-supplied value to MAX_LOGGED_VALUE_LENGTH characters, marked as cut. */
-export function clip(value: unknown): unknown {
+function clip(value: unknown): unknown {
   if (typeof value !== "string" || value.length <= MAX_LOGGED_VALUE_LENGTH) return value;
   return `${value.slice(0, MAX_LOGGED_VALUE_LENGTH)}…[truncated]`;
 }

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 
 /** Everything the site writes is for the service's user alone (originals may carry GPS positions). */
-export const PRIVATE_UMASK = 0o077;
+const PRIVATE_UMASK = 0o077;
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 

@@ -3,7 +3,7 @@ import type { Clock } from "./clock";
 
 /** Fixed-window limits in the database (decision 0014): one atomic upsert counts, so none slip under together. */
 /** `count`: the attempts counted in the current window (a refused attempt over the limit may not be). */
-export type RateLimitDecision =
+type RateLimitDecision =
   { allowed: true; count: number } | { allowed: false; count: number; retryAfterSeconds: number };
 
 export type RateLimiter = {

@@ -10,14 +10,14 @@ import { AUTOMATED, businessTime, ownerMail, sender, type MailContext } from "./
 /** The e-mails about enquiries (alone, or in the hourly digest of decision 0021) and their photo lines. */
 
 /** The admin's inbox: where every enquiry, and every photo, can be seen. */
-export const inboxLink = (ctx: MailContext) => `${ctx.siteUrl}/admin?view=submissions`;
+const inboxLink = (ctx: MailContext) => `${ctx.siteUrl}/admin?view=submissions`;
 
 /** The enquiry's photos as its e-mail carries them; `unreadable` could not be read when it was sent (deleted meanwhile). */
 export type MailedPhotos = { attachments: MailAttachment[]; unreadable: number };
 const NO_PHOTOS: MailedPhotos = { attachments: [], unreadable: 0 };
 
 /** Lines on attached, unreadable and never-received photos; empty without photos. */
-export function attachedPhotosLines(photos: MailedPhotos, notAttached = 0): string[] {
+function attachedPhotosLines(photos: MailedPhotos, notAttached = 0): string[] {
   const attached = photos.attachments.length;
   const lines: string[] = [];
   if (attached > 0) lines.push(`${plural(attached, "photo is", "photos are")} attached.`);
@@ -33,7 +33,7 @@ export function attachedPhotosLines(photos: MailedPhotos, notAttached = 0): stri
 }
 
 /** A digest carries no photos: "3 photos: see them in the inbox: <link>". */
-export function digestPhotosLine(ctx: MailContext, count: number): string | null {
+function digestPhotosLine(ctx: MailContext, count: number): string | null {
   if (count === 0) return null;
   return `${plural(count, "photo", "photos")}: see ${count === 1 ? "it" : "them"} in the inbox: ${inboxLink(ctx)}`;
 }

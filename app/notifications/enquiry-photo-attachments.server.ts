@@ -13,7 +13,7 @@ export type OpenedPhotos = MailedPhotos & {
 };
 
 /** "enquiry-photo-1.jpg": n counts from 1 in the order the visitor chose them. */
-export const attachmentName = (n: number) => `enquiry-photo-${n}.jpg`;
+const attachmentName = (n: number) => `enquiry-photo-${n}.jpg`;
 
 /** Opens each photo's viewing copy from `from` on; one that cannot be read is counted in `unreadable`. */
 export async function openEnquiryPhotoAttachments(

@@ -23,7 +23,7 @@ export type OutgoingMail = {
 /** One attached file. `content` is read once, while the message is sent; the sender destroys it afterwards. */
 export type MailAttachment = { filename: string; contentType: string; content: Readable };
 
-export type SentMail = { messageId: string; response: string };
+type SentMail = { messageId: string; response: string };
 
 /** The outside mail service, behind one small interface (tests use a real SMTP server through it). */
 export interface Mailer {

@@ -56,7 +56,7 @@ export function ownerMail(ctx: MailContext, parts: MailParts, messageId: string)
 export type SignInForMail = { at: string; address: string; userAgent: string };
 
 /** The browser in e-mails: the shared describer's words, or "an unknown browser". */
-export const browserForMail = (userAgent: string) => describeBrowser(userAgent) ?? "an unknown browser";
+const browserForMail = (userAgent: string) => describeBrowser(userAgent) ?? "an unknown browser";
 
 /** A sign-in from a browser that had not signed in before. */
 export function signInAlertMail(ctx: MailContext, signIn: SignInForMail, messageId: string): OutgoingMail {

@@ -34,9 +34,9 @@ type OutboxServices = Pick<AppServices, "db" | "logger" | "clock" | "mail" | "ou
 /** A claim lasts this long; a worker that dies mid-send leaves the job to be retried after it. */
 export const LEASE_MS = 5 * 60_000;
 /** Without a wake-up (e.g. a job queued by another instance), the worker looks this often. */
-export const POLL_INTERVAL_MS = 5_000;
+const POLL_INTERVAL_MS = 5_000;
 /** On shutdown, a send in progress gets this long to finish and be recorded. */
-export const STOP_TIMEOUT_MS = 8_000;
+const STOP_TIMEOUT_MS = 8_000;
 
 async function mailContext(services: OutboxServices, mail: MailSetup): Promise<MailContext> {
   return { from: mail.from, to: await notificationRecipient(services), siteUrl: services.env.SITE_URL };
@@ -62,7 +62,7 @@ function safeJson(text: string): unknown {
   }
 }
 
-export type RunSummary = { sent: number; retrying: number; failed: number; held: number };
+type RunSummary = { sent: number; retrying: number; failed: number; held: number };
 
 // ---------------------------------------------------------------------------------------------
 // The worker

@@ -1,7 +1,7 @@
 /** Retry after 30 s, 2 min, 10 min and 1 h, then hourly; a failure after 24 h is final. */
-export const RETRY_DELAYS_MS = [30_000, 2 * 60_000, 10 * 60_000, 60 * 60_000] as const;
-export const HOURLY_MS = 60 * 60_000;
-export const GIVE_UP_AFTER_MS = 24 * 60 * 60_000;
+const RETRY_DELAYS_MS = [30_000, 2 * 60_000, 10 * 60_000, 60 * 60_000] as const;
+const HOURLY_MS = 60 * 60_000;
+const GIVE_UP_AFTER_MS = 24 * 60 * 60_000;
 
 export type AfterFailure = { status: "pending"; nextAttemptAt: string } | { status: "failed"; nextAttemptAt: null };
 

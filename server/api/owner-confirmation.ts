@@ -9,7 +9,7 @@ import { readDeviceCookie } from "../middleware/session";
 import { signInRefusal } from "./auth-routes";
 import { clearCeremonyCookie, readCeremonyCookie } from "./ceremony-cookies";
 
-export const WRONG_CURRENT_PASSWORD = "The current password is not right";
+const WRONG_CURRENT_PASSWORD = "The current password is not right";
 
 /** Proof the owner is there before a sign-in change: the password (under the limits) or a passkey; else 400/429. */
 export async function confirmOwner(

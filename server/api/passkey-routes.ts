@@ -30,7 +30,7 @@ import { clearCeremonyCookie, readCeremonyCookie, setCeremonyCookie } from "./ce
 import { confirmOwner } from "./owner-confirmation";
 import { parseJsonBody } from "./validation";
 
-export const PASSKEY_SIGN_IN_LIMITED =
+const PASSKEY_SIGN_IN_LIMITED =
   "Too many failed passkey sign-ins from this address. Please wait 15 minutes, or sign in with your password.";
 
 /** The default name of a new passkey: "Chrome on an Android phone", or "Passkey" for a browser not recognised. */

@@ -41,7 +41,7 @@ function uploadIdOf(req: Request): string {
 }
 
 /** What GET /api/uploads/resumable answers: the start-up check's finding, with the part size. */
-export function resumableSupportOf(services: AppServices): ResumableSupport {
+function resumableSupportOf(services: AppServices): ResumableSupport {
   const support = services.partUploads;
   return support.available ? { available: true, partBytes: services.storage.parts.partBytes } : support;
 }

@@ -68,7 +68,7 @@ export function createApiRouter(
 type BodyParserError = Error & { type?: string; status?: number };
 
 /** Maps every failure to a JSON `{ message }` with the right status; never a stack trace. */
-export function apiErrorHandler(services: AppServices): ErrorRequestHandler {
+function apiErrorHandler(services: AppServices): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     let status = 500;
     let body: Record<string, unknown> = { message: "Something went wrong on our side. Please try again." };

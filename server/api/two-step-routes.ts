@@ -22,9 +22,9 @@ import { confirmOwner } from "./owner-confirmation";
 import { parseJsonBody } from "./validation";
 
 /** A pending two-step sign-in ends after this many wrong codes. */
-export const MAX_CODE_ATTEMPTS = 5;
-export const INVALID_CODE_MESSAGE = "Invalid authentication code";
-export const SIGN_IN_STEP_ENDED =
+const MAX_CODE_ATTEMPTS = 5;
+const INVALID_CODE_MESSAGE = "Invalid authentication code";
+const SIGN_IN_STEP_ENDED =
   "This sign-in has ended (after 5 minutes, or 5 wrong codes). Please enter your password again.";
 
 /** The second step of a sign-in with two-step verification on. Mounted at /api. */

@@ -146,7 +146,7 @@ export async function receiveUpload(services: AppServices, req: Request, res: Re
 }
 
 /** The upload id in an upload URL this server issued, or null (other host, other path, junk). */
-export function uploadIdFromUrl(imageURL: string, req: Request, services: AppServices): string | null {
+function uploadIdFromUrl(imageURL: string, req: Request, services: AppServices): string | null {
   const ownOrigin = `${req.protocol}://${req.get("host")}`;
   let url: URL;
   try {

@@ -16,7 +16,7 @@ import { PhotoPostError, readPhotoPost, type PhotoPost, type PhotoPostLimits } f
  */
 
 /** What the photos of a no-JS post came to; the contact route's action reads it. */
-export type ContactPhotosOutcome =
+type ContactPhotosOutcome =
   | { status: "accepted"; tokens: string[] }
   /** Nothing is stored; the form comes back with its text and these reasons. */
   | { status: "refused"; httpStatus: number; messages: string[]; retryAfterSeconds?: number };
@@ -46,8 +46,7 @@ const LIMITS: Omit<PhotoPostLimits, "bodyBytes"> = {
 /** A body this long is not a form with a few photos: answered 413 and cut off. Below it, read to the end. */
 export const CONTACT_BODY_CEILING_BYTES = 200 * 1024 * 1024;
 
-export const FORM_TOO_LONG_MESSAGE =
-  "The form has more text than it can take. Please shorten the message and send it again.";
+const FORM_TOO_LONG_MESSAGE = "The form has more text than it can take. Please shorten the message and send it again.";
 
 function isContactMultipart(req: Request): boolean {
   return (

@@ -12,7 +12,7 @@ declare module "express-serve-static-core" {
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Origin decides, else Sec-Fetch-Site; requests with neither carry no browser cookies and pass. */
-export function isCrossSiteRequest(req: Request, siteOrigin: string): boolean {
+function isCrossSiteRequest(req: Request, siteOrigin: string): boolean {
   if (SAFE_METHODS.has(req.method)) return false;
   const origin = req.get("origin");
   if (origin !== undefined) {

@@ -40,17 +40,16 @@ export function readCookie(req: Request, name: string): string | undefined {
 export const isHttpsSite = (env: Pick<Env, "SITE_URL">) => env.SITE_URL.startsWith("https://");
 
 /** `__Host-` on HTTPS sites, so no other host or plain-HTTP page can set or shadow them. */
-export const sessionCookieName = (env: Pick<Env, "SITE_URL">) =>
+const sessionCookieName = (env: Pick<Env, "SITE_URL">) =>
   isHttpsSite(env) ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
-export const deviceCookieName = (env: Pick<Env, "SITE_URL">) =>
-  isHttpsSite(env) ? `__Host-${DEVICE_COOKIE}` : DEVICE_COOKIE;
+const deviceCookieName = (env: Pick<Env, "SITE_URL">) => (isHttpsSite(env) ? `__Host-${DEVICE_COOKIE}` : DEVICE_COOKIE);
 
 /** httpOnly, SameSite=Strict, Path=/; Secure on an HTTPS site or request. */
 function cookieOptions(env: Pick<Env, "SITE_URL">, req: Request, maxAge: number): CookieOptions {
   return { httpOnly: true, sameSite: "strict", path: "/", secure: isHttpsSite(env) || req.secure, maxAge };
 }
 
-export function sessionCookieOptions(env: Pick<Env, "SITE_URL">, req: Request): CookieOptions {
+function sessionCookieOptions(env: Pick<Env, "SITE_URL">, req: Request): CookieOptions {
   return cookieOptions(env, req, SESSION_LIFETIME_MS);
 }
 

@@ -6,7 +6,7 @@ import type { PhotoPostFailure } from "./read-photo-post";
 
 export type PhotoAnswer = { status: number; message: string; retryAfterSeconds?: number };
 
-export const RATE_LIMITED_MESSAGE = "Too many photos from this address. Please try again later or e-mail them.";
+const RATE_LIMITED_MESSAGE = "Too many photos from this address. Please try again later or e-mail them.";
 
 /** The disk for photos on their way is taken (photo-disk.ts): nothing of this post's photos is written. */
 export const PHOTOS_BUSY = {
@@ -35,7 +35,7 @@ export const POST_FAILURE_STATUS: Record<Exclude<PhotoPostFailure, "left">, numb
   "too-large": 413,
 };
 
-export function retryAfterHeaders(answer: Pick<PhotoAnswer, "retryAfterSeconds">): Record<string, string> {
+function retryAfterHeaders(answer: Pick<PhotoAnswer, "retryAfterSeconds">): Record<string, string> {
   return answer.retryAfterSeconds === undefined ? {} : { "Retry-After": String(answer.retryAfterSeconds) };
 }
 

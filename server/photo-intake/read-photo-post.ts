@@ -14,7 +14,7 @@ import type { PhotoDiskReservation } from "./photo-disk";
  * however a post ends its temporary files are deleted before the promise settles, unless it succeeded (`discard()`).
  */
 
-export type SavedPhoto = {
+type SavedPhoto = {
   fileName: string;
   declaredType: string;
   /** The temporary file: the photo's bytes, at most MAX_ENQUIRY_PHOTO_BYTES + 1. */
