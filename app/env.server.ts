@@ -155,6 +155,13 @@ const envSchema = z
       .min(1, "ENQUIRY_PHOTO_DAYS must be at least 1")
       .max(36_500, "ENQUIRY_PHOTO_DAYS must be at most 36500 (100 years)")
       .default(365),
+    // Disk for visitors' photos still arriving, in all (server/photo-intake/photo-disk.ts): one address may take half.
+    ENQUIRY_PHOTO_UPLOADS_MB: z.coerce
+      .number({ error: "ENQUIRY_PHOTO_UPLOADS_MB must be a whole number of megabytes, such as 100" })
+      .int("ENQUIRY_PHOTO_UPLOADS_MB must be a whole number of megabytes, such as 100")
+      .min(32, "ENQUIRY_PHOTO_UPLOADS_MB must be at least 32 (half of it must hold one 15 MB photo)")
+      .max(100_000, "ENQUIRY_PHOTO_UPLOADS_MB must be at most 100000 (100 GB)")
+      .default(100),
     // Privacy-first visit counting (docs/PRIVACY.md): on unless turned off.
     ANALYTICS: z.enum(["on", "off"], { error: "ANALYTICS must be on or off (leave it unset for on)" }).default("on"),
   })

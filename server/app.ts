@@ -8,12 +8,14 @@ import { createApiRouter } from "./api/router";
 import { createCachedPageResponder } from "./cached-page-responder";
 import { HttpError } from "./http-error";
 import { mediaRouter } from "./media";
-import { createPageViewCounter } from "./page-view-counter";
+import { clientAddress, createPageViewCounter, rememberedTrust, type TrustFunction } from "./page-view-counter";
 import { missingAsset, precompressedAssets } from "./precompressed-assets";
 import { contactMultipart } from "./middleware/contact-multipart";
 import { refuseCrossSitePagePosts } from "./middleware/cross-site";
 import { requestLogger } from "./middleware/request-logger";
+import { createRequestBounds } from "./middleware/request-bounds";
 import { isHttpsSite } from "./middleware/session";
+import { createPhotoDisk } from "./photo-intake/photo-disk";
 import type { PageCache } from "./page-cache";
 import { assignNonce, hstsOverHttps, permissionsPolicy, securityHeaders } from "./middleware/security-headers";
 import { reactRouterHandler, type ReactRouterBuild } from "./react-router-handler";
@@ -69,7 +71,9 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
     next();
   });
 
-  app.use("/api", createApiRouter(services, { pageCache: options.pageCache }));
+  // Disk for visitors' photos while they arrive, shared by both ways in.
+  const photoDisk = createPhotoDisk(services.env.ENQUIRY_PHOTO_UPLOADS_MB * 1024 * 1024);
+  app.use("/api", createApiRouter(services, { pageCache: options.pageCache, photoDisk }));
   app.use("/media", mediaRouter(services));
 
   if (options.devMiddleware) app.use(options.devMiddleware);
@@ -87,7 +91,7 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
   if (options.reactRouter) {
     app.use(refuseCrossSitePagePosts(services.env));
     // The no-JS contact form with photos; every other page post keeps the 64 KB limit.
-    app.use(contactMultipart(services));
+    app.use(contactMultipart(services, photoDisk));
     app.use(reactRouterHandler({ ...options.reactRouter, services, pageCache: options.pageCache }));
   }
 
@@ -96,25 +100,26 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
 }
 
 /**
- * The HTTP server's request listener: cached public pages are answered
- * before Express, everything else goes through the app.
+ * The HTTP server's request listener: every request is held to the bounds of
+ * unfinished requests first (server/middleware/request-bounds.ts); cached
+ * public pages are answered before Express, everything else goes through the app.
  */
 export function createRequestListener(services: AppServices, options: CreateAppOptions = {}): RequestListener {
   const app = createApp(services, options);
+  const trust = rememberedTrust(app.get("trust proxy fn") as TrustFunction);
+  const bounds = createRequestBounds({
+    clock: services.clock,
+    logger: services.logger,
+    clientAddress: (req) => clientAddress(req, trust),
+  });
   // Visit counting from the page requests themselves (decision 0032); null when off.
   const pageViews = createPageViewCounter(app, services);
-  if (!options.pageCache) {
-    if (!pageViews) return app;
-    return (req, res) => {
-      pageViews.countWhenAnswered(req, res);
-      app(req, res);
-    };
-  }
-  const respondFromCache = createCachedPageResponder(app, options.pageCache, services.logger, {
-    httpsSite: isHttpsSite(services.env),
-  });
+  const respondFromCache =
+    options.pageCache &&
+    createCachedPageResponder(app, options.pageCache, services.logger, { httpsSite: isHttpsSite(services.env) });
   return (req, res) => {
-    if (respondFromCache(req, res)) {
+    if (!bounds.admit(req, res)) return;
+    if (respondFromCache && respondFromCache(req, res)) {
       pageViews?.countAnswered(req, res);
       return;
     }
@@ -135,12 +140,6 @@ function pageErrorHandler(services: AppServices): ErrorRequestHandler {
     res
       .status(status)
       .type("text/plain")
-      .send(
-        status === 413
-          ? "Request body too large"
-          : status === 408
-            ? (error as HttpError).message
-            : "Something went wrong. Please try again.",
-      );
+      .send(status === 413 ? "Request body too large" : "Something went wrong. Please try again.");
   };
 }

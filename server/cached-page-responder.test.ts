@@ -59,6 +59,26 @@ describe("the cached-page responder (through createRequestListener)", () => {
     expect(new Set(nonces).size).toBe(6);
   });
 
+  it("sends the copy Accept-Encoding allows, never one in a coding it gives q=0", async () => {
+    const { page } = countingPage();
+    site = await startFakeSite(page);
+    const plain = (await site.request("GET", "/")).body;
+    const sent: Record<string, unknown> = {};
+    for (const accept of ["br, gzip", "gzip, br;q=0", "br;q=0, gzip;q=0", "gzip;q=0", "*;q=0, identity", "*"]) {
+      const res = await site.request("GET", "/", { "Accept-Encoding": accept });
+      const encoding = res.headers["content-encoding"] ?? "none";
+      sent[accept] = encoding === "none" ? res.body === plain && encoding : encoding;
+    }
+    expect(sent).toEqual({
+      "br, gzip": "br",
+      "gzip, br;q=0": "gzip",
+      "br;q=0, gzip;q=0": "none",
+      "gzip;q=0": "none",
+      "*;q=0, identity": "none",
+      "*": "br",
+    });
+  });
+
   it("answers If-None-Match with a 304 and no body", async () => {
     const { state, page } = countingPage();
     site = await startFakeSite(page);

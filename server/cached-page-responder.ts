@@ -71,7 +71,7 @@ export function sendCachedCopy(req: IncomingMessage, res: ServerResponse, page: 
     res.end();
     return;
   }
-  const { encoding, body } = encodedBody(page, req.headers["accept-encoding"]);
+  const { encoding, body } = encodedBody(page, req);
   if (encoding) headers.push("Content-Encoding", encoding);
   headers.push("Content-Length", String(body.length));
   res.writeHead(page.status, headers);

@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import accepts from "accepts";
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
 import { isPublicPage, publicPageOfData } from "~/public-pages";
 
@@ -130,13 +132,11 @@ export function preparePage(input: {
   };
 }
 
-/** The precompressed copy the client accepts: brotli, else gzip, else plain. */
-export function encodedBody(
-  page: CachedPage,
-  acceptEncoding: string | undefined,
-): { encoding: "br" | "gzip" | null; body: Buffer } {
-  if (acceptEncoding && /\bbr\b/.test(acceptEncoding)) return { encoding: "br", body: page.brotli };
-  if (acceptEncoding && /\bgzip\b/.test(acceptEncoding)) return { encoding: "gzip", body: page.gzip };
+/** The precompressed copy the client accepts (a coding it gives `q=0` it refuses): brotli, else gzip, else plain. */
+export function encodedBody(page: CachedPage, req: IncomingMessage): { encoding: "br" | "gzip" | null; body: Buffer } {
+  const accepted = accepts(req);
+  if (accepted.encodings("br")) return { encoding: "br", body: page.brotli };
+  if (accepted.encodings("gzip")) return { encoding: "gzip", body: page.gzip };
   return { encoding: null, body: page.body };
 }
 

@@ -11,7 +11,7 @@ import {
 import { SESSION_COOKIE } from "~/auth/auth.server";
 import type { AppServices } from "~/services.server";
 
-type TrustFunction = (address: string, hop: number) => boolean;
+export type TrustFunction = (address: string, hop: number) => boolean;
 
 /** Answers kept for this many (address, hop) pairs; a hard cap, so anonymous traffic never grows memory. */
 const TRUST_CACHE_LIMIT = 1000;

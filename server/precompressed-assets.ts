@@ -45,9 +45,9 @@ export function precompressedAssets(assetsDir: string): RequestHandler {
     const name = req.path.slice(1);
     const copies = known.get(name);
     if (!copies) return next();
-    const accepted = req.get("accept-encoding") ?? "";
+    // A coding the browser gives q=0 it refuses.
     const encoding =
-      copies.br && /\bbr\b/.test(accepted) ? "br" : copies.gz && /\bgzip\b/.test(accepted) ? "gzip" : null;
+      copies.br && req.acceptsEncodings("br") ? "br" : copies.gz && req.acceptsEncodings("gzip") ? "gzip" : null;
     if (!encoding) return next();
     res.set({
       "Content-Type": CONTENT_TYPES[path.extname(name)]!,

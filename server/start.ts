@@ -15,6 +15,9 @@ import { createPageCache } from "./page-cache";
 import type { ReactRouterBuild } from "./react-router-handler";
 import { createShutdown } from "./shutdown";
 
+/** Headers within 20 s; no deadline for a whole request (a 20 MB photo at 750 kbit/s takes 224 s): request-bounds.ts's rules. */
+const SERVER_TIMEOUTS = { headersTimeout: 20_000, requestTimeout: 0, connectionsCheckingInterval: 5_000 };
+
 /** Validates the environment, prepares the data directory, and serves until told to stop. */
 export async function startServer(options: {
   build: ReactRouterBuild;
@@ -111,7 +114,7 @@ export async function startServer(options: {
 
   // Under systemd with deploy/cornerstone.socket, the socket it holds across restarts; else HOST:PORT.
   const passedSocket = passedListenSocket();
-  const server = createServer(listener);
+  const server = createServer(SERVER_TIMEOUTS, listener);
   if (passedSocket === null) server.listen(env.PORT, env.HOST);
   else server.listen({ fd: passedSocket });
   const listeningOn =

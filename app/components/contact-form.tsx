@@ -163,13 +163,14 @@ export function ContactForm({
           <FieldError id="contact-message-error" message={errors.message} />
         </div>
 
-        <PhotoPicker uploads={photoUploads} disabled={submitting} />
-
-        {/* Honeypot: people never see it; bots that fill it in are quietly ignored. */}
+        {/* Honeypot: people never see it; bots that fill it in are quietly ignored. Before the photos, so a
+            bot's photos are never written to disk (server/middleware/contact-multipart.ts). */}
         <div className="hidden">
           <label htmlFor="contact-website">Leave this field empty</label>
           <input id="contact-website" name={HONEYPOT_FIELD} type="text" tabIndex={-1} autoComplete="off" />
         </div>
+
+        <PhotoPicker uploads={photoUploads} disabled={submitting} />
 
         <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
           <Button type="submit" size="lg" disabled={submitting} className="w-full sm:w-auto">

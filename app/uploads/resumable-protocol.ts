@@ -25,6 +25,9 @@ export const resumablePaths = {
 /** GET /api/uploads/resumable. `reason`: why photos go up in one piece here, in the owner's words. */
 export type ResumableSupport = { available: true; partBytes: number } | { available: false; reason: string };
 
+/** POST /api/uploads/resumable's 429 while the unfinished uploads are at their bounds; the tray waits it out. */
+export const LET_OTHERS_FINISH_MESSAGE = "Let the photos already on their way finish first.";
+
 /** POST /api/uploads/resumable: the file's size and type, as for a single upload (refused alike). */
 export const startResumableSchema = uploadDeclarationSchema;
 

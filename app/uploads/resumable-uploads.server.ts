@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { lockForTransaction } from "~/db/database.server";
 import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
 import { sniffImageType } from "~/images/sniff-image-type";
 import type { AppServices } from "~/services.server";
@@ -6,6 +7,7 @@ import { IncompletePartError, InvalidPartsError, ObjectTooLargeError } from "~/s
 import type { DeclaredUpload } from "~/storage/storage.server";
 import { HEAD_BYTES } from "~/storage/stream-limits.server";
 import {
+  LET_OTHERS_FINISH_MESSAGE,
   partCountFor,
   partSizeOf,
   resumablePaths,
@@ -24,17 +26,19 @@ import { UPLOAD_URL_LIFETIME_MS, incomingKeyFor, originalKeyFor, transition } fr
  * is (its size, and its type by its own bytes) and registered as one, by
  * PUT /api/admin/gallery-images. Every part lands under incoming/; only the
  * checked whole moves to originals/. An unfinished upload is deleted a day
- * after it began (pruneStaleUploads).
+ * after it began (pruneStaleUploads), never earlier: at most 30 of them (of
+ * 20 MB at most: 600 MB, three full upload windows) at once, and the next waits.
  */
 
 /** An upload in parts may take its time on a weak signal; housekeeping forgets it after this. */
 export const RESUMABLE_UPLOAD_LIFETIME_MS = 24 * 60 * 60 * 1000;
+export const MAX_UNFINISHED_UPLOADS = 30;
 
 /** A refusal the routes answer with their own status (server/api/resumable-upload-routes.ts). */
 export class UploadRefusal extends Error {
   override name = "UploadRefusal";
   constructor(
-    readonly kind: "not-found" | "ended" | "busy" | "invalid" | "too-large" | "not-an-image",
+    readonly kind: "not-found" | "ended" | "busy" | "invalid" | "too-large" | "not-an-image" | "wait",
     message: string,
   ) {
     super(message);
@@ -83,31 +87,41 @@ async function partTargetsOf(services: Services, upload: UploadInParts): Promise
   return { parts, expiresAt: expiresAt.toISOString() };
 }
 
-/** Begins an upload of the declared file (already checked: at most 20 MB, an image type) and says where its parts go. */
+/** Begins an upload of the declared file (at most 20 MB, an image type; "wait" past 30 unfinished) and says where its parts go. */
 export async function startResumableUpload(services: Services, declared: DeclaredUpload): Promise<ResumableUpload> {
   const now = services.clock.now();
   const id = randomUUID();
   const key = incomingKeyFor(id);
   const partBytes = services.storage.parts.partBytes;
-  const { multipartId } = await services.storage.parts.start(key, { contentType: declared.contentType });
-  const upload: UploadInParts = {
-    id,
-    status: "parts",
-    storage_key: key,
-    content_type: declared.contentType,
-    bytes: declared.bytes,
-    part_bytes: partBytes,
-    multipart_id: multipartId,
-  };
-  await services.db
-    .insertInto("uploads")
-    .values({
-      ...upload,
-      expires_at: new Date(now.getTime() + RESUMABLE_UPLOAD_LIFETIME_MS).toISOString(),
-      created_at: now.toISOString(),
-      completed_at: null,
-    })
-    .execute();
+  const upload = await services.db.transaction().execute(async (trx) => {
+    await lockForTransaction(trx, "unfinished-uploads");
+    const unfinished = await trx
+      .selectFrom("uploads")
+      .select((eb) => eb.fn.countAll().as("count"))
+      .where("status", "in", ["parts", "assembling"])
+      .executeTakeFirstOrThrow();
+    if (Number(unfinished.count) >= MAX_UNFINISHED_UPLOADS) throw new UploadRefusal("wait", LET_OTHERS_FINISH_MESSAGE);
+    const { multipartId } = await services.storage.parts.start(key, { contentType: declared.contentType });
+    const row: UploadInParts = {
+      id,
+      status: "parts",
+      storage_key: key,
+      content_type: declared.contentType,
+      bytes: declared.bytes,
+      part_bytes: partBytes,
+      multipart_id: multipartId,
+    };
+    await trx
+      .insertInto("uploads")
+      .values({
+        ...row,
+        expires_at: new Date(now.getTime() + RESUMABLE_UPLOAD_LIFETIME_MS).toISOString(),
+        created_at: now.toISOString(),
+        completed_at: null,
+      })
+      .execute();
+    return row;
+  });
   return {
     uploadId: id,
     partBytes,

@@ -206,10 +206,9 @@ export async function pruneStaleUploads(services: Services, clock: Clock = syste
     .where((eb) =>
       eb.or([
         eb.and([eb("status", "in", ["pending", "failed", "used"]), eb("expires_at", "<", expiredBefore)]),
-        eb.and([
-          eb("status", "in", ["completed", "receiving", "parts", "assembling", "registering"]),
-          eb("created_at", "<", dayAgo),
-        ]),
+        // Unfinished uploads in parts: their lifetime (RESUMABLE_UPLOAD_LIFETIME_MS) is their expiry.
+        eb.and([eb("status", "in", ["parts", "assembling"]), eb("expires_at", "<", now.toISOString())]),
+        eb.and([eb("status", "in", ["completed", "receiving", "registering"]), eb("created_at", "<", dayAgo)]),
         eb("status", "=", "pruning"),
       ]),
     )

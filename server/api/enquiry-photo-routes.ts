@@ -2,15 +2,17 @@ import type { Request, Response } from "express";
 import { ENQUIRY_PHOTO_FIELD, MAX_ENQUIRY_PHOTO_BYTES } from "~/enquiry-photos/enquiry-photos";
 import { acceptEnquiryPhoto, enquiryPhotoTempDir } from "~/enquiry-photos/enquiry-photo-accept.server";
 import type { AppServices } from "~/services.server";
-import { POST_FAILURE_STATUS, answerForPhoto, sendPhotoAnswer } from "../photo-intake/photo-answer";
+import { PHOTOS_BUSY, POST_FAILURE_STATUS, answerForPhoto, sendPhotoAnswer } from "../photo-intake/photo-answer";
+import { photoBytesOf, type PhotoDisk } from "../photo-intake/photo-disk";
 import { PhotoPostError, readPhotoPost, type PhotoPost, type PhotoPostLimits } from "../photo-intake/read-photo-post";
 
 /**
  * POST /api/enquiry-photos: one photo per request, multipart, in the field
  * `photos`, read by the one multipart reader for visitors' photos (bounded,
  * to a temporary file, never whole in memory) and then taken or refused by
- * acceptEnquiryPhoto. Registered ahead of the JSON parser; the API's
- * cross-site check applies as to every post.
+ * acceptEnquiryPhoto. Its disk is reserved before any of it is read (503
+ * when the disk for photos on their way is taken). Registered ahead of the
+ * JSON parser; the API's cross-site check applies as to every post.
  */
 
 const NO_PHOTO_MESSAGE = `Send one photo, as multipart/form-data in the field "${ENQUIRY_PHOTO_FIELD}".`;
@@ -24,15 +26,27 @@ const LIMITS: PhotoPostLimits = {
   files: 1,
   fields: 10,
   fieldBytes: 1024,
+  textBytes: 10 * 1024,
   parts: 12,
   bodyBytes: 3 * MAX_ENQUIRY_PHOTO_BYTES,
 };
 
-export async function receiveEnquiryPhoto(services: AppServices, req: Request, res: Response): Promise<void> {
+export async function receiveEnquiryPhoto(
+  services: AppServices,
+  photoDisk: PhotoDisk,
+  req: Request,
+  res: Response,
+): Promise<void> {
+  const disk = photoDisk.tryReserve(req.ip ?? "", photoBytesOf(req, 1));
+  if (!disk) {
+    res.set("Connection", "close");
+    return sendPhotoAnswer(res, PHOTOS_BUSY);
+  }
   let post: PhotoPost;
   try {
     post = await readPhotoPost(req, { dir: enquiryPhotoTempDir(services.env), limits: LIMITS });
   } catch (error) {
+    disk.release();
     if (!(error instanceof PhotoPostError)) throw error;
     // The visitor went away: nobody to answer.
     if (error.reason === "left") return;
@@ -43,11 +57,13 @@ export async function receiveEnquiryPhoto(services: AppServices, req: Request, r
   }
   try {
     const [photo] = post.photos;
-    if (!photo) return sendPhotoAnswer(res, { status: 400, message: NO_PHOTO_MESSAGE });
+    // One photo a post: a second photo part is never written, and the post is refused.
+    if (!photo || post.tooManyParts) return sendPhotoAnswer(res, { status: 400, message: NO_PHOTO_MESSAGE });
     const outcome = await acceptEnquiryPhoto(services, photo, req.ip ?? "unknown");
     if (outcome.status === "accepted") res.status(201).json({ token: outcome.token, name: outcome.name });
     else sendPhotoAnswer(res, answerForPhoto(outcome));
   } finally {
     await post.discard();
+    disk.release();
   }
 }

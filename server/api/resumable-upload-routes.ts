@@ -10,6 +10,7 @@ import {
   startResumableUpload,
 } from "~/uploads/resumable-uploads.server";
 import { HttpError } from "../http-error";
+import { streamsToDisk } from "../middleware/request-bounds";
 import { answerAfterDraining } from "./uploads";
 import { parseJsonBody } from "./validation";
 
@@ -21,10 +22,14 @@ const REFUSAL_STATUS: Record<UploadRefusal["kind"], number> = {
   invalid: 400,
   "too-large": 413,
   "not-an-image": 415,
+  // The owner's own uploads on their way are at their bounds: not now, which the upload tray waits out.
+  wait: 429,
 };
 
 function httpErrorOf(error: unknown): HttpError | null {
-  return error instanceof UploadRefusal ? new HttpError(REFUSAL_STATUS[error.kind], error.message) : null;
+  if (!(error instanceof UploadRefusal)) return null;
+  const headers = error.kind === "wait" ? { "Retry-After": "30" } : undefined;
+  return new HttpError(REFUSAL_STATUS[error.kind], error.message, undefined, headers);
 }
 
 /** The upload id in the path: the form this server gives out (a UUID), or a 404. */
@@ -58,7 +63,11 @@ export function resumableUploadRoutes(services: AppServices): Router {
     const support = services.partUploads;
     if (!support.available) throw new HttpError(409, support.reason, { resumable: false });
     const { size, type } = parseJsonBody(req, startResumableSchema);
-    res.status(201).json(await startResumableUpload(services, { bytes: size, contentType: type }));
+    try {
+      res.status(201).json(await startResumableUpload(services, { bytes: size, contentType: type }));
+    } catch (error) {
+      throw httpErrorOf(error) ?? error;
+    }
   });
 
   /** GET …/:uploadId/parts: fresh URLs for every part (a bucket's last 15 minutes). */
@@ -106,6 +115,7 @@ export async function receiveResumablePart(services: AppServices, req: Request, 
   }
 
   // As PUT /api/uploads/:id: a pass-through, so a refusal stops the part without destroying the request we answer on.
+  streamsToDisk(req);
   const body = new PassThrough();
   body.on("error", () => {});
   req.pipe(body);

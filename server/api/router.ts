@@ -2,6 +2,7 @@ import express, { Router, type ErrorRequestHandler } from "express";
 import type { AppServices } from "~/services.server";
 import { HttpError } from "../http-error";
 import type { PageCache } from "../page-cache";
+import type { PhotoDisk } from "../photo-intake/photo-disk";
 import { rejectCrossSiteRequests } from "../middleware/cross-site";
 import { requireAdmin, resolveSession } from "../middleware/session";
 import { accountRoutes } from "./account-routes";
@@ -19,7 +20,10 @@ import { createUploadTarget, receiveUpload } from "./uploads";
 export const JSON_BODY_LIMIT_BYTES = 64 * 1024;
 
 /** The JSON API, mounted at /api. Every error answers JSON `{ message }`. */
-export function createApiRouter(services: AppServices, options: { pageCache?: PageCache } = {}): Router {
+export function createApiRouter(
+  services: AppServices,
+  options: { pageCache?: PageCache; photoDisk: PhotoDisk },
+): Router {
   const api = Router();
   api.use((_req, res, next) => {
     res.set("Cache-Control", "no-store");
@@ -35,7 +39,7 @@ export function createApiRouter(services: AppServices, options: { pageCache?: Pa
     receiveResumablePart(services, req, res),
   );
   // A visitor's photo streams its multipart body too: never through the 64 KB JSON parser.
-  api.post("/enquiry-photos", (req, res) => receiveEnquiryPhoto(services, req, res));
+  api.post("/enquiry-photos", (req, res) => receiveEnquiryPhoto(services, options.photoDisk, req, res));
 
   api.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, strict: true }));
 

@@ -24,6 +24,7 @@ import {
   startReceiving,
 } from "~/uploads/uploads.server";
 import { HttpError, badRequest } from "../http-error";
+import { streamsToDisk } from "../middleware/request-bounds";
 import { parseJsonBody } from "./validation";
 
 /** Uploads beyond the limit are read and thrown away up to this point, so the client sees the 413. */
@@ -113,6 +114,7 @@ export async function receiveUpload(services: AppServices, req: Request, res: Re
   }
 
   // A pass-through, so a refusal stops the file without destroying the request we answer on.
+  streamsToDisk(req);
   const body = new PassThrough();
   // Storage reports a failed write through its own promise; once that has settled (a refused
   // file, say), a late client abort must not become an unhandled 'error' that ends the process.

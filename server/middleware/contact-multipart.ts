@@ -6,8 +6,8 @@ import { acceptEnquiryPhoto, enquiryPhotoTempDir } from "~/enquiry-photos/enquir
 import { forgetUnsentPhotos } from "~/enquiry-photos/enquiry-photos.server";
 import type { AppServices } from "~/services.server";
 import { HttpError } from "../http-error";
-import { POST_FAILURE_STATUS, answerForPhoto } from "../photo-intake/photo-answer";
-import { createPhotoSlots } from "../photo-intake/photo-slots";
+import { PHOTOS_BUSY, POST_FAILURE_STATUS, answerForPhoto } from "../photo-intake/photo-answer";
+import { photoBytesOf, type PhotoDisk } from "../photo-intake/photo-disk";
 import { PhotoPostError, readPhotoPost, type PhotoPost, type PhotoPostLimits } from "../photo-intake/read-photo-post";
 
 /**
@@ -41,27 +41,19 @@ declare module "react-router" {
   }
 }
 
-/** Text fields: the form has six; each far below this (the message is at most 5000 characters). */
+/** The form's real maxima: five text fields and a spare; the message 5,000 characters of up to 3 bytes. */
 const LIMITS: Omit<PhotoPostLimits, "bodyBytes"> = {
   files: MAX_ENQUIRY_PHOTOS,
-  fields: 10,
-  fieldBytes: 32 * 1024,
+  fields: 6,
+  fieldBytes: 15_000,
+  textBytes: 20_000,
   parts: 40,
 };
 /** A body this long is not a form with a few photos: answered 413 and cut off. Below it, read to the end. */
 export const CONTACT_BODY_CEILING_BYTES = 200 * 1024 * 1024;
-/**
- * Posts with photos on disk at once, per process: at most this × 5 × 15 MB of temporary files. A post
- * takes a slot when its first photo part starts; its text alone takes none.
- */
-export const CONCURRENT_PHOTO_POSTS = 4;
-/** A post holding a slot that sends nothing for this long is answered 408 and gives the slot back. */
-export const PHOTO_POST_IDLE_MS = 30_000;
 
 export const FORM_TOO_LONG_MESSAGE =
   "The form has more text than it can take. Please shorten the message and send it again.";
-export const PHOTOS_BUSY_MESSAGE = "Many photos are being sent just now. Please try again in a minute.";
-const BUSY_RETRY_SECONDS = 60;
 
 function isContactMultipart(req: Request): boolean {
   return (
@@ -71,10 +63,11 @@ function isContactMultipart(req: Request): boolean {
   );
 }
 
+const isBots = (fields: [string, string][]) => fields.some(([name, value]) => name === HONEYPOT_FIELD && value.trim());
+
 /** The text would be refused anyway (or it is a bot's): its photos are not worth processing. */
 function textWillBeRefused(fields: [string, string][]): boolean {
-  const values = Object.fromEntries(fields);
-  return !contactMessageSchema.safeParse(values).success || (values[HONEYPOT_FIELD] ?? "").trim() !== "";
+  return !contactMessageSchema.safeParse(Object.fromEntries(fields)).success || isBots(fields);
 }
 
 /** What the post's limits found, in the visitor's words; none when it is within them. */
@@ -116,27 +109,19 @@ async function judgePhotos(services: AppServices, post: PhotoPost, clientIp: str
 async function photosOutcome(services: AppServices, post: PhotoPost, clientIp: string): Promise<ContactPhotosOutcome> {
   const problems = postProblems(post);
   if (problems.length) return { status: "refused", httpStatus: 413, messages: problems };
-  if (post.noSlot)
+  if (post.noRoom)
     return {
       status: "refused",
-      httpStatus: 503,
-      messages: [PHOTOS_BUSY_MESSAGE],
-      retryAfterSeconds: BUSY_RETRY_SECONDS,
+      httpStatus: PHOTOS_BUSY.status,
+      messages: [PHOTOS_BUSY.message],
+      retryAfterSeconds: PHOTOS_BUSY.retryAfterSeconds,
     };
   if (post.photos.length === 0 || textWillBeRefused(post.fields)) return { status: "accepted", tokens: [] };
   return judgePhotos(services, post, clientIp);
 }
 
-const STALLED_MESSAGE = "The form stopped arriving. Please send it again.";
-
-export function contactMultipart(services: AppServices, options: { idleCheckEveryMs?: number } = {}): RequestHandler {
+export function contactMultipart(services: AppServices, photoDisk: PhotoDisk): RequestHandler {
   const dir = enquiryPhotoTempDir(services.env);
-  const slots = {
-    pool: createPhotoSlots(CONCURRENT_PHOTO_POSTS),
-    clock: services.clock,
-    idleMs: PHOTO_POST_IDLE_MS,
-    checkEveryMs: options.idleCheckEveryMs ?? 1000,
-  };
 
   return async (req, res, next) => {
     // A cross-site post is shown the page without reading it (server/middleware/cross-site.ts).
@@ -146,21 +131,25 @@ export function contactMultipart(services: AppServices, options: { idleCheckEver
       return next(new HttpError(413, "Request body too large"));
     }
 
+    // Disk for the photos when the first starts (the text takes none); a bot's photos are not written.
+    const diskForPhotos = (fields: [string, string][], received: number) =>
+      isBots(fields)
+        ? "unwanted"
+        : (photoDisk.tryReserve(req.ip ?? "", photoBytesOf(req, MAX_ENQUIRY_PHOTOS, received)) ?? "busy");
     let post: PhotoPost;
     try {
-      post = await readPhotoPost(req, { dir, limits: { ...LIMITS, bodyBytes: CONTACT_BODY_CEILING_BYTES }, slots });
+      post = await readPhotoPost(req, {
+        dir,
+        limits: { ...LIMITS, bodyBytes: CONTACT_BODY_CEILING_BYTES },
+        diskForPhotos,
+      });
     } catch (error) {
       if (!(error instanceof PhotoPostError)) return next(error);
       // The visitor left mid-post: nobody to answer.
       if (error.reason === "left") return;
       res.set("Connection", "close");
       const status = POST_FAILURE_STATUS[error.reason];
-      return next(
-        new HttpError(
-          status,
-          status === 408 ? STALLED_MESSAGE : status === 413 ? "Request body too large" : "The form could not be read",
-        ),
-      );
+      return next(new HttpError(status, status === 413 ? "Request body too large" : "The form could not be read"));
     }
     let photos: ContactPhotosOutcome | undefined;
     let failure: unknown;
@@ -169,7 +158,7 @@ export function contactMultipart(services: AppServices, options: { idleCheckEver
     } catch (error) {
       failure = error;
     }
-    // Deleted, and the slot given back, before anything is answered: the photos are processed copies by now.
+    // Deleted, and their disk given back, before anything is answered: the photos are processed copies by now.
     await post.discard();
     if (!photos) return next(failure);
     res.locals.contactPost = { fields: post.fields, photos };

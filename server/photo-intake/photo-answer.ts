@@ -14,6 +14,13 @@ export const RATE_LIMITED_MESSAGE = "Too many photos from this address. Please t
 export const TOO_MANY_WAITING_MESSAGE =
   "Too many photos are waiting to be sent. Please send your message, or try again in an hour.";
 
+/** The disk for photos on their way is taken (photo-disk.ts): nothing of this post's photos is written. */
+export const PHOTOS_BUSY = {
+  status: 503,
+  message: "Many photos are being sent just now. Please try again in a minute.",
+  retryAfterSeconds: 60,
+} as const satisfies PhotoAnswer;
+
 export type PhotoNotTaken = Exclude<PhotoAcceptOutcome, { status: "accepted" }>;
 
 export function answerForPhoto(outcome: PhotoNotTaken): PhotoAnswer {
@@ -37,7 +44,6 @@ export const POST_FAILURE_STATUS: Record<Exclude<PhotoPostFailure, "left">, numb
   "not-multipart": 415,
   unreadable: 400,
   "too-large": 413,
-  stalled: 408,
 };
 
 export function retryAfterHeaders(answer: Pick<PhotoAnswer, "retryAfterSeconds">): Record<string, string> {

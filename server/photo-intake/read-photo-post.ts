@@ -6,8 +6,8 @@ import { pipeline } from "node:stream/promises";
 import busboy from "busboy";
 import type { Request } from "express";
 import { ENQUIRY_PHOTO_FIELD, MAX_ENQUIRY_PHOTO_BYTES } from "~/enquiry-photos/enquiry-photos";
-import type { Clock } from "~/lib/clock";
-import type { PhotoSlot, PhotoSlots } from "./photo-slots";
+import { streamsToDisk } from "../middleware/request-bounds";
+import type { PhotoDiskReservation } from "./photo-disk";
 
 /**
  * The one multipart reader for a visitor's photos (POST /api/enquiry-photos
@@ -17,8 +17,9 @@ import type { PhotoSlot, PhotoSlots } from "./photo-slots";
  * Every stream it opens has its 'error' handled from the moment it exists:
  * each part (whatever its name, wanted or thrown away), each temporary file
  * and the parser. However a post ends (complete, malformed, past a limit,
- * stalled, or cut off by the visitor), its temporary files are deleted
- * before the promise settles, unless it succeeded: then `discard()` does it.
+ * dropped as too slow by server/middleware/request-bounds.ts, or cut off by
+ * the visitor), its temporary files are deleted before the promise settles,
+ * unless it succeeded: then `discard()` does it.
  */
 
 export type SavedPhoto = {
@@ -38,16 +39,16 @@ export type PhotoPost = {
   photoParts: number;
   /** More parts or files than the limits allow: the rest was not read. */
   tooManyParts: boolean;
-  /** A text field, its name, or the number of fields went past the limits. */
+  /** A text field, its name, all the text, or the number of fields went past the limits. */
   tooMuchText: boolean;
-  /** Photos were sent while every slot was taken: none were saved. */
-  noSlot: boolean;
-  /** Deletes the photos still on disk and gives the slot back. Call it once, when done with them. */
+  /** Photos were sent while the disk for them was taken: none were saved. */
+  noRoom: boolean;
+  /** Deletes the photos still on disk and gives their disk back. Call it once, when done with them. */
   discard(): Promise<void>;
 };
 
 /** Why a post could not be read; `left` means the visitor went away and there is nobody to answer. */
-export type PhotoPostFailure = "not-multipart" | "unreadable" | "too-large" | "stalled" | "left";
+export type PhotoPostFailure = "not-multipart" | "unreadable" | "too-large" | "left";
 
 export class PhotoPostError extends Error {
   override name = "PhotoPostError";
@@ -61,6 +62,8 @@ export type PhotoPostLimits = {
   files: number;
   fields: number;
   fieldBytes: number;
+  /** All the text fields together, their names included (what the reader keeps in memory). */
+  textBytes: number;
   parts: number;
   /** Past this many body bytes the post fails ("too-large") and the rest is not read. */
   bodyBytes: number;
@@ -71,11 +74,11 @@ export type ReadPhotoPostOptions = {
   dir: string;
   limits: PhotoPostLimits;
   /**
-   * A slot is taken when the first photo part starts; without a free one, the
-   * photos are thrown away (`noSlot`). A post holding one that sends nothing
-   * for `idleMs` (by `clock`, looked at every `checkEveryMs`) fails "stalled".
+   * Asked when the first photo part starts, with the text fields and the number of body bytes read so
+   * far: disk for the photos (given back by discard()), "busy" when there is none (the photos are thrown
+   * away: `noRoom`), or "unwanted" when the text shows the post is a bot's (thrown away, nothing written).
    */
-  slots?: { pool: PhotoSlots; clock: Clock; idleMs: number; checkEveryMs: number };
+  diskForPhotos?: (fields: [string, string][], received: number) => PhotoDiskReservation | "busy" | "unwanted";
 };
 
 const ignoreError = () => {};
@@ -85,6 +88,7 @@ export async function readPhotoPost(req: Request, options: ReadPhotoPostOptions)
   // Gone while the folder was made: its 'close' has already been emitted. (Even a request that had
   // arrived whole is destroyed with its unread bytes when the connection is reset.)
   if (req.destroyed && !req.readableEnded) throw new PhotoPostError("left");
+  streamsToDisk(req);
   let parser: busboy.Busboy;
   try {
     parser = busboy({
@@ -107,21 +111,19 @@ export async function readPhotoPost(req: Request, options: ReadPhotoPostOptions)
 }
 
 function readWith(req: Request, parser: busboy.Busboy, options: ReadPhotoPostOptions): Promise<PhotoPost> {
-  const clock = options.slots?.clock;
   return new Promise((resolve, reject) => {
     const photos: SavedPhoto[] = [];
     const fields: [string, string][] = [];
     let photoParts = 0;
     let tooManyParts = false;
     let tooMuchText = false;
-    let noSlot = false;
-    let slot: PhotoSlot | null = null;
+    let noRoom = false;
+    let disk: PhotoDiskReservation | "busy" | "unwanted" | undefined;
+    let textBytes = 0;
     /** Each temporary file's write, settled (never rejected): its error, or null. */
     const writes: Promise<unknown>[] = [];
     let settled = false;
     let received = 0;
-    let lastDataAt = clock?.now().getTime() ?? 0;
-    let idleCheck: NodeJS.Timeout | undefined;
 
     let discarded: Promise<void> | undefined;
     const discard = () =>
@@ -129,14 +131,12 @@ function readWith(req: Request, parser: busboy.Busboy, options: ReadPhotoPostOpt
         // Every write has closed its file first: none is created after its deletion.
         await Promise.all(writes);
         await Promise.all(photos.map((photo) => fs.rm(photo.path, { force: true }).catch(ignoreError)));
-        slot?.release();
+        if (typeof disk === "object") disk.release();
       })());
 
     const stopWatching = () => {
       req.off("data", onData);
-      req.off("end", onEnd);
       req.off("close", onClose);
-      clearInterval(idleCheck);
     };
 
     const fail = (reason: PhotoPostFailure) => {
@@ -144,6 +144,9 @@ function readWith(req: Request, parser: busboy.Busboy, options: ReadPhotoPostOpt
       settled = true;
       stopWatching();
       req.unpipe(parser);
+      // The rest is thrown away until the answer closes the connection: with nothing left unread then,
+      // the close is a FIN the visitor's browser reads the answer before, not a reset that loses it.
+      req.resume();
       // Ends the part being read with an error, which its listener takes.
       parser.destroy();
       void discard().then(() => reject(new PhotoPostError(reason)));
@@ -151,28 +154,16 @@ function readWith(req: Request, parser: busboy.Busboy, options: ReadPhotoPostOpt
 
     const onData = (chunk: Buffer) => {
       received += chunk.length;
-      if (clock) lastDataAt = clock.now().getTime();
       if (received > options.limits.bodyBytes) fail("too-large");
     };
-    const onEnd = () => clearInterval(idleCheck);
     // Closed before its end was read: the rest will never come, whether or not it had all arrived.
     const onClose = () => {
       if (!req.readableEnded) fail("left");
     };
 
-    const watchForStall = () => {
-      const watch = options.slots!;
-      idleCheck = setInterval(() => {
-        const now = watch.clock.now().getTime();
-        // Paused by our own disk writes is not the visitor's silence.
-        if (req.readableFlowing === false) lastDataAt = now;
-        else if (now - lastDataAt >= watch.idleMs) fail("stalled");
-      }, watch.checkEveryMs);
-      idleCheck.unref();
-    };
-
     parser.on("field", (name, value, info) => {
-      if (info.nameTruncated || info.valueTruncated) tooMuchText = true;
+      textBytes += name.length + value.length;
+      if (info.nameTruncated || info.valueTruncated || textBytes > options.limits.textBytes) tooMuchText = true;
       else fields.push([name, value]);
     });
 
@@ -185,12 +176,9 @@ function readWith(req: Request, parser: busboy.Busboy, options: ReadPhotoPostOpt
         return;
       }
       photoParts += 1;
-      if (options.slots && !slot && !noSlot) {
-        slot = options.slots.pool.tryTake();
-        if (slot) watchForStall();
-        else noSlot = true;
-      }
-      if (noSlot) {
+      disk ??= options.diskForPhotos?.(fields, received);
+      noRoom = disk === "busy";
+      if (disk === "busy" || disk === "unwanted") {
         stream.resume();
         return;
       }
@@ -235,12 +223,11 @@ function readWith(req: Request, parser: busboy.Busboy, options: ReadPhotoPostOpt
           reject(failed instanceof Error ? failed : new Error(String(failed)));
           return;
         }
-        resolve({ fields, photos, photoParts, tooManyParts, tooMuchText, noSlot, discard });
+        resolve({ fields, photos, photoParts, tooManyParts, tooMuchText, noRoom, discard });
       });
     });
 
     req.on("data", onData);
-    req.once("end", onEnd);
     req.once("close", onClose);
     // Not pipeline(): that would destroy the request, and an answer would never reach the visitor.
     req.pipe(parser);

@@ -78,6 +78,13 @@ describe("hashed assets", () => {
     expect([css.status, css.body]).toEqual([200, "a{}"]);
   });
 
+  it("never sends a copy in a coding the browser gives q=0", async () => {
+    const sent: Record<string, string | undefined> = {};
+    for (const accept of ["br;q=0, gzip", "gzip, br;q=0", "br;q=0, gzip;q=0"])
+      sent[accept] = (await get("/assets/entry-AbC123.js", { "Accept-Encoding": accept })).headers["content-encoding"];
+    expect(sent).toEqual({ "br;q=0, gzip": "gzip", "gzip, br;q=0": "gzip", "br;q=0, gzip;q=0": undefined });
+  });
+
   it("answers a missing asset with a short 404", async () => {
     const missing = await get("/assets/nope-123.js", { "Accept-Encoding": "br" });
     expect(missing.status).toBe(404);

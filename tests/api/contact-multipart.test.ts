@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
+import { watch } from "node:fs";
 import fs from "node:fs/promises";
 import http from "node:http";
 import path from "node:path";
 import type { AppLoadContext } from "react-router";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { listenWithFakeBuild } from "../support/app-server";
+import type { FakePage } from "../support/fake-react-router-build";
 import { until } from "../support/until";
 import { makeImage } from "../fixtures/images";
 import { createTestContext, type TestContext } from "./helpers";
@@ -13,7 +15,7 @@ import { createTestContext, type TestContext } from "./helpers";
  * The no-JS contact form with photos (issue 21 §3): server/middleware/contact-multipart.ts ahead of
  * React Router. A stand-in route records what its action receives; the middleware, busboy, the disk
  * and the photos' processing are real. Each test has its own data folder, database and server (so its
- * own photo slots): one that fails with posts still held or files on disk leaves nothing to the next.
+ * own disk for photos on their way): one that fails with posts held or files on disk leaves nothing behind.
  */
 
 type Part =
@@ -58,6 +60,14 @@ const KEPT_TEXT = {
   website: "",
 };
 
+/** The stand-in page's action: records what it received. */
+const recordAction: FakePage["action"] = async ({ request, context }) => {
+  const fields = Object.fromEntries([...(await request.formData())].map(([key, value]) => [key, String(value)]));
+  seen.push({ path: new URL(request.url).pathname, fields, photos: context.contactPhotos });
+  return { received: true };
+};
+const MB = 1024 * 1024;
+
 let ctx: TestContext;
 let closeServer: () => Promise<void>;
 let port: number;
@@ -73,13 +83,7 @@ beforeAll(async () => {
 beforeEach(async () => {
   ctx = await createTestContext();
   seen.length = 0;
-  ({ port, close: closeServer } = await listenWithFakeBuild(ctx.services, {
-    action: async ({ request, context }) => {
-      const fields = Object.fromEntries([...(await request.formData())].map(([key, value]) => [key, String(value)]));
-      seen.push({ path: new URL(request.url).pathname, fields, photos: context.contactPhotos });
-      return { received: true };
-    },
-  }));
+  ({ port, close: closeServer } = await listenWithFakeBuild(ctx.services, { action: recordAction }));
 });
 afterEach(async () => {
   for (const req of open.splice(0)) req.destroy();
@@ -276,28 +280,87 @@ describe("the no-JS contact form's multipart post", () => {
     expect(await photosOnDisk()).toEqual([]);
   });
 
-  it("at most four posts keep photos on disk at once: a fifth is told to try again in a minute, with its text", async () => {
-    const { body, contentType } = multipart([
-      ...TEXT,
-      photo("wall.jpg", Buffer.concat([jpeg, Buffer.alloc(256 * 1024)])),
-    ]);
-    const held = [1, 2, 3, 4].map(() => rawPost("/contact", body, contentType, { hold: body.length - 1024 }));
-    await until(async () => (await photosOnDisk()).length === 4);
-    expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
-    expect(seen).toEqual([
-      {
-        path: "/contact",
-        fields: KEPT_TEXT,
-        photos: {
-          status: "refused",
-          httpStatus: 503,
-          messages: ["Many photos are being sent just now. Please try again in a minute."],
-          retryAfterSeconds: 60,
-        },
+  it("photos on their way hold at most ENQUIRY_PHOTO_UPLOADS_MB, one address half of it: past either, a post is told to try again in a minute, with its text, and none of its photos is written", async () => {
+    await closeServer();
+    await ctx.close();
+    ctx = await createTestContext({ ENQUIRY_PHOTO_UPLOADS_MB: "32", TRUST_PROXY: "loopback" });
+    ({ port, close: closeServer } = await listenWithFakeBuild(ctx.services, { action: recordAction }));
+    // 10 MB each: three visitors' posts fit in 32 MB; one visitor's second does not fit in its 16.
+    const { body, contentType } = multipart([...TEXT, photo("wall.jpg", Buffer.concat([jpeg, Buffer.alloc(10 * MB)]))]);
+    const from = (visitor: string, hold?: number) =>
+      rawPost("/contact", body, contentType, { hold, headers: { "X-Forwarded-For": visitor } });
+    const held = ["192.0.2.1", "192.0.2.2", "192.0.2.3"].map((visitor) => from(visitor, body.length - 1024));
+    await until(async () => (await photosOnDisk()).length === 3);
+    const busy = {
+      path: "/contact",
+      fields: KEPT_TEXT,
+      photos: {
+        status: "refused",
+        httpStatus: 503,
+        messages: ["Many photos are being sent just now. Please try again in a minute."],
+        retryAfterSeconds: 60,
       },
-    ]);
+    };
+    expect((await from("192.0.2.1").answered).status).toBe(200);
+    expect((await from("192.0.2.4").answered).status).toBe(200);
+    expect(seen).toEqual([busy, busy]);
+    expect(await photosOnDisk()).toHaveLength(3);
     for (const post of held) post.finish();
     await Promise.all(held.map((post) => post.answered));
+    expect(await photosOnDisk()).toEqual([]);
+    // Given back: the visitor turned away is taken now.
+    seen.length = 0;
+    expect((await from("192.0.2.4").answered).status).toBe(200);
+    expect(seen[0]!.photos).toEqual({ status: "accepted", tokens: [expect.any(String)] });
+  });
+
+  it("a bot's post (the hidden field filled) with a photo: no file written, the image worker never asked, no photo kept", async () => {
+    const rowsBefore = await ctx.services.db.selectFrom("enquiry_photos").select("id").execute();
+    const asked: string[] = [];
+    const images = ctx.services.images;
+    const processEnquiryPhoto = images.processEnquiryPhoto.bind(images);
+    images.processEnquiryPhoto = (...args) => {
+      asked.push(args[0]);
+      return processEnquiryPhoto(...args);
+    };
+    await fs.mkdir(tempRoot(), { recursive: true });
+    const written = new Set<string>();
+    const watcher = watch(tempRoot(), (_event, name) => name && written.add(name));
+    try {
+      // In the form's order: the hidden field comes before the photos.
+      const { body, contentType } = multipart([
+        ...TEXT.filter((part) => part.name !== "website"),
+        { name: "website", value: "https://cheap-pills.example" },
+        photo("wall.jpg"),
+      ]);
+      expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
+    } finally {
+      watcher.close();
+    }
+    expect([...written]).toEqual([]);
+    // A bot that sends the photo first: it is on disk for a moment, but never processed or kept.
+    const botFirst = multipart([
+      photo("wall.jpg"),
+      ...TEXT.filter((part) => part.name !== "website"),
+      { name: "website", value: "x" },
+    ]);
+    expect((await rawPost("/contact", botFirst.body, botFirst.contentType).answered).status).toBe(200);
+    expect(seen.map((post) => post.photos)).toEqual([
+      { status: "accepted", tokens: [] },
+      { status: "accepted", tokens: [] },
+    ]);
+    expect(asked).toEqual([]);
+    expect(await photosOnDisk()).toEqual([]);
+    expect(await ctx.services.db.selectFrom("enquiry_photos").select("id").execute()).toEqual(rowsBefore);
+  });
+
+  it('an empty photo input (a part with filename="" and no bytes, as a browser sends it) is no photo: the text goes through', async () => {
+    const { body, contentType } = multipart([
+      ...TEXT,
+      { name: "photos", fileName: "", type: "application/octet-stream", data: Buffer.alloc(0) },
+    ]);
+    expect((await rawPost("/contact", body, contentType).answered).status).toBe(200);
+    expect(seen).toEqual([{ path: "/contact", fields: KEPT_TEXT, photos: { status: "accepted", tokens: [] } }]);
     expect(await photosOnDisk()).toEqual([]);
   });
 

@@ -1,6 +1,9 @@
 import net from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeImage } from "../fixtures/images";
+import { serverEnds } from "../support/disconnect-probes";
+import { isRunning } from "../support/process-memory";
+import { until } from "../support/until";
 import type { TestServer } from "../support/test-server";
 import { startProductionServerOnBackend } from "./production-server-helpers";
 
@@ -34,31 +37,36 @@ async function reportedBody(): Promise<Buffer> {
   ]);
 }
 
-/** Sends the head and the first `sent` bytes of `body` (declared as 100,000), then closes the connection. */
+/**
+ * Sends the head and the first `sent` bytes of `body` (declared as 100,000), waits until the server
+ * has read them all, closes the connection, and waits until the server has closed its end: whatever
+ * the cut did to the process has happened by then.
+ */
 async function cutOffPost(target: string, body: Buffer, sent: number): Promise<void> {
   const socket = net.connect(server.port, "127.0.0.1");
   await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
   socket.on("error", () => {});
-  socket.write(
+  const head =
     `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\n` +
-      `Content-Length: 100000\r\nX-Forwarded-For: 203.0.113.25\r\n\r\n`,
+    `Content-Length: 100000\r\nX-Forwarded-For: 203.0.113.25\r\n\r\n`;
+  await new Promise<void>((resolve) =>
+    socket.write(Buffer.concat([Buffer.from(head), body.subarray(0, sent)]), () => resolve()),
   );
-  socket.write(body.subarray(0, sent));
-  // Long enough for the server to have read what was sent before the connection goes.
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  const ours = new Set([socket.localPort!]);
+  await until(async () => {
+    const end = await serverEnds(server.pid, server.port, ours);
+    return end.open === 1 && end.unreadBytes === 0;
+  });
   socket.destroy();
+  await until(async () => !isRunning(server.pid) || (await serverEnds(server.pid, server.port, ours)).open === 0);
 }
 
 /** The same process still serves: not exited, and /healthz answers 200. */
 async function expectStillServing() {
-  const exited = await Promise.race([
-    server.exited.then(() => true),
-    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1_000)),
-  ]);
-  expect(exited, `the server exited:\n${server.output().slice(-2000)}`).toBe(false);
+  expect(isRunning(server.pid), `the server exited:\n${server.output().slice(-2000)}`).toBe(true);
   const health = await fetch(`${server.url}/healthz`);
   expect(health.status).toBe(200);
-  expect(() => process.kill(server.pid, 0)).not.toThrow();
+  expect(isRunning(server.pid)).toBe(true);
 }
 
 describe("a photo post cut off after 1,267 of its 100,000 declared bytes, with its file part not named photos", () => {

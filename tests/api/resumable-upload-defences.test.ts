@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Clock } from "~/lib/clock";
 import type { ResumableUpload } from "~/uploads/resumable-protocol";
 import { pruneStaleUploads } from "~/uploads/uploads.server";
-import { makeJpegOfSize } from "../fixtures/images";
+import { makeImage, makeJpegOfSize } from "../fixtures/images";
 import { createAdminContext, putUpload, signedInAgent, type AdminContext } from "./helpers";
 
 let ctx: AdminContext;
@@ -114,15 +114,26 @@ describe("resumable uploads keep the single upload's defences", () => {
     // One byte more, or fewer, than the part's size: refused (by this server, or by the bucket's signature on Content-Length).
     const longer = await putPart(first.url, Buffer.alloc(first.bytes + 1, 0xff));
     const shorter = await putPart(first.url, Buffer.alloc(first.bytes - 1, 0xff));
-    if (ctx.backend.storage === "s3") {
-      expect([longer.status, shorter.status]).toEqual([403, 403]);
-    } else {
-      expect(longer).toMatchObject({ status: 413, message: "The file is too large. Maximum size is 20MB" });
-      expect(shorter.status).toBe(400);
-      const beyond = await ctx.admin.put(`/api/uploads/resumable/${upload.uploadId}/parts/21`).send(Buffer.alloc(10));
-      expect(beyond.status).toBe(400);
-      expect(beyond.body.message).toBe("This upload has 20 part(s): the part number must be from 1 to 20");
-    }
+    // A part past the last: this server's part route refuses it; a bucket's parts never come here.
+    const beyond = await ctx.admin.put(`/api/uploads/resumable/${upload.uploadId}/parts/21`).send(Buffer.alloc(10));
+    const refusals = [
+      [longer.status, longer.message],
+      [shorter.status, shorter.message],
+      [beyond.status, beyond.body],
+    ];
+    expect(refusals).toEqual(
+      ctx.backend.storage === "s3"
+        ? [
+            [403, undefined],
+            [403, undefined],
+            [404, { message: expect.stringMatching(/^Parts of uploads to this site's bucket go to the bucket/) }],
+          ]
+        : [
+            [413, "The file is too large. Maximum size is 20MB"],
+            [400, "Part 1 of this upload is 1048576 bytes: send exactly those, with that Content-Length"],
+            [400, { message: "This upload has 20 part(s): the part number must be from 1 to 20" }],
+          ],
+    );
     expect(await ctx.storedKeys("incoming/")).toEqual([]);
     // Completing without every part is refused, and the upload can still be finished.
     const partial = await complete(upload, [{ partNumber: 1, etag: '"0123456789abcdef0123456789abcdef"' }]);
@@ -161,6 +172,50 @@ describe("resumable uploads keep the single upload's defences", () => {
     expect([...(await ctx.storedKeys("incoming/")), ...(await ctx.storedKeys("originals/"))]).toEqual([]);
   });
 
+  it("type the assembled file by its own bytes, not by what was declared: a PNG declared as a JPEG is kept as a PNG", async () => {
+    ctx = await createAdminContext();
+    const png = await makeImage("png", { width: 900, height: 700 });
+    const upload = await start(png.length, "image/jpeg");
+    await complete(upload, await sendAll(upload, png)).expect(200);
+    expect(
+      await ctx.services.db
+        .selectFrom("uploads")
+        .select(["status", "content_type"])
+        .where("id", "=", upload.uploadId)
+        .execute(),
+    ).toEqual([{ status: "completed", content_type: "image/png" }]);
+  });
+
+  it("refuse a completion that lists a part twice, and keep the upload to finish", async () => {
+    ctx = await createAdminContext();
+    const photo = await makeJpegOfSize(1_500_000);
+    const upload = await start(photo.length);
+    const parts = await sendAll(upload, photo);
+    const twice = await complete(upload, [...parts, parts[0]!]);
+    expect([twice.status, twice.body.message]).toEqual([
+      400,
+      `This upload has ${upload.partCount} part(s): list each once, numbered 1 to ${upload.partCount}`,
+    ]);
+    expect(await rows()).toEqual([{ id: upload.uploadId, status: "parts" }]);
+    await complete(upload, parts).expect(200);
+  });
+
+  it("keep at most 30 unfinished at once: the next is answered 429 in the owner's words, none is expired for it, and one finished makes room", async () => {
+    ctx = await createAdminContext();
+    const photo = await makeJpegOfSize(3_000);
+    const started = [];
+    for (let i = 0; i < 30; i++) started.push(await start(photo.length));
+    const refused = await ctx.admin.post("/api/uploads/resumable").send({ size: photo.length, type: "image/jpeg" });
+    expect([refused.status, refused.headers["retry-after"], refused.body]).toEqual([
+      429,
+      "30",
+      { message: "Let the photos already on their way finish first." },
+    ]);
+    expect((await rows()).filter((row) => row.status === "parts")).toHaveLength(30);
+    await complete(started[0]!, await sendAll(started[0]!, photo)).expect(200);
+    await start(photo.length);
+  });
+
   it("keep every byte under incoming/ until it is checked, then register it once; complete answers the same when asked again", async () => {
     ctx = await createAdminContext();
     const photo = await makeJpegOfSize(2_500_000);
@@ -169,8 +224,9 @@ describe("resumable uploads keep the single upload's defences", () => {
     // Before it is put together: nothing outside incoming/ (a bucket shows no object until then).
     expect(await ctx.storedKeys("originals/")).toEqual([]);
     const incoming = await ctx.storedKeys("incoming/");
-    if (ctx.backend.storage === "s3") expect(incoming).toEqual([]);
-    else expect(incoming).toEqual([1, 2, 3].map((n) => `incoming/${upload.uploadId}.part-${n}`));
+    expect(incoming).toEqual(
+      ctx.backend.storage === "s3" ? [] : [1, 2, 3].map((n) => `incoming/${upload.uploadId}.part-${n}`),
+    );
 
     const { imageURL } = (await complete(upload, parts).expect(200)).body as { imageURL: string };
     expect((await complete(upload, parts).expect(200)).body).toEqual({ imageURL });
@@ -201,7 +257,7 @@ describe("resumable uploads keep the single upload's defences", () => {
     await complete(upload, parts).expect(200);
   });
 
-  it("are deleted by housekeeping a day after they began, unfinished", async () => {
+  it("are deleted by housekeeping a day after they began, unfinished: kept at 23 hours, gone at 24 hours and a minute", async () => {
     ctx = await createAdminContext();
     const photo = await makeJpegOfSize(6_000_000);
     const upload = await start(photo.length);
@@ -210,7 +266,7 @@ describe("resumable uploads keep the single upload's defences", () => {
     expect(first.status).toBe(200);
     expect(await pruneStaleUploads(ctx.services, later(23 * HOUR))).toBe(0);
     expect(await rows()).toEqual([{ id: upload.uploadId, status: "parts" }]);
-    expect(await pruneStaleUploads(ctx.services, later(25 * HOUR))).toBe(1);
+    expect(await pruneStaleUploads(ctx.services, later(24 * HOUR + 60_000))).toBe(1);
     expect(await rows()).toEqual([]);
     expect(await ctx.storedKeys("incoming/")).toEqual([]);
     expect((await ctx.admin.get(`/api/uploads/resumable/${upload.uploadId}/parts`)).status).toBe(404);

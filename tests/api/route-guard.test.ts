@@ -1,6 +1,7 @@
 import type { Router } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiRouter } from "../../server/api/router";
+import { createPhotoDisk } from "../../server/photo-intake/photo-disk";
 import { createTestContext, type TestContext } from "./helpers";
 
 type Layer = {
@@ -36,7 +37,7 @@ let ctx: TestContext;
 let routes: { method: string; path: string }[];
 beforeAll(async () => {
   ctx = await createTestContext();
-  routes = registeredRoutes(createApiRouter(ctx.services));
+  routes = registeredRoutes(createApiRouter(ctx.services, { photoDisk: createPhotoDisk(1) }));
 });
 afterAll(async () => {
   await ctx.close();

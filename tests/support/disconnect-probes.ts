@@ -89,9 +89,11 @@ const TCP_STATES = [
   "CLOSING",
 ];
 
-/** TCP sockets by inode (from /proc/PID/net/tcp and tcp6): their ports and state. */
-async function tcpSockets(pid: number): Promise<Map<string, { localPort: number; remotePort: number; state: string }>> {
-  const sockets = new Map<string, { localPort: number; remotePort: number; state: string }>();
+type TcpSocket = { localPort: number; remotePort: number; state: string; unreadBytes: number };
+
+/** TCP sockets by inode (from /proc/PID/net/tcp and tcp6): their ports, state and bytes not yet read. */
+async function tcpSockets(pid: number): Promise<Map<string, TcpSocket>> {
+  const sockets = new Map<string, TcpSocket>();
   for (const table of ["tcp", "tcp6"]) {
     const text = await fs.readFile(`/proc/${pid}/net/${table}`, "utf8").catch(() => "");
     for (const line of text.split("\n").slice(1)) {
@@ -101,6 +103,7 @@ async function tcpSockets(pid: number): Promise<Map<string, { localPort: number;
         localPort: parseInt(fields[1]!.split(":")[1]!, 16),
         remotePort: parseInt(fields[2]!.split(":")[1]!, 16),
         state: TCP_STATES[parseInt(fields[3]!, 16)] ?? fields[3]!,
+        unreadBytes: parseInt(fields[4]!.split(":")[1]!, 16),
       });
     }
   }
@@ -149,6 +152,30 @@ export async function openDescriptors(pid: number, backendPorts: number[]): Prom
     targets.push(target);
   }
   return targets.sort();
+}
+
+/**
+ * The server's own end of the connections from `clientPorts` to `serverPort` that it still holds open
+ * (a descriptor of process `pid`): the bytes the kernel holds that it has not read yet, summed, and how
+ * many are open.
+ */
+export async function serverEnds(
+  pid: number,
+  serverPort: number,
+  clientPorts: Set<number>,
+): Promise<{ open: number; unreadBytes: number }> {
+  const sockets = await tcpSockets(pid);
+  const fds = await fs.readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+  let open = 0;
+  let unreadBytes = 0;
+  for (const fd of fds) {
+    const inode = /^socket:\[(\d+)\]$/.exec((await fs.readlink(`/proc/${pid}/fd/${fd}`).catch(() => "")) ?? "")?.[1];
+    const socket = inode ? sockets.get(inode) : undefined;
+    if (!socket || socket.localPort !== serverPort || !clientPorts.has(socket.remotePort)) continue;
+    open += 1;
+    unreadBytes += socket.unreadBytes;
+  }
+  return { open, unreadBytes };
 }
 
 /** Files the server left that are temporary: anything under DATA_DIR/tmp, and storage's `.…tmp` files. */

@@ -73,6 +73,8 @@ export type SendInPartsInput = {
   onProgress?: (sentBytes: number) => void;
   /** "lost" when a try failed on the connection; "up" once one got through again. */
   onConnection?: (state: "up" | "lost") => void;
+  /** The site said "not now" (429: the owner's photos already on their way are at their bounds): waited out, never given up on. */
+  onHeld?: (refusal: ApiError) => void;
   signal?: AbortSignal;
 };
 
@@ -97,7 +99,9 @@ export async function sendInParts(input: SendInPartsInput): Promise<ResumableCom
         return result;
       } catch (error) {
         if (signal?.aborted || !isTransient(error)) throw error;
-        if (error instanceof ConnectionLostError) {
+        if (error instanceof ApiError && error.status === 429) {
+          input.onHeld?.(error);
+        } else if (error instanceof ConnectionLostError) {
           if (!lost) {
             lost = true;
             input.onConnection?.("lost");

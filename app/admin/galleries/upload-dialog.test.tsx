@@ -349,4 +349,47 @@ describe("UploadDialog", () => {
     });
     expect(toast).toHaveBeenCalledWith({ title: "Success", description: "Image uploaded successfully" });
   });
+
+  it("waits out the site's 'not now' for a photo (the photos already on their way first), saying so, and sends it when the site takes it", async () => {
+    let refusals = 0;
+    mockFetch([
+      { method: "GET", path: "/api/uploads/resumable", respond: () => json(200, { available: true, partBytes: 1000 }) },
+      {
+        method: "POST",
+        path: "/api/uploads/resumable",
+        respond: () =>
+          // More "not now" answers than a busy server is ever given.
+          ++refusals <= 7
+            ? json(429, { message: "Let the photos already on their way finish first." })
+            : json(201, {
+                uploadId: "u1",
+                partBytes: 1000,
+                partCount: 1,
+                parts: [{ partNumber: 1, bytes: 1000, url: "/api/uploads/resumable/u1/parts/1" }],
+                expiresAt: new Date(Date.now() + 900_000).toISOString(),
+              }),
+      },
+      {
+        method: "POST",
+        path: "/api/uploads/resumable/u1/complete",
+        respond: () => json(200, { imageURL: "/api/uploads/u1" }),
+      },
+      { method: "PUT", path: "/api/admin/gallery-images", respond: () => json(201, galleryImage("new")) },
+    ]);
+    await openDialog(0);
+    await choose([testFile("wall.jpg", "image/jpeg", MAGIC.jpeg, 1000)], 1);
+    await userEvent.click(screen.getByRole("button", { name: "Upload 1 Image(s)" }));
+    for (let answered = 1; answered <= 7; answered++) {
+      await waitFor(() => expect(refusals).toBe(answered));
+      await waitFor(() =>
+        expect(fileItem("wall.jpg")).toHaveTextContent("Waiting: Let the photos already on their way finish first."),
+      );
+      // The next try without waiting its turn: as when the browser says it is online again.
+      await act(async () => void window.dispatchEvent(new Event("online")));
+    }
+    await waitFor(() => expect(FakeXhr.all).toHaveLength(1));
+    await act(async () => FakeXhr.all[0]!.respond(200, "{}", { etag: '"etag-0"' }));
+    await expectClosed();
+    expect(toast).toHaveBeenCalledWith({ title: "Success", description: "Image uploaded successfully" });
+  });
 });

@@ -1,5 +1,6 @@
 import type { GalleryImage, GalleryType } from "~/galleries/gallery";
 import { apiRequest, isUnauthorizedError } from "~/lib/api-client";
+import { LET_OTHERS_FINISH_MESSAGE } from "~/uploads/resumable-protocol";
 import type { UploadDeclaration } from "~/uploads/upload-declaration";
 import { serverMessage } from "../query-client";
 import { sendInParts, type JsonCall, type PartSender, type RetryWait } from "./resumable-upload";
@@ -10,7 +11,8 @@ export type UploadOutcome = { uploaded: GalleryImage[]; failures: UploadFailure[
 
 /** Where one file stands, as the upload modal shows it. */
 export type FileUploadState =
-  | { state: "waiting" }
+  /** With `reason`: the site asked it to wait (the photos already on their way first); it goes by itself later. */
+  | { state: "waiting"; reason?: string }
   | { state: "uploading"; percent: number }
   /** Sent in parts, and the connection dropped: it resumes by itself when the signal returns. */
   | { state: "reconnecting"; percent: number }
@@ -75,6 +77,8 @@ export async function uploadImages(input: {
             reconnecting = connection === "lost";
             onFileState?.(index, reconnecting ? { state: "reconnecting", percent } : { state: "uploading", percent });
           },
+          onHeld: (refusal) =>
+            onFileState?.(index, { state: "waiting", reason: serverMessage(refusal, LET_OTHERS_FINISH_MESSAGE) }),
         }));
       } else {
         // The file's size and type: refused at once if the server will not take it, else signed into the URL.

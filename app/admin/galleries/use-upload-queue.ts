@@ -25,6 +25,7 @@ type Run = { batch: { key: number; file: File }[]; othersDone: boolean };
 export function describeState(status: FileUploadState, running: boolean): string {
   switch (status.state) {
     case "waiting":
+      if (status.reason) return `Waiting: ${status.reason}`;
       return running ? "Waiting" : "";
     case "uploading":
       return `Uploading ${status.percent}%`;
