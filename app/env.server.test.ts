@@ -124,6 +124,11 @@ describe("parseEnv", () => {
       /BACKUP_S3_FORCE_PATH_STYLE must be true or false/,
     ],
     [{ BACKUP_PASSPHRASE: "short" }, /BACKUP_PASSPHRASE must be at least 12 characters/],
+    [{ BACKUP_OFFSITE_REPOSITORY: "backups/restic" }, /BACKUP_OFFSITE_REPOSITORY must be a restic repository: sftp:/],
+    [
+      { BACKUP_OFFSITE_REPOSITORY: "/mnt/disk", BACKUP_S3_BUCKET: "backups" },
+      /BACKUP_OFFSITE_REPOSITORY and BACKUP_S3_BUCKET are both set/,
+    ],
     [{ BACKUP_OFFSITE_MINUTES: "1" }, /BACKUP_OFFSITE_MINUTES must be at least 5 \(a copy every 5 minutes\)/],
     [{ BACKUP_OFFSITE_MINUTES: "hourly" }, /BACKUP_OFFSITE_MINUTES must be a whole number of minutes, such as 60/],
     [
@@ -137,7 +142,13 @@ describe("parseEnv", () => {
     expect(() => parseEnv(source)).toThrow(message);
   });
 
-  it("off-site copies: every 60 minutes, kept 48 hours, 30 days and 12 months, unless set", () => {
+  it("off-site copies: any restic repository; every 60 minutes, kept 48 hours, 30 days and 12 months, unless set", () => {
+    for (const repository of [
+      "sftp:backup@example.co.nz:/srv/cornerstone",
+      "rest:https://backup.example/",
+      "/mnt/disk",
+    ])
+      expect(parseEnv({ BACKUP_OFFSITE_REPOSITORY: repository }).BACKUP_OFFSITE_REPOSITORY).toBe(repository);
     expect(parseEnv({})).toMatchObject({
       BACKUP_OFFSITE_MINUTES: 60,
       BACKUP_KEEP_HOURLY: 48,

@@ -18,7 +18,7 @@ const IMAGES_BUCKET_HELP: S3SettingsHelp = {
   keyPairIncomplete:
     "set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (to use the provider's default credentials, such as an instance role)",
 };
-// The off-site bucket every backup is also copied to.
+// The off-site bucket the restic repository of the off-site copies lives in (decision 0070).
 const BACKUP_BUCKET_HELP: S3SettingsHelp = {
   bucketExample: "cornerstone-backups",
   regionExample: "eu-central-003 (Backblaze B2) or auto (R2)",
@@ -92,9 +92,16 @@ const envSchema = z
       .min(1, "BACKUP_KEEP must be at least 1")
       .max(1000, "BACKUP_KEEP must be at most 1000")
       .default(7),
-    // Off-site backups: every backup is also copied to this S3-compatible bucket.
+    // Off-site copies (decision 0070): a restic repository in this S3-compatible bucket, or any restic repository.
     ...s3SettingsSchema("BACKUP_", BACKUP_BUCKET_HELP),
-    // With it, every backup (local, off-site, downloaded) is encrypted with age (decision 0052).
+    BACKUP_OFFSITE_REPOSITORY: z
+      .string()
+      .regex(
+        /^(\/|(sftp|rest|s3|b2|azure|gs|swift|rclone):)[^\n]+$/,
+        "BACKUP_OFFSITE_REPOSITORY must be a restic repository: sftp:user@host:/path, rest:https://…, s3:… or a folder's absolute path such as /mnt/backup-disk/cornerstone",
+      )
+      .optional(),
+    // Every backup (local, downloaded) is encrypted with it (age, decision 0052); it is the off-site repository's password.
     BACKUP_PASSPHRASE: z
       .string()
       .min(
@@ -103,7 +110,7 @@ const envSchema = z
       )
       .max(1000)
       .optional(),
-    // Off-site copies (decision 0060): every this many minutes, plus 5 minutes after each start.
+    // Off-site copies: every this many minutes, plus 5 minutes after each start.
     BACKUP_OFFSITE_MINUTES: z.coerce
       .number({ error: "BACKUP_OFFSITE_MINUTES must be a whole number of minutes, such as 60" })
       .int("BACKUP_OFFSITE_MINUTES must be a whole number of minutes, such as 60")
@@ -181,6 +188,11 @@ const envSchema = z
   })
   .superRefine(checkS3Settings("", IMAGES_BUCKET_HELP))
   .superRefine(checkS3Settings("BACKUP_", BACKUP_BUCKET_HELP))
+  .refine((env) => !(env.BACKUP_S3_BUCKET && env.BACKUP_OFFSITE_REPOSITORY), {
+    message:
+      "BACKUP_OFFSITE_REPOSITORY and BACKUP_S3_BUCKET are both set: off-site copies go to one repository, so keep one of them",
+    path: ["BACKUP_OFFSITE_REPOSITORY"],
+  })
   .superRefine((env, ctx) => {
     const problem = trustProxyProblem(env.TRUST_PROXY);
     if (problem) ctx.addIssue({ code: "custom", message: problem, path: ["TRUST_PROXY"] });

@@ -1,8 +1,7 @@
 // npm run backup [-- --out FILE] [--env-file /etc/cornerstone/cornerstone.env]
-//            -- --offsite               an off-site copy now (BACKUP_S3_*, BACKUP_PASSPHRASE; decision 0060), as the server makes them
-//            -- --verify | --read-data  checks the off-site copies: every object they refer to is there (--read-data: and unchanged)
+//            -- --offsite               an off-site copy now, as the server makes them (a restic snapshot; decision 0070)
+//            -- --verify | --read-data  restic check of the off-site repository (--read-data: every file read)
 //               [--passphrase-file PATH] (else BACKUP_PASSPHRASE, else a hidden prompt)
-//            -- --change-passphrase [--old-passphrase-file PATH]  the off-site copies then open with BACKUP_PASSPHRASE
 // With BACKUP_PASSPHRASE set the file is encrypted with age (.tar.gz.age).
 // Writes one .tar.gz backup of DATA_DIR's database and images, safely while the server runs.
 // Default: DATA_DIR/backups/cornerstone-YYYYMMDD-HHmmss-<random>-<tag>.tar.gz (UTC; decision 0046). --out may name a file or a folder.
@@ -12,7 +11,7 @@ import path from "node:path";
 import { backupsDirOf } from "~/backups/backup-files.server";
 import { loadBackupNaming } from "~/backups/backup-names.server";
 import { formatBytes } from "~/backups/backup-status";
-import { OffsitePassphraseError } from "~/backups/offsite-keys.server";
+import { ResticError } from "~/backups/offsite-restic.server";
 import { ENCRYPTED_SUFFIX } from "~/backups/backup-encryption.server";
 import { createBackup } from "~/backups/backup.server";
 import { parseEnv } from "~/env.server";
@@ -22,7 +21,7 @@ import { DataDirLockedError, lockDataDir, wrongUserProblem } from "~/lib/data-di
 import { createLogger } from "~/lib/logger.server";
 import { openServices } from "../server/bootstrap";
 import { applyEnvFileArgument } from "./lib/env-file";
-import { changeOffsitePassphrase, copyOffsiteNow, verifyOffsite } from "./lib/offsite-commands";
+import { copyOffsiteNow, verifyOffsite } from "./lib/offsite-commands";
 import { PassphraseMissingError, passphraseSource } from "./lib/passphrase";
 
 function valueArgument(args: string[], flag: string): string | undefined {
@@ -65,14 +64,6 @@ async function main() {
       what: "Checking the off-site copies needs the backup passphrase",
     });
     process.exitCode = await verifyOffsite(env, args.includes("--read-data"), passphrase);
-    return;
-  }
-  if (args.includes("--change-passphrase")) {
-    const old = passphraseSource({
-      file: valueArgument(args, "--old-passphrase-file"),
-      what: "The passphrase the off-site copies were made with",
-    });
-    process.exitCode = await changeOffsitePassphrase(env, old);
     return;
   }
   const out = outArgument(args);
@@ -135,7 +126,7 @@ main().catch((error: Error) => {
   console.error(
     error instanceof DataDirLockedError || error instanceof DatabaseLockedError
       ? `${error.message}: wait for it to finish.`
-      : error instanceof PassphraseMissingError || error instanceof OffsitePassphraseError
+      : error instanceof PassphraseMissingError || error instanceof ResticError
         ? error.message
         : `The backup failed: ${error.message}`,
   );

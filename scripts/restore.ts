@@ -1,21 +1,19 @@
-// npm run restore -- FILE | --from-offsite [NAME] | --list  [--passphrase-file PATH] [--allow-unencrypted] [--env-file /etc/cornerstone/cornerstone.env]
-// --from-offsite: the newest off-site copy (BACKUP_S3_*; decision 0060) that opens with the
-// passphrase, or the one named; a full archive copied there before (cornerstone-….tar.gz[.age],
-// decision 0052) by its name. It reads only the bucket, so nothing kept on the lost server is
-// needed. --list shows the copies, with their times and sizes. The passphrase comes from a
-// hidden prompt, the first line of --passphrase-file, or BACKUP_PASSPHRASE when the environment
-// has it. A wrong passphrase, or a changed or missing object, changes nothing. With a passphrase
-// set or given, an unencrypted backup is refused unless --allow-unencrypted (restore-rules.server.ts).
-// Restores a backup into DATA_DIR, or with DATABASE_URL set into that PostgreSQL database and
+// npm run restore -- FILE | FOLDER | --from-offsite [SNAPSHOT] | --list  [--passphrase-file PATH] [--allow-unencrypted] [--env-file /etc/cornerstone/cornerstone.env]
+// FILE: a backup (.tar.gz[.age]); FOLDER: an off-site copy restored by plain `restic restore` (decision 0070).
+// --from-offsite: the newest off-site copy (a restic snapshot; BACKUP_S3_* or BACKUP_OFFSITE_REPOSITORY), or
+// the one named; it reads only the repository, so nothing kept on the lost server is needed. --list shows
+// them. The passphrase comes from a hidden prompt, the first line of --passphrase-file, or BACKUP_PASSPHRASE.
+// With a passphrase set or given, an unencrypted backup file is refused unless --allow-unencrypted
+// (restore-rules.server.ts). Anything that does not check out changes nothing.
+// Restores into DATA_DIR, or with DATABASE_URL set into that PostgreSQL database and
 // the configured storage (S3_BUCKET or DATA_DIR/uploads). Stop the server(s) first; run it as
 // the service's user (docs/DEPLOY.md shows the exact command). The data it replaces is kept
 // under DATA_DIR/backups/pre-restore-YYYYMMDD-HHmmss/ (PostgreSQL: a pre-restore backup
 // file, in the bucket under backups/ when S3_BUCKET is set).
 import { randomBytes } from "node:crypto";
-import fs from "node:fs/promises";
 import { TWO_STEP_LOST_IN_RESTORE } from "~/auth/sign-in-methods";
 import { backupsDirOf } from "~/backups/backup-files.server";
-import { openOffsiteTarget } from "~/backups/offsite-target.server";
+import { ResticError } from "~/backups/offsite-restic.server";
 import { openRestoreSource } from "~/backups/restore-source.server";
 import { describePostgresTarget, postgresRestoreDestination } from "~/backups/restore-postgres.server";
 import { ALLOW_UNENCRYPTED } from "~/backups/restore-rules.server";
@@ -25,15 +23,14 @@ import { wrongUserProblem } from "~/lib/data-dir-lock.server";
 import { createLogger } from "~/lib/logger.server";
 import { mailSetupFromEnv } from "~/notifications/mailer.server";
 import { openObjectStorage, storageConfigFor } from "~/storage/open-storage.server";
-import { openOffsiteStore } from "~/backups/offsite-store.server";
 import { applyEnvFileArgument, EnvFileError } from "./lib/env-file";
-import { isFullArchiveName, printOffsiteList, rebuildOffsiteCopy } from "./lib/offsite-restore-commands";
+import { listOffsiteCopies, withOffsiteCopy } from "./lib/offsite-commands";
 import { PassphraseMissingError, passphraseSource } from "./lib/passphrase";
 
 const USAGE =
-  "Usage: npm run restore -- /path/to/cornerstone-YYYYMMDD-HHmmss.tar.gz.age\n" +
-  "   or: npm run restore -- --from-offsite [NAME]   (the newest copy in the off-site bucket, or the one named)\n" +
-  "   or: npm run restore -- --list                  (the copies in the off-site bucket, with their times and sizes)\n" +
+  "Usage: npm run restore -- /path/to/cornerstone-YYYYMMDD-HHmmss.tar.gz.age   (or a folder restic restored)\n" +
+  "   or: npm run restore -- --from-offsite [SNAPSHOT]   (the newest off-site copy, or the one named)\n" +
+  "   or: npm run restore -- --list                      (the off-site copies, with their times)\n" +
   "       add --passphrase-file PATH for an encrypted backup (otherwise it asks),\n" +
   `       ${ALLOW_UNENCRYPTED} to restore an unencrypted backup when a passphrase is set,\n` +
   "       and --env-file /etc/cornerstone/cornerstone.env to read the service's settings";
@@ -80,57 +77,22 @@ async function main() {
     fromEnv: env.BACKUP_PASSPHRASE,
     what: "This backup is encrypted",
   });
-  const offsite = args.fromOffsite || args.list ? openOffsiteTarget(env) : null;
-  const store = offsite ? openOffsiteStore(env) : null;
-  if ((args.fromOffsite || args.list) && (!offsite || !store)) {
-    throw new RestoreRefusedError(
-      "--from-offsite and --list need the off-site bucket's settings: set BACKUP_S3_BUCKET and its BACKUP_S3_* (docs/DEPLOY.md). Nothing was changed.",
-    );
-  }
+  if (args.list) return listOffsiteCopies(env, passphrase);
+  if (args.fromOffsite)
+    return withOffsiteCopy(env, args.offsiteName, passphrase, (folder, name) => restoreFrom(env, folder, name));
+  const source = await openRestoreSource({
+    file: args.file!,
+    workDir: backupsDirOf(env.DATA_DIR),
+    encryption: {
+      passphraseExpected: Boolean(args.passphraseFile || env.BACKUP_PASSPHRASE),
+      allowUnencrypted: args.allowUnencrypted,
+    },
+    passphrase,
+  });
   try {
-    if (args.list) return await printOffsiteList(store!, offsite!, passphrase);
-    const workDir = backupsDirOf(env.DATA_DIR);
-    // A copy of decision 0060 (unless a full archive is named), else the newest full archive there.
-    if (store && !(args.offsiteName && isFullArchiveName(args.offsiteName))) {
-      console.log(`Reading ${args.offsiteName ?? "the newest copy"} from ${store.description} …`);
-      const rebuilt = await rebuildOffsiteCopy(store, {
-        name: args.offsiteName,
-        workDir,
-        passphrase,
-        onChosen: (name) => console.log(`Rebuilding ${name} on this server …`),
-      });
-      if (rebuilt) {
-        try {
-          await restoreFrom(env, rebuilt.file, rebuilt.name);
-        } finally {
-          await fs.rm(rebuilt.file, { force: true });
-        }
-        return;
-      }
-      if (args.offsiteName)
-        throw new RestoreRefusedError(
-          `There is no copy named ${args.offsiteName} in ${store.description}. Nothing was changed.`,
-        );
-    }
-    if (offsite) console.log(`Reading ${args.offsiteName ?? "the newest backup"} from ${offsite.description} …`);
-    const source = await openRestoreSource({
-      file: args.file,
-      offsite: offsite ? { target: offsite, name: args.offsiteName } : undefined,
-      workDir,
-      encryption: {
-        passphraseExpected: Boolean(args.passphraseFile || env.BACKUP_PASSPHRASE),
-        allowUnencrypted: args.allowUnencrypted,
-      },
-      passphrase,
-    });
-    try {
-      await restoreFrom(env, source.file, source.name);
-    } finally {
-      await source.cleanup();
-    }
+    await restoreFrom(env, source.file, source.name);
   } finally {
-    offsite?.close();
-    store?.close();
+    await source.cleanup();
   }
 }
 
@@ -194,7 +156,9 @@ main().catch((error: Error) => {
   console.error(
     error instanceof RestoreRefusedError || error instanceof EnvFileError || error instanceof PassphraseMissingError
       ? error.message
-      : `The restore failed: ${error.message}. The live data was left as it was.`,
+      : error instanceof ResticError
+        ? `${error.message.replace(/[^.]$/, "$&.")} Nothing was changed.`
+        : `The restore failed: ${error.message}. The live data was left as it was.`,
   );
   process.exit(1);
 });

@@ -1,16 +1,4 @@
-import { createRequire } from "node:module";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import type { OffsiteCopyEntry } from "~/backups/offsite-copy-process.server";
+import { entryFromSource } from "./image-worker-source";
 
-/**
- * The off-site copy process run from its TypeScript source with tsx's loader:
- * for `npm run dev`, Vitest and scripts. Production forks the built file
- * (server/index.ts). Never imported by the production bundle.
- */
-export function offsiteCopyFromSource(): OffsiteCopyEntry {
-  const tsx = createRequire(import.meta.url).resolve("tsx");
-  return {
-    file: fileURLToPath(new URL("./offsite-copy.ts", import.meta.url)),
-    execArgv: ["--import", pathToFileURL(tsx).href],
-  };
-}
+/** The off-site copy process (server/offsite-copy.ts) from its source, as the image worker is. */
+export const offsiteCopyFromSource = () => entryFromSource("./offsite-copy.ts");

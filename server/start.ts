@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { RequestHandler } from "express";
 import { prepareAdministrator } from "~/auth/initial-admin.server";
 import type { OffsiteCopyEntry } from "~/backups/offsite-copy-process.server";
-import { forkedCopyRunner } from "~/backups/offsite-copy-runner.server";
+import { forkedCopyRunner } from "~/backups/offsite-schedule.server";
 import { InvalidEnvironmentError, describeTrustProxy, parseEnv, passedListenSocket } from "~/env.server";
 import type { ImageWorkerEntry } from "~/images/image-worker.server";
 import { DatabaseLockedError, lockDatabase } from "~/db/database-lock.server";
@@ -26,7 +26,7 @@ export async function startServer(options: {
   devMiddleware?: RequestHandler;
   /** The image worker's code: built in production, from source in development. */
   imageWorker: ImageWorkerEntry;
-  /** The off-site copy process's code (decision 0060), the same way. */
+  /** The off-site copy process's code (decision 0070), the same way. */
   offsiteCopy: OffsiteCopyEntry;
 }): Promise<Server> {
   let env;

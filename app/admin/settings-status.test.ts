@@ -111,7 +111,15 @@ describe("the Settings and reports rows' statuses", () => {
     expect(backupsStatus(onlyDownloads, NOW)).toEqual({ text: "No copy off the server yet", attention: "warning" });
   });
 
-  it("Backups: a failed backup, failing off-site copies or no passphrase come first, in red", () => {
+  it("Backups: no download reminder while off-site copies leave, however long since the last download", () => {
+    const remindedLongAgo = { ...backups, lastDownloadAt: minutesAgo(90 * 24 * 60), downloadReminder: true };
+    expect(backupsStatus(remindedLongAgo, NOW)).toEqual({
+      text: "Last copy off the server: 12 minutes ago",
+      attention: null,
+    });
+  });
+
+  it("Backups: a failed backup, failing off-site copies, no passphrase or no restic come first, in red", () => {
     expect(
       backupsStatus({ ...backups, problem: { at: minutesAgo(5), kind: "failed", message: "EACCES" } }, NOW),
     ).toEqual({
@@ -125,6 +133,11 @@ describe("the Settings and reports rows' statuses", () => {
     });
     const noPassphrase = { ...backups.offsite, encrypted: false, state: "no-passphrase" as const, lastCopy: null };
     expect(backupsStatus({ ...backups, offsite: noPassphrase }, NOW)).toEqual({
+      text: "No copy leaves the server",
+      attention: "danger",
+    });
+    const noRestic = { ...backups.offsite, state: "no-restic" as const };
+    expect(backupsStatus({ ...backups, offsite: noRestic }, NOW)).toEqual({
       text: "No copy leaves the server",
       attention: "danger",
     });

@@ -56,7 +56,8 @@ const PROBLEM_STATUS: Record<NonNullable<BackupStatus["problem"]>["kind"], RowSt
 export function backupsStatus(status: BackupStatus, now: Date = new Date()): RowStatus {
   if (status.problem) return PROBLEM_STATUS[status.problem.kind];
   if (status.offsite.failing) return { text: "Copies are not leaving the server", attention: "danger" };
-  if (status.offsite.state === "no-passphrase") return { text: "No copy leaves the server", attention: "danger" };
+  if (status.offsite.state === "no-passphrase" || status.offsite.state === "no-restic")
+    return { text: "No copy leaves the server", attention: "danger" };
   const lastCopy = lastCopyOffServer(status);
   if (!lastCopy) return { text: "No copy off the server yet", attention: "warning" };
   const text = `Last copy off the server: ${timeAgo(lastCopy, now)}`;

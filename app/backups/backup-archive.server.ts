@@ -1,11 +1,14 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
 import { once, type EventEmitter } from "node:events";
 import { PassThrough, Transform, type Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import zlib from "node:zlib";
 import tar from "tar-stream";
 import { formatBytes } from "./backup-status";
+import { BACKUP_TABLES } from "./backup-tables.server";
 import {
   ARCHIVE_FORMAT,
   ARCHIVE_FORMAT_VERSION,
@@ -15,6 +18,7 @@ import {
   MANIFEST_NAME,
   MAX_MANIFEST_BYTES,
   MAX_TWO_STEP_KEY_ENTRY_BYTES,
+  tableFileName,
   type ArchiveEntryKind,
   type BackupManifest,
   type ManifestFiles,
@@ -127,39 +131,6 @@ export function createArchiveWriter(output: Writable, options: { mtime: Date; si
 // ---------------------------------------------------------------------------------------------
 // Reading
 
-const TAR_BLOCK = 512;
-
-/**
- * When the archive was made, read from its first bytes alone (the gzip'd start of the tar): the
- * first entry's header carries the backup's start time (createArchiveWriter's mtime), the same
- * instant as manifest.createdAt, to the second. Null when the bytes do not start a Cornerstone
- * archive. Inside an encrypted backup this time is as trustworthy as the passphrase.
- */
-export function archiveTimeFromStart(start: Buffer): Date | null {
-  let tarStart: Buffer;
-  try {
-    // A part of a gzip stream: what it holds so far, without waiting for its end.
-    tarStart = zlib.gunzipSync(start, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
-  } catch {
-    return null;
-  }
-  if (tarStart.length < TAR_BLOCK) return null;
-  const header = tarStart.subarray(0, TAR_BLOCK);
-  const text = (from: number, to: number) => header.subarray(from, to).toString("latin1").replace(/\0.*$/s, "").trim();
-  if (text(257, 262) !== "ustar") return null;
-  // The header's checksum: the sum of its bytes, with the checksum field counted as spaces.
-  let sum = 0;
-  for (let i = 0; i < TAR_BLOCK; i++) sum += i >= 148 && i < 156 ? 0x20 : header[i]!;
-  if (parseInt(text(148, 156), 8) !== sum) return null;
-  try {
-    classifyEntryName(text(0, 100));
-  } catch {
-    return null;
-  }
-  const seconds = parseInt(text(136, 148), 8);
-  return Number.isFinite(seconds) ? new Date(seconds * 1000) : null;
-}
-
 export type ArchiveEntry = {
   name: string;
   kind: ArchiveEntryKind;
@@ -182,11 +153,43 @@ function describeReadError(error: unknown): BackupArchiveError {
   return new BackupArchiveError(`The backup file could not be read: ${err?.message ?? String(error)}`);
 }
 
+const TABLE_ORDER = new Map(BACKUP_TABLES.map((table, index) => [tableFileName(table.name), index]));
+type EntryHeader = { name: string; type?: string | null; size?: number };
+
+/** A folder's files as the archive's entries, in its order: tables, the carried key, objects, manifest.json last. */
+async function* folderEntries(
+  dir: string,
+): AsyncGenerator<{ header: EntryHeader; content: () => AsyncIterable<unknown> }> {
+  const found = (await fs.readdir(dir, { recursive: true, withFileTypes: true })).filter(
+    (entry) => !entry.isDirectory(),
+  );
+  const named = found.map((entry) => {
+    const file = path.join(entry.parentPath, entry.name);
+    return { entry, file, name: path.relative(dir, file).split(path.sep).join("/") };
+  });
+  // Tables in the registry's order (a row's parents first), the carried key, the objects, manifest.json last.
+  const rank = (name: string) =>
+    name === MANIFEST_NAME
+      ? 1e9
+      : name.startsWith("objects/")
+        ? 1e8
+        : name.startsWith("keys/")
+          ? 1e7
+          : (TABLE_ORDER.get(name) ?? 1e6);
+  named.sort((a, b) => rank(a.name) - rank(b.name) || (a.name < b.name ? -1 : 1));
+  for (const { entry, file, name } of named) {
+    const type = entry.isFile() ? "file" : entry.isSymbolicLink() ? "symbolic link" : "special";
+    const size = entry.isFile() ? (await fs.stat(file)).size : 0;
+    yield { header: { name, type, size }, content: () => createReadStream(file) };
+  }
+}
+
 /**
  * Streams the archive's entries in order, each checked against the allowed
  * names and hashed as it is read. A damaged archive is a BackupArchiveError;
  * an error thrown by onEntry comes out unchanged. onEntry must consume the
- * entry's stream.
+ * entry's stream. `file` may also be a folder holding the same entries (an
+ * off-site copy as restic restored it, decision 0070): read the same way.
  */
 export async function readArchive(
   file: string,
@@ -194,65 +197,80 @@ export async function readArchive(
   /** An object entry larger than this is refused from its header, before a byte of it is read. */
   limits: { maxObjectBytes?: number } = {},
 ): Promise<{ hashes: ManifestFiles; manifestText: string | null; order: string[] }> {
-  const extract = tar.extract();
   const hashes: ManifestFiles = {};
   const order: string[] = [];
   const seenNames = new Set<string>();
   let manifestText: string | null = null;
-  let feedError: unknown = null;
   let consumerError: { error: unknown } | null = null;
+
+  async function readEntry({ name, type, size }: EntryHeader, content: () => AsyncIterable<unknown>) {
+    if (type !== "file") {
+      throw new BackupArchiveError(
+        `The archive holds a ${type ?? "special"} entry (${JSON.stringify(name)}); a backup only holds files. Nothing was restored from it.`,
+      );
+    }
+    if (seenNames.has(name)) throw new BackupArchiveError(`The archive holds ${name} twice`);
+    seenNames.add(name);
+    const kind = classifyEntryName(name);
+    const bytes = size ?? 0;
+    if (kind.kind === "object" && limits.maxObjectBytes !== undefined && bytes > limits.maxObjectBytes) {
+      throw new BackupArchiveError(
+        `${name} is ${formatBytes(bytes)}, larger than any image file this site stores (at most ${formatBytes(limits.maxObjectBytes)})`,
+      );
+    }
+    if (kind.kind === "two-step-key" && bytes > MAX_TWO_STEP_KEY_ENTRY_BYTES) {
+      throw new BackupArchiveError(`${name} is ${formatBytes(bytes)}, far larger than the key it holds`);
+    }
+    order.push(name);
+    if (kind.kind === "manifest") {
+      if (bytes > MAX_MANIFEST_BYTES) throw new BackupArchiveError("manifest.json is implausibly large");
+      const chunks: Buffer[] = [];
+      for await (const chunk of content()) chunks.push(chunk as Buffer);
+      manifestText = Buffer.concat(chunks).toString("utf8");
+      return;
+    }
+    const hash = createHash("sha256");
+    let seen = 0;
+    const tee = new PassThrough();
+    const consumer = onEntry({ name, kind, bytes, stream: tee }).catch((error: unknown) => {
+      consumerError = { error };
+      // Thrown below; a consumer that failed before reading its stream left no listener for it.
+      tee.on("error", () => {});
+      tee.destroy(error as Error);
+    });
+    for await (const chunk of content()) {
+      hash.update(chunk as Buffer);
+      seen += (chunk as Buffer).length;
+      if (consumerError) break;
+      if (!tee.write(chunk)) await once(tee, "drain").catch(() => {});
+    }
+    tee.end();
+    await consumer;
+    if (consumerError) throw (consumerError as { error: unknown }).error;
+    if (seen !== bytes) throw new BackupArchiveError(`${name} is truncated`);
+    hashes[name] = { bytes: seen, sha256: hash.digest("hex") };
+  }
+
+  if ((await fs.stat(file).catch(() => null))?.isDirectory()) {
+    try {
+      for await (const { header, content } of folderEntries(file)) await readEntry(header, content);
+    } catch (error) {
+      if (
+        (consumerError && error === (consumerError as { error: unknown }).error) ||
+        error instanceof BackupArchiveError
+      )
+        throw error;
+      throw describeReadError(error);
+    }
+    return { hashes, manifestText, order };
+  }
+  const extract = tar.extract();
+  let feedError: unknown = null;
   const feeding = pipeline(createReadStream(file), zlib.createGunzip(), extract).catch((error: unknown) => {
     feedError ??= error;
   });
   try {
-    for await (const entry of extract) {
-      const { name, type, size } = entry.header;
-      if (type !== "file") {
-        throw new BackupArchiveError(
-          `The archive holds a ${type ?? "special"} entry (${JSON.stringify(name)}); a backup only holds files. Nothing was restored from it.`,
-        );
-      }
-      if (seenNames.has(name)) throw new BackupArchiveError(`The archive holds ${name} twice`);
-      seenNames.add(name);
-      const kind = classifyEntryName(name);
-      const bytes = size ?? 0;
-      if (kind.kind === "object" && limits.maxObjectBytes !== undefined && bytes > limits.maxObjectBytes) {
-        throw new BackupArchiveError(
-          `${name} is ${formatBytes(bytes)}, larger than any image file this site stores (at most ${formatBytes(limits.maxObjectBytes)})`,
-        );
-      }
-      if (kind.kind === "two-step-key" && bytes > MAX_TWO_STEP_KEY_ENTRY_BYTES) {
-        throw new BackupArchiveError(`${name} is ${formatBytes(bytes)}, far larger than the key it holds`);
-      }
-      order.push(name);
-      if (kind.kind === "manifest") {
-        if (bytes > MAX_MANIFEST_BYTES) throw new BackupArchiveError("manifest.json is implausibly large");
-        const chunks: Buffer[] = [];
-        for await (const chunk of entry) chunks.push(chunk as Buffer);
-        manifestText = Buffer.concat(chunks).toString("utf8");
-        continue;
-      }
-      const hash = createHash("sha256");
-      let seen = 0;
-      const tee = new PassThrough();
-      const consumer = onEntry({ name, kind, bytes, stream: tee }).catch((error: unknown) => {
-        consumerError = { error };
-        // Thrown below; a consumer that failed before reading its stream left no listener for it.
-        tee.on("error", () => {});
-        tee.destroy(error as Error);
-      });
-      for await (const chunk of entry) {
-        hash.update(chunk as Buffer);
-        seen += (chunk as Buffer).length;
-        if (consumerError) break;
-        if (!tee.write(chunk)) await once(tee, "drain").catch(() => {});
-      }
-      tee.end();
-      await consumer;
-      if (consumerError) throw (consumerError as { error: unknown }).error;
-      if (seen !== bytes) throw new BackupArchiveError(`${name} is truncated`);
-      hashes[name] = { bytes: seen, sha256: hash.digest("hex") };
-    }
+    for await (const entry of extract) await readEntry(entry.header, () => entry);
   } catch (error) {
     extract.destroy();
     await feeding;

@@ -50,61 +50,6 @@ export function withEncryptedNames<N extends { verify(name: string): unknown }>(
   return { ...naming, verify: (name: string) => naming.verify(strip(name)) };
 }
 
-/** age's own chunk (64 KiB) with its tag: the first chunk opens once a byte past it has arrived. */
-const AGE_CHUNK_WITH_TAG = 64 * 1024 + 16;
-/** Enough of an age file to open its first chunk: the header (one scrypt stanza), the nonce, a chunk and a byte. */
-export const ENCRYPTED_START_BYTES = 1024 + AGE_CHUNK_WITH_TAG + 1;
-/**
- * The scrypt work factor Cornerstone's backups use (age's default, 2^18: about 256 MiB for a
- * moment). A file asking for more is not tried when choosing among copies: a planted file must
- * not make the restore take 1 GiB per attempt.
- */
-const MAX_CHOOSING_SCRYPT_LOG_N = 18;
-
-/** True when the bytes start as an age file does. */
-export function startsAsEncrypted(bytes: Buffer): boolean {
-  return bytes.subarray(0, AGE_MAGIC.length).toString("latin1") === AGE_MAGIC;
-}
-
-/**
- * The first plaintext bytes (up to 64 KiB) of an age file from its first bytes (at least
- * ENCRYPTED_START_BYTES, or `wholeFile`); null when the passphrase does not open it, or its
- * header is not one Cornerstone's backups have (a single scrypt stanza of at most 2^18).
- * The plaintext is authenticated: only someone with the passphrase can have made it.
- */
-export async function decryptStart(
-  start: Buffer,
-  passphrase: string,
-  options: { wholeFile: boolean },
-): Promise<Buffer | null> {
-  const stanza = /^-> scrypt \S+ (\d+)$/m.exec(start.subarray(0, 1024).toString("latin1"));
-  if (!startsAsEncrypted(start) || !stanza || Number(stanza[1]) > MAX_CHOOSING_SCRYPT_LOG_N) return null;
-  const decrypter = new Decrypter();
-  decrypter.addPassphrase(passphrase);
-  // Part of a file: the input stays open, so the first chunk is never taken for the last one.
-  const input = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(new Uint8Array(start));
-      if (options.wholeFile) controller.close();
-    },
-  });
-  let plain: ReadableStream<Uint8Array>;
-  try {
-    plain = await decrypter.decrypt(input);
-  } catch {
-    return null;
-  }
-  const reader = plain.getReader();
-  try {
-    const { value } = await reader.read();
-    return value ? Buffer.from(value) : null;
-  } catch {
-    return null;
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-}
-
 /** True when the file starts as an age file does. */
 export async function isEncryptedFile(file: string): Promise<boolean> {
   const handle = await fs.open(file, "r");

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "~/db/database.server";
-import type { Clock } from "~/lib/clock";
+import type { Clock, TimerClock } from "~/lib/clock";
+import { every } from "~/lib/every";
+import type { Logger } from "~/lib/logger.server";
 
 /**
  * A running backup holds a lease row in the database, so every process on
@@ -14,7 +16,7 @@ export const BACKUP_LEASE_TTL_MS = 5 * 60_000;
 export const BACKUP_LEASE_RENEW_MS = 60_000;
 /** The lease id of the scheduled backup: one row, so one instance at a time runs it. */
 export const SCHEDULED_LEASE_ID = "scheduled";
-/** The lease id of an off-site copy (decision 0060): one at a time, whichever process makes it. */
+/** The lease id of an off-site copy (decision 0070): one at a time, whichever process makes it. */
 export const OFFSITE_LEASE_ID = "offsite";
 
 export type LeasePurpose = "scheduled" | "manual" | "download" | "offsite";
@@ -80,6 +82,38 @@ export async function acquireBackupLease(
     .executeTakeFirst();
   if (Number(result.numInsertedOrUpdatedRows ?? 0) !== 1) return null;
   return leaseHandle(services, id, holder);
+}
+
+/**
+ * Runs `work` under `lease`, renewed every minute through every() (on the services' clock when it
+ * is a timer, as the tests' is), and released at the end. `work`'s signal aborts with `lost()`
+ * when the lease cannot be renewed (it would no longer hold deletions back), or when `signal` does.
+ */
+export async function holdLease<T>(
+  services: LeaseServices & { logger: Pick<Logger, "warn"> },
+  lease: BackupLease,
+  work: (signal: AbortSignal) => Promise<T>,
+  options: { signal?: AbortSignal; lost: () => Error },
+): Promise<T> {
+  const lost = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, lost.signal]) : lost.signal;
+  const heartbeat = every(
+    BACKUP_LEASE_RENEW_MS,
+    async () => {
+      if (!(await lease.renew())) lost.abort(options.lost());
+    },
+    {
+      clock: "repeat" in services.clock ? (services.clock as TimerClock) : undefined,
+      onError: (error) => services.logger.warn({ err: error }, "could not renew a backup lease"),
+    },
+  );
+  await heartbeat.start();
+  try {
+    return await work(signal);
+  } finally {
+    await heartbeat.stop();
+    await lease.release().catch((error: unknown) => services.logger.warn({ err: error }, "could not release a lease"));
+  }
 }
 
 /** Forgets leases that expired long ago (their holders died). */

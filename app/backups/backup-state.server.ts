@@ -1,8 +1,14 @@
+import { sql } from "kysely";
 import type { Database } from "~/db/database.server";
 import type { BackupStateTable } from "~/db/schema";
+import type { Env } from "~/env.server";
 import type { Clock } from "~/lib/clock";
+import { OFFSITE_FAILING_KIND, type OffsiteFailingForMail } from "~/notifications/messages.server";
+import { queueOwnerAlert } from "~/notifications/outbox-queue.server";
+import type { AppServices } from "~/services.server";
 import { isBackupRunning } from "~/storage/deferred-deletions.server";
-import { DOWNLOAD_REMINDER_DAYS, type BackupStatus } from "./backup-status";
+import { DOWNLOAD_REMINDER_DAYS, OFFSITE_RED_AFTER_MS, type BackupStatus, type OffsiteStatus } from "./backup-status";
+import { resticInstalled } from "./offsite-restic.server";
 
 /**
  * The one row of backup state, in the database so that every instance and
@@ -112,5 +118,108 @@ export async function readBackupStatus(
     downloadReminder: now - reminderFrom >= DOWNLOAD_REMINDER_DAYS * DAY_MS,
     schedule: { ...schedule, nextDueAt: schedule.intervalHours > 0 ? state.next_due_at : null },
     running: await isBackupRunning(services),
+  };
+}
+
+/** The next off-site copy is due at `at`; with `ifSooner` (a start), only when none is due before then. */
+export async function setOffsiteNextDue(services: StateServices, at: Date, ifSooner = false): Promise<void> {
+  await ensureBackupState(services);
+  const iso = at.toISOString();
+  await services.db
+    .updateTable("backup_state")
+    .set({ offsite_next_due_at: iso })
+    .$if(ifSooner, (qb) =>
+      qb.where((eb) => eb.or([eb("offsite_next_due_at", "is", null), eb("offsite_next_due_at", ">", iso)])),
+    )
+    .execute();
+}
+
+/** An off-site copy that worked: the newest, and the end of any outage. */
+export async function recordOffsiteCopy(services: StateServices, copy: { snapshot: string; addedBytes: number }) {
+  await services.db
+    .updateTable("backup_state")
+    .set({
+      offsite_last_at: services.clock.now().toISOString(),
+      offsite_last_name: copy.snapshot,
+      offsite_last_sent_bytes: copy.addedBytes,
+      ...{ offsite_failures: null, offsite_failed_at: null, offsite_failing_since: null },
+      ...{ offsite_last_error: null, offsite_alerted_at: null },
+    })
+    .execute();
+}
+
+/**
+ * An off-site copy that failed. Three hours after the last copy that worked, with every copy since
+ * failed, the dashboard turns red and one e-mail is queued for the outage: only the update that
+ * sets offsite_alerted_at queues it, so several instances or more failures send no other.
+ */
+export async function recordOffsiteFailure(
+  services: StateServices & Pick<AppServices, "mail" | "outboxWake">,
+  failure: { message: string; where: string },
+): Promise<void> {
+  const { db, clock } = services;
+  const at = clock.now().toISOString();
+  await db
+    .updateTable("backup_state")
+    .set({
+      offsite_failures: sql<number>`coalesce(offsite_failures, 0) + 1`,
+      offsite_failed_at: at,
+      offsite_failing_since: sql<string>`coalesce(offsite_failing_since, ${at})`,
+      offsite_last_error: failure.message.slice(0, 2000),
+    })
+    .execute();
+  const redSince = new Date(clock.now().getTime() - OFFSITE_RED_AFTER_MS).toISOString();
+  const claimed = await db
+    .updateTable("backup_state")
+    .set({ offsite_alerted_at: at })
+    .where("offsite_alerted_at", "is", null)
+    .where((eb) => eb(eb.fn.coalesce("offsite_last_at", "offsite_failing_since"), "<=", redSince))
+    .executeTakeFirst();
+  if (Number(claimed.numUpdatedRows) !== 1 || !services.mail) return;
+  const row = await ensureBackupState(services);
+  const payload: OffsiteFailingForMail = {
+    failures: row.offsite_failures ?? 1,
+    lastCopyAt: row.offsite_last_at,
+    ...failure,
+  };
+  await queueOwnerAlert(OFFSITE_FAILING_KIND, payload, services);
+}
+
+/** The dashboard's view of the off-site copies (decision 0070), as of the clock's now. */
+export async function readOffsiteStatus(
+  services: StateServices,
+  env: Pick<Env, "BACKUP_S3_BUCKET" | "BACKUP_OFFSITE_REPOSITORY" | "BACKUP_PASSPHRASE" | "BACKUP_OFFSITE_MINUTES">,
+): Promise<OffsiteStatus> {
+  const state = await ensureBackupState(services);
+  const configured = Boolean(env.BACKUP_S3_BUCKET || env.BACKUP_OFFSITE_REPOSITORY);
+  const encrypted = Boolean(env.BACKUP_PASSPHRASE);
+  const sentBytes = state.offsite_last_sent_bytes === null ? null : Number(state.offsite_last_sent_bytes);
+  const lastCopy =
+    state.offsite_last_at && state.offsite_last_name
+      ? { at: state.offsite_last_at, name: state.offsite_last_name, sentBytes }
+      : null;
+  // Red once copies have failed for 3 hours: counted from the last copy that worked (or, with none, the first failure).
+  const since = state.offsite_failing_since;
+  const red =
+    since !== null &&
+    services.clock.now().getTime() - Date.parse(state.offsite_last_at ?? since) >= OFFSITE_RED_AFTER_MS;
+  const failing =
+    red && state.offsite_failed_at
+      ? {
+          failures: state.offsite_failures ?? 1,
+          since: since!,
+          lastFailedAt: state.offsite_failed_at,
+          message: state.offsite_last_error ?? "",
+        }
+      : null;
+  const stopped = !configured ? "off" : !encrypted ? "no-passphrase" : !resticInstalled() ? "no-restic" : null;
+  return {
+    configured,
+    encrypted,
+    state: stopped ?? (failing ? "failing" : lastCopy ? "ok" : "waiting"),
+    intervalMinutes: env.BACKUP_OFFSITE_MINUTES,
+    nextCopyAt: stopped ? null : state.offsite_next_due_at,
+    lastCopy,
+    failing,
   };
 }

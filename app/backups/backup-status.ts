@@ -13,7 +13,7 @@ export type BackupStatus = {
   schedule: { intervalHours: number; keep: number; nextDueAt: string | null };
   /** A backup is running now (on any instance, or `npm run backup`). */
   running: boolean;
-  /** Copies kept off the server: BACKUP_S3_* and BACKUP_PASSPHRASE (decisions 0052 and 0060). */
+  /** Copies kept off the server: a restic repository and BACKUP_PASSPHRASE (decision 0070). */
   offsite: OffsiteStatus;
   /**
    * Files in DATA_DIR/backups/ or the bucket's backups/ whose name this installation did not
@@ -23,19 +23,20 @@ export type BackupStatus = {
 };
 
 /**
- * The off-site copies (decision 0060), as GET /api/admin/backups/status gives them. `state` is
+ * The off-site copies (decision 0070), as GET /api/admin/backups/status gives them. `state` is
  * the one thing to show: offsiteSummary() turns it into the owner's sentence.
  */
 export type OffsiteStatus = {
-  /** BACKUP_S3_BUCKET is set. */
+  /** BACKUP_S3_BUCKET or BACKUP_OFFSITE_REPOSITORY is set. */
   configured: boolean;
   /** BACKUP_PASSPHRASE is set: without it no copy leaves the server. */
   encrypted: boolean;
   /**
    * off: no off-site store; no-passphrase: a store but no passphrase, so nothing leaves (red);
-   * waiting: no copy yet; ok: copies leave; failing: copies have failed for 3 hours or more (red).
+   * no-restic: restic is not installed, so nothing leaves (red); waiting: no copy yet; ok: copies
+   * leave; failing: copies have failed for 3 hours or more (red).
    */
-  state: "off" | "no-passphrase" | "waiting" | "ok" | "failing";
+  state: "off" | "no-passphrase" | "no-restic" | "waiting" | "ok" | "failing";
   /** BACKUP_OFFSITE_MINUTES. */
   intervalMinutes: number;
   /** When the next copy is due (null when none will leave). */
@@ -53,6 +54,10 @@ export const OFFSITE_RED_AFTER_MS = 3 * 60 * 60 * 1000;
 export const PASSPHRASE_HOW_TO =
   "Add BACKUP_PASSPHRASE=<four or five random words> to the site's settings file (/etc/cornerstone/cornerstone.env), " +
   "keep a copy of it away from the server, then restart the site (systemctl restart cornerstone). docs/DEPLOY.md, step 12, shows each step.";
+
+/** How to install restic, for the red notice shown while it is missing. */
+export const RESTIC_HOW_TO =
+  "Install restic, the program that makes the copies: apt-get install restic (as root). No restart is needed.";
 
 /** "12 minutes ago", "3 hours ago", "2 days ago": how long ago, in the owner's words. */
 export function timeAgo(iso: string, now: Date): string {
@@ -83,6 +88,8 @@ export function offsiteSummary(offsite: OffsiteStatus, now: Date): { text: strin
       return { text: "Backups are kept on this server only", tone: "neutral" };
     case "no-passphrase":
       return { text: `${last}. No copy leaves the server until a backup passphrase is set`, tone: "danger" };
+    case "no-restic":
+      return { text: `${last}. No copy can leave the server until restic is installed`, tone: "danger" };
     case "failing":
       return { text: last, tone: "danger" };
     case "waiting":

@@ -6,6 +6,7 @@ import path from "node:path";
 import { Readable, type Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import packageJson from "../../package.json";
+import type { Database } from "~/db/database.server";
 import { readSnapshot } from "~/db/snapshot.server";
 import type { Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
@@ -13,7 +14,7 @@ import type { ObjectStorage } from "~/storage/storage.server";
 import { createArchiveWriter } from "./backup-archive.server";
 import { objectFileName, tableFileName, type BackupManifest } from "./backup-format.server";
 import { downloadFileName, moveIntoPlace, spaceProblem, statfsProbe, type FreeSpaceProbe } from "./backup-files.server";
-import { acquireBackupLease, BACKUP_LEASE_RENEW_MS, type BackupLease, type LeasePurpose } from "./backup-lease.server";
+import { acquireBackupLease, holdLease, type BackupLease, type LeasePurpose } from "./backup-lease.server";
 import { encryptingWriter, ENCRYPTED_SUFFIX } from "./backup-encryption.server";
 import { formatBytes } from "./backup-status";
 import { recordBackupProblem, recordBackupSuccess } from "./backup-state.server";
@@ -64,34 +65,36 @@ export class BackupLeaseLostError extends Error {
   override name = "BackupLeaseLostError";
 }
 
-type TableFile = { table: string; file: string; stream: WriteStream; rows: number; bytes: number };
-
 /**
  * One backup, start to end: lease → snapshot of the tables (one read
  * transaction) → the objects those rows refer to → manifest. Records the
  * outcome for the dashboard and logs failures at error level.
  */
 export async function createBackup(services: BackupServices, options: BackupOptions): Promise<BackupResult> {
-  const { clock, logger } = services;
-  const startedAt = clock.now();
   const lease = options.lease ?? (await acquireBackupLease(services, options.purpose));
   if (!lease) throw new Error("Could not take a backup lease");
+  try {
+    return await holdLease(services, lease, (signal) => writeBackup(services, options, signal), {
+      signal: options.signal,
+      lost: () => new BackupLeaseLostError("The backup's lease expired; the backup was stopped"),
+    });
+  } finally {
+    // Deletions held back for this backup can go now, unless another backup still runs.
+    await purgeDeferredDeletions(services, () => referencedObjectKeys(services.db), services.clock).catch(
+      (error: unknown) => services.logger.warn({ err: error }, "could not purge deferred deletions"),
+    );
+  }
+}
 
-  const leaseLost = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, leaseLost.signal]) : leaseLost.signal;
-  const heartbeat = setInterval(() => {
-    lease
-      .renew()
-      .then((kept) => {
-        if (!kept) leaseLost.abort(new BackupLeaseLostError("The backup's lease expired; the backup was stopped"));
-      })
-      .catch((error: unknown) => logger.warn({ err: error }, "could not renew the backup lease"));
-  }, BACKUP_LEASE_RENEW_MS);
-  heartbeat.unref();
-
+async function writeBackup(
+  services: BackupServices,
+  options: BackupOptions,
+  signal: AbortSignal,
+): Promise<BackupResult> {
+  const { clock, logger } = services;
+  const startedAt = clock.now();
   let workDir: string | null = null;
   let temporaryArchive: string | null = null;
-  const tableFiles = new Map<string, TableFile>();
   const destination = options.destination;
   const fileName =
     destination.kind === "file"
@@ -103,40 +106,19 @@ export async function createBackup(services: BackupServices, options: BackupOpti
   try {
     await fs.mkdir(options.workDir, { recursive: true, mode: 0o700 });
     workDir = await fs.mkdtemp(path.join(options.workDir, ".work-"));
-    const tableDir = workDir;
     // 1. The tables, from one read transaction, into JSON-lines files.
-    const objectKeys = new Set<string>();
-    const tableOf = new Map(BACKUP_TABLES.map((table) => [table.name, table]));
-    const snapshot = await readSnapshot(
-      services.db,
-      BACKUP_TABLES.map((table) => table.name),
-      async (table, row) => {
-        let target = tableFiles.get(table);
-        if (!target) target = openTableFile(tableFiles, tableDir, table);
-        const line = `${JSON.stringify(row)}\n`;
-        target.rows += 1;
-        target.bytes += Buffer.byteLength(line);
-        if (!target.stream.write(line)) await once(target.stream, "drain");
-        for (const key of objectsNamedBy(tableOf.get(table)!, row).keys()) objectKeys.add(key);
-      },
-    );
-    // Tables present but empty still get their (empty) file.
-    for (const table of BACKUP_TABLES) {
-      if (!snapshot.missingTables.includes(table.name) && !tableFiles.has(table.name))
-        openTableFile(tableFiles, tableDir, table.name);
-    }
-    await Promise.all([...tableFiles.values()].map((t) => finished(t.stream.end())));
+    const snapshot = await writeTableFiles(services.db, workDir);
     signal.throwIfAborted();
     await options.afterSnapshot?.();
 
-    const keys = [...objectKeys].sort();
-    const tableBytes = [...tableFiles.values()].reduce((sum, t) => sum + t.bytes, 0);
+    const keys = snapshot.objectKeys;
+    const tableBytes = snapshot.tables.reduce((sum, t) => sum + t.bytes, 0);
 
     // 2. Room for it? (Only a file on this server can fill its disk.)
     let output: Writable;
     if (destination.kind === "file" || destination.kind === "storage") {
       const objectBytes = await sizeOfObjects(services, keys);
-      const entries = tableFiles.size + keys.length + 1;
+      const entries = snapshot.tables.length + keys.length + 1;
       const needed = tableBytes + objectBytes + entries * 1024 + 64 * 1024;
       const dir = destination.kind === "file" ? path.dirname(destination.path) : options.workDir;
       await fs.mkdir(dir, { recursive: true, mode: 0o700 });
@@ -156,11 +138,9 @@ export async function createBackup(services: BackupServices, options: BackupOpti
     const sealing = options.passphrase ? await encryptingWriter(output, options.passphrase) : null;
     const writer = createArchiveWriter(sealing?.input ?? output, { mtime: startedAt, signal });
     const tables: BackupManifest["tables"] = {};
-    for (const table of BACKUP_TABLES) {
-      const written = tableFiles.get(table.name);
-      if (!written) continue;
-      await writer.addFile(tableFileName(table.name), written.file, written.bytes);
-      tables[table.name] = { file: tableFileName(table.name), rows: written.rows };
+    for (const written of snapshot.tables) {
+      await writer.addFile(tableFileName(written.table), written.file, written.bytes);
+      tables[written.table] = { file: tableFileName(written.table), rows: written.rows };
     }
     // Only inside the encryption: the key is then as safe as the data it opens.
     const carriedKey = twoStepKeyEntry({ twoStepKey: services.signIn?.twoStepKey, encrypted: Boolean(sealing) });
@@ -226,7 +206,7 @@ export async function createBackup(services: BackupServices, options: BackupOpti
   } catch (error) {
     if (temporaryArchive) await fs.rm(temporaryArchive, { force: true });
     const reason = signal.aborted ? signal.reason : error;
-    if (options.signal?.aborted && !leaseLost.signal.aborted) {
+    if (options.signal?.aborted && !(reason instanceof BackupLeaseLostError)) {
       // Stopped on purpose (a download cancelled, the server shutting down): not a failure of backups.
       logger.warn({ purpose: options.purpose }, "backup stopped before it finished");
     } else {
@@ -236,22 +216,58 @@ export async function createBackup(services: BackupServices, options: BackupOpti
     }
     throw reason;
   } finally {
-    clearInterval(heartbeat);
-    for (const table of tableFiles.values()) table.stream.destroy();
     if (workDir) await fs.rm(workDir, { recursive: true, force: true });
-    await lease.release().catch((error: unknown) => logger.warn({ err: error }, "could not release the backup lease"));
-    // Deletions held back for this backup can go now, unless another backup still runs.
-    await purgeDeferredDeletions(services, () => referencedObjectKeys(services.db), clock).catch((error: unknown) =>
-      logger.warn({ err: error }, "could not purge deferred deletions"),
-    );
   }
 }
 
-function openTableFile(files: Map<string, TableFile>, workDir: string, table: string): TableFile {
-  const file = path.join(workDir, `${table}.jsonl`);
-  const entry: TableFile = { table, file, stream: createWriteStream(file, { mode: 0o600 }), rows: 0, bytes: 0 };
-  files.set(table, entry);
-  return entry;
+/** The tables' JSON-lines files of one snapshot, and the object keys its rows name. */
+export type TableFiles = {
+  tables: { table: string; file: string; rows: number; bytes: number }[];
+  objectKeys: string[];
+  migration: string;
+};
+
+/**
+ * The one database-snapshot writer (decision 0026): every table of BACKUP_TABLES from one read
+ * transaction, as decision 0025's `<table>.jsonl` files in `dir` (a table present but empty gets
+ * an empty file), and the keys of the objects the rows name. The archive and the off-site copy's
+ * folder both take their tables from here, so a restore has one reader.
+ */
+export async function writeTableFiles(db: Database, dir: string): Promise<TableFiles> {
+  const files = new Map<string, TableFiles["tables"][number] & { stream: WriteStream }>();
+  const objectKeys = new Set<string>();
+  const tableOf = new Map(BACKUP_TABLES.map((table) => [table.name, table]));
+  const open = (table: string) => {
+    const file = path.join(dir, `${table}.jsonl`);
+    const entry = { table, file, stream: createWriteStream(file, { mode: 0o600 }), rows: 0, bytes: 0 };
+    files.set(table, entry);
+    return entry;
+  };
+  try {
+    const snapshot = await readSnapshot(
+      db,
+      BACKUP_TABLES.map((table) => table.name),
+      async (table, row) => {
+        const target = files.get(table) ?? open(table);
+        const line = `${JSON.stringify(row)}\n`;
+        target.rows += 1;
+        target.bytes += Buffer.byteLength(line);
+        if (!target.stream.write(line)) await once(target.stream, "drain");
+        for (const key of objectsNamedBy(tableOf.get(table)!, row).keys()) objectKeys.add(key);
+      },
+    );
+    for (const table of BACKUP_TABLES) {
+      if (!snapshot.missingTables.includes(table.name) && !files.has(table.name)) open(table.name);
+    }
+    await Promise.all([...files.values()].map((t) => finished(t.stream.end())));
+    const tables = BACKUP_TABLES.flatMap(({ name }) => {
+      const written = files.get(name);
+      return written ? [{ table: name, file: written.file, rows: written.rows, bytes: written.bytes }] : [];
+    });
+    return { tables, objectKeys: [...objectKeys].sort(), migration: snapshot.migration };
+  } finally {
+    for (const table of files.values()) table.stream.destroy();
+  }
 }
 
 /** Total bytes of the objects that exist (for the free-space check). */

@@ -1,86 +1,100 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
+import { loadSignInKeys } from "~/auth/keys.server";
 import { databaseTargetFor, openDatabaseAt } from "~/db/database.server";
 import { parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
+import type { AppServices } from "~/services.server";
 import { openObjectStorage, storageConfigFor } from "~/storage/open-storage.server";
 import { backupsDirOf } from "./backup-files.server";
-import { keepPolicyOf, runOffsiteCopy, type OffsiteRunResult } from "./offsite-run.server";
-import { openOffsiteStore } from "./offsite-store.server";
+import { offsiteLocation, openRestic, ResticError } from "./offsite-restic.server";
+import { stageCopy } from "./offsite-stage.server";
+
+export type OffsiteCopyResult = {
+  snapshot: string;
+  addedBytes: number;
+  files: number;
+  fileBytes: number;
+  removedSnapshots: number;
+  pruneProblem: string | null;
+  peakRssMB?: number;
+};
+/** The copy process's code: the built file in production, the TypeScript source (with tsx) in dev and tests. */
+export type OffsiteCopyEntry = { file: string; execArgv: string[] };
+export type ToCopyProcess = { at: string; parent: string | null };
+export type FromCopyProcess = { result: OffsiteCopyResult } | { failed: string };
+
+export const resticCacheDirOf = (dataDir: string) => path.join(backupsDirOf(dataDir), ".restic-cache");
 
 /**
- * The off-site copy's own process (decision 0060): the server forks it for
- * each copy (offsite-copy-runner.server.ts), so the copy's memory (scrypt's
- * 256 MiB, the snapshot, sealing) never counts against the web process. It
- * opens the database and storage from the same settings, takes one copy,
- * reports, and exits. A SIGTERM (the server stopping) or the server going
- * away stops it; the manifest is written last, so nothing half-made counts.
+ * One off-site copy (decision 0070): stale locks removed (the first copy creates the repository),
+ * the stage folder brought up to date, a restic snapshot of it from the last one this site made
+ * (`parent`), then the keep policy and a prune, whose failure does not fail the copy.
  */
-export type ToCopyProcess = { type: "copy"; at: string };
-export type FromCopyProcess =
-  | { type: "done"; result: OffsiteRunResult; peakRssMB: number }
-  | { type: "failed"; message: string; peakRssMB: number };
+export async function takeOffsiteCopy(
+  services: Pick<AppServices, "env" | "db" | "storage" | "logger">,
+  request: { at: Date; parent: string | null; signal?: AbortSignal },
+): Promise<OffsiteCopyResult> {
+  const { env, logger } = services;
+  const location = offsiteLocation(env);
+  if (!location || !env.BACKUP_PASSPHRASE)
+    throw new ResticError("Off-site copies need BACKUP_S3_BUCKET or BACKUP_OFFSITE_REPOSITORY, and BACKUP_PASSPHRASE");
+  const restic = openRestic(location, { passphrase: env.BACKUP_PASSPHRASE, cacheDir: resticCacheDirOf(env.DATA_DIR) });
+  await restic.open(request.parent === null, request.signal);
+  const storage = storageConfigFor(env, "-".repeat(32));
+  const stage = await stageCopy(services, {
+    dataDir: env.DATA_DIR,
+    uploadsDir: storage.kind === "local" ? storage.rootDir : null,
+    twoStepKey: (await loadSignInKeys(env, env.DATABASE_URL ? services.db : null)).twoStep,
+    at: request.at,
+    signal: request.signal,
+  });
+  const made = await restic.backup([stage.dir], request);
+  const policy = { hourly: env.BACKUP_KEEP_HOURLY, daily: env.BACKUP_KEEP_DAILY, monthly: env.BACKUP_KEEP_MONTHLY };
+  const forgot = await restic.forget(policy, request.signal);
+  if (forgot.problem) logger.warn({ problem: forgot.problem }, "old off-site copies were not all pruned");
+  return {
+    // backup's JSON names it by its short id; forget's lists it whole.
+    snapshot: forgot.kept.find((snapshot) => snapshot.id.startsWith(made.id))?.id ?? made.id,
+    addedBytes: made.addedBytes,
+    files: stage.manifest.objects.count,
+    fileBytes: stage.manifest.objects.bytes,
+    removedSnapshots: forgot.removed,
+    pruneProblem: forgot.problem,
+  };
+}
 
-/** Where the copy process's code is: the built file in production, the TypeScript source (with tsx) in dev and tests. */
-export type OffsiteCopyEntry = { file: string; execArgv: string[] };
-
-const peakRssMB = () => Math.round(process.resourceUsage().maxRSS / 1024);
-
+/**
+ * The process the server forks for each copy: it opens the database and storage itself, takes the
+ * copy, reports it (with its peak memory), and exits. SIGTERM (a shutdown) stops restic, which
+ * removes its lock.
+ */
 export async function copyProcessMain(): Promise<void> {
-  const send = process.send?.bind(process);
-  if (!send) {
-    console.error(
-      "The off-site copy process is started by the server; for a copy by hand, run: npm run backup -- --offsite",
-    );
-    process.exit(1);
-  }
+  if (!process.send) throw new Error("Started by the server; for a copy by hand: npm run backup -- --offsite");
   const stop = new AbortController();
   process.on("SIGTERM", () => stop.abort(new Error("The server is shutting down")));
   process.on("disconnect", () => stop.abort(new Error("The server went away")));
-  const request = await new Promise<ToCopyProcess>((resolve) =>
-    process.once("message", (message: ToCopyProcess) => resolve(message)),
-  );
-  const reply = (message: FromCopyProcess) =>
-    new Promise<void>((resolve) => {
-      if (!process.connected) return resolve();
-      send(message, undefined, {}, () => resolve());
-    });
-
+  const request = await new Promise<ToCopyProcess>((resolve) => process.once("message", resolve));
   const env = parseEnv();
   const logger = createLogger({ level: env.LOG_LEVEL });
-  const store = openOffsiteStore(env);
   const db = openDatabaseAt(databaseTargetFor(env), {
     onIdleClientError: (error) => logger.warn({ err: error }, "an idle database connection failed"),
   });
   // Only reads: the signing secret is for upload URLs, which this process never makes.
   const storage = await openObjectStorage(storageConfigFor(env, randomBytes(32).toString("hex")));
+  let reply: FromCopyProcess;
   try {
-    if (!store || !env.BACKUP_PASSPHRASE)
-      throw new Error("Off-site copies need BACKUP_S3_BUCKET and BACKUP_PASSPHRASE");
-    const workDir = backupsDirOf(env.DATA_DIR);
-    const result = await runOffsiteCopy(
+    const result = await takeOffsiteCopy(
       { env, db, storage, logger },
-      {
-        store,
-        passphrase: env.BACKUP_PASSPHRASE,
-        policy: keepPolicyOf(env),
-        workDir,
-        cacheDir: path.join(workDir, ".offsite-cache"),
-      },
-      { at: new Date(request.at), signal: stop.signal },
+      { ...request, at: new Date(request.at), signal: stop.signal },
     );
-    await reply({ type: "done", result, peakRssMB: peakRssMB() });
+    reply = { result: { ...result, peakRssMB: Math.round(process.resourceUsage().maxRSS / 1024) } };
   } catch (error) {
-    await reply({
-      type: "failed",
-      message: stop.signal.aborted ? String((stop.signal.reason as Error).message) : (error as Error).message,
-      peakRssMB: peakRssMB(),
-    });
-    process.exitCode = 1;
+    reply = { failed: ((stop.signal.aborted ? stop.signal.reason : error) as Error).message };
   } finally {
-    store?.close();
     await storage.close();
     await db.destroy();
-    if (process.connected) process.disconnect();
   }
+  if (process.connected) await new Promise((resolve) => process.send!(reply, undefined, {}, resolve));
+  if (process.connected) process.disconnect();
 }

@@ -1,108 +1,139 @@
+import { fork } from "node:child_process";
+import type { BackupStateTable } from "~/db/schema";
 import { systemClock, type Clock } from "~/lib/clock";
 import { every } from "~/lib/every";
+import type { Logger } from "~/lib/logger.server";
 import type { AppServices } from "~/services.server";
-import { ensureBackupState } from "./backup-state.server";
-import {
-  bringOffsiteCopyForward,
-  recordOffsiteFailure,
-  recordOffsiteSuccess,
-  setOffsiteNextDue,
-} from "./offsite-copy.server";
-import type { OffsiteCopyRunner } from "./offsite-copy-runner.server";
-import { withOffsiteLease } from "./offsite-run.server";
-import { offsiteConfigFor } from "./offsite-target.server";
+import { acquireBackupLease, holdLease, OFFSITE_LEASE_ID } from "./backup-lease.server";
+import { ensureBackupState, recordOffsiteCopy, recordOffsiteFailure, setOffsiteNextDue } from "./backup-state.server";
+import type {
+  FromCopyProcess,
+  OffsiteCopyEntry,
+  OffsiteCopyResult,
+  ToCopyProcess,
+} from "./offsite-copy-process.server";
+import { offsiteLocation, repositoryName, RESTIC_MISSING, resticInstalled } from "./offsite-restic.server";
 
 /** A copy is taken this long after each start (and so after each restore, which needs one). */
 export const OFFSITE_AFTER_START_MS = 5 * 60_000;
-/** How often a server looks at the schedule. */
-const POLL_MS = 60_000;
-
 export type OffsiteOutcome =
-  "off" | "no-passphrase" | "not-due" | "claimed-elsewhere" | "copied" | "failed" | "stopped";
+  "off" | "no-passphrase" | "no-restic" | "not-due" | "claimed-elsewhere" | "copied" | "failed" | "stopped";
+/** Takes one copy from `parent` (the last this site made); rejects with a message for the dashboard. */
+export type OffsiteCopyRunner = (request: {
+  at: Date;
+  parent: string | null;
+  signal: AbortSignal;
+}) => Promise<OffsiteCopyResult>;
 
 /**
- * Off-site copies on a schedule (decision 0060): every BACKUP_OFFSITE_MINUTES,
- * and 5 minutes after each start. The next due time lives in backup_state, and
- * a pass that finds it due claims the off-site lease, so with several
- * instances one copy runs each time. The copy itself runs through `runner`
- * (a process of its own in the server); its outcome is recorded here. With a
- * store but no BACKUP_PASSPHRASE nothing leaves: the dashboard says so in red.
+ * Each copy in a process of its own (decision 0070): forked from `entry` with the server's
+ * environment, and sent SIGTERM when the signal aborts (a shutdown, or the lease lost). A process
+ * that ends without reporting is a failed copy.
+ */
+export function forkedCopyRunner(entry: OffsiteCopyEntry, logger: Logger, env = process.env): OffsiteCopyRunner {
+  return ({ at, parent, signal }) =>
+    new Promise((resolve, reject) => {
+      const child = fork(entry.file, [], {
+        execArgv: entry.execArgv,
+        env,
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+      });
+      let outcome: FromCopyProcess | null = null;
+      const onAbort = () => child.kill("SIGTERM");
+      signal.addEventListener("abort", onAbort, { once: true });
+      child.on("message", (message: FromCopyProcess) => (outcome = message));
+      child.once("error", (error) => logger.error({ err: error }, "the off-site copy process could not be started"));
+      child.once("exit", (code, killedBy) => {
+        signal.removeEventListener("abort", onAbort);
+        const done = outcome as FromCopyProcess | null;
+        if (done && "result" in done) resolve(done.result);
+        else
+          reject(
+            new Error(
+              done?.failed ?? `The off-site copy process ended before it finished (${killedBy ?? `exit code ${code}`})`,
+            ),
+          );
+      });
+      child.send({ at: at.toISOString(), parent } satisfies ToCopyProcess);
+    });
+}
+
+/** The last snapshot this site made (a restic id; a copy of the older kind has none): the next copy's parent. */
+const lastSnapshotOf = (state: BackupStateTable) =>
+  state.offsite_last_name && /^[0-9a-f]{8,64}$/.test(state.offsite_last_name) ? state.offsite_last_name : null;
+
+/**
+ * Off-site copies on a schedule: every BACKUP_OFFSITE_MINUTES, and 5 minutes after each start. The
+ * next due time and each outcome live in backup_state, shared by every instance and `npm run
+ * backup`; a pass that finds a copy due claims the off-site lease, so one copy runs each time.
+ * Without a passphrase or restic nothing leaves, and the dashboard says so in red.
  */
 export function createOffsiteSchedule(services: AppServices, options: { runner: OffsiteCopyRunner; clock?: Clock }) {
   const clock = options.clock ?? systemClock;
-  const stateServices = { ...services, clock };
-  const { env } = services;
+  const { env, logger } = services;
+  const state = { ...services, clock };
   const intervalMs = env.BACKUP_OFFSITE_MINUTES * 60_000;
-  const where = offsiteConfigFor(env) ? `the bucket ${env.BACKUP_S3_BUCKET}` : "";
+  const location = offsiteLocation(env);
+  const where = location ? repositoryName(location) : "";
+  const inMs = (ms: number) => new Date(clock.now().getTime() + ms);
   let stopping = new AbortController();
 
   async function runDue(): Promise<OffsiteOutcome> {
-    if (!env.BACKUP_S3_BUCKET) return "off";
+    if (!location) return "off";
     if (!env.BACKUP_PASSPHRASE) return "no-passphrase";
-    const now = clock.now();
-    const state = await ensureBackupState(stateServices);
-    const due = state.offsite_next_due_at ? new Date(state.offsite_next_due_at).getTime() : null;
-    if (due === null || due > now.getTime() + intervalMs) {
-      // Never scheduled, or the interval was shortened: the next copy is one interval from now.
-      await setOffsiteNextDue(services, new Date(now.getTime() + intervalMs));
-      return "not-due";
-    }
-    if (due > now.getTime()) return "not-due";
-
-    const ran = await withOffsiteLease(
-      stateServices,
-      async (signal): Promise<OffsiteOutcome> => {
-        // Under the lease, look again: another instance may have just taken it and moved the schedule on.
-        const claimed = await ensureBackupState(stateServices);
-        if (!claimed.offsite_next_due_at || new Date(claimed.offsite_next_due_at).getTime() > clock.now().getTime())
-          return "claimed-elsewhere";
-        const at = clock.now();
-        // The next one is due an interval from now, whatever this one's outcome.
-        await setOffsiteNextDue(services, new Date(at.getTime() + intervalMs));
-        try {
-          const result = await options.runner({ at, signal });
-          await recordOffsiteSuccess(stateServices, { name: result.copy.name, sentBytes: result.copy.bytesSent });
-          services.logger.info(
-            { ...result.copy, prune: result.prune, peakRssMB: result.peakRssMB },
-            "off-site copy made",
-          );
-          return "copied";
-        } catch (error) {
-          if (stopping.signal.aborted) {
-            // A shutdown, not an outage: not counted. The next start brings a copy forward.
-            services.logger.warn("the off-site copy was stopped by a shutdown");
-            return "stopped";
-          }
-          const message = (error as Error).message ?? String(error);
-          services.logger.error({ err: error, target: where }, "could not make the off-site copy");
-          await recordOffsiteFailure(stateServices, message, where);
-          return "failed";
-        }
-      },
-      { signal: stopping.signal },
-    );
-    return ran ? ran.value : "claimed-elsewhere";
+    if (!resticInstalled()) return "no-restic";
+    const { offsite_next_due_at: due } = await ensureBackupState(state);
+    // Never scheduled, or the interval was shortened: the next copy is one interval from now.
+    if (!due || Date.parse(due) > inMs(intervalMs).getTime()) await setOffsiteNextDue(state, inMs(intervalMs));
+    if (!due || Date.parse(due) > clock.now().getTime()) return "not-due";
+    const lease = await acquireBackupLease(state, "offsite", { exclusiveId: OFFSITE_LEASE_ID });
+    if (!lease) return "claimed-elsewhere";
+    const lost = () => new Error("The off-site copy's lease expired; the copy was stopped");
+    return holdLease(state, lease, copyUnderLease, { signal: stopping.signal, lost });
   }
 
-  const task = every(POLL_MS, runDue, {
-    onError: (error) => services.logger.error({ err: error }, "off-site copy pass failed"),
-  });
-  let started = false;
+  async function copyUnderLease(signal: AbortSignal): Promise<OffsiteOutcome> {
+    // Under the lease, look again: another instance may have just taken it and moved the schedule on.
+    const claimed = await ensureBackupState(state);
+    const at = clock.now();
+    if (!claimed.offsite_next_due_at || Date.parse(claimed.offsite_next_due_at) > at.getTime())
+      return "claimed-elsewhere";
+    // The next one is due an interval from now, whatever this one's outcome.
+    await setOffsiteNextDue(state, inMs(intervalMs));
+    try {
+      const result = await options.runner({ at, parent: lastSnapshotOf(claimed), signal });
+      await recordOffsiteCopy(state, result);
+      logger.info(result, "off-site copy made");
+      return "copied";
+    } catch (error) {
+      // A shutdown is not an outage, and not counted: the next start brings a copy forward.
+      if (stopping.signal.aborted) return "stopped";
+      logger.error({ err: error, target: where }, "could not make the off-site copy");
+      await recordOffsiteFailure(state, { message: (error as Error).message, where });
+      return "failed";
+    }
+  }
 
+  const task = every(60_000, runDue, { onError: (error) => logger.error({ err: error }, "off-site copy pass failed") });
+  let started = false;
   return {
     runDue,
-    /** Brings a copy forward to 5 minutes from now, then looks at the schedule every minute. */
+    /** A copy now (`npm run backup -- --offsite`), under the same lease, recorded the same way. */
+    async copyNow(): Promise<OffsiteOutcome> {
+      await setOffsiteNextDue(state, clock.now());
+      return runDue();
+    },
+    /** Brings a copy forward to 5 minutes from now (unless one is due sooner), then looks at the schedule every minute. */
     async start() {
       if (started) return;
       started = true;
       stopping = new AbortController();
-      if (env.BACKUP_S3_BUCKET && env.BACKUP_PASSPHRASE) {
-        await bringOffsiteCopyForward(stateServices, new Date(clock.now().getTime() + OFFSITE_AFTER_START_MS));
-      } else if (env.BACKUP_S3_BUCKET) {
-        services.logger.error(
-          "BACKUP_S3_BUCKET is set but BACKUP_PASSPHRASE is not: no copy leaves the server until it is set (docs/DEPLOY.md, step 12)",
+      if (location && !env.BACKUP_PASSPHRASE)
+        logger.error(
+          "Off-site copies are set up but BACKUP_PASSPHRASE is not: no copy leaves the server until it is set (docs/DEPLOY.md, step 12)",
         );
-      }
+      else if (location && !resticInstalled()) logger.error(RESTIC_MISSING);
+      else if (location) await setOffsiteNextDue(state, inMs(OFFSITE_AFTER_START_MS), true);
       await task.start();
     },
     /** Stops the timer and a copy in progress (its process is ended; nothing half-made counts). */

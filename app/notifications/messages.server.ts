@@ -87,7 +87,7 @@ export function testMail(ctx: MailContext, sentAt: string, messageId: string): O
   return ownerMail(ctx, test, messageId);
 }
 
-/** Off-site copies failing for 3 hours; one per outage (app/backups/offsite-copy.server.ts queues it). */
+/** Off-site copies failing for 3 hours; one per outage (app/backups/offsite-schedule.server.ts queues it). */
 export const OFFSITE_FAILING_KIND = "offsite-failing";
 
 export type OffsiteFailingForMail = { failures: number; lastCopyAt: string | null; where: string; message: string };

@@ -1,150 +1,125 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs/promises";
 import path from "node:path";
-import { backupsDirOf } from "~/backups/backup-files.server";
+import { backupsDirOf, statfsProbe } from "~/backups/backup-files.server";
 import { formatBytes } from "~/backups/backup-status";
-import { checkOffsiteStore, checkPassed } from "~/backups/offsite-check.server";
-import { recordOffsiteFailure, recordOffsiteSuccess } from "~/backups/offsite-copy.server";
-import { keepPolicyOf, runOffsiteCopy, withOffsiteLease } from "~/backups/offsite-run.server";
-import { resealOffsiteKeys } from "~/backups/offsite-keys.server";
-import { openOffsiteRepository } from "~/backups/offsite-repository.server";
-import { openOffsiteStore, type OffsiteStore } from "~/backups/offsite-store.server";
+import { resticCacheDirOf, takeOffsiteCopy, type OffsiteCopyResult } from "~/backups/offsite-copy-process.server";
+import { createOffsiteSchedule, type OffsiteCopyRunner } from "~/backups/offsite-schedule.server";
+import {
+  offsiteLocation,
+  openRestic,
+  RESTIC_MISSING,
+  ResticError,
+  resticInstalled,
+  type Restic,
+} from "~/backups/offsite-restic.server";
+import { copyFolderIn } from "~/backups/restore-source.server";
+import { RestoreRefusedError } from "~/backups/restore.server";
 import type { Env } from "~/env.server";
-import { systemClock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
 
-/** What `npm run backup -- --offsite | --verify | --read-data` do (decision 0060); they print their outcome. */
-export function requireOffsiteStore(env: Env, flag: string): OffsiteStore {
-  const store = openOffsiteStore(env);
-  if (!store)
-    throw new Error(
-      `${flag} needs an off-site store: set BACKUP_S3_BUCKET and its BACKUP_S3_* settings (docs/DEPLOY.md, step 12)`,
+/**
+ * `npm run backup -- --offsite | --verify | --read-data` and `npm run restore -- --from-offsite
+ * [SNAPSHOT] | --list` (decision 0070). They print their outcome; a refusal is a ResticError.
+ */
+function resticFor(env: Env, passphrase: string): Restic {
+  const location = offsiteLocation(env);
+  if (!location)
+    throw new ResticError(
+      "This needs an off-site repository: set BACKUP_S3_BUCKET and its BACKUP_S3_* settings, or BACKUP_OFFSITE_REPOSITORY (docs/DEPLOY.md, step 12)",
     );
-  return store;
+  if (!resticInstalled()) throw new ResticError(RESTIC_MISSING);
+  return openRestic(location, { passphrase, cacheDir: resticCacheDirOf(env.DATA_DIR) });
 }
 
-/** One off-site copy now, under the same lease as the server's, recorded for the dashboard. Returns the exit code. */
+/** One copy now, as the server makes them (under the same lease, recorded the same way). Returns the exit code. */
 export async function copyOffsiteNow(services: AppServices): Promise<number> {
-  const { env } = services;
-  const store = requireOffsiteStore(env, "--offsite");
-  try {
-    if (!env.BACKUP_PASSPHRASE) {
-      console.error(
-        "No copy leaves the server without a backup passphrase: add BACKUP_PASSPHRASE to the settings (docs/DEPLOY.md, step 12), then run this again.",
-      );
-      return 1;
-    }
-    const withClock = { ...services, clock: systemClock };
-    const workDir = backupsDirOf(env.DATA_DIR);
-    console.log(`Copying off the server to ${store.description} …`);
-    const ran = await withOffsiteLease(withClock, async (signal) => {
-      try {
-        const result = await runOffsiteCopy(
-          services,
-          {
-            store,
-            passphrase: env.BACKUP_PASSPHRASE!,
-            policy: keepPolicyOf(env),
-            workDir,
-            cacheDir: path.join(workDir, ".offsite-cache"),
-          },
-          { at: systemClock.now(), signal },
-        );
-        await recordOffsiteSuccess(withClock, { name: result.copy.name, sentBytes: result.copy.bytesSent });
-        return result;
-      } catch (error) {
-        await recordOffsiteFailure(withClock, (error as Error).message, store.description);
-        throw error;
-      }
-    });
-    if (!ran) {
-      console.error(
-        "Another off-site copy is being made right now (by the server, or another npm run backup). Try again in a few minutes.",
-      );
-      return 1;
-    }
-    const { copy, prune, pruneError } = ran.value;
-    console.log(
-      `Copied off the server to ${store.description}: copy ${copy.name} (database ${formatBytes(copy.tableBytes)} in ${copy.rows} rows, ` +
-        `${copy.files} image files of ${formatBytes(copy.fileBytes)}); sent ${formatBytes(copy.bytesSent)} in ${copy.objectsSent} objects.`,
+  if (!services.env.BACKUP_PASSPHRASE)
+    throw new ResticError(
+      "No copy leaves the server without a backup passphrase: add BACKUP_PASSPHRASE to the settings (docs/DEPLOY.md, step 12)",
     );
-    if (copy.missingObjects)
-      console.error(`Warning: ${copy.missingObjects} image file(s) the database refers to were missing from storage.`);
-    if (prune) {
-      console.log(
-        `The store keeps ${prune.keptCopies} copies in ${formatBytes(prune.storedBytes)}` +
-          (prune.removedCopies.length
-            ? `; ${prune.removedCopies.length} older copies and ${prune.removedObjects} objects no kept copy needs were removed.`
-            : "."),
-      );
-    } else if (pruneError)
-      console.error(`Old copies could not be removed this time (the next copy tries again): ${pruneError}`);
-    return 0;
-  } finally {
-    store.close();
+  const { where } = resticFor(services.env, services.env.BACKUP_PASSPHRASE);
+  console.log(`Copying off the server to ${where} …`);
+  let made: OffsiteCopyResult | null = null;
+  const runner: OffsiteCopyRunner = async (request) => (made = await takeOffsiteCopy(services, request));
+  const outcome = await createOffsiteSchedule(services, { runner }).copyNow();
+  const copy = made as OffsiteCopyResult | null;
+  if (!copy) {
+    const why =
+      outcome === "claimed-elsewhere"
+        ? "another copy is being made right now (try again in a few minutes)"
+        : "see the error above";
+    console.error(`No copy was made: ${why}.`);
+    return 1;
   }
+  console.log(
+    `Copied off the server to ${where}: snapshot ${copy.snapshot.slice(0, 8)} (${copy.files} image files, ` +
+      `${formatBytes(copy.fileBytes)}); restic added ${formatBytes(copy.addedBytes)} before compression.`,
+  );
+  if (copy.pruneProblem)
+    console.error(`Old copies were not all pruned (the next copy tries again): ${copy.pruneProblem}`);
+  return 0;
 }
 
-/** --verify, and with readData --read-data. Returns the exit code. */
+/** --verify (`restic check`) and --read-data (`restic check --read-data`). Returns the exit code. */
 export async function verifyOffsite(env: Env, readData: boolean, passphrase: () => Promise<string>): Promise<number> {
-  const store = requireOffsiteStore(env, readData ? "--read-data" : "--verify");
-  try {
-    const repo = await openOffsiteRepository(store, await passphrase(), { create: false });
-    if (!repo) {
-      console.log(`${store.description} holds no off-site copies yet.`);
-      return 0;
-    }
-    const report = await checkOffsiteStore(repo, {
-      readData,
-      onProgress: (done, total) => {
-        if (process.stdout.isTTY && (done % 50 === 0 || done === total))
-          process.stdout.write(`\r  read ${done} of ${total} objects`);
-      },
-    });
-    if (readData && process.stdout.isTTY) process.stdout.write("\n");
-    for (const copy of report.unreadableCopies) console.error(`The copy ${copy.name} cannot be read: ${copy.message}`);
-    for (const object of report.missing.slice(0, 20)) {
-      console.error(
-        `Missing: object ${object.id}, needed by ${object.copies.length} copies (newest: ${object.copies.at(-1)})`,
-      );
-    }
-    for (const object of report.damaged.slice(0, 20)) console.error(`Damaged: ${object.message}`);
-    if (!checkPassed(report)) {
-      console.error(
-        `${store.description}: ${report.unreadableCopies.length} unreadable copies, ${report.missing.length} missing and ${report.damaged.length} damaged objects. ` +
-          "The next copy sends again whatever is missing; copies that name a damaged object cannot be restored.",
-      );
-      return 1;
-    }
-    console.log(
-      `${store.description}: ${report.copies} copies; every one of the ${report.objects} objects they refer to is there` +
-        (readData
-          ? `, and each was downloaded and matched its name's hash (${formatBytes(report.bytesRead)} read).`
-          : "."),
-    );
-    return 0;
-  } finally {
-    store.close();
-  }
+  const restic = resticFor(env, await passphrase());
+  const problems = await restic.check(readData);
+  for (const problem of problems) console.error(problem);
+  if (problems.length) return 1;
+  const how = readData ? "restic check --read-data (every file downloaded and read)" : "restic check";
+  console.log(`${restic.where}: ${how} found no errors.`);
+  return 0;
 }
 
-/** --change-passphrase: the copies' keys sealed again with BACKUP_PASSPHRASE, opened with the old one. Returns the exit code. */
-export async function changeOffsitePassphrase(env: Env, oldPassphrase: () => Promise<string>): Promise<number> {
-  const store = requireOffsiteStore(env, "--change-passphrase");
-  try {
-    if (!env.BACKUP_PASSPHRASE) {
-      console.error(
-        "Set the new passphrase as BACKUP_PASSPHRASE in the settings first, then run this again with the old one.",
-      );
-      return 1;
-    }
-    if (!(await resealOffsiteKeys(store, await oldPassphrase(), env.BACKUP_PASSPHRASE))) {
-      console.log(`${store.description} holds no off-site copies yet: the next copy uses BACKUP_PASSPHRASE.`);
-      return 0;
-    }
-    console.log(
-      `The off-site copies in ${store.description} now open with BACKUP_PASSPHRASE (and no longer with the old passphrase).`,
+const when = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`;
+
+/** --list: this site's snapshots, newest first. */
+export async function listOffsiteCopies(env: Env, passphrase: () => Promise<string>): Promise<void> {
+  const restic = resticFor(env, await passphrase());
+  const snapshots = (await restic.snapshots()).reverse();
+  console.log(`Copies in ${restic.where} (restore one with: npm run restore -- --from-offsite ID):`);
+  if (!snapshots.length) console.log("  none yet");
+  for (const snapshot of snapshots)
+    console.log(`  ${snapshot.short_id}  ${when(snapshot.time)}  made on ${snapshot.hostname}`);
+}
+
+/**
+ * --from-offsite [SNAPSHOT]: the newest copy, or the one named, restored by restic into
+ * DATA_DIR/backups (once the room for it and for the restore is checked), then handed to
+ * `restore` as a folder of the archive's entries; removed afterwards.
+ */
+export async function withOffsiteCopy(
+  env: Env,
+  name: string | undefined,
+  passphrase: () => Promise<string>,
+  restore: (folder: string, name: string) => Promise<void>,
+): Promise<void> {
+  const restic = resticFor(env, await passphrase());
+  const snapshots = await restic.snapshots();
+  const chosen = name ? snapshots.find((snapshot) => snapshot.id.startsWith(name)) : snapshots.at(-1);
+  if (!chosen)
+    throw new RestoreRefusedError(
+      `There is no copy ${name ? `${name} ` : ""}in ${restic.where}. npm run restore -- --list shows them. Nothing was changed.`,
     );
-    return 0;
+  console.log(`Restoring ${chosen.short_id} (made ${when(chosen.time)}) from ${restic.where} …`);
+  await fs.mkdir(env.DATA_DIR, { recursive: true, mode: 0o700 });
+  const needed = 2 * (await restic.size(chosen.id)) + 64 * 1024 * 1024;
+  const { freeBytes } = await statfsProbe(env.DATA_DIR);
+  if (freeBytes < needed)
+    throw new RestoreRefusedError(
+      `Restoring ${chosen.short_id} needs about ${formatBytes(needed)} free on the disk of ${env.DATA_DIR} (restic's copy, then ` +
+        `the restore itself); ${formatBytes(freeBytes)} is free. Nothing was changed.`,
+    );
+  // A damaged pack is named at once by restic's check, not after restore's retries.
+  const damaged = (await restic.check(false)).filter((problem) => problem.startsWith("pack"));
+  if (damaged.length)
+    throw new RestoreRefusedError(`${restic.where} is damaged: ${damaged.join(" ")} Nothing was changed.`);
+  const target = path.join(backupsDirOf(env.DATA_DIR), `.restore-${randomBytes(6).toString("hex")}`);
+  try {
+    await restic.restore(chosen.id, target);
+    await restore(await copyFolderIn(target), chosen.short_id);
   } finally {
-    store.close();
+    await fs.rm(target, { recursive: true, force: true });
   }
 }

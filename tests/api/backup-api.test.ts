@@ -5,6 +5,7 @@ import { Readable } from "node:stream";
 import supertest from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isBackupRunning } from "~/storage/deferred-deletions.server";
+import { decryptFile, isEncryptedFile } from "~/backups/backup-encryption.server";
 import { loadBackupNaming } from "~/backups/backup-names.server";
 import { ensureBackupState, readBackupStatus, recordBackupSuccess } from "~/backups/backup-state.server";
 import { DOWNLOAD_REMINDER_DAYS } from "~/backups/backup-status";
@@ -103,6 +104,22 @@ describe("GET /api/admin/backups/status and /download", () => {
     expect(Date.now() - Date.parse(status.lastDownloadAt)).toBeLessThan(60_000);
     expect(status.downloadReminder).toBe(false);
     expect(status.running).toBe(false);
+  });
+
+  it("download: with a passphrase, encrypted with age and opened by it", async () => {
+    const passphrase = "quarry-lantern-basalt-orchard";
+    const encrypted = await createAdminContext({ BACKUP_PASSPHRASE: passphrase });
+    try {
+      const res = await encrypted.admin.get("/api/admin/backups/download").buffer(true).parse(binaryBody).expect(200);
+      expect(res.headers["content-disposition"]).toMatch(/\.tar\.gz\.age"$/);
+      const file = path.join(encrypted.dataDir, "download.age");
+      await fs.writeFile(file, res.body as Buffer);
+      expect(await isEncryptedFile(file)).toBe(true);
+      await decryptFile(file, `${file}.tar.gz`, passphrase);
+      expect((await verifyArchive(`${file}.tar.gz`)).tables.users?.rows).toBe(1);
+    } finally {
+      await encrypted.close();
+    }
   });
 
   it("download: refused when another site starts it", async () => {

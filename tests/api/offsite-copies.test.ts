@@ -1,290 +1,139 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { GetObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import supertest from "supertest";
-import { afterEach, describe, expect, inject, it } from "vitest";
-import { backupsDirOf } from "~/backups/backup-files.server";
-import { checkOffsiteStore } from "~/backups/offsite-check.server";
-import { openOffsiteRepository } from "~/backups/offsite-repository.server";
-import { keepPolicyOf, runOffsiteCopy, type OffsiteRunSettings } from "~/backups/offsite-run.server";
-import { createS3OffsiteStore, REPOSITORY_PREFIX } from "~/backups/offsite-store.server";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { resticCacheDirOf, takeOffsiteCopy } from "~/backups/offsite-copy-process.server";
+import { REPOSITORY_PREFIX } from "~/backups/offsite-restic.server";
+import { stageDirOf } from "~/backups/offsite-stage.server";
+import { saveContent } from "~/content/content.server";
 import { parseEnv } from "~/env.server";
 import { createManualClock } from "~/lib/clock";
 import { createLogger } from "~/lib/logger.server";
-import { saveContent } from "~/content/content.server";
 import { createApp } from "../../server/app";
 import { openServices } from "../../server/bootstrap";
 import { acquireBackend, ADMIN, createAdminContext } from "./helpers";
-import { createTestBucket, s3ConfigFor, type TestBucket } from "../support/backends";
-import {
-  dumpOffsiteSite,
-  fillOffsiteSite,
-  insertEnquiryWithPhotos,
-  OFFSITE_PASSPHRASE,
-  offsiteEnv,
-  SECRET_WORDS,
-} from "../support/offsite-site";
+import { createTestBucket, type TestBucket } from "../support/backends";
+import { dumpOffsiteSite, fillOffsiteSite, OFFSITE_PASSPHRASE, SECRET_WORDS } from "../support/offsite-site";
+import { resticCli, resticS3Env, s3RepositoryOf, startResticS3, type ResticS3 } from "../support/restic";
 import { runScript } from "../support/run-script";
 
 /**
- * Off-site copies (decision 0060) against s3rver behind the signature-checking
- * front: a copy restores onto an empty server; nothing readable reaches the
- * store; a wrong passphrase and a changed object are refused with nothing
- * changed; a copy cut off halfway is never restored and the next one completes.
+ * Off-site copies are restic snapshots (decision 0070), here into s3rver through Caddy over HTTPS,
+ * from a site on the run's back end: with the disk, the copy's folder links the photos in; with a
+ * bucket, it downloads each once. Plain restic reads what the site wrote; a restore onto an empty
+ * server brings everything back.
  */
+let front: ResticS3;
+const sslCertFile = process.env.SSL_CERT_FILE;
+beforeAll(async () => {
+  front = await startResticS3(inject("backends").s3Endpoint);
+  // restic inherits the process's environment: this process's copies trust Caddy's root as a server's would.
+  process.env.SSL_CERT_FILE = front.caFile;
+});
+afterAll(async () => {
+  if (sslCertFile === undefined) delete process.env.SSL_CERT_FILE;
+  else process.env.SSL_CERT_FILE = sslCertFile;
+  await front?.stop();
+});
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
 });
 
-async function offsiteBucket(): Promise<TestBucket> {
-  const bucket = await createTestBucket(inject("backends").s3Endpoint, { siteOrigins: [] });
-  cleanups.push(() => bucket.remove());
-  return bucket;
+async function storedObjects(bucket: TestBucket): Promise<{ key: string; bytes: number }[]> {
+  const found: { key: string; bytes: number }[] = [];
+  let ContinuationToken: string | undefined;
+  do {
+    const page = await bucket.client.send(
+      new ListObjectsV2Command({ Bucket: bucket.name, Prefix: `${REPOSITORY_PREFIX}/`, ContinuationToken }),
+    );
+    found.push(...(page.Contents ?? []).map((object) => ({ key: object.Key!, bytes: object.Size ?? 0 })));
+    ContinuationToken = page.NextContinuationToken;
+  } while (ContinuationToken);
+  return found;
 }
+const storedBytes = async (bucket: TestBucket) =>
+  (await storedObjects(bucket)).reduce((sum, object) => sum + object.bytes, 0);
 
-/** A filled site on this run's back end with an off-site bucket, and how to take a copy in-process (a fast scrypt). */
-async function siteWithCopies() {
-  const bucket = await offsiteBucket();
-  const clock = createManualClock("2027-01-14T10:00:00.000Z");
-  const env = { ...offsiteEnv(inject("backends").s3Endpoint, bucket.name), BACKUP_PASSPHRASE: OFFSITE_PASSPHRASE };
-  const ctx = await createAdminContext(env, { clock });
-  cleanups.push(() => ctx.close());
-  const services = { ...ctx.services, clock };
-  const twoStep = await fillOffsiteSite(services);
-  const store = createS3OffsiteStore(s3ConfigFor(inject("backends").s3Endpoint, bucket.name));
-  cleanups.push(async () => store.close());
-  const workDir = backupsDirOf(ctx.dataDir);
-  const settings: OffsiteRunSettings = {
-    store,
-    passphrase: OFFSITE_PASSPHRASE,
-    policy: keepPolicyOf(ctx.env),
-    workDir,
-    cacheDir: path.join(workDir, ".offsite-cache"),
-    scryptWorkFactor: 12,
-  };
-  const copy = (options: { signal?: AbortSignal } = {}) =>
-    runOffsiteCopy(ctx.services, settings, { at: clock.now(), ...options });
-  return { ctx, clock, bucket, store, settings, copy, twoStep };
-}
+describe("off-site copies by restic", () => {
+  it("a copy that plain restic lists and checks; an edited text adds under 1 MB; restored onto an empty server: texts, photos, enquiries and two-step as they were; nothing readable in the bucket", async () => {
+    const bucket = await createTestBucket(inject("backends").s3Endpoint, { siteOrigins: [] });
+    cleanups.push(() => bucket.remove());
+    const vars = { ...resticS3Env(front, bucket.name), BACKUP_PASSPHRASE: OFFSITE_PASSPHRASE };
+    const clock = createManualClock("2027-01-14T10:00:00.000Z");
+    const ctx = await createAdminContext(vars, { clock });
+    cleanups.push(() => ctx.close());
+    const twoStep = await fillOffsiteSite({ ...ctx.services, clock });
+    const first = await takeOffsiteCopy(ctx.services, { at: clock.now(), parent: null });
+    const atFirst = await dumpOffsiteSite(ctx.services);
+    expect(first).toMatchObject({ files: Object.keys(atFirst.objects).length, pruneProblem: null });
 
-/** An empty server on this run's back end: a fresh DATA_DIR (and a fresh database and bucket on PostgreSQL + S3). */
-async function emptyServer(offsite: Record<string, string>) {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-offsite-empty-"));
-  cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
-  const base = { DATA_DIR: dataDir, LOG_LEVEL: "silent", NODE_ENV: "test" };
-  const backend = await acquireBackend(base);
-  cleanups.push(() => backend.release());
-  const passphraseFile = path.join(os.tmpdir(), `cornerstone-offsite-${path.basename(dataDir)}.passphrase`);
-  await fs.writeFile(passphraseFile, `${OFFSITE_PASSPHRASE}\n`, { mode: 0o600 });
-  cleanups.push(() => fs.rm(passphraseFile, { force: true }));
-  const vars = { ...base, ...backend.env, ...offsite };
-  return {
-    dataDir,
-    vars,
-    passphraseFile,
-    restore: (args: string[], file = passphraseFile) =>
-      runScript("restore", [...args, "--passphrase-file", file], vars),
-    open: async () => {
-      const services = await openServices(parseEnv(vars), createLogger({ level: "silent" }));
-      cleanups.push(() => services.close());
-      return services;
-    },
-  };
-}
+    // Plain restic, as whoever runs the site would use it.
+    const repo = { ...s3RepositoryOf(vars), passphrase: OFFSITE_PASSPHRASE };
+    const checked = await resticCli([...repo.options, "check", "--read-data"], repo);
+    expect(checked.code, checked.stderr).toBe(0);
+    expect(checked.stdout).toContain("no errors were found");
 
-const offsiteVars = (bucket: TestBucket) => offsiteEnv(inject("backends").s3Endpoint, bucket.name);
+    // restic's cache is the site's, under DATA_DIR.
+    expect((await fs.readdir(resticCacheDirOf(ctx.dataDir))).length).toBeGreaterThan(0);
 
-async function everyStoredByte(bucket: TestBucket): Promise<Buffer[]> {
-  const bodies: Buffer[] = [];
-  for (const key of await bucket.keys(REPOSITORY_PREFIX)) {
-    const object = await bucket.client.send(new GetObjectCommand({ Bucket: bucket.name, Key: key }));
-    bodies.push(Buffer.from(await object.Body!.transformToByteArray()));
-  }
-  return bodies;
-}
-
-describe("off-site copies", () => {
-  it("restore onto an empty server: texts, photos, enquiries with their photos, the password and two-step; nothing readable in the store", async () => {
-    const site = await siteWithCopies();
-    const before = await dumpOffsiteSite(site.ctx.services);
-    const first = await site.copy();
-    expect(first.copy).toMatchObject({ files: Object.keys(before.objects).length, missingObjects: 0 });
-
-    // Nothing readable: every stored object is age-encrypted; no enquiry, photo name, JPEG, gzip or SQLite bytes.
-    const keys = await site.bucket.keys(REPOSITORY_PREFIX);
-    expect(
-      keys.every((key) =>
-        /^cornerstone-backups\/repository\/(keys\/[0-9a-f]{32}|objects\/[0-9a-f]{64}|copies\/\d{8}-\d{6}-[0-9a-f]{8})$/.test(
-          key,
-        ),
-      ),
-    ).toBe(true);
-    for (const body of await everyStoredByte(site.bucket)) {
-      expect(body.subarray(0, 22).toString("latin1")).toBe("age-encryption.org/v1\n");
-      for (const plain of [
-        SECRET_WORDS.enquiry,
-        SECRET_WORDS.photoName,
-        SITE_TEXT,
-        "SQLite format 3",
-        ADMIN.username,
-      ]) {
-        expect(body.includes(Buffer.from(plain))).toBe(false);
-      }
-      expect(body.includes(Buffer.from([0xff, 0xd8, 0xff, 0xe0]))).toBe(false);
-      expect(body.includes(Buffer.from([0x1f, 0x8b, 0x08]))).toBe(false);
+    clock.advance(60 * 60_000);
+    await saveContent({ ...ctx.services, clock }, "hero.title", "Stone that outlasts us all, and then some");
+    const stored = await storedBytes(bucket);
+    // The photos reached restic once: the next copy reads none from storage (a bucket is not downloaded again).
+    const read: string[] = [];
+    const storage = ctx.services.storage;
+    const counting = { ...storage, read: (key: string) => (read.push(key), storage.read(key)) };
+    const second = await takeOffsiteCopy(
+      { ...ctx.services, storage: counting },
+      { at: clock.now(), parent: first.snapshot },
+    );
+    expect(read).toEqual([]);
+    expect((await storedBytes(bucket)) - stored).toBeLessThan(1024 * 1024);
+    const listed = await resticCli([...repo.options, "snapshots", "--json"], repo);
+    expect(listed.code, listed.stderr).toBe(0);
+    const copyFolder = stageDirOf(ctx.dataDir);
+    expect(JSON.parse(listed.stdout)).toMatchObject([
+      { id: first.snapshot, paths: [copyFolder], tags: ["cornerstone"], time: "2027-01-14T10:00:00Z" },
+      { id: second.snapshot, parent: first.snapshot, paths: [copyFolder], time: "2027-01-14T11:00:00Z" },
+    ]);
+    for (const { key } of await storedObjects(bucket)) {
+      const object = await bucket.client.send(new GetObjectCommand({ Bucket: bucket.name, Key: key }));
+      const body = Buffer.from(await object.Body!.transformToByteArray());
+      for (const plain of [SECRET_WORDS.enquiry, SECRET_WORDS.photoName, ADMIN.username])
+        expect(body.includes(Buffer.from(plain)), `${plain} in ${key}`).toBe(false);
     }
+    const atSecond = await dumpOffsiteSite(ctx.services);
 
-    const target = await emptyServer(offsiteVars(site.bucket));
-    const restored = await target.restore(["--from-offsite"]);
+    // An empty server with only the repository's settings and the passphrase.
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-offsite-empty-"));
+    cleanups.push(() => fs.rm(dataDir, { recursive: true, force: true }));
+    const base = { DATA_DIR: dataDir, LOG_LEVEL: "silent", NODE_ENV: "test" };
+    const backend = await acquireBackend(base);
+    cleanups.push(() => backend.release());
+    const passphraseFile = path.join(dataDir, "..", `${path.basename(dataDir)}.passphrase`);
+    await fs.writeFile(passphraseFile, `${OFFSITE_PASSPHRASE}\n`, { mode: 0o600 });
+    cleanups.push(() => fs.rm(passphraseFile, { force: true }));
+    const { BACKUP_PASSPHRASE: _kept, ...withoutPassphrase } = vars;
+    const emptyVars = { ...base, ...backend.env, ...withoutPassphrase };
+    const restored = await runScript("restore", ["--from-offsite", "--passphrase-file", passphraseFile], emptyVars);
     expect(restored.status, restored.stderr).toBe(0);
-    expect(restored.stdout).toContain(`Restored ${first.copy.name}`);
-    const services = await target.open();
-    expect(await dumpOffsiteSite(services)).toEqual(before);
-    // The rebuilt archive is gone.
-    expect(
-      (await fs.readdir(target.dataDir, { recursive: true })).filter((name) =>
-        path.basename(name).startsWith(".restore-"),
-      ),
-    ).toEqual([]);
+    expect(restored.stdout).toContain(`Restored ${second.snapshot.slice(0, 8)}`);
+    const services = await openServices(parseEnv(emptyVars), createLogger({ level: "silent" }));
+    cleanups.push(() => services.close());
+    expect(await dumpOffsiteSite(services)).toEqual(atSecond);
+    expect(atSecond).not.toEqual(atFirst);
+    // restic's folder is gone.
+    const left = await fs.readdir(dataDir, { recursive: true });
+    expect(left.filter((name) => path.basename(name).startsWith(".restore-"))).toEqual([]);
 
     // The password at the time of the copy, then two-step with a code from the original secret.
-    const agent = supertest.agent(createApp({ ...services, clock: site.clock }));
+    const agent = supertest.agent(createApp({ ...services, clock }));
     expect((await agent.post("/api/login").send(ADMIN).expect(200)).body).toEqual({ twoFactorRequired: true });
-    // The next time step: the enrolment used this one's code, and a code is accepted once.
-    site.clock.advance(30_000);
-    const code = site.twoStep.totp.generate({ timestamp: site.clock.now().getTime() });
+    clock.advance(30_000);
+    const code = twoStep.totp.generate({ timestamp: clock.now().getTime() });
     expect((await agent.post("/api/login/two-factor").send({ code }).expect(200)).body.username).toBe(ADMIN.username);
   }, 240_000);
-
-  it("sends only what changed: the next copy after one edited text sends a few KB, and no file again", async () => {
-    const site = await siteWithCopies();
-    const first = await site.copy();
-    site.clock.advance(60 * 60_000);
-    await saveContent(
-      { ...site.ctx.services, clock: site.clock },
-      "hero.title",
-      "Stone that outlasts us all, and then some",
-    );
-    const second = await site.copy();
-    expect(second.copy.filesRead).toBe(0);
-    expect(second.copy.bytesSent).toBeLessThan(64 * 1024);
-    expect(second.copy.bytesSent).toBeLessThan(first.copy.bytesSent / 10);
-  }, 240_000);
-
-  it("a wrong passphrase and a changed object are each refused, and nothing is changed", async () => {
-    const site = await siteWithCopies();
-    await site.copy();
-    const target = await emptyServer(offsiteVars(site.bucket));
-    // The target already holds a site (another one): a refused restore must leave it as it is.
-    const services = await target.open();
-    await saveContent({ ...services, clock: site.clock }, "hero.title", "The site that must stay");
-    const stays = await dumpOffsiteSite(services);
-    await services.close();
-
-    const wrong = path.join(os.tmpdir(), `cornerstone-wrong-${Date.now()}.passphrase`);
-    await fs.writeFile(wrong, "not-the-passphrase-at-all\n");
-    cleanups.push(() => fs.rm(wrong, { force: true }));
-    const refused = await target.restore(["--from-offsite"], wrong);
-    expect(refused.status).toBe(1);
-    expect(refused.stderr).toContain("The passphrase does not open the off-site copies' keys");
-    expect(refused.stderr).toContain("Nothing was changed.");
-
-    // An object swapped for another one (both sealed with the store's key, so age opens it): its name no longer fits.
-    const objects = await site.bucket.keys(`${REPOSITORY_PREFIX}objects/`);
-    const bodyOf = async (key: string) =>
-      Buffer.from(
-        await (
-          await site.bucket.client.send(new GetObjectCommand({ Bucket: site.bucket.name, Key: key }))
-        ).Body!.transformToByteArray(),
-      );
-    const put = (key: string, body: Buffer) =>
-      site.bucket.client.send(new PutObjectCommand({ Bucket: site.bucket.name, Key: key, Body: body }));
-    const bodies = await Promise.all(objects.map(async (key) => ({ key, body: await bodyOf(key) })));
-    const [largest, second] = bodies.sort((x, y) => y.body.length - x.body.length);
-    await put(second!.key, largest!.body);
-    const swapped = await target.restore(["--from-offsite"]);
-    expect(swapped.status).toBe(1);
-    expect(swapped.stderr).toContain(
-      `The object ${second!.key.split("/").pop()} in the off-site store is not what was written`,
-    );
-    expect(swapped.stderr).toContain("Nothing was changed.");
-    await put(second!.key, second!.body);
-
-    // One byte of the largest object (a photo) changed: age refuses it, before the restore touches anything.
-    const changed = Buffer.from(largest!.body);
-    changed[changed.length - 100] = changed[changed.length - 100]! ^ 0x01;
-    await put(largest!.key, changed);
-    const damaged = await target.restore(["--from-offsite"]);
-    expect(damaged.status).toBe(1);
-    expect(damaged.stderr).toMatch(/The object [0-9a-f]{64} in the off-site store is (damaged|not what was written)/);
-    expect(damaged.stderr).toContain("Nothing was changed.");
-
-    const after = await target.open();
-    expect(await dumpOffsiteSite(after)).toEqual(stays);
-    expect(
-      (await fs.readdir(target.dataDir, { recursive: true })).filter((name) =>
-        path.basename(name).startsWith(".restore-"),
-      ),
-    ).toEqual([]);
-
-    // --verify finds every object there; --read-data finds the changed one.
-    const verify = await runScript("backup", ["--verify", "--passphrase-file", target.passphraseFile], target.vars);
-    expect(verify.status, verify.stderr).toBe(0);
-    expect(verify.stdout).toMatch(/1 copies; every one of the \d+ objects they refer to is there\./);
-    const readData = await runScript(
-      "backup",
-      ["--read-data", "--passphrase-file", target.passphraseFile],
-      target.vars,
-    );
-    expect(readData.status).toBe(1);
-    expect(readData.stderr).toContain(`Damaged: The object ${largest!.key.split("/").pop()}`);
-  }, 240_000);
-
-  it("a copy cut off halfway is never restored; the next copy completes, and what the first left behind is removed", async () => {
-    const site = await siteWithCopies();
-    const first = await site.copy();
-    site.clock.advance(60 * 60_000);
-    // An enquiry with new photos, then a copy stopped after its second object went up: no manifest, so no copy.
-    const enquiry = await insertEnquiryWithPhotos(site.ctx.services, 7, 3, site.clock.now());
-    const stop = new AbortController();
-    const put = site.store.put.bind(site.store);
-    let puts = 0;
-    site.store.put = async (key, body, options) => {
-      const sent = await put(key, body, options);
-      if ((puts += 1) === 2) stop.abort(new Error("cut off"));
-      return sent;
-    };
-    await expect(site.copy({ signal: stop.signal })).rejects.toThrow("cut off");
-    site.store.put = put;
-    expect(await site.bucket.keys(`${REPOSITORY_PREFIX}copies/`)).toEqual([
-      `${REPOSITORY_PREFIX}copies/${first.copy.name}`,
-    ]);
-
-    // Listed and restored: only the copy that exists.
-    const target = await emptyServer(offsiteVars(site.bucket));
-    const listed = await target.restore(["--list"]);
-    expect(listed.status, listed.stderr).toBe(0);
-    expect(listed.stdout.match(/^ {2}\d{8}-\d{6}-[0-9a-f]{8} /gm)).toEqual([`  ${first.copy.name} `]);
-
-    // The enquiry is deleted before the next copy: what the cut-off copy sent for it is needed by no copy.
-    await site.ctx.services.db.deleteFrom("enquiry_photos").where("submission_id", "=", enquiry).execute();
-    await site.ctx.services.db.deleteFrom("contact_submissions").where("id", "=", enquiry).execute();
-    site.clock.advance(60 * 60_000);
-    const next = await site.copy();
-    expect(next.copy.missingObjects).toBe(0);
-    expect(next.prune!.removedObjects).toBeGreaterThan(0);
-    // Every object left is named by a kept copy, and every named object is there.
-    const repo = (await openOffsiteRepository(site.store, OFFSITE_PASSPHRASE, { create: false }))!;
-    const report = await checkOffsiteStore(repo, { readData: false });
-    expect(report.missing).toEqual([]);
-    expect(report.objects).toBe((await site.bucket.keys(`${REPOSITORY_PREFIX}objects/`)).length);
-
-    const restored = await target.restore(["--from-offsite", next.copy.name]);
-    expect(restored.status, restored.stderr).toBe(0);
-    expect(await dumpOffsiteSite(await target.open())).toEqual(await dumpOffsiteSite(site.ctx.services));
-  }, 240_000);
 });
-
-const SITE_TEXT = "Walls, steps and paving";

@@ -154,8 +154,7 @@ async function startService(
 }
 
 test("docs/DEPLOY.md works as written, as far as this machine goes without a domain", async ({ page }) => {
-  // Every step of the guide runs for real: step 12's copy off-site and its check are two npm
-  // commands, each opening the store's keys with scrypt (about 140 s together on a loaded 2-core machine).
+  // Every step of the guide runs for real, step 12's copy off-site by restic and its check included.
   test.setTimeout(420_000);
   const root = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-guide-"));
   await fs.chmod(root, 0o755);
@@ -307,7 +306,7 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
       expect(path.dirname(backupFile)).toBe(path.join(folders.dataDir, "backups"));
     });
 
-    // Step 12, "Off-site backups": s3rver stands in for the bucket; the backup goes off-site by the guide's command.
+    // Step 12, "Off-site backups": s3rver behind Caddy stands in for the bucket; a copy leaves by the guide's command.
     const guide: GuideRunner = {
       envFile: folders.envFile,
       dataDir: folders.dataDir,

@@ -10,13 +10,13 @@ import type { AppServices } from "~/services.server";
 import { dumpSite, SITE_TEXTS, type SiteDump } from "./backup-site";
 
 /**
- * A small real site for the off-site copy tests (decision 0060): texts, two
+ * A small real site for the off-site copy tests (decision 0070): texts, two
  * galleries, enquiries with photos (their rows and their two stored copies),
  * and the administrator with two-step verification on. Built through the
  * services, so it sits on whichever back end the services use.
  */
 export const OFFSITE_PASSPHRASE = "quarry-lantern-basalt-orchard";
-/** Words that must never be readable in the off-site store. */
+/** Words that must never be readable in the off-site repository. */
 export const SECRET_WORDS = {
   enquiry: "could you quote for a basalt retaining wall",
   photoName: "enquiry-photos/",

@@ -11,7 +11,7 @@ const copying: OffsiteStatus = {
   state: "ok",
   intervalMinutes: 60,
   nextCopyAt: minutesBefore(-48),
-  lastCopy: { at: minutesBefore(12), name: "20260502-144800-3fa9c2d1", sentBytes: 4096 },
+  lastCopy: { at: minutesBefore(12), name: "4c2b9e1f0a7d3b5e", sentBytes: 4096 },
   failing: null,
 };
 
@@ -75,6 +75,17 @@ describe("the backup card's off-site lines", () => {
     expect(notice).toHaveTextContent("BACKUP_PASSPHRASE=");
     expect(notice).toHaveTextContent("/etc/cornerstone/cornerstone.env");
     expect(notice).toHaveTextContent("systemctl restart cornerstone");
+  });
+
+  it("without restic installed: nothing leaves, a red notice says so in plain words, and its details name the package", () => {
+    render(<OffsiteBackupStatus offsite={{ ...copying, state: "no-restic", nextCopyAt: null }} now={NOW} />);
+    const notice = screen.getByTestId("offsite-no-restic");
+    expect(within(notice).getByRole("alert")).toHaveTextContent(
+      /^Your backups cannot be copied off the server: the program that makes the copies is not installed on it\./,
+    );
+    expect(notice).toHaveTextContent("apt-get install restic");
+    expect(offsiteSummary({ ...copying, state: "no-restic" }, NOW).tone).toBe("danger");
+    expect(screen.queryByText(/A copy leaves the server every/)).toBeNull();
   });
 
   it("without an off-site store: backups are on this server only", () => {

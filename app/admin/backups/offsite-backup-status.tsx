@@ -1,12 +1,12 @@
-import { offsiteSummary, PASSPHRASE_HOW_TO, timeAgo, type OffsiteStatus } from "~/backups/backup-status";
+import { offsiteSummary, PASSPHRASE_HOW_TO, RESTIC_HOW_TO, timeAgo, type OffsiteStatus } from "~/backups/backup-status";
 import { formatSubmittedAt } from "~/lib/format-date";
 import { OwnerNotice } from "../owner-notice";
 
 /**
- * The backup card's lines about copies kept off the server (decisions 0052,
- * 0060): how long ago the last one left, in the owner's words; a red notice
- * after three hours of failed copies; and a red notice, saying how to set it,
- * while no passphrase is set (then no copy leaves at all).
+ * The backup card's lines about copies kept off the server (decision 0070):
+ * how long ago the last one left, in the owner's words; a red notice after
+ * three hours of failed copies; and a red notice, saying what to do, while no
+ * passphrase is set or restic is not installed (then no copy leaves at all).
  */
 export function OffsiteBackupStatus({ offsite, now = new Date() }: { offsite: OffsiteStatus; now?: Date }) {
   if (offsite.state === "off") {
@@ -62,6 +62,17 @@ export function OffsiteBackupStatus({ offsite, now = new Date() }: { offsite: Of
         >
           Your backups are not being copied off the server: a backup passphrase must be set first, so that the copies
           are encrypted. Ask whoever runs your website to set one.
+        </OwnerNotice>
+      ) : null}
+      {offsite.state === "no-restic" ? (
+        <OwnerNotice
+          tone="danger"
+          title="No copy leaves the server"
+          testId="offsite-no-restic"
+          details={<p>{RESTIC_HOW_TO}</p>}
+        >
+          Your backups cannot be copied off the server: the program that makes the copies is not installed on it. Ask
+          whoever runs your website to install it.
         </OwnerNotice>
       ) : null}
     </>
