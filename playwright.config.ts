@@ -22,7 +22,7 @@ const ONCE_ON_DESKTOP = /(operations|scale-out|behind-caddy|https-site|security-
  * the owner's flows whose checks never look at the layout (sign-in steps, mail, caches, downloads).
  */
 const ONCE_ON_THE_PHONE =
-  /\/(admin-auth|passkeys|tap-targets|admin-tap-targets|admin-plain-words|largest-paint-first|owner-dashboard|contact-photo-shrink|two-step|admin-bucket-upload|enquiry-inbox|content-updates|admin-backups|editor-safety|admin-submissions)\.spec\.ts$/;
+  /\/(admin-auth|admin-offline|passkeys|tap-targets|admin-tap-targets|admin-plain-words|largest-paint-first|owner-dashboard|contact-photo-shrink|two-step|admin-bucket-upload|enquiry-inbox|content-updates|admin-backups|editor-safety|admin-submissions)\.spec\.ts$/;
 
 export default defineConfig({
   testDir: "tests/e2e",

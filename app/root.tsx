@@ -7,6 +7,7 @@ import {
   ScrollRestoration,
   isRouteErrorResponse,
   useMatches,
+  type ShouldRevalidateFunctionArgs,
   useRouteLoaderData,
 } from "react-router";
 import type { Route } from "./+types/root";
@@ -54,6 +55,11 @@ export async function loader({ context }: Route.LoaderArgs) {
       : null,
   };
   return { layout, seo };
+}
+
+/** Back between the admin's views (?view=…) asks the server nothing: offline, that load showed the error page. */
+export function shouldRevalidate({ currentUrl, nextUrl, defaultShouldRevalidate }: ShouldRevalidateFunctionArgs) {
+  return currentUrl.pathname === "/admin" && nextUrl.pathname === "/admin" ? false : defaultShouldRevalidate;
 }
 
 export function Layout({ children }: { children: ReactNode }) {
@@ -109,7 +115,7 @@ function Shell({ children }: { children: ReactNode }) {
       <main id="main-content" tabIndex={-1} className="flex-1 focus:outline-none">
         {children}
       </main>
-      <SiteFooter content={data?.layout ?? defaultContentMap(LAYOUT_KEYS)} />
+      <SiteFooter content={data?.layout ?? defaultContentMap(LAYOUT_KEYS)} forTouch={fullApp} />
       {fullApp ? <Toaster /> : null}
       {data?.seo ? (
         <script

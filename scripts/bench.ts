@@ -15,8 +15,9 @@
  *           pick; the first screen (nothing lazy) apart — compared with the uploaded originals.
  *   phone-upload  scripts/bench-phone-upload.ts: a visitor attaches two photo-like 4032×3024 camera JPEGs on /contact,
  *           in Chromium at 390×844 with CDP throttling (1.6 Mbit/s down, 750 kbit/s up, 150 ms, CPU ×4): seconds from
- *           choosing to every photo "Ready", bytes sent per photo, seconds from Send Message to "Message Sent"
- *           (median of --upload-runs, default 3).
+ *           choosing to every photo "Ready", bytes sent per photo, seconds from Send Message to "Message Sent";
+ *           then the owner uploads three ~3 MB ones to a gallery: tap to the last "Image uploaded successfully",
+ *           beside the bytes sent ÷ the uplink (median of --upload-runs, default 3).
  *   memory  scripts/bench-memory.ts: peak RSS of the server as `npm run serve` starts it under 80,000
  *           junk requests of three kinds, and the cost of request logging on cached GET /.
  *   offsite  scripts/bench-offsite.ts: off-site copies over a simulated 14 months of a 300-photo site (bytes sent per

@@ -60,8 +60,8 @@ export function networkPrefix(address: string | null | undefined): string | null
   if (!address) return null;
   const normalised = normaliseClientAddress(address);
   if (isIP(normalised) === 4) return `${normalised.split(".").slice(0, 3).join(".")}.0/24`;
-  // An IPv6 address comes back as its /64 ("2001:db8:1:2::/64"): keep three groups.
-  if (normalised.endsWith("::/64")) return `${normalised.split(":").slice(0, 3).join(":")}::/48`;
+  // An IPv6 address comes back as its /56 ("2001:db8:1:200::/56"): keep three groups.
+  if (normalised.endsWith("::/56")) return `${normalised.split(":").slice(0, 3).join(":")}::/48`;
   return null;
 }
 

@@ -1,4 +1,4 @@
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { onlineManager, useMutation, useQuery } from "@tanstack/react-query";
 import { act, fireEvent, screen } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { toast } from "~/components/ui/use-toast";
@@ -29,6 +29,21 @@ function TwoQueriesAndAMutation() {
   );
 }
 
+/** A query and a mutation, each saying how it stands. */
+function OneQueryAndAMutation() {
+  const gallery = useQuery({ queryKey: ["/api/galleries/veneer"] });
+  const save = useMutation({ mutationFn: () => apiRequest("PUT", "/api/admin/content/hero.title", { content: "x" }) });
+  return (
+    <div>
+      <p>query: {gallery.status}</p>
+      <p>mutation: {save.status}</p>
+      <button type="button" onClick={() => save.mutate()}>
+        save
+      </button>
+    </div>
+  );
+}
+
 describe("createAdminQueryClient", () => {
   beforeEach(() => vi.mocked(toast).mockClear());
   afterEach(() => {
@@ -44,6 +59,28 @@ describe("createAdminQueryClient", () => {
     expect(queries?.refetchOnWindowFocus).toBe(false);
     expect(queries?.refetchInterval).toBe(false);
     expect(queries?.staleTime).toBe(Infinity);
+  });
+
+  it("offline, a query and a mutation are tried at once and fail; none is sent again when the signal returns", async () => {
+    vi.useFakeTimers();
+    // What an offline browser's fetch does.
+    const fetchMock = vi.fn(() => Promise.reject(new TypeError("Failed to fetch")));
+    vi.stubGlobal("fetch", fetchMock);
+    onlineManager.setOnline(false);
+    try {
+      renderWithClient(<OneQueryAndAMutation />, createAdminQueryClient({ navigate: vi.fn() }));
+      fireEvent.click(screen.getByRole("button", { name: "save" }));
+      await act(() => vi.advanceTimersByTimeAsync(0));
+      expect(screen.getByText("query: error")).toBeInTheDocument();
+      expect(screen.getByText("mutation: error")).toBeInTheDocument();
+      expect(fetchMock).toHaveBeenCalledTimes(2);
+
+      act(() => onlineManager.setOnline(true));
+      await act(() => vi.advanceTimersByTimeAsync(60_000));
+      expect(fetchMock).toHaveBeenCalledTimes(2);
+    } finally {
+      onlineManager.setOnline(true);
+    }
   });
 
   it("answers any 401 with one 'Unauthorized' toast and one reload of /admin 500 ms later", async () => {

@@ -51,7 +51,10 @@ async function getQueryKey({ queryKey }: { queryKey: QueryKey }) {
 
 /**
  * One QueryClient per admin mount (spec §9): no retries, no refetch on
- * focus, no polling, data never stale. Any query or mutation failing with
+ * focus, no polling, data never stale. Every call is made even while the
+ * browser says it is offline (networkMode "always"), so it fails at once with
+ * its spec message instead of waiting and being sent again by itself when the
+ * signal returns (that would be a retry). Any query or mutation failing with
  * 401 shows the 'Unauthorized' toast once and reloads /admin after 500 ms.
  */
 export function createAdminQueryClient(options: { navigate?: (url: string) => void } = {}): QueryClient {
@@ -79,8 +82,9 @@ export function createAdminQueryClient(options: { navigate?: (url: string) => vo
         refetchOnReconnect: false,
         refetchInterval: false,
         staleTime: Infinity,
+        networkMode: "always",
       },
-      mutations: { retry: false },
+      mutations: { retry: false, networkMode: "always" },
     },
   });
 }

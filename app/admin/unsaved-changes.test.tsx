@@ -29,7 +29,8 @@ async function openFooterEditor() {
   return screen.findByDisplayValue("Stored footer");
 }
 
-describe("Leaving the text editor with unsaved text", () => {
+// Tests chain many user events; on a 2-core machine shared with other runs some need more than 5 s.
+describe("Leaving the text editor with unsaved text", { timeout: 20_000 }, () => {
   beforeEach(() => {
     window.history.replaceState(null, "", "/admin");
     window.scrollTo = vi.fn() as typeof window.scrollTo;
@@ -81,5 +82,41 @@ describe("Leaving the text editor with unsaved text", () => {
     await userEvent.click(within(dialog).getByRole("button", { name: DISCARD_DIALOG.discard }));
     expect(await screen.findByRole("heading", { level: 1, name: "Website Management" })).toBeInTheDocument();
     expect(window.location.search).toBe("");
+  });
+  it("the browser's Back, then Keep editing: the entry is put back as it was, Back asks again, and Forward still finds the editor", async () => {
+    // React Router's own state of the entry, which must survive (its history index).
+    window.history.replaceState({ usr: null, key: "router-key", idx: 0 }, "", "/admin");
+    signedInWithFooter();
+    const field = await openFooterEditor();
+    await userEvent.type(field, " (edited)");
+
+    act(() => window.history.back());
+    const dialog = await screen.findByRole("dialog", { name: DISCARD_DIALOG.title });
+    await userEvent.click(within(dialog).getByRole("button", { name: DISCARD_DIALOG.keep }));
+    await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+    expect(window.location.search).toBe("?view=content%3Afooter");
+    expect(window.history.state).toMatchObject({ key: "router-key", idx: 0 });
+    expect(screen.getByLabelText("Content")).toHaveValue("Stored footer (edited)");
+
+    // The entry was put back: the browser's Back asks again.
+    act(() => window.history.back());
+    await userEvent.click(
+      within(await screen.findByRole("dialog", { name: DISCARD_DIALOG.title })).getByRole("button", {
+        name: DISCARD_DIALOG.keep,
+      }),
+    );
+    // The page's own Back, then Discard: it steps back to the dashboard's entry…
+    await userEvent.click(screen.getByRole("button", { name: "Back to Dashboard" }));
+    await userEvent.click(
+      within(await screen.findByRole("dialog", { name: DISCARD_DIALOG.title })).getByRole("button", {
+        name: DISCARD_DIALOG.discard,
+      }),
+    );
+    expect(await screen.findByRole("heading", { level: 1, name: "Website Management" })).toBeInTheDocument();
+    expect(window.location.search).toBe("");
+    // …so Forward opens the editor again, with the stored text.
+    act(() => window.history.forward());
+    expect(await screen.findByRole("heading", { level: 1, name: "Content Editor" })).toBeInTheDocument();
+    expect(await screen.findByDisplayValue("Stored footer")).toBeInTheDocument();
   });
 });

@@ -1,6 +1,8 @@
+import { sql } from "kysely";
 import type { Database } from "~/db/database.server";
 import { publicPageLabel } from "~/public-pages";
 import type { AppServices } from "~/services.server";
+import { LISTED_FROM_ADDRESSES } from "./analytics-store.server";
 import { addDays, dayIn, startOfDay, weekStartOf } from "./calendar";
 import { OTHER_REFERRERS, REPORT_DAYS, REPORT_TOP, REPORT_WEEKS, type AnalyticsReport } from "./report";
 
@@ -9,21 +11,18 @@ const VIEWS_BY = { analytics_daily_pages: "path", analytics_daily_referrers: "ho
 
 /**
  * The paths or referrer hosts with the most views from `firstDay` to `today`, most first (a tie by
- * name), at most REPORT_TOP of them; `except` is left out.
+ * name), at most REPORT_TOP of them. Referrers: the listed hosts only (OTHER_REFERRERS is not one).
  */
-function mostViewed(
-  db: Database,
-  table: keyof typeof VIEWS_BY,
-  days: { firstDay: string; today: string },
-  except?: string,
-) {
+function mostViewed(db: Database, table: keyof typeof VIEWS_BY, days: { firstDay: string; today: string }) {
   const key = VIEWS_BY[table];
   return db
     .selectFrom(table)
     .select((eb) => [eb.ref(key).as("key"), eb.fn.sum<number | string>("views").as("views")])
     .where("day", ">=", days.firstDay)
     .where("day", "<=", days.today)
-    .$if(except !== undefined, (query) => query.where(key, "!=", except!))
+    .$if(table === "analytics_daily_referrers", (query) =>
+      query.where(key, "!=", OTHER_REFERRERS).where(sql.ref("addresses"), ">=", LISTED_FROM_ADDRESSES),
+    )
     .groupBy(key)
     .orderBy("views", "desc")
     .orderBy(key)
@@ -56,7 +55,7 @@ export async function analyticsReport({
   });
 
   const pageRows = await mostViewed(db, "analytics_daily_pages", { firstDay, today });
-  const referrerRows = await mostViewed(db, "analytics_daily_referrers", { firstDay, today }, OTHER_REFERRERS);
+  const referrerRows = await mostViewed(db, "analytics_daily_referrers", { firstDay, today });
   // Hosts past each day's first 100 are not ranked: their views are one row at the end of the list.
   const otherReferrers = await db
     .selectFrom("analytics_daily_referrers")

@@ -10,6 +10,8 @@ import { OTHER_REFERRERS } from "./report";
 
 /** Referrer hosts stored by name per day, across every flush and instance; the rest of the day's referred views are one OTHER_REFERRERS row. */
 export const MAX_REFERRER_HOSTS_PER_DAY = 100;
+/** A host is listed on the owner's Visits view once visitors from this many addresses came from it in a day: one address cannot plant a referrer. */
+export const LISTED_FROM_ADDRESSES = 2;
 /** Days of totals kept: older days are deleted when a day is closed. */
 export const RETENTION_DAYS = 400;
 
@@ -18,6 +20,10 @@ export type DayBuffer = {
   pages: Map<string, number>;
   /** Views by referrer host; views past the buffer's cap are counted under OTHER_REFERRERS. */
   referrers: Map<string, number>;
+  /** A few of the addresses each referrer's visitors came from, as the request path sees them (the flush hashes them). */
+  referrerIps: Map<string, Set<string>>;
+  /** …and as the flush writes them: a salted hash of each (host, address) pair, kept with the day's visitor hashes. */
+  referrerAddresses: Map<string, Set<string>>;
   /**
    * The day's distinct visitors as the request path sees them: address → user agent (or agents).
    * No hashing there, and no string built; the flush turns each pair into its salted hash before
@@ -32,6 +38,8 @@ export const newDayBuffer = (): DayBuffer => ({
   views: 0,
   pages: new Map(),
   referrers: new Map(),
+  referrerIps: new Map(),
+  referrerAddresses: new Map(),
   seen: new Map(),
   visitors: new Set(),
 });
@@ -42,31 +50,55 @@ const INSERT_CHUNK = 400;
 /**
  * The day's referrer rows: hosts already stored add their views; new hosts are stored while the
  * day has fewer than MAX_REFERRER_HOSTS_PER_DAY, busiest first; everything else joins OTHER_REFERRERS.
+ * A host's addresses are counted until LISTED_FROM_ADDRESSES: each (host, address) hash joins the
+ * day's working hashes, and only the new ones count, so a pair seen by two instances counts once.
  * Called after the day's analytics_daily row is locked, so no other flush adds hosts meanwhile.
  */
-async function writeReferrers(trx: Database, day: string, referrers: Map<string, number>): Promise<void> {
-  if (referrers.size === 0) return;
-  const stored = await trx.selectFrom("analytics_daily_referrers").select("host").where("day", "=", day).execute();
-  const named = new Set(stored.map((row) => row.host).filter((host) => host !== OTHER_REFERRERS));
+async function writeReferrers(trx: Database, day: string, counts: DayBuffer, closed: boolean): Promise<void> {
+  if (counts.referrers.size === 0) return;
+  const stored = await trx
+    .selectFrom("analytics_daily_referrers")
+    .select(["host", "addresses"])
+    .where("day", "=", day)
+    .execute();
+  const named = new Map(
+    stored.filter((row) => row.host !== OTHER_REFERRERS).map((row) => [row.host, Number(row.addresses)]),
+  );
   let room = MAX_REFERRER_HOSTS_PER_DAY - named.size;
-  const rows: { day: string; host: string; views: number }[] = [];
+  const rows: { day: string; host: string; views: number; addresses: number }[] = [];
   let other = 0;
-  for (const [host, views] of [...referrers].sort((x, y) => y[1] - x[1])) {
-    if (named.has(host)) rows.push({ day, host, views });
+  for (const [host, views] of [...counts.referrers].sort((x, y) => y[1] - x[1])) {
+    if (named.has(host)) rows.push({ day, host, views, addresses: 0 });
     else if (host !== OTHER_REFERRERS && room > 0) {
-      rows.push({ day, host, views });
+      rows.push({ day, host, views, addresses: 0 });
       room--;
     } else other += views;
   }
-  if (other > 0) rows.push({ day, host: OTHER_REFERRERS, views: other });
+  // A closed day has deleted its hashes: new ones would linger.
+  const counting = closed ? [] : rows.filter((row) => (named.get(row.host) ?? 0) < LISTED_FROM_ADDRESSES);
+  const rowOf = new Map(
+    counting.flatMap((row) => [...(counts.referrerAddresses.get(row.host) ?? [])].map((hash) => [hash, row] as const)),
+  );
+  const hashes = [...rowOf.keys()];
+  for (let i = 0; i < hashes.length; i += INSERT_CHUNK) {
+    const inserted = await trx
+      .insertInto("analytics_visitors")
+      .values(hashes.slice(i, i + INSERT_CHUNK).map((hash) => ({ day, hash })))
+      .onConflict((oc) => oc.columns(["day", "hash"]).doNothing())
+      .returning("hash")
+      .execute();
+    for (const { hash } of inserted) rowOf.get(hash)!.addresses += 1;
+  }
+  if (other > 0) rows.push({ day, host: OTHER_REFERRERS, views: other, addresses: 0 });
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
     await trx
       .insertInto("analytics_daily_referrers")
       .values(rows.slice(i, i + INSERT_CHUNK))
       .onConflict((oc) =>
-        oc
-          .columns(["day", "host"])
-          .doUpdateSet((eb) => ({ views: eb("analytics_daily_referrers.views", "+", eb.ref("excluded.views")) })),
+        oc.columns(["day", "host"]).doUpdateSet((eb) => ({
+          views: eb("analytics_daily_referrers.views", "+", eb.ref("excluded.views")),
+          addresses: eb("analytics_daily_referrers.addresses", "+", eb.ref("excluded.addresses")),
+        })),
       )
       .execute();
   }
@@ -97,7 +129,7 @@ export async function writeDayCounts(db: Database, pending: Map<string, DayBuffe
           )
           .execute();
       }
-      await writeReferrers(trx, day, counts.referrers);
+      await writeReferrers(trx, day, counts, daily.closed_at !== null);
       // A closed day has deleted its hashes: new ones would linger and could count someone twice.
       if (daily.closed_at !== null || counts.visitors.size === 0) continue;
       const visitors = [...counts.visitors];

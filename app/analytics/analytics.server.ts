@@ -2,6 +2,7 @@ import { hash, randomBytes } from "node:crypto";
 import type { Database } from "~/db/database.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import { every } from "~/lib/every";
+import { normaliseClientAddress } from "~/lib/client-address.server";
 import type { Logger } from "~/lib/logger.server";
 import { closeEndedDays, newDayBuffer, writeDayCounts, type DayBuffer } from "./analytics-store.server";
 import { addDays, dayBounds, type DayBounds } from "./calendar";
@@ -80,6 +81,9 @@ export function visitorHash(salt: string, ip: string, userAgent: string): string
   return hash("sha256", `${salt}\n${ip}\n${userAgent}`, "base64url").slice(0, 22);
 }
 
+/** A referrer host's visitors' addresses held until the flush: enough to find 2 that differ (an IPv6 client counts per /56). */
+const REFERRER_ADDRESSES_HELD = 4;
+
 /** A log-safe description of a failure: its kind and message, never its parameters or details. */
 function safeError(error: unknown) {
   const { name, message, code } = (error ?? {}) as { name?: string; message?: string; code?: string };
@@ -140,7 +144,13 @@ export function createAnalytics(options: {
     bufferedViews++;
     counts.views++;
     counts.pages.set(view.path, (counts.pages.get(view.path) ?? 0) + 1);
-    if (view.referrerHost) addReferrer(counts.referrers, view.referrerHost, 1);
+    if (view.referrerHost) {
+      addReferrer(counts.referrers, view.referrerHost, 1);
+      const ips = counts.referrerIps.get(view.referrerHost);
+      if (ips) {
+        if (ips.size < REFERRER_ADDRESSES_HELD) ips.add(view.ip);
+      } else if (counts.referrers.has(view.referrerHost)) counts.referrerIps.set(view.referrerHost, new Set([view.ip]));
+    }
     const { ip, userAgent } = view;
     const agents = counts.seen.get(ip);
     if (agents === userAgent || (typeof agents === "object" && agents.has(userAgent))) return;
@@ -177,6 +187,12 @@ export function createAnalytics(options: {
         }
       }
       counts.seen.clear();
+      // A (host, address) pair: the host ends the user agent's place with a line break, which no user agent has.
+      for (const [host, ips] of salt === undefined ? [] : counts.referrerIps) {
+        const pairs = [...ips].map((ip) => visitorHash(salt!, normaliseClientAddress(ip), `${host}\n`));
+        counts.referrerAddresses.set(host, new Set(pairs));
+      }
+      counts.referrerIps.clear();
     }
     return pending;
   }
@@ -192,6 +208,12 @@ export function createAnalytics(options: {
       counts.views += from.views;
       for (const [path, n] of from.pages) counts.pages.set(path, (counts.pages.get(path) ?? 0) + n);
       for (const [host, n] of from.referrers) addReferrer(counts.referrers, host, n);
+      for (const [host, pairs] of from.referrerAddresses) {
+        if (!counts.referrers.has(host)) continue;
+        const held = counts.referrerAddresses.get(host) ?? new Set();
+        for (const pair of pairs) if (held.size < REFERRER_ADDRESSES_HELD) held.add(pair);
+        counts.referrerAddresses.set(host, held);
+      }
       for (const visitor of from.visitors) {
         if (counts.visitors.has(visitor)) continue;
         if (visitorsHeld.count >= limits.maxBufferedVisitors) {

@@ -2,7 +2,7 @@
 export type SignInReport = {
   /** Failed sign-ins between the previous good sign-in and the one that started this session. */
   failedAttempts: number;
-  /** From how many client addresses (an IPv6 client counted per /64). */
+  /** From how many client addresses (an IPv6 client counted per /56). */
   addresses: number;
   /** More addresses failed than are kept: `addresses` is then a lower bound. */
   moreAddresses: boolean;

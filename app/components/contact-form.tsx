@@ -1,8 +1,8 @@
 import { Send } from "lucide-react";
 import { useRef, useState, type FormEvent } from "react";
 import { CONTACT_FIELDS, HONEYPOT_FIELD, type ContactField, type ContactFieldErrors } from "~/contact/contact-fields";
-import { CONTACT_FORM_ACTION, CONTACT_RESULT_ID } from "~/contact/contact-result";
-import { PHOTO_TOKENS_FIELD, photosNotTakenMessage, type ContactAccepted } from "~/enquiry-photos/enquiry-photos";
+import { CONTACT_FORM_ACTION, CONTACT_RESULT_ID, type SentPhotos } from "~/contact/contact-result";
+import { PHOTO_TOKENS_FIELD, photoOutcomeMessages, type ContactAccepted } from "~/enquiry-photos/enquiry-photos";
 import { apiRequest } from "~/lib/api-client";
 import { plural } from "~/lib/plural";
 import { CHOOSE_PHOTOS_AGAIN_MESSAGE, PhotoPicker, isUnderWay, usePhotoUploads } from "./photo-picker";
@@ -14,8 +14,8 @@ import { toast } from "./ui/use-toast";
 
 /** What the no-JavaScript form post answers (see routes/contact.tsx), shown in the form's result box. */
 export type ContactActionResult =
-  /** The page a stored post is redirected to. `photosNotTaken`: stored, but a cap kept its photos out. */
-  | { status: "sent"; photosNotTaken?: boolean }
+  /** The page a stored post is redirected to, with what became of its photos. */
+  | { status: "sent"; photos?: SentPhotos }
   | { status: "invalid"; errors: ContactFieldErrors; values: Record<string, string> }
   /** A photo of the no-JS post was refused: nothing stored, the text comes back and the visitor picks the photos again. */
   | { status: "photos-refused"; messages: string[]; errors: ContactFieldErrors; values: Record<string, string> }
@@ -67,8 +67,8 @@ export function ContactForm({
     serverResult && "errors" in serverResult ? serverResult.errors : {},
   );
   const [submitting, setSubmitting] = useState(false);
-  // After a send with JavaScript (a post without it says so in the result box).
-  const [photosNotTaken, setPhotosNotTaken] = useState(false);
+  // After a send with JavaScript, the photos that did not go with it (a post without it says so in the result box).
+  const [photoNotices, setPhotoNotices] = useState<string[]>([]);
   const photoUploads = usePhotoUploads();
   const defaults = serverResult && "values" in serverResult ? serverResult.values : {};
   const waitingFor = photoUploads.photos.filter(isUnderWay).length;
@@ -87,7 +87,7 @@ export function ContactForm({
     }
     setErrors({});
     setSubmitting(true);
-    setPhotosNotTaken(false);
+    setPhotoNotices([]);
     try {
       // Photos still being sent are waited for; their tokens go with the enquiry.
       const photos = await photoUploads.settled();
@@ -105,7 +105,7 @@ export function ContactForm({
       toast({ ...CONTACT_SENT });
       form.reset();
       photoUploads.clear();
-      setPhotosNotTaken(photos.some((photo) => photo.state === "capped") || accepted.photos?.notTaken === true);
+      setPhotoNotices(photoOutcomeMessages(accepted.photos, contactEmail));
     } catch {
       // The form keeps what was typed, so nothing is lost.
       toast({ ...CONTACT_FAILED, variant: "destructive" });
@@ -183,10 +183,12 @@ export function ContactForm({
           </p>
         </div>
       </form>
-      {photosNotTaken ? (
-        <p role="status" className="mt-4 rounded-md border border-amber-700 bg-amber-50 p-4 text-amber-950">
-          {photosNotTakenMessage(contactEmail)}
-        </p>
+      {photoNotices.length ? (
+        <div role="status" className="mt-4 space-y-2 rounded-md border border-amber-700 bg-amber-50 p-4 text-amber-950">
+          {photoNotices.map((notice) => (
+            <p key={notice}>{notice}</p>
+          ))}
+        </div>
       ) : null}
     </>
   );
@@ -226,9 +228,13 @@ function ResultBox({ result, contactEmail }: { result: ContactActionResult; cont
     >
       <p className="font-semibold">{title}</p>
       {description ? <p>{description}</p> : null}
-      {result.status === "sent" && result.photosNotTaken ? (
-        <p className="mt-2">{photosNotTakenMessage(contactEmail)}</p>
-      ) : null}
+      {result.status === "sent"
+        ? photoOutcomeMessages(result.photos, contactEmail).map((notice) => (
+            <p key={notice} className="mt-2">
+              {notice}
+            </p>
+          ))
+        : null}
       {photoMessages.length || fieldErrors.length ? (
         <ul className="mt-1 list-disc space-y-1 pl-5">
           {photoMessages.map((message) => (

@@ -34,7 +34,7 @@ export type ChosenPhoto = {
   progress: number;
   /** While it is being sent: seconds left, once the upload's rate is known. */
   secondsLeft?: number | null;
-  state: PhotoSendStage["state"] | "sent" | "capped";
+  state: PhotoSendStage["state"] | "sent";
   token?: string;
 };
 
@@ -87,8 +87,6 @@ export function usePhotoUploads(initialNotices: readonly string[] = []) {
       if (uploads.current.get(id) !== upload) return; // removed meanwhile
       uploads.current.delete(id);
       if (result.status === "sent") patch(id, { state: "sent", progress: 1, secondsLeft: null, token: result.token });
-      else if (result.status === "capped")
-        patch(id, { state: "capped", progress: 1, secondsLeft: null, token: result.token });
       else if (result.status === "refused") {
         drop(id);
         setNotices((shown) => [...shown, result.message]);
@@ -151,8 +149,6 @@ function photoStatus(photo: ChosenPhoto): string {
       return "Processing...";
     case "sent":
       return "Ready";
-    case "capped":
-      return "Not taken today";
   }
 }
 

@@ -3,8 +3,6 @@ import { ENQUIRY_PHOTO_FIELD } from "~/enquiry-photos/enquiry-photos";
 /** What POST /api/enquiry-photos answered for one photo. */
 export type PhotoUploadResult =
   | { status: "sent"; token: string }
-  /** A daily or storage cap: the enquiry goes without this photo; its token, sent with it, makes the answer say so (§6). */
-  | { status: "capped"; token: string }
   /** Refused (too large, not a photo, a bomb, busy, too many): the server's message names the file. */
   | { status: "refused"; message: string }
   | { status: "aborted" };
@@ -30,14 +28,13 @@ export function uploadEnquiryPhoto(
     xhr.onerror = () => resolve(notSent);
     xhr.onabort = () => resolve({ status: "aborted" });
     xhr.onload = () => {
-      let body: { token?: unknown; capped?: unknown; message?: unknown } = {};
+      let body: { token?: unknown; message?: unknown } = {};
       try {
         body = JSON.parse(xhr.responseText) as typeof body;
       } catch {
         // Not JSON (a proxy's error page): said plainly below.
       }
-      if (xhr.status === 201 && typeof body.token === "string")
-        resolve({ status: body.capped === true ? "capped" : "sent", token: body.token });
+      if (xhr.status === 201 && typeof body.token === "string") resolve({ status: "sent", token: body.token });
       else
         resolve(
           typeof body.message === "string" && body.message ? { status: "refused", message: body.message } : notSent,

@@ -24,6 +24,8 @@ export type ContactSubmission = {
   phone: string | null;
   message: string;
   submittedAt: string;
+  /** Photos the visitor sent that are not with it ("1 photo could not be attached"); always set from a row. */
+  photosNotAttached?: number;
 };
 
 /** A stored row as the admin and the notification e-mails read it. */
@@ -35,5 +37,6 @@ export function submissionFromRow(row: Omit<ContactSubmissionRow, "read_at" | "r
     phone: row.phone,
     message: row.message,
     submittedAt: row.submitted_at,
+    photosNotAttached: Number(row.photos_not_attached),
   };
 }

@@ -12,16 +12,26 @@ export const CONTACT_FORM_ACTION = `/contact#${CONTACT_RESULT_ID}`;
 const SENT_PARAM = "sent";
 const PHOTOS_PARAM = "photos";
 const PHOTOS_NOT_TAKEN = "not-taken";
+const NOT_ATTACHED_PARAM = "not-attached";
 
-/** Where a stored no-JS enquiry is redirected: `photosNotTaken` when a cap kept its photos out. */
-export function contactSentLocation(photosNotTaken: boolean): string {
+/** What the page after a send says of its photos: a cap kept some out, and how many others did not go with it. */
+export type SentPhotos = { notTaken: boolean; notAttached: number };
+
+/** Where a stored no-JS enquiry is redirected, with what became of its photos. */
+export function contactSentLocation(photos?: SentPhotos): string {
   const query = new URLSearchParams({ [SENT_PARAM]: "1" });
-  if (photosNotTaken) query.set(PHOTOS_PARAM, PHOTOS_NOT_TAKEN);
+  if (photos?.notTaken) query.set(PHOTOS_PARAM, PHOTOS_NOT_TAKEN);
+  if (photos?.notAttached) query.set(NOT_ATTACHED_PARAM, String(photos.notAttached));
   return `/contact?${query}#${CONTACT_RESULT_ID}`;
 }
 
 /** What the redirected page shows: null when the URL does not say an enquiry was sent. */
-export function sentFromUrl(url: URL): { photosNotTaken: boolean } | null {
+export function sentFromUrl(url: URL): SentPhotos | null {
   if (url.searchParams.get(SENT_PARAM) !== "1") return null;
-  return { photosNotTaken: url.searchParams.get(PHOTOS_PARAM) === PHOTOS_NOT_TAKEN };
+  const notAttached = Number(url.searchParams.get(NOT_ATTACHED_PARAM));
+  return {
+    notTaken: url.searchParams.get(PHOTOS_PARAM) === PHOTOS_NOT_TAKEN,
+    // At most 5 photos go with an enquiry: anything else in the address is not ours.
+    notAttached: Number.isInteger(notAttached) && notAttached > 0 && notAttached <= 5 ? notAttached : 0,
+  };
 }

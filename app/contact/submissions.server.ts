@@ -5,16 +5,17 @@ import type { ContactSubmissionRow, DatabaseSchema } from "~/db/schema";
 import {
   attachEnquiryPhotos,
   deleteEnquiryPhotoObjects,
+  type AttachedPhotos,
   deleteEnquiryPhotoRows,
   enquiryPhotosOf,
 } from "~/enquiry-photos/enquiry-photos.server";
-import type { EnquiryPhotoSummary } from "~/enquiry-photos/enquiry-photos";
+import type { EnquiryPhotoSummary, PhotoOutcome } from "~/enquiry-photos/enquiry-photos";
 import {
   NOTIFICATIONS_OFF_STATE,
   type NotificationState,
   type NotificationStatus,
 } from "~/notifications/notification-state";
-import { queueEnquiryNotification } from "~/notifications/outbox-queue.server";
+import { queueEnquiryNotification, queueMorePhotosMail } from "~/notifications/outbox-queue.server";
 import type { AppServices } from "~/services.server";
 import {
   HONEYPOT_FIELD,
@@ -31,16 +32,11 @@ export const DUPLICATE_ENQUIRY_WINDOW_MS = 10 * 60_000;
 
 export type EnquiryOutcome =
   /**
-   * `photos`: when photo tokens were sent, how many went with it and whether a cap kept some out.
+   * `photos`: when photo tokens were sent, what became of them (PhotoOutcome).
    * `duplicate`: the same enquiry was stored within DUPLICATE_ENQUIRY_WINDOW_MS; `submission` is that
-   * first one, and nothing new was stored, counted or mailed.
+   * first one, and no new enquiry was stored, counted or mailed (new photos go with the first one).
    */
-  | {
-      status: "stored";
-      submission: ContactSubmission;
-      photos?: { attached: number; notTaken: boolean };
-      duplicate?: true;
-    }
+  | { status: "stored"; submission: ContactSubmission; photos?: PhotoOutcome; duplicate?: true }
   /** The honeypot was filled in: answered like a success, not stored. */
   | { status: "trapped" }
   | { status: "invalid"; errors: ContactFieldErrors }
@@ -59,9 +55,10 @@ export async function submitEnquiry(
   >,
   input: Record<string, unknown>,
   clientIp: string,
-  /** Tokens of photos uploaded from the same address, attached in the same transaction. */
+  /** Tokens of photos uploaded (from any address), attached in the same transaction. */
   options: { photoTokens?: readonly string[] } = {},
 ): Promise<EnquiryOutcome> {
+  const { photoTokens } = options;
   const parsed = contactMessageSchema.safeParse(input);
   if (!parsed.success) return { status: "invalid", errors: contactFieldErrors(parsed.error) };
 
@@ -69,7 +66,7 @@ export async function submitEnquiry(
   const trapped = typeof honeypot === "string" && honeypot.trim() !== "";
   if (!trapped) {
     const first = await storedAlready(services.db, parsed.data, services.clock.now());
-    if (first) return duplicateOf(services, first);
+    if (first) return repeatOf(services, first, clientIp, photoTokens);
   }
 
   const limit = await services.limits.contact.hit(clientIp);
@@ -89,32 +86,32 @@ export async function submitEnquiry(
     message: parsed.data.message,
     submitted_at: now.toISOString(),
     read_at: null,
+    photos_not_attached: 0,
     review_asked_at: null,
   };
-  const { photoTokens } = options;
   // The enquiry, its photos and its notification job commit together or not at all (the outbox, decision 0020).
   const stored = await services.db.transaction().execute(async (trx) => {
     // Two copies sent at once: the second waits here and then finds the first.
     await lockForTransaction(trx, `enquiry:${row.email.toLowerCase()}`);
     const first = await storedAlready(trx, parsed.data, now);
     if (first) return { first };
-    await trx.insertInto("contact_submissions").values(row).execute();
     const attached = photoTokens ? await attachEnquiryPhotos(trx, services, row.id, photoTokens, clientIp) : undefined;
+    row.photos_not_attached = attached?.missing ?? 0;
+    await trx.insertInto("contact_submissions").values(row).execute();
     await queueEnquiryNotification(trx, services, row.id, now);
     return { attached };
   });
-  if ("first" in stored && stored.first) return duplicateOf(services, stored.first);
+  if ("first" in stored && stored.first) return repeatOf(services, stored.first, clientIp, photoTokens);
   const photos = "attached" in stored ? stored.attached : undefined;
   services.outboxWake.notify();
-  // Photos a cap kept out: their rows went with the transaction, their files go now.
+  // Photos it let go: their rows went with the transaction, their files go now.
   if (photos?.leftOutKeys.length) await deleteEnquiryPhotoObjects(services, photos.leftOutKeys);
   services.logger.info({ submissionId: row.id, photos: photos?.attached }, "contact enquiry stored");
-  return {
-    status: "stored",
-    submission: submissionFromRow(row),
-    ...(photos ? { photos: { attached: photos.attached, notTaken: photos.notTaken } } : {}),
-  };
+  return { status: "stored", submission: submissionFromRow(row), ...photoOutcome(photos) };
 }
+
+const photoOutcome = (photos: AttachedPhotos | undefined) =>
+  photos ? { photos: { attached: photos.attached, notAttached: photos.notAttached, notTaken: photos.notTaken } } : {};
 
 type EnquiryText = { name: string; email: string; message: string };
 
@@ -137,19 +134,35 @@ async function storedAlready(
     .executeTakeFirst();
 }
 
-/** A repeat is answered as its first enquiry, with the photos that one has; photos sent with the repeat are not attached. */
-async function duplicateOf(
-  services: Pick<AppServices, "db" | "logger">,
+/**
+ * A repeat is answered as its first enquiry. Photos it brings that the first does not have are
+ * added to the first, up to 5 in all, under the same caps; once the first's mail has gone, the
+ * owner gets one short mail with them. Those it cannot add are counted, for the visitor and the owner.
+ */
+async function repeatOf(
+  services: Parameters<typeof submitEnquiry>[0],
   first: ContactSubmissionRow,
+  clientIp: string,
+  photoTokens: readonly string[] | undefined,
 ): Promise<EnquiryOutcome> {
-  const photos = (await enquiryPhotosOf(services, [first.id])).get(first.id) ?? [];
   services.logger.info({ submissionId: first.id }, "contact enquiry sent again; answered with the first");
-  return {
-    status: "stored",
-    submission: submissionFromRow(first),
-    photos: { attached: photos.length, notTaken: false },
-    duplicate: true,
-  };
+  const repeat = { status: "stored", submission: submissionFromRow(first), duplicate: true } as const;
+  if (!photoTokens) return repeat;
+  const photos = await services.db.transaction().execute(async (trx) => {
+    const photos = await attachEnquiryPhotos(trx, services, first.id, photoTokens, clientIp);
+    if (photos.missing > 0) {
+      await trx
+        .updateTable("contact_submissions")
+        .set((eb) => ({ photos_not_attached: eb("photos_not_attached", "+", photos.missing) }))
+        .where("id", "=", first.id)
+        .execute();
+    }
+    if (photos.added > 0) await queueMorePhotosMail(trx, services, first.id, photos.firstAdded);
+    return photos;
+  });
+  services.outboxWake.notify();
+  if (photos.leftOutKeys.length) await deleteEnquiryPhotoObjects(services, photos.leftOutKeys);
+  return { ...repeat, ...photoOutcome(photos) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -184,6 +197,7 @@ function inboxQuery(db: AppServices["db"]) {
       "s.message",
       "s.submitted_at",
       "s.read_at",
+      "s.photos_not_attached",
       "s.review_asked_at",
       "j.status as job_status",
       "j.attempts as job_attempts",

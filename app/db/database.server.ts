@@ -28,6 +28,7 @@ import { enquiryPhotos } from "./migrations/0016-enquiry-photos";
 import { signInKeysAndSessionPasskey } from "./migrations/0017-sign-in-keys-and-session-passkey";
 import { offsiteCopies } from "./migrations/0018-offsite-copies";
 import { resumableUploads } from "./migrations/0019-resumable-uploads";
+import { photosNotAttachedAndReferrerAddresses } from "./migrations/0020-photos-not-attached-and-referrer-addresses";
 import { ownerLists } from "./migrations/0021-owner-lists";
 import type { DatabaseSchema } from "./schema";
 import { WriterFirstSqliteDialect } from "./sqlite-writer-first.server";
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "0017-sign-in-keys-and-session-passkey": signInKeysAndSessionPasskey,
   "0018-offsite-copies": offsiteCopies,
   "0019-resumable-uploads": resumableUploads,
+  "0020-photos-not-attached-and-referrer-addresses": photosNotAttachedAndReferrerAddresses,
   "0021-owner-lists": ownerLists,
 };
 

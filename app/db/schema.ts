@@ -40,6 +40,8 @@ export interface ContactSubmissionsTable {
   read_at: string | null;
   /** When the owner last asked the sender for a review (migration 0021); null if never. */
   review_asked_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Photos the visitor sent that are not with it (unknown or expired tokens, past a cap or past 5). */
+  photos_not_attached: ColumnType<number, number | undefined, number>;
 }
 
 /** An item of a list the owner edits (app/content/lists.ts, migration 0021). */
@@ -130,7 +132,7 @@ export interface SignInReportsTable {
 /** The mail outbox (decision 0020): one row per notification e-mail to send. */
 export interface NotificationJobsTable {
   id: string;
-  /** "enquiry" | "sign-in" | "security" (the last: a change to the sign-in) */
+  /** "enquiry" | "more-photos" | "sign-in" | "security" (a change to the sign-in) | "offsite-failing" */
   kind: string;
   /** The enquiry, for kind "enquiry" (deleted with it). */
   submission_id: string | null;
@@ -239,6 +241,8 @@ export interface AnalyticsDailyReferrersTable {
   day: string;
   host: string;
   views: number;
+  /** Addresses visitors came from that day (counted until 2): listed from 2. */
+  addresses: ColumnType<number, number | undefined, number>;
 }
 
 /** Working data: the day's random salt, deleted when the day ends. */

@@ -7,6 +7,7 @@ import { ImageRefusedError } from "~/images/image-limits";
 import { ImageWorkerBusyError } from "~/images/image-worker.server";
 import { sniffImageType } from "~/images/sniff-image-type";
 import type { AppServices } from "~/services.server";
+import { deleteObjectsUnlessBackupRunning } from "~/storage/deferred-deletions.server";
 import { HEAD_BYTES } from "~/storage/stream-limits.server";
 import {
   ENQUIRY_PHOTO_TYPES,
@@ -27,17 +28,12 @@ export type PhotoAcceptOutcome =
   /** The visitors' queue in the image worker is full (20): "try again in a minute" (503 + Retry-After). */
   | { status: "busy"; message: string; retryAfterSeconds: number }
   /** The per-address limit (429 + Retry-After). */
-  | { status: "rate-limited"; retryAfterSeconds: number }
-  /**
-   * Photos not yet sent with an enquiry are bounded on their own, per address
-   * and in total (429 + Retry-After: when the oldest of them expires).
-   */
-  | { status: "too-many-waiting"; retryAfterSeconds: number };
+  | { status: "rate-limited"; retryAfterSeconds: number };
 
-/** A token works for this long after the upload. */
-export const PHOTO_TOKEN_LIFETIME_MS = 60 * 60_000;
+/** A token works for this long after the upload, from any address: a phone changes network, a message takes long. */
+export const PHOTO_TOKEN_LIFETIME_MS = 24 * 60 * 60_000;
 const BUSY_RETRY_AFTER_SECONDS = 60;
-/** Photos uploaded but not yet sent with an enquiry, from one address (an IPv6 client: its /64). */
+/** Photos uploaded but not yet sent with an enquiry, from one address (an IPv6 client: its /56). */
 export const MAX_WAITING_PHOTOS_PER_ADDRESS = 10;
 /** … and from everyone together. */
 export const MAX_WAITING_PHOTOS = 200;
@@ -75,9 +71,9 @@ export type PhotoOnDisk = { fileName: string; declaredType: string; path: string
 /**
  * Takes one photo, bounded by MAX_ENQUIRY_PHOTO_BYTES, processes it in the
  * image worker (behind the owner's uploads) into a thumbnail and a viewing
- * copy under `enquiry-photos/`, and answers a token: random, 1 hour, usable
- * only with an enquiry from the same address. The original bytes are not
- * kept: the file is deleted, taken or refused.
+ * copy under `enquiry-photos/`, and answers a token: random, the browser's
+ * own secret, usable from any address for 24 hours. The original bytes are
+ * not kept: the file is deleted, taken or refused.
  */
 export async function acceptEnquiryPhoto(
   services: Services,
@@ -113,37 +109,50 @@ async function readHead(file: string): Promise<Buffer> {
   }
 }
 
-type Reservation = { id: string; token: string } | { tooManyWaiting: true; retryAfterSeconds: number };
-
 /**
- * A row for the photo, before processing, unless too many photos are
- * waiting to be sent with an enquiry (from this address, or from everyone):
- * counted under one lock, so the bounds hold across every instance. An
- * expired token no longer counts. The daily and storage caps are checked
- * later, when the photo is attached (attachEnquiryPhotos).
+ * A row for the photo, before processing. Photos waiting to be sent with an enquiry are bounded,
+ * per address and from everyone, counted under one lock so the bounds hold across every instance
+ * (an expired token no longer counts). Past a bound, the new photo takes the place of the oldest
+ * waiting photo of its own address, or, past the bound for everyone, of the address that holds the
+ * most: a flood never closes the form to others, and pushes out its own photos first. The photo
+ * displaced is deleted; its token then attaches nothing (`notAttached`). The daily and storage caps
+ * are checked later, when the photo is attached (attachEnquiryPhotos).
  */
-async function reserve(services: Services, clientIp: string): Promise<Reservation> {
+async function reserve(services: Services, clientIp: string): Promise<{ id: string; token: string }> {
   const now = services.clock.now();
   const addressHash = services.addressKey(clientIp);
-  return services.db.transaction().execute(async (trx) => {
+  const { reservation, displaced } = await services.db.transaction().execute(async (trx) => {
     await lockForTransaction(trx, "enquiry-photos-waiting");
-    const waiting = await trx
-      .selectFrom("enquiry_photos")
+    const waitingPhotos = () =>
+      trx.selectFrom("enquiry_photos").where("submission_id", "is", null).where("expires_at", ">", now.toISOString());
+    const waiting = await waitingPhotos()
       .select((eb) => [
         eb.fn.countAll<number | string>().as("total"),
         eb.fn.count<number | string>("id").filterWhere("address_hash", "=", addressHash).as("fromAddress"),
-        eb.fn.min("expires_at").as("firstExpiry"),
-        eb.fn.min("expires_at").filterWhere("address_hash", "=", addressHash).as("firstExpiryFromAddress"),
       ])
-      .where("submission_id", "is", null)
-      .where("expires_at", ">", now.toISOString())
       .executeTakeFirstOrThrow();
-    const fromAddress = Number(waiting.fromAddress) >= MAX_WAITING_PHOTOS_PER_ADDRESS;
-    if (fromAddress || Number(waiting.total) >= MAX_WAITING_PHOTOS) {
-      const firstExpiry = (fromAddress ? waiting.firstExpiryFromAddress : waiting.firstExpiry) ?? now.toISOString();
-      const retryAfterSeconds = Math.max(1, Math.ceil((new Date(firstExpiry).getTime() - now.getTime()) / 1000));
-      return { tooManyWaiting: true, retryAfterSeconds } as const;
+    let holder: string | undefined;
+    if (Number(waiting.fromAddress) >= MAX_WAITING_PHOTOS_PER_ADDRESS) holder = addressHash;
+    else if (Number(waiting.total) >= MAX_WAITING_PHOTOS) {
+      const most = await waitingPhotos()
+        .select("address_hash")
+        .groupBy("address_hash")
+        .orderBy((eb) => eb.fn.countAll(), "desc")
+        .orderBy((eb) => eb.fn.min("created_at"))
+        .limit(1)
+        .executeTakeFirst();
+      holder = most?.address_hash;
     }
+    const oldest = holder
+      ? await waitingPhotos()
+          .select("id")
+          .where("address_hash", "=", holder)
+          .orderBy("created_at")
+          .orderBy("id")
+          .limit(1)
+          .executeTakeFirst()
+      : undefined;
+    if (oldest) await trx.deleteFrom("enquiry_photos").where("id", "=", oldest.id).execute();
     const token = randomBytes(32).toString("base64url");
     const id = randomUUID();
     await trx
@@ -161,9 +170,17 @@ async function reserve(services: Services, clientIp: string): Promise<Reservatio
         expires_at: new Date(now.getTime() + PHOTO_TOKEN_LIFETIME_MS).toISOString(),
       })
       .execute();
-    return { id, token };
+    return { reservation: { id, token }, displaced: oldest?.id };
   });
+  if (displaced) {
+    services.logger.info("a waiting enquiry photo gave its place to a new one");
+    await deletePhotoFiles(services, displaced);
+  }
+  return reservation;
 }
+
+const deletePhotoFiles = (services: Services, id: string) =>
+  deleteObjectsUnlessBackupRunning(services, Object.values(enquiryPhotoKeys(id)), services.clock);
 
 async function processPhoto(
   services: Services,
@@ -172,10 +189,6 @@ async function processPhoto(
   clientIp: string,
 ): Promise<PhotoAcceptOutcome> {
   const reservation = await reserve(services, clientIp);
-  if ("tooManyWaiting" in reservation) {
-    services.logger.info("an enquiry photo was refused: too many photos are waiting to be sent");
-    return { status: "too-many-waiting", retryAfterSeconds: reservation.retryAfterSeconds };
-  }
   const keys = enquiryPhotoKeys(reservation.id);
   const forget = () => services.db.deleteFrom("enquiry_photos").where("id", "=", reservation.id).execute();
   let processed;
@@ -193,7 +206,7 @@ async function processPhoto(
       return { status: "refused", httpStatus: 413, message: photoBombMessage(name) };
     return { status: "refused", httpStatus: 400, message: photoUnreadableMessage(name) };
   }
-  await services.db
+  const ready = await services.db
     .updateTable("enquiry_photos")
     .set({
       status: "ready",
@@ -205,6 +218,8 @@ async function processPhoto(
       height: processed.height,
     })
     .where("id", "=", reservation.id)
-    .execute();
+    .executeTakeFirst();
+  // Displaced while it was processed: its files go too, and its token will attach nothing.
+  if (Number(ready.numUpdatedRows) === 0) await deletePhotoFiles(services, reservation.id);
   return { status: "accepted", token: reservation.token, name };
 }

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { TimerClock } from "~/lib/clock";
 import { every, type Every } from "~/lib/every";
 import type { AppServices } from "~/services.server";
-import { PHOTO_TOKEN_LIFETIME_MS, enquiryPhotoTempDir } from "./enquiry-photo-accept.server";
+import { enquiryPhotoTempDir } from "./enquiry-photo-accept.server";
 import { enquiryPhotoKeys } from "./enquiry-photo-keys.server";
 import { deleteEnquiryPhotoObjects } from "./enquiry-photos.server";
 
@@ -20,6 +20,8 @@ type Services = Pick<AppServices, "db" | "storage" | "logger" | "clock" | "env">
 /** After its token expires, an unattached photo is kept this much longer. */
 export const UNATTACHED_MARGIN_MS = 15 * 60_000;
 const RUN_EVERY_MS = 60 * 60_000;
+/** A temporary file lives as long as its post: an hour is far longer than a 15 MB photo takes on a slow signal. */
+const STALE_TEMP_FILE_MS = 60 * 60_000;
 const BATCH = 200;
 const DAY_MS = 24 * 60 * 60_000;
 
@@ -73,7 +75,7 @@ async function removeStaleTempFiles(services: Services, now: number): Promise<vo
   for (const name of names) {
     const file = path.join(dir, name);
     const info = await stat(file).catch(() => null);
-    if (info && now - info.mtimeMs > PHOTO_TOKEN_LIFETIME_MS)
+    if (info && now - info.mtimeMs > STALE_TEMP_FILE_MS)
       await rm(file, { recursive: true, force: true }).catch(() => {});
   }
   await rm(path.join(path.dirname(dir), "contact-photos"), { recursive: true, force: true }).catch(() => {});

@@ -5,7 +5,7 @@ import type { DatabaseSchema } from "~/db/schema";
 import { deleteObjectsUnlessBackupRunning } from "~/storage/deferred-deletions.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
-import type { EnquiryPhotoSize, EnquiryPhotoSummary } from "./enquiry-photos";
+import type { EnquiryPhotoSize, EnquiryPhotoSummary, PhotoOutcome } from "./enquiry-photos";
 import { MAX_ENQUIRY_PHOTOS } from "./enquiry-photos";
 import { hashPhotoToken } from "./enquiry-photo-accept.server";
 import { enquiryPhotoKeys } from "./enquiry-photo-keys.server";
@@ -20,18 +20,34 @@ import { enquiryPhotoKeys } from "./enquiry-photo-keys.server";
 const ONE_DAY_MS = 24 * 60 * 60_000;
 const MB = 1024 * 1024;
 
-/** What attachEnquiryPhotos did; `leftOutKeys` are the files of photos a cap kept out, to delete once the transaction commits. */
-export type AttachedPhotos = { attached: number; notTaken: boolean; leftOutKeys: string[] };
+/** One address (an IPv6 client: its /56) attaches at most this many photos a day; the rest of the day's allowance stays for others. */
+export const ENQUIRY_PHOTOS_PER_ADDRESS_PER_DAY = 10;
 
 /**
- * Inside submitEnquiry's transaction: ties the tokens' photos to the new
- * enquiry, in the order given. Unknown, expired, used or other-address tokens
- * are ignored (never an error: the enquiry must go through).
+ * What attachEnquiryPhotos did (PhotoOutcome); `missing`, how many photos sent are not with the
+ * enquiry (not attached or not taken); `added`, how many it tied to the enquiry now, from position
+ * `firstAdded`; `leftOutKeys`, the files of photos it let go (past a cap, or past 5), to delete
+ * once the transaction commits.
+ */
+export type AttachedPhotos = PhotoOutcome & {
+  missing: number;
+  added: number;
+  firstAdded: number;
+  leftOutKeys: string[];
+};
+
+/**
+ * Inside submitEnquiry's transaction: ties the tokens' photos to the enquiry, in the order given,
+ * after any it has (a repeat of an enquiry adds the photos the first did not have), up to 5 in
+ * all. A token works from any address. One that is unknown, expired, used by another enquiry,
+ * displaced among the waiting photos, or past 5 is counted in `notAttached`, never an error: the
+ * enquiry must go through. A photo the enquiry already has counts as attached.
  *
- * The daily and storage caps (ENQUIRY_PHOTOS_PER_DAY, ENQUIRY_PHOTOS_MAX_MB)
- * count photos sent with enquiries, here, under one lock across instances:
- * photos uploaded and never sent use none of them. A photo past a cap is
- * left out of the enquiry and deleted; `notTaken` then says so.
+ * The daily and storage caps (ENQUIRY_PHOTOS_PER_DAY, ENQUIRY_PHOTOS_MAX_MB, and
+ * ENQUIRY_PHOTOS_PER_ADDRESS_PER_DAY for the sending address) count photos sent with enquiries,
+ * here, under one lock across instances: photos uploaded and never sent use none of them. A photo
+ * past a cap is left out of the enquiry and deleted; `notTaken` then says so. A photo past 5 is
+ * deleted too, and counted in `notAttached`.
  */
 export async function attachEnquiryPhotos(
   trx: Transaction<DatabaseSchema>,
@@ -43,57 +59,91 @@ export async function attachEnquiryPhotos(
   const hashes = [...new Set(tokens.filter((token) => typeof token === "string" && token.length <= 200))]
     .slice(0, MAX_ENQUIRY_PHOTOS)
     .map(hashPhotoToken);
-  if (hashes.length === 0) return { attached: 0, notTaken: false, leftOutKeys: [] };
+  const outcome: AttachedPhotos = {
+    ...{ attached: 0, notAttached: 0, notTaken: false },
+    ...{ missing: 0, added: 0, firstAdded: 0, leftOutKeys: [] },
+  };
+  if (hashes.length === 0) return outcome;
   const now = services.clock.now();
+  const addressHash = services.addressKey(clientIp);
   // Before reading the photos: two enquiries sending one token, or racing for the caps, take turns.
   await lockForTransaction(trx, "enquiry-photo-caps");
   const rows = await trx
     .selectFrom("enquiry_photos")
-    .select(["id", "token_hash", "thumb_key", "view_key", "thumb_bytes", "view_bytes"])
+    .select(["id", "token_hash", "submission_id", "thumb_key", "view_key", "thumb_bytes", "view_bytes"])
     .where("token_hash", "in", hashes)
-    .where("submission_id", "is", null)
-    .where("status", "=", "ready")
-    .where("address_hash", "=", services.addressKey(clientIp))
-    .where("expires_at", ">", now.toISOString())
+    .where((eb) =>
+      eb.or([
+        eb("submission_id", "=", submissionId),
+        eb.and([eb("submission_id", "is", null), eb("status", "=", "ready"), eb("expires_at", ">", now.toISOString())]),
+      ]),
+    )
     .execute();
-  if (rows.length === 0) return { attached: 0, notTaken: false, leftOutKeys: [] };
-  const usage = await sentPhotoUsage(trx, new Date(now.getTime() - ONE_DAY_MS).toISOString());
-  let sentToday = usage.sentToday;
-  let keptBytes = usage.keptBytes;
   const byHash = new Map(rows.map((row) => [row.token_hash, row]));
-  let attached = 0;
-  let notTaken = false;
-  const leftOutKeys: string[] = [];
+  const has = await trx
+    .selectFrom("enquiry_photos")
+    .select((eb) => eb.fn.max("position").as("last"))
+    .where("submission_id", "=", submissionId)
+    .executeTakeFirst();
+  let position = Number(has?.last ?? 0);
+  outcome.firstAdded = position + 1;
+  const usage = await sentPhotoUsage(trx, new Date(now.getTime() - ONE_DAY_MS).toISOString(), addressHash);
+  // A photo it cannot take is let go at once, row now and files after the commit: it would only wait.
+  const leaveOut = async (row: (typeof rows)[number]) => {
+    await trx.deleteFrom("enquiry_photos").where("id", "=", row.id).execute();
+    outcome.leftOutKeys.push(...[row.thumb_key, row.view_key].filter((key): key is string => key !== null));
+  };
   for (const hash of hashes) {
     const row = byHash.get(hash);
-    if (!row) continue;
-    if (sentToday >= services.env.ENQUIRY_PHOTOS_PER_DAY || keptBytes >= services.env.ENQUIRY_PHOTOS_MAX_MB * MB) {
-      notTaken = true;
-      await trx.deleteFrom("enquiry_photos").where("id", "=", row.id).execute();
-      leftOutKeys.push(...[row.thumb_key, row.view_key].filter((key): key is string => key !== null));
+    if (row?.submission_id === submissionId) {
+      // The enquiry has it already: the same tokens sent again.
+      outcome.attached += 1;
       continue;
     }
-    attached += 1;
-    sentToday += 1;
-    keptBytes += Number(row.thumb_bytes) + Number(row.view_bytes);
+    if (!row || position >= MAX_ENQUIRY_PHOTOS) {
+      outcome.notAttached += 1;
+      if (row) await leaveOut(row);
+      continue;
+    }
+    if (
+      usage.sentToday >= services.env.ENQUIRY_PHOTOS_PER_DAY ||
+      usage.fromAddressToday >= ENQUIRY_PHOTOS_PER_ADDRESS_PER_DAY ||
+      usage.keptBytes >= services.env.ENQUIRY_PHOTOS_MAX_MB * MB
+    ) {
+      outcome.notTaken = true;
+      await leaveOut(row);
+      continue;
+    }
+    position += 1;
+    outcome.attached += 1;
+    outcome.added += 1;
+    usage.sentToday += 1;
+    usage.fromAddressToday += 1;
+    usage.keptBytes += Number(row.thumb_bytes) + Number(row.view_bytes);
+    // From now on the row keeps the sending address: the per-address allowance counts what it attached.
     await trx
       .updateTable("enquiry_photos")
-      .set({ submission_id: submissionId, position: attached })
+      .set({ submission_id: submissionId, position, address_hash: addressHash })
       .where("id", "=", row.id)
       .execute();
   }
-  return { attached, notTaken, leftOutKeys };
+  outcome.missing = hashes.length - outcome.attached;
+  return outcome;
 }
 
-/** Photos sent with enquiries since `since` (by the enquiry's time), and the bytes every sent photo keeps. */
+/** Photos sent with enquiries since `since` (by the enquiry's time), from everyone and from one address, and the bytes every sent photo keeps. */
 async function sentPhotoUsage(
   trx: Transaction<DatabaseSchema>,
   since: string,
-): Promise<{ sentToday: number; keptBytes: number }> {
+  addressHash: string,
+): Promise<{ sentToday: number; fromAddressToday: number; keptBytes: number }> {
   const today = await trx
     .selectFrom("enquiry_photos as p")
     .innerJoin("contact_submissions as s", "s.id", "p.submission_id")
-    .select((eb) => eb.fn.countAll<number | string>().as("count"))
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as("count"),
+      eb.fn.count<number | string>("p.id").filterWhere("p.address_hash", "=", addressHash).as("fromAddress"),
+    ])
     .where("s.submitted_at", ">", since)
     .executeTakeFirstOrThrow();
   const kept = await trx
@@ -101,7 +151,11 @@ async function sentPhotoUsage(
     .select((eb) => eb.fn.sum<number | string | null>(eb("thumb_bytes", "+", eb.ref("view_bytes"))).as("bytes"))
     .where("submission_id", "is not", null)
     .executeTakeFirstOrThrow();
-  return { sentToday: Number(today.count), keptBytes: Number(kept.bytes ?? 0) };
+  return {
+    sentToday: Number(today.count),
+    fromAddressToday: Number(today.fromAddress),
+    keptBytes: Number(kept.bytes ?? 0),
+  };
 }
 
 /**
@@ -156,23 +210,6 @@ export async function enquiryPhotosOf(
     photos.set(row.submission_id!, list);
   }
   return photos;
-}
-
-/** The enquiry's photos, in order (for the inbox and the e-mail). */
-export async function listEnquiryPhotos(
-  services: Pick<AppServices, "db">,
-  submissionId: string,
-): Promise<EnquiryPhotoSummary[]> {
-  return (await enquiryPhotosOf(services, [submissionId])).get(submissionId) ?? [];
-}
-
-/** Photo counts for many enquiries at once (the inbox page, the CSV export). */
-export async function countEnquiryPhotos(
-  services: Pick<AppServices, "db">,
-  submissionIds: readonly string[],
-): Promise<Map<string, number>> {
-  const photos = await enquiryPhotosOf(services, submissionIds);
-  return new Map(submissionIds.map((id) => [id, photos.get(id)?.length ?? 0]));
 }
 
 /** One kept copy, streamed from storage (JPEG); null when there is no such photo. */

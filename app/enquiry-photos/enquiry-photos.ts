@@ -30,6 +30,22 @@ export function photoTooLargeMessage(fileName: string): string {
 export function photosNotTakenMessage(contactEmail: string): string {
   return `Your message was sent, but we could not take photos today. Please e-mail them to ${contactEmail}.`;
 }
+/** Shown under the form for photos whose tokens attached nothing (unknown, used, expired, or displaced). */
+export function photosNotAttachedMessage(count: number, contactEmail: string): string {
+  const [photos, them] = count === 1 ? ["1 photo", "it"] : [`${count} photos`, "them"];
+  return `${photos} could not be sent with your message. Please send ${them} again, or e-mail ${them} to ${contactEmail}.`;
+}
+/** What the owner's e-mail and inbox card say of them. */
+export const photosNotAttachedLine = (count: number) =>
+  `${count === 1 ? "1 photo" : `${count} photos`} could not be attached.`;
+
+/** What the form says after a send: nothing when every photo went with the message. */
+export function photoOutcomeMessages(photos: Partial<PhotoOutcome> | undefined, contactEmail: string): string[] {
+  return [
+    ...(photos?.notTaken ? [photosNotTakenMessage(contactEmail)] : []),
+    ...(photos?.notAttached ? [photosNotAttachedMessage(photos.notAttached, contactEmail)] : []),
+  ];
+}
 
 /** Kept copies: long side in pixels. */
 export const THUMB_LONG_SIDE = 320;
@@ -53,10 +69,12 @@ export function enquiryPhotoUrl(submissionId: string, n: number, size: EnquiryPh
 /** POST /api/enquiry-photos answers 201 with this. */
 export type EnquiryPhotoAccepted = { token: string; name: string };
 
+/**
+ * What became of the photo tokens sent with an enquiry: `attached`, how many are with it;
+ * `notTaken`, a daily or storage cap kept some out; `notAttached`, how many others are not
+ * (unknown, used, expired, displaced among the waiting photos, or past 5).
+ */
+export type PhotoOutcome = { attached: number; notAttached: number; notTaken: boolean };
+
 /** POST /api/contact answers 201 with this (the spec's fields, plus `photos` when tokens were sent). */
-export type ContactAccepted = {
-  message: string;
-  id?: string;
-  /** How many photos went with the enquiry; `notTaken` is true when a cap kept them out (§6). */
-  photos?: { attached: number; notTaken: boolean };
-};
+export type ContactAccepted = { message: string; id?: string; photos?: PhotoOutcome };

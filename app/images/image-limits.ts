@@ -1,7 +1,22 @@
 /**
  * What the image pipeline agrees to decode, judged from the file's header
- * before any pixel is decoded (decision 0018). Pure, so it is tested alone.
+ * before any pixel is decoded (decision 0018), and the sizes it makes (the
+ * admin's browser shrinks a photo to the largest of them). Pure, so it is
+ * tested alone and the browser may import it.
  */
+
+/**
+ * Widths of the responsive AVIF/WebP variants (never upscaled). Steps of about 1.5×, so a screen
+ * never gets much more than it needs: 800 covers a 412 px phone at DPR 1.75 (721 px, Lighthouse's
+ * mobile) and DPR-2 phones; 1200 a 390 px phone at DPR 3 (1170 px). Decision 0055.
+ */
+export const VARIANT_WIDTHS = [480, 800, 1200, 1600, 2400] as const;
+/**
+ * No variant is taller than this: a very tall image (up to 20:1) gets
+ * narrower variants instead, so decoding and encoding stay bounded and every
+ * variant fits WebP's 16,383 px limit.
+ */
+export const MAX_VARIANT_HEIGHT = 9600;
 
 /** Longest side, any format. Phone panoramas fit; the pixel limits below do the real work. */
 export const MAX_SIDE_PX = 30_000;

@@ -18,8 +18,8 @@ import {
 import { pngBomb, truncatedJpeg } from "../../tests/fixtures/image-bombs";
 import { createLocalStorage } from "~/storage/local-storage.server";
 import type { ObjectStorage } from "~/storage/storage.server";
-import { ImageRefusedError } from "./image-limits";
-import { MAX_VARIANT_HEIGHT, processImage, variantWidthsFor } from "./image-pipeline.server";
+import { ImageRefusedError, MAX_VARIANT_HEIGHT } from "./image-limits";
+import { processImage, variantWidthsFor } from "./image-pipeline.server";
 import {
   ImageNotFoundError,
   variantKeyFromPublicPath,

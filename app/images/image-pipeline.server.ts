@@ -3,22 +3,11 @@ import { Readable } from "node:stream";
 import sharp, { type OutputInfo, type Sharp } from "sharp";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { decodeWithinLimits } from "./decode-within-limits.server";
+import { MAX_VARIANT_HEIGHT, VARIANT_WIDTHS } from "./image-limits";
 import { ImageNotFoundError, MEDIA_URL_PREFIX, type ImageVariant, type ProcessedImage } from "./processed-image";
 
-/**
- * Widths of the responsive AVIF/WebP variants (never upscaled). Steps of about 1.5×, so a screen
- * never gets much more than it needs: 800 covers a 412 px phone at DPR 1.75 (721 px, Lighthouse's
- * mobile) and DPR-2 phones; 1200 a 390 px phone at DPR 3 (1170 px). Decision 0055.
- */
-export const VARIANT_WIDTHS = [480, 800, 1200, 1600, 2400] as const;
 /** The single JPEG fallback is at most this wide. */
 export const JPEG_FALLBACK_MAX_WIDTH = 1600;
-/**
- * No variant is taller than this: a very tall image (up to 20:1) gets
- * narrower variants instead, so decoding and encoding stay bounded and every
- * variant fits WebP's 16,383 px limit.
- */
-export const MAX_VARIANT_HEIGHT = 9600;
 
 // Encoder settings, tuned with scripts/bench-image-pipeline.ts on 2 cores. AVIF effort 3 encodes
 // as fast as 2 here and makes photo-like files about 30 % smaller at a higher PSNR (decision 0055).

@@ -4,8 +4,8 @@ import { isIP } from "node:net";
 /**
  * The key every per-address limit counts under: an IPv4-mapped IPv6 address
  * (`::ffff:a.b.c.d`) becomes the plain IPv4 address, and an IPv6 address is
- * reduced to its /64 prefix, because one home or phone connection is given a
- * whole /64 and could otherwise change address at every attempt.
+ * reduced to its /56 prefix, because one home connection is often given a
+ * whole /56 (256 /64s) and could otherwise change address at every attempt.
  */
 export function normaliseClientAddress(address: string | undefined): string {
   const raw = (address ?? "").trim().toLowerCase();
@@ -17,10 +17,8 @@ export function normaliseClientAddress(address: string | undefined): string {
     const [high, low] = [groups[6]!, groups[7]!];
     return [high >> 8, high & 0xff, low >> 8, low & 0xff].join(".");
   }
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.toString(16))
-    .join(":")}::/64`;
+  const prefix = [...groups.slice(0, 3), groups[3]! & 0xff00];
+  return `${prefix.map((g) => g.toString(16)).join(":")}::/56`;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address (`::` expanded, a trailing dotted quad converted). */

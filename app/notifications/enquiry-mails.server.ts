@@ -1,7 +1,9 @@
 import type { ContactSubmission } from "~/contact/contact-fields";
+import { photosNotAttachedLine } from "~/enquiry-photos/enquiry-photos";
 import { identity } from "~/identity";
 import { plural } from "~/lib/plural";
 import { digestParts, enquiryParts, type EnquiryDetails } from "./enquiry-mail-templates.server";
+import type { MailParts } from "./mail-layout.server";
 import { singleLine, type MailAttachment, type OutgoingMail } from "./mailer.server";
 import { AUTOMATED, businessTime, ownerMail, sender, type MailContext } from "./messages.server";
 
@@ -19,8 +21,11 @@ export const inboxLink = (ctx: MailContext) => `${ctx.siteUrl}/admin?view=submis
 export type MailedPhotos = { attachments: MailAttachment[]; unreadable: number };
 const NO_PHOTOS: MailedPhotos = { attachments: [], unreadable: 0 };
 
-/** "2 photos are attached." and/or "Could not attach 1 photo (…)"; empty without photos. */
-export function attachedPhotosLines(photos: MailedPhotos): string[] {
+/**
+ * "2 photos are attached.", "Could not attach 1 photo (…)" (unreadable now) and "1 photo could not be
+ * attached." (sent by the visitor, never with the enquiry); empty without photos.
+ */
+export function attachedPhotosLines(photos: MailedPhotos, notAttached = 0): string[] {
   const attached = photos.attachments.length;
   const lines: string[] = [];
   if (attached > 0) lines.push(`${plural(attached, "photo is", "photos are")} attached.`);
@@ -31,6 +36,7 @@ export function attachedPhotosLines(photos: MailedPhotos): string[] {
         `${one ? "it" : "they"} may have been deleted).`,
     );
   }
+  if (notAttached > 0) lines.push(photosNotAttachedLine(notAttached));
   return lines;
 }
 
@@ -71,18 +77,49 @@ export function enquiryMail(
     subject: `New enquiry from ${enquiry.name}`,
     intro: `New enquiry from the ${identity.businessName} website.`,
     enquiry,
-    photoLines: attachedPhotosLines(photos),
+    photoLines: attachedPhotosLines(photos, received.photosNotAttached),
     inboxUrl: inboxLink(ctx),
   });
+  return replyableMail(ctx, enquiry, parts, messageId, photos);
+}
+
+/** A mail about a visitor's enquiry: Reply answers the visitor; the photos go as attachments. */
+function replyableMail(
+  ctx: MailContext,
+  visitor: EnquiryDetails,
+  parts: MailParts,
+  messageId: string,
+  photos: MailedPhotos,
+): OutgoingMail {
+  const replyTo = { name: visitor.name, address: visitor.email };
   return {
     from: sender(ctx),
     to: ctx.to,
-    replyTo: { name: enquiry.name, address: enquiry.email },
+    replyTo,
     ...parts,
     messageId,
     headers: AUTOMATED,
     attachments: photos.attachments,
   };
+}
+
+/** "2 more photos from Aroha": a repeat of an enquiry brought them after its own mail had gone; the enquiry again, for which one. */
+export function morePhotosMail(
+  ctx: MailContext,
+  received: ContactSubmission,
+  messageId: string,
+  photos: MailedPhotos,
+): OutgoingMail {
+  const visitor = detailsOf(received);
+  const more = plural(photos.attachments.length + photos.unreadable, "more photo", "more photos");
+  const parts = enquiryParts({
+    subject: `${more} from ${visitor.name}`,
+    intro: `${visitor.name} sent this enquiry again, with ${more}.`,
+    enquiry: visitor,
+    photoLines: attachedPhotosLines(photos, received.photosNotAttached),
+    inboxUrl: inboxLink(ctx),
+  });
+  return replyableMail(ctx, visitor, parts, messageId, photos);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { listEnquiryPhotos, openEnquiryPhoto } from "~/enquiry-photos/enquiry-photos.server";
+import { enquiryPhotosOf, openEnquiryPhoto } from "~/enquiry-photos/enquiry-photos.server";
 import type { AppServices } from "~/services.server";
 import type { MailedPhotos } from "./enquiry-mails.server";
 
@@ -21,12 +21,18 @@ export type OpenedPhotos = MailedPhotos & {
 export const attachmentName = (n: number) => `enquiry-photo-${n}.jpg`;
 
 /**
- * Opens each photo's viewing copy. One that cannot be read now (deleted
- * meanwhile, or the store failed) is left out and counted in `unreadable`, so
- * the e-mail still goes and says so.
+ * Opens each photo's viewing copy, from photo `from` on. One that cannot be read now (deleted
+ * meanwhile, or the store failed) is left out and counted in `unreadable`, so the e-mail still
+ * goes and says so.
  */
-export async function openEnquiryPhotoAttachments(services: Services, submissionId: string): Promise<OpenedPhotos> {
-  const photos = await listEnquiryPhotos(services, submissionId);
+export async function openEnquiryPhotoAttachments(
+  services: Services,
+  submissionId: string,
+  from = 1,
+): Promise<OpenedPhotos> {
+  const photos = ((await enquiryPhotosOf(services, [submissionId])).get(submissionId) ?? []).filter(
+    ({ n }) => n >= from,
+  );
   const streams: Readable[] = [];
   const opened: OpenedPhotos = {
     attachments: [],

@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { digestMail, enquiryMail } from "./enquiry-mails.server";
+import { digestMail, enquiryMail, morePhotosMail } from "./enquiry-mails.server";
 import type { OutgoingMail } from "./mailer.server";
 import {
   offsiteFailingMail,
@@ -47,8 +47,17 @@ const parts = (mail: OutgoingMail) => ({
 
 /** Every mail, by name, built from the hostile data. */
 const MAILS: Record<string, () => OutgoingMail> = {
-  enquiry: () => enquiryMail(ctx, enquiry, "<enquiry-e1@example.nz>", { attachments: [attachment(1)], unreadable: 1 }),
+  enquiry: () =>
+    enquiryMail(ctx, { ...enquiry, photosNotAttached: 2 }, "<enquiry-e1@example.nz>", {
+      attachments: [attachment(1)],
+      unreadable: 1,
+    }),
   "enquiry without photos or phone": () => enquiryMail(ctx, { ...enquiry, phone: null }, "<enquiry-e1@example.nz>"),
+  "more photos": () =>
+    morePhotosMail(ctx, { ...enquiry, photosNotAttached: 1 }, "<more-photos-1@example.nz>", {
+      attachments: [attachment(2), attachment(3)],
+      unreadable: 0,
+    }),
   digest: () =>
     digestMail(
       ctx,
@@ -104,6 +113,7 @@ const ESCAPED: Record<string, string> = {
 const CARRIES: Record<string, string[]> = {
   enquiry: ["<script>", "'quoted'", " & ", "<b>"],
   "enquiry without photos or phone": ["<script>", "'quoted'", " & "],
+  "more photos": ["<script>", " & "],
   digest: ["<script>", "'quoted'", " & ", "<b>"],
   "sign-in alert": ["<script>", '"quoted"', " & "],
   "off-site failing": ["<script>", "'quoted'", " & ", "<b>"],

@@ -51,18 +51,20 @@ export const signInPayloadSchema = z.object({ at: z.string(), address: z.string(
 type OwnerAlertServices = Pick<AppServices, "db" | "mail" | "outboxWake" | "clock">;
 
 /**
- * Queues one e-mail to the owner (a sign-in, an off-site outage) through the
- * outbox like every notification; not queued at all while notifications are off.
+ * Queues one e-mail to the owner (a sign-in, an off-site outage, more photos) through the
+ * outbox like every notification, in `db` (a transaction, say); not queued at all while
+ * notifications are off.
  */
 export async function queueOwnerAlert(
   kind: string,
   payload: object,
   services: OwnerAlertServices,
+  db: Db = services.db,
 ): Promise<{ queued: boolean }> {
   if (!services.mail) return { queued: false };
   const now = services.clock.now();
   const id = randomUUID();
-  await services.db
+  await db
     .insertInto("notification_jobs")
     .values({
       id,
@@ -80,6 +82,31 @@ export async function queueOwnerAlert(
     .execute();
   services.outboxWake.notify();
   return { queued: true };
+}
+
+export const MORE_PHOTOS_KIND = "more-photos";
+/** Which enquiry got more photos, from which place on (its submission_id stays null: one job per enquiry is its own mail's). */
+export const morePhotosPayloadSchema = z.object({ submissionId: z.string(), from: z.number().int().min(1) });
+
+/**
+ * In the transaction that added photos to an enquiry (a repeat of it brought them): one short mail
+ * with them, once the enquiry's own mail has gone (sent, or being sent). Until then it carries them.
+ */
+export async function queueMorePhotosMail(
+  trx: Db,
+  services: OwnerAlertServices,
+  submissionId: string,
+  from: number,
+): Promise<void> {
+  const job = await trx
+    .selectFrom("notification_jobs")
+    .select(["status", "lease_until"])
+    .where("submission_id", "=", submissionId)
+    .executeTakeFirst();
+  const inFlight =
+    job?.status === "pending" && job.lease_until !== null && job.lease_until > services.clock.now().toISOString();
+  if (job?.status === "sent" || inFlight)
+    await queueOwnerAlert(MORE_PHOTOS_KIND, { submissionId, from }, services, trx);
 }
 
 /**

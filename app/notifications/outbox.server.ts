@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import { submissionFromRow, type ContactSubmission } from "~/contact/contact-fields";
 import type { DatabaseSchema, NotificationJobRow } from "~/db/schema";
-import { countEnquiryPhotos } from "~/enquiry-photos/enquiry-photos.server";
+import { enquiryPhotosOf } from "~/enquiry-photos/enquiry-photos.server";
 import { every } from "~/lib/every";
 import type { AppServices } from "~/services.server";
 import { MailSendError, type MailSetup, type OutgoingMail } from "./mailer.server";
-import { digestMail, enquiryMail } from "./enquiry-mails.server";
+import { digestMail, enquiryMail, morePhotosMail } from "./enquiry-mails.server";
 import { openEnquiryPhotoAttachments, type OpenedPhotos } from "./enquiry-photo-attachments.server";
 import {
   enquiryMessageId,
@@ -20,7 +20,7 @@ import {
 import { notificationRecipient } from "./outbox-admin.server";
 import { claimNextDue, recordFailure, recordSent, retryWaitingNow, type Claim } from "./outbox-claims.server";
 import { HOUR_MS, holdForDigest, pruneHourlySends, releaseHourlySend, reserveHourlySend } from "./outbox-digest.server";
-import { signInPayloadSchema } from "./outbox-queue.server";
+import { MORE_PHOTOS_KIND, morePhotosPayloadSchema, signInPayloadSchema } from "./outbox-queue.server";
 import { securityNoticePayloadSchema } from "./security-notices.server";
 
 /**
@@ -121,10 +121,11 @@ export function createOutbox(
       if (enquiries.length === 0) return;
       const messageId = messageIdFor("digest", job.digest_hour.replace(/\D/g, "").slice(0, 12), mail.from);
       // A digest carries no photos: it says how many and links to the inbox.
-      const photoCounts = await countEnquiryPhotos(
+      const photos = await enquiryPhotosOf(
         services,
         enquiries.map((enquiry) => enquiry.id),
       );
+      const photoCounts = new Map([...photos].map(([id, list]) => [id, list.length]));
       outgoing = digestMail(ctx, enquiries, job.digest_hour, messageId, photoCounts);
     } else if (job.kind === "enquiry") {
       const [enquiry] = await enquiriesFor(db, job.submission_id ? [job.submission_id] : []);
@@ -137,6 +138,16 @@ export function createOutbox(
       capped = true;
       photos = await openEnquiryPhotoAttachments(services, enquiry.id);
       outgoing = enquiryMail(ctx, enquiry, job.message_id ?? enquiryMessageId(enquiry.id, mail.from), photos);
+    } else if (job.kind === MORE_PHOTOS_KIND) {
+      const more = morePhotosPayloadSchema.safeParse(safeJson(job.payload));
+      const [enquiry] = await enquiriesFor(db, more.success ? [more.data.submissionId] : []);
+      // The enquiry was deleted since: there is nothing left to send.
+      if (!enquiry) {
+        await db.deleteFrom("notification_jobs").where("id", "=", job.id).execute();
+        return;
+      }
+      photos = await openEnquiryPhotoAttachments(services, enquiry.id, more.data!.from);
+      outgoing = morePhotosMail(ctx, enquiry, job.message_id ?? messageIdFor(job.kind, job.id, mail.from), photos);
     } else if (job.kind === OFFSITE_FAILING_KIND) {
       outgoing = offsiteFailingMail(
         ctx,

@@ -74,23 +74,19 @@ export async function action({ request, context }: Route.ActionArgs) {
   const outcome = await submitEnquiry(context.services, values, context.clientIp, { photoTokens });
   switch (outcome.status) {
     case "stored":
-      return redirect(contactSentLocation(!outcome.duplicate && outcome.photos?.notTaken === true), 303);
+      return redirect(contactSentLocation(outcome.photos), 303);
     case "trapped":
-      return redirect(contactSentLocation(false), 303);
+      return redirect(contactSentLocation(), 303);
     case "invalid":
       return data({ status: "invalid", errors: outcome.errors, values: kept } satisfies ContactActionResult, {
         status: 400,
       });
     case "rate-limited":
-      return rateLimited(kept, outcome.retryAfterSeconds);
+      return data({ status: "failed", values: kept } satisfies ContactActionResult, {
+        status: 429,
+        headers: { "Retry-After": String(outcome.retryAfterSeconds) },
+      });
   }
-}
-
-function rateLimited(kept: Record<string, string>, retryAfterSeconds: number) {
-  return data({ status: "failed", values: kept } satisfies ContactActionResult, {
-    status: 429,
-    headers: { "Retry-After": String(retryAfterSeconds) },
-  });
 }
 
 export const handle: PublicPageHandle = { islands: ["contact"] };
@@ -204,6 +200,6 @@ function GetInTouchBeside({ review, children }: { review: Review | undefined; ch
 /** What the page shows without a post of its own: a refused cross-site post, or the redirect after a stored one. */
 function resultOfLoad(loaderData: Route.ComponentProps["loaderData"]): ContactActionResult | undefined {
   if (loaderData.crossSiteRefused) return { status: "refused" };
-  if (loaderData.sent) return { status: "sent", photosNotTaken: loaderData.sent.photosNotTaken };
+  if (loaderData.sent) return { status: "sent", photos: loaderData.sent };
   return undefined;
 }

@@ -48,7 +48,7 @@ export function publicRoutes(services: AppServices, pageCache?: PageCache): Rout
       case "trapped": {
         // Looks like success to the bot; nothing is stored.
         const accepted: ContactAccepted = { message: "Message received" };
-        if (photoTokens) accepted.photos = { attached: photoTokens.length, notTaken: false };
+        if (photoTokens) accepted.photos = { attached: photoTokens.length, notAttached: 0, notTaken: false };
         res.status(201).json(accepted);
         return;
       }

@@ -11,8 +11,6 @@ import type { PhotoPostFailure } from "./read-photo-post";
 export type PhotoAnswer = { status: number; message: string; retryAfterSeconds?: number };
 
 export const RATE_LIMITED_MESSAGE = "Too many photos from this address. Please try again later or e-mail them.";
-export const TOO_MANY_WAITING_MESSAGE =
-  "Too many photos are waiting to be sent. Please send your message, or try again in an hour.";
 
 /** The disk for photos on their way is taken (photo-disk.ts): nothing of this post's photos is written. */
 export const PHOTOS_BUSY = {
@@ -31,8 +29,6 @@ export function answerForPhoto(outcome: PhotoNotTaken): PhotoAnswer {
       return { status: 503, message: outcome.message, retryAfterSeconds: outcome.retryAfterSeconds };
     case "rate-limited":
       return { status: 429, message: RATE_LIMITED_MESSAGE, retryAfterSeconds: outcome.retryAfterSeconds };
-    case "too-many-waiting":
-      return { status: 429, message: TOO_MANY_WAITING_MESSAGE, retryAfterSeconds: outcome.retryAfterSeconds };
   }
 }
 

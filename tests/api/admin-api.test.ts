@@ -89,6 +89,7 @@ describe("GET /api/admin/contact-submissions", () => {
       phone: null,
       message: "Please call me back about a wall.",
       submittedAt: "2026-03-02T09:00:02.000Z",
+      photosNotAttached: 0,
       cursor: expect.any(String),
       readAt: null,
       reviewAskedAt: null,

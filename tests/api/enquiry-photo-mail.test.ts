@@ -3,9 +3,11 @@ import fs from "node:fs/promises";
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { submissionFromRow } from "~/contact/contact-fields";
+import type { InboxItem } from "~/contact/inbox";
 import { enquiryMail } from "~/notifications/enquiry-mails.server";
 import { openEnquiryPhotoAttachments } from "~/notifications/enquiry-photo-attachments.server";
 import { HOURLY_CAP, hourStartOf } from "~/notifications/outbox-digest.server";
+import { makeImage } from "../fixtures/images";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp";
 import { NOTIFY_EMAIL, SITE_URL, createMailContext, type MailContext } from "./mail-helpers";
 
@@ -37,26 +39,31 @@ async function noisyPhoto(width: number, height: number): Promise<Buffer> {
     .toBuffer();
 }
 
-/** POST /api/enquiry-photos for each photo, then POST /api/contact with the tokens, from one address. */
-async function enquireWithPhotos(context: MailContext, name: string, photos: Buffer[]): Promise<string> {
-  const photoTokens: string[] = [];
-  for (const [i, photo] of photos.entries()) {
-    const res = await context.api
-      .post("/api/enquiry-photos")
-      .attach("photos", photo, { filename: `wall-${i + 1}.jpg`, contentType: "image/jpeg" });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    photoTokens.push((res.body as { token: string }).token);
-  }
+/** POST /api/enquiry-photos: the photo's token. */
+async function photoToken(context: MailContext, photo: Buffer, name: string): Promise<string> {
+  const res = await context.api
+    .post("/api/enquiry-photos")
+    .attach("photos", photo, { filename: name, contentType: "image/jpeg" });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return (res.body as { token: string }).token;
+}
+
+/** POST /api/contact with the tokens: its answer (the same name sends the same enquiry again). */
+async function contact(context: MailContext, name: string, photoTokens: string[]) {
   const res = await context.api
     .post("/api/contact")
     .send({ name, email: "visitor@example.com", message: "Could you quote for this wall, please?", photoTokens });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  expect(res.body).toMatchObject({ photos: { attached: photos.length, notTaken: false } });
-  const list = (await context.admin.get("/api/admin/contact-submissions?limit=200").expect(200)).body as {
-    id: string;
-    name: string;
-  }[];
-  return list.find((item) => item.name === name)!.id;
+  return res.body as { id: string; photos: { attached: number; notAttached: number; notTaken: boolean } };
+}
+
+/** POST /api/enquiry-photos for each photo, then POST /api/contact with the tokens, from one address. */
+async function enquireWithPhotos(context: MailContext, name: string, photos: Buffer[]): Promise<string> {
+  const photoTokens: string[] = [];
+  for (const [i, photo] of photos.entries()) photoTokens.push(await photoToken(context, photo, `wall-${i + 1}.jpg`));
+  const { id, photos: outcome } = await contact(context, name, photoTokens);
+  expect(outcome).toEqual({ attached: photos.length, notAttached: 0, notTaken: false });
+  return id;
 }
 
 describe("the enquiry e-mail", () => {
@@ -113,6 +120,79 @@ describe("the enquiry e-mail", () => {
     expect(mail!.text).toContain(
       "1 photo is attached.\nCould not attach 1 photo (it could not be read; it may have been deleted).",
     );
+  });
+});
+
+describe("photos sent that are not with the enquiry", () => {
+  it("the e-mail and the inbox say how many could not be attached", { timeout: 120_000 }, async () => {
+    const { smtp, ctx } = await setUp();
+    const token = await photoToken(ctx, await makeImage("jpeg"), "wall.jpg");
+    const { id, photos } = await contact(ctx, "Wiremu", [token, "expired-or-made-up"]);
+    expect(photos).toEqual({ attached: 1, notAttached: 1, notTaken: false });
+    expect(await ctx.outbox.runDue()).toMatchObject({ sent: 1 });
+    const [mail] = await smtp.waitForMessages(1);
+    expect(mail!.text).toContain("1 photo is attached.\n1 photo could not be attached.");
+    expect(mail!.html).toContain("1 photo could not be attached.");
+    const [item] = (await ctx.admin.get("/api/admin/contact-submissions").expect(200)).body as InboxItem[];
+    expect(item).toMatchObject({ id, photosNotAttached: 1 });
+  });
+});
+
+describe("the same enquiry sent again with more photos", () => {
+  it(
+    "adds them to the first, up to 5; its mail gone, the owner gets a short mail with each repeat's",
+    { timeout: 180_000 },
+    async () => {
+      const { smtp, ctx } = await setUp();
+      const photo = await makeImage("jpeg");
+      const [a, b, c, d, e, f] = await Promise.all(
+        ["a", "b", "c", "d", "e", "f"].map((name) => photoToken(ctx, photo, `${name}.jpg`)),
+      );
+      const first = await contact(ctx, "Aroha", [a!]);
+      expect(await ctx.outbox.runDue()).toMatchObject({ sent: 1 });
+
+      // Sent again (an answer lost on a weak signal) with the first photo and two more.
+      const again = await contact(ctx, "Aroha", [a!, b!, c!]);
+      expect(again).toMatchObject({ id: first.id, photos: { attached: 3, notAttached: 0, notTaken: false } });
+      expect(await ctx.outbox.runDue()).toMatchObject({ sent: 1 });
+      // Past 5 in all: the answer says how many did not go.
+      const third = await contact(ctx, "Aroha", [d!, e!, f!]);
+      expect(third).toMatchObject({ id: first.id, photos: { attached: 2, notAttached: 1, notTaken: false } });
+      expect(await ctx.outbox.runDue()).toMatchObject({ sent: 1 });
+
+      const [, more, most] = await smtp.waitForMessages(3);
+      expect(more!.subject).toBe("2 more photos from Aroha");
+      expect(more!.header("reply-to")).toBe("Aroha <visitor@example.com>");
+      expect(more!.attachments.map((attachment) => attachment.filename)).toEqual([
+        "enquiry-photo-2.jpg",
+        "enquiry-photo-3.jpg",
+      ]);
+      expect(most!.subject).toBe("2 more photos from Aroha");
+      expect(most!.attachments.map((attachment) => attachment.filename)).toEqual([
+        "enquiry-photo-4.jpg",
+        "enquiry-photo-5.jpg",
+      ]);
+      expect(most!.text).toContain("2 photos are attached.\n1 photo could not be attached.");
+      // One enquiry in the inbox, with all five.
+      const items = (await ctx.admin.get("/api/admin/contact-submissions").expect(200)).body as InboxItem[];
+      expect(items.map((item) => [item.id, item.photos.map(({ n }) => n), item.photosNotAttached])).toEqual([
+        [first.id, [1, 2, 3, 4, 5], 1],
+      ]);
+    },
+  );
+
+  it("before the first mail has gone, that mail carries them: no second mail", { timeout: 120_000 }, async () => {
+    const { smtp, ctx } = await setUp();
+    const photo = await makeImage("jpeg");
+    await contact(ctx, "Hine", [await photoToken(ctx, photo, "a.jpg")]);
+    await contact(ctx, "Hine", [await photoToken(ctx, photo, "b.jpg")]);
+    expect(await ctx.outbox.runDue()).toMatchObject({ sent: 1 });
+    const [mail] = await smtp.waitForMessages(1);
+    expect(mail!.subject).toBe("New enquiry from Hine");
+    expect(mail!.attachments).toHaveLength(2);
+    expect(await ctx.services.db.selectFrom("notification_jobs").select("kind").execute()).toEqual([
+      { kind: "enquiry" },
+    ]);
   });
 });
 

@@ -7,9 +7,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createManualClock } from "~/lib/clock";
 import { pngBomb, truncatedJpeg } from "../fixtures/image-bombs";
 import { makeImage } from "../fixtures/images";
+import type { InboxItem } from "~/contact/inbox";
+import { hashPhotoToken } from "~/enquiry-photos/enquiry-photo-accept.server";
 import { createPhotoContext, type PhotoContext } from "./enquiry-photo-helpers";
 
-/** Issue 21 §4 and §6: photos refused with a message that names them, and the limits anonymous traffic cannot pass. */
+/** Photos refused with a message that names them, tokens that attach nothing, and the limits anonymous traffic cannot pass. */
 
 let ctx: PhotoContext;
 afterEach(async () => {
@@ -118,34 +120,49 @@ describe("cross-site posts", () => {
   });
 });
 
-describe("tokens", () => {
-  it("a token sent from another address is ignored: the enquiry is stored without the photo", async () => {
+describe("tokens: the browser's own secret", () => {
+  it("attach from another address: a phone that changed network between upload and send keeps its photos", async () => {
     ctx = await createPhotoContext();
     const token = await ctx.tokenFor(await makeImage("jpeg"), "wall.jpg", "203.0.113.7");
-    const res = await ctx.enquire([token, "made-up-token"], "198.51.100.9");
-    expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ photos: { attached: 0, notTaken: false } });
-    expect((await ctx.photoRows()).map((row) => row.submission_id)).toEqual([null]);
+    // Wi-Fi at home for the upload, mobile data (IPv6) for the send.
+    const res = await ctx.enquire([token], "2001:db8:9:1::5");
+    expect(res.body).toMatchObject({ photos: { attached: 1, notAttached: 0, notTaken: false } });
+    expect((await ctx.photoRows()).map((row) => row.submission_id)).toEqual([(res.body as { id: string }).id]);
   });
 
-  it("a token goes with one enquiry only: sent again with a second enquiry, it attaches nothing and the first keeps its photo", async () => {
-    ctx = await createPhotoContext();
-    const token = await ctx.tokenFor(await makeImage("jpeg"), "wall.jpg", "203.0.113.7");
-    const first = await ctx.enquire([token], "203.0.113.7");
-    expect(first.body).toMatchObject({ photos: { attached: 1, notTaken: false } });
-    const second = await ctx.enquire([token], "203.0.113.7");
-    expect(second.body).toMatchObject({ photos: { attached: 0, notTaken: false } });
-    expect((await ctx.photoRows()).map((row) => row.submission_id)).toEqual([(first.body as { id: string }).id]);
-  });
-
-  it("a token expires after an hour", async () => {
+  it("work for 24 hours: one 2 hours old is attached; one a day old is not, and the answer says so", async () => {
     const clock = createManualClock("2026-03-02T09:00:00.000Z");
     ctx = await createPhotoContext({}, clock);
-    const token = await ctx.tokenFor(await makeImage("jpeg"));
+    const dayOld = await ctx.tokenFor(await makeImage("jpeg"), "yesterday.jpg");
     // The token is stored only as a hash.
-    expect((await ctx.photoRows()).map((row) => row.token_hash)).toEqual([expect.not.stringContaining(token)]);
-    clock.advance(60 * 60_000 + 1000);
-    expect((await ctx.enquire([token])).body).toMatchObject({ photos: { attached: 0, notTaken: false } });
+    expect((await ctx.photoRows()).map((row) => row.token_hash)).toEqual([expect.not.stringContaining(dayOld)]);
+    clock.advance(22 * 60 * 60_000);
+    const twoHoursOld = await ctx.tokenFor(await makeImage("jpeg"), "this morning.jpg");
+    clock.advance(2 * 60 * 60_000);
+    const res = await ctx.enquire([dayOld, twoHoursOld]);
+    expect(res.body).toMatchObject({ photos: { attached: 1, notAttached: 1, notTaken: false } });
+    const id = (res.body as { id: string }).id;
+    expect((await ctx.photoRows()).map((row) => row.submission_id)).toEqual([null, id]);
+    // The owner's inbox says so too.
+    const [item] = (await ctx.admin.get("/api/admin/contact-submissions").expect(200)).body as InboxItem[];
+    expect(item).toMatchObject({ id, photosNotAttached: 1, photos: [{ n: 1 }] });
+  });
+
+  it("an unknown token, or one an enquiry has used, is reported as notAttached, never an error", async () => {
+    ctx = await createPhotoContext();
+    const token = await ctx.tokenFor(await makeImage("jpeg"), "wall.jpg");
+    const first = await ctx.enquire([token]);
+    expect(first.body).toMatchObject({ photos: { attached: 1, notAttached: 0, notTaken: false } });
+    const second = await ctx.enquire([token, "made-up-token"]);
+    expect(second.status).toBe(201);
+    expect(second.body).toMatchObject({ photos: { attached: 0, notAttached: 2, notTaken: false } });
+    // The first keeps its photo; the second has none, and says how many did not come.
+    expect((await ctx.photoRows()).map((row) => row.submission_id)).toEqual([(first.body as { id: string }).id]);
+    const items = (await ctx.admin.get("/api/admin/contact-submissions").expect(200)).body as InboxItem[];
+    expect(items.map((item) => [item.photos.length, item.photosNotAttached])).toEqual([
+      [0, 2],
+      [1, 0],
+    ]);
   });
 });
 
@@ -226,57 +243,88 @@ describe("caps counted in the database, when photos are sent with an enquiry", (
   });
 });
 
-describe("photos waiting to be sent with an enquiry", () => {
-  const TOO_MANY_WAITING = {
-    message: "Too many photos are waiting to be sent. Please send your message, or try again in an hour.",
+/** A processed photo waiting to be sent, as another instance would have stored it (no files). */
+function waitingPhoto(token: string, addressHash: string, createdAt: Date) {
+  return {
+    id: `waiting-${token}`,
+    token_hash: hashPhotoToken(token),
+    address_hash: addressHash,
+    status: "ready",
+    submission_id: null,
+    position: null,
+    thumb_key: null,
+    view_key: null,
+    created_at: createdAt.toISOString(),
+    expires_at: new Date(createdAt.getTime() + 60 * 60_000).toISOString(),
   };
+}
 
-  it("at most 10 per address, an IPv6 client counted by its /64; sending them, or their expiry, makes room", async () => {
-    const clock = createManualClock("2026-03-02T09:00:00.000Z");
-    ctx = await createPhotoContext({}, clock);
+describe("photos waiting to be sent with an enquiry", () => {
+  it("at most 10 per address, an IPv6 client counted by its /56: the 11th takes the place of that address's oldest", async () => {
+    ctx = await createPhotoContext();
     const tiny = await makeImage("jpeg", { width: 16, height: 12 });
     const tokens: string[] = [];
-    for (let i = 0; i < 10; i++) tokens.push(await ctx.tokenFor(tiny, `p${i}.jpg`, `2001:db8:7:1::${i + 1}`));
-    // Another address of the same /64.
-    const refused = await ctx.upload(tiny, "one more.jpg", "2001:db8:7:1:ffff::9");
-    expect(refused.status).toBe(429);
-    expect(refused.body).toEqual(TOO_MANY_WAITING);
-    expect(Number(refused.headers["retry-after"])).toBe(3600);
-    // Another /64 is not held up.
-    expect((await ctx.upload(tiny, "elsewhere.jpg", "2001:db8:7:2::1")).status).toBe(201);
+    for (let i = 0; i < 10; i++) tokens.push(await ctx.tokenFor(tiny, `p${i}.jpg`, `2001:db8:7:${i}::1`));
+    // Another /64 of the same /56: taken, in the place of the oldest.
+    const eleventh = await ctx.tokenFor(tiny, "one more.jpg", "2001:db8:7:ff::9");
+    expect(await ctx.photoRows()).toHaveLength(10);
+    // Another /56 pushes out nothing of theirs.
+    await ctx.tokenFor(tiny, "elsewhere.jpg", "2001:db8:7:100::1");
+    expect(await ctx.photoRows()).toHaveLength(11);
 
-    // Five sent with an enquiry: five may wait again.
-    const sent = await ctx.enquire(tokens.slice(0, 5), "2001:db8:7:1::1");
-    expect(sent.body).toMatchObject({ photos: { attached: 5, notTaken: false } });
-    for (let i = 0; i < 5; i++) expect((await ctx.upload(tiny, `again-${i}.jpg`, "2001:db8:7:1::2")).status).toBe(201);
-    expect((await ctx.upload(tiny, "too many.jpg", "2001:db8:7:1::2")).status).toBe(429);
-
-    // Expired tokens wait no longer (retention deletes their photos later).
-    clock.advance(60 * 60_000 + 1000);
-    expect((await ctx.upload(tiny, "next hour.jpg", "2001:db8:7:1::2")).status).toBe(201);
+    const res = await ctx.enquire([tokens[0]!, tokens[1]!, eleventh], "2001:db8:7:1::1");
+    expect(res.body).toMatchObject({ photos: { attached: 2, notAttached: 1, notTaken: false } });
+    expect(await ctx.storedKeys("enquiry-photos/")).toHaveLength(2 * 11);
   });
 
-  it("at most 200 from everyone together", async () => {
+  it("past 200 from everyone, a new photo takes the place of the oldest of the address holding the most", async () => {
     ctx = await createPhotoContext();
-    const now = ctx.services.clock.now();
-    const rows = Array.from({ length: 200 }, (_, i) => ({
-      id: `waiting-${i}`,
-      token_hash: String(i).padStart(64, "0"),
-      address_hash: `address-${i}`,
-      status: "ready",
-      submission_id: null,
-      position: null,
-      thumb_key: null,
-      view_key: null,
-      created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + 30 * 60_000).toISOString(),
-    }));
+    const now = ctx.services.clock.now().getTime();
+    // 90 visitors with 2 photos each, then one flood of 20.
+    // The flood's photos are the newest: the one that goes is picked by who holds the most, not by age.
+    const rows = Array.from({ length: 200 }, (_, i) =>
+      waitingPhoto(`token-${i}`, i < 180 ? `visitor-${Math.floor(i / 2)}` : "flood", new Date(now - (200 - i) * 1000)),
+    );
     await ctx.services.db.insertInto("enquiry_photos").values(rows).execute();
-    const refused = await ctx.upload(await makeImage("jpeg"), "wall.jpg", "192.0.2.44");
-    expect(refused.status).toBe(429);
-    expect(refused.body).toEqual(TOO_MANY_WAITING);
-    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
-    expect(await ctx.photoRows()).toHaveLength(200);
+    const token = await ctx.tokenFor(await makeImage("jpeg"), "wall.jpg", "192.0.2.44");
+    const left = await ctx.photoRows();
+    expect(left).toHaveLength(200);
+    expect(left.filter((row) => row.address_hash === "flood")).toHaveLength(19);
+    expect(left.map((row) => row.token_hash)).not.toContain(hashPhotoToken("token-180"));
+    // Its visitor learns it when sending: the displaced photo is not attached.
+    const flood = await ctx.enquire(["token-180", "token-181"], "198.51.100.77");
+    expect(flood.body).toMatchObject({ photos: { attached: 1, notAttached: 1, notTaken: false } });
+    const visitor = await ctx.enquire([token], "192.0.2.44");
+    expect(visitor.body).toMatchObject({ photos: { attached: 1, notAttached: 0, notTaken: false } });
+  });
+});
+
+describe("the day's allowance, per address", () => {
+  it("one address attaches at most 10 photos a day; past that its photos are notTaken, and others still attach", async () => {
+    const clock = createManualClock("2026-03-02T09:00:00.000Z");
+    ctx = await createPhotoContext({}, clock);
+    // Photos waiting to be sent, uploaded from wherever: this is about where they are sent from.
+    let uploaded = 0;
+    const fivePhotos = async () => {
+      const tokens = Array.from({ length: 5 }, () => `token-${++uploaded}`);
+      const rows = tokens.map((token) => waitingPhoto(token, "anywhere", clock.now()));
+      await ctx.services.db.insertInto("enquiry_photos").values(rows).execute();
+      return tokens;
+    };
+    // From one IPv6 /56, through two of its /64s.
+    for (const ip of ["2001:db8:8:1::1", "2001:db8:8:2::1"]) {
+      const res = await ctx.enquire(await fivePhotos(), ip);
+      expect(res.body).toMatchObject({ photos: { attached: 5, notAttached: 0, notTaken: false } });
+    }
+    const past = await ctx.enquire(await fivePhotos(), "2001:db8:8:3::1");
+    expect(past.body).toMatchObject({ photos: { attached: 0, notAttached: 0, notTaken: true } });
+    // The rest of the day's 50 stays for others.
+    const other = await ctx.enquire(await fivePhotos(), "198.51.100.9");
+    expect(other.body).toMatchObject({ photos: { attached: 5, notAttached: 0, notTaken: false } });
+    // A day later the address may attach again.
+    clock.advance(24 * 60 * 60_000 + 1000);
+    const later = await ctx.enquire(await fivePhotos(), "2001:db8:8:4::1");
+    expect(later.body).toMatchObject({ photos: { attached: 5, notAttached: 0, notTaken: false } });
   });
 });
 

@@ -24,6 +24,7 @@ import { createTestBucket, createTestDatabase, s3Env } from "../support/backends
 import { rewriteArchive } from "../support/backup-archives";
 import { openSite } from "../support/backup-site";
 import { createPhotoContext, type PhotoContext } from "./enquiry-photo-helpers";
+import { keysUnder } from "./helpers";
 
 /** Issue 21 §7 and §11: photos go with their enquiry, expire, and are in backups (both back ends). */
 
@@ -42,7 +43,7 @@ async function enquiryWithPhotos(count: number, photo?: Buffer): Promise<string>
   const tokens: string[] = [];
   for (let i = 0; i < count; i++) tokens.push(await ctx.tokenFor(photo ?? (await makeImage("jpeg")), `p${i}.jpg`));
   const res = await ctx.enquire(tokens);
-  expect(res.body).toMatchObject({ photos: { attached: count, notTaken: false } });
+  expect(res.body).toMatchObject({ photos: { attached: count, notAttached: 0, notTaken: false } });
   return (res.body as { id: string }).id;
 }
 
@@ -93,7 +94,7 @@ describe("retention", () => {
     const id = await enquiryWithPhotos(1);
     await ctx.tokenFor(await makeImage("png"), "never sent.png");
 
-    clock.advance(60 * 60_000 + 60_000); // the token expired a minute ago: kept a little longer
+    clock.advance(24 * 60 * 60_000 + 60_000); // the token (24 hours) expired a minute ago: kept a little longer
     expect(await pruneEnquiryPhotos(ctx.services)).toBe(0);
     clock.advance(15 * 60_000);
     expect(await pruneEnquiryPhotos(ctx.services)).toBe(1);
@@ -122,7 +123,7 @@ describe("the retention task", () => {
     clock.advance(50 * 60_000);
     await ctx.tokenFor(await makeImage("png"), "second.png");
     const [first, second] = await ctx.photoRows();
-    clock.advance(26 * 60_000); // the first photo's token expired over 15 minutes ago; the second's has not
+    clock.advance(23 * 60 * 60_000 + 26 * 60_000); // the first photo's token expired over 15 minutes ago; the second's has not
 
     // A store whose deletes wait until released: the first pass is held in flight.
     const deleted: string[] = [];
@@ -268,7 +269,8 @@ describe("backups", () => {
     await expect(target.restore(oversized)).rejects.toThrow(
       `The archive holds image files larger than this site ever stores: ${viewKey}`,
     );
-    if (target.bucket) expect(await target.bucket.keys("")).toEqual([]);
+    // Nothing reached the installation's storage, on the disk or in the bucket.
+    expect(await target.storedKeys("")).toEqual([]);
   });
 });
 
@@ -285,7 +287,7 @@ async function emptyInstallation() {
     return {
       restore: (archive: string) => restoreBackup({ dataDir, file: archive }),
       open: async () => openSite(dataDir),
-      bucket: null,
+      storedKeys: (prefix: string) => keysUnder(path.join(dataDir, "uploads"), prefix),
     };
   }
   const backends = inject("backends");
@@ -302,7 +304,7 @@ async function emptyInstallation() {
     restore: (archive: string) =>
       restoreBackup({ dataDir, file: archive, destination: postgresRestoreDestination({ env, logger: silent }) }),
     open: () => openServices(env, silent),
-    bucket,
+    storedKeys: (prefix: string) => bucket.keys(prefix),
   };
 }
 
@@ -312,7 +314,7 @@ async function restoreElsewhere(archive: string): Promise<AppServices> {
   await target.restore(archive);
   const services = await target.open();
   cleanups.push(() => services.close());
-  // On S3, the files are in the bucket, under the private prefix.
-  if (target.bucket) expect((await target.bucket.keys("enquiry-photos/")).length).toBe(4);
+  // The files are in the installation's own storage (the disk, or the bucket), under the private prefix.
+  expect(await target.storedKeys("enquiry-photos/")).toHaveLength(4);
   return services;
 }

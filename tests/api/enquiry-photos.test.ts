@@ -33,7 +33,7 @@ describe("a photo sent with an enquiry", () => {
     expect(res.body).toEqual({
       message: "Message received",
       id: expect.any(String),
-      photos: { attached: 2, notTaken: false },
+      photos: { attached: 2, notAttached: 0, notTaken: false },
     });
     const id = (res.body as { id: string }).id;
 

@@ -25,7 +25,7 @@ export function defaultBackend(): { database: DatabaseKind; storage: StorageKind
     : { database: "sqlite", storage: "disk" };
 }
 
-async function keysUnder(root: string, prefix: string): Promise<string[]> {
+export async function keysUnder(root: string, prefix: string): Promise<string[]> {
   const dir = path.join(root, prefix);
   const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
   return entries

@@ -55,6 +55,7 @@ describe("GET /api/admin/contact-submissions", () => {
       phone: null,
       message: "Could you quote for a garden wall, please?",
       submittedAt: "2026-02-28T20:00:54.000Z",
+      photosNotAttached: 0,
       cursor: expect.any(String),
       readAt: null,
       reviewAskedAt: null,

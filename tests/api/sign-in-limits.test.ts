@@ -63,10 +63,11 @@ describe("per address", () => {
     await signIn(ADMIN, "198.51.100.7").expect(200);
   });
 
-  it("counts an IPv6 client by its /64 and an IPv4-mapped address as the IPv4 one", async () => {
+  it("counts an IPv6 client by its /56 and an IPv4-mapped address as the IPv4 one", async () => {
     for (let i = 1; i <= 5; i++) await signIn(WRONG, `2001:db8:7:8::${i}`).expect(401);
-    await signIn(ADMIN, "2001:db8:7:8:ffff:ffff:ffff:ffff").expect(429);
-    await signIn(WRONG, "2001:db8:7:9::1").expect(401);
+    // Another /64 of the same /56.
+    await signIn(ADMIN, "2001:db8:7:ff:ffff:ffff:ffff:ffff").expect(429);
+    await signIn(WRONG, "2001:db8:7:100::1").expect(401);
 
     for (let i = 0; i < 3; i++) await signIn(WRONG, "203.0.113.40").expect(401);
     for (let i = 0; i < 2; i++) await signIn(WRONG, "::ffff:203.0.113.40").expect(401);

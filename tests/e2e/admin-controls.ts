@@ -14,7 +14,7 @@ export type ControlBox = Box & { control: string; visible: Box | null };
 /**
  * Every visible, enabled button, link, form control and <summary> of the
  * admin's screens (its part of the page, its open dialogs, its
- * notifications; not the public site's header and footer), with the box a
+ * notifications; not the site's header, nor its footer unless `footer`), with the box a
  * tap lands in:
  * - a checkbox or radio inside its <label>: the label's box;
  * - a visually hidden file input: its label's box;
@@ -22,11 +22,14 @@ export type ControlBox = Box & { control: string; visible: Box | null };
  * Behind an open modal, the page is inert: only the modal's controls count.
  * `openDisclosures` opens every <details> first, so what they hold is measured too.
  */
-export function adminControls(page: Page, options: { openDisclosures?: boolean } = {}): Promise<ControlBox[]> {
-  return page.evaluate(({ openDisclosures }) => {
+export function adminControls(
+  page: Page,
+  options: { openDisclosures?: boolean; footer?: boolean } = {},
+): Promise<ControlBox[]> {
+  return page.evaluate(({ openDisclosures, footer }) => {
     const CONTROLS =
       'button, a[href], input:not([type="hidden"]), select, textarea, summary, [role="button"], [role="link"], [role="checkbox"], [role="switch"], [role="tab"], [role="menuitem"]';
-    const ROOTS = 'main, [role="dialog"], [role="alertdialog"], [role="region"][aria-label^="Notifications"]';
+    const ROOTS = `main, [role="dialog"], [role="alertdialog"], [role="region"][aria-label^="Notifications"]${footer ? ", footer" : ""}`;
     const roots = [...document.querySelectorAll(ROOTS)].filter(
       (root) => !root.closest("[inert], [aria-hidden='true']"),
     );
@@ -102,10 +105,10 @@ export function adminControls(page: Page, options: { openDisclosures?: boolean }
   }, options);
 }
 
-/** The controls smaller than 44 × 44 CSS px (with half a pixel for rounding). */
+/** The controls (the shared footer's too) smaller than 44 × 44 CSS px (with half a pixel for rounding). */
 export async function controlsTooSmallToTap(page: Page): Promise<string[]> {
   const MIN = 44 - 0.5;
-  return (await adminControls(page, { openDisclosures: true }))
+  return (await adminControls(page, { openDisclosures: true, footer: true }))
     .filter((box) => box.width < MIN || box.height < MIN)
     .map((box) => `${box.control}: ${box.width.toFixed(1)} × ${box.height.toFixed(1)}`);
 }

@@ -181,8 +181,8 @@ test("the picker refuses an iPhone HEIC photo by its bytes, before uploading any
   await expect
     .poll(() => alerts)
     .toEqual([
-      "alert: File IMG_0412.HEIC is not a supported image. Please use JPEG, PNG or WebP.",
-      "alert: File renamed.jpg is not a supported image. Please use JPEG, PNG or WebP.",
+      "alert: File IMG_0412.HEIC is not a supported image. Please use JPEG, PNG, WebP, AVIF or GIF.",
+      "alert: File renamed.jpg is not a supported image. Please use JPEG, PNG, WebP, AVIF or GIF.",
       "alert: File notes.txt is not an image",
     ]);
   const files = dialog.getByRole("list", { name: "Chosen files" }).getByRole("listitem");

@@ -1,11 +1,12 @@
 import { Mail, MailCheck, MailOpen, Phone, RotateCw, Trash2 } from "lucide-react";
 import { useId, useState } from "react";
 import type { InboxItem } from "~/contact/inbox";
+import { photosNotAttachedLine } from "~/enquiry-photos/enquiry-photos";
 import { Button, buttonClasses } from "~/components/ui/button";
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle } from "~/components/ui/dialog";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
-import { telHref } from "~/identity";
+import { identity, telHref } from "~/identity";
 import { cn } from "~/lib/cn";
 import { cardClasses } from "../admin-ui";
 import { EnquiryPhotos } from "./enquiry-photo-viewer";
@@ -20,6 +21,18 @@ const linkClasses =
   "-my-3 inline-flex min-h-11 items-center font-medium break-all text-brand-700 underline underline-offset-2 hover:text-brand-800";
 
 const failed = (title: string, description: string) => failureToast({ title, description }, { fromServer: true });
+
+/** Reply: the mail app with "Re: your enquiry to {business}" and the enquiry quoted (the address encoded but its "@"). */
+export function replyHref(submission: Pick<InboxItem, "email" | "name" | "message" | "submittedAt">): string {
+  const quoted = submission.message
+    .split(/\r?\n/)
+    .map((line) => `> ${line}`)
+    .join("\r\n");
+  const body = `\r\n\r\nOn ${formatSubmittedAt(submission.submittedAt)}, ${submission.name} wrote:\r\n${quoted}`;
+  const to = encodeURIComponent(submission.email).replace(/%40/g, "@");
+  const subject = `Re: your enquiry to ${identity.businessName}`;
+  return `mailto:${to}?subject=${encodeURIComponent(subject)}&body=${encodeURIComponent(body)}`;
+}
 
 /**
  * One enquiry in the inbox (spec §2 Submissions view, decision 0024): the
@@ -86,11 +99,14 @@ export function SubmissionCard({ submission }: { submission: InboxItem }) {
           ) : null}
           <dt className="text-sm font-semibold text-stone-800">Message</dt>
           <dd className="break-words whitespace-pre-line text-stone-900">{submission.message}</dd>
-          {submission.photos.length > 0 ? (
+          {submission.photos.length > 0 || submission.photosNotAttached ? (
             <>
               <dt className="text-sm font-semibold text-stone-800">Photos</dt>
               <dd>
                 <EnquiryPhotos submissionId={submission.id} name={submission.name} photos={submission.photos} />
+                {submission.photosNotAttached ? (
+                  <p className="mt-1 text-sm text-stone-800">{photosNotAttachedLine(submission.photosNotAttached)}</p>
+                ) : null}
               </dd>
             </>
           ) : null}
@@ -100,7 +116,7 @@ export function SubmissionCard({ submission }: { submission: InboxItem }) {
         <ReviewRequest submission={submission} />
 
         <div className="mt-4 flex flex-wrap gap-2 border-t border-stone-200 pt-4">
-          <a href={`mailto:${submission.email}`} className={buttonClasses("primary", "sm")}>
+          <a href={replyHref(submission)} className={buttonClasses("primary", "sm")}>
             <Mail aria-hidden="true" className="h-4 w-4" />
             Reply
           </a>

@@ -116,7 +116,13 @@ describe("SubmissionsView", () => {
     renderWithClient(<SubmissionsView onBack={vi.fn()} />);
     const entry = await screen.findByRole("article", { name: "Visitor 7" });
     expect(entry).toHaveTextContent("Fourth line");
-    expect(within(entry).getByRole("link", { name: "Reply" })).toHaveAttribute("href", "mailto:v7@example.nz");
+    // Reply opens the mail app with the subject and the enquiry quoted (a 'mailto:' link's fields, encoded).
+    const reply = new URL(within(entry).getByRole("link", { name: "Reply" }).getAttribute("href")!);
+    expect(`${reply.protocol}${reply.pathname}`).toBe("mailto:v7@example.nz");
+    expect(Object.fromEntries(reply.searchParams)).toEqual({
+      subject: "Re: your enquiry to Cornerstone Stonemasonry",
+      body: "\r\n\r\nOn January 1st, 2024 at 2:00 AM, Visitor 7 wrote:\r\n> First line\r\n> Second line\r\n> Third line\r\n> Fourth line",
+    });
     expect(within(entry).getByText("New")).toBeInTheDocument();
     expect(calls.some((c) => c.method === "PATCH")).toBe(false);
 
@@ -296,6 +302,25 @@ describe("SubmissionsView", () => {
       "src",
       "/api/admin/contact-submissions/9/photos/2?size=view",
     );
+  });
+
+  it("says under Photos how many photos the visitor sent could not be attached, with or without others", async () => {
+    const photos = [{ n: 1, width: 1600, height: 1200 }];
+    mockFetch([
+      {
+        method: "GET",
+        path: LIST,
+        respond: () =>
+          json(200, [item("7", { name: "Hemi", photosNotAttached: 2 }), item("6", { photos, photosNotAttached: 1 })]),
+      },
+    ]);
+    renderWithClient(<SubmissionsView onBack={vi.fn()} />);
+    const hemi = await screen.findByRole("article", { name: "Hemi" });
+    expect(within(hemi).getByText("Photos")).toBeInTheDocument();
+    expect(within(hemi).getByText("2 photos could not be attached.")).toBeInTheDocument();
+    const other = screen.getByRole("article", { name: "Visitor 6" });
+    expect(within(other).getAllByRole("img")).toHaveLength(1);
+    expect(within(other).getByText("1 photo could not be attached.")).toBeInTheDocument();
   });
 
   it("links Export CSV to the download", async () => {

@@ -29,8 +29,7 @@ export type TrackedUpload = { id: number; file: File; galleryType: GalleryType; 
 
 export const RESUMABLE_SUPPORT_KEY = [RESUMABLE_UPLOADS_PATH] as const;
 
-const UNDER_WAY = new Set<FileUploadState["state"]>(["waiting", "uploading", "reconnecting", "processing"]);
-export const isUnderWay = (upload: TrackedUpload) => UNDER_WAY.has(upload.status.state);
+export const isUnderWay = (upload: TrackedUpload) => upload.status.state !== "failed" && upload.status.state !== "done";
 
 export type UploadBatch = {
   files: FileToUpload[];
@@ -50,6 +49,21 @@ export type BackgroundUploads = {
   /** Whether any photo is still waiting, being sent or being processed. */
   busy(): boolean;
 };
+
+const copies = new WeakMap<File, Promise<File>>();
+
+/**
+ * What goes up for a camera JPEG: its copy at the largest size the site serves (the shrinker's gallery
+ * plan), made once, from the moment it is chosen. Other formats go as they are (a JPEG copy would
+ * lose a PNG's transparency or a GIF's movement).
+ */
+export function galleryCopy(file: File): Promise<File> {
+  if (file.type !== "image/jpeg") return Promise.resolve(file);
+  const copy =
+    copies.get(file) ?? import("~/components/photo-shrink/photo-shrink").then((m) => m.shrinkPhoto(file, "gallery"));
+  copies.set(file, copy);
+  return copy.catch(() => file);
+}
 
 export function createBackgroundUploads(options: {
   queryClient: QueryClient;
@@ -76,13 +90,20 @@ export function createBackgroundUploads(options: {
     else change(uploads.map((upload) => (upload.id === id ? { ...upload, status } : upload)));
   };
 
-  /** Parts where this site takes them; otherwise (or when it cannot tell) the spec's single PUT. */
-  async function partsTransport(): Promise<PartTransport | null> {
-    try {
-      const support = await queryClient.fetchQuery<ResumableSupport>({ queryKey: RESUMABLE_SUPPORT_KEY });
-      return support.available ? transport : null;
-    } catch {
-      return null;
+  /**
+   * Parts where this site takes them; otherwise (or when it cannot tell) the spec's single PUT. With
+   * no connection (fetch's TypeError) it waits for one, as the parts do: the one admin call that does.
+   */
+  async function partsTransport(whileOffline: () => void): Promise<PartTransport | null> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const support = await queryClient.fetchQuery<ResumableSupport>({ queryKey: RESUMABLE_SUPPORT_KEY });
+        return support.available ? transport : null;
+      } catch (error) {
+        if (!(error instanceof TypeError)) return null;
+        whileOffline();
+        await transport.waitToRetry(attempt);
+      }
     }
   }
 
@@ -97,19 +118,20 @@ export function createBackgroundUploads(options: {
       }));
       // A failed photo sent again replaces its old line.
       change([...uploads.filter((upload) => !sending.has(upload.file)), ...tracked]);
+      const onFileState = (index: number, status: FileUploadState) => {
+        update(tracked[index]!.id, status);
+        if (status.state === "done") void queryClient.invalidateQueries({ queryKey: galleryKey(batch.galleryType) });
+        batch.onFileState?.(index, status);
+      };
       const run = lane.then(async () =>
         uploadImages({
           files: batch.files,
           galleryType: batch.galleryType,
           currentCount: batch.currentCount,
-          parts: await partsTransport(),
+          parts: await partsTransport(() => onFileState(0, { state: "reconnecting", percent: 0 })),
+          prepare: galleryCopy,
           onProgress: batch.onProgress,
-          onFileState: (index, status) => {
-            update(tracked[index]!.id, status);
-            if (status.state === "done")
-              void queryClient.invalidateQueries({ queryKey: galleryKey(batch.galleryType) });
-            batch.onFileState?.(index, status);
-          },
+          onFileState,
         }),
       );
       lane = run.catch(() => {});

@@ -64,7 +64,7 @@ export function ChosenFile({
                 <AlertCircle aria-hidden="true" className="mt-0.5 h-4 w-4 shrink-0" />
               ) : null}
               {status.state === "done" ? <CheckCircle2 aria-hidden="true" className="h-4 w-4 shrink-0" /> : null}
-              {status.state === "uploading" || status.state === "reconnecting" || status.state === "processing" ? (
+              {status.state !== "waiting" && status.state !== "failed" && status.state !== "done" ? (
                 <Spinner className="h-4 w-4 shrink-0" />
               ) : null}
               <span>{stateText}</span>

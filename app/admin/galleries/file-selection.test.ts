@@ -45,9 +45,9 @@ describe("addToSelection", () => {
     );
     expect(files.map((f) => f.name)).toEqual(["a.jpg", "b.png", "c.webp", "d.avif", "e.gif"]);
     expect(alert.mock.calls).toEqual([
-      ["File IMG_0412.HEIC is not a supported image. Please use JPEG, PNG or WebP."],
-      ["File renamed.jpg is not a supported image. Please use JPEG, PNG or WebP."],
-      ["File fake.png is not a supported image. Please use JPEG, PNG or WebP."],
+      ["File IMG_0412.HEIC is not a supported image. Please use JPEG, PNG, WebP, AVIF or GIF."],
+      ["File renamed.jpg is not a supported image. Please use JPEG, PNG, WebP, AVIF or GIF."],
+      ["File fake.png is not a supported image. Please use JPEG, PNG, WebP, AVIF or GIF."],
     ]);
   });
 

@@ -10,7 +10,7 @@ export const notAnImageMessage = (name: string) => `File ${name} is not an image
 export const tooLargeMessage = (name: string) => `File ${name} is too large. Maximum size is ${MAX_UPLOAD_MB}MB`;
 /** An image the site cannot take (HEIC from an iPhone, say), judged by its first bytes. */
 export const unsupportedImageMessage = (name: string) =>
-  `File ${name} is not a supported image. Please use JPEG, PNG or WebP.`;
+  `File ${name} is not a supported image. Please use JPEG, PNG, WebP, AVIF or GIF.`;
 
 /** The first bytes of a file (Blob.arrayBuffer where there is one, else FileReader: older Safari, jsdom). */
 function readHead(file: File): Promise<ArrayBuffer> {

@@ -71,7 +71,7 @@ export type SendInPartsInput = {
   now?: () => number;
   /** Bytes of the file the server has confirmed, plus those of the part in flight. */
   onProgress?: (sentBytes: number) => void;
-  /** "lost" when a try failed on the connection; "up" once one got through again. */
+  /** "lost" when a try failed on the connection; "up" once an answer came, or a part's bytes moved, again. */
   onConnection?: (state: "up" | "lost") => void;
   /** The site said "not now" (429: the owner's photos already on their way are at their bounds): waited out, never given up on. */
   onHeld?: (refusal: ApiError) => void;
@@ -83,6 +83,12 @@ export async function sendInParts(input: SendInPartsInput): Promise<ResumableCom
   const { file, call, sendPart, signal } = input;
   const now = input.now ?? Date.now;
   let lost = false;
+  /** An answer came, or a part's bytes are moving again: the connection is back. */
+  const up = () => {
+    if (!lost) return;
+    lost = false;
+    input.onConnection?.("up");
+  };
 
   /** Runs `attempt` until it succeeds, waiting between tries while the connection is down or the server busy. */
   async function persist<T>(attempt: () => Promise<T>): Promise<T> {
@@ -92,10 +98,7 @@ export async function sendInParts(input: SendInPartsInput): Promise<ResumableCom
       signal?.throwIfAborted();
       try {
         const result = await attempt();
-        if (lost) {
-          lost = false;
-          input.onConnection?.("up");
-        }
+        up();
         return result;
       } catch (error) {
         if (signal?.aborted || !isTransient(error)) throw error;
@@ -134,7 +137,10 @@ export async function sendInParts(input: SendInPartsInput): Promise<ResumableCom
       input.onProgress?.(confirmed);
       return sendPart(url, part, {
         signal,
-        onProgress: (loaded) => input.onProgress?.(confirmed + Math.min(loaded, bytes)),
+        onProgress: (loaded) => {
+          if (loaded > 0) up();
+          input.onProgress?.(confirmed + Math.min(loaded, bytes));
+        },
       });
     };
     const etag = await persist(async () => {

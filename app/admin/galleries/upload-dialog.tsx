@@ -12,6 +12,7 @@ import {
 } from "~/components/ui/dialog";
 import { Spinner } from "~/components/ui/spinner";
 import { MAX_UPLOAD_FILES, type GalleryType } from "~/galleries/gallery";
+import { VARIANT_WIDTHS } from "~/images/image-limits";
 import type { ResumableSupport } from "~/uploads/resumable-protocol";
 import { RESUMABLE_SUPPORT_KEY } from "./background-uploads";
 import { ChosenFile } from "./chosen-file";
@@ -22,6 +23,8 @@ import { useUploadQueue } from "./use-upload-queue";
 export const BACKGROUND_HINT =
   "You can close this window: the photos keep uploading, and each one appears in the gallery when it is ready.";
 export const CONTINUE_IN_BACKGROUND = "Continue in background";
+/** The photos that go up are the browser's copies at the site's largest size (the gallery shrink plan). */
+export const SENT_SIZE_TEXT = `Photos go up at the largest size the website shows (${Math.max(...VARIANT_WIDTHS).toLocaleString("en-NZ")} pixels wide); your full-size photos stay on your phone.`;
 /** Said above the reason when photos go up in one piece. */
 export const NO_RESUME_TEXT = "If the connection drops, a photo starts again from the beginning.";
 
@@ -83,6 +86,7 @@ export function UploadDialog({ trigger, galleryType, currentCount }: UploadDialo
       <DialogContent className="pb-0 sm:pb-0">
         <DialogTitle>Upload Images</DialogTitle>
         <DialogDescription>{UPLOAD_LIMITS_TEXT}</DialogDescription>
+        <p className="mt-1 text-sm text-stone-700">{SENT_SIZE_TEXT}</p>
         <NoResumeNotice />
 
         <input

@@ -93,13 +93,4 @@ describe("uploadFile", () => {
     FakeXhr.last.onerror?.();
     await expect(done).rejects.toThrow(UPLOAD_FAILED_MESSAGE);
   });
-
-  it("aborts when its signal does", async () => {
-    vi.stubGlobal("XMLHttpRequest", FakeXhr);
-    const controller = new AbortController();
-    const done = uploadFile("/u", jpeg(), { signal: controller.signal });
-    controller.abort();
-    await expect(done).rejects.toThrow("cancelled");
-    expect(FakeXhr.last.aborted).toBe(true);
-  });
 });

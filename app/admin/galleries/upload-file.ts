@@ -9,12 +9,12 @@ export const UPLOAD_FAILED_MESSAGE = "Failed to upload image";
  * bucket's presigned URL is another origin and gets no cookies at all
  * (withCredentials stays false): the signature is its only credential.
  * Resolves on 2xx; a refusal rejects with an ApiError ("{status}: {text}"),
- * a network failure or abort with an Error.
+ * a network failure with an Error.
  */
 export function uploadFile(
   url: string,
   file: File,
-  options: { onProgress?: (loadedBytes: number) => void; signal?: AbortSignal } = {},
+  options: { onProgress?: (loadedBytes: number) => void } = {},
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
@@ -31,16 +31,7 @@ export function uploadFile(
         reject(new ApiError(xhr.status, typeof xhr.responseText === "string" ? xhr.responseText : "", xhr.statusText));
       }
     };
-    xhr.onerror = () => reject(new Error(UPLOAD_FAILED_MESSAGE));
-    xhr.ontimeout = () => reject(new Error(UPLOAD_FAILED_MESSAGE));
-    xhr.onabort = () => reject(new DOMException("The upload was cancelled", "AbortError"));
-    if (options.signal) {
-      if (options.signal.aborted) {
-        reject(new DOMException("The upload was cancelled", "AbortError"));
-        return;
-      }
-      options.signal.addEventListener("abort", () => xhr.abort(), { once: true });
-    }
+    xhr.onerror = xhr.ontimeout = xhr.onabort = () => reject(new Error(UPLOAD_FAILED_MESSAGE));
     xhr.send(file);
   });
 }

@@ -13,6 +13,8 @@ export type UploadOutcome = { uploaded: GalleryImage[]; failures: UploadFailure[
 export type FileUploadState =
   /** With `reason`: the site asked it to wait (the photos already on their way first); it goes by itself later. */
   | { state: "waiting"; reason?: string }
+  /** Its copy is being made (shrunk) in the browser. */
+  | { state: "preparing" }
   | { state: "uploading"; percent: number }
   /** Sent in parts, and the connection dropped: it resumes by itself when the signal returns. */
   | { state: "reconnecting"; percent: number }
@@ -30,85 +32,114 @@ export type FileToUpload = {
 };
 
 /**
- * Uploads files one after another (spec §7): for each, send its bytes, then
- * register it in the gallery with its caption and sortOrder = the gallery's
- * image count so far (the server processes it then). With `parts`, a file
- * goes up in parts that survive a dropped connection (decision 0062);
- * otherwise it asks for a new upload URL (saying the file's size and type,
- * which the URL is then signed for) and PUTs the bytes there with that type.
- * One failed file does not stop the others; a 401 at any step stops
- * everything and is thrown (the session is gone). Progress is bytes sent over
- * all these files, 0…1; each file's own state goes to onFileState.
+ * Uploads files in order (spec §7): for each, make the copy to send (`prepare`), send its bytes,
+ * then register it in the gallery with its caption and sortOrder = the gallery's image count so
+ * far (the server processes it then). The next file is prepared while one is sent, and sent while
+ * the one before is registered, so the uplink never waits for the server. With `parts`, a file goes
+ * up in parts that survive a dropped connection (decision 0062); otherwise it asks for a new upload
+ * URL (saying the file's size and type, which the URL is then signed for) and PUTs the bytes there.
+ * One failed file does not stop the others; a 401 at any step stops everything and is thrown (the
+ * session is gone). Progress is the share of these files sent, 0…1; each file's state goes to onFileState.
  */
 export async function uploadImages(input: {
   files: FileToUpload[];
   galleryType: GalleryType;
   currentCount: number;
   parts?: PartTransport | null;
+  prepare: (file: File) => Promise<File>;
   onProgress?: (fraction: number) => void;
   onFileState?: (index: number, state: FileUploadState) => void;
-  signal?: AbortSignal;
 }): Promise<UploadOutcome> {
-  const { files, galleryType, currentCount, parts, onProgress, onFileState, signal } = input;
+  const { files, galleryType, currentCount, parts, prepare, onProgress, onFileState } = input;
   const totalBytes = files.reduce((sum, { file }) => sum + file.size, 0) || 1;
   let doneBytes = 0;
   const uploaded: GalleryImage[] = [];
   const failures: UploadFailure[] = [];
+  // A 401 (the session is gone): the run stops, and throws it.
+  const stopped: unknown[] = [];
+  let registering = Promise.resolve();
+  const fail = (index: number, error: unknown) => {
+    if (isUnauthorizedError(error)) return void stopped.push(error);
+    const message = serverMessage(error, UPLOAD_FAILED_MESSAGE);
+    failures.push({ name: files[index]!.file.name, message });
+    onFileState?.(index, { state: "failed", reason: message });
+  };
   onProgress?.(0);
 
+  let nextCopy = files.length ? prepare(files[0]!.file) : null;
   for (const [index, { file, caption }] of files.entries()) {
+    if (stopped.length) break;
+    onFileState?.(index, { state: "preparing" });
+    const copy = await nextCopy!;
+    nextCopy = index + 1 < files.length ? prepare(files[index + 1]!.file) : null;
     try {
-      onFileState?.(index, { state: "uploading", percent: 0 });
-      let percent = 0;
-      let reconnecting = false;
-      const sent = (loaded: number) => {
-        percent = Math.round((loaded / (file.size || 1)) * 100);
-        onFileState?.(index, reconnecting ? { state: "reconnecting", percent } : { state: "uploading", percent });
-        onProgress?.(Math.min(1, (doneBytes + loaded) / totalBytes));
-      };
-      let imageURL: string;
-      if (parts) {
-        ({ imageURL } = await sendInParts({
-          file,
-          ...parts,
-          signal,
-          onProgress: sent,
-          onConnection: (connection) => {
-            reconnecting = connection === "lost";
-            onFileState?.(index, reconnecting ? { state: "reconnecting", percent } : { state: "uploading", percent });
-          },
-          onHeld: (refusal) =>
-            onFileState?.(index, { state: "waiting", reason: serverMessage(refusal, LET_OTHERS_FINISH_MESSAGE) }),
-        }));
-      } else {
-        // The file's size and type: refused at once if the server will not take it, else signed into the URL.
-        const declaration: UploadDeclaration = { size: file.size, type: file.type };
-        const target = (await (await apiRequest("POST", "/api/objects/upload", declaration)).json()) as {
-          uploadURL: string;
-        };
-        await uploadFile(target.uploadURL, file, { signal, onProgress: sent });
-        imageURL = target.uploadURL;
-      }
-      onFileState?.(index, { state: "processing" });
-      const res = await apiRequest("PUT", "/api/admin/gallery-images", {
-        imageURL,
-        galleryType,
-        caption: caption().trim(),
-        sortOrder: String(currentCount + uploaded.length),
+      const imageURL = await sendBytes(copy, parts, (state) => {
+        onFileState?.(index, state);
+        if (state.state === "uploading" || state.state === "reconnecting")
+          onProgress?.(Math.min(1, (doneBytes + (file.size * state.percent) / 100) / totalBytes));
       });
-      uploaded.push((await res.json()) as GalleryImage);
-      onFileState?.(index, { state: "done" });
+      onFileState?.(index, { state: "processing" });
+      // Registered one at a time, in order, while the next file's bytes go up.
+      registering = registering.then(async () => {
+        if (stopped.length) return;
+        try {
+          const res = await apiRequest("PUT", "/api/admin/gallery-images", {
+            imageURL,
+            galleryType,
+            caption: caption().trim(),
+            sortOrder: String(currentCount + uploaded.length),
+          });
+          uploaded.push((await res.json()) as GalleryImage);
+          onFileState?.(index, { state: "done" });
+        } catch (error) {
+          fail(index, error);
+        }
+      });
     } catch (error) {
-      if (isUnauthorizedError(error)) throw error;
-      if (signal?.aborted) throw error;
-      const message = serverMessage(error, UPLOAD_FAILED_MESSAGE);
-      failures.push({ name: file.name, message });
-      onFileState?.(index, { state: "failed", reason: message });
+      fail(index, error);
     }
     doneBytes += file.size;
     onProgress?.(Math.min(1, doneBytes / totalBytes));
   }
+  await registering;
+  if (stopped.length) throw stopped[0];
   return { uploaded, failures };
+}
+
+/** Sends one file's bytes, reporting its state; resolves with the address to register it under. */
+async function sendBytes(
+  file: File,
+  parts: PartTransport | null | undefined,
+  onState: (state: FileUploadState) => void,
+): Promise<string> {
+  onState({ state: "uploading", percent: 0 });
+  let percent = 0;
+  let reconnecting = false;
+  const report = () => onState(reconnecting ? { state: "reconnecting", percent } : { state: "uploading", percent });
+  const sent = (loaded: number) => {
+    percent = Math.round((loaded / (file.size || 1)) * 100);
+    report();
+  };
+  if (parts) {
+    const { imageURL } = await sendInParts({
+      file,
+      ...parts,
+      onProgress: sent,
+      onConnection: (connection) => {
+        reconnecting = connection === "lost";
+        report();
+      },
+      onHeld: (refusal) => onState({ state: "waiting", reason: serverMessage(refusal, LET_OTHERS_FINISH_MESSAGE) }),
+    });
+    return imageURL;
+  }
+  // The file's size and type: refused at once if the server will not take it, else signed into the URL.
+  const declaration: UploadDeclaration = { size: file.size, type: file.type };
+  const target = (await (await apiRequest("POST", "/api/objects/upload", declaration)).json()) as {
+    uploadURL: string;
+  };
+  await uploadFile(target.uploadURL, file, { onProgress: sent });
+  return target.uploadURL;
 }
 
 /** The 'Upload failed' toast's text for the files that did not make it. */

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState, type ChangeEvent } from "react";
 import { toast } from "~/components/ui/use-toast";
 import type { GalleryType } from "~/galleries/gallery";
 import { isUnauthorizedError } from "~/lib/api-client";
-import { useBackgroundUploads } from "./background-uploads";
+import { galleryCopy, useBackgroundUploads } from "./background-uploads";
 import { addToSelection } from "./file-selection";
 import { GALLERY_TOASTS } from "./gallery-mutations";
 import { invalidateGalleries } from "../query-client";
@@ -27,6 +27,8 @@ export function describeState(status: FileUploadState, running: boolean): string
     case "waiting":
       if (status.reason) return `Waiting: ${status.reason}`;
       return running ? "Waiting" : "";
+    case "preparing":
+      return "Preparing...";
     case "uploading":
       return `Uploading ${status.percent}%`;
     case "reconnecting":
@@ -161,6 +163,8 @@ export function useUploadQueue({
     const kept = chosen.map((c) => c.file);
     const { files, truncated: cut } = await addToSelection(kept, incoming, (message) => window.alert(message));
     const added = files.slice(kept.length).map((file): Chosen => {
+      // Its copy is made while the owner writes captions, ready for the tap on Upload.
+      void galleryCopy(file);
       const preview = objectUrlFor(file);
       if (preview) previews.current.add(preview);
       return { key: nextKey.current++, file, preview, caption: "", status: { state: "waiting" } };

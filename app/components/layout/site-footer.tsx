@@ -7,8 +7,15 @@ export type FooterContent = ContentMap<
   "footer.description" | "contact.phone" | "contact.email" | "contact.address" | "contact.areas"
 >;
 
-export function SiteFooter({ content }: { content: FooterContent }) {
+/**
+ * The shared footer (spec §2). On the admin's pages (`forTouch`) every link is at least 44 px tall,
+ * as the admin's controls are; the public pages keep the spec's compact lists.
+ */
+export function SiteFooter({ content, forTouch = false }: { content: FooterContent; forTouch?: boolean }) {
   const serving = servingLine(content["contact.areas"]);
+  const link = forTouch ? "inline-flex min-h-11 items-center" : "inline-block py-1";
+  // Level with the link's first line.
+  const icon = `${forTouch ? "mt-3.5" : "mt-1.5"} h-4 w-4 shrink-0`;
   return (
     <footer className="bg-stone-900 text-stone-300">
       <div className="mx-auto grid max-w-7xl gap-10 px-4 py-12 sm:px-6 md:grid-cols-3 lg:px-8">
@@ -22,7 +29,7 @@ export function SiteFooter({ content }: { content: FooterContent }) {
           <ul className="mt-2 space-y-0.5 text-sm">
             {SERVICES.map((service) => (
               <li key={service.name}>
-                <Link to={service.page} reloadDocument className="inline-block py-1 hover:text-white hover:underline">
+                <Link to={service.page} reloadDocument className={`${link} hover:text-white hover:underline`}>
                   {service.name}
                 </Link>
               </li>
@@ -34,19 +41,16 @@ export function SiteFooter({ content }: { content: FooterContent }) {
           <h2 className="text-sm font-semibold tracking-wide text-white uppercase">Contact</h2>
           <ul className="mt-2 space-y-1.5 text-sm">
             <li className="flex items-start gap-2">
-              <Phone aria-hidden="true" className="mt-1.5 h-4 w-4 shrink-0" />
-              <a
-                href={telHref(content["contact.phone"])}
-                className="inline-block py-1 hover:text-white hover:underline"
-              >
+              <Phone aria-hidden="true" className={icon} />
+              <a href={telHref(content["contact.phone"])} className={`${link} hover:text-white hover:underline`}>
                 {content["contact.phone"]}
               </a>
             </li>
             <li className="flex items-start gap-2">
-              <Mail aria-hidden="true" className="mt-1.5 h-4 w-4 shrink-0" />
+              <Mail aria-hidden="true" className={icon} />
               <a
                 href={`mailto:${content["contact.email"]}`}
-                className="inline-block py-1 break-all hover:text-white hover:underline"
+                className={`${link} break-all hover:text-white hover:underline`}
               >
                 {content["contact.email"]}
               </a>

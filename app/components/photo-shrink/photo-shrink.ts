@@ -1,8 +1,8 @@
-// The main thread's side of the photo worker (photo-shrink.worker.ts). Imported by the photo picker
-// when a photo is chosen, so neither this nor the worker loads with the page.
-import { SENT_MAX_BYTES } from "./shrink-plan";
+// The main thread's side of the photo worker (photo-shrink.worker.ts). Imported by the photo picker and the
+// admin's uploads when a photo is chosen, so neither this nor the worker loads with the page.
+import { SHRINK_PLANS, type ShrinkPlanName } from "./shrink-plan";
 
-export type ShrinkRequest = { id: number; file: Blob };
+export type ShrinkRequest = { id: number; file: Blob; plan: ShrinkPlanName };
 /** `kept`: the browser cannot (or should not) decode it; the photo goes as it is and the server judges it. */
 export type ShrinkOutcome = { status: "shrunk"; blob: Blob } | { status: "kept" };
 export type ShrinkReply = { id: number } & ShrinkOutcome;
@@ -40,19 +40,20 @@ function photoWorker(): Worker | null {
 }
 
 /**
- * The file to send for a chosen photo: a JPEG copy with the same name (at most 1600 px on the long
- * side, upright, at most 500 KB, no metadata), or the photo as it is when the browser cannot make one.
+ * The file to send for a chosen photo: a JPEG copy with the same name, upright, with no metadata, by
+ * the plan (a visitor's: at most 1600 px on the long side and 500 KB; the gallery's: the largest
+ * size the site serves), or the photo as it is when the browser cannot make one.
  */
-export function shrinkPhoto(file: File): Promise<File> {
+export function shrinkPhoto(file: File, plan: ShrinkPlanName = "enquiry"): Promise<File> {
   const target = photoWorker();
   if (!target) return Promise.resolve(file);
   const id = nextId++;
   return new Promise<ShrinkReply>((resolve) => {
     waiting.set(id, resolve);
-    target.postMessage({ id, file } satisfies ShrinkRequest);
+    target.postMessage({ id, file, plan } satisfies ShrinkRequest);
   }).then((reply) =>
-    // A copy larger than the limit and the original (a small, already compressed photo) is not sent instead of it.
-    reply.status === "shrunk" && (reply.blob.size <= SENT_MAX_BYTES || reply.blob.size < file.size)
+    // A copy over the plan's bytes and no smaller than the original (a small, already compressed photo) is not sent instead of it.
+    reply.status === "shrunk" && (reply.blob.size <= SHRINK_PLANS[plan].maxBytes || reply.blob.size < file.size)
       ? new File([reply.blob], file.name, { type: "image/jpeg", lastModified: file.lastModified })
       : file,
   );

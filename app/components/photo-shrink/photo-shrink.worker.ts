@@ -1,9 +1,9 @@
 /// <reference lib="webworker" />
-// Makes the copy of a visitor's photo that is sent, off the main thread: decoded upright (EXIF
-// orientation applied), at most SENT_LONG_SIDE on the long side, a JPEG of at most SENT_MAX_BYTES
-// with no metadata (a canvas writes none). Loaded by photo-shrink.ts when a photo is chosen.
+// Makes the copy of a photo that is sent, off the main thread: decoded upright (EXIF orientation
+// applied), then a JPEG with no metadata (a canvas writes none) by the plan's encodings, until one
+// fits its bytes (shrink-plan.ts). Loaded by photo-shrink.ts when a photo is chosen.
 import { photoHeaderSize } from "./photo-header-size";
-import { MAX_DECODE_PIXELS, SENT_MAX_BYTES, shrinkPlan } from "./shrink-plan";
+import { MAX_DECODE_PIXELS, SHRINK_PLANS, type ShrinkPlanName } from "./shrink-plan";
 import type { ShrinkOutcome, ShrinkReply, ShrinkRequest } from "./photo-shrink";
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -11,7 +11,8 @@ declare const self: DedicatedWorkerGlobalScope;
 /** Enough for any header before the frame size (EXIF with a thumbnail is well under this). */
 const HEADER_BYTES = 256 * 1024;
 
-async function shrink(file: Blob): Promise<ShrinkOutcome> {
+async function shrink(file: Blob, planName: ShrinkPlanName): Promise<ShrinkOutcome> {
+  const plan = SHRINK_PLANS[planName];
   const size = photoHeaderSize(new Uint8Array(await file.slice(0, HEADER_BYTES).arrayBuffer()));
   if (size && size.width * size.height > MAX_DECODE_PIXELS) return { status: "kept" };
   let bitmap: ImageBitmap;
@@ -22,7 +23,7 @@ async function shrink(file: Blob): Promise<ShrinkOutcome> {
   }
   try {
     let smallest: Blob | null = null;
-    for (const step of shrinkPlan(bitmap.width, bitmap.height)) {
+    for (const step of plan.steps(bitmap.width, bitmap.height)) {
       const canvas = new OffscreenCanvas(step.width, step.height);
       const context = canvas.getContext("2d");
       if (!context) return { status: "kept" };
@@ -33,7 +34,7 @@ async function shrink(file: Blob): Promise<ShrinkOutcome> {
       context.drawImage(bitmap, 0, 0, step.width, step.height);
       const blob = await canvas.convertToBlob({ type: "image/jpeg", quality: step.quality });
       if (!smallest || blob.size < smallest.size) smallest = blob;
-      if (blob.size <= SENT_MAX_BYTES) break;
+      if (blob.size <= plan.maxBytes) break;
     }
     return smallest ? { status: "shrunk", blob: smallest } : { status: "kept" };
   } finally {
@@ -42,8 +43,8 @@ async function shrink(file: Blob): Promise<ShrinkOutcome> {
 }
 
 self.onmessage = (event: MessageEvent<ShrinkRequest>) => {
-  const { id, file } = event.data;
-  shrink(file)
+  const { id, file, plan } = event.data;
+  shrink(file, plan)
     .catch((): ShrinkOutcome => ({ status: "kept" }))
     .then((outcome) => self.postMessage({ id, ...outcome } as ShrinkReply));
 };

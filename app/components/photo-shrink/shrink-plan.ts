@@ -1,4 +1,5 @@
 import { VIEW_LONG_SIDE } from "~/enquiry-photos/enquiry-photos";
+import { MAX_VARIANT_HEIGHT, VARIANT_WIDTHS } from "~/images/image-limits";
 
 /** The copy the browser sends: the long side the site keeps, at most this many bytes. */
 export const SENT_LONG_SIDE = VIEW_LONG_SIDE;
@@ -8,8 +9,13 @@ export const SENT_MAX_BYTES = 500 * 1024;
  * 200 MB): they go as they are, and the server, which decodes JPEG at a fraction of its size, judges them.
  */
 export const MAX_DECODE_PIXELS = 50_000_000;
+/** A gallery copy's JPEG quality: its variants look as those of the camera's photo (docs/PERFORMANCE.md). */
+export const GALLERY_QUALITY = 0.9;
 
 export type EncodeStep = { width: number; height: number; quality: number };
+
+/** Who the copy is for: a visitor's enquiry (small), or the owner's gallery (the largest the site serves). */
+export type ShrinkPlanName = "enquiry" | "gallery";
 
 /**
  * The encodings to try, in order, until one fits SENT_MAX_BYTES: the photo at SENT_LONG_SIDE (never
@@ -27,3 +33,20 @@ export function shrinkPlan(width: number, height: number): EncodeStep[] {
   }
   return steps;
 }
+
+/**
+ * A gallery photo's one encoding: as wide as its widest variant (at most the largest of
+ * VARIANT_WIDTHS, no taller than MAX_VARIANT_HEIGHT), so the site makes the very same variants from
+ * it; none when the photo is no larger than that (it goes as it is).
+ */
+export function galleryShrinkPlan(width: number, height: number): EncodeStep[] {
+  const widest = Math.min(Math.max(...VARIANT_WIDTHS), Math.floor((MAX_VARIANT_HEIGHT * width) / height));
+  if (widest >= width) return [];
+  return [{ width: widest, height: Math.round((height * widest) / width), quality: GALLERY_QUALITY }];
+}
+
+/** Each plan's encodings, tried until a copy fits `maxBytes`; a copy is sent if it fits or is smaller than the photo. */
+export const SHRINK_PLANS: Record<ShrinkPlanName, { steps: typeof shrinkPlan; maxBytes: number }> = {
+  enquiry: { steps: shrinkPlan, maxBytes: SENT_MAX_BYTES },
+  gallery: { steps: galleryShrinkPlan, maxBytes: 0 },
+};
