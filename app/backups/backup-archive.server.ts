@@ -185,11 +185,8 @@ async function* folderEntries(
 }
 
 /**
- * Streams the archive's entries in order, each checked against the allowed
- * names and hashed as it is read. A damaged archive is a BackupArchiveError;
- * an error thrown by onEntry comes out unchanged. onEntry must consume the
- * entry's stream. `file` may also be a folder holding the same entries (an
- * off-site copy as restic restored it, decision 0070): read the same way.
+ * Streams the entries in order, each name checked and hashed as read (damage: BackupArchiveError; onEntry's own
+ * errors pass unchanged; onEntry must consume the stream). `file` may be a folder of the same entries (restic's).
  */
 export async function readArchive(
   file: string,

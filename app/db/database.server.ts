@@ -232,12 +232,8 @@ export function advisoryLockKey(scope: string): [number, number] {
 }
 
 /**
- * Serialises the transactions that touch one thing (a gallery's order, say)
- * until each commits or rolls back. Call it first thing in the transaction.
- * PostgreSQL: a transaction-scoped advisory lock (READ COMMITTED alone would
- * let two transactions read the same count). SQLite: nothing to do, since
- * Kysely runs all of a process's queries on its one connection and a
- * transaction holds it to the end.
+ * Serialises the transactions touching `scope`; call it first. PostgreSQL: a transaction-scoped advisory lock
+ * (READ COMMITTED alone lets two read the same count). SQLite: nothing, its one connection already serialises.
  */
 export async function lockForTransaction(trx: Kysely<DatabaseSchema>, scope: string): Promise<void> {
   if (dialectOf(trx) !== "postgres") return;

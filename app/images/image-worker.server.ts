@@ -14,11 +14,8 @@ import type {
 import { ImageNotFoundError, type ProcessedEnquiryPhoto, type ProcessedImage } from "./processed-image";
 
 /**
- * The sharp pipeline runs in a separate process (decision 0017): a decode that
- * blows up, in memory or in native code, can only take the worker down. One
- * worker, one job at a time, reused between jobs. It is forked for the first
- * job (so tests and scripts that never process an image never pay for it),
- * and a worker that died is replaced on the next job.
+ * The sharp pipeline runs in its own process (decision 0017), so a decode that blows up takes only the worker down.
+ * One job at a time; forked for the first job, replaced after a death.
  */
 
 /** Where the worker's code is: the built file in production, the TypeScript source (with tsx) in dev and tests. */

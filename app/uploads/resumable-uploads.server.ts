@@ -19,15 +19,8 @@ import { UPLOAD_NOT_AN_IMAGE_MESSAGE, UPLOAD_TOO_LARGE_MESSAGE } from "./upload-
 import { UPLOAD_URL_LIFETIME_MS, incomingKeyFor, originalKeyFor, transition } from "./uploads.server";
 
 /**
- * Uploads sent in parts (decision 0062): a dropped connection costs at most
- * the part in flight. The server starts the upload, hands out where each
- * part goes (a bucket's presigned URL, or its own part route on the disk),
- * and puts the parts together; the file is then checked as a single upload
- * is (its size, and its type by its own bytes) and registered as one, by
- * PUT /api/admin/gallery-images. Every part lands under incoming/; only the
- * checked whole moves to originals/. An unfinished upload is deleted a day
- * after it began (pruneStaleUploads), never earlier: at most 30 of them (of
- * 20 MB at most: 600 MB, three full upload windows) at once, and the next waits.
+ * Uploads sent in parts (decision 0062). Parts land under incoming/; the whole is checked as a single upload is and
+ * registered by PUT /api/admin/gallery-images. An unfinished one is deleted a day after it began; at most 30 at once.
  */
 
 /** An upload in parts may take its time on a weak signal; housekeeping forgets it after this. */
