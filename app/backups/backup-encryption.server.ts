@@ -7,10 +7,8 @@ import { pipeline } from "node:stream/promises";
 import { Decrypter, Encrypter } from "age-encryption";
 
 /**
- * Backups encrypted with age (decision 0052): a scrypt passphrase recipient,
- * so `age -d` opens a backup without Cornerstone. age works in 64 KiB chunks,
- * and everything here is streamed, so memory stays bounded whatever the
- * archive's size (scrypt itself takes about 256 MiB for a moment, once per file).
+ * Backups encrypted with age (decision 0052), a scrypt passphrase recipient so `age -d` opens them; streamed in
+ * 64 KiB chunks, so memory stays bounded (scrypt takes about 256 MiB for a moment, once per file).
  */
 
 /** An encrypted backup's name ends with this, after ".tar.gz". */

@@ -228,10 +228,8 @@ export type TableFiles = {
 };
 
 /**
- * The one database-snapshot writer (decision 0026): every table of BACKUP_TABLES from one read
- * transaction, as decision 0025's `<table>.jsonl` files in `dir` (a table present but empty gets
- * an empty file), and the keys of the objects the rows name. The archive and the off-site copy's
- * folder both take their tables from here, so a restore has one reader.
+ * The one snapshot writer (decision 0026): every BACKUP_TABLES table as `<table>.jsonl` in `dir` from one read
+ * transaction, and the object keys the rows name. The archive and the off-site folder both use it.
  */
 export async function writeTableFiles(db: Database, dir: string): Promise<TableFiles> {
   const files = new Map<string, TableFiles["tables"][number] & { stream: WriteStream }>();

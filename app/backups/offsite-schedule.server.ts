@@ -63,10 +63,8 @@ const lastSnapshotOf = (state: BackupStateTable) =>
   state.offsite_last_name && /^[0-9a-f]{8,64}$/.test(state.offsite_last_name) ? state.offsite_last_name : null;
 
 /**
- * Off-site copies on a schedule: every BACKUP_OFFSITE_MINUTES, and 5 minutes after each start. The
- * next due time and each outcome live in backup_state, shared by every instance and `npm run
- * backup`; a pass that finds a copy due claims the off-site lease, so one copy runs each time.
- * Without a passphrase or restic nothing leaves, and the dashboard says so in red.
+ * Off-site copies every BACKUP_OFFSITE_MINUTES and 5 minutes after each start; the due time lives in backup_state
+ * and a pass claims the off-site lease, so one copy runs each time.
  */
 export function createOffsiteSchedule(services: AppServices, options: { runner: OffsiteCopyRunner; clock?: Clock }) {
   const clock = options.clock ?? systemClock;

@@ -12,12 +12,7 @@ import type { ObjectStorage } from "~/storage/storage.server";
 import { backupsDirOf } from "./backup-files.server";
 import { loadBackupNaming, timestampForFileName } from "./backup-names.server";
 
-/**
- * Where a restore writes. SQLite + local disk (this file): a fresh database
- * and uploads folder built beside the live ones, swapped in only once
- * complete. PostgreSQL (restore-postgres.server.ts): the live database replaced
- * in one transaction, the objects written into the live storage just before it commits.
- */
+/** Where a restore writes: SQLite builds beside the live data and swaps in; PostgreSQL: restore-postgres.server.ts. */
 export type RestoreTarget = {
   storage: ObjectStorage;
   /**

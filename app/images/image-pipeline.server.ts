@@ -29,12 +29,7 @@ export function maxVariantWidth(uprightWidth: number, uprightHeight: number = up
   return Math.max(1, Math.min(uprightWidth, Math.floor((MAX_VARIANT_HEIGHT * uprightWidth) / uprightHeight)));
 }
 
-/**
- * VARIANT_WIDTHS that fit within the upright width (and MAX_VARIANT_HEIGHT);
- * an image narrower than the smallest step gets one variant at its own
- * width. No in-between "own width" variant otherwise: the next step down is
- * close enough.
- */
+/** VARIANT_WIDTHS within the upright size; an image narrower than the smallest gets one at its own width. */
 export function variantWidthsFor(uprightWidth: number, uprightHeight: number = uprightWidth): number[] {
   const widest = maxVariantWidth(uprightWidth, uprightHeight);
   const widths = VARIANT_WIDTHS.filter((width) => width <= widest);
@@ -82,10 +77,8 @@ async function readObject(storage: ObjectStorage, key: string): Promise<Buffer> 
 type Encoded = { format: Format; width: number; height: number; data: Buffer };
 
 /**
- * Decodes the original once (orientation applied, sRGB, shrunk on load to the
- * largest width needed), derives every variant from that raw buffer, and
- * writes them content-addressed under `variants/`. Output carries no EXIF,
- * GPS, XMP or ICC: sharp strips metadata unless told to keep it.
+ * Decodes the original once (upright, sRGB, shrunk on load) and writes every variant content-addressed under
+ * `variants/`; sharp strips EXIF, GPS, XMP and ICC unless told otherwise.
  */
 export function processImage(storage: ObjectStorage, originalKey: string): Promise<ProcessedImage> {
   return serialize(() => runPipeline(storage, originalKey));

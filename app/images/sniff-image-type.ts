@@ -10,10 +10,8 @@ function ascii(head: Uint8Array, start: number, length: number): string {
 }
 
 /**
- * Judges an image only by its magic number (never by file name or declared
- * type), from the first bytes of the file (32 is enough). The server checks
- * every upload with it; the admin checks a chosen file with it before
- * uploading, so a HEIC photo is refused before it costs any mobile data.
+ * An image's type by its magic number alone (32 bytes suffice). The admin checks a file with it before uploading,
+ * so a HEIC photo is refused before it costs mobile data.
  */
 export function sniffImageType(head: Uint8Array): SniffedImageType | null {
   if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) {

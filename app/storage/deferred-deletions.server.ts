@@ -10,12 +10,7 @@ import type { ObjectStorage } from "./storage.server";
  */
 type Services = { db: Database; storage: ObjectStorage; logger: Logger };
 
-/**
- * Whether any backup holds a live lease now: a row of backup_leases whose
- * expiry has not passed (the backups take, renew and release them:
- * ~/backups/backup-lease.server.ts). Read here, under the features, so that
- * galleries and enquiry photos can delete their files without importing backups.
- */
+/** Whether a backup holds a live lease; read here so features delete files without importing backups. */
 export async function isBackupRunning(services: { db: Database; clock: Clock }): Promise<boolean> {
   const live = await services.db
     .selectFrom("backup_leases")

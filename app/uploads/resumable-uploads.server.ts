@@ -184,12 +184,8 @@ async function refuse(services: Services, upload: UploadInParts, from: "parts" |
 }
 
 /**
- * Puts every part together, then checks the whole as a single upload is
- * checked: its size must be the declared one, its first bytes an image's.
- * On the disk the checked file moves to its private key at once (as a single
- * upload through this server does); on a bucket it stays in incoming/ until
- * registration moves it, as a presigned PUT does. Asked again once complete,
- * it answers the same (its first answer may have been lost on the way).
+ * Puts the parts together and checks the whole as a single upload (declared size, an image's first bytes); on the
+ * disk it moves to its private key at once, on a bucket at registration. Asked again, it answers the same.
  */
 export async function completeResumableUpload(
   services: Services,
