@@ -24,10 +24,7 @@ import {
   type ManifestFiles,
 } from "./backup-format.server";
 
-/**
- * Writing and reading the backup archive, whose names and manifest are in
- * ./backup-format.server.ts (decision 0025).
- */
+/** Writing and reading the backup archive (names and manifest: ./backup-format.server.ts, decision 0025). */
 
 // ---------------------------------------------------------------------------------------------
 // Writing

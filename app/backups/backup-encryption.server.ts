@@ -24,10 +24,7 @@ type WebBytes = WebReadableStream<Uint8Array>;
 const toWeb = (stream: Readable) => Readable.toWeb(stream) as unknown as WebBytes;
 const fromWeb = (stream: ReadableStream<Uint8Array>) => Readable.fromWeb(stream as unknown as WebBytes);
 
-/**
- * A writable that encrypts what is written into `output`. `sealed` settles
- * once the last encrypted byte is in `output` (or with the first error).
- */
+/** Encrypts what is written into `output`; `sealed` settles once the last byte is in (or with the first error). */
 export async function encryptingWriter(
   output: Writable,
   passphrase: string,
@@ -61,9 +58,8 @@ export async function isEncryptedFile(file: string): Promise<boolean> {
 }
 
 /**
- * Decrypts `source` into a new file `target` (never over an existing one).
- * A wrong passphrase is refused before anything is written; a file changed
- * after it was encrypted fails its authentication and leaves no target behind.
+ * Into a new file `target`: a wrong passphrase is refused before anything is written; a tampered file fails its
+ * authentication and leaves no target behind.
  */
 export async function decryptFile(source: string, target: string, passphrase: string): Promise<void> {
   const decrypter = new Decrypter();

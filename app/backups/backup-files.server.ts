@@ -46,10 +46,7 @@ export async function spaceProblem(probe: FreeSpaceProbe, dir: string, neededByt
 // ---------------------------------------------------------------------------------------------
 // Files
 
-/**
- * Moves a finished temporary file to `target`, never over an existing file:
- * a second backup in the same second gets "-1", "-2", … Returns the path used.
- */
+/** Never over an existing file: a second backup in the same second gets "-1", "-2", … Returns the path used. */
 export async function moveIntoPlace(temporary: string, target: string): Promise<string> {
   const ext = target.endsWith(".tar.gz") ? ".tar.gz" : path.extname(target);
   const base = target.slice(0, target.length - ext.length);
@@ -85,10 +82,7 @@ async function namesIn(dir: string): Promise<string[]> {
   }
 }
 
-/**
- * Keeps the newest `keep` backups in dir that this installation named (decision 0046);
- * never deletes by name pattern. Returns the names deleted.
- */
+/** Keeps the newest `keep` backups this installation named (decision 0046); returns the names deleted. */
 export async function pruneOldBackups(dir: string, keep: number, naming: BackupNaming): Promise<string[]> {
   const backups = ownBackupsOldestFirst(await namesIn(dir), naming);
   const doomed = backups.slice(0, Math.max(0, backups.length - keep));

@@ -47,11 +47,7 @@ function leaseHandle({ db, clock }: LeaseServices, id: string, holder: string): 
   };
 }
 
-/**
- * Takes a lease. With `exclusive` (the scheduled backup) the id is fixed and
- * the lease is taken only if nobody holds it, or its holder's lease expired:
- * one atomic upsert, the same on SQLite and PostgreSQL. Null when taken.
- */
+/** With `exclusive` (fixed id) only if nobody holds it or it expired: one atomic upsert. Null when taken. */
 export async function acquireBackupLease(
   services: LeaseServices,
   purpose: LeasePurpose,

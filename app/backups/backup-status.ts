@@ -1,7 +1,4 @@
-/**
- * What the dashboard's backup card shows: GET /api/admin/backups/status.
- * Shared by the server (which builds it) and the browser (which shows it).
- */
+/** The dashboard's backup card (GET /api/admin/backups/status), for the server and the browser. */
 export type BackupStatus = {
   /** The newest backup that finished: a scheduled one, `npm run backup`, or a download. */
   lastBackup: { at: string; bytes: number; fileName: string } | null;
@@ -22,10 +19,7 @@ export type BackupStatus = {
   foreignBackups: { location: "server" | "bucket"; name: string }[];
 };
 
-/**
- * The off-site copies (decision 0070), as GET /api/admin/backups/status gives them. `state` is
- * the one thing to show: offsiteSummary() turns it into the owner's sentence.
- */
+/** The off-site copies (decision 0070); offsiteSummary() turns `state` into the owner's sentence. */
 export type OffsiteStatus = {
   /** BACKUP_S3_BUCKET or BACKUP_OFFSITE_REPOSITORY is set. */
   configured: boolean;
@@ -75,10 +69,7 @@ export function timeAgo(iso: string, now: Date): string {
   return "just now";
 }
 
-/**
- * The dashboard's line about off-site copies: "Last copy off the server: 12 minutes ago", and
- * whether it shows red. Shared by the backup card and any summary of the dashboard.
- */
+/** "Last copy off the server: 12 minutes ago", and whether it shows red. */
 export function offsiteSummary(offsite: OffsiteStatus, now: Date): { text: string; tone: "ok" | "danger" | "neutral" } {
   const last = offsite.lastCopy
     ? `Last copy off the server: ${timeAgo(offsite.lastCopy.at, now)}`

@@ -65,11 +65,7 @@ export class BackupLeaseLostError extends Error {
   override name = "BackupLeaseLostError";
 }
 
-/**
- * One backup, start to end: lease → snapshot of the tables (one read
- * transaction) → the objects those rows refer to → manifest. Records the
- * outcome for the dashboard and logs failures at error level.
- */
+/** One backup: lease → table snapshot → the objects the rows name → manifest; the dashboard gets the outcome. */
 export async function createBackup(services: BackupServices, options: BackupOptions): Promise<BackupResult> {
   const lease = options.lease ?? (await acquireBackupLease(services, options.purpose));
   if (!lease) throw new Error("Could not take a backup lease");

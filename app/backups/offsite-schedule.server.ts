@@ -25,11 +25,7 @@ export type OffsiteCopyRunner = (request: {
   signal: AbortSignal;
 }) => Promise<OffsiteCopyResult>;
 
-/**
- * Each copy in a process of its own (decision 0070): forked from `entry` with the server's
- * environment, and sent SIGTERM when the signal aborts (a shutdown, or the lease lost). A process
- * that ends without reporting is a failed copy.
- */
+/** Each copy in its own process (decision 0070), SIGTERMed when the signal aborts; no report is a failed copy. */
 export function forkedCopyRunner(entry: OffsiteCopyEntry, logger: Logger, env = process.env): OffsiteCopyRunner {
   return ({ at, parent, signal }) =>
     new Promise((resolve, reject) => {

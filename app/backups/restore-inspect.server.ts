@@ -23,11 +23,7 @@ export type ArchiveInspection = {
 /** A row of a table file, with the line it came from (for messages). */
 export type TableLine = { row: Record<string, unknown>; line: number };
 
-/**
- * Reads a table's JSON lines one at a time, never holding more than one line (MAX_LINE_BYTES):
- * a 40 MB line is refused after its first megabyte. Each line is one JSON
- * object of plain values (text, numbers, null); blank lines are skipped.
- */
+/** A table's JSON lines one at a time, each at most MAX_LINE_BYTES, one object of plain values; blanks skipped. */
 export async function* readTableLines(stream: Readable, table: string): AsyncGenerator<TableLine> {
   let parts: Buffer[] = [];
   let lineBytes = 0;

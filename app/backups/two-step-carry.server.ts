@@ -53,9 +53,8 @@ export function readTwoStepKeyEntry(bytes: Buffer): Buffer {
 export type { TwoStepAfterRestore };
 
 /**
- * After a restore's rows are in (and the newer migrations have run), in the same transaction or
- * staging database: re-seals two-step with `installationKey` (this installation's, created if it
- * had none), from the key the backup carried (null: it carried none). Reusable by any backup format.
+ * Once the restored rows are in and migrated: re-seals two-step with `installationKey` from the key the backup
+ * carried (null: none).
  */
 export function carryTwoStepThroughRestore(
   db: Kysely<DatabaseSchema>,

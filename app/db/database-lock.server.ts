@@ -46,11 +46,7 @@ async function takeLock(
   return client;
 }
 
-/**
- * Takes the lock, or rejects with DatabaseLockedError. A shared lock whose
- * connection is lost (a database restart) is taken again on a new one, and
- * each attempt is logged: while it is gone, a restore would not see us.
- */
+/** Rejects with DatabaseLockedError. A shared lock whose connection is lost is taken again, each try logged. */
 export async function lockDatabase(
   url: string,
   mode: "shared" | "exclusive",

@@ -77,9 +77,8 @@ export async function findReadableWithoutKey(targets: readonly PrivacyTarget[]):
 }
 
 /**
- * The start-up privacy check (unless S3_PRIVACY_CHECK=off): logs an error
- * naming every address that handed a probe out. A probe that cannot be
- * written or deleted stops the start with a StorageCheckError saying what to fix.
+ * The start-up privacy check (unless S3_PRIVACY_CHECK=off): logs every address that handed a probe out; a probe that
+ * cannot be written or deleted stops the start (StorageCheckError).
  */
 export async function checkBucketPrivacy(options: {
   targets: readonly PrivacyTarget[];

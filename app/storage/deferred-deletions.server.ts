@@ -52,10 +52,7 @@ export async function deleteObjectsUnlessBackupRunning(
   return "deferred";
 }
 
-/**
- * Deletes the deferred files once no backup runs, except any that a row
- * refers to again. Returns how many keys were settled.
- */
+/** Deletes the deferred files once no backup runs, except any a row names again; how many keys were settled. */
 export async function purgeDeferredDeletions(
   services: Services,
   referencedKeys: () => Promise<Set<string>>,

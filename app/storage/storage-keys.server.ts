@@ -1,10 +1,6 @@
 import { InvalidStorageKeyError } from "./storage-errors.server";
 
-/**
- * Where the browser's bytes land before they are checked: the bucket's
- * presigned keys, and parts on either store. Nothing else is ever presigned,
- * so no URL can write elsewhere.
- */
+/** Where the browser's bytes land before they are checked; nothing else is presigned. */
 export const INCOMING_PREFIX = "incoming/";
 
 /**

@@ -130,11 +130,7 @@ export async function partTargetsFor(services: Services, id: string): Promise<Pa
   return partTargetsOf(services, upload);
 }
 
-/**
- * The disk: keeps one part as it arrives through this server. It must be
- * exactly its size (so the parts add up to the declared size, at most 20 MB),
- * and the first part must start like an image. Its ETag.
- */
+/** The disk: one part, exactly its size (so they add up to the declared size); the first must start like an image. */
 export async function receivePart(
   services: Services,
   input: { id: string; partNumber: number; contentLength: number; body: NodeJS.ReadableStream },

@@ -21,10 +21,7 @@ export type UploadStatus =
 
 type Services = Pick<AppServices, "db" | "storage">;
 
-/**
- * A signed URL for one upload. With `declared` (the file's size and type,
- * already checked), the URL fits only a PUT of exactly that size and type.
- */
+/** A signed URL for one upload; with `declared`, only a PUT of exactly that size and type fits. */
 export async function issueUploadTarget(
   services: Services,
   now = new Date(),
