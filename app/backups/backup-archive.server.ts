@@ -26,9 +26,6 @@ import {
 
 /** Writing and reading the backup archive (names and manifest: ./backup-format.server.ts, decision 0025). */
 
-// ---------------------------------------------------------------------------------------------
-// Writing
-
 export type ArchiveWriter = {
   /** Adds an entry of known size from a stream, hashing it on the way. */
   addStream(name: string, source: Readable, bytes: number): Promise<void>;
@@ -124,9 +121,6 @@ export function createArchiveWriter(output: Writable, options: { mtime: Date; si
     },
   };
 }
-
-// ---------------------------------------------------------------------------------------------
-// Reading
 
 export type ArchiveEntry = {
   name: string;

@@ -14,9 +14,6 @@ export function downloadFileName(date: Date): string {
   return `cornerstone-${timestampForFileName(date)}.tar.gz`;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Free space
-
 export type FreeSpace = { freeBytes: number; totalBytes: number };
 /** How much room the filesystem holding `dir` has. Injected in tests. */
 export type FreeSpaceProbe = (dir: string) => Promise<FreeSpace>;
@@ -42,9 +39,6 @@ export async function spaceProblem(probe: FreeSpaceProbe, dir: string, neededByt
     `(10 % of the disk or 1 GB) so the site keeps working. Free some space or move old backups off the server.`
   );
 }
-
-// ---------------------------------------------------------------------------------------------
-// Files
 
 /** Never over an existing file: a second backup in the same second gets "-1", "-2", … Returns the path used. */
 export async function moveIntoPlace(temporary: string, target: string): Promise<string> {
@@ -73,6 +67,10 @@ function ownBackupsOldestFirst(names: readonly string[], naming: BackupNaming): 
     .map((entry) => entry.name);
 }
 
+async function bucketBackupNames(storage: ObjectStorage): Promise<string[]> {
+  return (await storage.list(BUCKET_BACKUPS_PREFIX)).map((object) => object.key.slice(BUCKET_BACKUPS_PREFIX.length));
+}
+
 async function namesIn(dir: string): Promise<string[]> {
   try {
     return await fs.readdir(dir);
@@ -96,10 +94,7 @@ export async function pruneOldBucketBackups(
   keep: number,
   naming: BackupNaming,
 ): Promise<string[]> {
-  const names = (await storage.list(BUCKET_BACKUPS_PREFIX)).map((object) =>
-    object.key.slice(BUCKET_BACKUPS_PREFIX.length),
-  );
-  const backups = ownBackupsOldestFirst(names, naming);
+  const backups = ownBackupsOldestFirst(await bucketBackupNames(storage), naming);
   const doomed = backups.slice(0, Math.max(0, backups.length - keep)).map((name) => `${BUCKET_BACKUPS_PREFIX}${name}`);
   for (const key of doomed) await storage.delete(key);
   return doomed;
@@ -121,8 +116,6 @@ export async function listForeignBackups(
       .filter((name) => !name.startsWith(".") && !naming.verify(name))
       .sort()
       .map((name) => ({ location, name }));
-  const bucketNames = bucket
-    ? (await bucket.list(BUCKET_BACKUPS_PREFIX)).map((object) => object.key.slice(BUCKET_BACKUPS_PREFIX.length))
-    : [];
+  const bucketNames = bucket ? await bucketBackupNames(bucket) : [];
   return [...foreign(await namesIn(dir), "server"), ...foreign(bucketNames, "bucket")];
 }

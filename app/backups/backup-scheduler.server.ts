@@ -128,5 +128,3 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
     },
   };
 }
-
-export type BackupScheduler = ReturnType<typeof createBackupScheduler>;

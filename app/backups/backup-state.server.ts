@@ -43,20 +43,19 @@ export async function recordBackupSuccess(
   await ensureBackupState(services);
   const at = backup.finishedAt.toISOString();
   // Only ever forward: a slow backup finishing late does not hide a newer one.
-  await services.db
-    .updateTable("backup_state")
-    .set({ last_success_at: at, last_success_bytes: backup.bytes, last_success_name: backup.fileName })
-    .where("id", "=", STATE_ID)
-    .where((eb) => eb.or([eb("last_success_at", "is", null), eb("last_success_at", "<", at)]))
-    .execute();
-  if (backup.download) {
-    await services.db
+  const forward = (column: "last_success_at" | "last_download_at", set: Partial<BackupStateTable>) =>
+    services.db
       .updateTable("backup_state")
-      .set({ last_download_at: at })
+      .set(set)
       .where("id", "=", STATE_ID)
-      .where((eb) => eb.or([eb("last_download_at", "is", null), eb("last_download_at", "<", at)]))
+      .where((eb) => eb.or([eb(column, "is", null), eb(column, "<", at)]))
       .execute();
-  }
+  await forward("last_success_at", {
+    last_success_at: at,
+    last_success_bytes: backup.bytes,
+    last_success_name: backup.fileName,
+  });
+  if (backup.download) await forward("last_download_at", { last_download_at: at });
 }
 
 export async function recordBackupProblem(

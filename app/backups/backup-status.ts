@@ -12,10 +12,7 @@ export type BackupStatus = {
   running: boolean;
   /** Copies kept off the server: a restic repository and BACKUP_PASSPHRASE (decision 0070). */
   offsite: OffsiteStatus;
-  /**
-   * Files in DATA_DIR/backups/ or the bucket's backups/ whose name this installation did not
-   * sign (decision 0046): never deleted, shown as "Backups this site did not make".
-   */
+  /** Backups whose name this installation did not sign (decision 0046): never deleted, listed. */
   foreignBackups: { location: "server" | "bucket"; name: string }[];
 };
 
@@ -25,11 +22,7 @@ export type OffsiteStatus = {
   configured: boolean;
   /** BACKUP_PASSPHRASE is set: without it no copy leaves the server. */
   encrypted: boolean;
-  /**
-   * off: no off-site store; no-passphrase: a store but no passphrase, so nothing leaves (red);
-   * no-restic: restic is not installed, so nothing leaves (red); waiting: no copy yet; ok: copies
-   * leave; failing: copies have failed for 3 hours or more (red).
-   */
+  /** Red: no-passphrase and no-restic (nothing leaves), failing (for 3 hours or more). */
   state: "off" | "no-passphrase" | "no-restic" | "waiting" | "ok" | "failing";
   /** BACKUP_OFFSITE_MINUTES. */
   intervalMinutes: number;

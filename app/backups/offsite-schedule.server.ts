@@ -138,5 +138,3 @@ export function createOffsiteSchedule(services: AppServices, options: { runner: 
     },
   };
 }
-
-export type OffsiteSchedule = ReturnType<typeof createOffsiteSchedule>;

@@ -1,9 +1,6 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
 
-/**
- * Table types for Kysely. Kept portable on purpose (text ids, ISO-8601 text
- * timestamps, JSON as text) so a PostgreSQL backend needs no schema change.
- */
+/** Table types for Kysely, portable on purpose (text ids, ISO-8601 text timestamps, JSON as text). */
 export interface ContentEntriesTable {
   key: string;
   content: string;

@@ -172,8 +172,7 @@ function neutralValue(column: string, value: unknown): string | number | null {
 
 /** Every table in the database, Kysely's migration tables included. */
 export async function listTables(db: Database): Promise<string[]> {
-  const tables = await db.introspection.getTables();
   // Kysely hides its own tables from introspection unless asked.
-  const withMigrations = await db.introspection.getTables({ withInternalKyselyTables: true });
-  return [...new Set([...tables, ...withMigrations].map((table) => table.name))].sort();
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  return [...new Set(tables.map((table) => table.name))].sort();
 }

@@ -21,9 +21,6 @@ export const JPEG_MAX_PIXELS = 200_000_000;
 /** PNG, GIF, WebP and AVIF decode at full size: 40 MP is 160 MB of RGBA. */
 export const OTHER_MAX_PIXELS = 40_000_000;
 
-/** sharp's metadata().format for the types the upload accepts. */
-export type DecodableFormat = "jpeg" | "png" | "webp" | "gif" | "heif";
-
 export function maxPixelsFor(format: string | undefined): number {
   return format === "jpeg" ? JPEG_MAX_PIXELS : OTHER_MAX_PIXELS;
 }

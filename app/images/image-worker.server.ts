@@ -52,19 +52,9 @@ export type ImageWorker = {
   start(): Promise<void>;
   /** Ends the worker; jobs after this are refused. */
   stop(): Promise<void>;
-  /**
-   * processImage in the worker: reads `originalKey` from storage, writes the
-   * variants there. Rejects with ImageRefusedError (over the limits: its
-   * message is for the uploader), ImageNotFoundError, ImageUnreadableError or
-   * ImageWorkerCrashedError.
-   */
+  /** processImage in the worker; ImageRefusedError's message is for the uploader. */
   process(originalKey: string): Promise<ProcessedImage>;
-  /**
-   * A visitor's photo in a local file (which the caller deletes)
-   * becomes a thumbnail and a viewing copy at these keys. Runs only when no
-   * owner's upload waits; rejects at once with ImageWorkerBusyError when
-   * VISITOR_QUEUE_LIMIT photos already wait, else as process() does.
-   */
+  /** A visitor's photo file (the caller deletes it), after the owner's; ImageWorkerBusyError when the queue is full. */
   processEnquiryPhoto(file: string, keys: { thumbKey: string; viewKey: string }): Promise<ProcessedEnquiryPhoto>;
   /** The running worker's process id, the job it is on, and how many wait (for tests and diagnostics). */
   state(): { pid: number | undefined; processing: string | null; waiting: { owner: number; visitor: number } };

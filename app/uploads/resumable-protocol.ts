@@ -51,7 +51,6 @@ export const completeResumableSchema = z.object({
     .min(1, "parts must list every part with its ETag")
     .max(10_000),
 });
-export type CompleteResumableBody = z.input<typeof completeResumableSchema>;
 
 /** POST …/complete's answer: the address to register with PUT /api/admin/gallery-images. */
 export type ResumableCompleted = { imageURL: string };
