@@ -1,9 +1,7 @@
 import sharp, { type OutputInfo, type ResizeOptions } from "sharp";
 import { ImageRefusedError, imageLimitViolation, maxPixelsFor } from "./image-limits";
 
-// Every upload is a new input, so libvips' operation cache never hits; it would only keep decoded
-// images alive. Process-wide, and set here because every decode in the image worker comes through
-// this module.
+// Every upload is a new input: libvips' (process-wide) cache would only keep decoded images alive.
 sharp.cache(false);
 
 /** The input has no header sharp can read, or is of a format the caller does not take. */

@@ -1,9 +1,8 @@
 /** What the pipeline agrees to decode, judged by the header (decision 0018), and the sizes it makes; pure. */
 
 /**
- * Widths of the responsive AVIF/WebP variants (never upscaled). Steps of about 1.5×, so a screen
- * never gets much more than it needs: 800 covers a 412 px phone at DPR 1.75 (721 px, Lighthouse's
- * mobile) and DPR-2 phones; 1200 a 390 px phone at DPR 3 (1170 px). Decision 0055.
+ * Responsive AVIF/WebP widths, never upscaled, steps of about 1.5× (decision 0055): 800 covers a 412 px phone at
+ * DPR 1.75 (Lighthouse's mobile) and DPR-2 phones; 1200 a 390 px phone at DPR 3.
  */
 export const VARIANT_WIDTHS = [480, 800, 1200, 1600, 2400] as const;
 /** A very tall image gets narrower variants instead: bounded work, and within WebP's 16,383 px. */
@@ -13,10 +12,7 @@ export const MAX_VARIANT_HEIGHT = 9600;
 export const MAX_SIDE_PX = 30_000;
 /** Longest side over shortest side. */
 export const MAX_ASPECT_RATIO = 20;
-/**
- * JPEG decodes with shrink-on-load (1/2, 1/4, 1/8 of the size), so a 108 MP or
- * 200 MP phone photo costs about as much memory as a 12 MP one.
- */
+/** JPEG shrinks on load (1/2, 1/4, 1/8), so a 200 MP phone photo costs about what a 12 MP one does. */
 export const JPEG_MAX_PIXELS = 200_000_000;
 /** PNG, GIF, WebP and AVIF decode at full size: 40 MP is 160 MB of RGBA. */
 export const OTHER_MAX_PIXELS = 40_000_000;

@@ -16,8 +16,7 @@ const WEBP_OPTIONS = { quality: 78, effort: 4 } as const;
 const JPEG_OPTIONS = { quality: 78, mozjpeg: true, progressive: true } as const;
 // Bounding box of the placeholder: tiny, since CSS stretches and blurs it anyway.
 const PLACEHOLDER_SIZE = 20;
-// Two encodes at once keeps both cores busy (each libvips/aom encode is mostly
-// single-threaded here) without stacking up encoder buffers.
+// Two encodes at once keep both cores busy (each is mostly single-threaded) without piling up buffers.
 const ENCODE_CONCURRENCY = 2;
 const JPEG_BACKGROUND = "#ffffff";
 
@@ -57,8 +56,7 @@ async function runLimited<T>(tasks: (() => Promise<T>)[], limit: number): Promis
   return results;
 }
 
-// One image at a time per process: a 24 MP decode is the memory peak, and on
-// 2 cores running two at once would only make both slower.
+// One image at a time: a 24 MP decode is the memory peak, and two at once on 2 cores only slow both.
 let queueTail: Promise<unknown> = Promise.resolve();
 function serialize<T>(task: () => Promise<T>): Promise<T> {
   const run = queueTail.then(task, task);
