@@ -197,7 +197,7 @@ async function main(): Promise<void> {
     }
   }
   if (runs("weight")) {
-    // Photo-like images at a phone camera's size, so the photos weigh what real ones do (issue 20).
+    // Photo-like images at a phone camera's size, so the photos weigh what real ones do.
     const server = await startProductionServer({ env: { ...PRODUCTION_MALLOC_ENV }, photoLike: true });
     stopOnInterrupt(server.stop);
     try {

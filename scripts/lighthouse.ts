@@ -13,7 +13,7 @@
  *
  * The galleries hold photo-like images at a phone camera's size, as heavy as noisy camera photos
  * (800 px AVIF about 46 KB: scripts/lib/photo-like-gallery.ts).
- * Each page is audited MOBILE_RUNS times on mobile; issue 20's budgets are judged on the medians
+ * Each page is audited MOBILE_RUNS times on mobile; the budgets are judged on the medians
  * and printed as PASS/FAIL lines (scripts/lib/lighthouse-budgets.ts). The 404 page's script is
  * summed from its HTML, since Lighthouse does not audit a page answered 404.
  *
@@ -350,7 +350,7 @@ async function main(): Promise<void> {
     printFailures(rows);
 
     const budgets = budgetLines(medians);
-    console.log(`\nIssue 20 budgets, mobile, median of ${RUNS} runs per page:`);
+    console.log(`\nBudgets, mobile, median of ${RUNS} runs per page:`);
     for (const line of budgets.lines) console.log(`  ${line}`);
     const notFoundPass = notFoundScript <= BUDGETS.scriptBytes(NOT_FOUND_PATH);
     console.log(

@@ -1,4 +1,4 @@
-// Whether `npm start` may serve the build on disk as it is (issue 18, decision 0050): the build is
+// Whether `npm start` may serve the build on disk as it is (decision 0050): the build is
 // kept when it is newer than every input it was made from, so an unchanged checkout starts at once.
 import fs from "node:fs";
 import path from "node:path";

@@ -1,7 +1,7 @@
 import type { Result } from "lighthouse";
 
 /**
- * Issue 20's budgets for the public pages on Lighthouse's mobile preset, judged on the median of
+ * The budgets for the public pages on Lighthouse's mobile preset, judged on the median of
  * MOBILE_RUNS runs per page. Printed as pass/fail lines by `npm run lighthouse` (never timed tests).
  */
 export const MOBILE_RUNS = 5;
