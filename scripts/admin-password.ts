@@ -39,7 +39,7 @@ function optionValue(args: string[], name: string): string | undefined {
   return value;
 }
 
-/** `--reset-2fa`: back in with the password alone (issue 19 item 7). */
+/** `--reset-2fa`: back in with the password alone. */
 async function resetTwoStep() {
   const services = await openServices(parseEnv(), createLogger({ level: "warn" }), { checkBrowserUploads: false });
   try {

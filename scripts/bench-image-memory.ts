@@ -1,6 +1,6 @@
 /**
- * Peak memory of the web process and of the image worker while one image is registered
- * (issue 8, item 3). Part of `npm run bench` (the image part); alone:
+ * Peak memory of the web process and of the image worker while one image is registered.
+ * Part of `npm run bench` (the image part); alone:
  *
  *   npx tsx scripts/bench-image-memory.ts
  *
@@ -19,7 +19,7 @@ import { startTestServer } from "../tests/support/test-server";
 import { PRODUCTION_MALLOC_ENV, ensureBuild } from "./lib/production-server";
 import { photoLikeJpeg } from "./lib/photo-like-jpeg";
 
-/** Issue 8: the web process stays under this while images are processed. */
+/** The web process stays under this while images are processed. */
 export const WEB_PEAK_RSS_TARGET_MB = 250;
 
 type Case = { name: string; make: () => Promise<Buffer> };

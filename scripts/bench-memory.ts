@@ -1,5 +1,5 @@
 /**
- * Memory and logging under junk traffic (issue 17 §5, §6), called from scripts/bench.ts
+ * Memory and logging under junk traffic, called from scripts/bench.ts
  * (`npm run bench -- --only=memory`). The server runs exactly as `npm run serve` starts it (its
  * node flags read from package.json) with the default LOG_LEVEL=info, its log on a pipe that this
  * process drains.
@@ -21,9 +21,9 @@ import { PRODUCTION_MALLOC_ENV, PROJECT_ROOT, ensureBuild } from "./lib/producti
 
 const REQUESTS = 80_000;
 const CONNECTIONS = 50;
-/** Issue 17 §6: the default production server stays within this, whatever the junk. */
+/** The default production server stays within this, whatever the junk. */
 const PEAK_RSS_TARGET_MB = 300;
-/** Issue 17 §5: request logging costs at most this share of cached GET / throughput. */
+/** Request logging costs at most this share of cached GET / throughput. */
 const LOGGING_COST_TARGET = 0.1;
 
 /** Linux's clock tick (USER_HZ): 100 per second. */

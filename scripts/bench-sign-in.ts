@@ -1,5 +1,5 @@
 /**
- * The sign-in throttle under load (issue 8): what floods cost, and whether the owner still gets in.
+ * The sign-in throttle under load: what floods cost, and whether the owner still gets in.
  *
  *   npx tsx scripts/bench-sign-in.ts          # alone
  *   npm run bench -- --only=sign-in          # as a part of npm run bench

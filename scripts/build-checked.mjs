@@ -1,5 +1,5 @@
 // node scripts/build-checked.mjs: `npm run build`, then fails if it printed anything a clean build
-// does not (a warning). `npm test` builds this way, so a new warning fails the test run (issue 18).
+// does not (a warning). `npm test` builds this way, so a new warning fails the test run.
 import { spawn } from "node:child_process";
 import { buildWarnings } from "./lib/build-log.mjs";
 

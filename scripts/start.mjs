@@ -1,6 +1,6 @@
 // npm start: builds when the build on disk is missing or older than its inputs (app/, server/,
 // public/, package-lock.json, the build configuration), then `npm run serve` (package.json) serves it.
-// An unchanged checkout starts without the ~45 s build (issue 18, decision 0050). In a deployed
+// An unchanged checkout starts without the ~45 s build (decision 0050). In a deployed
 // checkout with releases (current/, made by `npm run update`), serve runs the live release: no build here.
 import { existsSync } from "node:fs";
 import { spawnSync } from "node:child_process";

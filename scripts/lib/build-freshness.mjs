@@ -1,12 +1,12 @@
-// Whether `npm start` may serve the build on disk as it is (issue 18, decision 0050): the build is
+// Whether `npm start` may serve the build on disk as it is (decision 0050): the build is
 // kept when it is newer than every input it was made from, so an unchanged checkout starts at once.
 import fs from "node:fs";
 import path from "node:path";
 
 /** Folders whose every file goes into the build. */
-export const SOURCE_FOLDERS = ["app", "server", "public"];
+const SOURCE_FOLDERS = ["app", "server", "public"];
 /** Single files that change what the build makes: the lock file and the build's configuration. */
-export const BUILD_INPUT_FILES = [
+const BUILD_INPUT_FILES = [
   "package-lock.json",
   "package.json",
   "vite.config.ts",

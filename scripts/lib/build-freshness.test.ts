@@ -17,7 +17,7 @@ function write(file: string, at: Date) {
   fs.utimesSync(full, at, at);
 }
 
-// Every kind of input the build is made from (issue 18: the lock file, app/, server/, public/, the build configuration).
+// Every kind of input the build is made from (the lock file, app/, server/, public/, the build configuration).
 const INPUTS = [
   "package-lock.json",
   "package.json",

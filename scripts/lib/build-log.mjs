@@ -1,5 +1,5 @@
 // The lines a clean `npm run build` prints; anything else is a warning a new user would see
-// (issue 18: the build prints none). Used by scripts/build-checked.mjs, which `npm test` runs.
+// (the build prints none). Used by scripts/build-checked.mjs, which `npm test` runs.
 
 /** Every line of a clean build, by shape (ANSI colours removed first). */
 const CLEAN_LINES = [
