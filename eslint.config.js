@@ -37,7 +37,7 @@ const local = {
     "no-issue-references": {
       meta: {
         type: "suggestion",
-        docs: { description: "Disallow comments that cite an issue number" },
+        docs: { description: "Disallow comments and test titles that cite an issue number" },
         schema: [],
         messages: {
           issueReference:
@@ -45,13 +45,28 @@ const local = {
         },
       },
       create(context) {
+        const cites = (text) => /\bissues?\s*#?\d+/i.test(text);
+        const TEST_CALLS = new Set(["describe", "it", "test"]);
         return {
           Program() {
             for (const comment of context.sourceCode.getAllComments()) {
-              if (/\bissues?\s*#?\d+/i.test(comment.value)) {
-                context.report({ loc: comment.loc, messageId: "issueReference" });
-              }
+              if (cites(comment.value)) context.report({ loc: comment.loc, messageId: "issueReference" });
             }
+          },
+          // A test's title too: it is what a failing run prints.
+          CallExpression(node) {
+            let callee = node.callee; // it, it.skip, describe.each([…])
+            while (callee.type === "MemberExpression" || callee.type === "CallExpression")
+              callee = callee.type === "MemberExpression" ? callee.object : callee.callee;
+            const [title] = node.arguments;
+            if (callee.type !== "Identifier" || !TEST_CALLS.has(callee.name) || !title) return;
+            const text =
+              title.type === "Literal"
+                ? String(title.value)
+                : title.type === "TemplateLiteral"
+                  ? title.quasis.map((q) => q.value.raw).join("")
+                  : "";
+            if (cites(text)) context.report({ node: title, messageId: "issueReference" });
           },
         };
       },
@@ -106,8 +121,9 @@ export default tseslint.config(
   {
     files: ["app/**/*.{js,ts,tsx,mjs}", "server/**/*.{js,ts,tsx,mjs}"],
     plugins: { local },
-    rules: { "local/no-issue-references": "error", "local/no-browser-code-in-strings": "error" },
+    rules: { "local/no-browser-code-in-strings": "error" },
   },
+  { files: ["**/*.{js,ts,tsx,mjs,cjs}"], plugins: { local }, rules: { "local/no-issue-references": "error" } },
   {
     // Playwright fixtures use `use()` and empty patterns by design; they are not React hooks.
     files: ["tests/e2e/**/*.ts", "tests/screens/**/*.ts"],

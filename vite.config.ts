@@ -18,7 +18,7 @@ const namedServerEntries: Plugin = {
 };
 
 /**
- * Rollup notices a new user cannot act on, each silenced for a reason (issue 18; every other
+ * Rollup notices a new user cannot act on, each silenced for a reason (every other
  * warning still prints, and `npm test` fails when the build prints one: scripts/check-build-log.mjs).
  */
 function quietExpectedWarnings(warning: Rollup.RollupLog, warn: (warning: Rollup.RollupLog) => void): void {

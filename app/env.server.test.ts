@@ -13,7 +13,7 @@ describe("parseEnv", () => {
     expect(env.NODE_ENV).toBe("production");
   });
 
-  it("issue 21: enquiry photos' caps and retention have defaults, and a wrong value says how to fix it", () => {
+  it("enquiry photos' caps and retention have defaults, and a wrong value says how to fix it", () => {
     const env = parseEnv({});
     expect([env.ENQUIRY_PHOTOS_PER_DAY, env.ENQUIRY_PHOTOS_MAX_MB, env.ENQUIRY_PHOTO_DAYS]).toEqual([50, 2048, 365]);
     expect(

@@ -8,7 +8,7 @@ import { kb, round, table } from "./lib/bench-report";
 import { rawGet } from "./lib/http-raw";
 import type { ProductionServer } from "./lib/production-server";
 
-// Issue 20: a 390 px wide phone at 3× (an iPhone 14/15's screen).
+// A 390 px wide phone at 3× (an iPhone 14/15's screen).
 const PHONE = { viewportWidth: 390, dpr: 3 };
 const PHONE_UA =
   "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36";

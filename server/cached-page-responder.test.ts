@@ -223,7 +223,7 @@ async function notFoundSite() {
   return { site, state };
 }
 
-describe("the not-found page (issue 17 §6)", () => {
+describe("the not-found page", () => {
   it("is rendered once and served to every junk URL as a 404, each under a fresh nonce, its script allowed by hash", async () => {
     const { site, state } = await notFoundSite();
     const answers = [];

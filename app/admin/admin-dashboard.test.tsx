@@ -122,7 +122,7 @@ describe("the dashboard: the spec's three cards, then Settings and reports", () 
   });
 });
 
-describe("the temporary-password banner (issue 18 §10)", () => {
+describe("the temporary-password banner", () => {
   it("is not shown once the password has been changed", async () => {
     const { calls } = await renderDashboard(false);
     await waitFor(() => expect(calls.some((c) => c.url === "/api/admin/security/summary")).toBe(true));

@@ -20,7 +20,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe("the database for issue 9", () => {
+describe("the enquiry outbox's migration", () => {
   it("syncs every commit (WAL with synchronous = FULL), so an answered enquiry survives power loss", async () => {
     const db = openDatabase(tempDir());
     // SQLite-only pragmas: fine here, in the one module that knows the backend.

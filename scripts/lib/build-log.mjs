@@ -12,7 +12,7 @@ const CLEAN_LINES = [
   /^rendering chunks\.\.\.$/,
   /^computing gzip size\.\.\.$/,
   /^build\/\S+\s+[\d.,]+ kB(?:\s*│\s*gzip:\s*[\d.,]+ kB)?(?:\s*│\s*map:\s*[\d.,]+ kB)?$/,
-  /^✓ built in [\d.]+m?s$/,
+  /^✓ built in (\d+m )?[\d.]+m?s$/, // "744ms", "16.93s", "1m 4s" on a slow machine
   /^precompressed \d+ assets: .+$/,
 ];
 

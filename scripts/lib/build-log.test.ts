@@ -17,6 +17,7 @@ build/client/assets/admin-CiSkKfYn.js             238.06 kB │ gzip: 76.18 kB
 vite v7.3.8 building ssr environment for production...
 build/server/index.js                                462.60 kB
 ✓ built in 744ms
+✓ built in 1m 4s
 precompressed 17 assets: 782 KB → 216 KB with brotli
 `;
 

@@ -8,7 +8,7 @@ import { createManualClock, type ManualClock } from "~/lib/clock";
 import { SIGN_IN_LOCKED_MESSAGE } from "../../server/api/auth-routes";
 import { ADMIN, createAdminContext, type AdminContext } from "./helpers";
 
-// Issue 8, items 13 and 14: sign out everywhere, idle sessions, change the password from the dashboard.
+// Sign out everywhere, idle sessions, change the password from the dashboard.
 
 let ctx: AdminContext;
 let clock: ManualClock;

@@ -16,7 +16,7 @@ import { openSite } from "../support/backup-site";
 import { newUploadUrl } from "../support/gallery-api";
 import { ADMIN, createAdminContext, putUpload, type AdminContext } from "./helpers";
 
-// Issue 19 §8-9: every security event and every change to the site is in the security log.
+// Every security event and every change to the site is in the security log.
 
 const PHONE =
   "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Mobile Safari/537.36";
@@ -183,7 +183,7 @@ const CASES: Case[] = [
   },
 ];
 
-describe("every event of issue 19 §8 is recorded", () => {
+describe("every security event and change is recorded", () => {
   it.each(CASES)("$event", async ({ act, expected }) => {
     await act();
     // Signed out everywhere, or the password changed: read the log with a fresh session.

@@ -31,7 +31,7 @@ describe("npm run admin:password", () => {
     expect(result.stdout + result.stderr).not.toContain("a brand new password");
     expect(await verifyCredentials(ctx.services, "owner", "a brand new password")).not.toBeNull();
     expect(await verifyCredentials(ctx.services, "owner", "the old password")).toBeNull();
-    // The security log says it happened, and where (issue 19 §8).
+    // The security log says it happened, and where.
     expect(await activityKinds()).toEqual([
       { kind: "account.password-changed", outcome: "success", detail: '{"via":"server"}' },
     ]);

@@ -6,7 +6,7 @@ import { createManualClock } from "~/lib/clock";
 import { createTestContext, type TestContext } from "./helpers";
 
 /**
- * Issue 17 §3: anonymous referrers cannot grow the database. At most 100
+ * Anonymous referrers cannot grow the database. At most 100
  * referrer hosts a day are stored by name, counted in the database so that
  * every flush of every instance shares the cap; the rest of the day's
  * referred views are one "(other)" row. Days older than 400 are deleted.

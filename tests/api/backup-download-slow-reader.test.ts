@@ -12,7 +12,7 @@ import { seedDemoGallery } from "~/galleries/demo-images.server";
 import { createApp } from "../../server/app";
 import { ADMIN, createAdminContext, type AdminContext } from "./helpers";
 
-// Issue 17 §12: the download's response must end only after the last byte of the archive went out.
+// The download's response must end only after the last byte of the archive went out.
 // A reader slower than the backup leaves the tail of the archive in the server's pipe when the
 // backup returns; a response ended then would cut it off (without `await finished(body)` in
 // server/api/backup-routes.ts this test fails: "The backup file is truncated").

@@ -283,7 +283,7 @@ describe("scheduled backups with S3_BUCKET set (no lasting disk)", () => {
   it("go to the bucket under backups/, the newest BACKUP_KEEP kept there (other keys left alone), none left on disk; a backup never holds backups/ keys", async () => {
     ctx = await createTestContext({}, { storage: "s3" });
     await seedDemoGallery(ctx.services, "traditional", 1, { width: 480, height: 320 });
-    // Not names this site made (issue 17: seven such keys once pushed every real backup out): pruning leaves them.
+    // Not names this site made (seven such keys once pushed every real backup out): pruning leaves them.
     const planted = [
       "backups/pre-restore-20260101-000000.tar.gz",
       "backups/cornerstone-99991231-235959.tar.gz",

@@ -1,5 +1,5 @@
 /**
- * Issue 17 item 4: at start-up the site probes each private prefix of its
+ * At start-up the site probes each private prefix of its
  * bucket without a key, through the bucket's endpoint and MEDIA_BASE_URL's
  * addresses; what answers is logged as an error and shown on the dashboard.
  * A private bucket is the verifying front (tests/support/s3-verifying-front.ts,
@@ -69,7 +69,7 @@ async function openCdn(): Promise<string> {
 }
 
 describe("the start-up bucket privacy check", () => {
-  it("covers uploads waiting to be checked, originals, backups and visitors' photos (issue 21)", () => {
+  it("covers uploads waiting to be checked, originals, backups and visitors' photos", () => {
     expect(PRIVATE_PREFIXES).toEqual(["incoming/", "originals/", "backups/", "enquiry-photos/"]);
   });
 

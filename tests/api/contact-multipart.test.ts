@@ -12,7 +12,7 @@ import { makeImage } from "../fixtures/images";
 import { createTestContext, type TestContext } from "./helpers";
 
 /**
- * The no-JS contact form with photos (issue 21 §3): server/middleware/contact-multipart.ts ahead of
+ * The no-JS contact form with photos: server/middleware/contact-multipart.ts ahead of
  * React Router. A stand-in route records what its action receives; the middleware, busboy, the disk
  * and the photos' processing are real. Each test has its own data folder, database and server (so its
  * own disk for photos on their way): one that fails with posts held or files on disk leaves nothing behind.

@@ -14,7 +14,7 @@ import { until } from "../support/until";
 import { ADMIN } from "./helpers";
 import { MAIL_FROM, NOTIFY_EMAIL, SITE_URL, createMailContext, type MailContext } from "./mail-helpers";
 
-/** Issue 9: every enquiry reaches the owner's mailbox, through a real SMTP server. */
+/** Every enquiry reaches the owner's mailbox, through a real SMTP server. */
 
 let ctx: MailContext | null = null;
 let smtp: TestSmtpServer | null = null;
@@ -707,8 +707,8 @@ describe("the sign-in alert", () => {
     expect(mail!.text).toContain(address);
     const after = await everyTableAsText(ctx.services);
     expect(after).not.toContain(address);
-    // The browser stays only where the owner reads it on purpose: the security log (issue 19 §8,
-    // decision 0054) keeps the user agent, cut to 256 characters; the alert's job no longer does.
+    // The browser stays only where the owner reads it on purpose: the security log (decision 0054)
+    // keeps the user agent, cut to 256 characters; the alert's job no longer does.
     const jobs = await ctx.services.db.selectFrom("notification_jobs").select(["kind", "payload"]).execute();
     expect(jobs).toEqual([{ kind: "sign-in", payload: "{}" }]);
     expect(after.replaceAll(/"user_agent":"[^"]*"/g, "")).not.toContain(userAgent);
@@ -732,8 +732,8 @@ describe("the sign-in alert", () => {
     expect(summary).toMatchObject({ failed: 1 });
     const after = await everyTableAsText(ctx.services);
     expect(after).not.toContain(address);
-    // The browser stays only where the owner reads it on purpose: the security log (issue 19 §8,
-    // decision 0054) keeps the user agent, cut to 256 characters; the alert's job no longer does.
+    // The browser stays only where the owner reads it on purpose: the security log (decision 0054)
+    // keeps the user agent, cut to 256 characters; the alert's job no longer does.
     const jobs = await ctx.services.db.selectFrom("notification_jobs").select(["kind", "payload"]).execute();
     expect(jobs).toEqual([{ kind: "sign-in", payload: "{}" }]);
     expect(after.replaceAll(/"user_agent":"[^"]*"/g, "")).not.toContain(userAgent);

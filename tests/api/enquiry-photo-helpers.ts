@@ -2,7 +2,7 @@ import { expect } from "vitest";
 import type { ManualClock } from "~/lib/clock";
 import { createAdminContext } from "./helpers";
 
-/** Issue 21: a site with an administrator, whose requests name their client address (TRUST_PROXY=loopback). */
+/** A site with an administrator, whose requests name their client address (TRUST_PROXY=loopback). */
 export async function createPhotoContext(env: Record<string, string> = {}, clock?: ManualClock) {
   const ctx = await createAdminContext({ TRUST_PROXY: "loopback", ...env }, { clock });
 

@@ -12,7 +12,7 @@ import { startSmtpServer, type TestSmtpServer } from "../support/smtp";
 import { NOTIFY_EMAIL, SITE_URL, createMailContext, type MailContext } from "./mail-helpers";
 
 /**
- * Issue 21 §9–10: an enquiry's photos reach the owner's mailbox as
+ * An enquiry's photos reach the owner's mailbox as
  * attachments (a real SMTP server receives them), a digest links to the inbox
  * instead, and the CSV export counts them. The photos go in through the real
  * API and image worker.

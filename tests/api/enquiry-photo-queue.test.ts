@@ -4,7 +4,7 @@ import { makeImage } from "../fixtures/images";
 import { createPhotoContext, type PhotoContext } from "./enquiry-photo-helpers";
 
 /**
- * Issue 21 §6: visitors' photos wait behind the owner's gallery uploads in
+ * Visitors' photos wait behind the owner's gallery uploads in
  * the image worker, in a queue of at most 20. The worker is held still with
  * SIGSTOP (no sleeps, no timing): what waits is then known exactly.
  */

@@ -26,7 +26,7 @@ import { openSite } from "../support/backup-site";
 import { createPhotoContext, type PhotoContext } from "./enquiry-photo-helpers";
 import { keysUnder } from "./helpers";
 
-/** Issue 21 §7 and §11: photos go with their enquiry, expire, and are in backups (both back ends). */
+/** Photos go with their enquiry, expire, and are in backups (both back ends). */
 
 const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-enquiry-photos-"));
 afterAll(() => fs.rm(tmp, { recursive: true, force: true }));

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { exifHasGps, makeImage, makeJpegWithExif } from "../fixtures/images";
 import { createPhotoContext, type PhotoContext } from "./enquiry-photo-helpers";
 
-/** Issue 21: a visitor's photos, from upload to the owner's inbox (both back ends). */
+/** A visitor's photos, from upload to the owner's inbox (both back ends). */
 
 let ctx: PhotoContext;
 beforeEach(async () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
-// Issue 17 §6: V8 grows its heap lazily on a large machine; a 1 GB server needs a ceiling, set
+// V8 grows its heap lazily on a large machine; a 1 GB server needs a ceiling, set
 // the same way by `npm run serve` and by the systemd unit.
 describe("the production heap ceiling", () => {
   it("is 192 MB in npm run serve and in deploy/cornerstone.service", () => {

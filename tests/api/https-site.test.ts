@@ -5,7 +5,7 @@ import { createRequestListener } from "../../server/app";
 import { createPageCache } from "../../server/page-cache";
 import { ADMIN, createTestContext, type TestContext } from "./helpers";
 
-// Issue 8, item 5: on an https:// SITE_URL, Secure cookies and HSTS do not depend on req.secure.
+// On an https:// SITE_URL, Secure cookies and HSTS do not depend on req.secure.
 
 let ctx: TestContext | undefined;
 afterEach(async () => {

@@ -6,7 +6,7 @@ import { makeImage, makeNoisyJpeg } from "../fixtures/images";
 import { newUploadUrl, registerImage } from "../support/gallery-api";
 import { createAdminContext, putUpload, type AdminContext } from "./helpers";
 
-/** Registering images through the isolated image worker (issue 8, item 3). */
+/** Registering images through the isolated image worker. */
 
 let ctx: AdminContext;
 beforeEach(async () => {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { csvCell } from "~/contact/submissions-csv.server";
 import { createMailContext, type MailContext } from "./mail-helpers";
 
-/** Issue 9 §5–6: the enquiries inbox over the admin API. Notifications are off here (no SMTP needed). */
+/** The enquiries inbox over the admin API. Notifications are off here (no SMTP needed). */
 
 type Item = {
   id: string;

@@ -12,7 +12,7 @@ import type { AppServices } from "~/services.server";
 import { isStartupCheckError, openServices } from "../../server/bootstrap";
 import { createTestDatabase, type TestDatabase } from "../support/backends";
 
-// Issue 8, items 10 and 11: the first-start password file, and ADMIN_PASSWORD applied only when asked.
+// The first-start password file, and ADMIN_PASSWORD applied only when asked.
 
 let dataDir: string;
 let opened: AppServices[] = [];
@@ -126,12 +126,12 @@ describe("ADMIN_PASSWORD", () => {
       (r) => r.scope,
     );
     expect(scopes).toEqual(["contact"]);
-    // The security log says the password changed, on the server (issue 19 §8).
+    // The security log says the password changed, on the server.
     const logged = await reset.services.db.selectFrom("activity_log").select(["kind", "detail"]).execute();
     expect(logged).toEqual([{ kind: "account.password-changed", detail: '{"via":"server"}' }]);
   });
 
-  it("ADMIN_PASSWORD_RESET=1 ends every session and lock-out even when the name and password are already those (issue 17)", async () => {
+  it("ADMIN_PASSWORD_RESET=1 ends every session and lock-out even when the name and password are already those", async () => {
     const first = await start(credentials);
     const user = await first.services.db.selectFrom("users").select("id").executeTakeFirstOrThrow();
     const sessions = [await createSession(first.services, user.id), await createSession(first.services, user.id)];

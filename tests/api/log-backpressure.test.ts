@@ -8,7 +8,7 @@ import { afterEach, assert, describe, expect, it } from "vitest";
 import { freePort, testServerEnv, waitUntilHealthy } from "../support/test-server";
 
 /**
- * The production logger against a log reader that is slow or stuck (issue 17 §5): the real server
+ * The production logger against a log reader that is slow or stuck: the real server
  * in a child process, its standard output on a pipe this test reads only when it chooses to.
  */
 

@@ -22,7 +22,7 @@ import { ADMIN, acquireBackend } from "./helpers";
  */
 export const NOTIFY_EMAIL = "owner@example.nz";
 export const MAIL_FROM = "Cornerstone Website <website@cornerstone.example.nz>";
-// Plain http: supertest keeps no Secure cookies, and an https:// site makes them Secure (issue 8).
+// Plain http: supertest keeps no Secure cookies, and an https:// site makes them Secure.
 export const SITE_URL = "http://stone.example.nz";
 
 type Backend = Awaited<ReturnType<typeof acquireBackend>>;
@@ -32,7 +32,7 @@ type Options = {
   clock?: ManualClock;
   dataDir?: string;
   backend?: Backend;
-  /** Starts the image worker (enquiry photos go through it, issue 21). */
+  /** Starts the image worker (enquiry photos go through it). */
   imageWorker?: boolean;
 };
 

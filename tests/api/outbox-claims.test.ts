@@ -15,7 +15,7 @@ import { createTestDatabase, type TestDatabase } from "../support/backends";
 import { startSmtpServer } from "../support/smtp";
 
 /**
- * Issue 12 §3: outbox workers on several instances share one PostgreSQL
+ * Outbox workers on several instances share one PostgreSQL
  * database. Each claim is UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP
  * LOCKED) … RETURNING *, committed before any mail is sent. Two workers are
  * two connection pools (as two processes have), racing over the same rows.

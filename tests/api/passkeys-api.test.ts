@@ -6,7 +6,7 @@ import { createSoftwareAuthenticator } from "../support/software-authenticator";
 import { ADMIN, createAdminContext, type AdminContext } from "./helpers";
 
 /**
- * Issue 19 items 1-3 and 12: passkeys through the real API on this run's back
+ * Passkeys through the real API on this run's back
  * end, answered by a software authenticator (tests/support/); the browser
  * test with Chromium's virtual authenticator is tests/e2e/passkeys.spec.ts.
  * Adding or removing one always asks for proof (decision 0053, amended).

@@ -11,7 +11,7 @@ import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../support/chromium";
 import { freePort, startTestServer, type TestServer } from "../support/test-server";
 
 /**
- * Issue 20 "Instant page changes" with a real prerender. Chromium starts no prerender from a page a
+ * Instant page changes with a real prerender. Chromium starts no prerender from a page a
  * DevTools session is attached to (decision 0055), and Playwright attaches to every page, so here
  * Chromium runs on its own, without any remote debugging, and a same-origin front in front of the
  * production server records what it asks for: the harness page prerenders /stonework and

@@ -18,7 +18,7 @@ import { runScript } from "../support/run-script";
 import { createAdminContext, type AdminContext } from "./helpers";
 
 /**
- * Hostile archives against `npm run restore` (issue 17 items 1, 2 and 8), on whichever back end
+ * Hostile archives against `npm run restore`, on whichever back end
  * this run uses: SQLite + the local disk, or (TEST_BACKEND=postgres-s3) PostgreSQL + the bucket.
  * Each archive passes the checksum test (its manifest is rewritten to match), and each refusal
  * must leave every row and every stored object as it was.

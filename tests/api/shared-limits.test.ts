@@ -11,7 +11,7 @@ import { createApp } from "../../server/app";
 import { openServices } from "../../server/bootstrap";
 import { ADMIN } from "./helpers";
 
-// Issue 8 / 12: the sign-in throttle and the contact limit hold across instances and restarts.
+// The sign-in throttle and the contact limit hold across instances and restarts.
 
 let dataDir: string;
 let opened: AppServices[];

@@ -8,7 +8,7 @@ import { createManualClock, type ManualClock } from "~/lib/clock";
 import { SIGN_IN_LOCKED_MESSAGE } from "../../server/api/auth-routes";
 import { ADMIN, createAdminContext, type AdminContext } from "./helpers";
 
-// Issue 8, item 1: attempts are counted when admitted; per address, per account, per device cookie.
+// Attempts are counted when admitted; per address, per account, per device cookie.
 
 let ctx: AdminContext;
 let clock: ManualClock;
@@ -88,7 +88,7 @@ describe("per address", () => {
     ]);
     expect(stored).toContain("contact");
     expect(stored).not.toContain("198.51.100");
-    // The security log keeps a coarse network (IPv4 /24, IPv6 /48) and the same keyed hash (issue 19 §8).
+    // The security log keeps a coarse network (IPv4 /24, IPv6 /48) and the same keyed hash.
     const log = JSON.stringify(await ctx.services.db.selectFrom("activity_log").selectAll().execute());
     expect(log).toContain('"198.51.100.0/24"');
     expect(log).toContain('"2001:db8:abcd::/48"');

@@ -15,7 +15,7 @@ import { isStartupCheckError, openServices } from "../../server/bootstrap";
 import { createTestDatabase, type TestDatabase } from "../support/backends";
 import { runAdminPassword } from "./admin-password-runner";
 
-// Issue 17, item 1: exactly one administrator, enforced by the database itself on both engines.
+// Exactly one administrator, enforced by the database itself on both engines.
 
 const OWNER = { username: "owner", password: "the owner's password" };
 

@@ -9,7 +9,7 @@ import { parseEnv } from "~/env.server";
 import { endStdin } from "../support/run-script";
 import { createTestContext, type TestContext } from "./helpers";
 
-// Issue 18 §10: the dashboard asks the owner to change the generated first password,
+// The dashboard asks the owner to change the generated first password,
 // for as long as the database says it is unchanged, and stops once it is changed, however.
 
 let ctx: TestContext;

@@ -7,7 +7,7 @@ import { SIGN_IN_LOCKED_MESSAGE } from "../../server/api/auth-routes";
 import { ADMIN, createAdminContext, type AdminContext } from "./helpers";
 
 /**
- * Issue 19 items 4-7: two-step verification through the real API, on this
+ * Two-step verification through the real API, on this
  * run's back end, with an injected clock (no waiting for codes to change).
  */
 let ctx: AdminContext | undefined;

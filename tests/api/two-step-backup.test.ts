@@ -12,7 +12,7 @@ import { createManualClock } from "~/lib/clock";
 import { openSite } from "../support/backup-site";
 
 /**
- * Issue 19 item 11: a backup holds the passkeys' public keys and the sealed
+ * A backup holds the passkeys' public keys and the sealed
  * two-step secret, never the key that opens it (DATA_DIR/secrets/). Restored
  * onto the same installation, two-step keeps working; restored elsewhere,
  * it cannot be read, so it is off there and the dashboard says so.

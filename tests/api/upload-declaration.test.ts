@@ -1,5 +1,5 @@
 /**
- * Issue 17 item 7: POST /api/objects/upload takes the file's size and type,
+ * POST /api/objects/upload takes the file's size and type,
  * refuses what the site will not take before signing anything, and signs
  * the rest into the URL, so a PUT of another size or type is refused (by the
  * bucket, as the verifying front checks, or by this server on the disk).

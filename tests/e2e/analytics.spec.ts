@@ -7,7 +7,7 @@ import { openSettings } from "./admin-helpers";
 import { expect, hydrated, isPhone, menuButton, test } from "./fixtures";
 
 /**
- * Issue 11 §3 in a real browser against the production build: page views are
+ * Visit counting in a real browser against the production build: page views are
  * counted from the page requests themselves (no script, no cookie), bots are
  * not, nothing identifying reaches the database, and the dashboard shows it.
  */
@@ -22,7 +22,7 @@ async function ownerClient(
   playwright: PlaywrightWorkerArgs["playwright"],
   baseURL: string,
 ): Promise<APIRequestContext> {
-  // A browser of the owner's own: the security log keeps the owner's browser (issue 19 §8), never the visitor's.
+  // A browser of the owner's own: the security log keeps the owner's browser, never the visitor's.
   const owner = await playwright.request.newContext({
     baseURL,
     userAgent: "Mozilla/5.0 (X11; Linux x86_64) OwnersBrowser/1",

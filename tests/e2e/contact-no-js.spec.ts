@@ -75,7 +75,7 @@ test.describe("the contact form without JavaScript", () => {
     await page.route("**/contact", async (route) => {
       const request = route.request();
       if (request.method() !== "POST") return route.fallback();
-      // The form posts multipart (it can carry photos, issue 21): the honeypot's part is sent empty.
+      // The form posts multipart (it can carry photos): the honeypot's part is sent empty.
       const body = request.postDataBuffer()!.toString("latin1");
       const emptyHoneypot = /(name="website"\r\n\r\n)(?=\r\n--)/;
       expect(body).toMatch(emptyHoneypot);

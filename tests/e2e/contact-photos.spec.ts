@@ -8,7 +8,7 @@ import { makeImage } from "../fixtures/images";
 import { expect, hydrated, test } from "./fixtures";
 
 /**
- * Photos of the job with an enquiry (issue 21 §1–4), in real Chromium against the real server:
+ * Photos of the job with an enquiry, in real Chromium against the real server:
  * with JavaScript (each photo sent as it is chosen) and without (one multipart post to /contact).
  */
 

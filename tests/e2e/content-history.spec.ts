@@ -4,7 +4,7 @@ import { closeToast, editorSection, expectNoAxeViolations, expectToast, openView
 import { signInApi } from "../support/sign-in-api";
 import { expect, test } from "./fixtures";
 
-/** Issue 11 §1: save twice, restore the first version, see it on the public page, then reset to the default. */
+/** Save twice, restore the first version, see it on the public page, then reset to the default. */
 
 async function openHomepageEditor(page: Page) {
   await signInApi(page.request);

@@ -3,7 +3,7 @@ import { editorSection, hydrated, openView } from "./admin-helpers";
 import { signInApi } from "../support/sign-in-api";
 import { expect, test } from "./fixtures";
 
-/** Issue 8 items 16 and 17: the text editor never overwrites real text with the default, and never drops unsaved text silently. */
+/** The text editor never overwrites real text with the default, and never drops unsaved text silently. */
 
 async function openFooterEditor(page: Page) {
   await signInApi(page.request);

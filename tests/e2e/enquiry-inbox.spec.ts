@@ -15,7 +15,7 @@ import { signInApi } from "../support/sign-in-api";
 import { test as base, expect } from "./fixtures";
 
 /**
- * Issue 9 in the browser: an enquiry sent through the form reaches a real
+ * The inbox in the browser: an enquiry sent through the form reaches a real
  * SMTP server, and the owner works it from the inbox on a phone.
  */
 const NOTIFY_EMAIL = "owner@example.nz";

@@ -1,6 +1,6 @@
 import { TEST_ADMIN, expect, test } from "./fixtures";
 
-// Issue 8, item 5: with an https:// SITE_URL (a TLS proxy in front), HSTS and Secure cookies do not
+// With an https:// SITE_URL (a TLS proxy in front), HSTS and Secure cookies do not
 // depend on the proxy saying X-Forwarded-Proto: https. Requests here reach the app over plain HTTP.
 test.use({ serverSetup: { env: { SITE_URL: "https://stone.example.nz" } } });
 

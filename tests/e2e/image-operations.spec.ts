@@ -6,7 +6,7 @@ import { registerOverHttp, signInOverHttp, uploadOverHttp } from "../support/adm
 import { childPids, commandLine, cpuTicks, isRunning, mapsLibrary, peakRssMB } from "../support/process-memory";
 import { startTestServer, type TestServer } from "../support/test-server";
 
-// Issue 8, item 3, on the production build, started on its own as in production (with
+// The image worker on the production build, started on its own as in production (with
 // `npm run serve`'s malloc settings), measured from outside through /proc. Desktop project
 // only, like operations.spec.ts: nothing here depends on the screen.
 

@@ -5,7 +5,7 @@ import { signInApi } from "../support/sign-in-api";
 import { expect, hydrated, isPhone, test } from "./fixtures";
 
 /**
- * Issue 21 §8 in real Chromium at phone size: an enquiry sent with 3 photos
+ * Enquiry photos in the inbox, in real Chromium at phone size: an enquiry sent with 3 photos
  * through the contact form shows its thumbnails in the inbox, and the viewer
  * opens full-screen and steps with its buttons, the keyboard and a swipe.
  */

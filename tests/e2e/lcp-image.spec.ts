@@ -1,7 +1,7 @@
 import { expect, test } from "./fixtures";
 
 /**
- * Issue 20 "The LCP image": the first photo of /stonework (a phone's largest paint) is fetched at
+ * The first photo of /stonework (a phone's largest paint) is fetched at
  * once, with high priority, preloaded from the head, and a phone downloads the smallest variant at
  * least as wide as the photo's rendered width × its pixel ratio: never a larger one.
  */

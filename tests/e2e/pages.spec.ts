@@ -108,7 +108,7 @@ test.describe("pages with stored content and gallery images", () => {
       const img = images.nth(i);
       await expect(img).toHaveAttribute("src", item.imagePath);
       await expect(img).toHaveAttribute("alt", item.caption || `traditional ${i + 1}`);
-      // The first is a phone's largest paint (issue 20): fetched at once; the others when scrolled near.
+      // The first is a phone's largest paint: fetched at once; the others when scrolled near.
       await expect(img).toHaveAttribute("loading", i === 0 ? "eager" : "lazy");
       await expect(img).toHaveAttribute("width", String(item.width));
     }

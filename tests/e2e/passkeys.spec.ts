@@ -8,7 +8,7 @@ import { expectNoAxeViolations, expectToast } from "./admin-helpers";
 const PASSKEY_WORDS = "Passkey: sign in with your fingerprint or face instead of typing the password.";
 
 /**
- * Issue 19: passkeys in real Chromium with its virtual authenticator (resident
+ * Passkeys in real Chromium with its virtual authenticator (resident
  * keys, user verification), at phone size. Passkeys need a domain name, so
  * this server's SITE_URL is http://localhost:PORT (the one plain-http host
  * browsers allow them on) and the browser visits localhost, which this

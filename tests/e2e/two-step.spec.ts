@@ -3,7 +3,7 @@ import { Secret, TOTP } from "otpauth";
 import { backToDashboard, expectNoAxeViolations, expectToast, openSettings } from "./admin-helpers";
 import { TEST_ADMIN, expect, signIn, test } from "./fixtures";
 
-// Issue 19 items 4-6: two-step verification through the dashboard and the login page, in the browser.
+// Two-step verification through the dashboard and the login page, in the browser.
 
 test("turn on two-step verification, sign in with a recovery code, turn it off", async ({ page }) => {
   await signIn(page);

@@ -12,8 +12,8 @@ import {
 import { signInApi } from "../support/sign-in-api";
 import { expect, hydrated, isPhone, test } from "./fixtures";
 
-// Issue 11 §2 (the upload modal shows what is going up) and issue 8 items 15 and 18 (unsupported
-// files refused in the picker; a tip a touch screen can follow). At phone and desktop sizes.
+// The upload modal shows what is going up; unsupported files are refused in the picker; a tip a
+// touch screen can follow. At phone and desktop sizes.
 
 test.use({ serverSetup: { name: "upload-modal", seed: { galleries: { traditional: 2 } } } });
 

@@ -274,7 +274,7 @@ describe("SubmissionsView", () => {
     ]);
   });
 
-  it("shows an enquiry's photos under its message, and opens them full-screen (issue 21 §8)", async () => {
+  it("shows an enquiry's photos under its message, and opens them full-screen", async () => {
     const photos = [
       { n: 1, width: 1600, height: 1200 },
       { n: 2, width: 1200, height: 1600 },
