@@ -30,16 +30,6 @@ function valueArgument(args: string[], flag: string): string | undefined {
   return args.find((arg) => arg.startsWith(`${flag}=`))?.slice(flag.length + 1);
 }
 
-function outArgument(args: string[]): string | undefined {
-  const index = args.indexOf("--out");
-  if (index >= 0) {
-    const value = args[index + 1];
-    if (!value) throw new Error("--out needs a file name: npm run backup -- --out /path/to/backup.tar.gz");
-    return value;
-  }
-  return args.find((arg) => arg.startsWith("--out="))?.slice("--out=".length);
-}
-
 function targetPath(out: string | undefined, dataDir: string, name: string): string {
   if (!out) return path.join(backupsDirOf(dataDir), name);
   const resolved = path.resolve(out);
@@ -66,7 +56,9 @@ async function main() {
     process.exitCode = await verifyOffsite(env, args.includes("--read-data"), passphrase);
     return;
   }
-  const out = outArgument(args);
+  const out = valueArgument(args, "--out");
+  if (args.includes("--out") && !out)
+    throw new Error("--out needs a file name: npm run backup -- --out /path/to/backup.tar.gz");
   const wrongUser = wrongUserProblem(env.DATA_DIR);
   if (wrongUser) throw new Error(wrongUser);
   // Shared with the server: a backup may run beside it, but not beside a restore.

@@ -1,6 +1,6 @@
 /**
- * Peak memory of the web process and of the image worker while one image is registered
- *. Part of `npm run bench` (the image part); alone:
+ * Peak memory of the web process and of the image worker while one image is registered.
+ * Part of `npm run bench` (the image part); alone:
  *
  *   npx tsx scripts/bench-image-memory.ts
  *

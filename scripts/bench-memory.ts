@@ -12,10 +12,10 @@
  *              throughput and in the server's own CPU time per request.
  */
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { cpuTicks, peakRssMB } from "../tests/support/process-memory";
 import { startTestServer, type TestServer } from "../tests/support/test-server";
+import { autocannon, statusCounts } from "./lib/autocannon";
 import { median } from "./lib/bench-report";
 import { PRODUCTION_MALLOC_ENV, PROJECT_ROOT, ensureBuild } from "./lib/production-server";
 
@@ -26,16 +26,8 @@ const PEAK_RSS_TARGET_MB = 300;
 /** Request logging costs at most this share of cached GET / throughput. */
 const LOGGING_COST_TARGET = 0.1;
 
-type AutocannonResult = {
-  requests: { average: number; total: number };
-  statusCodeStats?: Record<string, { count: number }>;
-  errors: number;
-  timeouts: number;
-};
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
 /** Linux's clock tick (USER_HZ): 100 per second. */
 const TICK_MICROSECONDS = 10_000;
-const autocannon = () => createRequire(import.meta.url)("autocannon") as Autocannon;
 
 /** The node flags of `npm run serve` (e.g. the heap ceiling), so the bench runs what production runs. */
 export function serveNodeFlags(): string[] {
@@ -66,7 +58,7 @@ async function peakRun(kind: keyof typeof KINDS) {
   const server = await startServer("info");
   try {
     let counter = 0;
-    const result = await autocannon()({
+    const result = await autocannon({
       url: server.url,
       connections: CONNECTIONS,
       amount: REQUESTS,
@@ -82,13 +74,10 @@ async function peakRun(kind: keyof typeof KINDS) {
         },
       ],
     });
-    const statuses = Object.fromEntries(
-      Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]),
-    );
     return {
       kind,
       requests: result.requests.total,
-      statuses,
+      statuses: statusCounts(result),
       failed: result.errors + result.timeouts,
       peakRssMB: Math.round(await peakRssMB(server.pid)),
     };
@@ -99,9 +88,9 @@ async function peakRun(kind: keyof typeof KINDS) {
 
 /** Requests per second, and the server's own CPU time per request (µs): the latter holds even when the client saturates first. */
 async function throughput(server: TestServer, seconds: number): Promise<{ rate: number; cpuMicroseconds: number }> {
-  await autocannon()({ url: `${server.url}/`, connections: CONNECTIONS, duration: 1 });
+  await autocannon({ url: `${server.url}/`, connections: CONNECTIONS, duration: 1 });
   const ticksBefore = await cpuTicks(server.pid);
-  const result = await autocannon()({ url: `${server.url}/`, connections: CONNECTIONS, duration: seconds });
+  const result = await autocannon({ url: `${server.url}/`, connections: CONNECTIONS, duration: seconds });
   const ticks = (await cpuTicks(server.pid)) - ticksBefore;
   return {
     rate: Math.round(result.requests.average),

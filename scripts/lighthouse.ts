@@ -1,27 +1,12 @@
 /**
- * npm run lighthouse
+ * npm run lighthouse [-- --only=/,/stonework] [--presets=mobile,desktop] [--runs=5] [--cpu-slowdown=4]
  *
- * Lighthouse 12 audits of every public page, mobile (the default config:
- * Moto G Power-sized screen, simulated slow 4G and 4× CPU slowdown) and desktop,
- * against the production build served with demo photos in a temporary DATA_DIR.
- *
- *   npm run build && npm run lighthouse      # the build is made first only if build/ is missing
- *   CHROMIUM_PATH=/path/to/chrome npm run lighthouse
- *   npm run lighthouse -- --only=/,/stonework --presets=mobile   # some pages, one preset (to compare quickly)
- *   npm run lighthouse -- --runs=3                               # mobile runs per page (default MOBILE_RUNS)
- *   npm run lighthouse -- --cpu-slowdown=8                       # mobile's CPU slowdown (default 4), to imitate a slower machine
- *
- * The galleries hold photo-like images at a phone camera's size, as heavy as noisy camera photos
- * (800 px AVIF about 46 KB: scripts/lib/photo-like-gallery.ts).
- * Each page is audited MOBILE_RUNS times on mobile; the budgets are judged on the medians
- * and printed as PASS/FAIL lines (scripts/lib/lighthouse-budgets.ts). The 404 page's script is
- * summed from its HTML, since Lighthouse does not audit a page answered 404.
- *
- * Writes reports/lighthouse/<preset>-<page>[-run<n>].json (full Lighthouse reports), beside each
- * mobile one a -lcp-graph.txt (the requests the simulator put before the LCP, with their simulated
- * times: scripts/lib/lantern-lcp-graph.ts), and reports/lighthouse/summary.json. Exits non-zero only when an audit cannot run;
- * missed targets are printed, not fatal. Audits run one at a time: this is a
- * 2-core machine and parallel runs would skew each other's timings.
+ * Lighthouse audits of every public page, mobile (simulated slow 4G, CPU slowdown) and desktop,
+ * against the production build with photo-like demo galleries. The budgets are judged on the
+ * mobile medians (scripts/lib/lighthouse-budgets.ts); the 404 page's script is summed from its HTML,
+ * since Lighthouse does not audit a 404. Writes reports/lighthouse/: every run's report, beside each
+ * mobile one its -lcp-graph.txt, and summary.json. Exits non-zero only when an audit cannot run.
+ * Audits run one at a time, so they do not skew each other's timings.
  */
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -32,11 +17,11 @@ import * as Lantern from "lighthouse/core/lib/lantern/lantern.js";
 import { islandFilesInPage } from "../app/islands/page-script";
 import { PUBLIC_PAGE_PATHS } from "../app/public-pages";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../tests/support/chromium";
+import { median, table } from "./lib/bench-report";
 import { lcpGraphLines } from "./lib/lantern-lcp-graph";
-import { BUDGETS, MOBILE_RUNS, budgetLines, median, pageWeights, type MedianRow } from "./lib/lighthouse-budgets";
+import { MOBILE_RUNS, budgetLines, pageWeights, type MedianRow } from "./lib/lighthouse-budgets";
 import { PROJECT_ROOT, startProductionServer, stopOnInterrupt } from "./lib/production-server";
 
-const ALL_ROUTES = PUBLIC_PAGE_PATHS;
 /** Lighthouse scales the trace's CPU tasks by this on mobile; its benchmarkIndex says how fast this machine was meanwhile. */
 const CPU_SLOWDOWN = Number(option("cpu-slowdown")?.[0] ?? 4);
 if (!(CPU_SLOWDOWN >= 1)) throw new Error("--cpu-slowdown: a number of at least 1");
@@ -67,14 +52,13 @@ function chosen<T>(all: readonly T[], wanted: string[] | undefined, key: (item: 
     throw new Error(`--${name}: unknown ${unknown.join(", ")} (choose from ${all.map(key).join(", ")})`);
   return all.filter((item) => wanted.includes(key(item)));
 }
-const ROUTES = chosen(ALL_ROUTES, option("only"), String, "only");
+const ROUTES = chosen(PUBLIC_PAGE_PATHS, option("only"), String, "only");
 const PRESETS = chosen(ALL_PRESETS, option("presets"), (p) => p.name, "presets");
 const RUNS = Number(option("runs")?.[0] ?? MOBILE_RUNS);
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error("--runs: a whole number of at least 1");
 const CATEGORIES = ["performance", "accessibility", "best-practices", "seo"] as const;
 const REPORT_DIR = path.join(PROJECT_ROOT, "reports", "lighthouse");
 
-const CHROME_PATH = CHROMIUM_PATH;
 const CHROME_FLAGS = ["--headless=new", ...CHROMIUM_FLAGS];
 
 /** A path outside the route table: the 404 page. */
@@ -200,7 +184,11 @@ function summarize(lhr: Result, route: string, preset: string, report: string): 
 
 /** One audit in a fresh Chromium, so no cache or storage carries over between pages. */
 async function audit(url: string, config: Config | undefined): Promise<{ lhr: Result; json: string }> {
-  const chrome = await chromeLauncher.launch({ chromePath: CHROME_PATH, chromeFlags: CHROME_FLAGS, logLevel: "error" });
+  const chrome = await chromeLauncher.launch({
+    chromePath: CHROMIUM_PATH,
+    chromeFlags: CHROME_FLAGS,
+    logLevel: "error",
+  });
   try {
     const result = await lighthouse(url, { port: chrome.port, output: "json", logLevel: "error" }, config);
     if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
@@ -242,11 +230,7 @@ function printTable(rows: AuditSummary[]): void {
     row.totalByteWeight === null ? "n/a" : row.totalByteWeight.toLocaleString("en-US"),
     String(row.benchmarkIndex),
   ]);
-  const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => line[i]!.length)));
-  const format = (cells: string[]) =>
-    cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
-  console.log(`\n${format(header)}\n${widths.map((w) => "-".repeat(w)).join("  ")}`);
-  for (const line of lines) console.log(format(line));
+  console.log(`\n${table(header, lines)}`);
 }
 
 function printFailures(rows: AuditSummary[]): void {
@@ -273,19 +257,8 @@ async function main(): Promise<void> {
   const rows: AuditSummary[] = [];
   let lighthouseVersion = "";
   try {
-    const chromeVersion = await chromeLauncher
-      .launch({ chromePath: CHROME_PATH, chromeFlags: CHROME_FLAGS, logLevel: "error" })
-      .then(async (chrome) => {
-        try {
-          const info = (await (await fetch(`http://127.0.0.1:${chrome.port}/json/version`)).json()) as {
-            Browser?: string;
-          };
-          return info.Browser ?? "unknown";
-        } finally {
-          chrome.kill();
-        }
-      });
-    console.error(`server ${server.url}, ${chromeVersion} at ${CHROME_PATH}`);
+    console.error(`server ${server.url}, Chromium at ${CHROMIUM_PATH}`);
+    let chromeVersion = "";
 
     const mobileRuns = new Map<string, MedianRow[]>();
     for (const preset of PRESETS) {
@@ -296,6 +269,7 @@ async function main(): Promise<void> {
           const started = Date.now();
           const { lhr, json } = await auditWithRetries(url, preset.config);
           lighthouseVersion = lhr.lighthouseVersion;
+          chromeVersion = /(Headless)?Chrome\/[\d.]+/.exec(lhr.environment.hostUserAgent)?.[0] ?? "unknown";
           const row = summarize(lhr, route, preset.name, "");
           if (preset.name === "mobile") {
             const weights = pageWeights(lhr);
@@ -322,15 +296,12 @@ async function main(): Promise<void> {
         }
       }
     }
-    const medians: MedianRow[] = [...mobileRuns.entries()].map(([route, runs]) => ({
-      route,
-      performance: median(runs.map((r) => r.performance)),
-      lcpSeconds: median(runs.map((r) => r.lcpSeconds)),
-      tbtMs: median(runs.map((r) => r.tbtMs)),
-      cls: median(runs.map((r) => r.cls)),
-      scriptBytes: median(runs.map((r) => r.scriptBytes)),
-      htmlCssBeforeFirstImageBytes: median(runs.map((r) => r.htmlCssBeforeFirstImageBytes)),
-    }));
+    const medians = [...mobileRuns.entries()].map(([route, runs]) => {
+      const row = { route } as MedianRow;
+      for (const key of Object.keys(runs[0]!) as (keyof MedianRow)[])
+        if (key !== "route") row[key] = median(runs.map((r) => r[key]));
+      return row;
+    });
     const notFoundScript = await scriptBytesOfPage(`${server.url}${NOT_FOUND_PATH}`);
 
     printTable(rows);
@@ -349,13 +320,9 @@ async function main(): Promise<void> {
     // A category under 100 (A11y, BP and SEO must be 100) lists its audits below full marks.
     printFailures(rows);
 
-    const budgets = budgetLines(medians);
     console.log(`\nBudgets, mobile, median of ${RUNS} runs per page:`);
-    for (const line of budgets.lines) console.log(`  ${line}`);
-    const notFoundPass = notFoundScript <= BUDGETS.scriptBytes(NOT_FOUND_PATH);
-    console.log(
-      `  ${notFoundPass ? "PASS" : "FAIL"}  ${"404".padEnd(14)} ${"script (from its HTML, brotli)".padEnd(34)} ${`${(notFoundScript / 1024).toFixed(1)} KB`.padStart(9)}  (budget ≤ ${(BUDGETS.scriptBytes(NOT_FOUND_PATH) / 1024).toFixed(1)} KB)`,
-    );
+    for (const line of budgetLines(medians, { route: NOT_FOUND_PATH, scriptBytes: notFoundScript }))
+      console.log(`  ${line}`);
     const warnings = [...new Set(rows.flatMap((row) => row.runWarnings))];
     if (warnings.length) console.log(`\nLighthouse run warnings:\n${warnings.map((w) => `  - ${w}`).join("\n")}`);
 

@@ -31,10 +31,7 @@ export type CreateAppOptions = {
   pageCache?: PageCache;
 };
 
-/**
- * The whole HTTP application: security headers, compression, the JSON API at
- * /api, static assets, and every other request handed to React Router.
- */
+/** The HTTP application: security headers, compression, /api, static assets, then React Router. */
 export function createApp(services: AppServices, options: CreateAppOptions = {}) {
   const development = options.reactRouter?.mode === "development";
   const app = express();
@@ -99,11 +96,7 @@ export function createApp(services: AppServices, options: CreateAppOptions = {})
   return app;
 }
 
-/**
- * The HTTP server's request listener: every request is held to the bounds of
- * unfinished requests first (server/middleware/request-bounds.ts); cached
- * public pages are answered before Express, everything else goes through the app.
- */
+/** Every request is held to the request bounds first; cached public pages are answered before Express. */
 export function createRequestListener(services: AppServices, options: CreateAppOptions = {}): RequestListener {
   const app = createApp(services, options);
   const trust = rememberedTrust(app.get("trust proxy fn") as TrustFunction);

@@ -31,11 +31,8 @@ async function housekeeping(services: AppServices): Promise<void> {
 }
 
 /**
- * Every background task of a server, in the order they start. At shutdown
- * the ones started after listening stop first (a backup or off-site copy
- * under way is abandoned, leaving nothing half-made), then the others in
- * this order: a mail being sent is finished and recorded, and counts still in
- * memory are saved.
+ * Every background task, in start order. At shutdown those started after listening stop first (a backup under
+ * way is abandoned, leaving nothing half-made), then the others: a mail in progress finishes, counts are saved.
  */
 export function backgroundTasks(
   services: AppServices,

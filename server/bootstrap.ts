@@ -36,13 +36,8 @@ export function isStartupCheckError(error: unknown): error is Error {
 }
 
 /**
- * Opens the database (SQLite in DATA_DIR, or PostgreSQL with DATABASE_URL),
- * applies migrations, opens storage (DATA_DIR/uploads, or the S3_BUCKET) and
- * builds the services. Both back ends are checked first: an unreachable
- * database or a bucket that cannot be written and read rejects with a
- * start-up check error; a bucket that hands out private objects without a
- * key is logged as an error and shown on the dashboard (services.bucketPrivacy). Shared by the server, the npm scripts and the tests.
- * First of all, it makes the data directory private (umask 077, 0700/0600).
+ * Makes DATA_DIR private, opens and migrates the database and storage, checking both (a failure is a start-up
+ * check error; a bucket serving private objects is logged and shown on the dashboard), and builds the services.
  */
 export async function openServices(
   env: Env,
@@ -54,15 +49,9 @@ export async function openServices(
     mail?: MailSetup | null;
     /** Where the image worker's code is; without it, `services.images` cannot start (scripts do not need it). */
     imageWorker?: ImageWorkerEntry;
-    /**
-     * Runs once the database answers, before migrations: `admin:password --keep`
-     * removes extra users here, which migration 0008 would otherwise refuse.
-     */
+    /** Before migrations: `admin:password --keep` removes extra users, which migration 0008 would refuse. */
     beforeMigrations?: (db: Database) => Promise<void>;
-    /**
-     * Whether to check that browsers may upload to the bucket (its CORS rule for SITE_URL). Only the
-     * server takes uploads: the scripts pass false, so a shell without SITE_URL never fails on it (decision 0050).
-     */
+    /** Check the bucket's CORS rule for SITE_URL: only the server takes uploads (decision 0050). */
     checkBrowserUploads?: boolean;
   } = {},
 ): Promise<AppServices> {

@@ -6,12 +6,7 @@ import { logRequest } from "./middleware/request-logger";
 import { createNonce, STRICT_TRANSPORT_SECURITY } from "./middleware/security-headers";
 import { cacheKeyFor, encodedBody, type CachedPage, type PageCache } from "./page-cache";
 
-/**
- * Answers a request for a cached public page straight from memory, before
- * Express: one lookup and one write of precomputed headers and precompressed
- * bytes (see docs/decisions/0010). Returns false when the page is not cached,
- * and the request then goes through the whole app, which renders and caches it.
- */
+/** A cached public page straight from memory, before Express (decision 0010); false when not cached. */
 export function createCachedPageResponder(
   app: Express,
   pageCache: PageCache,

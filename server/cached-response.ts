@@ -2,11 +2,7 @@ import type { Request, Response } from "express";
 import { sendCachedCopy } from "./cached-page-responder";
 import { preparePage, type CachedPage, type PageCache } from "./page-cache";
 
-/**
- * Stores a response in the cache and sends this first copy, under this
- * response's own CSP (its nonce is the one in the body). Later copies are
- * sent by the cached-page responder, before Express.
- */
+/** Stores a response and sends this first copy under its own CSP (its nonce is the one in the body). */
 export function storeAndSend(
   req: Request,
   res: Response,

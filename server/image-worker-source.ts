@@ -2,11 +2,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ImageWorkerEntry } from "~/images/image-worker.server";
 
-/**
- * A child process's entry (`file` beside this one) run from its TypeScript source with tsx's
- * loader: for `npm run dev`, Vitest and scripts. Production uses the built files instead
- * (server/index.ts). Never imported by the production bundle: tsx is a development dependency.
- */
+/** A child process's entry run from TypeScript with tsx (dev, tests, scripts); production uses the build. */
 export function entryFromSource(file: string): { file: string; execArgv: string[] } {
   const tsx = createRequire(import.meta.url).resolve("tsx");
   return { file: fileURLToPath(new URL(file, import.meta.url)), execArgv: ["--import", pathToFileURL(tsx).href] };

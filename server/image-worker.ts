@@ -1,7 +1,4 @@
-// The image worker's entry (decision 0017): Vite builds it into build/server/image-worker.js
-// beside the server bundle; development and tests run this file with tsx. It does one thing:
-// turn photos into stored variants, one job at a time, for the server that started it. Each kind
-// of job (app/images/image-worker-protocol.server.ts) has its handler in the table below.
+// The image worker's entry (decision 0017): turns photos into stored variants, one job at a time.
 import { processEnquiryPhoto } from "~/enquiry-photos/enquiry-photo-pipeline.server";
 import { ImageRefusedError } from "~/images/image-limits";
 import { processImage } from "~/images/image-pipeline.server";

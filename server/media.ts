@@ -6,20 +6,14 @@ import type { AppServices } from "~/services.server";
 
 const CONTENT_TYPES: Record<string, string> = { avif: "image/avif", webp: "image/webp", jpg: "image/jpeg" };
 
-/**
- * The `variants/` key a /media file name stands for, or null. Visitors' photos
- * (`enquiry-photos/`) and originals never are, however the name is spelt.
- */
+/** The `variants/` key a /media name stands for, or null: visitors' photos and originals never are. */
 export function publicMediaKey(file: string): string | null {
   const key = variantKeyFromPublicPath(`/media/${file}`);
   if (!key || !key.startsWith("variants/") || key.includes(ENQUIRY_PHOTO_PREFIX)) return null;
   return key;
 }
 
-/**
- * Serves processed image variants at /media/<content hash>.<ext>. Only
- * `variants/` keys are reachable: uploaded originals are never served.
- */
+/** Serves image variants at /media/<content hash>.<ext>; originals are never served. */
 export function mediaRouter(services: AppServices): Router {
   const router = Router();
   router.get("/:file", async (req, res) => {

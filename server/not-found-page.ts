@@ -1,10 +1,8 @@
 import { matchRoutes, type RouteObject, type ServerBuild } from "react-router";
 
 /**
- * The not-found page does not depend on the URL, only on the section it falls under (a path
- * under /stonework marks that menu item as current), so it is rendered once per section and kept
- * in the page cache like a public page: junk URLs cost no render each (decision 0049).
- * Returns the cache key for a request that will get the not-found page, or null.
+ * The not-found page depends only on its section, so it is rendered once per section and cached (decision 0049).
+ * The cache key for a request that gets it, or null.
  */
 export function notFoundKeys(build: ServerBuild): (method: string, url: string) => string | null {
   const tree = routeTree(build.routes, undefined);

@@ -25,13 +25,7 @@ export type CachedPage = {
   etag: string;
   /** CSP hash sources of the page's inline scripts, e.g. "sha256-…". */
   scriptHashes: string[];
-  /**
-   * Every header of the first response that is the same for every visitor:
-   * the security headers the middleware set, React Router's own, and the
-   * caching ones. Per-request headers (the CSP with its nonce, HSTS,
-   * Content-Length, Content-Encoding) are added when a copy is sent.
-   * Flat, as `writeHead` takes them: [name, value, name, value, …].
-   */
+  /** The first response's headers shared by every visitor, flat as `writeHead` takes them; per-request ones are added. */
   sharedHeaders: readonly string[];
   /** The CSP around its nonce: `before + nonce + after`, with the script hashes in `after`. */
   contentSecurityPolicy: { before: string; after: string } | null;
@@ -41,11 +35,7 @@ const INLINE_SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script>/gi;
 const SRC_ATTRIBUTE = /\bsrc\s*=/i;
 const NONCE_ATTRIBUTE = /\bnonce\s*=\s*"([^"]*)"/i;
 
-/**
- * The CSP hash of every inline script that carries this render's nonce, so a
- * cached page's own scripts run under a later response's CSP. A script without
- * the nonce (markup that slipped into the page somehow) stays blocked.
- */
+/** CSP hashes of the inline scripts carrying this render's nonce; a script without it stays blocked. */
 export function inlineScriptHashes(html: string, nonce: string): string[] {
   const hashes = new Set<string>();
   for (const match of html.matchAll(INLINE_SCRIPT)) {
@@ -76,12 +66,7 @@ const PER_RESPONSE_HEADERS = new Set([
   "vary",
 ]);
 
-/**
- * Prepares a rendered page for the cache.
- * @param frameHeaders the headers the middleware set on the first response (security headers)
- * @param routeHeaders the headers React Router's response carried (Content-Type and the like)
- * @param cspNonce the nonce the first response's CSP carried, which later copies replace
- */
+/** Prepares a rendered page for the cache; `cspNonce` is replaced in later copies. */
 export function preparePage(input: {
   frameHeaders: Record<string, string | number | readonly string[] | undefined>;
   routeHeaders: Record<string, string>;
@@ -140,10 +125,7 @@ export function encodedBody(page: CachedPage, req: IncomingMessage): { encoding:
   return { encoding: null, body: page.body };
 }
 
-/**
- * Hard caps, so no request pattern can grow the cache without bound. The
- * cacheable keys are a few dozen (pages, their .data, content keys, galleries).
- */
+/** Hard caps; the cacheable keys are a few dozen. */
 export const MAX_CACHED_PAGES = 128;
 export const MAX_RENDERS_IN_FLIGHT = 128;
 
@@ -153,10 +135,7 @@ export type PageCache = {
   readonly generation: number;
   /** Stores a page; at the cap, the longest-stored page makes room. */
   set(key: string, page: CachedPage, renderedAtGeneration: number): void;
-  /**
-   * The render of `key` already under way, if any: requests that miss the
-   * cache together wait for one render instead of each rendering the page.
-   */
+  /** The render of `key` under way: simultaneous misses wait for one render. */
   inFlight(key: string): Promise<CachedPage | undefined> | undefined;
   /** Marks a render of `key` as under way until `render` settles (not tracked at the cap). */
   track(key: string, render: Promise<CachedPage | undefined>): void;

@@ -16,11 +16,7 @@ export type TrustFunction = (address: string, hop: number) => boolean;
 /** Answers kept for this many (address, hop) pairs; a hard cap, so anonymous traffic never grows memory. */
 const TRUST_CACHE_LIMIT = 1000;
 
-/**
- * Express's trust-proxy function, remembered: it parses the address on every
- * call (about 4 µs for "loopback"), and the same few proxies ask every time.
- * clientAddress() then resolves the client address exactly as Express's req.ip.
- */
+/** Express's trust-proxy function, remembered (it parses addresses at every call). */
 export function rememberedTrust(trust: TrustFunction): TrustFunction {
   // One map per hop, so a lookup builds no key string.
   const answers: Map<string, boolean>[] = [];
@@ -41,11 +37,7 @@ export function rememberedTrust(trust: TrustFunction): TrustFunction {
   };
 }
 
-/**
- * The client's address exactly as proxy-addr (Express's req.ip) resolves it: from the connection's
- * peer, step left through X-Forwarded-For while each address is trusted; the last one reached is
- * the client. Read in place, without building the address list (this runs for every page view).
- */
+/** The client address exactly as Express's req.ip, read in place without building the list (every page view). */
 export function clientAddress(req: IncomingMessage, trust: TrustFunction): string {
   let current = req.socket.remoteAddress ?? "";
   const forwarded = req.headers["x-forwarded-for"];
@@ -76,11 +68,7 @@ export type PageViewCounter = {
   countWhenAnswered(req: IncomingMessage, res: ServerResponse): void;
 };
 
-/**
- * Feeds public page views to the analytics module from the page request
- * itself (no script, no cookie). Null when counting is off. The checks run
- * cheapest first, so requests that are not page views cost one Set lookup.
- */
+/** Counts public page views from the request itself, cheapest checks first; null when counting is off. */
 export function createPageViewCounter(
   app: Express,
   services: Pick<AppServices, "analytics" | "env">,

@@ -11,11 +11,7 @@ const CONTENT_TYPES: Record<string, string> = {
 
 type Copies = { br: boolean; gz: boolean };
 
-/**
- * The .br and .gz copies the build wrote (scripts/precompress-assets.mjs),
- * listed once: the build does not change while the server runs, and a request
- * for a name that is not listed costs one map lookup and leaves nothing behind.
- */
+/** The build's .br and .gz copies, listed once; an unlisted name costs one lookup. */
 export function listPrecompressedAssets(assetsDir: string): ReadonlyMap<string, Copies> {
   let names: string[];
   try {
@@ -33,11 +29,7 @@ export function listPrecompressedAssets(assetsDir: string): ReadonlyMap<string, 
   return copies;
 }
 
-/**
- * Serves the .br or .gz copy the build wrote beside a hashed asset when the
- * browser accepts it; otherwise the request falls through to express.static
- * and on-the-fly compression.
- */
+/** Serves a hashed asset's .br or .gz copy when accepted; else express.static and on-the-fly compression. */
 export function precompressedAssets(assetsDir: string): RequestHandler {
   const known = listPrecompressedAssets(assetsDir);
   return (req, res, next) => {

@@ -25,10 +25,7 @@ function limitBytes(limit: number) {
   });
 }
 
-/**
- * Express request → Fetch API Request, as React Router expects. A post the
- * cross-site check refused becomes a plain GET of the page: no action runs.
- */
+/** Express → Fetch Request; a post the cross-site check refused becomes a plain GET (no action runs). */
 function toFetchRequest(req: ExpressRequest, res: ExpressResponse): Request {
   const url = new URL(req.originalUrl, `${req.protocol}://${req.get("host") ?? "localhost"}`);
   const headers = new Headers();
@@ -83,10 +80,7 @@ async function sendFetchResponse(res: ExpressResponse, response: Response): Prom
 
 export type ReactRouterBuild = ServerBuild | (() => Promise<ServerBuild>);
 
-/**
- * Stores a rendered page when it is a plain 200 that showed real content, and
- * sends it. Returns what it stored.
- */
+/** Sends a render, storing it when it is a plain 200 with real content. */
 async function renderAndCache(
   req: ExpressRequest,
   res: ExpressResponse,

@@ -1,22 +1,16 @@
 import type { Server } from "node:http";
 import net from "node:net";
+import { every } from "~/lib/every";
 import type { Logger } from "~/lib/logger.server";
 
 /** On SIGTERM or SIGINT, requests in flight get this long to finish. */
 export const SHUTDOWN_GRACE_MS = 10_000;
-/**
- * How long idle connections stay open after the signal: one accepted just before it may carry a
- * request not read yet, which closing it would lose (a proxy cannot send a form again).
- */
+/** Idle connections stay open this long after the signal: one may carry a request not read yet. */
 export const IDLE_SETTLE_MS = 500;
 
 /**
- * Stops the server gracefully: it takes no new connections (under systemd the socket stays open in
- * systemd, and they wait there for the next process); every response from then on closes its
- * connection; idle connections close after IDLE_SETTLE_MS and busy ones after their response;
- * whatever is still open a second before the grace period ends is closed. Then `close` runs (the
- * database), and `exit` with 0, or 1 if closing failed. A second signal changes nothing. The
- * returned function resolves once `exit` was called.
+ * Stops the server gracefully (no new connections, each open one closes after its response, the rest at the
+ * deadline), then runs `close` and `exit` (1 if closing failed). A second signal changes nothing.
  */
 export function createShutdown(
   server: Server,
@@ -46,19 +40,17 @@ export function createShutdown(
       }, forceCloseAfterMs);
       force.unref();
       // Then keep-alive connections go as soon as their last response is out.
-      let sweep: NodeJS.Timeout | undefined;
-      const settle = setTimeout(() => {
-        server.closeIdleConnections();
-        sweep = setInterval(() => server.closeIdleConnections(), 100);
-        sweep.unref();
-      }, IDLE_SETTLE_MS);
+      const sweep = every(100, async () => server.closeIdleConnections(), {
+        runAtStart: true,
+        onError: (error) => logger.error({ err: error }, "shutdown: closing idle connections failed"),
+      });
+      const settle = setTimeout(() => void sweep.start(), IDLE_SETTLE_MS);
       settle.unref();
-      // net.Server's close stops listening and leaves the connections; http.Server's would also
-      // close the idle ones at once.
+      // net.Server's close leaves the connections open; http.Server's would close the idle ones at once.
       net.Server.prototype.close.call(server, async () => {
         clearTimeout(force);
         clearTimeout(settle);
-        clearInterval(sweep);
+        await sweep.stop();
         let code = 0;
         try {
           await close();

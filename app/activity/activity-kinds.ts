@@ -1,10 +1,6 @@
 /**
- * What the security log records (decision 0054), and how each
- * record reads to the owner. Shared by the server (which stores and words
- * records) and the dashboard's card (which shows them); no server imports.
- *
- * To log a new event: add its kind to ACTIVITY_KINDS ("security" or "site")
- * and its words to describeActivity (TypeScript insists on both).
+ * What the security log records (decision 0054) and how each record reads; shared with the dashboard, so no
+ * server imports. A new event needs its kind in ACTIVITY_KINDS and its words in describeActivity.
  */
 export const ACTIVITY_KINDS = {
   // Sign-ins and lock-outs
@@ -82,10 +78,7 @@ export type ActivityEntry = {
   browser: string | null;
   /** "198.51.100.0/24" or "2001:db8:1::/48": for whoever runs the website, not the owner's list. */
   network: string | null;
-  /**
-   * "usual": someone signed in successfully from the same network in the
-   * USUAL_PLACE_DAYS before this record; "new": nobody did; null: no address recorded.
-   */
+  /** "usual": a sign-in succeeded from this network in the USUAL_PLACE_DAYS before; null: no address. */
   place: "new" | "usual" | null;
   /** How many attempts the record stands for (more than 1 only for refused attempts). */
   count: number;

@@ -21,29 +21,12 @@ import {
 } from "./activity-kinds";
 
 /**
- * The security log (decision 0054).
- *
- * From a route (server/api/activity-routes.ts), which adds the request's
- * browser and address and logs, never throws, a failure to record:
- *
- *   await recordRequestActivity(services, req, { kind: "passkey.added", outcome: "success",
- *     detail: { passkey: "Mark's iPhone" } });
- *
- * Elsewhere: `await recordActivity(services, { kind, outcome, detail?, client? })`,
- * which throws on a database error.
- * - `services` is anything with db, clock and addressKey (AppServices is).
- * - `client`: the user agent and address. The agent is cut to 256
- *   characters; the address is kept only as a coarse network (IPv4 /24,
- *   IPv6 /48) and the limiters' keyed hash, never in full.
- * - An outcome "refused" (a 429) is folded: one record per kind per UTC hour,
- *   its count raised at each attempt (tallied in memory between writes:
- *   refusal-tally.server.ts), so a flood can neither fill the log nor cost
- *   a write per attempt.
- * - The log keeps at most ACTIVITY_LIMITS.records records and nothing older
- *   than ACTIVITY_LIMITS.maxAgeMs: pruned at every insert and hourly.
+ * The security log (decision 0054). Addresses are kept only as a coarse network and a keyed hash; refusals
+ * (429s) fold into one record per kind per hour (refusal-tally.server.ts), so a flood can neither fill the log
+ * nor cost a write per attempt; the log is pruned to ACTIVITY_LIMITS at every insert and hourly.
  */
-export const ACTIVITY_LIMITS = { records: 10_000, maxAgeMs: 365 * 24 * 60 * 60_000 } as const;
-export const ACTIVITY_PAGE_SIZE = 50;
+const ACTIVITY_LIMITS = { records: 10_000, maxAgeMs: 365 * 24 * 60 * 60_000 } as const;
+const ACTIVITY_PAGE_SIZE = 50;
 
 /** addressKey may be left out only by callers that never pass a client address (a restore). */
 export type ActivityServices = { db: Database; clock: Clock; addressKey?: AddressKeyer };
@@ -199,11 +182,7 @@ export async function readActivity(
 
 const USUAL_PLACE_MS = USUAL_PLACE_DAYS * 24 * 60 * 60_000;
 
-/**
- * For each record with a network: "usual" when a sign-in from that network
- * succeeded in the USUAL_PLACE_DAYS before it, else "new". One query for the
- * page, bounded by the log's own size.
- */
+/** "usual" or "new" per record with a network: one query for the page, bounded by the log's own size. */
 async function placesOf(
   db: Database,
   rows: { id: string; occurred_at: string; network: string | null }[],

@@ -5,14 +5,9 @@ import { every } from "~/lib/every";
 import type { Logger } from "~/lib/logger.server";
 
 /**
- * Refused attempts (429s) are one record per kind per hour (decision 0054).
- * Counting each in the database would cost a synced write per refusal, and a
- * flood's refusals are otherwise answered with one read (the rate limiter).
- * So each process writes the first refusal of a record at once, tallies the
- * ones after it in memory, and adds them in one write: every 10 seconds
- * (startRefusalTallyFlush, wired in server/start.ts), before the log is read,
- * and at shutdown. The tally holds one entry per record being counted (a few
- * kinds, this hour): its memory is bounded whatever the flood.
+ * A refused attempt's record is written once; the refusals after it are tallied in memory and added in one
+ * write every 10 s, before the log is read and at shutdown, so a flood costs no write per refusal. The tally
+ * holds one entry per record being counted, so its memory is bounded.
  */
 /** A folded record as first written (its count is added separately). */
 export type RefusalRow = Omit<Insertable<ActivityLogTable>, "count"> & { fold_key: string };

@@ -6,7 +6,7 @@ import type { SecuritySummary } from "~/auth/security-summary";
 import type { SignInMethods } from "~/auth/sign-in-methods";
 import { BACKUP_STATUS_URL, type BackupStatus } from "~/backups/backup-status";
 import { cn } from "~/lib/cn";
-import type { NotificationsOverview } from "~/contact/notification-state";
+import type { NotificationsOverview } from "~/notifications/notification-state";
 import { ANALYTICS_KEY } from "./visits/analytics-card";
 import { SIGN_IN_METHODS_KEY } from "./account/passkey-client";
 import { NOTIFICATIONS_STATUS_KEY } from "./query-client";

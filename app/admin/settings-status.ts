@@ -4,7 +4,7 @@ import type { SecuritySummary } from "~/auth/security-summary";
 import type { SignInMethods } from "~/auth/sign-in-methods";
 import type { BackupStatus } from "~/backups/backup-status";
 import { plural } from "~/lib/plural";
-import type { NotificationsOverview } from "~/contact/notification-state";
+import type { NotificationsOverview } from "~/notifications/notification-state";
 
 /**
  * The one-line status of each "Settings and reports" row, in the owner's

@@ -9,10 +9,7 @@ import { OTHER_REFERRERS, REPORT_DAYS, REPORT_TOP, REPORT_WEEKS, type AnalyticsR
 /** The tables of views by day and something else, and that something's column. */
 const VIEWS_BY = { analytics_daily_pages: "path", analytics_daily_referrers: "host" } as const;
 
-/**
- * The paths or referrer hosts with the most views from `firstDay` to `today`, most first (a tie by
- * name), at most REPORT_TOP of them. Referrers: the listed hosts only (OTHER_REFERRERS is not one).
- */
+/** The REPORT_TOP paths or listed referrer hosts with the most views over the days, most first (a tie by name). */
 function mostViewed(db: Database, table: keyof typeof VIEWS_BY, days: { firstDay: string; today: string }) {
   const key = VIEWS_BY[table];
   return db

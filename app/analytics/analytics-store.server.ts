@@ -2,18 +2,14 @@ import type { Database } from "~/db/database.server";
 import { addDays } from "./calendar";
 import { OTHER_REFERRERS } from "./report";
 
-/**
- * Where visit counts are kept (docs/decisions/0031): the daily totals per page
- * and per referrer host, and the working data (the day's salt and visitor
- * hashes) shared by every instance. The counting itself is in analytics.server.ts.
- */
+/** Where visit counts are kept (docs/decisions/0031), shared by every instance; the counting is in analytics.server.ts. */
 
 /** Referrer hosts stored by name per day, across every flush and instance; the rest of the day's referred views are one OTHER_REFERRERS row. */
-export const MAX_REFERRER_HOSTS_PER_DAY = 100;
+const MAX_REFERRER_HOSTS_PER_DAY = 100;
 /** A host is listed on the owner's Visits view once visitors from this many addresses came from it in a day: one address cannot plant a referrer. */
 export const LISTED_FROM_ADDRESSES = 2;
 /** Days of totals kept: older days are deleted when a day is closed. */
-export const RETENTION_DAYS = 400;
+const RETENTION_DAYS = 400;
 
 export type DayBuffer = {
   views: number;
@@ -24,11 +20,7 @@ export type DayBuffer = {
   referrerIps: Map<string, Set<string>>;
   /** …and as the flush writes them: a salted hash of each (host, address) pair, kept with the day's visitor hashes. */
   referrerAddresses: Map<string, Set<string>>;
-  /**
-   * The day's distinct visitors as the request path sees them: address → user agent (or agents).
-   * No hashing there, and no string built; the flush turns each pair into its salted hash before
-   * anything is written, so the pair lives in memory only until then (at most 10 s).
-   */
+  /** The day's visitors, address → user agent(s): hashed with the salt by the flush, so kept at most 10 s. */
   seen: Map<string, string | Set<string>>;
   /** Salted visitor hashes, as the flush writes them. */
   visitors: Set<string>;
@@ -48,11 +40,8 @@ export const newDayBuffer = (): DayBuffer => ({
 const INSERT_CHUNK = 400;
 
 /**
- * The day's referrer rows: hosts already stored add their views; new hosts are stored while the
- * day has fewer than MAX_REFERRER_HOSTS_PER_DAY, busiest first; everything else joins OTHER_REFERRERS.
- * A host's addresses are counted until LISTED_FROM_ADDRESSES: each (host, address) hash joins the
- * day's working hashes, and only the new ones count, so a pair seen by two instances counts once.
- * Called after the day's analytics_daily row is locked, so no other flush adds hosts meanwhile.
+ * The day's referrer rows: new hosts are listed up to MAX_REFERRER_HOSTS_PER_DAY, busiest first, the rest join
+ * OTHER_REFERRERS; (host, address) hashes count each pair once across instances. Runs with the day's row locked.
  */
 async function writeReferrers(trx: Database, day: string, counts: DayBuffer, closed: boolean): Promise<void> {
   if (counts.referrers.size === 0) return;
@@ -155,10 +144,7 @@ export async function writeDayCounts(db: Database, pending: Map<string, DayBuffe
   });
 }
 
-/**
- * Closes every day before `today`: keeps its totals, deletes its salt and visitor hashes, and
- * deletes the totals of days more than RETENTION_DAYS old. Safe to run twice, or on two instances at once.
- */
+/** Closes every day before `today` (its salt and hashes go) and drops totals past RETENTION_DAYS; idempotent. */
 export async function closeEndedDays(db: Database, today: string, closedAt: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
     // Days that had a salt get a row, so a late flush from another instance sees them closed.

@@ -9,22 +9,12 @@ import { addDays, dayBounds, type DayBounds } from "./calendar";
 import { OTHER_REFERRERS } from "./report";
 
 /**
- * Privacy-first visit counting (decision 0031).
- *
- * Page views are counted in memory on the request path (a few Map and Set
- * updates, no hashing, no I/O) and flushed to the database every 10 s and at
- * shutdown, so a crash loses at most 10 s of counts. Unique visitors per day
- * come from a hash of (day's random salt, address, user agent), made by the
- * flush before anything is written (the pair itself stays in memory until
- * then, at most 10 s, like the rate limiters' addresses); the salt
- * and the day's hashes are kept in the database, shared by every instance, and
- * deleted when the day ends in the business's time zone. Only daily totals
- * per page and per referrer host remain (at most 100 hosts a day by name, the
- * rest as "(other)"), for 400 days. No address, user agent, salt or hash is
- * ever logged.
+ * Privacy-first visit counting (decision 0031): the request path only updates Maps; a flush every 10 s and at
+ * shutdown hashes (day's salt, address, user agent) before anything is written. Only daily totals per page and
+ * referrer host remain, for 400 days; no address, user agent, salt or hash is ever logged.
  */
 
-export type PageView = {
+type PageView = {
   /** A public page's path, e.g. "/stonework". */
   path: string;
   /** The visitor's address as Express resolves it (honouring TRUST_PROXY). */
@@ -41,10 +31,10 @@ export type AnalyticsLimits = {
   maxBufferedReferrers: number;
 };
 
-export const DEFAULT_ANALYTICS_LIMITS: AnalyticsLimits = { maxBufferedVisitors: 20_000, maxBufferedReferrers: 500 };
-export const FLUSH_INTERVAL_MS = 10_000;
+const DEFAULT_ANALYTICS_LIMITS: AnalyticsLimits = { maxBufferedVisitors: 20_000, maxBufferedReferrers: 500 };
+const FLUSH_INTERVAL_MS = 10_000;
 
-export type AnalyticsCounters = {
+type AnalyticsCounters = {
   /** Views recorded since start (flushed or not). */
   recorded: number;
   /** Distinct visitors left out because the buffer was full. */
@@ -77,7 +67,7 @@ export type Analytics = {
 };
 
 /** A visitor's daily hash: 128 bits of SHA-256 over the day's salt, the address and the user agent. */
-export function visitorHash(salt: string, ip: string, userAgent: string): string {
+function visitorHash(salt: string, ip: string, userAgent: string): string {
   return hash("sha256", `${salt}\n${ip}\n${userAgent}`, "base64url").slice(0, 22);
 }
 

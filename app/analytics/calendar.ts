@@ -1,9 +1,4 @@
-/**
- * Calendar days in the business's time zone (New Zealand for Cornerstone),
- * as "YYYY-MM-DD" strings that sort and compare as text. Visit counts are
- * kept per such day, and a day's working data is deleted when it ends there.
- * Works in the browser too (the dashboard labels its chart with these days).
- */
+/** Calendar days ("YYYY-MM-DD", sorting as text) in the business's time zone; works in the browser too. */
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -30,7 +25,7 @@ export function addDays(day: string, count: number): string {
 }
 
 /** Day of the week, 0 = Sunday. */
-export function weekdayOf(day: string): number {
+function weekdayOf(day: string): number {
   const [year, month, date] = day.split("-").map(Number) as [number, number, number];
   return new Date(Date.UTC(year, month - 1, date)).getUTCDay();
 }
@@ -40,11 +35,7 @@ export function weekStartOf(day: string): string {
   return addDays(day, -weekdayOf(day));
 }
 
-/**
- * The first instant of `day` in `timeZone`. Found by bisection around UTC
- * midnight, so days that are 23 or 25 hours long (daylight saving) and zones
- * whose clocks change at midnight come out right.
- */
+/** The first instant of `day` in `timeZone`, by bisection, so 23- and 25-hour days come out right. */
 export function startOfDay(timeZone: string, day: string): number {
   const [year, month, date] = day.split("-").map(Number) as [number, number, number];
   const utcMidnight = Date.UTC(year, month - 1, date);

@@ -2,19 +2,13 @@ import { isbot } from "isbot";
 import { isPublicPage, publicPageOfData } from "~/public-pages";
 
 /**
- * What counts as a page view (docs/decisions/0031): a GET of a public page's
- * document, or of its `.data` (React Router's client-side navigation), that
- * was answered 200 or 304, from a browser that is not a known crawler or
- * script, not a prefetch, and not the signed-in owner. Everything here runs
- * on the request path, so it is a few string checks and Map lookups.
+ * What counts as a page view (docs/decisions/0031): a GET of a public page or its `.data`, answered 200 or 304,
+ * not from a crawler, a prefetch or the owner. It runs on the request path, so only string checks and lookups.
  */
 
 export type ViewedPage = { path: string; navigation: "document" | "data" | "prerender-shown" };
 
-/**
- * Where a prerendered page, once shown, reports itself (`?path=/stonework`): it counts like the
- * page's request would have, which was not counted because it was a prerender (decision 0032).
- */
+/** A prerendered page reports itself here once shown (`?path=/stonework`), as its request was not counted. */
 export const PAGE_VIEW_BEACON_PATH = "/api/page-views/shown";
 
 /** The public page a request asks for (a document, its client-navigation data, or a prerender's beacon), or null. */
@@ -66,11 +60,7 @@ function hostName(value: string): string | null {
   return HOST_NAME.test(host) ? host : null;
 }
 
-/**
- * The host of the page that linked here ("google.com", without "www."), or
- * null when there is none, it is this site itself, or it is not a plain host
- * name. Nothing but the host is ever kept: no path, no query.
- */
+/** The linking page's host ("google.com", no "www."), or null for none, this site, or not a plain host name. */
 export function referrerHost(
   referer: string | undefined,
   ownHosts: readonly (string | null | undefined)[],

@@ -5,10 +5,7 @@ export const REPORT_DAYS = 30;
 export const REPORT_WEEKS = 8;
 export const REPORT_TOP = 10;
 
-/**
- * The referrer row that holds a day's views from hosts past the first 100.
- * No real host can be named this: referrer hosts are letters, digits, dots and hyphens only.
- */
+/** The row for views from hosts past the first 100; no real host has parentheses. */
 export const OTHER_REFERRERS = "(other)";
 
 /** What GET /api/admin/analytics answers. Days are calendar days in `timeZone`, oldest first. */

@@ -11,9 +11,9 @@ export const SESSION_COOKIE = "cornerstone_session";
 /** The absolute limit: a session ends 30 days after sign-in, used or not. */
 export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 /** A session unused for 14 days ends too. */
-export const SESSION_IDLE_MS = 14 * 24 * 60 * 60 * 1000;
+const SESSION_IDLE_MS = 14 * 24 * 60 * 60 * 1000;
 /** `last_used_at` is written at most this often per session, not at every request. */
-export const SESSION_TOUCH_INTERVAL_MS = 5 * 60 * 1000;
+const SESSION_TOUCH_INTERVAL_MS = 5 * 60 * 1000;
 export const GENERATED_PASSWORD_LENGTH = 24;
 
 /** Counts argon2 verifications, so tests count them instead of timing them. */
@@ -51,17 +51,14 @@ async function passwordMatches(services: Services, passwordHash: string, passwor
 }
 
 /** A random password for the first start: URL-safe, 24 characters (144 bits). */
-export function generatePassword(): string {
+function generatePassword(): string {
   return randomBytes(18).toString("base64url");
 }
 
 /**
- * The single administrator. ADMIN_USERNAME/ADMIN_PASSWORD create it when
- * nobody is stored; they change an existing one only with `reset`
- * (ADMIN_PASSWORD_RESET=1), so a password changed later on the dashboard or
- * with `npm run admin:password` is not undone at the next restart
- * ("not-applied" then). With neither set and nobody stored, `admin` gets a
- * random password, returned here once so the caller can hand it over.
+ * The single administrator. ADMIN_USERNAME/ADMIN_PASSWORD create it when nobody is stored and change it only
+ * with `reset`, so a later password change is not undone at restart; with neither, `admin` gets a random
+ * password, returned once.
  */
 export async function ensureAdministrator(
   services: Services,
@@ -95,12 +92,7 @@ function firstUser(services: Services) {
   return services.db.selectFrom("users").selectAll().orderBy("created_at").executeTakeFirst();
 }
 
-/**
- * Creates the administrator unless one exists, under a lock, so that two
- * instances starting at once on one PostgreSQL database make one (the other
- * then finds it). False when someone else's is there. On SQLite the lock is a
- * no-op; a second process that loses the race fails its write and finds it too.
- */
+/** Creates the administrator under a lock, so two instances starting at once make one; false when one exists. */
 async function createFirstAdministrator(services: Services, username: string, password: string): Promise<boolean> {
   // Hashed before the lock: argon2 takes a while, and nobody should wait on it.
   const passwordHash = await hashPassword(password);
@@ -121,11 +113,7 @@ async function createFirstAdministrator(services: Services, username: string, pa
   }
 }
 
-/**
- * Changes the administrator's username and/or password. A new password
- * signs every session out (every user's: not only this one's), except
- * `keepSessionToken`'s (the dashboard's own).
- */
+/** A new password signs every session out except `keepSessionToken`'s (the dashboard's own). */
 export async function setAdministratorCredentials(
   services: Services,
   change: { username?: string; password?: string; keepSessionToken?: string },
@@ -211,10 +199,7 @@ export async function createSession(
   return { token, id, expiresAt };
 }
 
-/**
- * The signed-in user for a session token, or null when unknown, past its
- * 30 days, or unused for 14. Marks it used, writing at most every 5 minutes.
- */
+/** The user for a session token, or null when unknown, over 30 days old or idle 14; marks it used every 5 min. */
 export async function getSessionUser(
   services: Services,
   token: string,

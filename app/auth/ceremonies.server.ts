@@ -2,13 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Database } from "~/db/database.server";
 import type { Clock } from "~/lib/clock";
 
-/**
- * Short sign-in steps that span two requests (decision 0053): a WebAuthn challenge
- * waiting for the browser's answer, or a sign-in waiting for its two-step
- * code. Each lives in the database (so another instance can finish it), is
- * tied to the browser that began it by a random token in a cookie (only its
- * SHA-256 is stored), and ends after 5 minutes.
- */
+/** Sign-in steps spanning two requests (decision 0053), in the database, tied to a cookie token (SHA-256 stored). */
 export const CEREMONY_LIFETIME_MS = 5 * 60_000;
 /** Ended ceremonies are kept this long, so a late answer is told "expired" rather than "unknown". */
 const KEPT_AFTER_EXPIRY_MS = 60 * 60_000;
@@ -70,68 +64,32 @@ export async function beginCeremony(
 
 export type CeremonyLookup = { status: "found"; ceremony: Ceremony } | { status: "expired" } | { status: "unknown" };
 
-function lookup(
-  row:
-    | {
-        id: string;
-        kind: string;
-        challenge: string | null;
-        user_id: string | null;
-        attempts: number;
-        expires_at: string;
-      }
-    | undefined,
+/**
+ * Reads a ceremony. `take` ends it in the same atomic DELETE … RETURNING, so a challenge can never be answered
+ * twice, even on two instances at once; without it a pending two-step sign-in survives a wrong code.
+ */
+export async function readCeremony(
+  services: Services,
   kind: CeremonyKind,
-  now: Date,
-): CeremonyLookup {
-  if (!row || row.kind !== kind) return { status: "unknown" };
-  if (row.expires_at <= now.toISOString()) return { status: "expired" };
+  token: string | undefined,
+  { take }: { take: boolean },
+): Promise<CeremonyLookup> {
+  if (!token || token.length > 100) return { status: "unknown" };
+  const table = "auth_ceremonies";
+  const row = await (
+    take
+      ? services.db.deleteFrom(table).where("id", "=", idOf(token)).where("kind", "=", kind).returningAll()
+      : services.db.selectFrom(table).selectAll().where("id", "=", idOf(token)).where("kind", "=", kind)
+  ).executeTakeFirst();
+  if (!row) return { status: "unknown" };
+  if (row.expires_at <= services.clock.now().toISOString()) return { status: "expired" };
   return {
     status: "found",
     ceremony: { id: row.id, kind, challenge: row.challenge, userId: row.user_id, attempts: Number(row.attempts) },
   };
 }
 
-/**
- * Takes a ceremony for good: one atomic DELETE … RETURNING, so the same
- * challenge can never be answered twice, even on two instances at once.
- */
-export async function takeCeremony(
-  services: Services,
-  kind: CeremonyKind,
-  token: string | undefined,
-): Promise<CeremonyLookup> {
-  if (!token || token.length > 100) return { status: "unknown" };
-  const row = await services.db
-    .deleteFrom("auth_ceremonies")
-    .where("id", "=", idOf(token))
-    .where("kind", "=", kind)
-    .returningAll()
-    .executeTakeFirst();
-  return lookup(row, kind, services.clock.now());
-}
-
-/** Reads a ceremony without ending it (a pending two-step sign-in survives a wrong code). */
-export async function findCeremony(
-  services: Services,
-  kind: CeremonyKind,
-  token: string | undefined,
-): Promise<CeremonyLookup> {
-  if (!token || token.length > 100) return { status: "unknown" };
-  const row = await services.db
-    .selectFrom("auth_ceremonies")
-    .selectAll()
-    .where("id", "=", idOf(token))
-    .where("kind", "=", kind)
-    .executeTakeFirst();
-  return lookup(row, kind, services.clock.now());
-}
-
-/**
- * Admits one more attempt at a ceremony (a two-step code), at most
- * `maxAttempts` in all: an atomic conditional update, so simultaneous
- * attempts cannot slip past. Which attempt this is (1…), or null when none is left.
- */
+/** Admits attempt number 1… up to `maxAttempts` (atomic, so simultaneous attempts cannot slip past), else null. */
 export async function claimCeremonyAttempt(
   services: Services,
   ceremony: Ceremony,

@@ -1,12 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 /**
- * Device cookies (OWASP, "Slow down online guessing attacks with device
- * cookies"): after a good sign-in the browser gets a signed, long-lived
- * cookie naming the username and a random device id. A browser that shows a
- * valid one for the username it signs in with is counted by its own limit
- * only, so an attacker elsewhere cannot lock the owner out. It proves nothing
- * on its own: the password is still checked (docs/decisions/0015).
+ * Device cookies (OWASP; docs/decisions/0015): a browser with a valid signed cookie for the username is
+ * limited on its own, so an attacker elsewhere cannot lock the owner out. The password is still checked.
  */
 export const DEVICE_COOKIE = "cornerstone_device";
 export const DEVICE_COOKIE_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;

@@ -7,11 +7,7 @@ import type { AppServices } from "~/services.server";
 import { endEverySession, ensureAdministrator, verifyCredentials } from "./auth.server";
 import { clearSignInLimits } from "./sign-in.server";
 
-/**
- * The first start's random password goes to a private file, never to the
- * console (service managers keep console output in their logs). The file is
- * deleted when the password is first changed.
- */
+/** The first start's random password goes to a private file (never the console, which is logged). */
 export function initialPasswordPath(dataDir: string): string {
   return path.join(dataDir, "secrets", "initial-admin-password");
 }
@@ -41,10 +37,7 @@ async function readInitialPasswordFile(dataDir: string): Promise<{ username: str
   return username && password ? { username, password } : { username: "", password: "" };
 }
 
-/**
- * True when the first-start password file is there but its password no longer signs in to
- * `db`'s administrator (it was changed, or a restore brought another user): the file is stale.
- */
+/** True when the first-start password file no longer signs in to `db`'s administrator. */
 export async function initialPasswordIsStale(db: Database, dataDir: string): Promise<boolean> {
   const stored = await readInitialPasswordFile(dataDir);
   if (!stored) return false;
@@ -71,12 +64,7 @@ export class AdministratorRequiredError extends Error {
   override name = "AdministratorRequiredError";
 }
 
-/**
- * With DATABASE_URL there may be several instances, each with its own disk:
- * a password generated into one of them would be lost with that machine, or
- * be different on each. So the first start needs ADMIN_USERNAME and
- * ADMIN_PASSWORD (decision 0044). Throws AdministratorRequiredError, saying so.
- */
+/** With DATABASE_URL each instance has its own disk, so a generated password would be lost (decision 0044). */
 async function requireAdministratorSource(services: Pick<AppServices, "db" | "env">): Promise<void> {
   const { env } = services;
   if (!env.DATABASE_URL || (env.ADMIN_USERNAME && env.ADMIN_PASSWORD)) return;
@@ -89,12 +77,7 @@ async function requireAdministratorSource(services: Pick<AppServices, "db" | "en
   );
 }
 
-/**
- * At start-up: makes sure the administrator exists (ADMIN_USERNAME and
- * ADMIN_PASSWORD, or on SQLite a generated password), and says what happened.
- * Safe when several instances start at once: one creates it, the others find it.
- * `print` reaches the console only; the logger gets no password.
- */
+/** At start-up: makes sure the administrator exists and says so; `print` reaches the console, never the logger. */
 export async function prepareAdministrator(
   services: Pick<AppServices, "db" | "env" | "logger" | "clock" | "mail" | "outboxWake">,
   print: (text: string) => void,
@@ -165,11 +148,7 @@ export async function prepareAdministrator(
   }
 }
 
-/**
- * Decision 0051: the generated password is recorded as
- * temporary by keeping a copy of its hash. Every change of the password
- * writes a new hash, so it stops matching whichever way it was changed.
- */
+/** Decision 0051: a copy of the generated password's hash marks it temporary until any change. */
 async function markPasswordTemporary(db: Database, username: string): Promise<void> {
   await db
     .updateTable("users")
@@ -189,11 +168,7 @@ export async function usesTemporaryPassword(db: Database, userId: string): Promi
   return row !== undefined;
 }
 
-/**
- * A site first started before migration 0009 has no record, but its password
- * file is still there while the password is unchanged: when the file's
- * password still signs in, it is recorded as temporary.
- */
+/** A site started before migration 0009: an unchanged password file's password is recorded as temporary. */
 async function markUnchangedInitialPassword(services: Pick<AppServices, "db" | "env">): Promise<void> {
   const stored = await readInitialPasswordFile(services.env.DATA_DIR);
   if (!stored?.username) return;

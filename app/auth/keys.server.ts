@@ -8,10 +8,7 @@ export type SignInKeys = {
   deviceCookie: Buffer;
   /** Keys the hashes that stand for client addresses in the database. */
   clientAddress: Buffer;
-  /**
-   * Encrypts the two-step (TOTP) secret and keys the recovery-code hashes: its own secret, carried
-   * only inside an encrypted backup (decision 0058).
-   */
+  /** Seals the TOTP secret and keys recovery codes; carried only inside an encrypted backup (decision 0058). */
   twoStep: Buffer;
 };
 
@@ -24,7 +21,7 @@ export function twoStepKeyFrom(twoStepSecret: string): Buffer {
 }
 
 /** Each use gets its own key, derived from the one secret. */
-export function signInKeysFrom(secret: string, twoStepSecret: string): SignInKeys {
+function signInKeysFrom(secret: string, twoStepSecret: string): SignInKeys {
   const derive = (purpose: string) => createHmac("sha256", secret).update(purpose).digest();
   return {
     deviceCookie: derive("device-cookie"),
@@ -34,11 +31,8 @@ export function signInKeysFrom(secret: string, twoStepSecret: string): SignInKey
 }
 
 /**
- * The one place the sign-in keys come from: DEVICE_COOKIE_SECRET, else a
- * secret generated once and kept in DATA_DIR/secrets/ or, with PostgreSQL
- * (several instances), in the database's secrets table, so every instance
- * accepts the same device cookies. The two-step key is a secret of its own
- * ("two-step"), generated the same way, so no setting can leak it.
+ * DEVICE_COOKIE_SECRET, else secrets generated once in DATA_DIR/secrets/ or, with PostgreSQL, the secrets table,
+ * so every instance accepts the same cookies. The two-step key is its own secret, so no setting can leak it.
  */
 export async function loadSignInKeys(
   env: Pick<Env, "DATA_DIR" | "DEVICE_COOKIE_SECRET">,

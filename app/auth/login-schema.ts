@@ -12,7 +12,6 @@ export const loginSchema = z.object({
     .min(1, "Password is required")
     .max(1024, "Password must be at most 1024 characters"),
 });
-export type LoginInput = z.infer<typeof loginSchema>;
 
 /** What GET /api/auth/user and POST /api/login answer. */
 export type CurrentUser = { id: string; username: string };

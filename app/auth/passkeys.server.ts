@@ -9,20 +9,12 @@ import type { Database } from "~/db/database.server";
 import { identity } from "~/identity";
 import type { Clock } from "~/lib/clock";
 import type { CurrentUser } from "./login-schema";
-import { beginCeremony, takeCeremony, type CeremonyKind } from "./ceremonies.server";
+import { beginCeremony, readCeremony, type CeremonyKind } from "./ceremonies.server";
 
-/**
- * The WebAuthn library, loaded at the first ceremony: with its certificate parsers it is about 250
- * modules, which every server start would read otherwise (docs/PERFORMANCE.md, "Server start").
- */
+/** Loaded at the first ceremony: about 250 modules every server start would read otherwise. */
 const webAuthn = () => import("@simplewebauthn/server");
 
-/**
- * Passkeys (decision 0053) with @simplewebauthn/server:
- * discoverable credentials bound to SITE_URL's host (the RP ID), user
- * verification required, attestation not asked for. Only public keys and
- * signature counters are stored.
- */
+/** Passkeys (decision 0053): discoverable, bound to SITE_URL's host, user verification required, no attestation. */
 export type PasskeySite = { available: true; rpID: string; origin: string } | { available: false; reason: string };
 
 /** Whether passkeys can work for this SITE_URL, and if not, why (shown on the dashboard). */
@@ -102,7 +94,7 @@ async function verifiedForSite<T>(
 }
 
 async function challengeOf(services: Services, kind: CeremonyKind, token: string | undefined) {
-  const found = await takeCeremony(services, kind, token);
+  const found = await readCeremony(services, kind, token, { take: true });
   if (found.status === "expired") throw new PasskeyRefusal(PASSKEY_MESSAGES.expired);
   if (found.status === "unknown" || !found.ceremony.challenge)
     throw new PasskeyRefusal(PASSKEY_MESSAGES.unknownCeremony);
@@ -194,11 +186,7 @@ export async function beginPasskeyAssertion(
   return { token, options };
 }
 
-/**
- * Checks a passkey's answer: the challenge (single use, this browser's, not
- * expired), origin, RP ID, user verification and signature, then stores the
- * new signature counter. The user and the passkey's name, or a refusal.
- */
+/** Checks a passkey's answer (challenge, origin, RP ID, user verification, signature), storing the new counter. */
 export async function finishPasskeyAssertion(
   services: Services,
   kind: "passkey-sign-in" | "passkey-confirmation",

@@ -1,10 +1,8 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
 
 /**
- * AES-256-GCM with node:crypto, for the two-step secret at rest: stored as
- * "v1.<iv>.<tag>.<ciphertext>" (base64url). The key lives in secrets/ (or the
- * database's secrets table), never in a backup, so a backup restored on
- * another installation cannot be read: `open` then answers null.
+ * AES-256-GCM, "v1.<iv>.<tag>.<ciphertext>" (base64url). The key is never in a plain backup, so one restored
+ * elsewhere cannot be read: `open` then answers null.
  */
 const VERSION = "v1";
 

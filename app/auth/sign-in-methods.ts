@@ -1,10 +1,6 @@
 import { z } from "~/lib/zod";
 
-/**
- * Shared by the server and the dashboard: passkeys and two-step
- * verification. Passkey answers are checked by @simplewebauthn/server; here
- * only their outer shape and size.
- */
+/** Passkeys and two-step, shared with the dashboard; here only a passkey answer's outer shape and size. */
 const credentialJson = z.object({
   id: z.string().min(1).max(1400),
   rawId: z.string().min(1).max(1400),
@@ -37,7 +33,6 @@ export type OwnerConfirmation = z.infer<typeof ownerConfirmationSchema>;
 export const signOutEverywhereSchema = ownerConfirmationSchema.extend({
   removeOtherPasskeys: z.boolean({ error: "removeOtherPasskeys is true or false" }).optional(),
 });
-export type SignOutEverywhere = z.infer<typeof signOutEverywhereSchema>;
 
 export const authenticationCodeSchema = z.object({
   code: z
@@ -64,6 +59,3 @@ export type SignInMethods = {
     recoveryCodesLeft: number;
   };
 };
-
-/** The login page's GET /api/login/passkey/availability. */
-export type PasskeyAvailability = { available: boolean };

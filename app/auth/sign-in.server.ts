@@ -13,16 +13,10 @@ import {
 } from "./verification-gate.server";
 
 /**
- * The sign-in throttle (decisions 0014 and 0015). Every attempt
- * is counted when it is admitted, before argon2 runs:
- * - a browser with a valid device cookie for the username: its own 5 per 15 minutes;
- * - any other: 5 per 15 minutes per address, and 20 per hour for the account
- *   from all addresses together (one administrator, so one account counter,
- *   whatever username was typed: no lock-out state tells names apart).
- * A good sign-in clears the counters it was counted in. Then at most 2
- * verifications run at once (plus 1 slot kept for device-cookie browsers).
+ * The sign-in throttle (decisions 0014 and 0015), counted before argon2 runs: a device-cookie browser has its own
+ * limit; any other counts per address and against the one account. A good sign-in clears its counters.
  */
-export const SIGN_IN_LIMITS = {
+const SIGN_IN_LIMITS = {
   address: { scope: "sign-in:address", limit: 5, windowMs: 15 * 60_000 },
   account: { scope: "sign-in:account", limit: 20, windowMs: 60 * 60_000 },
   device: { scope: "sign-in:device", limit: 5, windowMs: 15 * 60_000 },
@@ -107,11 +101,7 @@ type SignInServices = { db: Database; clock: Clock; signIn: SignInGuard; address
 /** The counters one attempt was counted in: cleared together when the sign-in finally succeeds. */
 export type CountedAttempt = { device: Device | null; counted: { limiter: RateLimiter; key: string }[] };
 
-/**
- * Counts one attempt (a password, or a two-step code) against the sign-in
- * limits, before anything is checked, so simultaneous attempts cannot all get
- * through. `locked` when over a limit.
- */
+/** Counts an attempt before anything is checked, so simultaneous attempts cannot all get through. */
 export async function countSignInAttempt(
   services: SignInServices,
   attempt: { username: string; address: string; deviceCookie?: string },
@@ -147,11 +137,8 @@ export async function clearSignInCounts(attempt: CountedAttempt): Promise<void> 
 }
 
 /**
- * Checks a username and password under the limits above. The sign-in route
- * and the dashboard's password change both go through here. With
- * `keepCounts`, a right password leaves the counters as they are (`attempt`
- * clears them): with two-step verification on, only the second step does,
- * so a known password cannot buy endless rounds of code guesses.
+ * Checks a username and password under the limits. With `keepCounts` a right password leaves the counters: with
+ * two-step on only the second step clears them, so a known password cannot buy endless code guesses.
  */
 export async function checkSignIn(
   services: SignInServices,
@@ -185,10 +172,7 @@ export function clearSignInLimits(db: Database): Promise<number> {
   return clearRateLimits(db, SIGN_IN_SCOPES);
 }
 
-/**
- * Notes a failed sign-in for the next good one's report: per keyed hash of
- * the address, at most FAILURE_ADDRESSES_KEPT rows, the rest counted together.
- */
+/** Notes a failed sign-in for the next good one's report, at most FAILURE_ADDRESSES_KEPT addresses. */
 export async function recordSignInFailure(services: Omit<SignInServices, "signIn">, address: string) {
   const { db } = services;
   const now = services.clock.now().toISOString();
@@ -224,11 +208,7 @@ const NO_FAILURES: SignInReport = {
   lastFailedAt: null,
 };
 
-/**
- * At a good sign-in: takes the failures recorded since the last one (one
- * atomic DELETE … RETURNING, so none is counted twice or lost) and files them
- * with the new session, for its dashboard.
- */
+/** Takes the failures since the last sign-in (atomically, none counted twice) and files them with the session. */
 export async function fileSignInReport(services: { db: Database }, sessionId: string): Promise<SignInReport> {
   const rows = await services.db.deleteFrom("sign_in_failures").returningAll().execute();
   if (!rows.length) {

@@ -1,12 +1,6 @@
 import type { Kysely } from "kysely";
 
-/**
- * There is exactly one administrator (decision 0045). Migration
- * 0008 makes the database enforce it; this module handles databases made
- * before that, which may already hold several users: the start-up checks
- * before migrating. It takes a plain Kysely (not ~/db's Database): it runs
- * at any schema.
- */
+/** Exactly one administrator (decision 0045), for databases made before migration 0008; runs at any schema. */
 
 /** Start-up refused: the database holds more than one user. The message names them and the fix. */
 export class SeveralAdministratorsError extends Error {
@@ -40,11 +34,7 @@ export async function assertSingleAdministrator(db: AnyDatabase): Promise<void> 
   );
 }
 
-/**
- * `npm run admin:password -- --keep NAME`: deletes every user but NAME (their
- * sessions go with them: ON DELETE CASCADE). Returns the names deleted.
- * Throws, and changes nothing, when there is no user NAME.
- */
+/** `--keep NAME`: deletes every other user (and their sessions); throws, changing nothing, without NAME. */
 export async function keepOnlyAdministrator(db: AnyDatabase, username: string): Promise<string[]> {
   const users = await usersOf(db);
   const kept = users.find((user) => user.username === username);

@@ -8,26 +8,18 @@ import type { Clock } from "~/lib/clock";
 import { keyedHash, open, seal } from "./secret-box.server";
 
 /**
- * Two-step verification (decision 0053): a TOTP secret (RFC 6238: SHA-1, 6 digits,
- * 30 seconds, as every authenticator app expects) and 10 single-use recovery
- * codes. The secret is stored sealed (secret-box.server.ts); recovery codes
- * as keyed hashes. The key for both is the installation's; only an encrypted
- * backup carries it, and a restore re-seals with the new installation's key
- * (resealTwoStep, decision 0058).
+ * Two-step verification (decision 0053): a sealed TOTP secret and 10 recovery codes as keyed hashes. Only an
+ * encrypted backup carries the key; a restore re-seals with the new installation's (decision 0058).
  */
-export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_CODE_COUNT = 10;
 /** Codes from one time step either side of now are accepted (a phone's clock drifts). */
 const TOTP_WINDOW = 1;
 const RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789";
 
 type Services = { db: Database; clock: Clock; signIn: { twoStepKey: Buffer } };
 
-/**
- * "off"; "enrolling" (a secret shown, not yet confirmed); "on"; or
- * "unreadable": on, but sealed with a key this installation does not have (a
- * backup restored from elsewhere), so it counts as off until turned on again.
- */
-export type TwoStepStatus = "off" | "enrolling" | "on" | "unreadable";
+/** "unreadable": on, but sealed with a key this installation lacks, so off until turned on again. */
+type TwoStepStatus = "off" | "enrolling" | "on" | "unreadable";
 export type TwoStepState = { status: TwoStepStatus; recoveryCodesLeft: number };
 
 function totpFor(base32Secret: string, label: string) {
@@ -45,10 +37,7 @@ async function rowOf(services: Services, userId: string) {
   return services.db.selectFrom("two_factor").selectAll().where("user_id", "=", userId).executeTakeFirst();
 }
 
-/**
- * The key the recovery codes were hashed with: the installation's own, or the key of the
- * installation they were made on, sealed under this one's by the restore that brought them.
- */
+/** The recovery codes' key: this installation's, or the one they were made with, sealed by a restore. */
 function recoveryKeyOf(installationKey: Buffer, row: { recovery_key_sealed: string | null }): Buffer | null {
   if (!row.recovery_key_sealed) return installationKey;
   const opened = open(installationKey, row.recovery_key_sealed);
@@ -106,11 +95,7 @@ export async function beginEnrolment(
   return { secret, otpauthUrl, qrSvg };
 }
 
-/**
- * Accepts a 6-digit code for the stored secret at most once: the time step it
- * matched must be later than the last one used (an atomic conditional update,
- * so two instances cannot both accept it).
- */
+/** Accepts a code once: its time step must be later than the last one used (atomic, across instances). */
 async function acceptTotp(services: Services, userId: string, code: string, requireEnabled: boolean): Promise<boolean> {
   if (!/^\d{6}$/.test(code)) return false;
   const row = await rowOf(services, userId);
@@ -200,19 +185,12 @@ export async function turnOffTwoStep(services: { db: Database }, userId?: string
   });
 }
 
-/**
- * What a restore did to two-step verification: "none", it was off in the backup; "kept", on and
- * readable here; "lost", on in the backup but sealed with a key this installation does not have
- * (an unencrypted backup from another installation), so off ("unreadable") until turned on again.
- */
+/** "lost": on in the backup but sealed with a key this installation lacks, so off until turned on again. */
 export type TwoStepAfterRestore = "none" | "kept" | "lost";
 
 /**
- * After a restore has loaded its rows: every two-step secret sealed with the key the backup
- * carried (`carried`, the key of the installation that made it) is sealed again with this
- * installation's key, and the recovery codes keep working: their key (the carried one, or the
- * one an earlier restore brought) is kept sealed under this installation's key. A secret this
- * installation's key already opens is left as it is (a restore onto the same installation).
+ * After a restore: secrets sealed with the backup's `carried` key are re-sealed with this installation's, and
+ * the recovery codes' key is kept sealed under it, so they keep working. Secrets already readable stay as they are.
  */
 export async function resealTwoStep(
   db: Kysely<DatabaseSchema>,

@@ -1,10 +1,6 @@
 /**
- * At most a few password verifications at once in this process: argon2id
- * takes 19 MiB and tens of milliseconds each, so a flood of sign-ins must
- * queue rather than pile up. Ordinary attempts share `slots`; browsers with
- * a valid device cookie have `reservedSlots` of their own on top, so a flood
- * from elsewhere cannot queue the owner out. Waiting is bounded twice: a
- * short queue (a full one refuses at once) and a short maximum wait.
+ * At most a few argon2id verifications at once (19 MiB each), so a flood queues rather than piles up; device-
+ * cookie browsers have `reservedSlots` of their own. The queue and the wait are both short.
  */
 export type VerificationGate = {
   /** A slot, or null when the queue is full or the wait ran out. Call the release function when done. */
@@ -21,7 +17,7 @@ export type VerificationGateOptions = {
 };
 
 /** Two verifications at a time, one more for device-cookie browsers. */
-export const VERIFICATION_GATE_DEFAULTS: VerificationGateOptions = {
+const VERIFICATION_GATE_DEFAULTS: VerificationGateOptions = {
   slots: 2,
   reservedSlots: 1,
   queueLength: 8,

@@ -24,13 +24,7 @@ import {
   type ManifestFiles,
 } from "./backup-format.server";
 
-/**
- * Writing and reading the backup archive, whose names and manifest are in
- * ./backup-format.server.ts (decision 0025).
- */
-
-// ---------------------------------------------------------------------------------------------
-// Writing
+/** Writing and reading the backup archive (names and manifest: ./backup-format.server.ts, decision 0025). */
 
 export type ArchiveWriter = {
   /** Adds an entry of known size from a stream, hashing it on the way. */
@@ -128,9 +122,6 @@ export function createArchiveWriter(output: Writable, options: { mtime: Date; si
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Reading
-
 export type ArchiveEntry = {
   name: string;
   kind: ArchiveEntryKind;
@@ -185,11 +176,8 @@ async function* folderEntries(
 }
 
 /**
- * Streams the archive's entries in order, each checked against the allowed
- * names and hashed as it is read. A damaged archive is a BackupArchiveError;
- * an error thrown by onEntry comes out unchanged. onEntry must consume the
- * entry's stream. `file` may also be a folder holding the same entries (an
- * off-site copy as restic restored it, decision 0070): read the same way.
+ * Streams the entries in order, each name checked and hashed as read (damage: BackupArchiveError; onEntry's own
+ * errors pass unchanged; onEntry must consume the stream). `file` may be a folder of the same entries (restic's).
  */
 export async function readArchive(
   file: string,

@@ -7,10 +7,8 @@ import { pipeline } from "node:stream/promises";
 import { Decrypter, Encrypter } from "age-encryption";
 
 /**
- * Backups encrypted with age (decision 0052): a scrypt passphrase recipient,
- * so `age -d` opens a backup without Cornerstone. age works in 64 KiB chunks,
- * and everything here is streamed, so memory stays bounded whatever the
- * archive's size (scrypt itself takes about 256 MiB for a moment, once per file).
+ * Backups encrypted with age (decision 0052), a scrypt passphrase recipient so `age -d` opens them; streamed in
+ * 64 KiB chunks, so memory stays bounded (scrypt takes about 256 MiB for a moment, once per file).
  */
 
 /** An encrypted backup's name ends with this, after ".tar.gz". */
@@ -26,10 +24,7 @@ type WebBytes = WebReadableStream<Uint8Array>;
 const toWeb = (stream: Readable) => Readable.toWeb(stream) as unknown as WebBytes;
 const fromWeb = (stream: ReadableStream<Uint8Array>) => Readable.fromWeb(stream as unknown as WebBytes);
 
-/**
- * A writable that encrypts what is written into `output`. `sealed` settles
- * once the last encrypted byte is in `output` (or with the first error).
- */
+/** Encrypts what is written into `output`; `sealed` settles once the last byte is in (or with the first error). */
 export async function encryptingWriter(
   output: Writable,
   passphrase: string,
@@ -63,9 +58,8 @@ export async function isEncryptedFile(file: string): Promise<boolean> {
 }
 
 /**
- * Decrypts `source` into a new file `target` (never over an existing one).
- * A wrong passphrase is refused before anything is written; a file changed
- * after it was encrypted fails its authentication and leaves no target behind.
+ * Into a new file `target`: a wrong passphrase is refused before anything is written; a tampered file fails its
+ * authentication and leaves no target behind.
  */
 export async function decryptFile(source: string, target: string, passphrase: string): Promise<void> {
   const decrypter = new Decrypter();

@@ -14,9 +14,6 @@ export function downloadFileName(date: Date): string {
   return `cornerstone-${timestampForFileName(date)}.tar.gz`;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Free space
-
 export type FreeSpace = { freeBytes: number; totalBytes: number };
 /** How much room the filesystem holding `dir` has. Injected in tests. */
 export type FreeSpaceProbe = (dir: string) => Promise<FreeSpace>;
@@ -43,13 +40,7 @@ export async function spaceProblem(probe: FreeSpaceProbe, dir: string, neededByt
   );
 }
 
-// ---------------------------------------------------------------------------------------------
-// Files
-
-/**
- * Moves a finished temporary file to `target`, never over an existing file:
- * a second backup in the same second gets "-1", "-2", … Returns the path used.
- */
+/** Never over an existing file: a second backup in the same second gets "-1", "-2", … Returns the path used. */
 export async function moveIntoPlace(temporary: string, target: string): Promise<string> {
   const ext = target.endsWith(".tar.gz") ? ".tar.gz" : path.extname(target);
   const base = target.slice(0, target.length - ext.length);
@@ -76,6 +67,10 @@ function ownBackupsOldestFirst(names: readonly string[], naming: BackupNaming): 
     .map((entry) => entry.name);
 }
 
+async function bucketBackupNames(storage: ObjectStorage): Promise<string[]> {
+  return (await storage.list(BUCKET_BACKUPS_PREFIX)).map((object) => object.key.slice(BUCKET_BACKUPS_PREFIX.length));
+}
+
 async function namesIn(dir: string): Promise<string[]> {
   try {
     return await fs.readdir(dir);
@@ -85,10 +80,7 @@ async function namesIn(dir: string): Promise<string[]> {
   }
 }
 
-/**
- * Keeps the newest `keep` backups in dir that this installation named (decision 0046);
- * never deletes by name pattern. Returns the names deleted.
- */
+/** Keeps the newest `keep` backups this installation named (decision 0046); returns the names deleted. */
 export async function pruneOldBackups(dir: string, keep: number, naming: BackupNaming): Promise<string[]> {
   const backups = ownBackupsOldestFirst(await namesIn(dir), naming);
   const doomed = backups.slice(0, Math.max(0, backups.length - keep));
@@ -102,10 +94,7 @@ export async function pruneOldBucketBackups(
   keep: number,
   naming: BackupNaming,
 ): Promise<string[]> {
-  const names = (await storage.list(BUCKET_BACKUPS_PREFIX)).map((object) =>
-    object.key.slice(BUCKET_BACKUPS_PREFIX.length),
-  );
-  const backups = ownBackupsOldestFirst(names, naming);
+  const backups = ownBackupsOldestFirst(await bucketBackupNames(storage), naming);
   const doomed = backups.slice(0, Math.max(0, backups.length - keep)).map((name) => `${BUCKET_BACKUPS_PREFIX}${name}`);
   for (const key of doomed) await storage.delete(key);
   return doomed;
@@ -127,8 +116,6 @@ export async function listForeignBackups(
       .filter((name) => !name.startsWith(".") && !naming.verify(name))
       .sort()
       .map((name) => ({ location, name }));
-  const bucketNames = bucket
-    ? (await bucket.list(BUCKET_BACKUPS_PREFIX)).map((object) => object.key.slice(BUCKET_BACKUPS_PREFIX.length))
-    : [];
+  const bucketNames = bucket ? await bucketBackupNames(bucket) : [];
   return [...foreign(await namesIn(dir), "server"), ...foreign(bucketNames, "bucket")];
 }

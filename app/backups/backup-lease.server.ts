@@ -5,11 +5,8 @@ import { every } from "~/lib/every";
 import type { Logger } from "~/lib/logger.server";
 
 /**
- * A running backup holds a lease row in the database, so every process on
- * the same database (the server, `npm run backup`, later several instances)
- * knows it runs: image files are not deleted meanwhile (isBackupRunning, in
- * ~/storage/deferred-deletions.server.ts, reads the rows). The lease expires on
- * its own when its holder dies, so a crash cannot block deletions for good.
+ * A running backup holds a lease row, so every process on the database knows it runs (and defers deleting images);
+ * it expires on its own when its holder dies.
  */
 export const BACKUP_LEASE_TTL_MS = 5 * 60_000;
 /** A live backup renews its lease this often (well inside the TTL). */
@@ -50,11 +47,7 @@ function leaseHandle({ db, clock }: LeaseServices, id: string, holder: string): 
   };
 }
 
-/**
- * Takes a lease. With `exclusive` (the scheduled backup) the id is fixed and
- * the lease is taken only if nobody holds it, or its holder's lease expired:
- * one atomic upsert, the same on SQLite and PostgreSQL. Null when taken.
- */
+/** With `exclusive` (fixed id) only if nobody holds it or it expired: one atomic upsert. Null when taken. */
 export async function acquireBackupLease(
   services: LeaseServices,
   purpose: LeasePurpose,

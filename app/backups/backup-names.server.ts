@@ -4,15 +4,8 @@ import { withEncryptedNames } from "./backup-encryption.server";
 import { loadOrCreateDatabaseSecret, loadOrCreateSecret } from "~/db/secrets.server";
 
 /**
- * Backup names (decision 0046): every backup this installation
- * writes is named `<kind>-YYYYMMDD-HHmmss-<random>-<tag>[.tar.gz]`:
- * - the random part (96 bits) makes a name impossible to guess, so a bucket
- *   that leaks by name cannot be walked;
- * - the tag is an HMAC of the rest of the name with a key kept in secrets/
- *   (DATA_DIR/secrets/ or, with DATABASE_URL, the secrets table), which is
- *   never in a backup and survives restores.
- * Pruning deletes only names whose tag verifies: a planted
- * `backups/cornerstone-9999…` cannot push the real backups out.
+ * Backup names (decision 0046): `<kind>-YYYYMMDD-HHmmss-<random>-<tag>[.tar.gz]`. The random part makes a name
+ * unguessable; the tag is an HMAC with a key in secrets/ (never in a backup), so pruning skips planted names.
  */
 export type BackupNameKind = "cornerstone" | "pre-restore";
 

@@ -29,12 +29,7 @@ export type BackupSchedulerOptions = {
 
 export type RunDueOutcome = "off" | "not-due" | "claimed-elsewhere" | BackupResult["status"] | "failed";
 
-/**
- * Scheduled backups (decision 0026). The schedule (the next due time) lives
- * in the database, and a pass that finds it due claims it with the scheduled
- * backup's lease, so with several instances exactly one runs each backup.
- * No timer decides on its own: start() only calls runDue() now and then.
- */
+/** Scheduled backups (decision 0026): the due time lives in the database; the lease makes one instance run each. */
 export function createBackupScheduler(services: AppServices, options: BackupSchedulerOptions) {
   const clock = options.clock ?? systemClock;
   const backupServices = { ...services, clock };
@@ -133,5 +128,3 @@ export function createBackupScheduler(services: AppServices, options: BackupSche
     },
   };
 }
-
-export type BackupScheduler = ReturnType<typeof createBackupScheduler>;

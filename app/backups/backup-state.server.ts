@@ -10,11 +10,7 @@ import { isBackupRunning } from "~/storage/deferred-deletions.server";
 import { DOWNLOAD_REMINDER_DAYS, OFFSITE_RED_AFTER_MS, type BackupStatus, type OffsiteStatus } from "./backup-status";
 import { resticInstalled } from "./offsite-restic.server";
 
-/**
- * The one row of backup state, in the database so that every instance and
- * `npm run backup` share it: the schedule's next due time and what the
- * dashboard shows. Each write touches only its own columns.
- */
+/** The one row of backup state, shared by every instance and `npm run backup`; each write touches its own columns. */
 const STATE_ID = "default";
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -47,20 +43,19 @@ export async function recordBackupSuccess(
   await ensureBackupState(services);
   const at = backup.finishedAt.toISOString();
   // Only ever forward: a slow backup finishing late does not hide a newer one.
-  await services.db
-    .updateTable("backup_state")
-    .set({ last_success_at: at, last_success_bytes: backup.bytes, last_success_name: backup.fileName })
-    .where("id", "=", STATE_ID)
-    .where((eb) => eb.or([eb("last_success_at", "is", null), eb("last_success_at", "<", at)]))
-    .execute();
-  if (backup.download) {
-    await services.db
+  const forward = (column: "last_success_at" | "last_download_at", set: Partial<BackupStateTable>) =>
+    services.db
       .updateTable("backup_state")
-      .set({ last_download_at: at })
+      .set(set)
       .where("id", "=", STATE_ID)
-      .where((eb) => eb.or([eb("last_download_at", "is", null), eb("last_download_at", "<", at)]))
+      .where((eb) => eb.or([eb(column, "is", null), eb(column, "<", at)]))
       .execute();
-  }
+  await forward("last_success_at", {
+    last_success_at: at,
+    last_success_bytes: backup.bytes,
+    last_success_name: backup.fileName,
+  });
+  if (backup.download) await forward("last_download_at", { last_download_at: at });
 }
 
 export async function recordBackupProblem(
@@ -149,9 +144,8 @@ export async function recordOffsiteCopy(services: StateServices, copy: { snapsho
 }
 
 /**
- * An off-site copy that failed. Three hours after the last copy that worked, with every copy since
- * failed, the dashboard turns red and one e-mail is queued for the outage: only the update that
- * sets offsite_alerted_at queues it, so several instances or more failures send no other.
+ * Three hours after the last copy that worked, all since failed, the dashboard turns red and one e-mail is queued:
+ * only the update that sets offsite_alerted_at queues it.
  */
 export async function recordOffsiteFailure(
   services: StateServices & Pick<AppServices, "mail" | "outboxWake">,

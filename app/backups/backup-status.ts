@@ -1,7 +1,4 @@
-/**
- * What the dashboard's backup card shows: GET /api/admin/backups/status.
- * Shared by the server (which builds it) and the browser (which shows it).
- */
+/** The dashboard's backup card (GET /api/admin/backups/status), for the server and the browser. */
 export type BackupStatus = {
   /** The newest backup that finished: a scheduled one, `npm run backup`, or a download. */
   lastBackup: { at: string; bytes: number; fileName: string } | null;
@@ -15,27 +12,17 @@ export type BackupStatus = {
   running: boolean;
   /** Copies kept off the server: a restic repository and BACKUP_PASSPHRASE (decision 0070). */
   offsite: OffsiteStatus;
-  /**
-   * Files in DATA_DIR/backups/ or the bucket's backups/ whose name this installation did not
-   * sign (decision 0046): never deleted, shown as "Backups this site did not make".
-   */
+  /** Backups whose name this installation did not sign (decision 0046): never deleted, listed. */
   foreignBackups: { location: "server" | "bucket"; name: string }[];
 };
 
-/**
- * The off-site copies (decision 0070), as GET /api/admin/backups/status gives them. `state` is
- * the one thing to show: offsiteSummary() turns it into the owner's sentence.
- */
+/** The off-site copies (decision 0070); offsiteSummary() turns `state` into the owner's sentence. */
 export type OffsiteStatus = {
   /** BACKUP_S3_BUCKET or BACKUP_OFFSITE_REPOSITORY is set. */
   configured: boolean;
   /** BACKUP_PASSPHRASE is set: without it no copy leaves the server. */
   encrypted: boolean;
-  /**
-   * off: no off-site store; no-passphrase: a store but no passphrase, so nothing leaves (red);
-   * no-restic: restic is not installed, so nothing leaves (red); waiting: no copy yet; ok: copies
-   * leave; failing: copies have failed for 3 hours or more (red).
-   */
+  /** Red: no-passphrase and no-restic (nothing leaves), failing (for 3 hours or more). */
   state: "off" | "no-passphrase" | "no-restic" | "waiting" | "ok" | "failing";
   /** BACKUP_OFFSITE_MINUTES. */
   intervalMinutes: number;
@@ -75,10 +62,7 @@ export function timeAgo(iso: string, now: Date): string {
   return "just now";
 }
 
-/**
- * The dashboard's line about off-site copies: "Last copy off the server: 12 minutes ago", and
- * whether it shows red. Shared by the backup card and any summary of the dashboard.
- */
+/** "Last copy off the server: 12 minutes ago", and whether it shows red. */
 export function offsiteSummary(offsite: OffsiteStatus, now: Date): { text: string; tone: "ok" | "danger" | "neutral" } {
   const last = offsite.lastCopy
     ? `Last copy off the server: ${timeAgo(offsite.lastCopy.at, now)}`

@@ -5,11 +5,7 @@ import { ENQUIRY_PHOTO_PREFIX } from "~/storage/storage-keys.server";
 import { MAX_UPLOAD_BYTES } from "~/galleries/gallery";
 import { originalKeysOf, variantKeysOf } from "~/galleries/gallery-image-keys";
 
-/**
- * Which tables a backup holds, and which it leaves out and why. Every table
- * in the database must be in exactly one of the two lists (a test checks),
- * so a new table is never left out silently.
- */
+/** Every table is in exactly one of the two lists (a test checks), so none is left out silently. */
 export type BackupTable = {
   name: string;
   /**
@@ -44,11 +40,7 @@ const variantFiles: ObjectColumn = {
   maxBytes: MAX_VARIANT_BYTES,
 };
 
-/**
- * An enquiry photo's thumbnail or viewing copy. The viewing copy is
- * encoded to fit 300 KB and the thumbnail is far smaller; 1 MB leaves room
- * for an encoder change and still refuses anything that is not such a copy.
- */
+/** An enquiry photo's copy (encoded to fit 300 KB): room for an encoder change, nothing else fits. */
 export const MAX_ENQUIRY_PHOTO_COPY_BYTES = 1024 * 1024;
 
 const enquiryPhotoFile = (column: string): ObjectColumn => ({

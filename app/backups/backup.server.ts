@@ -33,10 +33,7 @@ export type BackupDestination =
   | { kind: "file"; path: string; freeSpace?: FreeSpaceProbe }
   /** A stream such as an HTTP response, opened once the snapshot is taken. */
   | { kind: "stream"; open: (info: { fileName: string }) => Writable }
-  /**
-   * An object in storage (the bucket's backups/): written to a temporary file in
-   * workDir first (its free space checked), then uploaded, then the file removed.
-   */
+  /** An object in storage (the bucket's backups/), by way of a temporary file in workDir. */
   | { kind: "storage"; storage: ObjectStorage; key: string; freeSpace?: FreeSpaceProbe };
 
 export type BackupOptions = {
@@ -47,10 +44,7 @@ export type BackupOptions = {
   /** A lease already held (the scheduled backup claims its slot with it); released at the end all the same. */
   lease?: BackupLease;
   signal?: AbortSignal;
-  /**
-   * BACKUP_PASSPHRASE: the archive is encrypted with age as it is written (decision 0052), and
-   * then carries the two-step key (decision 0058).
-   */
+  /** BACKUP_PASSPHRASE: encrypted with age as written (decision 0052), carrying the two-step key (0058). */
   passphrase?: string;
   /** For tests: runs after the snapshot is read, before any object is copied. */
   afterSnapshot?: () => Promise<void>;
@@ -65,11 +59,7 @@ export class BackupLeaseLostError extends Error {
   override name = "BackupLeaseLostError";
 }
 
-/**
- * One backup, start to end: lease → snapshot of the tables (one read
- * transaction) → the objects those rows refer to → manifest. Records the
- * outcome for the dashboard and logs failures at error level.
- */
+/** One backup: lease → table snapshot → the objects the rows name → manifest; the dashboard gets the outcome. */
 export async function createBackup(services: BackupServices, options: BackupOptions): Promise<BackupResult> {
   const lease = options.lease ?? (await acquireBackupLease(services, options.purpose));
   if (!lease) throw new Error("Could not take a backup lease");
@@ -228,10 +218,8 @@ export type TableFiles = {
 };
 
 /**
- * The one database-snapshot writer (decision 0026): every table of BACKUP_TABLES from one read
- * transaction, as decision 0025's `<table>.jsonl` files in `dir` (a table present but empty gets
- * an empty file), and the keys of the objects the rows name. The archive and the off-site copy's
- * folder both take their tables from here, so a restore has one reader.
+ * The one snapshot writer (decision 0026): every BACKUP_TABLES table as `<table>.jsonl` in `dir` from one read
+ * transaction, and the object keys the rows name. The archive and the off-site folder both use it.
  */
 export async function writeTableFiles(db: Database, dir: string): Promise<TableFiles> {
   const files = new Map<string, TableFiles["tables"][number] & { stream: WriteStream }>();
@@ -273,11 +261,6 @@ export async function writeTableFiles(db: Database, dir: string): Promise<TableF
 /** Total bytes of the objects that exist (for the free-space check). */
 async function sizeOfObjects(services: Pick<AppServices, "storage">, keys: readonly string[]): Promise<number> {
   let total = 0;
-  for (const key of keys) {
-    const object = await services.storage.read(key);
-    if (!object) continue;
-    object.stream.destroy();
-    total += object.bytes;
-  }
+  for (const key of keys) total += (await services.storage.stat(key))?.bytes ?? 0;
   return total;
 }

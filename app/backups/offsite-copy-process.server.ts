@@ -27,9 +27,8 @@ export type FromCopyProcess = { result: OffsiteCopyResult } | { failed: string }
 export const resticCacheDirOf = (dataDir: string) => path.join(backupsDirOf(dataDir), ".restic-cache");
 
 /**
- * One off-site copy (decision 0070): stale locks removed (the first copy creates the repository),
- * the stage folder brought up to date, a restic snapshot of it from the last one this site made
- * (`parent`), then the keep policy and a prune, whose failure does not fail the copy.
+ * One off-site copy (decision 0070): stale locks removed, the stage folder updated, a restic snapshot from `parent`,
+ * then the keep policy and a prune (whose failure does not fail the copy).
  */
 export async function takeOffsiteCopy(
   services: Pick<AppServices, "env" | "db" | "storage" | "logger">,
@@ -64,11 +63,7 @@ export async function takeOffsiteCopy(
   };
 }
 
-/**
- * The process the server forks for each copy: it opens the database and storage itself, takes the
- * copy, reports it (with its peak memory), and exits. SIGTERM (a shutdown) stops restic, which
- * removes its lock.
- */
+/** The forked copy process: opens its own database and storage, reports; SIGTERM stops restic, which unlocks. */
 export async function copyProcessMain(): Promise<void> {
   if (!process.send) throw new Error("Started by the server; for a copy by hand: npm run backup -- --offsite");
   const stop = new AbortController();

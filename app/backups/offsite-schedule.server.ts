@@ -25,11 +25,7 @@ export type OffsiteCopyRunner = (request: {
   signal: AbortSignal;
 }) => Promise<OffsiteCopyResult>;
 
-/**
- * Each copy in a process of its own (decision 0070): forked from `entry` with the server's
- * environment, and sent SIGTERM when the signal aborts (a shutdown, or the lease lost). A process
- * that ends without reporting is a failed copy.
- */
+/** Each copy in its own process (decision 0070), SIGTERMed when the signal aborts; no report is a failed copy. */
 export function forkedCopyRunner(entry: OffsiteCopyEntry, logger: Logger, env = process.env): OffsiteCopyRunner {
   return ({ at, parent, signal }) =>
     new Promise((resolve, reject) => {
@@ -63,10 +59,8 @@ const lastSnapshotOf = (state: BackupStateTable) =>
   state.offsite_last_name && /^[0-9a-f]{8,64}$/.test(state.offsite_last_name) ? state.offsite_last_name : null;
 
 /**
- * Off-site copies on a schedule: every BACKUP_OFFSITE_MINUTES, and 5 minutes after each start. The
- * next due time and each outcome live in backup_state, shared by every instance and `npm run
- * backup`; a pass that finds a copy due claims the off-site lease, so one copy runs each time.
- * Without a passphrase or restic nothing leaves, and the dashboard says so in red.
+ * Off-site copies every BACKUP_OFFSITE_MINUTES and 5 minutes after each start; the due time lives in backup_state
+ * and a pass claims the off-site lease, so one copy runs each time.
  */
 export function createOffsiteSchedule(services: AppServices, options: { runner: OffsiteCopyRunner; clock?: Clock }) {
   const clock = options.clock ?? systemClock;
@@ -144,5 +138,3 @@ export function createOffsiteSchedule(services: AppServices, options: { runner: 
     },
   };
 }
-
-export type OffsiteSchedule = ReturnType<typeof createOffsiteSchedule>;

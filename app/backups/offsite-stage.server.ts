@@ -20,12 +20,9 @@ import { writeTableFiles } from "./backup.server";
 import { twoStepKeyEntry } from "./two-step-carry.server";
 
 /**
- * The folder each off-site copy is a restic snapshot of (decision 0070): decision 0025's archive,
- * unpacked (tables/, objects/, keys/two-step.json, manifest.json), always at the same path, so that
- * restic's parent snapshot and keep policy find it. The tables are written afresh by the one
- * snapshot writer; each stored file the rows name is linked in from DATA_DIR/uploads, or from a
- * bucket downloaded once and kept (stored keys are never rewritten), so restic reads only what
- * changed. Called under the off-site lease: nothing the rows name is deleted meanwhile.
+ * The folder each off-site copy is a restic snapshot of (decision 0070): the archive unpacked, always at one path so
+ * restic finds its parent. Tables are written afresh; stored files are linked in (or downloaded once and kept), so
+ * restic reads only what changed. Called under the off-site lease: nothing the rows name is deleted meanwhile.
  */
 export const stageDirOf = (dataDir: string) => path.join(backupsDirOf(dataDir), ".offsite-copy");
 

@@ -23,11 +23,7 @@ export type ArchiveInspection = {
 /** A row of a table file, with the line it came from (for messages). */
 export type TableLine = { row: Record<string, unknown>; line: number };
 
-/**
- * Reads a table's JSON lines one at a time, never holding more than one line (MAX_LINE_BYTES):
- * a 40 MB line is refused after its first megabyte. Each line is one JSON
- * object of plain values (text, numbers, null); blank lines are skipped.
- */
+/** A table's JSON lines one at a time, each at most MAX_LINE_BYTES, one object of plain values; blanks skipped. */
 export async function* readTableLines(stream: Readable, table: string): AsyncGenerator<TableLine> {
   let parts: Buffer[] = [];
   let lineBytes = 0;
@@ -86,12 +82,9 @@ const listKeys = (keys: string[]) =>
   keys.slice(0, LISTED_KEYS).join(", ") + (keys.length > LISTED_KEYS ? ` and ${keys.length - LISTED_KEYS} more` : "");
 
 /**
- * The restore's first pass (decision 0046), before anything is written: reads the whole archive
- * once, checks every path, size and SHA-256 against the manifest, parses every row of every
- * table (a line at a time, each at most MAX_LINE_BYTES), collects the object keys the rows name
- * through BACKUP_TABLES' object columns, and refuses an object no row names, an object larger
- * than its column allows, and a users table that does not hold exactly one administrator.
- * Throws BackupArchiveError with what is wrong.
+ * The restore's first pass (decision 0046), before anything is written: every path, size and SHA-256 against the
+ * manifest, every row parsed, and refuses an object no row names or over its column's limit, and a users table
+ * without exactly one administrator. Throws BackupArchiveError with what is wrong.
  */
 export async function inspectArchive(file: string): Promise<ArchiveInspection> {
   const tableOf = new Map(BACKUP_TABLES.map((table) => [table.name, table]));

@@ -21,17 +21,9 @@ import { RestoreRefusedError, type RestoreDestination } from "./restore.server";
 import type { RestoreTarget } from "./restore-target.server";
 
 /**
- * A restore into PostgreSQL (DATABASE_URL) and the configured storage
- * (S3_BUCKET, or DATA_DIR/uploads), decision 0042:
- * - refuses while any server holds the database's instance lock (shared);
- * - writes a pre-restore backup of the live data first: to the bucket under
- *   backups/pre-restore-…tar.gz with S3 (an app there may have no lasting
- *   disk), else to DATA_DIR/backups/pre-restore-…tar.gz;
- * - replaces every table in one transaction, and just before it commits
- *   writes the objects the rows name into the live storage (nothing is
- *   deleted). The `secrets` table (the instances' shared keys) is carried
- *   over, as DATA_DIR/secrets/ is on SQLite; its two-step key is the one the
- *   restored two-step secret is sealed with (decision 0058).
+ * A restore into PostgreSQL and the configured storage (decision 0042): refuses while any server holds the instance
+ * lock; writes a pre-restore backup first (to the bucket with S3, else DATA_DIR/backups); replaces every table in one
+ * transaction, writing the named objects just before it commits. The `secrets` table is carried over (decision 0058).
  */
 export function postgresRestoreDestination(setup: { env: Env; logger: Logger; clock?: Clock }): RestoreDestination {
   const { env, logger } = setup;

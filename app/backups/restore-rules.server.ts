@@ -1,11 +1,8 @@
 import { RestoreRefusedError } from "./restore.server";
 
 /**
- * Which backups a restore accepts (decision 0058), whatever the backup's format:
- * When a passphrase is configured (BACKUP_PASSPHRASE) or given (--passphrase-file), the site's
- * backups are encrypted, so a backup file that is not is refused: anyone who could write where
- * backups are kept could have planted it. `--allow-unencrypted` says the owner means it. (The
- * off-site copies are restic's, which opens only what its key made: decision 0070.)
+ * With a passphrase configured or given, a backup that is not encrypted is refused unless `--allow-unencrypted`
+ * (decision 0058): anyone who could write where backups are kept could have planted it.
  */
 export const ALLOW_UNENCRYPTED = "--allow-unencrypted";
 

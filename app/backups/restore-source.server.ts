@@ -7,10 +7,8 @@ import { refuseUnencrypted, type EncryptionPolicy } from "./restore-rules.server
 import { RestoreRefusedError } from "./restore.server";
 
 /**
- * What `npm run restore` reads: a backup file, decrypted first when it is an age file (which
- * backups it accepts follows restore-rules.server.ts), or a folder holding an off-site copy as
- * restic restored it (decision 0070). The decrypted file goes in workDir (DATA_DIR/backups, which
- * a restore leaves alone) and is removed by cleanup().
+ * What `npm run restore` reads: a backup file (an age file decrypted into workDir, removed by cleanup()), or a
+ * folder of an off-site copy as restic restored it (decision 0070).
  */
 export type RestoreSource = {
   /** A .tar.gz, or a folder of the archive's entries. */

@@ -12,24 +12,14 @@ import type { ObjectStorage } from "~/storage/storage.server";
 import { backupsDirOf } from "./backup-files.server";
 import { loadBackupNaming, timestampForFileName } from "./backup-names.server";
 
-/**
- * Where a restore writes. SQLite + local disk (this file): a fresh database
- * and uploads folder built beside the live ones, swapped in only once
- * complete. PostgreSQL (restore-postgres.server.ts): the live database replaced
- * in one transaction, the objects written into the live storage just before it commits.
- */
+/** Where a restore writes: SQLite builds beside the live data and swaps in; PostgreSQL: restore-postgres.server.ts. */
 export type RestoreTarget = {
   storage: ObjectStorage;
-  /**
-   * True: the storage is live (a bucket, or PostgreSQL's storage), so the named objects go in a
-   * pass of their own once every row is loaded, never before (decision 0046).
-   */
+  /** True: the storage is live, so the objects go in only once every row is loaded (decision 0046). */
   objectsLast: boolean;
   /**
-   * Runs build on the database to fill, which has no tables yet; build
-   * migrates it (passing `migrate` on to the migrator), loads the rows and
-   * runs the newer migrations. A failure leaves the live database as it was.
-   * `installation`: this installation's own keys, which the restored data is sealed with.
+   * Runs build on the empty database to fill (it migrates with `migrate`, loads, migrates on); a failure leaves the
+   * live database as it was. `installation`: the keys the restored data is sealed with.
    */
   fill<T>(
     build: (db: Kysely<DatabaseSchema>, migrate: MigrateOptions, installation: InstallationKeys) => Promise<T>,
@@ -53,21 +43,12 @@ const UPLOADS_DIR = "uploads";
 
 /** Leftovers of a restore that crashed before its swap (only call while holding the exclusive lock). */
 export async function removeAbandonedStaging(dataDir: string): Promise<void> {
-  let names: string[] = [];
-  try {
-    names = await fs.readdir(dataDir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of await fs.readdir(dataDir).catch(() => [])) {
     if (name.startsWith(STAGING_PREFIX)) await fs.rm(path.join(dataDir, name), { recursive: true, force: true });
   }
 }
 
-/**
- * `liveStorage`: SQLite with a bucket (S3_BUCKET without DATABASE_URL). The objects then go
- * straight into the bucket once the rows are loaded, and only the database is swapped in.
- */
+/** `liveStorage`: SQLite with a bucket; objects go straight in once the rows are loaded, only the database swaps. */
 export async function prepareLocalRestoreTarget(
   dataDir: string,
   at: Date,

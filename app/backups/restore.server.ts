@@ -98,20 +98,10 @@ class ArchiveChangedError extends BackupArchiveError {
 }
 
 /**
- * Restores a backup (decision 0028; PostgreSQL: decision 0042; what it writes: decision 0046):
- * 1. refuses while a server (or backup) uses the data (DATA_DIR's lock, or
- *    on PostgreSQL the database's advisory lock);
- * 2. reads the whole archive once before touching anything (inspectArchive):
- *    every path, size and SHA-256, every row of every table, one
- *    administrator, and only objects the rows name, none over its limit;
- * 3. builds the database at the backup's schema, loads it, then runs the
- *    newer migrations: SQLite beside the live data, swapped in at the end
- *    (the previous data kept under backups/pre-restore-…); PostgreSQL in one
- *    transaction over the live database, after a pre-restore backup;
- * 4. only then writes the named objects into live storage (a bucket, or
- *    PostgreSQL's storage): a refused restore leaves every live object as it was.
- * Sessions, sign-in failures and rate-limit counters are never in a backup:
- * everyone signs in again, and every lock-out is cleared.
+ * Restores a backup (decisions 0028, 0042, 0046): refuses while the data is in use; reads the whole archive once
+ * before touching anything (inspectArchive); builds and migrates the database (SQLite beside the live data, swapped
+ * in; PostgreSQL in one transaction, after a pre-restore backup); only then writes the named objects. Sessions,
+ * sign-in failures and rate-limit counters are never in a backup.
  */
 export async function restoreBackup(options: RestoreOptions): Promise<RestoreResult> {
   const clock = options.clock ?? systemClock;

@@ -7,18 +7,9 @@ import { MAX_TWO_STEP_KEY_ENTRY_BYTES, TWO_STEP_KEY_ENTRY } from "./backup-forma
 export { TWO_STEP_KEY_ENTRY };
 
 /**
- * Two-step verification through a backup and a restore (decision 0058), for any backup format:
- *
- * - A backup that is encrypted (age, with BACKUP_PASSPHRASE) carries the installation's two-step
- *   key, as the bytes twoStepKeyEntry() makes: the key is then as safe as the data it opens. An
- *   unencrypted backup never carries it (twoStepKeyEntry answers null).
- * - A restore reads those bytes back (readTwoStepKeyEntry) and, once its rows are loaded and its
- *   migrations have run, calls carryTwoStepThroughRestore with this installation's key: every
- *   two-step secret is sealed again with that key, and the recovery codes keep working.
- *   "lost" means two-step was on in the backup but nothing here can read it (an unencrypted
- *   backup from another installation): the caller tells the owner (TWO_STEP_LOST_IN_RESTORE).
- *
- * The classic archive keeps the bytes in TWO_STEP_KEY_ENTRY (backup.server.ts, restore.server.ts).
+ * Two-step verification through a backup and a restore (decision 0058): only an encrypted backup carries the
+ * installation's key (TWO_STEP_KEY_ENTRY); a restore seals every secret again with this installation's key, or
+ * answers "lost" when nothing here can read it (the caller tells the owner).
  */
 
 const ENTRY_FORMAT = "cornerstone-two-step-key";
@@ -62,9 +53,8 @@ export function readTwoStepKeyEntry(bytes: Buffer): Buffer {
 export type { TwoStepAfterRestore };
 
 /**
- * After a restore's rows are in (and the newer migrations have run), in the same transaction or
- * staging database: re-seals two-step with `installationKey` (this installation's, created if it
- * had none), from the key the backup carried (null: it carried none). Reusable by any backup format.
+ * Once the restored rows are in and migrated: re-seals two-step with `installationKey` from the key the backup
+ * carried (null: none).
  */
 export function carryTwoStepThroughRestore(
   db: Kysely<DatabaseSchema>,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NOTIFICATIONS_OFF_STATE } from "~/contact/notification-state";
+import { NOTIFICATIONS_OFF_STATE } from "~/notifications/notification-state";
 import type { InboxItem } from "./inbox";
 import { CSV_COLUMNS, csvRecord, csvRow } from "./submissions-csv.server";
 

@@ -1,6 +1,6 @@
 import { dayIn } from "~/analytics/calendar";
 import { identity } from "~/identity";
-import type { NotificationState } from "~/contact/notification-state";
+import type { NotificationState } from "~/notifications/notification-state";
 import type { InboxItem } from "./inbox";
 
 /**

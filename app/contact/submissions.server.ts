@@ -14,7 +14,7 @@ import {
   NOTIFICATIONS_OFF_STATE,
   type NotificationState,
   type NotificationStatus,
-} from "~/contact/notification-state";
+} from "~/notifications/notification-state";
 import { queueEnquiryNotification, queueMorePhotosMail } from "~/notifications/outbox-queue.server";
 import type { AppServices } from "~/services.server";
 import {
@@ -24,7 +24,7 @@ import {
   type ContactFieldErrors,
   type ContactSubmission,
 } from "./contact-schema";
-import { submissionFromRow } from "./contact-fields";
+import { submissionFromRow } from "~/notifications/enquiry-fields";
 import { INBOX_PAGE_SIZE, type InboxItem, type InboxSummary } from "./inbox";
 
 /** The same enquiry again within this time (same name, e-mail and message) is not stored twice. */

@@ -4,13 +4,7 @@ import pg from "pg";
 import type { Logger } from "~/lib/logger.server";
 import type { Database, DatabaseTarget } from "./database.server";
 
-/**
- * Tells the other instances sharing this database that something changed, so
- * each can drop what it cached (the page cache, decision 0037). PostgreSQL:
- * NOTIFY on a channel every instance LISTENs to, delivered within
- * milliseconds of the commit. SQLite: one process owns the file, so there is
- * nobody to tell.
- */
+/** Tells other instances on this database to drop their caches (decision 0037): PostgreSQL NOTIFY; SQLite: nobody. */
 export type ChangeFeed = {
   /** Announces a change to every other instance. Never throws; a failure is logged. */
   publish(): void;

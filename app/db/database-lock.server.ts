@@ -3,12 +3,8 @@ import type { Logger } from "~/lib/logger.server";
 import { advisoryLockKey, describeDatabaseUrl } from "./database.server";
 
 /**
- * PostgreSQL's counterpart of DATA_DIR's lock file (data-dir-lock.server.ts):
- * a session-level advisory lock on the database. Every server (and
- * `npm run backup`) holds it shared on a connection of its own for as long as
- * it runs; `npm run restore` takes it exclusive, so it refuses while any
- * instance, on any machine, still uses the database. The engine drops the
- * lock with the session, so a killed process never leaves it behind.
+ * PostgreSQL's counterpart of DATA_DIR's lock file: a session advisory lock, held shared by every server and backup,
+ * exclusive by `npm run restore`. It goes with the session, so a killed process never leaves it behind.
  */
 export class DatabaseLockedError extends Error {
   override name = "DatabaseLockedError";
@@ -50,11 +46,7 @@ async function takeLock(
   return client;
 }
 
-/**
- * Takes the lock, or rejects with DatabaseLockedError. A shared lock whose
- * connection is lost (a database restart) is taken again on a new one, and
- * each attempt is logged: while it is gone, a restore would not see us.
- */
+/** Rejects with DatabaseLockedError. A shared lock whose connection is lost is taken again, each try logged. */
 export async function lockDatabase(
   url: string,
   mode: "shared" | "exclusive",

@@ -33,11 +33,7 @@ import { ownerLists } from "./migrations/0021-owner-lists";
 import type { DatabaseSchema } from "./schema";
 import { WriterFirstSqliteDialect } from "./sqlite-writer-first.server";
 
-/**
- * The database module: the only place that knows whether the backend is
- * SQLite (the default, a file in DATA_DIR) or PostgreSQL (DATABASE_URL).
- * Everything else talks to the Kysely instance with portable queries.
- */
+/** The only module that knows whether the backend is SQLite (DATA_DIR) or PostgreSQL (DATABASE_URL). */
 export type Database = Kysely<DatabaseSchema>;
 
 /** Versioned migrations, in order. Names are stored, so never rename one. */
@@ -102,11 +98,7 @@ export function knownMigrations(): string[] {
   return Object.keys(MIGRATIONS).sort();
 }
 
-/**
- * Options for running migrations. `insideTransaction`: the caller already
- * holds a transaction on db's one connection (a PostgreSQL restore), so the
- * migrator must not open (and commit) its own.
- */
+/** `insideTransaction`: the caller holds a transaction on db's one connection (a PostgreSQL restore). */
 export type MigrateOptions = { insideTransaction?: boolean };
 
 function migratorFor(db: Kysely<DatabaseSchema>, options: MigrateOptions): Migrator {
@@ -170,10 +162,7 @@ export async function migrateToLatest(db: Kysely<DatabaseSchema>, options: Migra
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
 }
 
-/**
- * The migrations the database has had, oldest first, read without applying any: also those this code
- * does not know (a newer release ran them). An empty database has none.
- */
+/** The migrations the database has had, oldest first, including those a newer release ran; none applied. */
 export async function appliedMigrations(db: Kysely<DatabaseSchema>): Promise<string[]> {
   // Kysely leaves its own tables out of the listing unless asked.
   const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
@@ -204,10 +193,7 @@ export function describeDatabaseUrl(url: string): string {
   }
 }
 
-/**
- * The start-up check: the database answers a query. Throws
- * DatabaseUnreachableError with a message that says what to fix.
- */
+/** The start-up check: DatabaseUnreachableError with a message that says what to fix. */
 export async function assertDatabaseReachable(db: Database, target: DatabaseTarget): Promise<void> {
   try {
     await pingDatabase(db);
@@ -232,12 +218,8 @@ export function advisoryLockKey(scope: string): [number, number] {
 }
 
 /**
- * Serialises the transactions that touch one thing (a gallery's order, say)
- * until each commits or rolls back. Call it first thing in the transaction.
- * PostgreSQL: a transaction-scoped advisory lock (READ COMMITTED alone would
- * let two transactions read the same count). SQLite: nothing to do, since
- * Kysely runs all of a process's queries on its one connection and a
- * transaction holds it to the end.
+ * Serialises the transactions touching `scope`; call it first. PostgreSQL: a transaction-scoped advisory lock
+ * (READ COMMITTED alone lets two read the same count). SQLite: nothing, its one connection already serialises.
  */
 export async function lockForTransaction(trx: Kysely<DatabaseSchema>, scope: string): Promise<void> {
   if (dialectOf(trx) !== "postgres") return;
@@ -245,10 +227,7 @@ export async function lockForTransaction(trx: Kysely<DatabaseSchema>, scope: str
   await sql`select pg_advisory_xact_lock(${high}, ${low})`.execute(trx);
 }
 
-/**
- * Like lockForTransaction, but gives up at once when another transaction holds
- * the lock (false). SQLite: always true (its one connection already serialises).
- */
+/** Like lockForTransaction, but false at once when another transaction holds it (SQLite: always true). */
 export async function tryLockForTransaction(trx: Kysely<DatabaseSchema>, scope: string): Promise<boolean> {
   if (dialectOf(trx) !== "postgres") return true;
   const [high, low] = advisoryLockKey(scope);
@@ -258,11 +237,7 @@ export async function tryLockForTransaction(trx: Kysely<DatabaseSchema>, scope: 
   return rows[0]?.locked === true;
 }
 
-/**
- * Whether the engine can claim rows with SELECT … FOR UPDATE SKIP LOCKED
- * (PostgreSQL). Workers that share a queue table use it there; SQLite, which
- * has neither row locks nor the clause, claims with a conditional update.
- */
+/** SELECT … FOR UPDATE SKIP LOCKED (PostgreSQL); SQLite claims with a conditional update instead. */
 export function canSkipLockedRows(db: Kysely<DatabaseSchema>): boolean {
   return dialectOf(db) === "postgres";
 }

@@ -1,15 +1,9 @@
 import type { Database } from "~/db/database.server";
 import type { Clock } from "~/lib/clock";
 
-/**
- * Rate limits kept in the database, so they hold across several processes
- * and survive restarts (decision 0014). Each limit is a fixed window per key:
- * one row per (scope, key), changed only by one atomic upsert that counts
- * the attempt and says where the count stands, so concurrent requests can
- * never all slip under the limit (docs/decisions/0014).
- */
+/** Fixed-window limits in the database (decision 0014): one atomic upsert counts, so none slip under together. */
 /** `count`: the attempts counted in the current window (a refused attempt over the limit may not be). */
-export type RateLimitDecision =
+type RateLimitDecision =
   { allowed: true; count: number } | { allowed: false; count: number; retryAfterSeconds: number };
 
 export type RateLimiter = {

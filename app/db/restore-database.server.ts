@@ -3,12 +3,8 @@ import type { Database } from "./database.server";
 import type { DatabaseSchema } from "./schema";
 
 /**
- * A PostgreSQL restore replaces the live database in ONE transaction on one
- * connection (PostgreSQL's DDL is transactional): drop the tables, let build
- * recreate them at the backup's schema (migrations run with
- * `insideTransaction`), load the rows and run the newer migrations, then
- * commit. Any failure rolls back to the database exactly as it was.
- * Recreating the tables also resets any identity sequence they own.
+ * Replaces the live PostgreSQL database in ONE transaction (its DDL is transactional): drop, rebuild at the backup's
+ * schema, load, migrate, commit. Any failure rolls back to the database exactly as it was.
  */
 export async function replacePostgresDatabase<T>(
   db: Database,

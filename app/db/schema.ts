@@ -1,9 +1,6 @@
-import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
+import type { ColumnType, Generated, Selectable } from "kysely";
 
-/**
- * Table types for Kysely. Kept portable on purpose (text ids, ISO-8601 text
- * timestamps, JSON as text) so a PostgreSQL backend needs no schema change.
- */
+/** Table types for Kysely, portable on purpose (text ids, ISO-8601 text timestamps, JSON as text). */
 export interface ContentEntriesTable {
   key: string;
   content: string;
@@ -382,12 +379,6 @@ export interface DatabaseSchema {
   list_items: ListItemsTable;
 }
 
-export type ContentEntryRow = Selectable<ContentEntriesTable>;
 export type GalleryImageRow = Selectable<GalleryImagesTable>;
-export type NewGalleryImage = Insertable<GalleryImagesTable>;
 export type ContactSubmissionRow = Selectable<ContactSubmissionsTable>;
-export type UserRow = Selectable<UsersTable>;
-export type SessionRow = Selectable<SessionsTable>;
-export type UploadRow = Selectable<UploadsTable>;
 export type NotificationJobRow = Selectable<NotificationJobsTable>;
-export type ContentRevisionRow = Selectable<ContentRevisionsTable>;

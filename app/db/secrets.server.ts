@@ -3,10 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Database } from "~/db/database.server";
 
-/**
- * A secret from the environment, or one generated on first start and kept in
- * DATA_DIR (mode 600), so it survives restarts without any setup.
- */
+/** A secret from the environment, or generated once and kept in DATA_DIR (mode 600). */
 export function loadOrCreateSecret(dataDir: string, name: string, fromEnv?: string): string {
   if (fromEnv) return fromEnv;
   const file = path.join(dataDir, "secrets", `${name}.key`);
@@ -22,11 +19,7 @@ export function loadOrCreateSecret(dataDir: string, name: string, fromEnv?: stri
   return secret;
 }
 
-/**
- * A secret from the environment, or the one kept in the database (created by
- * whichever instance asks first), so every instance signs with the same key.
- * Safe when instances start together: the insert does nothing if another won.
- */
+/** A secret from the environment, or the database's (the first instance to ask creates it; the others find it). */
 export async function loadOrCreateDatabaseSecret(db: Database, name: string, fromEnv?: string): Promise<string> {
   if (fromEnv) return fromEnv;
   await db

@@ -17,21 +17,9 @@ export type Snapshot = {
 const TABLE_NAME = /^[a-z_][a-z0-9_]*$/;
 
 /**
- * Reads every row of `tables` from one consistent, read-only view of the
- * database, handing each row to onRow (awaited, so it may write to a stream).
- *
- * SQLite: Kysely's dialect runs every query on one connection, so a long read
- * transaction there would hold up the server's writes. The snapshot opens its
- * own connection instead; under WAL its read transaction sees the database as
- * of its first read, while writers carry on. Read quickly, then close: the
- * checkpointer cannot pass a reader that is still open.
- *
- * PostgreSQL does the same on a dedicated pool client with
- * `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`, reading each table
- * through a cursor in batches, so a big table never sits in memory.
- *
- * Either way the rows come out dialect-neutral (neutralRow): the archive
- * holds the same JSON whichever engine wrote it, so it restores into either.
+ * Every row of `tables` from one consistent read-only view, to onRow (awaited). SQLite: its own connection, whose
+ * WAL read transaction leaves writers alone (close it soon: the checkpointer waits). PostgreSQL: REPEATABLE READ READ
+ * ONLY on its own client, through cursors. Rows come out dialect-neutral, so an archive restores into either.
  */
 export async function readSnapshot(
   db: Database,
@@ -164,13 +152,7 @@ function int8ToNumber(value: unknown): unknown {
   return Number.isSafeInteger(number) ? number : value;
 }
 
-/**
- * One row as the archive holds it, whichever engine it came from: text,
- * numbers and null only, as SQLite stores them. The schema keeps to portable
- * types (text ISO-8601 timestamps, JSON as text, integers), so this is a
- * safety net for what a driver might still hand back: Date → ISO text,
- * boolean → 1/0, bigint → number, parsed JSON → its text.
- */
+/** One row as the archive holds it (text, numbers, null): Date → ISO, boolean → 1/0, bigint → number, JSON → text. */
 export function neutralRow(row: SnapshotRow): SnapshotRow {
   const out: SnapshotRow = {};
   for (const [column, value] of Object.entries(row)) out[column] = neutralValue(column, value);
@@ -190,8 +172,7 @@ function neutralValue(column: string, value: unknown): string | number | null {
 
 /** Every table in the database, Kysely's migration tables included. */
 export async function listTables(db: Database): Promise<string[]> {
-  const tables = await db.introspection.getTables();
   // Kysely hides its own tables from introspection unless asked.
-  const withMigrations = await db.introspection.getTables({ withInternalKyselyTables: true });
-  return [...new Set([...tables, ...withMigrations].map((table) => table.name))].sort();
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  return [...new Set(tables.map((table) => table.name))].sort();
 }

@@ -1,9 +1,7 @@
 import sharp, { type OutputInfo, type ResizeOptions } from "sharp";
 import { ImageRefusedError, imageLimitViolation, maxPixelsFor } from "./image-limits";
 
-// Every upload is a new input, so libvips' operation cache never hits; it would only keep decoded
-// images alive. Process-wide, and set here because every decode in the image worker comes through
-// this module.
+// Every upload is a new input: libvips' (process-wide) cache would only keep decoded images alive.
 sharp.cache(false);
 
 /** The input has no header sharp can read, or is of a format the caller does not take. */
@@ -29,10 +27,8 @@ export type DecodedImage = {
 };
 
 /**
- * The one way the image worker decodes a file (decision 0018). The header alone is judged against
- * the limits first, so a decompression bomb is refused (ImageRefusedError) before a single pixel is
- * decoded; then the image is decoded once, turned upright (EXIF orientation), shrunk on load if
- * asked, and converted to sRGB, with libvips enforcing the pixel limit again as a second line.
+ * The worker's one decode (decision 0018): the header is judged first, so a decompression bomb is refused before a
+ * pixel is decoded; then decoded once, upright, shrunk on load if asked, sRGB (libvips' pixel limit as a second line).
  */
 export async function decodeWithinLimits(input: Buffer, options: DecodeOptions = {}): Promise<DecodedImage> {
   let header;

@@ -1,37 +1,21 @@
-/**
- * What the image pipeline agrees to decode, judged from the file's header
- * before any pixel is decoded (decision 0018), and the sizes it makes (the
- * admin's browser shrinks a photo to the largest of them). Pure, so it is
- * tested alone and the browser may import it.
- */
+/** What the pipeline agrees to decode, judged by the header (decision 0018), and the sizes it makes; pure. */
 
 /**
- * Widths of the responsive AVIF/WebP variants (never upscaled). Steps of about 1.5×, so a screen
- * never gets much more than it needs: 800 covers a 412 px phone at DPR 1.75 (721 px, Lighthouse's
- * mobile) and DPR-2 phones; 1200 a 390 px phone at DPR 3 (1170 px). Decision 0055.
+ * Responsive AVIF/WebP widths, never upscaled, steps of about 1.5× (decision 0055): 800 covers a 412 px phone at
+ * DPR 1.75 (Lighthouse's mobile) and DPR-2 phones; 1200 a 390 px phone at DPR 3.
  */
 export const VARIANT_WIDTHS = [480, 800, 1200, 1600, 2400] as const;
-/**
- * No variant is taller than this: a very tall image (up to 20:1) gets
- * narrower variants instead, so decoding and encoding stay bounded and every
- * variant fits WebP's 16,383 px limit.
- */
+/** A very tall image gets narrower variants instead: bounded work, and within WebP's 16,383 px. */
 export const MAX_VARIANT_HEIGHT = 9600;
 
 /** Longest side, any format. Phone panoramas fit; the pixel limits below do the real work. */
 export const MAX_SIDE_PX = 30_000;
 /** Longest side over shortest side. */
 export const MAX_ASPECT_RATIO = 20;
-/**
- * JPEG decodes with shrink-on-load (1/2, 1/4, 1/8 of the size), so a 108 MP or
- * 200 MP phone photo costs about as much memory as a 12 MP one.
- */
+/** JPEG shrinks on load (1/2, 1/4, 1/8), so a 200 MP phone photo costs about what a 12 MP one does. */
 export const JPEG_MAX_PIXELS = 200_000_000;
 /** PNG, GIF, WebP and AVIF decode at full size: 40 MP is 160 MB of RGBA. */
 export const OTHER_MAX_PIXELS = 40_000_000;
-
-/** sharp's metadata().format for the types the upload accepts. */
-export type DecodableFormat = "jpeg" | "png" | "webp" | "gif" | "heif";
 
 export function maxPixelsFor(format: string | undefined): number {
   return format === "jpeg" ? JPEG_MAX_PIXELS : OTHER_MAX_PIXELS;
@@ -45,11 +29,7 @@ export class ImageRefusedError extends Error {
 const FORMAT_NAMES: Record<string, string> = { jpeg: "JPEG", png: "PNG", webp: "WebP", gif: "GIF", heif: "AVIF" };
 const number = (value: number) => value.toLocaleString("en-NZ");
 
-/**
- * The reason to refuse an image of this format and stored size, or null when
- * it is within the limits. The size is the stored one (EXIF rotation does not
- * change any of the rules).
- */
+/** Why an image of this format and stored size (EXIF rotation aside) is refused, or null. */
 export function imageLimitViolation(format: string | undefined, width: number, height: number): string | null {
   if (!Number.isFinite(width) || !Number.isFinite(height) || width < 1 || height < 1) {
     return "The image could not be read. Please try a different file.";

@@ -16,8 +16,7 @@ const WEBP_OPTIONS = { quality: 78, effort: 4 } as const;
 const JPEG_OPTIONS = { quality: 78, mozjpeg: true, progressive: true } as const;
 // Bounding box of the placeholder: tiny, since CSS stretches and blurs it anyway.
 const PLACEHOLDER_SIZE = 20;
-// Two encodes at once keeps both cores busy (each libvips/aom encode is mostly
-// single-threaded here) without stacking up encoder buffers.
+// Two encodes at once keep both cores busy (each is mostly single-threaded) without piling up buffers.
 const ENCODE_CONCURRENCY = 2;
 const JPEG_BACKGROUND = "#ffffff";
 
@@ -29,12 +28,7 @@ export function maxVariantWidth(uprightWidth: number, uprightHeight: number = up
   return Math.max(1, Math.min(uprightWidth, Math.floor((MAX_VARIANT_HEIGHT * uprightWidth) / uprightHeight)));
 }
 
-/**
- * VARIANT_WIDTHS that fit within the upright width (and MAX_VARIANT_HEIGHT);
- * an image narrower than the smallest step gets one variant at its own
- * width. No in-between "own width" variant otherwise: the next step down is
- * close enough.
- */
+/** VARIANT_WIDTHS within the upright size; an image narrower than the smallest gets one at its own width. */
 export function variantWidthsFor(uprightWidth: number, uprightHeight: number = uprightWidth): number[] {
   const widest = maxVariantWidth(uprightWidth, uprightHeight);
   const widths = VARIANT_WIDTHS.filter((width) => width <= widest);
@@ -62,8 +56,7 @@ async function runLimited<T>(tasks: (() => Promise<T>)[], limit: number): Promis
   return results;
 }
 
-// One image at a time per process: a 24 MP decode is the memory peak, and on
-// 2 cores running two at once would only make both slower.
+// One image at a time: a 24 MP decode is the memory peak, and two at once on 2 cores only slow both.
 let queueTail: Promise<unknown> = Promise.resolve();
 function serialize<T>(task: () => Promise<T>): Promise<T> {
   const run = queueTail.then(task, task);
@@ -82,10 +75,8 @@ async function readObject(storage: ObjectStorage, key: string): Promise<Buffer> 
 type Encoded = { format: Format; width: number; height: number; data: Buffer };
 
 /**
- * Decodes the original once (orientation applied, sRGB, shrunk on load to the
- * largest width needed), derives every variant from that raw buffer, and
- * writes them content-addressed under `variants/`. Output carries no EXIF,
- * GPS, XMP or ICC: sharp strips metadata unless told to keep it.
+ * Decodes the original once (upright, sRGB, shrunk on load) and writes every variant content-addressed under
+ * `variants/`; sharp strips EXIF, GPS, XMP and ICC unless told otherwise.
  */
 export function processImage(storage: ObjectStorage, originalKey: string): Promise<ProcessedImage> {
   return serialize(() => runPipeline(storage, originalKey));

@@ -1,12 +1,7 @@
 import type { StorageConfig } from "~/storage/open-storage.server";
 import type { ProcessedEnquiryPhoto, ProcessedImage } from "./processed-image";
 
-/**
- * Messages between the web process and the image worker (JSON over the IPC
- * channel). Every job has a `kind`; each side keeps a table from kind to its
- * handler, typed from ImageJobs, so a new kind is one entry here and one in
- * each table.
- */
+/** The web process ↔ image worker messages (IPC JSON): a new kind is one entry here and one in each handler table. */
 export type ImageJobs = {
   /** The owner's upload: a stored original becomes the gallery's variants. */
   "owner-photo": { request: { originalKey: string }; result: ProcessedImage };

@@ -14,11 +14,8 @@ import type {
 import { ImageNotFoundError, type ProcessedEnquiryPhoto, type ProcessedImage } from "./processed-image";
 
 /**
- * The sharp pipeline runs in a separate process (decision 0017): a decode that
- * blows up, in memory or in native code, can only take the worker down. One
- * worker, one job at a time, reused between jobs. It is forked for the first
- * job (so tests and scripts that never process an image never pay for it),
- * and a worker that died is replaced on the next job.
+ * The sharp pipeline runs in its own process (decision 0017), so a decode that blows up takes only the worker down.
+ * One job at a time; forked for the first job, replaced after a death.
  */
 
 /** Where the worker's code is: the built file in production, the TypeScript source (with tsx) in dev and tests. */
@@ -55,19 +52,9 @@ export type ImageWorker = {
   start(): Promise<void>;
   /** Ends the worker; jobs after this are refused. */
   stop(): Promise<void>;
-  /**
-   * processImage in the worker: reads `originalKey` from storage, writes the
-   * variants there. Rejects with ImageRefusedError (over the limits: its
-   * message is for the uploader), ImageNotFoundError, ImageUnreadableError or
-   * ImageWorkerCrashedError.
-   */
+  /** processImage in the worker; ImageRefusedError's message is for the uploader. */
   process(originalKey: string): Promise<ProcessedImage>;
-  /**
-   * A visitor's photo in a local file (which the caller deletes)
-   * becomes a thumbnail and a viewing copy at these keys. Runs only when no
-   * owner's upload waits; rejects at once with ImageWorkerBusyError when
-   * VISITOR_QUEUE_LIMIT photos already wait, else as process() does.
-   */
+  /** A visitor's photo file (the caller deletes it), after the owner's; ImageWorkerBusyError when the queue is full. */
   processEnquiryPhoto(file: string, keys: { thumbKey: string; viewKey: string }): Promise<ProcessedEnquiryPhoto>;
   /** The running worker's process id, the job it is on, and how many wait (for tests and diagnostics). */
   state(): { pid: number | undefined; processing: string | null; waiting: { owner: number; visitor: number } };

@@ -10,10 +10,8 @@ function ascii(head: Uint8Array, start: number, length: number): string {
 }
 
 /**
- * Judges an image only by its magic number (never by file name or declared
- * type), from the first bytes of the file (32 is enough). The server checks
- * every upload with it; the admin checks a chosen file with it before
- * uploading, so a HEIC photo is refused before it costs any mobile data.
+ * An image's type by its magic number alone (32 bytes suffice). The admin checks a file with it before uploading,
+ * so a HEIC photo is refused before it costs mobile data.
  */
 export function sniffImageType(head: Uint8Array): SniffedImageType | null {
   if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) {
@@ -33,12 +31,7 @@ export function sniffImageType(head: Uint8Array): SniffedImageType | null {
 const AVIF_BRANDS = new Set(["avif", "avis"]);
 const GENERIC_HEIF_BRANDS = new Set(["mif1", "msf1"]);
 
-/**
- * ISO-BMFF: [size:u32][“ftyp”][major brand][minor version][compatible brands…].
- * AVIF if the major brand is avif/avis, or a generic HEIF brand (mif1/msf1)
- * listing avif/avis among the compatible brands we can see. HEIC (heic, heix,
- * or mif1 without an AVIF brand) is not AVIF.
- */
+/** ISO-BMFF `ftyp`: major brand avif/avis, or mif1/msf1 listing avif/avis; HEIC is not AVIF. */
 function isAvif(head: Uint8Array): boolean {
   if (head.length < 16 || ascii(head, 4, 4) !== "ftyp") return false;
   const boxSize = ((head[0]! << 24) | (head[1]! << 16) | (head[2]! << 8) | head[3]!) >>> 0;

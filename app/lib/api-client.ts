@@ -1,8 +1,4 @@
-/**
- * The browser's one way to call the API (spec §7, §8): every call carries
- * credentials, bodies are JSON, and a non-OK answer becomes an Error whose
- * message is "{status}: {response text, or the status text when empty}".
- */
+/** The browser's one way to call the API (spec §7, §8); a non-OK answer throws "{status}: {text}". */
 export class ApiError extends Error {
   override name = "ApiError";
   constructor(
@@ -14,7 +10,7 @@ export class ApiError extends Error {
   }
 }
 
-export async function throwIfResNotOk(res: Response): Promise<void> {
+async function throwIfResNotOk(res: Response): Promise<void> {
   if (!res.ok) {
     const text = await res.text().catch(() => "");
     throw new ApiError(res.status, text, res.statusText);

@@ -1,9 +1,6 @@
 /**
- * A browser and device in the owner's words: "Chrome on an Android phone",
- * "Safari on an iPhone", "Edge on a Windows computer". The one describer of
- * user agents: the security log, the e-mails and the default passkey name
- * all use it, so they name a device the same way. Only the first 256
- * characters are read, so a huge header costs nothing.
+ * A browser and device in the owner's words ("Chrome on an Android phone"): the one describer of user agents,
+ * so the log, the e-mails and passkey names agree. Only the first 256 characters are read.
  */
 export const USER_AGENT_MAX_CHARS = 256;
 
@@ -30,10 +27,7 @@ const DEVICES: readonly [RegExp, string][] = [
   [/\bLinux\b/, "a Linux computer"],
 ];
 
-/**
- * "<browser> on <device>", the browser alone, "A browser on <device>", or
- * null when neither is recognised (each caller says "unknown" its own way).
- */
+/** "<browser> on <device>", the browser alone, "A browser on <device>", or null when neither is known. */
 export function describeBrowser(userAgent: string | null | undefined): string | null {
   const text = (userAgent ?? "").slice(0, USER_AGENT_MAX_CHARS);
   const browser = BROWSERS.find(([pattern]) => pattern.test(text))?.[1];

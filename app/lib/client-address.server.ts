@@ -1,12 +1,7 @@
 import { createHmac } from "node:crypto";
 import { isIP } from "node:net";
 
-/**
- * The key every per-address limit counts under: an IPv4-mapped IPv6 address
- * (`::ffff:a.b.c.d`) becomes the plain IPv4 address, and an IPv6 address is
- * reduced to its /56 prefix, because one home connection is often given a
- * whole /56 (256 /64s) and could otherwise change address at every attempt.
- */
+/** The per-address limits' key: plain IPv4, or an IPv6 /56 (one home connection often gets a whole /56). */
 export function normaliseClientAddress(address: string | undefined): string {
   const raw = (address ?? "").trim().toLowerCase();
   const version = isIP(raw.split("%")[0] ?? "");

@@ -1,7 +1,4 @@
-/**
- * Time, injected: background work (retries, schedules, leases, daily
- * roll-overs) asks a Clock, so tests move time forward instead of waiting.
- */
+/** Time, injected: background work asks a Clock, so tests move time forward instead of waiting. */
 export type Clock = {
   now(): Date;
 };

@@ -4,13 +4,8 @@ import SQLite from "better-sqlite3";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./private-data-dir.server";
 
 /**
- * A lock on DATA_DIR that cannot go stale: SQLite's own file lock on a small
- * lock database (DATA_DIR/server.lock), held by an open transaction. The OS
- * drops it when the process ends, however it ends (even SIGKILL), so there is
- * no PID file to clean up. Node has no flock(); this needs no new dependency.
- *
- * - "shared": a running server (or `npm run backup`). Several may hold it.
- * - "exclusive": a restore. Only when nobody else holds the lock at all.
+ * A lock on DATA_DIR that cannot go stale: SQLite's file lock on DATA_DIR/server.lock, held by an open
+ * transaction, which the OS drops however the process ends. "shared": servers and backups; "exclusive": a restore.
  */
 export const LOCK_FILE_NAME = "server.lock";
 
@@ -59,10 +54,7 @@ export function lockDataDir(dataDir: string, mode: "shared" | "exclusive"): Data
   };
 }
 
-/**
- * Scripts that write into DATA_DIR must run as its owner (the service's user): files root
- * created there would be unreadable to the server. Null when fine, else what to do instead.
- */
+/** Scripts writing DATA_DIR must run as its owner (root's files would be unreadable): what to do, or null. */
 export function wrongUserProblem(dataDir: string, processUid: number | undefined = process.getuid?.()): string | null {
   let ownerUid: number;
   try {

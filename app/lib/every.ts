@@ -1,11 +1,6 @@
 import { systemClock, type TimerClock } from "./clock";
 
-/**
- * Background work that runs every so often: one start, one stop, and never
- * two runs at once (a tick that comes while a run is in flight is skipped,
- * so a slow run is not piled on). Time comes from an injected clock, so
- * tests move it on instead of waiting.
- */
+/** Background work every so often: one start, one stop, never two runs at once; time from an injected clock. */
 export type Every = {
   /** Starts the timer (again a no-op once started). With `runAtStart`, runs once now and resolves when that run ends. */
   start(): Promise<void>;

@@ -21,10 +21,8 @@ function formatterFor(timeZone: string | undefined): Intl.DateTimeFormat {
 }
 
 /**
- * A submission's date and time in the spec's format, 'January 1st, 2024 at 3:00 PM'
- * (English-US). In the reader's own time zone by default (the admin), or in a
- * named one: the notification e-mail uses the business's (app/identity.ts).
- * Intl supplies the wall-clock parts of any zone without a time-zone library.
+ * 'January 1st, 2024 at 3:00 PM' (the spec's format), in the reader's time zone or a named one (the e-mail uses
+ * the business's); Intl supplies any zone's wall-clock parts.
  */
 export function formatSubmittedAt(value: string | number | Date, options: { timeZone?: string } = {}): string {
   const parts: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};

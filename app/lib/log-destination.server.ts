@@ -1,9 +1,9 @@
 import fs from "node:fs";
 
 /** At most this much log text waits for a slow reader; lines past it are dropped and counted. */
-export const LOG_BUFFER_BYTES = 4 * 1024 * 1024;
+const LOG_BUFFER_BYTES = 4 * 1024 * 1024;
 /** At exit, the lines still waiting get this long to reach a reader that has stopped reading. */
-export const EXIT_FLUSH_DEADLINE_MS = 1000;
+const EXIT_FLUSH_DEADLINE_MS = 1000;
 /** A write the reader refused is tried again after 1 ms, backing off to this while it keeps refusing. */
 const MAX_RETRY_DELAY_MS = 100;
 
@@ -34,9 +34,8 @@ const systemIo: LogDestinationIo = {
 };
 
 /**
- * Log lines to a file descriptor, bounded: a reader that drains slowly (journald under a flood) or
- * not at all never grows memory, and never holds the process at exit (docs/decisions/0049-bounded-logs-and-a-cached-not-found-page.md).
- * The descriptor must be non-blocking when it is a pipe or socket (see `stdoutLogDestination`).
+ * Log lines to a file descriptor, bounded: a slow reader never grows memory or holds the exit (decision 0049).
+ * A pipe or socket must be non-blocking (see `stdoutLogDestination`).
  */
 export function createLogDestination(
   fd: number,
@@ -128,11 +127,7 @@ export function createLogDestination(
 
 let stdout: LogDestination | undefined;
 
-/**
- * The process's standard output as a log destination: one per process, flushed at exit within
- * EXIT_FLUSH_DEADLINE_MS. Opening `process.stdout` first makes a pipe or socket non-blocking
- * (libuv does), so a write to a full pipe fails at once with EAGAIN instead of stopping the server.
- */
+/** Standard output, flushed at exit; opening `process.stdout` first makes a pipe non-blocking (EAGAIN, no stall). */
 export function stdoutLogDestination(): LogDestination {
   if (stdout) return stdout;
   void process.stdout;

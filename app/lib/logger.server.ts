@@ -4,10 +4,10 @@ import { stdoutLogDestination } from "./log-destination.server";
 export type { Logger };
 
 /** A value a client chose (a path, an address) keeps this many characters in a log line. */
-export const MAX_LOGGED_VALUE_LENGTH = 256;
+const MAX_LOGGED_VALUE_LENGTH = 256;
 
 /** Cuts a client-supplied value to MAX_LOGGED_VALUE_LENGTH characters, marked as cut. */
-export function clip(value: unknown): unknown {
+function clip(value: unknown): unknown {
   if (typeof value !== "string" || value.length <= MAX_LOGGED_VALUE_LENGTH) return value;
   return `${value.slice(0, MAX_LOGGED_VALUE_LENGTH)}…[truncated]`;
 }
@@ -15,11 +15,7 @@ export function clip(value: unknown): unknown {
 /** Each logger's sibling for request lines (see `requestLineLogger`). */
 const requestLineLoggers = new WeakMap<Logger, Logger>();
 
-/**
- * Structured JSON logs (pino). Secrets never reach them: nothing logs bodies, and these paths are
- * redacted. The fields a client chooses are clipped wherever they are logged. Without a
- * destination, lines go to standard output through a bounded buffer (log-destination.server.ts).
- */
+/** Structured JSON logs (pino): bodies never logged, secrets redacted, client-chosen fields clipped. */
 export function createLogger(options: { level: string; destination?: DestinationStream }): Logger {
   const stdout = options.destination || options.level === "silent" ? null : stdoutLogDestination();
   // A silent logger writes nothing: it needs no stream (and no exit hook).

@@ -1,21 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
 
-/**
- * Everything the site writes is for the service's user alone: enquiries,
- * sessions, secrets, and originals that may carry GPS positions.
- */
-export const PRIVATE_UMASK = 0o077;
+/** Everything the site writes is for the service's user alone (originals may carry GPS positions). */
+const PRIVATE_UMASK = 0o077;
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 
 /**
- * Sets the process umask to 077, so every file written from now on is
- * private, then makes DATA_DIR 0700 and everything already in it 0700
- * (folders) or 0600 (files). Runs at every start of the server and of the
- * scripts (server/bootstrap.ts), so a copy restored with loose modes is
- * tightened too. Symbolic links are left alone, never followed.
- * Returns how many modes it changed.
+ * Umask 077, then DATA_DIR and everything in it 0700/0600, at every start, so a restored copy is tightened
+ * too; symbolic links are never followed. Returns how many modes it changed.
  */
 export function makeDataDirPrivate(dataDir: string): number {
   process.umask(PRIVATE_UMASK);

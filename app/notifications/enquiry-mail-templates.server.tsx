@@ -8,11 +8,7 @@ import {
   type MailParts,
 } from "./mail-layout.server";
 
-/**
- * The enquiry e-mail and the hourly digest, each as one function from what
- * the mail says to its text and HTML parts. enquiry-mails.server.ts gathers
- * what they say.
- */
+/** The enquiry e-mail and the hourly digest: what the mail says → its text and HTML. */
 
 /** One enquiry as a mail shows it: one-line fields, the time in words, and a dialable tel: link when the phone is a number. */
 export type EnquiryDetails = {

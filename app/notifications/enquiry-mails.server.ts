@@ -1,4 +1,4 @@
-import type { ContactSubmission } from "~/contact/contact-fields";
+import type { ContactSubmission } from "~/notifications/enquiry-fields";
 import { photosNotAttachedLine } from "~/enquiry-photos/enquiry-photos";
 import { identity } from "~/identity";
 import { plural } from "~/lib/plural";
@@ -7,25 +7,17 @@ import type { MailParts } from "./mail-layout.server";
 import { singleLine, type MailAttachment, type OutgoingMail } from "./mailer.server";
 import { AUTOMATED, businessTime, ownerMail, sender, type MailContext } from "./messages.server";
 
-/**
- * The e-mails about enquiries (each on its own, or in the hourly digest of decision 0021),
- * and what they say about the visitor's photos: the enquiry
- * e-mail carries them as attachments, the digest links to the inbox instead.
- * Their templates (enquiry-mail-templates.server.tsx) make the text and HTML.
- */
+/** The e-mails about enquiries (alone, or in the hourly digest of decision 0021) and their photo lines. */
 
 /** The admin's inbox: where every enquiry, and every photo, can be seen. */
-export const inboxLink = (ctx: MailContext) => `${ctx.siteUrl}/admin?view=submissions`;
+const inboxLink = (ctx: MailContext) => `${ctx.siteUrl}/admin?view=submissions`;
 
 /** The enquiry's photos as its e-mail carries them; `unreadable` could not be read when it was sent (deleted meanwhile). */
 export type MailedPhotos = { attachments: MailAttachment[]; unreadable: number };
 const NO_PHOTOS: MailedPhotos = { attachments: [], unreadable: 0 };
 
-/**
- * "2 photos are attached.", "Could not attach 1 photo (…)" (unreadable now) and "1 photo could not be
- * attached." (sent by the visitor, never with the enquiry); empty without photos.
- */
-export function attachedPhotosLines(photos: MailedPhotos, notAttached = 0): string[] {
+/** Lines on attached, unreadable and never-received photos; empty without photos. */
+function attachedPhotosLines(photos: MailedPhotos, notAttached = 0): string[] {
   const attached = photos.attachments.length;
   const lines: string[] = [];
   if (attached > 0) lines.push(`${plural(attached, "photo is", "photos are")} attached.`);
@@ -41,7 +33,7 @@ export function attachedPhotosLines(photos: MailedPhotos, notAttached = 0): stri
 }
 
 /** A digest carries no photos: "3 photos: see them in the inbox: <link>". */
-export function digestPhotosLine(ctx: MailContext, count: number): string | null {
+function digestPhotosLine(ctx: MailContext, count: number): string | null {
   if (count === 0) return null;
   return `${plural(count, "photo", "photos")}: see ${count === 1 ? "it" : "them"} in the inbox: ${inboxLink(ctx)}`;
 }
@@ -122,11 +114,7 @@ export function morePhotosMail(
   return replyableMail(ctx, visitor, parts, messageId, photos);
 }
 
-/**
- * The hourly cap's digest: every enquiry held back in one clock hour, in one
- * mail. It carries no photos (up to 30 enquiries' worth would not fit a
- * mailbox): `photoCounts` (by enquiry id) sends the owner to the inbox.
- */
+/** The hour's held-back enquiries in one mail, without photos (30 enquiries' worth would not fit). */
 export function digestMail(
   ctx: MailContext,
   received: ContactSubmission[],

@@ -3,12 +3,7 @@ import { enquiryPhotosOf, openEnquiryPhoto } from "~/enquiry-photos/enquiry-phot
 import type { AppServices } from "~/services.server";
 import type { MailedPhotos } from "./enquiry-mails.server";
 
-/**
- * An enquiry's photos as attachments of its notification e-mail.
- * Each is the kept viewing copy (a JPEG encoded to fit about 300 KB), streamed
- * from storage as the message goes out: only a read-ahead buffer per photo is
- * held in memory, never the photos themselves.
- */
+/** An enquiry's viewing copies as attachments, streamed from storage as the mail goes out. */
 
 type Services = Pick<AppServices, "db" | "storage" | "logger">;
 
@@ -18,13 +13,9 @@ export type OpenedPhotos = MailedPhotos & {
 };
 
 /** "enquiry-photo-1.jpg": n counts from 1 in the order the visitor chose them. */
-export const attachmentName = (n: number) => `enquiry-photo-${n}.jpg`;
+const attachmentName = (n: number) => `enquiry-photo-${n}.jpg`;
 
-/**
- * Opens each photo's viewing copy, from photo `from` on. One that cannot be read now (deleted
- * meanwhile, or the store failed) is left out and counted in `unreadable`, so the e-mail still
- * goes and says so.
- */
+/** Opens each photo's viewing copy from `from` on; one that cannot be read is counted in `unreadable`. */
 export async function openEnquiryPhotoAttachments(
   services: Services,
   submissionId: string,

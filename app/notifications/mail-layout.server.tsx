@@ -1,12 +1,7 @@
 import type { CSSProperties, ReactElement, ReactNode } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 
-/**
- * The parts every e-mail's HTML is made of, as React components rendered to
- * a string on the server. React escapes every text and attribute it is given,
- * so a mail's data goes in as it is and nothing is escaped by hand. Styles are
- * inline: mail programs ignore style sheets.
- */
+/** The parts of every e-mail's HTML: React escapes all data; styles are inline, as mail programs need. */
 
 export const MAIL_STYLE = {
   body: {

@@ -23,7 +23,7 @@ export type OutgoingMail = {
 /** One attached file. `content` is read once, while the message is sent; the sender destroys it afterwards. */
 export type MailAttachment = { filename: string; contentType: string; content: Readable };
 
-export type SentMail = { messageId: string; response: string };
+type SentMail = { messageId: string; response: string };
 
 /** The outside mail service, behind one small interface (tests use a real SMTP server through it). */
 export interface Mailer {
@@ -58,11 +58,7 @@ function isBareAddress(address: string): boolean {
 
 const TIMEOUTS = { connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 30_000, dnsTimeout: 15_000 };
 
-/**
- * nodemailer over SMTP. smtp:// must upgrade with STARTTLS (requireTLS), so a
- * network attacker cannot strip it and read the password; the one exception is
- * a relay on a loopback address. `tls` adds socket options (e.g. a private CA).
- */
+/** nodemailer; smtp:// must upgrade with STARTTLS so it cannot be stripped, except to a loopback relay. */
 export function createSmtpMailer(settings: SmtpSettings, options: { tls?: ConnectionOptions } = {}): Mailer {
   const transport = nodemailer.createTransport({
     host: settings.host,

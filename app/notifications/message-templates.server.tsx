@@ -9,11 +9,7 @@ import {
   type MailParts,
 } from "./mail-layout.server";
 
-/**
- * The owner's alerts (a new sign-in, a test, off-site copies failing, a change
- * to the sign-in), each as one function from what the mail says to its text
- * and HTML parts. messages.server.ts gathers what they say.
- */
+/** The owner's alerts: what the mail says → its text and HTML. */
 
 export type SignInAlertView = {
   subject: string;

@@ -8,12 +8,8 @@ import { offsiteFailingParts, securityNoticeParts, signInAlertParts, testMailPar
 import type { MailAddress } from "./smtp-settings";
 
 /**
- * The notification e-mails: pure functions from data to an OutgoingMail. Each
- * gathers what its mail says; its template (message-templates.server.tsx)
- * makes the text and the HTML of it. The enquiry e-mail and the digest are in
- * enquiry-mails.server.ts. React escapes visitor text in the HTML; header
- * fields are made single-line again by the mail adapter, and the recipient is
- * never taken from visitor text.
+ * The notification e-mails, data → OutgoingMail (templates in message-templates.server.tsx). Header fields are
+ * made single-line by the mail adapter; the recipient is never taken from visitor text.
  */
 
 export type MailContext = {
@@ -60,7 +56,7 @@ export function ownerMail(ctx: MailContext, parts: MailParts, messageId: string)
 export type SignInForMail = { at: string; address: string; userAgent: string };
 
 /** The browser in e-mails: the shared describer's words, or "an unknown browser". */
-export const browserForMail = (userAgent: string) => describeBrowser(userAgent) ?? "an unknown browser";
+const browserForMail = (userAgent: string) => describeBrowser(userAgent) ?? "an unknown browser";
 
 /** A sign-in from a browser that had not signed in before. */
 export function signInAlertMail(ctx: MailContext, signIn: SignInForMail, messageId: string): OutgoingMail {

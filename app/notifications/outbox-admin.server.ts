@@ -5,7 +5,7 @@ import { z } from "~/lib/zod";
 import type { AppServices } from "~/services.server";
 import { MailSendError } from "./mailer.server";
 import { messageIdFor, testMail } from "./messages.server";
-import type { NotificationsOverview } from "~/contact/notification-state";
+import type { NotificationsOverview } from "./notification-state";
 import { retryWaitingNow } from "./outbox-claims.server";
 
 /** Where notifications go, and the admin's view of the outbox: its state and the Send test e-mail. */

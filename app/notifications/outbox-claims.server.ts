@@ -3,11 +3,7 @@ import { canSkipLockedRows, tryLockForTransaction } from "~/db/database.server";
 import type { DatabaseSchema, NotificationJobRow } from "~/db/schema";
 import { afterFailure } from "./retry-schedule";
 
-/**
- * How several outbox workers share notification_jobs (decision 0044):
- * each send is claimed with a time-limited lease that commits before any SMTP
- * traffic, and its outcome is recorded only while the lease is still the worker's.
- */
+/** Workers share notification_jobs by leases committed before any SMTP traffic (decision 0044). */
 
 type Db = Kysely<DatabaseSchema>;
 
@@ -21,11 +17,8 @@ const dueAndUnleased = (now: string) => (eb: ExpressionBuilder<DatabaseSchema, "
   ]);
 
 /**
- * Claims the next due work: one job, or every job held for the same hour's
- * digest at once, committed before any mail is sent. PostgreSQL locks the
- * rows it picks (FOR UPDATE SKIP LOCKED), so racing workers each take other
- * work without waiting; SQLite claims with a conditional update that succeeds
- * only while the jobs are pending, due, and unleased (or their lease expired).
+ * Claims the next due job, or a whole hour's digest, before any mail is sent: FOR UPDATE SKIP LOCKED on
+ * PostgreSQL, a conditional update on SQLite.
  */
 export async function claimNextDue(db: Db, claim: Claim): Promise<NotificationJobRow[]> {
   return canSkipLockedRows(db) ? claimSkippingLocked(db, claim) : claimByConditionalUpdate(db, claim);
@@ -113,10 +106,7 @@ async function claimByConditionalUpdate(db: Db, claim: Claim): Promise<Notificat
   return [];
 }
 
-/**
- * What a job keeps once it has ended: nothing beyond the enquiry row it points to. A sign-in
- * alert's address and browser are needed only to write the mail.
- */
+/** An ended job keeps nothing (a sign-in alert's address and browser were only for the mail). */
 const ENDED_PAYLOAD = "{}";
 
 /** Sent: recorded only while the lease is still this worker's. Returns how many rows it updated. */
@@ -168,11 +158,7 @@ export async function recordFailure(
   return next.status;
 }
 
-/**
- * Retries waiting for their time are made due now: after a restart or a
- * successful test e-mail (the usual ways a broken setting gets fixed), the
- * queue flows at once instead of after up to an hour. Held digests keep their hour.
- */
+/** After a restart or a good test mail, waiting retries go now, not up to an hour later; digests keep their hour. */
 export async function retryWaitingNow(db: Db, now: Date): Promise<number> {
   const at = now.toISOString();
   const result = await db

@@ -2,11 +2,7 @@ import type { Kysely } from "kysely";
 import type { DatabaseSchema } from "~/db/schema";
 import { giveUpTime } from "./retry-schedule";
 
-/**
- * The hourly cap and its digest (decision 0021): past the cap, an
- * enquiry's job waits for one digest e-mail at the end of its clock hour. The
- * count is kept in the database, so every worker shares the cap.
- */
+/** The hourly cap (decision 0021), counted in the database; past it an enquiry waits for the hour's digest. */
 
 type Db = Kysely<DatabaseSchema>;
 
@@ -34,10 +30,7 @@ export async function holdForDigest(db: Db, token: string, now: Date): Promise<v
     .execute();
 }
 
-/**
- * Takes one of this hour's sends, counted in the database so that every
- * worker shares the cap: a conditional increment that fails at the cap.
- */
+/** Takes one of this hour's sends: a conditional increment that fails at the cap. */
 export async function reserveHourlySend(db: Db, now: Date): Promise<boolean> {
   const hour = hourStartOf(now).toISOString();
   await db

@@ -6,18 +6,11 @@ import type { AppServices } from "~/services.server";
 import { enquiryMessageId, messageIdFor, type SignInForMail } from "./messages.server";
 import { giveUpTime } from "./retry-schedule";
 
-/**
- * Queueing notification e-mails (decision 0020): each is a row in
- * notification_jobs that the worker (outbox.server.ts) sends.
- */
+/** Queueing notification e-mails (decision 0020) as notification_jobs rows. */
 
 type Db = Kysely<DatabaseSchema>;
 
-/**
- * Queues the e-mail about a new enquiry, in the transaction that stores it.
- * With notifications off the job is written as "off" and never sent, so
- * turning SMTP on later does not mail the backlog.
- */
+/** In the enquiry's transaction; with notifications off the job is "off", so no backlog is mailed later. */
 export async function queueEnquiryNotification(
   trx: Db,
   services: Pick<AppServices, "mail">,
@@ -50,11 +43,7 @@ export const signInPayloadSchema = z.object({ at: z.string(), address: z.string(
 
 type OwnerAlertServices = Pick<AppServices, "db" | "mail" | "outboxWake" | "clock">;
 
-/**
- * Queues one e-mail to the owner (a sign-in, an off-site outage, more photos) through the
- * outbox like every notification, in `db` (a transaction, say); not queued at all while
- * notifications are off.
- */
+/** One e-mail to the owner through the outbox, in `db`; not queued while notifications are off. */
 export async function queueOwnerAlert(
   kind: string,
   payload: object,
@@ -88,10 +77,7 @@ export const MORE_PHOTOS_KIND = "more-photos";
 /** Which enquiry got more photos, from which place on (its submission_id stays null: one job per enquiry is its own mail's). */
 export const morePhotosPayloadSchema = z.object({ submissionId: z.string(), from: z.number().int().min(1) });
 
-/**
- * In the transaction that added photos to an enquiry (a repeat of it brought them): one short mail
- * with them, once the enquiry's own mail has gone (sent, or being sent). Until then it carries them.
- */
+/** New photos on an enquiry: a short mail once its own mail has gone, which carries them until then. */
 export async function queueMorePhotosMail(
   trx: Db,
   services: OwnerAlertServices,
@@ -109,10 +95,7 @@ export async function queueMorePhotosMail(
     await queueOwnerAlert(MORE_PHOTOS_KIND, { submissionId, from }, services, trx);
 }
 
-/**
- * E-mails the owner about a sign-in (the sign-in route calls this
- * for a browser that has not signed in before).
- */
+/** For a browser that has not signed in before. */
 export async function queueSignInAlert(
   services: OwnerAlertServices,
   signIn: { at: Date | string; address: string; userAgent: string },
@@ -127,11 +110,7 @@ export async function queueSignInAlert(
 
 export type ResendOutcome = "queued" | "not-found" | "off" | "busy";
 
-/**
- * The admin's Send again: a new attempt now, with a new Message-ID (providers
- * drop a repeated one) and a fresh 24-hour retry window. Refused while a
- * worker holds the job (a send is in progress).
- */
+/** Send again: a new Message-ID (providers drop repeats) and 24 fresh hours; refused while a send is in progress. */
 export async function resendEnquiryNotification(
   services: Pick<AppServices, "db" | "mail" | "outboxWake" | "clock">,
   submissionId: string,

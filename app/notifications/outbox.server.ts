@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
-import { submissionFromRow, type ContactSubmission } from "~/contact/contact-fields";
+import { submissionFromRow, type ContactSubmission } from "~/notifications/enquiry-fields";
 import type { DatabaseSchema, NotificationJobRow } from "~/db/schema";
 import { enquiryPhotosOf } from "~/enquiry-photos/enquiry-photos.server";
 import { every } from "~/lib/every";
@@ -24,14 +24,8 @@ import { MORE_PHOTOS_KIND, morePhotosPayloadSchema, signInPayloadSchema } from "
 import { securityNoticePayloadSchema } from "./security-notices.server";
 
 /**
- * The mail outbox's worker (decision 0020). A notification is a row in
- * notification_jobs, written in the same transaction as what it reports
- * (outbox-queue.server.ts), and this worker sends due rows. Each send is
- * claimed with a time-limited lease that commits before any SMTP traffic; the
- * result is recorded only while the lease is still ours
- * (outbox-claims.server.ts). Past the hourly cap, enquiries wait for the hour's
- * digest (outbox-digest.server.ts). Several workers may share the
- * database safely.
+ * The mail outbox's worker (decision 0020): sends due notification_jobs rows under leases
+ * (outbox-claims.server.ts), the hourly cap aside (outbox-digest.server.ts). Several may share a database.
  */
 
 type Db = Kysely<DatabaseSchema>;
@@ -40,9 +34,9 @@ type OutboxServices = Pick<AppServices, "db" | "logger" | "clock" | "mail" | "ou
 /** A claim lasts this long; a worker that dies mid-send leaves the job to be retried after it. */
 export const LEASE_MS = 5 * 60_000;
 /** Without a wake-up (e.g. a job queued by another instance), the worker looks this often. */
-export const POLL_INTERVAL_MS = 5_000;
+const POLL_INTERVAL_MS = 5_000;
 /** On shutdown, a send in progress gets this long to finish and be recorded. */
-export const STOP_TIMEOUT_MS = 8_000;
+const STOP_TIMEOUT_MS = 8_000;
 
 async function mailContext(services: OutboxServices, mail: MailSetup): Promise<MailContext> {
   return { from: mail.from, to: await notificationRecipient(services), siteUrl: services.env.SITE_URL };
@@ -68,7 +62,7 @@ function safeJson(text: string): unknown {
   }
 }
 
-export type RunSummary = { sent: number; retrying: number; failed: number; held: number };
+type RunSummary = { sent: number; retrying: number; failed: number; held: number };
 
 // ---------------------------------------------------------------------------------------------
 // The worker

@@ -1,10 +1,7 @@
-/**
- * After a failed send, retry 30 s later, then after 2 min, 10 min
- * and 1 h, then hourly; once 24 h have passed, a failure is final.
- */
-export const RETRY_DELAYS_MS = [30_000, 2 * 60_000, 10 * 60_000, 60 * 60_000] as const;
-export const HOURLY_MS = 60 * 60_000;
-export const GIVE_UP_AFTER_MS = 24 * 60 * 60_000;
+/** Retry after 30 s, 2 min, 10 min and 1 h, then hourly; a failure after 24 h is final. */
+const RETRY_DELAYS_MS = [30_000, 2 * 60_000, 10 * 60_000, 60 * 60_000] as const;
+const HOURLY_MS = 60 * 60_000;
+const GIVE_UP_AFTER_MS = 24 * 60 * 60_000;
 
 export type AfterFailure = { status: "pending"; nextAttemptAt: string } | { status: "failed"; nextAttemptAt: null };
 

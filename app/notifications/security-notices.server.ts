@@ -19,11 +19,8 @@ export const securityNoticePayloadSchema = z.object({
 export type SecurityNoticePayload = z.infer<typeof securityNoticePayloadSchema>;
 
 /**
- * E-mails the owner about a change to the sign-in (a passkey added or removed,
- * two-step on or off, new recovery codes, a new password, a recovery code used,
- * the contact address changed) through the outbox; nothing is queued while mail
- * is off. `to`: another recipient than the usual one (the previous address).
- * Never throws: a failed queue must not undo the change.
+ * Tells the owner of a change to the sign-in, through the outbox (not while mail is off); `to` overrides the
+ * recipient. Never throws: a failed queue must not undo the change.
  */
 export async function queueSecurityNotice(
   services: Pick<AppServices, "db" | "mail" | "outboxWake" | "clock" | "logger">,

@@ -1,9 +1,6 @@
 import { z } from "~/lib/zod";
 
-/**
- * SMTP_URL and MAIL_FROM, parsed: shared by the start-up validation
- * (app/env.server.ts) and the mail adapter, so both read them the same way.
- */
+/** SMTP_URL and MAIL_FROM, parsed the same way by app/env.server.ts and the mail adapter. */
 export type SmtpSettings = {
   /** smtps:// (TLS from the first byte) */
   secure: boolean;

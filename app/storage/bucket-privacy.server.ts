@@ -6,12 +6,7 @@ import { StorageCheckError } from "./storage-errors.server";
 import { BUCKET_BACKUPS_PREFIX, ENQUIRY_PHOTO_PREFIX, INCOMING_PREFIX } from "./storage-keys.server";
 import type { ObjectStorage } from "./storage.server";
 
-/**
- * Every prefix whose objects must never be readable without a key: uploads
- * waiting to be checked, originals, backups (which hold every enquiry and
- * the password's hash), visitors' photos of their jobs. A later
- * private kind of object is covered by adding its prefix here.
- */
+/** Every prefix whose objects must never be readable without a key (backups hold every enquiry). */
 export const PRIVATE_PREFIXES = [INCOMING_PREFIX, "originals/", BUCKET_BACKUPS_PREFIX, ENQUIRY_PHOTO_PREFIX] as const;
 
 /** A store to probe, and the other addresses that serve its objects (MEDIA_BASE_URL's). */
@@ -59,12 +54,7 @@ async function readableWithoutKey(url: string, content: string): Promise<boolean
   }
 }
 
-/**
- * Writes a probe under each private prefix of each store that has addresses
- * of its own, GETs it without any key through the store's endpoint and
- * through each other address, and deletes it. Returns every address that
- * handed the probe out.
- */
+/** Every address (each store's own, and `alsoServedAt`) that hands out a probe written under a private prefix. */
 export async function findReadableWithoutKey(targets: readonly PrivacyTarget[]): Promise<string[]> {
   const readable: string[] = [];
   for (const { storage, alsoServedAt = [] } of targets) {
@@ -87,9 +77,8 @@ export async function findReadableWithoutKey(targets: readonly PrivacyTarget[]):
 }
 
 /**
- * The start-up privacy check (unless S3_PRIVACY_CHECK=off): logs an error
- * naming every address that handed a probe out. A probe that cannot be
- * written or deleted stops the start with a StorageCheckError saying what to fix.
+ * The start-up privacy check (unless S3_PRIVACY_CHECK=off): logs every address that handed a probe out; a probe that
+ * cannot be written or deleted stops the start (StorageCheckError).
  */
 export async function checkBucketPrivacy(options: {
   targets: readonly PrivacyTarget[];

@@ -4,10 +4,5 @@
 export const BUCKET_PUBLIC_MESSAGE =
   "Anyone on the internet can download your backups and original photos. Make the bucket private.";
 
-/**
- * The start-up privacy check's finding (GET /api/admin/storage/privacy):
- * "public" (a probe was read without a key, at `readableAt`), "private",
- * "off" (S3_PRIVACY_CHECK=off), or "no-bucket" (the local disk, which serves
- * nothing but image variants).
- */
+/** GET /api/admin/storage/privacy; "no-bucket": the local disk, which serves image variants only. */
 export type BucketPrivacy = { status: "public"; readableAt: string[] } | { status: "private" | "off" | "no-bucket" };

@@ -4,25 +4,13 @@ import type { Logger } from "~/lib/logger.server";
 import type { ObjectStorage } from "./storage.server";
 
 /**
- * Image files (the owner's and visitors' photos) are not deleted while a
- * backup runs: a backup's snapshot may still refer to them. The keys wait in
- * deferred_deletions until no backup runs, then go if nothing refers to them
- * any more. A delete that fails (a bucket outage, say) waits there too, so
- * no file is left for good and the row's deletion is never undone.
- *
- * Ordering, with no window: a backup takes its lease before its snapshot,
- * and the caller here has committed the row's deletion before asking whether
- * a backup runs. So either the check sees the lease (and defers), or the
- * lease came later, and so did the snapshot, which then lacks the row.
+ * Image files are not deleted while a backup runs (its snapshot may name them), nor lost when a delete fails: the
+ * keys wait in deferred_deletions. No window: a backup takes its lease before its snapshot, and the caller commits
+ * the row's deletion before asking whether a backup runs.
  */
 type Services = { db: Database; storage: ObjectStorage; logger: Logger };
 
-/**
- * Whether any backup holds a live lease now: a row of backup_leases whose
- * expiry has not passed (the backups take, renew and release them:
- * ~/backups/backup-lease.server.ts). Read here, under the features, so that
- * galleries and enquiry photos can delete their files without importing backups.
- */
+/** Whether a backup holds a live lease; read here so features delete files without importing backups. */
 export async function isBackupRunning(services: { db: Database; clock: Clock }): Promise<boolean> {
   const live = await services.db
     .selectFrom("backup_leases")
@@ -64,10 +52,7 @@ export async function deleteObjectsUnlessBackupRunning(
   return "deferred";
 }
 
-/**
- * Deletes the deferred files once no backup runs, except any that a row
- * refers to again. Returns how many keys were settled.
- */
+/** Deletes the deferred files once no backup runs, except any a row names again; how many keys were settled. */
 export async function purgeDeferredDeletions(
   services: Services,
   referencedKeys: () => Promise<Set<string>>,

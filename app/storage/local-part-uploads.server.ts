@@ -3,10 +3,7 @@ import { Readable, Transform, pipeline } from "node:stream";
 import { IncompletePartError, InvalidPartsError } from "./storage-errors.server";
 import type { ObjectStorage, PartUploads } from "./storage.server";
 
-/**
- * Parts through this server are 1 MiB: on a 750 kbit/s uplink one takes about
- * 11 s, so a dropped signal costs at most that much of a photo.
- */
+/** 1 MiB: about 11 s on a 750 kbit/s uplink, at most what a dropped signal costs. */
 export const DISK_PART_BYTES = 1024 * 1024;
 
 /** Where the disk keeps one part until the upload is put together: beside the object it becomes. */

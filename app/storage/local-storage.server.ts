@@ -18,6 +18,17 @@ async function unlinkIfPresent(file: string): Promise<void> {
   }
 }
 
+/** A handle on the file, or null when it is missing or a folder. */
+async function openIfPresent(file: string) {
+  try {
+    return await open(file, "r");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "EISDIR") return null;
+    throw error;
+  }
+}
+
 /** The declaration, when there is one, is part of what is signed: a URL for one file fits no other. */
 function sign(secret: string, objectId: string, expires: string, declared?: { size: string; type: string }): string {
   const message = [`upload`, objectId, expires, ...(declared ? [declared.size, declared.type] : [])].join("\n");
@@ -66,8 +77,7 @@ export function createLocalStorage(options: { rootDir: string; signingSecret: st
       await mkdir(path.dirname(file), { recursive: true });
       // Same directory as the target so the rename is atomic (same filesystem).
       const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(8).toString("hex")}.tmp`);
-      // Open before streaming so the temp file exists by the time any error
-      // can happen; otherwise a late open could recreate it after cleanup.
+      // Opened before streaming, so no late open can recreate it after cleanup.
       const handle = await open(temp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o600);
       const counter = new CountingTransform(maxBytes);
       try {
@@ -109,18 +119,10 @@ export function createLocalStorage(options: { rootDir: string; signingSecret: st
     },
 
     async read(key) {
-      const file = resolveKey(key);
-      let handle;
+      const handle = await openIfPresent(resolveKey(key));
+      if (!handle) return null;
       try {
-        handle = await open(file, "r");
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOENT" || code === "EISDIR") return null;
-        throw error;
-      }
-      try {
-        // Stat the open handle, not the path, so size and content agree even
-        // if the key is replaced meanwhile.
+        // The open handle's size, not the path's: they agree even if the key is replaced meanwhile.
         const info = await handle.stat();
         if (!info.isFile()) {
           await handle.close();
@@ -133,15 +135,7 @@ export function createLocalStorage(options: { rootDir: string; signingSecret: st
       }
     },
 
-    async exists(key) {
-      const file = resolveKey(key);
-      try {
-        return (await stat(file)).isFile();
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-        throw error;
-      }
-    },
+    exists: async (key) => (await storage.stat(key)) !== null,
 
     async stat(key) {
       try {
@@ -154,14 +148,8 @@ export function createLocalStorage(options: { rootDir: string; signingSecret: st
     },
 
     async readHead(key, length) {
-      let handle;
-      try {
-        handle = await open(resolveKey(key), "r");
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOENT" || code === "EISDIR") return null;
-        throw error;
-      }
+      const handle = await openIfPresent(resolveKey(key));
+      if (!handle) return null;
       try {
         const buffer = Buffer.alloc(length);
         const { bytesRead } = await handle.read(buffer, 0, length, 0);

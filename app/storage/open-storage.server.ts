@@ -6,10 +6,7 @@ import type { ObjectStorage } from "./storage.server";
 
 export type LocalStorageConfig = { kind: "local"; rootDir: string; signingSecret: string };
 
-/**
- * Which storage to open, as a plain object: it crosses process boundaries
- * (an image worker opens its own storage from it).
- */
+/** Which storage to open, as a plain object: an image worker opens its own from it. */
 export type StorageConfig = LocalStorageConfig | S3StorageConfig;
 
 /** `S3_BUCKET` switches to the bucket; otherwise `DATA_DIR/uploads` on the local disk. */

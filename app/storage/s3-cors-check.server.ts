@@ -1,12 +1,6 @@
 import { StorageCheckError } from "./storage-errors.server";
 
-/**
- * The CORS rule the bucket needs so the admin page can PUT to it: the site's
- * origin, PUT, and the Content-Type header; no credentials (the upload sends
- * no cookies). `ExposeHeaders: ["ETag"]` lets the page read each part's ETag,
- * which resumable uploads need (decision 0062); a rule without it still takes
- * single uploads. Shown in the start-up messages and in the README.
- */
+/** The CORS rule the admin page's PUTs need; ETag exposed for resumable uploads (decision 0062). */
 export function requiredCorsRule(siteOrigin: string) {
   return {
     AllowedOrigins: [siteOrigin],
@@ -23,11 +17,8 @@ export const ETAG_HIDDEN_REASON =
   'Whoever set up the bucket can add "ExposeHeaders": ["ETag"] to that rule (see "The bucket\'s CORS rule" in the README).';
 
 /**
- * Whether a page of `siteOrigin` may read the ETag a bucket answers a PUT
- * with: a real PUT (of a probe object, which the caller deletes) from that
- * origin, whose answer must list ETag in Access-Control-Expose-Headers. S3
- * states that only in actual answers, never in a preflight's. Null when it
- * may; otherwise why not (ETAG_HIDDEN_REASON, or what failed).
+ * Null when a page of `siteOrigin` may read a PUT's ETag, else why not: a real PUT (S3 states exposed headers only
+ * in actual answers, never a preflight's) of a probe the caller deletes.
  */
 export async function etagExposureProblem(options: {
   presignedPutUrl: string;
@@ -53,11 +44,8 @@ export async function etagExposureProblem(options: {
 }
 
 /**
- * The browser PUTs straight to the bucket: asks the bucket what it would
- * answer the admin page's preflight, and rejects with what to fix. The
- * advice only ever names SITE_URL's origin: a rule for any other (the
- * stand-in http://localhost:3000 when SITE_URL is unset) would let uploads
- * work here and fail from the real site.
+ * Asks the bucket what it would answer the admin page's preflight; rejects with what to fix. The advice only names
+ * SITE_URL's origin: a rule for the stand-in would work here and fail from the real site.
  */
 export async function checkBucketCors(options: {
   /** A presigned PUT URL of the bucket (any incoming/ key): the preflight goes to it. */

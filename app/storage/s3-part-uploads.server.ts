@@ -29,12 +29,11 @@ export function createS3PartUploads(options: {
   presignPut: (key: string, seconds: number) => Promise<string>;
 }): PartUploads {
   const { client, bucket, incomingBase } = options;
-  const incomingPrefix = INCOMING_PREFIX;
 
   function assertIncoming(key: string) {
     assertValidKey(key);
-    if (!key.startsWith(incomingPrefix))
-      throw new Error(`Parts are only ever sent to ${incomingPrefix}: ${JSON.stringify(key)}`);
+    if (!key.startsWith(INCOMING_PREFIX))
+      throw new Error(`Parts are only ever sent to ${INCOMING_PREFIX}: ${JSON.stringify(key)}`);
   }
 
   return {
@@ -42,7 +41,7 @@ export function createS3PartUploads(options: {
 
     async check({ siteOrigin }) {
       // A real PUT from the site's origin: S3 states what a page may read only in an actual answer.
-      const probe = `${incomingPrefix}etag-probe-${randomBytes(8).toString("hex")}`;
+      const probe = `${INCOMING_PREFIX}etag-probe-${randomBytes(8).toString("hex")}`;
       try {
         const problem = await etagExposureProblem({ presignedPutUrl: await options.presignPut(probe, 60), siteOrigin });
         return problem ? { available: false, reason: problem } : { available: true };

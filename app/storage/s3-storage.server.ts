@@ -192,9 +192,7 @@ export async function createS3Storage(config: S3StorageConfig): Promise<ObjectSt
       return { stream: object.Body as Readable, bytes: Number(object.ContentLength ?? 0) };
     },
 
-    async exists(key) {
-      return (await head(key)) !== null;
-    },
+    exists: async (key) => (await head(key)) !== null,
 
     async stat(key) {
       const object = await head(key);
@@ -270,12 +268,7 @@ export async function createS3Storage(config: S3StorageConfig): Promise<ObjectSt
       await checkBucketCors({ presignedPutUrl, siteOrigin, siteUrlGiven, where, bucket });
     },
 
-    parts: createS3PartUploads({
-      client,
-      bucket,
-      incomingBase,
-      presignPut: (key, seconds) => presignPut(key, seconds),
-    }),
+    parts: createS3PartUploads({ client, bucket, incomingBase, presignPut }),
 
     async close() {
       client.destroy();

@@ -1,23 +1,15 @@
 import { InvalidStorageKeyError } from "./storage-errors.server";
 
-/**
- * Where the browser's bytes land before they are checked: the bucket's
- * presigned keys, and parts on either store. Nothing else is ever presigned,
- * so no URL can write elsewhere.
- */
+/** Where the browser's bytes land before they are checked; nothing else is presigned. */
 export const INCOMING_PREFIX = "incoming/";
 
-/**
- * Where backups go in a bucket. Private (bucket-privacy.server.ts probes it), and a backup holds
- * only objects its rows refer to, so never these.
- */
+/** Where backups go in a bucket: private, and no backup holds objects under it. */
 export const BUCKET_BACKUPS_PREFIX = "backups/";
 
 /** Where visitors' photos of the job go. Private: never served by /media or MEDIA_BASE_URL, covered by the bucket privacy probe. */
 export const ENQUIRY_PHOTO_PREFIX = "enquiry-photos/";
 
-// Lower-case segments of [a-z0-9._-]; a segment may not start with "." so
-// keys can never name our temp files (".<name>.<random>.tmp") or dotfiles.
+// No segment starts with ".": keys never name temp files (".<name>.<random>.tmp") or dotfiles.
 const SEGMENT = /^[a-z0-9_-][a-z0-9._-]*$/;
 const MAX_KEY_LENGTH = 512;
 

@@ -40,10 +40,7 @@ export class CountingTransform extends Transform {
   }
 }
 
-/**
- * Reads a whole stream into memory, failing with ObjectTooLargeError past
- * maxBytes (for stores that need the length before the first byte).
- */
+/** A whole stream in memory (for stores that need the length first); ObjectTooLargeError past maxBytes. */
 export async function collectStream(
   body: NodeJS.ReadableStream | Readable,
   maxBytes = Number.POSITIVE_INFINITY,

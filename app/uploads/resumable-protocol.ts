@@ -1,18 +1,7 @@
 import { z } from "~/lib/zod";
 import { uploadDeclarationSchema } from "./upload-declaration";
 
-/**
- * Resumable uploads (decision 0062), shared by the routes and the admin page:
- * where each request goes, and what it carries. docs/API.md describes them.
- *
- *   GET  /api/uploads/resumable                      whether uploads here can resume, and why not
- *   POST /api/uploads/resumable                      { size, type } → the upload, its parts and their URLs
- *   GET  /api/uploads/resumable/:uploadId/parts      fresh URLs for the parts (they last 15 minutes)
- *   PUT  /api/uploads/resumable/:uploadId/parts/:n   one part's bytes (the disk; a bucket's parts go to the bucket)
- *   POST /api/uploads/resumable/:uploadId/complete   { parts: [{ partNumber, etag }] } → { imageURL }
- *
- * The imageURL is then registered as any upload is: PUT /api/admin/gallery-images.
- */
+/** Resumable uploads' routes and bodies (decision 0062), shared by the routes and the admin page; docs/API.md. */
 export const RESUMABLE_UPLOADS_PATH = "/api/uploads/resumable";
 
 export const resumablePaths = {
@@ -62,7 +51,6 @@ export const completeResumableSchema = z.object({
     .min(1, "parts must list every part with its ETag")
     .max(10_000),
 });
-export type CompleteResumableBody = z.input<typeof completeResumableSchema>;
 
 /** POST …/complete's answer: the address to register with PUT /api/admin/gallery-images. */
 export type ResumableCompleted = { imageURL: string };

@@ -19,15 +19,8 @@ import { UPLOAD_NOT_AN_IMAGE_MESSAGE, UPLOAD_TOO_LARGE_MESSAGE } from "./upload-
 import { UPLOAD_URL_LIFETIME_MS, incomingKeyFor, originalKeyFor, transition } from "./uploads.server";
 
 /**
- * Uploads sent in parts (decision 0062): a dropped connection costs at most
- * the part in flight. The server starts the upload, hands out where each
- * part goes (a bucket's presigned URL, or its own part route on the disk),
- * and puts the parts together; the file is then checked as a single upload
- * is (its size, and its type by its own bytes) and registered as one, by
- * PUT /api/admin/gallery-images. Every part lands under incoming/; only the
- * checked whole moves to originals/. An unfinished upload is deleted a day
- * after it began (pruneStaleUploads), never earlier: at most 30 of them (of
- * 20 MB at most: 600 MB, three full upload windows) at once, and the next waits.
+ * Uploads sent in parts (decision 0062). Parts land under incoming/; the whole is checked as a single upload is and
+ * registered by PUT /api/admin/gallery-images. An unfinished one is deleted a day after it began; at most 30 at once.
  */
 
 /** An upload in parts may take its time on a weak signal; housekeeping forgets it after this. */
@@ -137,11 +130,7 @@ export async function partTargetsFor(services: Services, id: string): Promise<Pa
   return partTargetsOf(services, upload);
 }
 
-/**
- * The disk: keeps one part as it arrives through this server. It must be
- * exactly its size (so the parts add up to the declared size, at most 20 MB),
- * and the first part must start like an image. Its ETag.
- */
+/** The disk: one part, exactly its size (so they add up to the declared size); the first must start like an image. */
 export async function receivePart(
   services: Services,
   input: { id: string; partNumber: number; contentLength: number; body: NodeJS.ReadableStream },
@@ -191,12 +180,8 @@ async function refuse(services: Services, upload: UploadInParts, from: "parts" |
 }
 
 /**
- * Puts every part together, then checks the whole as a single upload is
- * checked: its size must be the declared one, its first bytes an image's.
- * On the disk the checked file moves to its private key at once (as a single
- * upload through this server does); on a bucket it stays in incoming/ until
- * registration moves it, as a presigned PUT does. Asked again once complete,
- * it answers the same (its first answer may have been lost on the way).
+ * Puts the parts together and checks the whole as a single upload (declared size, an image's first bytes); on the
+ * disk it moves to its private key at once, on a bucket at registration. Asked again, it answers the same.
  */
 export async function completeResumableUpload(
   services: Services,

@@ -10,12 +10,7 @@ export const UPLOAD_NOT_AN_IMAGE_MESSAGE = "The file is not a supported image (J
 export const UPLOAD_NOT_AN_IMAGE_TYPE_MESSAGE =
   "Only images can be uploaded: type must be an image type such as image/jpeg";
 
-/**
- * The optional body of POST /api/objects/upload: the file the uploader is
- * about to PUT. The server refuses it before signing when it is too large or
- * not an image, and otherwise signs its size and type into the upload URL.
- * The admin's uploader always sends it; the spec's empty body still works.
- */
+/** POST /api/objects/upload's optional body: refused before signing if too large or not an image, else signed in. */
 export const uploadDeclarationSchema = z.object({
   size: z
     .number({ error: "size must be the file's size in bytes" })

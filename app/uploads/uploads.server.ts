@@ -12,27 +12,16 @@ import { HEAD_BYTES } from "~/storage/stream-limits.server";
 export const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000;
 
 /**
- * An upload's life. Through this server (local disk): pending (URL issued) →
- * receiving (a PUT is streaming) → completed (stored and recognised as an
- * image) → registering → used (a gallery image). Straight to the bucket (S3):
- * pending → registering (checked, moved to its private key) → used.
- * Sent in parts (resumable-uploads.server.ts), on either store: parts (they
- * arrive) → assembling (being put together and checked) → completed →
- * registering → used.
- * Refused or broken uploads end as failed. Every step is a conditional
- * update, so a URL or an upload is used once even when requests (or
- * instances) race. Housekeeping moves a stale upload to "pruning" the same
- * way before it deletes its file.
+ * Via this server: pending → receiving → completed → registering → used. Straight to the bucket: pending →
+ * registering → used. In parts: parts → assembling → completed → … Refused: failed; housekeeping: pruning.
+ * Every step is a conditional update, so a URL or an upload is used once even when requests race.
  */
 export type UploadStatus =
   "pending" | "receiving" | "parts" | "assembling" | "completed" | "registering" | "used" | "failed" | "pruning";
 
 type Services = Pick<AppServices, "db" | "storage">;
 
-/**
- * A signed URL for one upload. With `declared` (the file's size and type,
- * already checked), the URL fits only a PUT of exactly that size and type.
- */
+/** A signed URL for one upload; with `declared`, only a PUT of exactly that size and type fits. */
 export async function issueUploadTarget(
   services: Services,
   now = new Date(),
@@ -137,14 +126,8 @@ async function sniffStored(storage: Services["storage"], key: string, bytes: num
 }
 
 /**
- * Claims an upload that went straight to the bucket. Only a pending ticket
- * this server issued whose object now exists qualifies. The object's size
- * comes from a HEAD (over the limit: deleted) and its type from its first
- * bytes; it then moves to its private key, stored as that sniffed type
- * (never the Content-Type the uploader sent). The checks that count are
- * made again on that private copy, which a reused presigned URL can no
- * longer replace: the size, and the type, which must be the one it was
- * stored as. A refused object is deleted.
+ * Claims an upload that went straight to the bucket: size by HEAD, type by its bytes, then moved to its private key
+ * as that type and checked again there (a reused presigned URL cannot replace it). A refused object is deleted.
  */
 export async function claimDirectUpload(services: Services, id: string, now = new Date()): Promise<DirectUploadClaim> {
   const { db, storage } = services;
@@ -187,13 +170,8 @@ export async function claimDirectUpload(services: Services, id: string, now = ne
 const EXPIRY_GRACE_MS = 60 * 60 * 1000;
 
 /**
- * Housekeeping: forgets URLs never used (deleting anything uploaded to
- * them), deletes originals uploaded but never added to a gallery (also those
- * of an instance that died while registering), and forgets used tickets once
- * their URL has expired. A file a gallery image refers to is never deleted.
- * Each upload is claimed with a conditional update first, so one that a
- * request moved on meanwhile (the owner adding it to a gallery just then) is
- * left alone; an upload left in "pruning" by a crash is finished next time.
+ * Housekeeping: forgets unused and expired tickets, deletes originals never added to a gallery (never one a gallery
+ * names). Each upload is claimed first ("pruning"), so one a request moved on meanwhile is left alone.
  */
 export async function pruneStaleUploads(services: Services, clock: Clock = systemClock): Promise<number> {
   const { db, storage } = services;

@@ -1,4 +1,2 @@
-export const SOURCE_FOLDERS: string[];
-export const BUILD_INPUT_FILES: string[];
 /** Why the build under `root` must be made again, or null when the one on disk is newer than every input. */
 export function rebuildReason(root: string): string | null;

@@ -4,9 +4,9 @@ import fs from "node:fs";
 import path from "node:path";
 
 /** Folders whose every file goes into the build. */
-export const SOURCE_FOLDERS = ["app", "server", "public"];
+const SOURCE_FOLDERS = ["app", "server", "public"];
 /** Single files that change what the build makes: the lock file and the build's configuration. */
-export const BUILD_INPUT_FILES = [
+const BUILD_INPUT_FILES = [
   "package-lock.json",
   "package.json",
   "vite.config.ts",

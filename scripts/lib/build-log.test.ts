@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildWarnings } from "./build-log.mjs";
 
-// Lines as `npm run build` printed them before they were silenced (abridged), colours included.
+// Lines as `npm run build` printed them before it was quieted (abridged), colours included.
 const CLEAN = `
 > cornerstone@1.0.0 build
 > react-router build && node scripts/precompress-assets.mjs

@@ -10,8 +10,6 @@ export type RawResponse = {
   headers: http.IncomingHttpHeaders;
   /** Body bytes as sent (compressed, if the server compressed them). */
   wireBytes: number;
-  /** The body exactly as sent. */
-  wire: Buffer;
   /** Response head (status line and headers) bytes, approximately as sent. */
   headerBytes: number;
   /** The body, decoded if it was br/gzip/deflate. */
@@ -41,7 +39,6 @@ export function rawGet(url: string, headers: Record<string, string> = {}): Promi
           status: response.statusCode ?? 0,
           headers: response.headers,
           wireBytes: wire.length,
-          wire,
           headerBytes,
           body,
         });

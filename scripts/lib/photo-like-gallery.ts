@@ -10,7 +10,7 @@ import { photoLikeJpeg } from "./photo-like-jpeg";
 const PHOTO_TEXTURE = 30;
 
 /** A phone camera's photo size (12 MP, 4:3). */
-export const PHONE_CAMERA_SIZE = { width: 4032, height: 3024 } as const;
+const PHONE_CAMERA_SIZE = { width: 4032, height: 3024 } as const;
 
 /**
  * Adds `count` photo-like images (scripts/lib/photo-like-jpeg.ts) at a phone camera's size, so the

@@ -21,7 +21,7 @@ export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.
 const SERVER_ENTRY = path.join(PROJECT_ROOT, "build/server/index.js");
 
 /** The demo galleries of `npm run seed:demo`: what a freshly set-up site shows. */
-export const DEMO_GALLERIES: Record<GalleryType, number> = { homepage: 3, traditional: 4, veneer: 4, landscaping: 4 };
+const DEMO_GALLERIES: Record<GalleryType, number> = { homepage: 3, traditional: 4, veneer: 4, landscaping: 4 };
 
 /** The malloc tuning `npm run serve` uses in production. */
 export const PRODUCTION_MALLOC_ENV = { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "131072" } as const;

@@ -15,11 +15,7 @@ import { recordRequestActivity } from "./activity-routes";
 import { confirmOwner } from "./owner-confirmation";
 import { parseJsonBody } from "./validation";
 
-/**
- * The signed-in owner's own account: the failed sign-ins found at
- * this session's sign-in, changing the password, and signing out everywhere.
- * Mounted under /api/admin, behind requireAdmin.
- */
+/** The owner's account: this sign-in's failures, the password, signing out everywhere (under requireAdmin). */
 export function accountRoutes(services: AppServices): Router {
   const router = Router();
   const { env } = services;

@@ -9,7 +9,7 @@ import type { AppServices } from "~/services.server";
 import { badRequest } from "../http-error";
 
 /** The browser and address of a request, for the security log (only a prefix and a keyed hash are stored). */
-export function activityClientOf(req: Request): ActivityClient {
+function activityClientOf(req: Request): ActivityClient {
   return { userAgent: req.get("user-agent") ?? null, address: req.ip ?? null };
 }
 

@@ -17,7 +17,7 @@ import { parseJsonBody } from "./validation";
 /** What a locked-out browser is told: the same for every limit, so it reveals nothing. */
 export const SIGN_IN_LOCKED_MESSAGE =
   "Too many failed sign-in attempts. Please try again later. Whoever runs the site can clear this with: npm run admin:password";
-export const SIGN_IN_BUSY_MESSAGE = "Too many sign-ins are being checked right now. Please try again in a moment.";
+const SIGN_IN_BUSY_MESSAGE = "Too many sign-ins are being checked right now. Please try again in a moment.";
 
 /** The 429 for a sign-in that was not checked (over a limit, or the verification queue full). */
 export function signInRefusal(outcome: Extract<SignInOutcome, { status: "locked" | "busy" }>): HttpError {
@@ -26,11 +26,7 @@ export function signInRefusal(outcome: Extract<SignInOutcome, { status: "locked"
   });
 }
 
-/**
- * Ends a good sign-in, whichever way it came (password, password and code,
- * passkey): a fresh session, the failures since the last one filed for the
- * dashboard, the device cookie renewed, the owner told of a new browser.
- */
+/** Any good sign-in: a fresh session, its failures filed, the device cookie renewed, a new browser reported. */
 export async function completeSignIn(
   services: AppServices,
   req: Request,

@@ -3,11 +3,7 @@ import { CEREMONY_COOKIES, CEREMONY_LIFETIME_MS, type CeremonyKind } from "~/aut
 import type { Env } from "~/env.server";
 import { isHttpsSite, readCookie } from "../middleware/session";
 
-/**
- * The cookie that ties a sign-in ceremony (app/auth/ceremonies.server.ts) to
- * the browser that began it: httpOnly, SameSite=Strict, 5 minutes, and on an
- * HTTPS site `__Host-` prefixed and Secure, like the session cookie.
- */
+/** A ceremony's cookie: httpOnly, SameSite=Strict, 5 minutes, `__Host-` and Secure on HTTPS. */
 const nameOf = (env: Pick<Env, "SITE_URL">, kind: CeremonyKind) =>
   isHttpsSite(env) ? `__Host-${CEREMONY_COOKIES[kind]}` : CEREMONY_COOKIES[kind];
 

@@ -13,10 +13,8 @@ async function contactEmail(services: AppServices): Promise<string> {
 }
 
 /**
- * Runs a change to a text section (a save, a restored version, a reset). When it changes the
- * contact e-mail address, the owner is told at the new address (or NOTIFY_EMAIL) and at the
- * previous one: a stolen session could otherwise first move the owner's e-mails elsewhere, then
- * change the sign-in unseen.
+ * Runs a text change; when it moves the contact address the owner is told at both addresses, so a stolen
+ * session cannot first move the owner's e-mails, then change the sign-in unseen.
  */
 export async function watchContactEmail<T>(
   services: AppServices,

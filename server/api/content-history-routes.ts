@@ -18,11 +18,7 @@ function sectionKeyOf(key: string): SectionKey {
 
 const savedBy = (res: Response) => res.locals.user?.username ?? null;
 
-/**
- * Earlier versions of each text section (decision 0030), under /api/admin (the
- * router mounting it requires a signed-in administrator). The save itself
- * stays in admin-routes.ts; it keeps the text it replaces as a version.
- */
+/** Earlier versions of each text section (decision 0030), under /api/admin. */
 export function contentHistoryRoutes(services: AppServices): Router {
   const router = Router();
 

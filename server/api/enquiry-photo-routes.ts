@@ -7,21 +7,14 @@ import { photoBytesOf, type PhotoDisk } from "../photo-intake/photo-disk";
 import { PhotoPostError, readPhotoPost, type PhotoPost, type PhotoPostLimits } from "../photo-intake/read-photo-post";
 
 /**
- * POST /api/enquiry-photos: one photo per request, multipart, in the field
- * `photos`, read by the one multipart reader for visitors' photos (bounded,
- * to a temporary file, never whole in memory) and then taken or refused by
- * acceptEnquiryPhoto. Its disk is reserved before any of it is read (503
- * when the disk for photos on their way is taken). Registered ahead of the
- * JSON parser; the API's cross-site check applies as to every post.
+ * POST /api/enquiry-photos: one photo per request, read to a temporary file by the bounded multipart reader,
+ * its disk reserved first (503 when taken). Registered ahead of the JSON parser.
  */
 
 const NO_PHOTO_MESSAGE = `Send one photo, as multipart/form-data in the field "${ENQUIRY_PHOTO_FIELD}".`;
 const TOO_LARGE_MESSAGE = "Send one photo of at most 15 MB.";
 
-/**
- * A refused photo's body is read to its end (and thrown away) so the browser sees the answer, up to
- * three photos' worth; past it the answer goes out and the connection closes.
- */
+/** A refused photo's body is drained, up to three photos' worth, so the browser sees the answer. */
 const LIMITS: PhotoPostLimits = {
   files: 1,
   fields: 10,

@@ -9,14 +9,9 @@ import { readDeviceCookie } from "../middleware/session";
 import { signInRefusal } from "./auth-routes";
 import { clearCeremonyCookie, readCeremonyCookie } from "./ceremony-cookies";
 
-export const WRONG_CURRENT_PASSWORD = "The current password is not right";
+const WRONG_CURRENT_PASSWORD = "The current password is not right";
 
-/**
- * Proof that the signed-in owner is at the keyboard, before a change to the
- * sign-in itself: the current password (checked under the sign-in limits,
- * like any sign-in) or one of the owner's passkeys (a fresh challenge from
- * POST /api/admin/confirm/passkey/options). Throws a 400/429 otherwise.
- */
+/** Proof the owner is there before a sign-in change: the password (under the limits) or a passkey; else 400/429. */
 export async function confirmOwner(
   services: AppServices,
   req: Request,

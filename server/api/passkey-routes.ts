@@ -30,7 +30,7 @@ import { clearCeremonyCookie, readCeremonyCookie, setCeremonyCookie } from "./ce
 import { confirmOwner } from "./owner-confirmation";
 import { parseJsonBody } from "./validation";
 
-export const PASSKEY_SIGN_IN_LIMITED =
+const PASSKEY_SIGN_IN_LIMITED =
   "Too many failed passkey sign-ins from this address. Please wait 15 minutes, or sign in with your password.";
 
 /** The default name of a new passkey: "Chrome on an Android phone", or "Passkey" for a browser not recognised. */
@@ -110,11 +110,7 @@ function refusedAs(status: number) {
   };
 }
 
-/**
- * The owner's passkeys and two-step state, adding and removing passkeys. Adding or removing one
- * always asks for proof at that moment (the current password, or a passkey), however recent the
- * sign-in: a stolen session must not leave a lasting way in. Mounted at /api/admin.
- */
+/** Passkeys and two-step state; adding or removing a passkey always asks for fresh proof (a stolen session). */
 export function passkeyAccountRoutes(services: AppServices): Router {
   const router = Router();
   const { env } = services;

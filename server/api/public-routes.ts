@@ -78,10 +78,7 @@ function photoTokensOf(body: Record<string, unknown>): string[] | undefined {
   return value as string[];
 }
 
-/**
- * Sends a public read as JSON. With the page cache it is stored too, so the
- * next reads are answered before Express until a content or gallery write.
- */
+/** A public read as JSON, stored in the page cache too until a content or gallery write. */
 function sendPublicRead(req: Request, res: Response, value: unknown, cache: PageCache | undefined, generation: number) {
   const key = cache ? cacheKeyFor(req.method, req.originalUrl) : null;
   if (!cache || !key) {

@@ -41,15 +41,12 @@ function uploadIdOf(req: Request): string {
 }
 
 /** What GET /api/uploads/resumable answers: the start-up check's finding, with the part size. */
-export function resumableSupportOf(services: AppServices): ResumableSupport {
+function resumableSupportOf(services: AppServices): ResumableSupport {
   const support = services.partUploads;
   return support.available ? { available: true, partBytes: services.storage.parts.partBytes } : support;
 }
 
-/**
- * Resumable uploads' JSON routes, mounted at /api/uploads/resumable for the
- * signed-in administrator (decision 0062; paths in app/uploads/resumable-protocol.ts).
- */
+/** Resumable uploads' JSON routes for the administrator (decision 0062; paths in app/uploads/resumable-protocol.ts). */
 export function resumableUploadRoutes(services: AppServices): Router {
   const router = Router();
 
@@ -93,12 +90,7 @@ export function resumableUploadRoutes(services: AppServices): Router {
   return router;
 }
 
-/**
- * PUT /api/uploads/resumable/:uploadId/parts/:partNumber — one part, on the
- * disk (a bucket's parts go to the bucket). Streams to storage, never the
- * whole part in memory; a part cut off leaves nothing, and is sent again.
- * Answers its ETag (header and body), which the page lists to complete.
- */
+/** PUT …/parts/:partNumber: streams one part to storage (a cut-off part leaves nothing) and answers its ETag. */
 export async function receiveResumablePart(services: AppServices, req: Request, res: Response) {
   if (services.storage.uploadMode !== "via-server") {
     return answerAfterDraining(

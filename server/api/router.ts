@@ -67,8 +67,18 @@ export function createApiRouter(
 
 type BodyParserError = Error & { type?: string; status?: number };
 
+const UNSUPPORTED_ENCODING: [number, string] = [415, "Unsupported body encoding; send UTF-8 JSON"];
+/** body-parser's failures; any limit is a 400 (docs/decisions/0004). */
+const PARSER_ERRORS: Partial<Record<string, [number, string]>> = {
+  "entity.parse.failed": [400, "The request body is not valid JSON"],
+  "entity.too.large": [400, `The request body is too large (at most ${JSON_BODY_LIMIT_BYTES / 1024} KB)`],
+  "encoding.unsupported": UNSUPPORTED_ENCODING,
+  "charset.unsupported": UNSUPPORTED_ENCODING,
+  "request.aborted": [400, "The request was aborted"],
+};
+
 /** Maps every failure to a JSON `{ message }` with the right status; never a stack trace. */
-export function apiErrorHandler(services: AppServices): ErrorRequestHandler {
+function apiErrorHandler(services: AppServices): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     let status = 500;
     let body: Record<string, unknown> = { message: "Something went wrong on our side. Please try again." };
@@ -77,29 +87,9 @@ export function apiErrorHandler(services: AppServices): ErrorRequestHandler {
       body = { message: error.message, ...error.details };
       if (error.headers) res.set(error.headers);
     } else {
-      const parserError = error as BodyParserError;
-      switch (parserError?.type) {
-        case "entity.parse.failed":
-          status = 400;
-          body = { message: "The request body is not valid JSON" };
-          break;
-        case "entity.too.large":
-          // The issue asks for a 400 on any limit; see docs/decisions/0004.
-          status = 400;
-          body = { message: `The request body is too large (at most ${JSON_BODY_LIMIT_BYTES / 1024} KB)` };
-          break;
-        case "encoding.unsupported":
-        case "charset.unsupported":
-          status = 415;
-          body = { message: "Unsupported body encoding; send UTF-8 JSON" };
-          break;
-        case "request.aborted":
-          status = 400;
-          body = { message: "The request was aborted" };
-          break;
-        default:
-          services.logger.error({ err: error, method: req.method, path: req.path }, "API request failed");
-      }
+      const known = PARSER_ERRORS[(error as BodyParserError)?.type ?? ""];
+      if (known) [status, body] = [known[0], { message: known[1] }];
+      else services.logger.error({ err: error, method: req.method, path: req.path }, "API request failed");
     }
     if (res.headersSent) return;
     res.status(status).json(body);

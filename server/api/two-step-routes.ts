@@ -1,5 +1,5 @@
 import { Router } from "express";
-import { claimCeremonyAttempt, endCeremony, findCeremony } from "~/auth/ceremonies.server";
+import { claimCeremonyAttempt, endCeremony, readCeremony } from "~/auth/ceremonies.server";
 import { authenticationCodeSchema, ownerConfirmationSchema } from "~/auth/sign-in-methods";
 import { clearSignInCounts, countSignInAttempt, recordSignInFailure } from "~/auth/sign-in.server";
 import {
@@ -22,9 +22,9 @@ import { confirmOwner } from "./owner-confirmation";
 import { parseJsonBody } from "./validation";
 
 /** A pending two-step sign-in ends after this many wrong codes. */
-export const MAX_CODE_ATTEMPTS = 5;
-export const INVALID_CODE_MESSAGE = "Invalid authentication code";
-export const SIGN_IN_STEP_ENDED =
+const MAX_CODE_ATTEMPTS = 5;
+const INVALID_CODE_MESSAGE = "Invalid authentication code";
+const SIGN_IN_STEP_ENDED =
   "This sign-in has ended (after 5 minutes, or 5 wrong codes). Please enter your password again.";
 
 /** The second step of a sign-in with two-step verification on. Mounted at /api. */
@@ -34,7 +34,9 @@ export function twoStepSignInRoutes(services: AppServices): Router {
 
   router.post("/login/two-factor", async (req, res) => {
     const { code } = parseJsonBody(req, authenticationCodeSchema);
-    const found = await findCeremony(services, "two-step-sign-in", readCeremonyCookie(env, req, "two-step-sign-in"));
+    const found = await readCeremony(services, "two-step-sign-in", readCeremonyCookie(env, req, "two-step-sign-in"), {
+      take: false,
+    });
     const user =
       found.status === "found" && found.ceremony.userId
         ? await services.db

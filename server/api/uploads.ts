@@ -46,10 +46,8 @@ function uploadDeclaration(req: Request): DeclaredUpload | null {
 }
 
 /**
- * POST /api/objects/upload: a signed URL for one object, valid 15 minutes
- * (this server's, or a presigned bucket PUT). With a body `{ size, type }`,
- * a file too large or not an image is refused here (400), before anything
- * is signed, and the URL then fits only a PUT of that size and type.
+ * POST /api/objects/upload: a signed URL valid 15 minutes. With `{ size, type }` a file too large or not an image
+ * is refused (400) before signing, and the URL fits only that size and type.
  */
 export async function createUploadTarget(services: AppServices, req: Request, res: Response) {
   const declared = uploadDeclaration(req);
@@ -84,11 +82,7 @@ export function answerAfterDraining(req: Request, res: Response, error: HttpErro
   req.resume();
 }
 
-/**
- * PUT /api/uploads/:objectId?expires&signature — the direct upload. Streams
- * to storage (never the whole file in memory), judges the type by the
- * file's own bytes, and leaves nothing behind when it refuses.
- */
+/** PUT /api/uploads/:objectId: streams to storage, judges the type by its bytes, leaves nothing when refusing. */
 export async function receiveUpload(services: AppServices, req: Request, res: Response) {
   const objectId = String(req.params.objectId);
   const param = (name: string) => (typeof req.query[name] === "string" ? req.query[name] : undefined);
@@ -152,7 +146,7 @@ export async function receiveUpload(services: AppServices, req: Request, res: Re
 }
 
 /** The upload id in an upload URL this server issued, or null (other host, other path, junk). */
-export function uploadIdFromUrl(imageURL: string, req: Request, services: AppServices): string | null {
+function uploadIdFromUrl(imageURL: string, req: Request, services: AppServices): string | null {
   const ownOrigin = `${req.protocol}://${req.get("host")}`;
   let url: URL;
   try {
@@ -178,10 +172,7 @@ async function claimBucketUpload(services: AppServices, uploadId: string): Promi
   }
 }
 
-/**
- * PUT /api/admin/gallery-images: turns a completed upload into a gallery
- * image. The server only ever reads its own storage; it never fetches a URL.
- */
+/** A completed upload becomes a gallery image; the server reads only its own storage, never a URL. */
 export async function addUploadedImage(services: AppServices, req: Request) {
   const input = parseJsonBody(req, addGalleryImageSchema);
   const uploadId = uploadIdFromUrl(input.imageURL, req, services);

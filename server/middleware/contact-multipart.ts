@@ -1,4 +1,5 @@
 import type { Request, RequestHandler } from "express";
+import type { ContactPhotosOutcome } from "~/contact/contact-result";
 import { contactMessageSchema, HONEYPOT_FIELD } from "~/contact/contact-schema";
 import { MAX_ENQUIRY_PHOTOS, TOO_MANY_PHOTOS_MESSAGE, photoTooLargeMessage } from "~/enquiry-photos/enquiry-photos";
 import { displayName } from "~/enquiry-photos/enquiry-photo-accept.server";
@@ -11,33 +12,14 @@ import { photoBytesOf, type PhotoDisk } from "../photo-intake/photo-disk";
 import { PhotoPostError, readPhotoPost, type PhotoPost, type PhotoPostLimits } from "../photo-intake/read-photo-post";
 
 /**
- * The no-JavaScript contact form with photos: `multipart/form-data` posted to
- * /contact, read ahead of React Router by the one multipart reader for
- * visitors' photos (server/photo-intake/read-photo-post.ts). The whole body
- * is read before anything is refused (so the browser shows the answer); then
- * each photo goes through acceptEnquiryPhoto, and the route's action gets the
- * text fields (as a form body) and the photos' outcome (in the load context).
- * The temporary files are always deleted. Every other page post keeps the
- * 64 KB limit (server/react-router-handler.ts).
+ * The no-JavaScript contact form with photos, read ahead of React Router by the one photo reader. The whole body
+ * is read before refusing (so the browser shows the answer); temporary files are always deleted.
  */
-
-/** What the photos of a no-JS post came to; the contact route's action reads it. */
-export type ContactPhotosOutcome =
-  | { status: "accepted"; tokens: string[] }
-  /** Nothing is stored; the form comes back with its text and these reasons. */
-  | { status: "refused"; httpStatus: number; messages: string[]; retryAfterSeconds?: number };
 
 declare module "express-serve-static-core" {
   interface Locals {
     /** A no-JS contact post read by this middleware: its text fields and its photos' outcome. */
     contactPost?: { fields: [string, string][]; photos: ContactPhotosOutcome };
-  }
-}
-
-declare module "react-router" {
-  interface AppLoadContext {
-    /** Set for a multipart post to /contact (server/middleware/contact-multipart.ts). */
-    contactPhotos?: ContactPhotosOutcome;
   }
 }
 
@@ -52,8 +34,7 @@ const LIMITS: Omit<PhotoPostLimits, "bodyBytes"> = {
 /** A body this long is not a form with a few photos: answered 413 and cut off. Below it, read to the end. */
 export const CONTACT_BODY_CEILING_BYTES = 200 * 1024 * 1024;
 
-export const FORM_TOO_LONG_MESSAGE =
-  "The form has more text than it can take. Please shorten the message and send it again.";
+const FORM_TOO_LONG_MESSAGE = "The form has more text than it can take. Please shorten the message and send it again.";
 
 function isContactMultipart(req: Request): boolean {
   return (
@@ -79,10 +60,7 @@ function postProblems(post: PhotoPost): string[] {
   return problems;
 }
 
-/**
- * Each photo through acceptEnquiryPhoto, in the order chosen. One not taken refuses the post (answered as
- * POST /api/enquiry-photos answers it); photos taken before it are then let go, since nothing is sent.
- */
+/** One photo not taken refuses the post, as POST /api/enquiry-photos would; those taken before it are let go. */
 async function judgePhotos(services: AppServices, post: PhotoPost, clientIp: string): Promise<ContactPhotosOutcome> {
   const tokens: string[] = [];
   const messages: string[] = [];

@@ -11,12 +11,8 @@ declare module "express-serve-static-core" {
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/**
- * Whether a state-changing request was sent from another site: the Origin
- * header decides; without one, Sec-Fetch-Site. Requests with neither (curl,
- * server-to-server) carry no ambient cookies from a browser and pass.
- */
-export function isCrossSiteRequest(req: Request, siteOrigin: string): boolean {
+/** Origin decides, else Sec-Fetch-Site; requests with neither carry no browser cookies and pass. */
+function isCrossSiteRequest(req: Request, siteOrigin: string): boolean {
   if (SAFE_METHODS.has(req.method)) return false;
   const origin = req.get("origin");
   if (origin !== undefined) {
@@ -36,11 +32,7 @@ export function rejectCrossSiteRequests(env: Pick<Env, "SITE_URL">): RequestHand
   };
 }
 
-/**
- * Pages (the no-JS contact form): the same rule. A refused post is not passed
- * to the route's action; the page is shown with a notice, as a 403
- * (server/react-router-handler.ts).
- */
+/** A refused page post reaches no action: the page shows a notice, as a 403. */
 export function refuseCrossSitePagePosts(env: Pick<Env, "SITE_URL">): RequestHandler {
   const siteOrigin = new URL(env.SITE_URL).origin;
   return (req, res, next) => {

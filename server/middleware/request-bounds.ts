@@ -5,10 +5,8 @@ import type { Logger } from "~/lib/logger.server";
 import { logRequest } from "./request-logger";
 
 /**
- * What visitors' unfinished requests may hold, for every request, before the cached pages and Express
- * (decision 0072): requests open per client address (as TRUST_PROXY resolves it), memory reserved for
- * bodies in all (429 / 503, before any of the body is read), and a minimum rate for every body, a
- * deadline for one kept in memory (408). Each refusal closes the connection. Time is the injected clock's.
+ * Bounds on visitors' unfinished requests, before everything (decision 0072): requests per address, body memory
+ * in all (429 / 503), a minimum body rate and a deadline (408). Each refusal closes the connection.
  */
 
 /** Generous: many phones share one mobile carrier's address. */

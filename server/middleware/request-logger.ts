@@ -3,10 +3,7 @@ import { requestLineLogger, type Logger } from "~/lib/logger.server";
 
 export type RequestLogLine = { method: string; url: string; status: number; startedAt: bigint; ip: string | undefined };
 
-/**
- * One structured line per request: no query strings, cookies or bodies, so no secrets. The path
- * and address are clipped by the logger's serializers (a 4 KB junk path logs 256 characters).
- */
+/** One line per request, without query, cookies or body; the logger clips path and address. */
 export function logRequest(logger: Logger, line: RequestLogLine): void {
   const query = line.url.indexOf("?");
   requestLineLogger(logger).info(

@@ -17,11 +17,8 @@ type CspLocals = { cspNonce: string };
 const localsOf = (res: unknown) => (res as { locals: CspLocals }).locals;
 
 /**
- * Helmet with an enforced Content-Security-Policy: scripts only from this
- * origin or carrying this response's nonce. (A cached page's copies add the
- * hashes of its inline scripts: see server/page-cache.ts.) With a bucket, the
- * admin page may also connect to the bucket's origin (uploads); with
- * MEDIA_BASE_URL, images may also come from that origin. Nothing broader.
+ * Helmet with an enforced CSP: scripts from this origin or with this response's nonce (cached copies add their
+ * inline scripts' hashes). A bucket adds its origin to connect-src, MEDIA_BASE_URL to img-src; nothing broader.
  */
 export function securityHeaders(options: {
   development: boolean;
@@ -61,11 +58,7 @@ export function securityHeaders(options: {
   });
 }
 
-/**
- * HSTS on every response when SITE_URL is https:// (whatever the proxy in
- * front says), else when this request came over HTTPS (directly, or via a
- * trusted proxy). Browsers ignore it over plain HTTP.
- */
+/** HSTS whenever SITE_URL is https://, else when this request came over HTTPS. */
 export function hstsOverHttps(options: { httpsSite: boolean }): RequestHandler {
   return (req, res, next) => {
     if (options.httpsSite || req.secure) res.set("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY);

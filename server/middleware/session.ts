@@ -27,10 +27,8 @@ function decodeCookieValue(value: string): string | undefined {
 }
 
 /**
- * The value of the cookie `name`, parsed by the `cookie` package. A browser may send a name twice
- * (cookies set at different times or paths): the first usable one counts, as browsers list the most
- * specific and oldest first. An empty or malformed value (percent-encoding that does not decode) is
- * skipped, so a broken copy neither signs the owner out nor stands in for the real one.
+ * A cookie's first usable value (browsers list the most specific and oldest first); an empty or malformed copy
+ * is skipped, so it neither signs the owner out nor stands in for the real one.
  */
 export function readCookie(req: Request, name: string): string | undefined {
   const header = req.headers.cookie;
@@ -41,25 +39,17 @@ export function readCookie(req: Request, name: string): string | undefined {
 /** Whether the site is served over HTTPS (SITE_URL says so), whatever this request came over. */
 export const isHttpsSite = (env: Pick<Env, "SITE_URL">) => env.SITE_URL.startsWith("https://");
 
-/**
- * Cookie names: on an HTTPS site the `__Host-` prefix, which browsers only
- * accept with Secure, Path=/ and no Domain, so no other host or plain-HTTP
- * page can set or shadow them.
- */
-export const sessionCookieName = (env: Pick<Env, "SITE_URL">) =>
+/** `__Host-` on HTTPS sites, so no other host or plain-HTTP page can set or shadow them. */
+const sessionCookieName = (env: Pick<Env, "SITE_URL">) =>
   isHttpsSite(env) ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
-export const deviceCookieName = (env: Pick<Env, "SITE_URL">) =>
-  isHttpsSite(env) ? `__Host-${DEVICE_COOKIE}` : DEVICE_COOKIE;
+const deviceCookieName = (env: Pick<Env, "SITE_URL">) => (isHttpsSite(env) ? `__Host-${DEVICE_COOKIE}` : DEVICE_COOKIE);
 
-/**
- * httpOnly, SameSite=Strict (the admin is same-origin), Path=/; Secure always
- * on an HTTPS site, else whenever the request came over HTTPS.
- */
+/** httpOnly, SameSite=Strict, Path=/; Secure on an HTTPS site or request. */
 function cookieOptions(env: Pick<Env, "SITE_URL">, req: Request, maxAge: number): CookieOptions {
   return { httpOnly: true, sameSite: "strict", path: "/", secure: isHttpsSite(env) || req.secure, maxAge };
 }
 
-export function sessionCookieOptions(env: Pick<Env, "SITE_URL">, req: Request): CookieOptions {
+function sessionCookieOptions(env: Pick<Env, "SITE_URL">, req: Request): CookieOptions {
   return cookieOptions(env, req, SESSION_LIFETIME_MS);
 }
 

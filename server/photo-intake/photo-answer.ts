@@ -2,15 +2,11 @@ import type { Response } from "express";
 import type { PhotoAcceptOutcome } from "~/enquiry-photos/enquiry-photo-accept.server";
 import type { PhotoPostFailure } from "./read-photo-post";
 
-/**
- * The one mapping from what became of a visitor's photo to an HTTP answer:
- * POST /api/enquiry-photos sends it as JSON `{ message }`; the no-JS form
- * shows the message under the form, with the same status.
- */
+/** What became of a visitor's photo → its HTTP status and `{ message }` (JSON, or under the no-JS form). */
 
 export type PhotoAnswer = { status: number; message: string; retryAfterSeconds?: number };
 
-export const RATE_LIMITED_MESSAGE = "Too many photos from this address. Please try again later or e-mail them.";
+const RATE_LIMITED_MESSAGE = "Too many photos from this address. Please try again later or e-mail them.";
 
 /** The disk for photos on their way is taken (photo-disk.ts): nothing of this post's photos is written. */
 export const PHOTOS_BUSY = {
@@ -32,17 +28,14 @@ export function answerForPhoto(outcome: PhotoNotTaken): PhotoAnswer {
   }
 }
 
-/**
- * A post that could not be read: its status. The answer closes the connection, since the rest of the
- * body is not read. (`left`: the visitor went away; nothing is answered.)
- */
+/** An unreadable post's status; the answer closes the connection. (`left`: nobody to answer.) */
 export const POST_FAILURE_STATUS: Record<Exclude<PhotoPostFailure, "left">, number> = {
   "not-multipart": 415,
   unreadable: 400,
   "too-large": 413,
 };
 
-export function retryAfterHeaders(answer: Pick<PhotoAnswer, "retryAfterSeconds">): Record<string, string> {
+function retryAfterHeaders(answer: Pick<PhotoAnswer, "retryAfterSeconds">): Record<string, string> {
   return answer.retryAfterSeconds === undefined ? {} : { "Retry-After": String(answer.retryAfterSeconds) };
 }
 

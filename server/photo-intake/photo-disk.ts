@@ -2,10 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { MAX_ENQUIRY_PHOTO_BYTES } from "~/enquiry-photos/enquiry-photos";
 import { normaliseClientAddress } from "~/lib/client-address.server";
 
-/**
- * Disk for visitors' photos while they arrive, per process (decision 0072): reserved before any byte of
- * them is written, given back once their files are gone; ENQUIRY_PHOTO_UPLOADS_MB in all, one address half.
- */
+/** Disk for arriving photos, reserved before any byte is written (decision 0072); one address gets half. */
 
 /** The most a socket hands over at once: part of it may already be a photo's. */
 const CHUNK_BYTES = 64 * 1024;
@@ -18,10 +15,7 @@ export type PhotoDisk = {
   tryReserve(address: string, bytes: number): PhotoDiskReservation | null;
 };
 
-/**
- * What `photos` photos may write: their limit, or less when the body declares less than that after the
- * `received` bytes already read (give or take the chunk being read).
- */
+/** What `photos` photos may write: their limit, or less when the body declares less. */
 export function photoBytesOf(req: IncomingMessage, photos: number, received = 0): number {
   const declared = Number(req.headers["content-length"]);
   const most = photos * (MAX_ENQUIRY_PHOTO_BYTES + 1);

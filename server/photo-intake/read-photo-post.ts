@@ -10,19 +10,11 @@ import { streamsToDisk } from "../middleware/request-bounds";
 import type { PhotoDiskReservation } from "./photo-disk";
 
 /**
- * The one multipart reader for a visitor's photos (POST /api/enquiry-photos
- * and the no-JS form's POST /contact): one busboy set-up, photo parts into
- * the one temporary folder, text fields into memory, everything bounded.
- *
- * Every stream it opens has its 'error' handled from the moment it exists:
- * each part (whatever its name, wanted or thrown away), each temporary file
- * and the parser. However a post ends (complete, malformed, past a limit,
- * dropped as too slow by server/middleware/request-bounds.ts, or cut off by
- * the visitor), its temporary files are deleted before the promise settles,
- * unless it succeeded: then `discard()` does it.
+ * The one multipart reader for a visitor's photos, bounded. Every stream has its 'error' handled from birth, and
+ * however a post ends its temporary files are deleted before the promise settles, unless it succeeded (`discard()`).
  */
 
-export type SavedPhoto = {
+type SavedPhoto = {
   fileName: string;
   declaredType: string;
   /** The temporary file: the photo's bytes, at most MAX_ENQUIRY_PHOTO_BYTES + 1. */
@@ -73,11 +65,7 @@ export type ReadPhotoPostOptions = {
   /** The temporary folder (enquiryPhotoTempDir). */
   dir: string;
   limits: PhotoPostLimits;
-  /**
-   * Asked when the first photo part starts, with the text fields and the number of body bytes read so
-   * far: disk for the photos (given back by discard()), "busy" when there is none (the photos are thrown
-   * away: `noRoom`), or "unwanted" when the text shows the post is a bot's (thrown away, nothing written).
-   */
+  /** Disk for the photos, asked at the first photo part: "busy" throws them away (`noRoom`), "unwanted" (a bot) too. */
   diskForPhotos?: (fields: [string, string][], received: number) => PhotoDiskReservation | "busy" | "unwanted";
 };
 

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { toast } from "~/components/ui/use-toast";
-import type { NotificationsOverview } from "~/contact/notification-state";
+import type { NotificationsOverview } from "~/notifications/notification-state";
 import { EmailCard } from "./email-card";
 import { json, mockFetch, renderWithClient } from "../test-helpers";
 import { UnreadCount } from "../enquiries/unread-count";

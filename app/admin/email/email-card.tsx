@@ -5,7 +5,7 @@ import { Button } from "~/components/ui/button";
 import { Spinner } from "~/components/ui/spinner";
 import { toast } from "~/components/ui/use-toast";
 import { apiRequest, isUnauthorizedError } from "~/lib/api-client";
-import type { NotificationsOverview } from "~/contact/notification-state";
+import type { NotificationsOverview } from "~/notifications/notification-state";
 import { LoadFailed, SettingsView } from "../admin-ui";
 import { formatSubmittedAt } from "~/lib/format-date";
 import { OwnerNotice, TechnicalDetails } from "../owner-notice";

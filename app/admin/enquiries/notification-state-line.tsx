@@ -1,5 +1,5 @@
 import { AlertTriangle, BellOff, Check, Clock, Send } from "lucide-react";
-import type { NotificationState } from "~/contact/notification-state";
+import type { NotificationState } from "~/notifications/notification-state";
 import { cn } from "~/lib/cn";
 import { formatDueTime } from "~/lib/format-date";
 import { TechnicalDetails } from "../owner-notice";

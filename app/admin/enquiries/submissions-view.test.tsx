@@ -3,7 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { InboxItem } from "~/contact/inbox";
 import { toast } from "~/components/ui/use-toast";
-import { NOTIFICATIONS_OFF_STATE, type NotificationState } from "~/contact/notification-state";
+import { NOTIFICATIONS_OFF_STATE, type NotificationState } from "~/notifications/notification-state";
 import { SubmissionsView } from "./submissions-view";
 import { deferred, json, mockFetch, renderWithClient } from "../test-helpers";
 
