@@ -32,8 +32,38 @@ const SERVER_ONLY = "([.]server[.]tsx?$|^server/)";
 /** Tests and their helpers belong to no layer. */
 const TESTS = "([.]test[.]tsx?$|^tests/|^app/admin/test-(files|helpers)[.]tsx?$)";
 
+/**
+ * The folders of app/, lowest first: each imports only folders before it in this list (its own
+ * files aside). Foundation, then the features, then what shows them.
+ */
+const FOLDER_ORDER = [
+  ...["lib", "db", "storage"],
+  ...["activity", "analytics", "content", "images", "enquiry-photos", "notifications", "auth", "galleries"],
+  ...["uploads", "contact", "backups"],
+  ...["components", "islands", "admin", "routes"],
+];
+
+/** One rule a folder: it may not import a folder above it. */
+const folderOrderRules = FOLDER_ORDER.slice(0, -1).map((folder, index) => ({
+  name: `folder-order-${folder}`,
+  comment:
+    `app/${folder} sits below ${FOLDER_ORDER.slice(index + 1).join(", ")} (FOLDER_ORDER in .dependency-cruiser.cjs): ` +
+    `it imports none of them. Move the fact both need down into app/${folder} or a folder below it.`,
+  severity: "error",
+  from: { path: `^app/${folder}/`, pathNot: TESTS },
+  to: { path: `^app/(${FOLDER_ORDER.slice(index + 1).join("|")})/` },
+}));
+
 module.exports = {
   forbidden: [
+    ...folderOrderRules,
+    {
+      name: "folder-in-order",
+      comment: "A folder of app/ that imports anything has its place in FOLDER_ORDER (.dependency-cruiser.cjs).",
+      severity: "error",
+      from: { path: "^app/[^/]+/", pathNot: [`^app/(${FOLDER_ORDER.join("|")})/`, TESTS] },
+      to: {},
+    },
     {
       name: "foundation-imports-no-feature",
       comment:

@@ -18,7 +18,7 @@ import adminStylesheet from "./app.css?inline";
 import publicStylesheet from "./public.css?inline";
 import { HeadLinks } from "./components/layout/head-links";
 import { SiteFooter } from "./components/layout/site-footer";
-import { PublicPageScripts } from "./components/layout/public-page-scripts";
+import { PublicPageScripts } from "./islands/public-page-scripts";
 import { SiteHeader } from "./components/layout/site-header";
 import { useNonce } from "./components/nonce-provider";
 import { Toaster } from "./components/ui/toaster";

@@ -8,7 +8,7 @@ import type { ImageWorker } from "~/images/image-worker.server";
 import { createAddressKeyer, type AddressKeyer } from "~/lib/client-address.server";
 import { systemClock, type Clock } from "~/lib/clock";
 import type { Logger } from "~/lib/logger.server";
-import { createRateLimiter, type RateLimiter } from "~/lib/rate-limit.server";
+import { createRateLimiter, type RateLimiter } from "~/db/rate-limit.server";
 import { createSignal, type Signal } from "~/lib/signal";
 import { mailSetupFromEnv, type MailSetup } from "~/notifications/mailer.server";
 import type { BucketPrivacy } from "~/storage/bucket-privacy";

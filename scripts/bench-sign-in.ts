@@ -19,7 +19,7 @@ import { ensureAdministrator, hashPassword } from "../app/auth/auth.server";
 import { parseEnv } from "../app/env.server";
 import { systemClock } from "../app/lib/clock";
 import { createLogger } from "../app/lib/logger.server";
-import { createRateLimiter } from "../app/lib/rate-limit.server";
+import { createRateLimiter } from "../app/db/rate-limit.server";
 import { createApp } from "../server/app";
 import { openServices } from "../server/bootstrap";
 import { median, round } from "./lib/bench-report";

@@ -11,7 +11,7 @@
 // under DATA_DIR/backups/pre-restore-YYYYMMDD-HHmmss/ (PostgreSQL: a pre-restore backup
 // file, in the bucket under backups/ when S3_BUCKET is set).
 import { randomBytes } from "node:crypto";
-import { TWO_STEP_LOST_IN_RESTORE } from "~/auth/sign-in-methods";
+import { TWO_STEP_LOST_IN_RESTORE } from "~/notifications/two-step-lost";
 import { backupsDirOf } from "~/backups/backup-files.server";
 import { ResticError } from "~/backups/offsite-restic.server";
 import { openRestoreSource } from "~/backups/restore-source.server";

@@ -5,7 +5,7 @@ import { createBackupScheduler } from "~/backups/backup-scheduler.server";
 import { createOffsiteSchedule, type OffsiteCopyRunner } from "~/backups/offsite-schedule.server";
 import { createEnquiryPhotoRetention } from "~/enquiry-photos/enquiry-photo-retention.server";
 import { every } from "~/lib/every";
-import { pruneRateLimitCounters } from "~/lib/rate-limit.server";
+import { pruneRateLimitCounters } from "~/db/rate-limit.server";
 import { createOutbox } from "~/notifications/outbox.server";
 import type { AppServices } from "~/services.server";
 import { pruneStaleUploads } from "~/uploads/uploads.server";

@@ -15,7 +15,7 @@ import { createImageWorker, type ImageWorkerEntry } from "~/images/image-worker.
 import type { Clock } from "~/lib/clock";
 import type { Logger } from "~/lib/logger.server";
 import { makeDataDirPrivate } from "~/lib/private-data-dir.server";
-import { loadOrCreateDatabaseSecret, loadOrCreateSecret } from "~/lib/secrets.server";
+import { loadOrCreateDatabaseSecret, loadOrCreateSecret } from "~/db/secrets.server";
 import type { MailSetup } from "~/notifications/mailer.server";
 import { createServices, type AppServices } from "~/services.server";
 import type { BucketPrivacy } from "~/storage/bucket-privacy";

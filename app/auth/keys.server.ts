@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import type { Env } from "~/env.server";
 import type { Database } from "~/db/database.server";
-import { loadOrCreateDatabaseSecret, loadOrCreateSecret } from "~/lib/secrets.server";
+import { loadOrCreateDatabaseSecret, loadOrCreateSecret } from "~/db/secrets.server";
 
 export type SignInKeys = {
   /** Signs device cookies (HMAC-SHA256). */

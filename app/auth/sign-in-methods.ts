@@ -59,7 +59,3 @@ export type SignInMethods = {
     recoveryCodesLeft: number;
   };
 };
-
-/** After a plain restore from another installation: the dashboard, the e-mail and `npm run restore` say this. */
-export const TWO_STEP_LOST_IN_RESTORE =
-  "Two-step verification was turned off when this site was restored. Turn it on again.";

@@ -1,7 +1,7 @@
 import type { Database } from "~/db/database.server";
 import type { AddressKeyer } from "~/lib/client-address.server";
 import type { Clock } from "~/lib/clock";
-import { clearRateLimits, createRateLimiter, type RateLimiter } from "~/lib/rate-limit.server";
+import { clearRateLimits, createRateLimiter, type RateLimiter } from "~/db/rate-limit.server";
 import { verifyCredentials, type VerificationMeter } from "./auth.server";
 import { createDeviceCookies, type Device, type DeviceCookies } from "./device-cookie.server";
 import type { CurrentUser } from "./login-schema";

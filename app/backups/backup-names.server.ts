@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Database } from "~/db/database.server";
 import { withEncryptedNames } from "./backup-encryption.server";
-import { loadOrCreateDatabaseSecret, loadOrCreateSecret } from "~/lib/secrets.server";
+import { loadOrCreateDatabaseSecret, loadOrCreateSecret } from "~/db/secrets.server";
 
 /**
  * Backup names (decision 0046): `<kind>-YYYYMMDD-HHmmss-<random>-<tag>[.tar.gz]`. The random part makes a name

@@ -6,7 +6,7 @@ import type { Kysely } from "kysely";
 import { TWO_STEP_SECRET_NAME, twoStepKeyFrom } from "~/auth/keys.server";
 import { openDatabase, type MigrateOptions } from "~/db/database.server";
 import type { DatabaseSchema } from "~/db/schema";
-import { loadOrCreateSecret } from "~/lib/secrets.server";
+import { loadOrCreateSecret } from "~/db/secrets.server";
 import { createLocalStorage } from "~/storage/local-storage.server";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { backupsDirOf } from "./backup-files.server";

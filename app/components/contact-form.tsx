@@ -1,6 +1,11 @@
 import { Send } from "lucide-react";
 import { useRef, useState, type FormEvent } from "react";
-import { CONTACT_FIELDS, HONEYPOT_FIELD, type ContactField, type ContactFieldErrors } from "~/contact/contact-fields";
+import {
+  CONTACT_FIELDS,
+  HONEYPOT_FIELD,
+  type ContactField,
+  type ContactFieldErrors,
+} from "~/notifications/enquiry-fields";
 import { CONTACT_FORM_ACTION, CONTACT_RESULT_ID, type SentPhotos } from "~/contact/contact-result";
 import { PHOTO_TOKENS_FIELD, photoOutcomeMessages, type ContactAccepted } from "~/enquiry-photos/enquiry-photos";
 import { apiRequest } from "~/lib/api-client";

@@ -1,7 +1,7 @@
 import type { CSSProperties, Ref } from "react";
 import { preload } from "react-dom";
 import type { GalleryImage } from "~/galleries/gallery";
-import { AFTER_LARGEST_PAINT_ATTRIBUTE, LARGEST_PAINT_TIMING } from "~/islands/largest-paint-attributes";
+import { AFTER_LARGEST_PAINT_ATTRIBUTE, LARGEST_PAINT_TIMING } from "~/components/largest-paint-attributes";
 import { cn } from "~/lib/cn";
 
 function srcSet(variants: { path: string; width: number }[]) {

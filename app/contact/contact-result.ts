@@ -9,6 +9,19 @@ export const CONTACT_RESULT_ID = "contact-result";
 
 export const CONTACT_FORM_ACTION = `/contact#${CONTACT_RESULT_ID}`;
 
+/** What the photos of a no-JS post came to (server/middleware/contact-multipart.ts); the contact route's action reads it. */
+export type ContactPhotosOutcome =
+  | { status: "accepted"; tokens: string[] }
+  /** Nothing is stored; the form comes back with its text and these reasons. */
+  | { status: "refused"; httpStatus: number; messages: string[]; retryAfterSeconds?: number };
+
+declare module "react-router" {
+  interface AppLoadContext {
+    /** Set for a multipart post to /contact. */
+    contactPhotos?: ContactPhotosOutcome;
+  }
+}
+
 const SENT_PARAM = "sent";
 const PHOTOS_PARAM = "photos";
 const PHOTOS_NOT_TAKEN = "not-taken";

@@ -1,5 +1,5 @@
 import { firstErrorPerField, z } from "~/lib/zod";
-import { CONTACT_FIELDS, MESSAGE_MIN_LENGTH, type ContactFieldErrors } from "./contact-fields";
+import { CONTACT_FIELDS, MESSAGE_MIN_LENGTH, type ContactFieldErrors } from "~/notifications/enquiry-fields";
 
 export {
   HONEYPOT_FIELD,
@@ -7,7 +7,7 @@ export {
   type ContactField,
   type ContactFieldErrors,
   type ContactSubmission,
-} from "./contact-fields";
+} from "~/notifications/enquiry-fields";
 
 /**
  * The contact message, validated by the form in the browser, by the no-JS

@@ -1,6 +1,6 @@
 import type { EnquiryPhotoSummary } from "~/enquiry-photos/enquiry-photos";
 import type { NotificationState } from "~/notifications/notification-state";
-import type { ContactSubmission } from "./contact-fields";
+import type { ContactSubmission } from "~/notifications/enquiry-fields";
 
 /** Enquiries as the admin's inbox lists them (browser-safe types). */
 

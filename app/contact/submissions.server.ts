@@ -24,7 +24,7 @@ import {
   type ContactFieldErrors,
   type ContactSubmission,
 } from "./contact-schema";
-import { submissionFromRow } from "./contact-fields";
+import { submissionFromRow } from "~/notifications/enquiry-fields";
 import { INBOX_PAGE_SIZE, type InboxItem, type InboxSummary } from "./inbox";
 
 /** The same enquiry again within this time (same name, e-mail and message) is not stored twice. */

@@ -1,13 +1,12 @@
 import type { MetaDescriptor } from "react-router";
 import type { ContentMap } from "./sections";
-import type { GalleryImage } from "~/galleries/gallery";
 import { identity, splitLines } from "~/identity";
 
 /** What the root loader gives every page's meta: the site's address, contact details and share image. */
 export type SiteSeo = {
   siteUrl: string;
   contact: ContentMap<"contact.name" | "contact.phone" | "contact.email" | "contact.address" | "contact.areas">;
-  shareImage: Pick<GalleryImage, "imagePath" | "width" | "height" | "caption"> | null;
+  shareImage: { imagePath: string; width: number; height: number; caption: string } | null;
 };
 
 /** Meta descriptions read best under about 160 characters. */

@@ -4,7 +4,7 @@ import path from "node:path";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { createLogger } from "~/lib/logger.server";
-import { loadOrCreateDatabaseSecret } from "~/lib/secrets.server";
+import { loadOrCreateDatabaseSecret } from "~/db/secrets.server";
 import { createTestDatabase, type TestDatabase } from "../../tests/support/backends";
 import { until } from "../../tests/support/until";
 import { PUBLIC_CONTENT_CHANNEL, openChangeFeed } from "./change-feed.server";

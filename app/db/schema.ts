@@ -98,7 +98,7 @@ export interface UploadsTable {
   multipart_id: string | null;
 }
 
-/** One counter per (limit, client key); see app/lib/rate-limit.server.ts. */
+/** One counter per (limit, client key); see app/db/rate-limit.server.ts. */
 export interface RateLimitCountersTable {
   scope: string;
   key: string;

@@ -3,7 +3,7 @@
 // photo showed (not from when this script arrived), swipes at `data-hero-swipe-px` px, and stays still
 // for visitors who prefer reduced motion.
 import { HERO_ATTRIBUTE, HERO_SLIDE_CLASS, HERO_TOGGLE_LABEL, type HeroState } from "~/components/hero-markup";
-import { LARGEST_PAINT_AT_ATTRIBUTE } from "./largest-paint-attributes";
+import { LARGEST_PAINT_AT_ATTRIBUTE } from "~/components/largest-paint-attributes";
 import { markIslandMounted } from "./mounted";
 
 const hero = document.querySelector<HTMLElement>(`section[${HERO_ATTRIBUTE.index}]`);

@@ -1,4 +1,4 @@
-import type { ContactSubmission } from "~/contact/contact-fields";
+import type { ContactSubmission } from "~/notifications/enquiry-fields";
 import { photosNotAttachedLine } from "~/enquiry-photos/enquiry-photos";
 import { identity } from "~/identity";
 import { plural } from "~/lib/plural";

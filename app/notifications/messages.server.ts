@@ -1,5 +1,5 @@
 import { formatSubmittedAt } from "~/lib/format-date";
-import { TWO_STEP_LOST_IN_RESTORE } from "~/auth/sign-in-methods";
+import { TWO_STEP_LOST_IN_RESTORE } from "~/notifications/two-step-lost";
 import { identity } from "~/identity";
 import { describeBrowser } from "~/lib/browser-name";
 import type { MailParts } from "./mail-layout.server";

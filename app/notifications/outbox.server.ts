@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
-import { submissionFromRow, type ContactSubmission } from "~/contact/contact-fields";
+import { submissionFromRow, type ContactSubmission } from "~/notifications/enquiry-fields";
 import type { DatabaseSchema, NotificationJobRow } from "~/db/schema";
 import { enquiryPhotosOf } from "~/enquiry-photos/enquiry-photos.server";
 import { every } from "~/lib/every";

@@ -1,4 +1,5 @@
 import type { Request, RequestHandler } from "express";
+import type { ContactPhotosOutcome } from "~/contact/contact-result";
 import { contactMessageSchema, HONEYPOT_FIELD } from "~/contact/contact-schema";
 import { MAX_ENQUIRY_PHOTOS, TOO_MANY_PHOTOS_MESSAGE, photoTooLargeMessage } from "~/enquiry-photos/enquiry-photos";
 import { displayName } from "~/enquiry-photos/enquiry-photo-accept.server";
@@ -15,23 +16,10 @@ import { PhotoPostError, readPhotoPost, type PhotoPost, type PhotoPostLimits } f
  * is read before refusing (so the browser shows the answer); temporary files are always deleted.
  */
 
-/** What the photos of a no-JS post came to; the contact route's action reads it. */
-type ContactPhotosOutcome =
-  | { status: "accepted"; tokens: string[] }
-  /** Nothing is stored; the form comes back with its text and these reasons. */
-  | { status: "refused"; httpStatus: number; messages: string[]; retryAfterSeconds?: number };
-
 declare module "express-serve-static-core" {
   interface Locals {
     /** A no-JS contact post read by this middleware: its text fields and its photos' outcome. */
     contactPost?: { fields: [string, string][]; photos: ContactPhotosOutcome };
-  }
-}
-
-declare module "react-router" {
-  interface AppLoadContext {
-    /** Set for a multipart post to /contact (server/middleware/contact-multipart.ts). */
-    contactPhotos?: ContactPhotosOutcome;
   }
 }
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
-import { submissionFromRow } from "~/contact/contact-fields";
+import { submissionFromRow } from "~/notifications/enquiry-fields";
 import type { InboxItem } from "~/contact/inbox";
 import { enquiryMail } from "~/notifications/enquiry-mails.server";
 import { openEnquiryPhotoAttachments } from "~/notifications/enquiry-photo-attachments.server";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { Secret, TOTP } from "otpauth";
 import supertest from "supertest";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { TWO_STEP_LOST_IN_RESTORE } from "~/auth/sign-in-methods";
+import { TWO_STEP_LOST_IN_RESTORE } from "~/notifications/two-step-lost";
 import { initialPasswordPath } from "~/auth/initial-admin.server";
 import { parseEnv } from "~/env.server";
 import { createManualClock, type ManualClock } from "~/lib/clock";

@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { KeySquare, ShieldCheck, ShieldOff } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
-import { TWO_STEP_LOST_IN_RESTORE, type SignInMethods } from "~/auth/sign-in-methods";
+import type { SignInMethods } from "~/auth/sign-in-methods";
+import { TWO_STEP_LOST_IN_RESTORE } from "~/notifications/two-step-lost";
 import { Button } from "~/components/ui/button";
 import { DialogClose, DialogDescription, TaskDialog, useTaskDialogState } from "~/components/ui/dialog";
 import { TextField } from "~/components/ui/form-field";

@@ -4,7 +4,7 @@ import { sql, type Kysely, type Migration } from "kysely";
 // (decisions 0014 and 0015).
 export const hardening: Migration = {
   async up(db: Kysely<unknown>) {
-    // One row per (limit, client): changed only by one atomic upsert (app/lib/rate-limit.server.ts).
+    // One row per (limit, client): changed only by one atomic upsert (app/db/rate-limit.server.ts).
     await db.schema
       .createTable("rate_limit_counters")
       .ifNotExists()

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { migrateToLatest, openDatabase, type Database } from "~/db/database.server";
-import { createManualClock, type ManualClock } from "./clock";
+import { createManualClock, type ManualClock } from "~/lib/clock";
 import { clearRateLimits, createRateLimiter, pruneRateLimitCounters } from "./rate-limit.server";
 
 let dir: string;

@@ -5,10 +5,10 @@ import {
   LARGEST_PAINT_AT_ATTRIBUTE,
   LARGEST_PAINT_TIMING,
   PHOTOS_WAIT_ATTRIBUTE,
-} from "~/islands/largest-paint-attributes";
+} from "~/components/largest-paint-attributes";
 import { PAGE_SCRIPT_ATTRIBUTE, pageScriptText } from "~/islands/page-script";
-import { EAGERLY_FETCHED_HEAD_LINKS } from "./head-links";
-import { SPECULATION_RULES } from "./speculation-rules";
+import { EAGERLY_FETCHED_HEAD_LINKS } from "~/components/layout/head-links";
+import { SPECULATION_RULES } from "~/components/layout/speculation-rules";
 
 /**
  * All the script a public page has: its one inline script (app/islands/page-script.ts: the other

@@ -1,5 +1,5 @@
 import type { Database } from "~/db/database.server";
-import type { Clock } from "./clock";
+import type { Clock } from "~/lib/clock";
 
 /** Fixed-window limits in the database (decision 0014): one atomic upsert counts, so none slip under together. */
 /** `count`: the attempts counted in the current window (a refused attempt over the limit may not be). */
