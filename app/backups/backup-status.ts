@@ -40,7 +40,7 @@ export const OFFSITE_RED_AFTER_MS = 3 * 60 * 60 * 1000;
 /** How to set the passphrase, for the red notice shown when there is none. */
 export const PASSPHRASE_HOW_TO =
   "Add BACKUP_PASSPHRASE=<four or five random words> to the site's settings file (/etc/cornerstone/cornerstone.env), " +
-  "keep a copy of it away from the server, then restart the site (systemctl restart cornerstone). docs/DEPLOY.md, step 12, shows each step.";
+  "keep a copy of it away from the server, then restart the site (systemctl restart cornerstone). docs/DEPLOY.md, step 9, shows each step.";
 
 /** How to install restic, for the red notice shown while it is missing. */
 export const RESTIC_HOW_TO =

@@ -124,7 +124,7 @@ export function createOffsiteSchedule(services: AppServices, options: { runner: 
       stopping = new AbortController();
       if (location && !env.BACKUP_PASSPHRASE)
         logger.error(
-          "Off-site copies are set up but BACKUP_PASSPHRASE is not: no copy leaves the server until it is set (docs/DEPLOY.md, step 12)",
+          "Off-site copies are set up but BACKUP_PASSPHRASE is not: no copy leaves the server until it is set (docs/DEPLOY.md, step 9)",
         );
       else if (location && !resticInstalled()) logger.error(RESTIC_MISSING);
       else if (location) await setOffsiteNextDue(state, inMs(OFFSITE_AFTER_START_MS), true);

@@ -26,7 +26,7 @@ function resticFor(env: Env, passphrase: string): Restic {
   const location = offsiteLocation(env);
   if (!location)
     throw new ResticError(
-      "This needs an off-site repository: set BACKUP_S3_BUCKET and its BACKUP_S3_* settings, or BACKUP_OFFSITE_REPOSITORY (docs/DEPLOY.md, step 12)",
+      "This needs an off-site repository: set BACKUP_S3_BUCKET and its BACKUP_S3_* settings, or BACKUP_OFFSITE_REPOSITORY (docs/DEPLOY.md, step 9)",
     );
   if (!resticInstalled()) throw new ResticError(RESTIC_MISSING);
   return openRestic(location, { passphrase, cacheDir: resticCacheDirOf(env.DATA_DIR) });
@@ -36,7 +36,7 @@ function resticFor(env: Env, passphrase: string): Restic {
 export async function copyOffsiteNow(services: AppServices): Promise<number> {
   if (!services.env.BACKUP_PASSPHRASE)
     throw new ResticError(
-      "No copy leaves the server without a backup passphrase: add BACKUP_PASSPHRASE to the settings (docs/DEPLOY.md, step 12)",
+      "No copy leaves the server without a backup passphrase: add BACKUP_PASSPHRASE to the settings (docs/DEPLOY.md, step 9)",
     );
   const { where } = resticFor(services.env, services.env.BACKUP_PASSPHRASE);
   console.log(`Copying off the server to ${where} …`);

@@ -154,7 +154,7 @@ async function startService(
 }
 
 test("docs/DEPLOY.md works as written, as far as this machine goes without a domain", async ({ page }) => {
-  // Every step of the guide runs for real, step 12's copy off-site by restic and its check included.
+  // Every step of the guide runs for real, step 9's copy off-site by restic and its check included.
   test.setTimeout(420_000);
   const root = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-guide-"));
   await fs.chmod(root, 0o755);
