@@ -22,11 +22,7 @@ import { failureToast, serverFieldErrors, serverMessage } from "../query-client"
 import { SECURITY_SUMMARY_KEY } from "../activity/sign-in-activity";
 import { TwoStepSection } from "./two-step-section";
 
-/**
- * The owner's own account, the Account view.
- * Change the password (an owner with only a phone cannot run
- * `npm run admin:password`), and sign out on every device.
- */
+/** The Account view: change the password (a phone-only owner cannot run `npm run admin:password`), sign out. */
 /** Lets the dashboard open Change Password from elsewhere (the temporary-password banner). */
 export type PasswordDialogControl = {
   open: boolean;
@@ -175,9 +171,8 @@ function ChangePasswordDialog({ username, control }: { username: string; control
 }
 
 /**
- * Every session ends, this one included. The owner's passkeys are listed with when each was last
- * used, and every passkey but the one this session signed in with can go too (with proof, as any
- * passkey removal): a stolen session may have added one.
+ * Every session ends, this one included; every passkey but this session's can go too (with proof):
+ * a stolen session may have added one.
  */
 function SignOutEverywhereDialog({ navigate, username }: { navigate: (url: string) => void; username: string }) {
   const id = useId();

@@ -15,10 +15,7 @@ import { FormProblem } from "../dialog-form-parts";
 import { OwnerNotice } from "../owner-notice";
 import { RecoveryCodesView } from "./recovery-codes-view";
 
-/**
- * At the top of the dashboard while a restore has left two-step verification unreadable (an
- * unencrypted backup from another installation, decision 0058), until it is turned on again.
- */
+/** Shown while a restore left two-step unreadable (an unencrypted backup from another installation, decision 0058). */
 export function TwoStepRestoreNotice() {
   const methods = useQuery<SignInMethods>({ queryKey: SIGN_IN_METHODS_KEY });
   if (methods.data?.twoStep.status !== "unreadable") return null;

@@ -35,10 +35,8 @@ export function downloadPurpose(encrypted: boolean | undefined): string {
 }
 
 /**
- * The Backups view: the last backup, any problem with the scheduled ones,
- * and Download backup, so that a copy lives off the server. The download is
- * a plain link: the browser streams it straight to a file. The view (and the
- * dashboard's row) count it at once; the server records it when it ends.
+ * The Backups view. Download is a plain link (the browser streams it to a file); the view counts it at once,
+ * the server records it when it ends.
  */
 export function BackupCard({ onBack }: { onBack: () => void }) {
   const status = useQuery<BackupStatus>({ queryKey: [BACKUP_STATUS_URL] });

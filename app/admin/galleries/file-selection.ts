@@ -34,11 +34,8 @@ async function looksSupported(file: File): Promise<boolean> {
 }
 
 /**
- * Spec §5 upload picker: images only, each at most the size limit (each
- * refusal is alerted), and the selection (kept + new) cut to the file limit.
- * Then an image/* file whose first bytes are not a supported format (HEIC,
- * say) is refused too, before it costs any upload. The spec's two alerts
- * come first, word for word.
+ * Spec §5 upload picker; its two alerts come first, word for word. Then an image/* file whose first bytes
+ * are not a supported format (HEIC, say) is refused before it costs any upload.
  */
 export async function addToSelection(
   kept: File[],
