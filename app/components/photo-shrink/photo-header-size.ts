@@ -1,8 +1,6 @@
 /**
- * A photo's stored width and height, read from its first bytes (PNG, JPEG, WebP), or null when they
- * are not there or not one of those. The browser reads it before decoding, so a photo too large to
- * decode safely on a phone (a decompression bomb, a 108 MP original) is sent as it is, for the
- * server to judge by its own limits.
+ * A photo's size from its first bytes (PNG, JPEG, WebP), read before decoding: one too large to decode on a phone
+ * (a decompression bomb, a 108 MP original) is sent as it is, for the server to judge.
  */
 export function photoHeaderSize(bytes: Uint8Array): { width: number; height: number } | null {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -3,9 +3,8 @@ import { TOAST_TEXT_CLASSES, TOAST_VIEWPORT_CLASSES, toastBoxClasses, toastClose
 import { TOAST_DURATION_MS, dismissToast, useToasts } from "./use-toast";
 
 /**
- * The toasts without Radix: what a public page shows when its notification area's script could not
- * come (offline, a dead spot), so that "Failed to send message…" still reaches the visitor. The same
- * texts, place and look as the Toaster (./toast-styles.ts); each closes after the same 5 s or by its button.
+ * The toasts without Radix, when its script could not come (offline), so "Failed to send message…" still
+ * reaches the visitor. Same texts, place and look as the Toaster (./toast-styles.ts), same 5 s.
  */
 export function PlainToasts() {
   // The store's own array: a new one only when the toasts change, so a re-render keeps the timers.
