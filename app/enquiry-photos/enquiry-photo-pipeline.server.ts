@@ -8,11 +8,8 @@ import { THUMB_LONG_SIDE, VIEW_COPY_MAX_BYTES, VIEW_LONG_SIDE } from "./enquiry-
 import type { ProcessedEnquiryPhoto } from "~/images/processed-image";
 
 /**
- * Runs in the image worker (decision 0017): a visitor's photo, from a local
- * temp file the web process owns (and deletes), becomes a JPEG thumbnail and a
- * JPEG viewing copy. Decoded within the gallery's limits (decision 0018),
- * turned upright, and written with no metadata at all: sharp drops EXIF, GPS,
- * XMP and ICC unless told to keep them, and nothing here tells it to.
+ * In the image worker (decision 0017), within the gallery's limits (decision 0018). No metadata at all: sharp
+ * drops EXIF, GPS, XMP and ICC unless told to keep them, and nothing here tells it to.
  */
 
 /** The formats the contact form accepts (sharp calls AVIF "heif"). */
