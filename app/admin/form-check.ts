@@ -1,10 +1,7 @@
 import { focusFirstInvalid } from "~/components/ui/form-field";
 import { firstErrorPerField, type z } from "~/lib/zod";
 
-/**
- * Checks an admin form: its values, or null with per-field messages and the first invalid field focused.
- * (The contact form loads its schema lazily, to keep zod off the public pages, so it does this itself.)
- */
+/** The contact form does this itself: it loads its schema lazily, to keep zod off the public pages. */
 export function checkedFormValues<F extends string, T>(
   form: HTMLFormElement,
   schema: z.ZodType<T>,

@@ -13,10 +13,7 @@ const TONES = {
   danger: { box: "border-red-300 bg-red-50 text-red-950", Icon: AlertTriangle },
 } as const;
 
-/**
- * One plain sentence for the owner (what it means, who can fix it), the technical detail folded under
- * "Details for whoever runs your website". A danger notice's sentence is announced as an alert.
- */
+/** Plain words for the owner, technical detail under DETAILS_SUMMARY; a danger notice is announced as an alert. */
 export function OwnerNotice({
   tone,
   title,

@@ -30,10 +30,7 @@ if (typeof window !== "undefined") {
   });
 }
 
-/**
- * A full page load on purpose (the browser does not ask about unsaved text). The first destination wins:
- * a 401 while logout's page loads must not send the owner back to /admin.
- */
+/** A full load on purpose (the browser does not ask about unsaved text); the first one wins (a 401 during logout). */
 export function hardNavigate(url: string) {
   if (leavingFor !== null) return;
   leavingFor = url;
@@ -84,7 +81,6 @@ export function createAdminQueryClient(options: { navigate?: (url: string) => vo
   });
 }
 
-/** Refetches every gallery list (after any successful gallery write). */
 export function invalidateGalleries(queryClient: QueryClient) {
   return queryClient.invalidateQueries({
     predicate: (query) => typeof query.queryKey[0] === "string" && query.queryKey[0].startsWith("/api/galleries/"),
@@ -117,7 +113,6 @@ export function serverFieldErrors(error: unknown): Record<string, string> {
   );
 }
 
-/** The server's `{message}` from an API error, or the fallback. */
 export function serverMessage(error: unknown, fallback: string): string {
   const text = (error as { responseText?: unknown })?.responseText;
   if (typeof text === "string" && text) {

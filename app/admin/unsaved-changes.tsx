@@ -3,7 +3,6 @@ import { LeaveConfirmDialog } from "./leave-confirm-dialog";
 
 /** Unsaved text is never dropped without asking (decision 0033): the shell asks on Back, the browser on unload. */
 export type UnsavedChangesGuard = {
-  /** Marks one editor's draft as unsaved, or no longer. */
   report(editorId: string, unsaved: boolean): void;
   hasUnsaved(): boolean;
   /** Runs `leave` at once when nothing is unsaved; otherwise only once the owner chooses to discard. */
@@ -76,7 +75,6 @@ export function useUnsavedChangesGuard(): UnsavedChangesGuard | null {
   return useContext(UnsavedChangesContext);
 }
 
-/** An editor holding a draft calls this. */
 export function useUnsavedDraft(unsaved: boolean): void {
   const guard = useContext(UnsavedChangesContext);
   const editorId = useId();

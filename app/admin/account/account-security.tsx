@@ -57,7 +57,6 @@ export function AccountCard({
   );
 }
 
-/** Passkeys and two-step verification. */
 function SignInMethodsPanel({ username }: { username: string }) {
   const methods = useQuery<SignInMethods>({ queryKey: SIGN_IN_METHODS_KEY });
   if (methods.isPending) return null;
@@ -91,7 +90,6 @@ const FIELDS: { name: Field; label: string; autoComplete: string; hint?: string 
 ];
 const FIELD_NAMES = FIELDS.map((field) => field.name);
 
-/** The server's messages for this form's fields from a 400, if any. */
 function passwordFieldErrors(error: unknown): FieldErrors {
   return Object.fromEntries(
     Object.entries(serverFieldErrors(error)).filter(([field]) => (FIELD_NAMES as string[]).includes(field)),
@@ -170,10 +168,7 @@ function ChangePasswordDialog({ username, control }: { username: string; control
   );
 }
 
-/**
- * Every session ends, this one included; every passkey but this session's can go too (with proof):
- * a stolen session may have added one.
- */
+/** Every session ends, this one too; any other passkey can go (with proof): a stolen session may have added one. */
 function SignOutEverywhereDialog({ navigate, username }: { navigate: (url: string) => void; username: string }) {
   const id = useId();
   const [removeOthers, setRemoveOthers] = useState(false);

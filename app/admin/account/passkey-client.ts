@@ -57,10 +57,7 @@ export async function removePasskey(input: { id: string; proof: OwnerProof }): P
   await apiRequest("DELETE", `/api/admin/passkeys/${encodeURIComponent(input.id)}`, await proofBody(input.proof));
 }
 
-/**
- * `autofill`: conditional mediation (passkeys offered in the username field), which waits until one is picked.
- * `onPicked` runs once the browser has an answer, before the server checks it.
- */
+/** `autofill`: conditional mediation, waiting until a passkey is picked; `onPicked` runs before the server checks. */
 export async function signInWithPasskey(
   options: { autofill?: boolean; onPicked?: () => void } = {},
 ): Promise<CurrentUser | null> {

@@ -26,7 +26,6 @@ export function passkeyUse(passkey: PasskeyListItem): string {
   return `Added ${formatSubmittedAt(passkey.createdAt)} · ${passkey.lastUsedAt ? `Last used ${formatSubmittedAt(passkey.lastUsedAt)}` : "Not used yet"}`;
 }
 
-/** The owner's passkeys, in the Account card. */
 export function PasskeysSection({ methods, username }: { methods: SignInMethods; username: string }) {
   const { passkeys } = methods;
   const canUsePasskey = passkeys.list.length > 0;

@@ -37,7 +37,6 @@ export function TwoStepRestoreNotice() {
   );
 }
 
-/** Two-step verification, in the Account card. */
 export function TwoStepSection({ methods, username }: { methods: SignInMethods; username: string }) {
   const { status, recoveryCodesLeft } = methods.twoStep;
   const canUsePasskey = methods.passkeys.available && methods.passkeys.list.length > 0;

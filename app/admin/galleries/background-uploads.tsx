@@ -14,10 +14,7 @@ import {
   type UploadOutcome,
 } from "./upload-images";
 
-/**
- * Photos keep going up while the owner does something else (decision 0062): one file at a time across
- * batches (a weak uplink is not split), whether or not the upload window is still open.
- */
+/** Decision 0062: one photo at a time (a weak uplink is not split), whether or not the upload window is open. */
 
 /** One photo the tray shows: waiting, under way, or failed (until dismissed or sent again). */
 export type TrackedUpload = { id: number; file: File; galleryType: GalleryType; status: FileUploadState };
@@ -47,10 +44,7 @@ export type BackgroundUploads = {
 
 const copies = new WeakMap<File, Promise<File>>();
 
-/**
- * A camera JPEG goes up as one copy at the site's largest size. Other formats go as they are
- * (a JPEG copy would lose a PNG's transparency or a GIF's movement).
- */
+/** Only a camera JPEG is shrunk: a JPEG copy would lose a PNG's transparency or a GIF's movement. */
 export function galleryCopy(file: File): Promise<File> {
   if (file.type !== "image/jpeg") return Promise.resolve(file);
   const copy =

@@ -22,10 +22,7 @@ export const browserJsonCall: JsonCall = async <T>(method: "GET" | "POST", path:
   }
 };
 
-/**
- * Resolves with the part's ETag. A bucket's presigned URL gets no cookies (withCredentials stays false)
- * and must expose ETag in its CORS rule.
- */
+/** A presigned bucket URL gets no cookies (withCredentials stays false) and must expose ETag in its CORS rule. */
 export function createXhrPartSender(options: { stallMs?: number } = {}): PartSender {
   const stallMs = options.stallMs ?? PART_STALL_MS;
   return (url, part, { onProgress, signal }) =>

@@ -7,10 +7,7 @@ import {
   type ResumableUpload,
 } from "~/uploads/resumable-protocol";
 
-/**
- * Resumable uploads (decision 0062): a dropped connection costs only the part in flight. No DOM here,
- * so the API tests drive this very code through a proxy that cuts the connection.
- */
+/** Decision 0062. No DOM here, so the API tests drive this very code through a proxy that cuts the connection. */
 
 /** The connection dropped (or never came up): worth trying again once it is back. */
 export class ConnectionLostError extends Error {

@@ -47,10 +47,7 @@ export type UploadDialogProps = {
   currentCount: number;
 };
 
-/**
- * Spec §2 upload modal, as decision 0019 changed it; nothing starts until 'Upload N Image(s)'. Closed
- * meanwhile, the photos keep going up, shown by the tray (decision 0062).
- */
+/** Spec §2 upload modal, as decision 0019 changed it; closed meanwhile, uploads go on in the tray (decision 0062). */
 export function UploadDialog({ trigger, galleryType, currentCount }: UploadDialogProps) {
   const id = useId();
   const [open, setOpen] = useState(false);

@@ -2,10 +2,7 @@ import { ApiError } from "~/lib/api-client";
 
 export const UPLOAD_FAILED_MESSAGE = "Failed to upload image";
 
-/**
- * Spec §7 single PUT of a file's raw bytes. A bucket's presigned URL is another origin and gets no cookies
- * (withCredentials stays false): the signature is its only credential.
- */
+/** Spec §7 single PUT. A presigned bucket URL gets no cookies (withCredentials false): the signature is all it has. */
 export function uploadFile(
   url: string,
   file: File,

@@ -31,10 +31,7 @@ export type FileToUpload = {
   caption: () => string;
 };
 
-/**
- * Uploads in order (spec §7). The next file is prepared while one is sent, and sent while the one before
- * is registered, so the uplink never waits. One failure does not stop the others; a 401 stops everything.
- */
+/** Spec §7. Preparing, sending and registering overlap, so the uplink never waits; only a 401 stops the rest. */
 export async function uploadImages(input: {
   files: FileToUpload[];
   galleryType: GalleryType;

@@ -46,10 +46,7 @@ function objectUrlFor(file: File): string | null {
   return typeof URL.createObjectURL === "function" ? URL.createObjectURL(file) : null;
 }
 
-/**
- * The upload dialog's files and states (decision 0019). BackgroundUploads sends them (decision 0062),
- * so they keep going, and the toasts still come, once the dialog is closed.
- */
+/** The upload dialog's files (decision 0019); BackgroundUploads sends them (decision 0062), so they outlive it. */
 export function useUploadQueue({
   galleryType,
   currentCount,

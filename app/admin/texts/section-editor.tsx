@@ -35,10 +35,7 @@ export type SectionEditorProps = {
   describedBy?: string;
 };
 
-/**
- * One content entry's editor (spec §2). Nothing saves until the stored text has loaded, so a failed load
- * can never overwrite real text with the default.
- */
+/** Spec §2. Nothing saves until the stored text loads: a failed load never overwrites real text with the default. */
 export function SectionEditor({
   sectionKey,
   sectionTitle = sectionKey,
