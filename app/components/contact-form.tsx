@@ -50,8 +50,7 @@ const FIELDS: { name: ContactField; label: string; type: string; autoComplete: s
   { name: "phone", label: "Phone (optional)", type: "tel", autoComplete: "tel", required: false },
 ];
 
-// The schema (and zod) loads when the visitor starts on the form. Offline it may not come: the
-// server checks the same, so the form goes without it.
+// The schema (and zod) loads on first use; offline it may not come, and the server checks the same.
 const loadSchema = () => import("~/contact/contact-schema").catch(() => null);
 
 /** With JavaScript it validates and posts JSON to /api/contact; without, to /contact, with the same messages. */
@@ -194,10 +193,7 @@ export function ContactForm({
   );
 }
 
-/**
- * The answer to a no-JavaScript post. The action ends in #contact-result, so the answering page opens here
- * and the browser focuses it (tabindex=-1).
- */
+/** The action ends in #contact-result, so the no-JS answer opens here, focused (tabindex=-1). */
 function ResultBox({ result, contactEmail }: { result: ContactActionResult; contactEmail: string }) {
   const good = result.status === "sent";
   const fieldErrors =

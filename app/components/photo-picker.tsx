@@ -148,10 +148,7 @@ function photoStatus(photo: ChosenPhoto): string {
   }
 }
 
-/**
- * Without JavaScript, the browser's file input (multipart); with it, an "Add photos" button opens the same
- * input, kept out of sight (no "No file chosen").
- */
+/** Without JavaScript the browser's file input; with it, "Add photos" opens it, hidden (no "No file chosen"). */
 export function PhotoPicker({ uploads, disabled }: { uploads: PhotoUploads; disabled?: boolean }) {
   const inputRef = useRef<HTMLInputElement>(null);
   const enhanced = useEnhanced();

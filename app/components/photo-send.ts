@@ -12,10 +12,7 @@ export type PhotoSendStage =
 // The worker that shrinks photos, and its main-thread side, load when the first photo is chosen.
 const loadShrinker = () => import("./photo-shrink/photo-shrink");
 
-/**
- * Sends the browser's smaller copy (or the photo as it is when none can be made), one file per request.
- * `onStage` is never called before this returns.
- */
+/** The browser's smaller copy, or the photo as it is; `onStage` is never called before this returns. */
 export function sendPhoto(
   file: File,
   onStage: (stage: PhotoSendStage) => void,

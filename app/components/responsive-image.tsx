@@ -8,10 +8,7 @@ function srcSet(variants: { path: string; width: number }[]) {
   return variants.map((v) => `${v.path} ${v.width}w`).join(", ");
 }
 
-/**
- * The largest paint's preload in the head (the page is sent whole), so the phone fetches its variant before the
- * CSS and markup above it are read. AVIF, as the <picture> offers it first.
- */
+/** The largest paint's preload in the head, so the phone fetches its variant before reading the CSS; AVIF first. */
 function preloadLargestPaint(image: Pick<GalleryImage, "variants">, sizes: string): void {
   const avif = image.variants.avif;
   if (!avif.length) return;
@@ -41,10 +38,7 @@ export type ResponsiveImageProps = {
   "data-hero-slide"?: number;
 };
 
-/**
- * AVIF, WebP, then JPEG, intrinsic size set (no layout shift), blurred placeholder behind. Every photo but the
- * largest paint (`priority`) waits for it on public pages (app/islands/page-script.ts), keeping its box.
- */
+/** Every photo but the largest paint (`priority`) waits for it on public pages (app/islands/page-script.ts). */
 export function ResponsiveImage({
   image,
   alt,

@@ -1,5 +1,4 @@
-// The main thread's side of the photo worker (photo-shrink.worker.ts). Imported by the photo picker and the
-// admin's uploads when a photo is chosen, so neither this nor the worker loads with the page.
+// The photo worker's main-thread side, imported once a photo is chosen: neither loads with the page.
 import { SHRINK_PLANS, type ShrinkPlanName } from "./shrink-plan";
 
 export type ShrinkRequest = { id: number; file: Blob; plan: ShrinkPlanName };

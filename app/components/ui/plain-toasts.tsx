@@ -2,10 +2,7 @@ import { useEffect } from "react";
 import { TOAST_TEXT_CLASSES, TOAST_VIEWPORT_CLASSES, toastBoxClasses, toastCloseClasses } from "./toast-styles";
 import { TOAST_DURATION_MS, dismissToast, useToasts } from "./use-toast";
 
-/**
- * The toasts without Radix, when its script could not come (offline), so "Failed to send message…" still
- * reaches the visitor. Same texts, place and look as the Toaster (./toast-styles.ts), same 5 s.
- */
+/** The Toaster's stand-in when Radix cannot load (offline), so "Failed to send message…" still reaches the visitor. */
 export function PlainToasts() {
   // The store's own array: a new one only when the toasts change, so a re-render keeps the timers.
   const all = useToasts();
