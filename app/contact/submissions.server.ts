@@ -38,10 +38,7 @@ export type EnquiryOutcome =
   | { status: "invalid"; errors: ContactFieldErrors }
   | { status: "rate-limited"; retryAfterSeconds: number };
 
-/**
- * One path for every enquiry. A repeat within DUPLICATE_ENQUIRY_WINDOW_MS is answered before the limit, so a
- * visitor who taps Send again, or whose answer was lost on a weak signal, is not counted twice.
- */
+/** A repeat within DUPLICATE_ENQUIRY_WINDOW_MS is answered before the limit: a second tap is not counted twice. */
 export async function submitEnquiry(
   services: Pick<
     AppServices,
@@ -128,10 +125,7 @@ async function storedAlready(
     .executeTakeFirst();
 }
 
-/**
- * A repeat's new photos join the first enquiry, up to 5, under the same caps; once the first's mail has gone,
- * the owner gets one short mail with them.
- */
+/** A repeat's new photos join the first enquiry (up to 5, same caps); if its mail has gone, a short one follows. */
 async function repeatOf(
   services: Parameters<typeof submitEnquiry>[0],
   first: ContactSubmissionRow,
@@ -158,7 +152,6 @@ async function repeatOf(
   return { ...repeat, ...photoOutcome(photos) };
 }
 
-// ---------------------------------------------------------------------------------------------
 // The inbox
 
 type Cursor = { submittedAt: string; id: string };

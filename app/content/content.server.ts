@@ -81,10 +81,7 @@ function laterThan(now: Date, ...times: (string | undefined)[]): string {
   return new Date(at).toISOString();
 }
 
-/**
- * Keeps the replaced text as a version. The write is a compare-and-set on `updated_at`, so two saves racing on
- * PostgreSQL cannot both keep the same previous text and lose the other's: the loser reads again.
- */
+/** A compare-and-set on `updated_at`: two racing PostgreSQL saves cannot both keep the same previous text. */
 async function writeContent(
   services: WriteServices,
   key: SectionKey,

@@ -68,10 +68,7 @@ export function enquiryPhotoTempDir(env: Pick<Env, "DATA_DIR">): string {
 /** A photo on this server's disk (the multipart reader's temporary file), which acceptEnquiryPhoto then owns and deletes. */
 export type PhotoOnDisk = { fileName: string; declaredType: string; path: string };
 
-/**
- * Processed in the image worker (behind the owner's uploads). The token is random, the browser's own secret,
- * usable from any address for 24 hours. The original bytes are never kept.
- */
+/** The token is random, the browser's own secret, usable from any address for 24 hours; no original is kept. */
 export async function acceptEnquiryPhoto(
   services: Services,
   photo: PhotoOnDisk,

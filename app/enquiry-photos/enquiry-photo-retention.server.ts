@@ -7,10 +7,7 @@ import { enquiryPhotoTempDir } from "./enquiry-photo-accept.server";
 import { enquiryPhotoKeys } from "./enquiry-photo-keys.server";
 import { deleteEnquiryPhotoObjects } from "./enquiry-photos.server";
 
-/**
- * Hourly: deletes photos older than ENQUIRY_PHOTO_DAYS, and unattached ones once their token expired (plus a
- * margin, so a photo still processing is never taken from its upload). Files follow, deferred during a backup.
- */
+/** Hourly; an unattached photo goes a margin after its token expires, so none is taken while processing. */
 
 type Services = Pick<AppServices, "db" | "storage" | "logger" | "clock" | "env">;
 

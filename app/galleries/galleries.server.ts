@@ -187,10 +187,7 @@ export function storageKeysOf(image: GalleryImageRow): string[] {
   return galleryImageKeys(image);
 }
 
-/**
- * Variant names are content-addressed, so two images may share one. Call it after the rows' deletion has
- * committed: while a backup runs, the deletion waits (see deferred-deletions).
- */
+/** Variants are content-addressed (shared); call after the rows' deletion commits (deferred while a backup runs). */
 export async function deleteUnreferencedFiles(
   services: Pick<AppServices, "db" | "storage" | "logger">,
   keys: string[],
