@@ -1,7 +1,7 @@
 import { focusFirstInvalid } from "~/components/ui/form-field";
 import { firstErrorPerField, type z } from "~/lib/zod";
 
-/** The contact form does this itself: it loads its schema lazily, to keep zod off the public pages. */
+/** Checks an admin form (the contact form does its own: it loads its schema lazily, keeping zod off public pages). */
 export function checkedFormValues<F extends string, T>(
   form: HTMLFormElement,
   schema: z.ZodType<T>,

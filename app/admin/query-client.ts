@@ -30,7 +30,7 @@ if (typeof window !== "undefined") {
   });
 }
 
-/** A full load on purpose (the browser does not ask about unsaved text); the first one wins (a 401 during logout). */
+/** A full load on purpose (no prompt about unsaved text); the first destination wins, so a 401 cannot undo logout. */
 export function hardNavigate(url: string) {
   if (leavingFor !== null) return;
   leavingFor = url;
