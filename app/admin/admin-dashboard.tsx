@@ -45,11 +45,7 @@ const viewInAddress = () => viewFromParam(new URLSearchParams(window.location.se
 /** Marks the history entries this admin added, so its Back button can step back through them. */
 const OPENED_FROM_DASHBOARD = "cornerstoneAdminView";
 
-/**
- * The signed-in admin: the dashboard, or one sub-view in its place (spec §4).
- * Opening a view adds a history entry, so a phone's Back gesture returns to
- * the dashboard instead of leaving the admin.
- */
+/** The dashboard or one sub-view (spec §4); a view adds a history entry so a phone's Back returns to the dashboard. */
 export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUser; navigate?: (url: string) => void }) {
   const [view, setView] = useState<AdminView>(() => (typeof window === "undefined" ? DASHBOARD : viewInAddress()));
   const [returnFocusTo, setReturnFocusTo] = useState<string | null>(null);
@@ -147,10 +143,7 @@ export function AdminShell({ user, navigate = hardNavigate }: { user: CurrentUse
 
 const choiceClasses = buttonClasses("outline", "md", "w-full justify-start px-3 text-left");
 
-/**
- * Spec §2 Admin dashboard: its three cards as they are, any notice that needs
- * the owner, then "Settings and reports", one row per sub-view.
- */
+/** Spec §2 Admin dashboard: its three cards, any notice, then "Settings and reports". */
 function Dashboard({
   user,
   onOpen,
@@ -179,9 +172,7 @@ function Dashboard({
     onError: () => toast({ title: "Logout failed", description: "Please try again.", variant: "destructive" }),
   });
 
-  // The notices above the cards arrive after the dashboard shows and push the cards down: it is busy
-  // (aria-busy) until every query's first answer is in, so neither assistive technology nor a test
-  // acts on a button about to move.
+  // Busy until every query's first answer is in: late notices push the cards down under a tap.
   const firstLoads = useIsFetching({ predicate: (query) => query.state.status === "pending" });
 
   return (

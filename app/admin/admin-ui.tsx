@@ -6,10 +6,7 @@ import { cn } from "~/lib/cn";
 
 export const cardClasses = "rounded-xl bg-white p-4 shadow-sm ring-1 ring-stone-200 sm:p-6";
 
-/**
- * A view's one h1. With `focusOnMount` it takes focus when the view opens, so
- * keyboard and screen-reader users start at the top of the new view.
- */
+/** `focusOnMount`: keyboard and screen-reader users start at the top of the new view. */
 export function ViewHeading({
   children,
   focusOnMount = false,
@@ -110,10 +107,7 @@ export function DashboardCard({
   );
 }
 
-/**
- * A "Settings and reports" sub-view: Back to Dashboard, its title and what it
- * is for, then its content in one card, a region named by the title.
- */
+/** A "Settings and reports" sub-view: Back to Dashboard, title, purpose, its content in one card region. */
 export function SettingsView({
   title,
   description,

@@ -1,11 +1,7 @@
 import { focusFirstInvalid } from "~/components/ui/form-field";
 import { firstErrorPerField, type z } from "~/lib/zod";
 
-/**
- * Checks a submitted admin form against its schema: the values when they pass; otherwise null, with
- * one message per field set and the first invalid field focused. (The contact form loads its schema
- * lazily, to keep zod off the public pages, so it does this itself.)
- */
+/** Checks an admin form (the contact form does its own: it loads its schema lazily, keeping zod off public pages). */
 export function checkedFormValues<F extends string, T>(
   form: HTMLFormElement,
   schema: z.ZodType<T>,

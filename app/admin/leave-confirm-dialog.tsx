@@ -3,10 +3,7 @@ import { Dialog, DialogContent, DialogDescription, DialogTitle } from "~/compone
 
 export type LeaveConfirmTexts = { title: string; description: string; keep: string; leave: string };
 
-/**
- * Asks before the owner leaves with something unfinished (a draft, photos still going up). The
- * button that keeps him here comes first, so it is the one focused when the dialog opens.
- */
+/** Asks before leaving with something unfinished; "stay" comes first, so it is focused when the dialog opens. */
 export function LeaveConfirmDialog({
   open,
   texts,

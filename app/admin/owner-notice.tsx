@@ -13,12 +13,7 @@ const TONES = {
   danger: { box: "border-red-300 bg-red-50 text-red-950", Icon: AlertTriangle },
 } as const;
 
-/**
- * A notice for the owner: one plain sentence, saying what it means for them
- * and who can fix it, and the technical detail (settings, error messages)
- * folded under "Details for whoever runs your website", for the person who
- * runs the server. A danger notice's sentence is announced as an alert.
- */
+/** Plain words for the owner, technical detail under DETAILS_SUMMARY; a danger notice is announced as an alert. */
 export function OwnerNotice({
   tone,
   title,
@@ -47,11 +42,7 @@ export function OwnerNotice({
   );
 }
 
-/**
- * What the owner passes on to whoever runs the website (a server's answer,
- * settings, a network), folded under DETAILS_SUMMARY. Technical words go here
- * and nowhere else in the admin. Its summary is a full 44 px tall to tap.
- */
+/** Technical words go here and nowhere else in the admin; the summary is a full 44 px tall to tap. */
 export function TechnicalDetails({ children, className }: { children: ReactNode; className?: string }) {
   return (
     <details className={cn("text-sm", className)} data-technical-details="">

@@ -30,11 +30,7 @@ if (typeof window !== "undefined") {
   });
 }
 
-/**
- * Goes to a URL with a full page load (on purpose: the browser does not ask
- * about unsaved text). The first destination wins: a query that fails with 401
- * while logout's page is loading must not send the owner back to /admin.
- */
+/** A full load on purpose (no prompt about unsaved text); the first destination wins, so a 401 cannot undo logout. */
 export function hardNavigate(url: string) {
   if (leavingFor !== null) return;
   leavingFor = url;
@@ -50,12 +46,8 @@ async function getQueryKey({ queryKey }: { queryKey: QueryKey }) {
 }
 
 /**
- * One QueryClient per admin mount (spec §9): no retries, no refetch on
- * focus, no polling, data never stale. Every call is made even while the
- * browser says it is offline (networkMode "always"), so it fails at once with
- * its spec message instead of waiting and being sent again by itself when the
- * signal returns (that would be a retry). Any query or mutation failing with
- * 401 shows the 'Unauthorized' toast once and reloads /admin after 500 ms.
+ * One QueryClient per admin mount (spec §9): no retries, refetch or polling. networkMode "always": offline, a call
+ * fails at once with its spec message rather than being resent by itself later (a retry). A 401 toasts once, reloads.
  */
 export function createAdminQueryClient(options: { navigate?: (url: string) => void } = {}): QueryClient {
   const navigate = options.navigate ?? hardNavigate;
@@ -89,18 +81,13 @@ export function createAdminQueryClient(options: { navigate?: (url: string) => vo
   });
 }
 
-/** Refetches every gallery list (after any successful gallery write). */
 export function invalidateGalleries(queryClient: QueryClient) {
   return queryClient.invalidateQueries({
     predicate: (query) => typeof query.queryKey[0] === "string" && query.queryKey[0].startsWith("/api/galleries/"),
   });
 }
 
-/**
- * A mutation's onError: its failure toast, except on a 401 (that has its own
- * toast and reload, above). With `fromServer`, the server's message, when it
- * sent one, replaces the description.
- */
+/** A mutation's failure toast (not on a 401: that has its own); `fromServer`: the server's message, if any. */
 export function failureToast(which: { title: string; description: string }, options: { fromServer?: boolean } = {}) {
   return (error: unknown) => {
     if (isUnauthorizedError(error)) return;
@@ -109,10 +96,7 @@ export function failureToast(which: { title: string; description: string }, opti
   };
 }
 
-/**
- * The server's messages per field from a 400 answer (`{ message, errors: { field: message } }`);
- * none for any other answer, or a body that is not that JSON (a proxy's page, say).
- */
+/** Per-field messages from a 400 `{ message, errors }`; none for any other answer (a proxy's page, say). */
 export function serverFieldErrors(error: unknown): Record<string, string> {
   if (!(error instanceof ApiError) || error.status !== 400) return {};
   let errors: unknown;
@@ -129,7 +113,6 @@ export function serverFieldErrors(error: unknown): Record<string, string> {
   );
 }
 
-/** The server's `{message}` from an API error, or the fallback. */
 export function serverMessage(error: unknown, fallback: string): string {
   const text = (error as { responseText?: unknown })?.responseText;
   if (typeof text === "string" && text) {

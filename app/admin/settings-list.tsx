@@ -65,11 +65,7 @@ const ROWS: { kind: SettingsViewKind; label: string; Icon: LucideIcon; useStatus
 const MARK = { warning: "bg-amber-500", danger: "bg-red-600" } as const;
 const TEXT = { warning: "font-medium text-amber-900", danger: "font-medium text-red-800" } as const;
 
-/**
- * The dashboard's "Settings and reports": one row per sub-view, each a link
- * to its own address with a one-line status. A row that needs attention has
- * a coloured mark, and its status says why.
- */
+/** "Settings and reports": one linked row per sub-view with a one-line status; attention gets a coloured mark. */
 export function SettingsList({ onOpen }: { onOpen: (view: AdminView) => void }) {
   return (
     <section aria-labelledby="settings-and-reports-title">

@@ -6,11 +6,7 @@ import type { BackupStatus } from "~/backups/backup-status";
 import { plural } from "~/lib/plural";
 import type { NotificationsOverview } from "~/notifications/notification-state";
 
-/**
- * The one-line status of each "Settings and reports" row, in the owner's
- * words, short enough for one line on a phone (a long e-mail address is cut
- * with "…"). `attention` colours the row's mark: the words say why.
- */
+/** Each row's one-line status in the owner's words, one phone line (a long address is cut with "…"). */
 export type RowStatus = { text: string; attention: "warning" | "danger" | null };
 
 const fine = (text: string): RowStatus => ({ text, attention: null });
@@ -38,10 +34,7 @@ export function accountStatus(methods: SignInMethods | undefined, summary: Secur
   return fine(`${ways.join(", ")}, two-step: ${twoStep}`);
 }
 
-/**
- * When a copy of the site last left the server: the newest of the off-site
- * copy and the owner's own download. The one place the Backups row reads it.
- */
+/** When a copy last left the server: the newer of the off-site copy and the owner's download. */
 export function lastCopyOffServer(status: BackupStatus): string | null {
   const times = [status.offsite.lastCopy?.at, status.lastDownloadAt].filter((at): at is string => Boolean(at));
   return times.length ? times.reduce((newest, at) => (at > newest ? at : newest)) : null;

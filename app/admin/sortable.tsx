@@ -29,11 +29,7 @@ class MouseOrPenSensor extends PointerSensor {
 export const dragInstructions = (noun: string) =>
   `To move ${noun}, press Space or Enter on its drag handle, move it with the arrow keys, then press Space or Enter to drop it, or Escape to cancel. On a touch screen, press and hold the handle, then drag.`;
 
-/**
- * What screen readers hear while an item moves. `moved` tells the first
- * "over itself" (right after pick-up, which would cut the pick-up message
- * short) from coming back to the starting place later.
- */
+/** `moved` tells "over itself" right after pick-up (which would cut the pick-up message short) from a return. */
 function announcementsFor<T extends { id: string }>(
   items: T[],
   nameOf: (item: T, index: number) => string,

@@ -1,13 +1,8 @@
 import { createContext, useContext, useEffect, useId, useMemo, useRef, useState, type ReactNode } from "react";
 import { LeaveConfirmDialog } from "./leave-confirm-dialog";
 
-/**
- * Unsaved text is never dropped without asking (decision 0033). Editors
- * report their drafts here; the admin shell asks before Back or a switch of
- * view, and the browser asks (beforeunload) before the tab closes or reloads.
- */
+/** Unsaved text is never dropped without asking (decision 0033): the shell asks on Back, the browser on unload. */
 export type UnsavedChangesGuard = {
-  /** Marks one editor's draft as unsaved, or no longer. */
   report(editorId: string, unsaved: boolean): void;
   hasUnsaved(): boolean;
   /** Runs `leave` at once when nothing is unsaved; otherwise only once the owner chooses to discard. */
@@ -80,10 +75,6 @@ export function useUnsavedChangesGuard(): UnsavedChangesGuard | null {
   return useContext(UnsavedChangesContext);
 }
 
-/**
- * An editor holding a draft calls this: the admin shell then asks before
- * leaving the view, and the browser before the tab closes or reloads.
- */
 export function useUnsavedDraft(unsaved: boolean): void {
   const guard = useContext(UnsavedChangesContext);
   const editorId = useId();

@@ -50,16 +50,10 @@ const FIELDS: { name: ContactField; label: string; type: string; autoComplete: s
   { name: "phone", label: "Phone (optional)", type: "tel", autoComplete: "tel", required: false },
 ];
 
-// The shared schema (and zod with it) loads when the visitor starts on the form, not with the page.
-// Offline (a tunnel, a dead spot) the checks' script may not come: the server checks the same,
-// so the form goes without them rather than doing nothing.
+// The schema (and zod) loads on first use; offline it may not come, and the server checks the same.
 const loadSchema = () => import("~/contact/contact-schema").catch(() => null);
 
-/**
- * The enquiry form. With JavaScript it validates in place and posts JSON to
- * /api/contact; without, it posts to the /contact route, which answers with
- * the same messages.
- */
+/** With JavaScript it validates and posts JSON to /api/contact; without, to /contact, with the same messages. */
 export function ContactForm({
   serverResult,
   contactEmail,
@@ -199,11 +193,7 @@ export function ContactForm({
   );
 }
 
-/**
- * The answer to a post made without JavaScript (or before the form's script arrived), at the top of
- * the form. The form's action ends in #contact-result, so the answering page opens here and the
- * browser focuses it (tabindex=-1). Field errors are listed here too, each a link to its field.
- */
+/** The action ends in #contact-result, so the no-JS answer opens here, focused (tabindex=-1). */
 function ResultBox({ result, contactEmail }: { result: ContactActionResult; contactEmail: string }) {
   const good = result.status === "sent";
   const fieldErrors =

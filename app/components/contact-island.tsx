@@ -7,9 +7,8 @@ import { useToasts } from "./ui/use-toast";
 /** `contactEmail`: the page's, for the message shown when photos could not be taken. */
 export type ContactIslandProps = { serverResult?: ContactActionResult; contactEmail: string };
 
-// The notification area (Radix Toast, about 12 KB) loads when the visitor starts on the form,
-// presses F8, or a toast is due: not with the page (docs/decisions/0055). If it cannot come
-// (offline), the toasts show without it, and it is asked for again at the next focus or key.
+// Radix Toast (about 12 KB) loads on first use, not with the page (docs/decisions/0055); offline,
+// the toasts show without it, and it is asked for again at the next focus or key.
 const loadToaster = () => import("./ui/toaster");
 
 function NotificationArea() {
@@ -45,10 +44,7 @@ function NotificationArea() {
   return unavailable ? <PlainToasts /> : null;
 }
 
-/**
- * The contact page's one React island (app/islands/contact-hydrate.tsx hydrates it): the form, with the
- * notification area its toasts show in. The server renders it inside the page like any component.
- */
+/** The contact page's one React island (hydrated by app/islands/contact-hydrate.tsx). */
 export function ContactIsland({ serverResult, contactEmail }: ContactIslandProps) {
   return (
     <>

@@ -14,11 +14,7 @@ export const GRID_SIZES =
   "(min-width: 1280px) 395px, (min-width: 1024px) calc((100vw - 96px) / 3), (min-width: 640px) calc((100vw - 64px) / 2), calc(100vw - 32px)";
 const PLACEHOLDER_HEIGHTS = ["h-64", "h-48", "h-72", "h-56", "h-44", "h-60"];
 
-/**
- * The public masonry gallery with its loading, error, empty and populated states.
- * With `eagerFirstImage`, the first image loads at once with high priority: for a
- * gallery that starts within a phone's first screen, where it is the largest paint.
- */
+/** `eagerFirstImage`: for a gallery within a phone's first screen, where its first image is the largest paint. */
 export function GalleryGrid({
   galleryType,
   state,

@@ -1,5 +1,4 @@
-// The hooks between the hero's markup (hero.tsx renders it on the server) and the hero island that
-// drives it (app/islands/hero.island.ts): both import these, so neither renames one alone.
+// Shared by hero.tsx and app/islands/hero.island.ts, so neither renames one alone.
 
 export const HERO_ATTRIBUTE = {
   /** On the <section>: the index of the photo shown, which the island updates. */

@@ -13,11 +13,7 @@ const HERO_SIZES = "100vw";
 /** Each photo's layer: the hero island (app/islands/hero.island.ts) fades them by swapping the shown / hidden class. */
 const SLIDE_CLASSES = "absolute inset-0 -z-20 transition-opacity duration-1000";
 
-/**
- * The home page's hero, rendered complete on the server: the first photo shows, the others wait
- * in a <template> (not fetched) until the hero island rotates to them, every HERO_ROTATION_MS,
- * unless the visitor prefers reduced motion. Without JavaScript the first photo stays.
- */
+/** The other photos wait in a <template> (not fetched) for the island to rotate to them, unless reduced motion. */
 export function Hero({ images, title, subtitle }: { images: GalleryImage[]; title: string; subtitle: string }) {
   const [first, ...rest] = images;
 

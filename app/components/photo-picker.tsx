@@ -44,11 +44,7 @@ export const isUnderWay = (photo: ChosenPhoto) =>
 
 type Upload = { done: Promise<unknown>; abort(): void };
 
-/**
- * The photos chosen for an enquiry, each made smaller in the browser and sent to POST
- * /api/enquiry-photos as soon as it is chosen (app/components/photo-send.ts). `settled()` waits for
- * the photos under way and answers them as they ended.
- */
+/** Each photo is shrunk and sent as soon as it is chosen (photo-send.ts); `settled()` waits for those under way. */
 export function usePhotoUploads(initialNotices: readonly string[] = []) {
   const photosRef = useRef<ChosenPhoto[]>([]);
   const uploads = useRef(new Map<number, Upload>());
@@ -152,12 +148,7 @@ function photoStatus(photo: ChosenPhoto): string {
   }
 }
 
-/**
- * The field below the message. Without JavaScript (and until the island runs) it is the browser's
- * file input, posted as multipart; with it, the site's own "Add photos" button opens the same input,
- * which stays out of sight (no "No file chosen"), and each chosen photo shows a thumbnail, its name,
- * its progress with the time left, and a remove button.
- */
+/** Without JavaScript the browser's file input; with it, "Add photos" opens it, hidden (no "No file chosen"). */
 export function PhotoPicker({ uploads, disabled }: { uploads: PhotoUploads; disabled?: boolean }) {
   const inputRef = useRef<HTMLInputElement>(null);
   const enhanced = useEnhanced();

@@ -12,12 +12,7 @@ export type PhotoSendStage =
 // The worker that shrinks photos, and its main-thread side, load when the first photo is chosen.
 const loadShrinker = () => import("./photo-shrink/photo-shrink");
 
-/**
- * Sends one chosen photo: the browser's smaller copy (app/components/photo-shrink/), or the photo as
- * it is when the browser cannot make one (or the shrinker cannot be loaded), then POST
- * /api/enquiry-photos, one file per request, for a token. The photo is "preparing" until `onStage`
- * says otherwise (never called before this returns); `done` says how it ended.
- */
+/** The browser's smaller copy, or the photo as it is; `onStage` is never called before this returns. */
 export function sendPhoto(
   file: File,
   onStage: (stage: PhotoSendStage) => void,

@@ -11,10 +11,7 @@ export function photoNotSentMessage(fileName: string): string {
   return `Photo ${fileName} could not be sent. Please check your connection and choose it again.`;
 }
 
-/**
- * Sends one photo, multipart, one file per request. XMLHttpRequest rather
- * than fetch: only it reports upload progress.
- */
+/** XMLHttpRequest rather than fetch: only it reports upload progress. */
 export function uploadEnquiryPhoto(
   file: File,
   onProgress: (loaded: number, total: number) => void,

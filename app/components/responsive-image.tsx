@@ -8,11 +8,7 @@ function srcSet(variants: { path: string; width: number }[]) {
   return variants.map((v) => `${v.path} ${v.width}w`).join(", ");
 }
 
-/**
- * A page's largest paint, known on the server: a preload in the head (React writes it there, since
- * the page is sent whole), so the phone fetches the variant its `sizes` calls for before the CSS
- * and markup above it are read. AVIF, as the <picture> offers it first.
- */
+/** The largest paint's preload in the head, so the phone fetches its variant before reading the CSS; AVIF first. */
 function preloadLargestPaint(image: Pick<GalleryImage, "variants">, sizes: string): void {
   const avif = image.variants.avif;
   if (!avif.length) return;
@@ -32,10 +28,7 @@ export type ResponsiveImageProps = {
   sizes: string;
   /** The page's largest paint: fetched at once, with high priority, and preloaded in the head. */
   priority?: boolean;
-  /**
-   * The <picture> is a block with the photo's aspect ratio, for a photo laid out at its natural
-   * height: it keeps its box while the photo waits for the largest paint (hidden, not yet fetched).
-   */
+  /** For a photo at its natural height: keeps its box while it waits for the largest paint. */
   keepsRatio?: boolean;
   className?: string;
   imgClassName?: string;
@@ -45,13 +38,7 @@ export type ResponsiveImageProps = {
   "data-hero-slide"?: number;
 };
 
-/**
- * A processed gallery image: AVIF, then WebP, then the JPEG fallback, with its
- * intrinsic size set (no layout shift) and the blurred placeholder behind it
- * until it has loaded. Every photo but the page's largest paint (`priority`) waits for that one
- * on public pages (app/islands/page-script.ts); its <picture> keeps its box meanwhile
- * (a positioned or sized `className`, or `keepsRatio`) and shows the placeholder.
- */
+/** Every photo but the largest paint (`priority`) waits for it on public pages (app/islands/page-script.ts). */
 export function ResponsiveImage({
   image,
   alt,

@@ -1,9 +1,6 @@
 /**
- * Where the contact form's answer is shown: the result box at the top of the form. A no-JavaScript
- * post goes to `/contact#contact-result`, so the page that answers it opens at the box, which the
- * browser focuses (it is the URL's target and has tabindex=-1). A stored enquiry is answered with a
- * 303 to SENT_PATH (post, redirect, get: a reload sends nothing again), with no cookie: the query
- * says what to show.
+ * A no-JavaScript post goes to `/contact#contact-result`, so the answer opens at the result box (the URL's target,
+ * tabindex=-1). A stored enquiry gets a 303 to SENT_PATH (a reload sends nothing again), no cookie: the query says.
  */
 export const CONTACT_RESULT_ID = "contact-result";
 

@@ -9,10 +9,7 @@ export {
   type ContactSubmission,
 } from "~/notifications/enquiry-fields";
 
-/**
- * The contact message, validated by the form in the browser, by the no-JS
- * form action and by POST /api/contact: one schema, three callers.
- */
+/** One schema, three callers: the browser's form, the no-JS form action and POST /api/contact. */
 export const contactMessageSchema = z.object({
   name: z
     .string({ error: "Name is required" })

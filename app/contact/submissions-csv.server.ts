@@ -3,10 +3,7 @@ import { identity } from "~/identity";
 import type { NotificationState } from "~/notifications/notification-state";
 import type { InboxItem } from "./inbox";
 
-/**
- * The inbox's Export CSV (decision 0024): RFC 4180 (CRLF rows, quoted where needed), UTF-8 with
- * a BOM so Excel reads it right, and no formula injection. Photos: the count only.
- */
+/** Export CSV (decision 0024): RFC 4180, UTF-8 with a BOM so Excel reads it right, no formula injection. */
 
 export const CSV_BOM = "\uFEFF";
 export const CSV_COLUMNS = ["Received", "Name", "Email", "Phone", "Message", "Read", "Notification", "Photos"] as const;

@@ -31,23 +31,14 @@ import { INBOX_PAGE_SIZE, type InboxItem, type InboxSummary } from "./inbox";
 export const DUPLICATE_ENQUIRY_WINDOW_MS = 10 * 60_000;
 
 export type EnquiryOutcome =
-  /**
-   * `photos`: when photo tokens were sent, what became of them (PhotoOutcome).
-   * `duplicate`: the same enquiry was stored within DUPLICATE_ENQUIRY_WINDOW_MS; `submission` is that
-   * first one, and no new enquiry was stored, counted or mailed (new photos go with the first one).
-   */
+  /** `duplicate`: `submission` is the first, stored within DUPLICATE_ENQUIRY_WINDOW_MS; nothing new is stored. */
   | { status: "stored"; submission: ContactSubmission; photos?: PhotoOutcome; duplicate?: true }
   /** The honeypot was filled in: answered like a success, not stored. */
   | { status: "trapped" }
   | { status: "invalid"; errors: ContactFieldErrors }
   | { status: "rate-limited"; retryAfterSeconds: number };
 
-/**
- * One path for every enquiry (the JSON API and the no-JS form): validate, answer a repeat of an
- * enquiry stored within DUPLICATE_ENQUIRY_WINDOW_MS with that one (before the limit, so a visitor
- * who taps Send again, or whose answer was lost on a weak signal, is not counted twice), check the
- * per-IP limit and the honeypot, then store.
- */
+/** A repeat within DUPLICATE_ENQUIRY_WINDOW_MS is answered before the limit: a second tap is not counted twice. */
 export async function submitEnquiry(
   services: Pick<
     AppServices,
@@ -134,11 +125,7 @@ async function storedAlready(
     .executeTakeFirst();
 }
 
-/**
- * A repeat is answered as its first enquiry. Photos it brings that the first does not have are
- * added to the first, up to 5 in all, under the same caps; once the first's mail has gone, the
- * owner gets one short mail with them. Those it cannot add are counted, for the visitor and the owner.
- */
+/** A repeat's new photos join the first enquiry (up to 5, same caps); if its mail has gone, a short one follows. */
 async function repeatOf(
   services: Parameters<typeof submitEnquiry>[0],
   first: ContactSubmissionRow,
@@ -165,7 +152,6 @@ async function repeatOf(
   return { ...repeat, ...photoOutcome(photos) };
 }
 
-// ---------------------------------------------------------------------------------------------
 // The inbox
 
 type Cursor = { submittedAt: string; id: string };
@@ -248,10 +234,7 @@ const olderThan =
   (cursor: Cursor) => (eb: ExpressionBuilder<DatabaseSchema & { s: DatabaseSchema["contact_submissions"] }, "s">) =>
     eb(eb.refTuple("s.submitted_at", "s.id"), "<", eb.tuple(cursor.submittedAt, cursor.id));
 
-/**
- * One page of the inbox, newest first. Keyset paging on (submitted_at, id):
- * a deletion between pages skips nothing, and page 200 costs what page 1 does.
- */
+/** Keyset paging on (submitted_at, id): a deletion between pages skips nothing, and page 200 costs what page 1 does. */
 export async function listInbox(
   { db }: Pick<AppServices, "db">,
   options: { limit?: number; before?: string | null; unreadOnly?: boolean } = {},
@@ -299,11 +282,7 @@ export async function markReviewAsked(
   return getInboxItem(services, id);
 }
 
-/**
- * Deleted for good, with its notification job and its photos (their rows in
- * the same transaction, their files once it has committed). False when there
- * was no such enquiry.
- */
+/** With its notification job and photos (rows in the same transaction, files after the commit). */
 export async function deleteSubmission(
   services: Pick<AppServices, "db" | "logger" | "storage" | "clock">,
   id: string,

@@ -17,12 +17,7 @@ function hasText(content: string | null | undefined): content is string {
   return typeof content === "string" && content.trim() !== "";
 }
 
-/**
- * The content for these keys: stored text where there is some, the built-in
- * fallback otherwise. A failed read is logged and falls back silently, and
- * `onFallback` hears of it (pages pass `context.markDegraded`, so such a
- * render is never cached).
- */
+/** A failed read is logged and falls back; `onFallback` hears of it (pages pass `context.markDegraded`: not cached). */
 export async function readContent<K extends SectionKey>(
   { db, logger }: Pick<AppServices, "db" | "logger">,
   keys: readonly K[],
@@ -86,13 +81,7 @@ function laterThan(now: Date, ...times: (string | undefined)[]): string {
   return new Date(at).toISOString();
 }
 
-/**
- * Replaces a section's text (`next`), or removes it so the default shows
- * (`next === null`), keeping the text it replaces as a version, all in one
- * transaction with the pruning. The write is a compare-and-set on the
- * current row's `updated_at`, so two saves racing on PostgreSQL cannot both
- * keep the same previous text and lose the other's: the loser reads again.
- */
+/** A compare-and-set on `updated_at`: two racing PostgreSQL saves cannot both keep the same previous text. */
 async function writeContent(
   services: WriteServices,
   key: SectionKey,
@@ -203,10 +192,7 @@ export async function listContentHistory({ db }: Pick<AppServices, "db">, key: S
   return rows.map((row) => ({ id: row.id, content: row.content, savedAt: row.saved_at, savedBy: row.saved_by }));
 }
 
-/**
- * Puts an earlier version back as a new save, so the text it replaces is kept
- * in turn and the restore can be undone. Null when the section has no such version.
- */
+/** A restore is a new save, so it can be undone in turn. */
 export async function restoreContentVersion(
   services: WriteServices,
   key: SectionKey,

@@ -1,11 +1,8 @@
 import { SERVICES } from "~/identity";
 
 /**
- * The lists the owner grows, beside the text registry (./sections.ts): each one's fields and
- * limits, its words in the admin, and the public pages that show it. The API's validation
- * (./list-schema.ts), its routes, the admin's card and editor, the stored rows (table list_items,
- * in backups) and the activity log all follow from an entry here (docs/ARCHITECTURE.md,
- * "Adding a list the owner edits"; decision 0071).
+ * The lists the owner grows: validation, routes, admin editor, rows, backups and the activity log all follow
+ * from an entry here (docs/ARCHITECTURE.md, "Adding a list the owner edits"; decision 0071).
  */
 
 /** One field of an item: text the owner types, at most `max` characters. */

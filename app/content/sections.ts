@@ -1,15 +1,8 @@
 import { identity, splitLines } from "~/identity";
 
-/**
- * The content-section registry: the only home of every editable text's key,
- * editor description, location hint, page group and built-in fallback text.
- * Public pages, the footer, the About card and the admin editor all read it.
- */
+/** The content-section registry: the only home of every editable text's key, description and fallback. */
 
-/**
- * The groups of texts, in the dashboard's order (spec §2): the label of each one's "Edit Website
- * Text" button, and its editor's page-level title where it has its own ("Content Editor" otherwise).
- */
+/** The groups of texts, in the dashboard's order (spec §2). */
 const PAGE_GROUP_NAMES = {
   homepage: { label: "Homepage", editorTitle: "Homepage Content" },
   stonework: { label: "Stonework", editorTitle: "Stonework Page" },

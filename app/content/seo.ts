@@ -76,11 +76,7 @@ export const MAX_ADDRESS_CHARS = 300;
 
 const isSeparator = (char: string | undefined) => char !== undefined && (char === "," || /\s/.test(char));
 
-/**
- * "New Plymouth 4310" → locality and a four-digit postcode, found by one
- * backwards scan (a regular expression here backtracked quadratically on
- * long runs of spaces).
- */
+/** One backwards scan: a regular expression here backtracked quadratically on long runs of spaces. */
 export function splitPostcode(line: string): { locality: string; postalCode?: string } {
   const postalCode = line.slice(-4);
   let end = line.length - 4;

@@ -68,13 +68,7 @@ export function enquiryPhotoTempDir(env: Pick<Env, "DATA_DIR">): string {
 /** A photo on this server's disk (the multipart reader's temporary file), which acceptEnquiryPhoto then owns and deletes. */
 export type PhotoOnDisk = { fileName: string; declaredType: string; path: string };
 
-/**
- * Takes one photo, bounded by MAX_ENQUIRY_PHOTO_BYTES, processes it in the
- * image worker (behind the owner's uploads) into a thumbnail and a viewing
- * copy under `enquiry-photos/`, and answers a token: random, the browser's
- * own secret, usable from any address for 24 hours. The original bytes are
- * not kept: the file is deleted, taken or refused.
- */
+/** The token is random, the browser's own secret, usable from any address for 24 hours; no original is kept. */
 export async function acceptEnquiryPhoto(
   services: Services,
   photo: PhotoOnDisk,
@@ -110,13 +104,9 @@ async function readHead(file: string): Promise<Buffer> {
 }
 
 /**
- * A row for the photo, before processing. Photos waiting to be sent with an enquiry are bounded,
- * per address and from everyone, counted under one lock so the bounds hold across every instance
- * (an expired token no longer counts). Past a bound, the new photo takes the place of the oldest
- * waiting photo of its own address, or, past the bound for everyone, of the address that holds the
- * most: a flood never closes the form to others, and pushes out its own photos first. The photo
- * displaced is deleted; its token then attaches nothing (`notAttached`). The daily and storage caps
- * are checked later, when the photo is attached (attachEnquiryPhotos).
+ * Waiting photos are bounded per address and overall, under one lock across instances. Past a bound the new
+ * photo displaces its own address's oldest, or the biggest holder's: a flood never closes the form to others.
+ * The daily and storage caps are checked at attach time (attachEnquiryPhotos).
  */
 async function reserve(services: Services, clientIp: string): Promise<{ id: string; token: string }> {
   const now = services.clock.now();

@@ -7,13 +7,7 @@ import type { ObjectStorage } from "~/storage/storage.server";
 import { THUMB_LONG_SIDE, VIEW_COPY_MAX_BYTES, VIEW_LONG_SIDE } from "./enquiry-photos";
 import type { ProcessedEnquiryPhoto } from "~/images/processed-image";
 
-/**
- * Runs in the image worker (decision 0017): a visitor's photo, from a local
- * temp file the web process owns (and deletes), becomes a JPEG thumbnail and a
- * JPEG viewing copy. Decoded within the gallery's limits (decision 0018),
- * turned upright, and written with no metadata at all: sharp drops EXIF, GPS,
- * XMP and ICC unless told to keep them, and nothing here tells it to.
- */
+/** Decisions 0017, 0018. sharp drops EXIF, GPS, XMP and ICC unless told to keep them, and nothing here tells it to. */
 
 /** The formats the contact form accepts (sharp calls AVIF "heif"). */
 const ACCEPTED_FORMATS = new Set(["jpeg", "png", "webp", "heif"]);

@@ -7,13 +7,7 @@ import { enquiryPhotoTempDir } from "./enquiry-photo-accept.server";
 import { enquiryPhotoKeys } from "./enquiry-photo-keys.server";
 import { deleteEnquiryPhotoObjects } from "./enquiry-photos.server";
 
-/**
- * Visitors' photos are not kept for ever. Every hour (and at
- * start) this deletes photos older than ENQUIRY_PHOTO_DAYS, attached or not,
- * and photos never attached to an enquiry once their token has expired (plus
- * a margin, so a photo still being processed is never taken from under its
- * upload). Rows go first; their files follow, deferred while a backup runs.
- */
+/** Hourly; an unattached photo goes a margin after its token expires, so none is taken while processing. */
 
 type Services = Pick<AppServices, "db" | "storage" | "logger" | "clock" | "env">;
 
@@ -63,12 +57,7 @@ export async function pruneEnquiryPhotos(services: Services): Promise<number> {
   return deleted;
 }
 
-/**
- * The one cleaner of visitors' temporary photo files: each is deleted as soon
- * as its post is done with it, so one older than an hour was left by a
- * process that stopped mid-post. Also empties the folder earlier versions
- * kept the no-JS form's photos in.
- */
+/** Temp files go when their post is done, so one over an hour old was left by a crash. Also empties the old folder. */
 async function removeStaleTempFiles(services: Services, now: number): Promise<void> {
   const dir = enquiryPhotoTempDir(services.env);
   const names = await readdir(dir).catch(() => [] as string[]);

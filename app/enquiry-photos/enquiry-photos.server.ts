@@ -10,12 +10,7 @@ import { MAX_ENQUIRY_PHOTOS } from "./enquiry-photos";
 import { hashPhotoToken } from "./enquiry-photo-accept.server";
 import { enquiryPhotoKeys } from "./enquiry-photo-keys.server";
 
-/**
- * Photos visitors attach to enquiries (decision 0056). Accepting a
- * photo lives in ./enquiry-photo-accept.server.ts, retention in
- * ./enquiry-photo-retention.server.ts; this file ties photos to enquiries,
- * reads them for the inbox and the e-mail, and deletes them.
- */
+/** Photos visitors attach to enquiries (decision 0056): tied, read and deleted here. */
 
 const ONE_DAY_MS = 24 * 60 * 60_000;
 const MB = 1024 * 1024;
@@ -23,12 +18,7 @@ const MB = 1024 * 1024;
 /** One address (an IPv6 client: its /56) attaches at most this many photos a day; the rest of the day's allowance stays for others. */
 export const ENQUIRY_PHOTOS_PER_ADDRESS_PER_DAY = 10;
 
-/**
- * What attachEnquiryPhotos did (PhotoOutcome); `missing`, how many photos sent are not with the
- * enquiry (not attached or not taken); `added`, how many it tied to the enquiry now, from position
- * `firstAdded`; `leftOutKeys`, the files of photos it let go (past a cap, or past 5), to delete
- * once the transaction commits.
- */
+/** `missing`: sent but not with the enquiry; `leftOutKeys`: files let go, deleted once the transaction commits. */
 export type AttachedPhotos = PhotoOutcome & {
   missing: number;
   added: number;
@@ -37,17 +27,9 @@ export type AttachedPhotos = PhotoOutcome & {
 };
 
 /**
- * Inside submitEnquiry's transaction: ties the tokens' photos to the enquiry, in the order given,
- * after any it has (a repeat of an enquiry adds the photos the first did not have), up to 5 in
- * all. A token works from any address. One that is unknown, expired, used by another enquiry,
- * displaced among the waiting photos, or past 5 is counted in `notAttached`, never an error: the
- * enquiry must go through. A photo the enquiry already has counts as attached.
- *
- * The daily and storage caps (ENQUIRY_PHOTOS_PER_DAY, ENQUIRY_PHOTOS_MAX_MB, and
- * ENQUIRY_PHOTOS_PER_ADDRESS_PER_DAY for the sending address) count photos sent with enquiries,
- * here, under one lock across instances: photos uploaded and never sent use none of them. A photo
- * past a cap is left out of the enquiry and deleted; `notTaken` then says so. A photo past 5 is
- * deleted too, and counted in `notAttached`.
+ * In submitEnquiry's transaction, up to 5 in all. A token that cannot attach is counted, never an error: the
+ * enquiry must go through. The daily and storage caps count photos sent, here, under one lock across instances
+ * (photos never sent use none); one past a cap is deleted and reported as `notTaken`.
  */
 export async function attachEnquiryPhotos(
   trx: Transaction<DatabaseSchema>,
@@ -158,11 +140,7 @@ async function sentPhotoUsage(
   };
 }
 
-/**
- * Photos taken for a post that was then refused (the no-JS form with one
- * photo it could not take): their tokens will never be sent, so they stop
- * counting as waiting at once, rows and files.
- */
+/** For a refused post: their tokens will never be sent, so they stop counting as waiting at once. */
 export async function forgetUnsentPhotos(
   services: Pick<AppServices, "db" | "storage" | "logger" | "clock">,
   tokens: readonly string[],
@@ -244,11 +222,7 @@ export async function deleteEnquiryPhotoRows(trx: Kysely<DatabaseSchema>, submis
   return rows.flatMap((row) => [row.thumb_key, row.view_key]).filter((key): key is string => key !== null);
 }
 
-/**
- * Deletes photo files whose rows are gone (committed), by the one rule for
- * image files: while a backup runs, or when a delete fails, the keys wait in
- * deferred_deletions and the backup scheduler deletes them later.
- */
+/** While a backup runs, or when a delete fails, the keys wait in deferred_deletions. */
 export async function deleteEnquiryPhotoObjects(
   services: Pick<AppServices, "db" | "storage" | "logger"> & { clock?: Clock },
   keys: readonly string[],

@@ -1,8 +1,4 @@
-/**
- * Photos a visitor attaches to an enquiry (decision 0056): the facts the browser
- * (the contact island, the no-JS form, the inbox) and the server share.
- * Browser-safe: no server imports.
- */
+/** Enquiry photos (decision 0056): what the browser and server share. Browser-safe: no server imports. */
 
 /** At most this many photos per enquiry. */
 export const MAX_ENQUIRY_PHOTOS = 5;
@@ -50,10 +46,7 @@ export function photoOutcomeMessages(photos: Partial<PhotoOutcome> | undefined, 
 /** Kept copies: long side in pixels. */
 export const THUMB_LONG_SIDE = 320;
 export const VIEW_LONG_SIDE = 1600;
-/**
- * The viewing copy is encoded to fit this many bytes (quality, then size,
- * steps down), so the notification e-mail attaches it as it is (§9).
- */
+/** So the notification e-mail attaches the viewing copy as it is (§9). */
 export const VIEW_COPY_MAX_BYTES = 300 * 1024;
 
 export type EnquiryPhotoSize = "thumb" | "view";
@@ -69,11 +62,7 @@ export function enquiryPhotoUrl(submissionId: string, n: number, size: EnquiryPh
 /** POST /api/enquiry-photos answers 201 with this. */
 export type EnquiryPhotoAccepted = { token: string; name: string };
 
-/**
- * What became of the photo tokens sent with an enquiry: `attached`, how many are with it;
- * `notTaken`, a daily or storage cap kept some out; `notAttached`, how many others are not
- * (unknown, used, expired, displaced among the waiting photos, or past 5).
- */
+/** `notTaken`: a daily or storage cap kept some out; `notAttached`: unknown, used, expired, displaced, or past 5. */
 export type PhotoOutcome = { attached: number; notAttached: number; notTaken: boolean };
 
 /** POST /api/contact answers 201 with this (the spec's fields, plus `photos` when tokens were sent). */

@@ -6,10 +6,7 @@ import type { AppServices } from "~/services.server";
 import { createGalleryImage, listGalleryImages } from "./galleries.server";
 import type { GalleryImage, GalleryType } from "./gallery";
 
-/**
- * Demo photos drawn locally (no downloads), so a new install can show a
- * populated site: `npm run seed:demo`. Tests use the same pictures.
- */
+/** Demo photos drawn locally (no downloads) for `npm run seed:demo`; tests use them too. */
 
 /** A small deterministic random generator, so demo images are the same every run. */
 function random(seed: number) {

@@ -61,10 +61,7 @@ export async function listGalleryImages(
   return rows.map((row) => toGalleryImage(row, env?.MEDIA_BASE_URL));
 }
 
-/**
- * For pages: a failed read becomes the gallery's error state, logged, never a
- * crashed page; `onFallback` hears of it (pages pass `context.markDegraded`).
- */
+/** A failed read becomes the error state, never a crashed page; `onFallback` hears of it. */
 export async function loadGallery(
   services: Pick<AppServices, "db" | "logger"> & MediaEnv,
   galleryType: GalleryType,
@@ -86,11 +83,7 @@ export type NewGalleryImageInput = {
   originalKey: string | null;
 };
 
-/**
- * Stores a processed image's record at the end of its gallery; imagePath is
- * its JPEG fallback variant. The position is taken under the gallery's lock,
- * so sort orders stay 0..n-1 even when uploads (or instances) race.
- */
+/** Taken under the gallery's lock, so sort orders stay 0..n-1 when uploads (or instances) race. */
 export async function createGalleryImage(
   services: Pick<AppServices, "db" | "publicContentChanged"> & MediaEnv,
   input: NewGalleryImageInput,
@@ -145,12 +138,7 @@ export class GalleryOrderMismatchError extends Error {
   override name = "GalleryOrderMismatchError";
 }
 
-/**
- * Sets a gallery's order in one transaction, under the gallery's lock. The
- * ids must be exactly the gallery's ids, checked under that lock, so
- * concurrent reorders, uploads and deletes each see a consistent gallery and
- * sort orders stay 0..n-1 with no gaps.
- */
+/** The ids must be exactly the gallery's, checked under its lock, so sort orders stay 0..n-1 with no gaps. */
 export async function reorderGallery(
   services: Pick<AppServices, "db" | "publicContentChanged"> & MediaEnv,
   galleryType: GalleryType,
@@ -199,10 +187,7 @@ export function storageKeysOf(image: GalleryImageRow): string[] {
   return galleryImageKeys(image);
 }
 
-/**
- * Deletes files no image refers to any more (variant names are content-addressed, so two images may share one).
- * Call it after the rows' deletion has committed: while a backup runs, the deletion waits (see deferred-deletions).
- */
+/** Variants are content-addressed (shared); call after the rows' deletion commits (deferred while a backup runs). */
 export async function deleteUnreferencedFiles(
   services: Pick<AppServices, "db" | "storage" | "logger">,
   keys: string[],
@@ -215,10 +200,7 @@ export async function deleteUnreferencedFiles(
   );
 }
 
-/**
- * Deletes the record (closing the gap in its gallery's order, in the same
- * transaction), then every file of the image. False when there is no such image.
- */
+/** Closes the gap in the order in the same transaction, then deletes the files. */
 export async function deleteGalleryImage(
   services: Pick<AppServices, "db" | "storage" | "logger" | "publicContentChanged">,
   id: string,

@@ -2,11 +2,7 @@ import type { GalleryImageRow } from "~/db/schema";
 import { variantKeyFromPublicPath } from "~/images/processed-image";
 import type { ImageVariants } from "~/images/processed-image";
 
-/**
- * Which storage keys a gallery row names: the one place that reads them from its columns. Deleting
- * an image, checking what is still in use, and backing up and restoring (app/backups) all read
- * through here, so they never disagree about what a row holds.
- */
+/** The one place that reads a row's storage keys, so delete, in-use checks and backups never disagree. */
 
 /** The `variants/` keys a row's `variants` column (JSON) names; throws when it is not a list of image files. */
 export function variantKeysOf(variantsJson: unknown): string[] {

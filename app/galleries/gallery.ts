@@ -1,9 +1,6 @@
 import type { ImageVariants } from "~/images/processed-image";
 
-/**
- * Gallery facts shared by the pages, the admin and the server, without the
- * validation library, so public pages do not load zod (schemas: ./gallery-schemas).
- */
+/** Without the validation library, so public pages do not load zod (schemas: ./gallery-schemas). */
 
 /** The four galleries, in the dashboard's order, and their titles in the admin (spec §2). */
 export const GALLERY_TITLES = {

@@ -4,11 +4,7 @@ import { sectionKeysInGroup, type PageGroup } from "~/content/sections";
 import { loadGallery } from "./galleries.server";
 import type { GalleryResult, GalleryType } from "./gallery";
 
-/**
- * A portfolio page's data (app/components/portfolio-page.tsx): its group's texts with the phone
- * number for the call button, and its galleries by type. A failed read shows the fallback and
- * marks the render degraded, so it is never cached.
- */
+/** A failed read shows the fallback and marks the render degraded, so it is never cached. */
 export async function loadPortfolio<G extends PageGroup, T extends GalleryType>(
   { services, markDegraded: onFallback }: Pick<AppLoadContext, "services" | "markDegraded">,
   group: G,

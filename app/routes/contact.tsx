@@ -36,10 +36,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 }
 
 /**
- * The form's no-JavaScript path: same schema, honeypot and limit as POST /api/contact. With photos, the
- * post is multipart and server/middleware/contact-multipart.ts has read it: its photos' outcome is in
- * the load context, its text fields in the form. A stored enquiry (or a repeat of one) is answered with
- * a 303 to the page that says so (app/contact/contact-result.ts); anything else with the form again.
+ * The no-JavaScript path: same schema, honeypot and limit as POST /api/contact. Multipart photos were read by
+ * server/middleware/contact-multipart.ts (outcome in the load context). Stored: a 303 (contact-result.ts).
  */
 export async function action({ request, context }: Route.ActionArgs) {
   let form: FormData;

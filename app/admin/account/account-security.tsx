@@ -22,11 +22,7 @@ import { failureToast, serverFieldErrors, serverMessage } from "../query-client"
 import { SECURITY_SUMMARY_KEY } from "../activity/sign-in-activity";
 import { TwoStepSection } from "./two-step-section";
 
-/**
- * The owner's own account, the Account view.
- * Change the password (an owner with only a phone cannot run
- * `npm run admin:password`), and sign out on every device.
- */
+/** The Account view: change the password (a phone-only owner cannot run `npm run admin:password`), sign out. */
 /** Lets the dashboard open Change Password from elsewhere (the temporary-password banner). */
 export type PasswordDialogControl = {
   open: boolean;
@@ -61,7 +57,6 @@ export function AccountCard({
   );
 }
 
-/** Passkeys and two-step verification. */
 function SignInMethodsPanel({ username }: { username: string }) {
   const methods = useQuery<SignInMethods>({ queryKey: SIGN_IN_METHODS_KEY });
   if (methods.isPending) return null;
@@ -95,7 +90,6 @@ const FIELDS: { name: Field; label: string; autoComplete: string; hint?: string 
 ];
 const FIELD_NAMES = FIELDS.map((field) => field.name);
 
-/** The server's messages for this form's fields from a 400, if any. */
 function passwordFieldErrors(error: unknown): FieldErrors {
   return Object.fromEntries(
     Object.entries(serverFieldErrors(error)).filter(([field]) => (FIELD_NAMES as string[]).includes(field)),
@@ -174,11 +168,7 @@ function ChangePasswordDialog({ username, control }: { username: string; control
   );
 }
 
-/**
- * Every session ends, this one included. The owner's passkeys are listed with when each was last
- * used, and every passkey but the one this session signed in with can go too (with proof, as any
- * passkey removal): a stolen session may have added one.
- */
+/** Every session ends, this one too; any other passkey can go (with proof): a stolen session may have added one. */
 function SignOutEverywhereDialog({ navigate, username }: { navigate: (url: string) => void; username: string }) {
   const id = useId();
   const [removeOthers, setRemoveOthers] = useState(false);

@@ -12,10 +12,7 @@ import { HANDLES_OWN_401, serverMessage } from "../query-client";
 
 const noSubscription = () => () => {};
 
-/**
- * The login page's other ways in: a passkey (the button, and the
- * username field's autofill), and the second step when two-step verification is on.
- */
+/** The login page's passkey (button and username autofill) and the two-step second step. */
 export function PasskeySignIn({ onSignedIn, disabled }: { onSignedIn: () => void; disabled: boolean }) {
   // Hidden when SITE_URL cannot work with passkeys (the dashboard says why) or the browser has none.
   const methods = useQuery<{ passkeys: boolean }>({ queryKey: ["/api/login/methods"], meta: HANDLES_OWN_401 });

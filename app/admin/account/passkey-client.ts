@@ -12,11 +12,7 @@ import type { CurrentUser } from "~/auth/login-schema";
 import type { PasskeyListItem } from "~/auth/sign-in-methods";
 import { apiRequest } from "~/lib/api-client";
 
-/**
- * The browser's side of the passkey ceremonies (decision 0053), with
- * @simplewebauthn/browser: options from the server, the browser's own prompt,
- * the answer back to the server.
- */
+/** The browser's side of the passkey ceremonies (decision 0053), with @simplewebauthn/browser. */
 export const SIGN_IN_METHODS_KEY = ["/api/admin/sign-in-methods"] as const;
 
 /** What a passkey is, wherever the word appears for the owner. */
@@ -35,10 +31,7 @@ export function passkeyPromptProblem(error: unknown): string | null {
   return null;
 }
 
-/**
- * Proof that it is the owner, asked at the moment of a change to the sign-in (a passkey added or
- * removed, two-step off, new recovery codes): the current password, or one of the owner's passkeys.
- */
+/** Proof asked at each change to the sign-in: the current password, or one of the owner's passkeys. */
 export type OwnerProof = { currentPassword: string } | { usePasskey: true };
 
 /** The request body the server takes as proof: `{ currentPassword }`, or `{ passkey }` (an answer to a fresh challenge). */
@@ -64,12 +57,7 @@ export async function removePasskey(input: { id: string; proof: OwnerProof }): P
   await apiRequest("DELETE", `/api/admin/passkeys/${encodeURIComponent(input.id)}`, await proofBody(input.proof));
 }
 
-/**
- * Signs in with a passkey: from the button, or (`autofill`) by offering the
- * site's passkeys in the username field's suggestions (conditional
- * mediation), which waits until one is picked. `onPicked` runs once the
- * browser has a passkey's answer, before the server checks it.
- */
+/** `autofill`: conditional mediation, waiting until a passkey is picked; `onPicked` runs before the server checks. */
 export async function signInWithPasskey(
   options: { autofill?: boolean; onPicked?: () => void } = {},
 ): Promise<CurrentUser | null> {

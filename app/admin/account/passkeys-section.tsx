@@ -26,7 +26,6 @@ export function passkeyUse(passkey: PasskeyListItem): string {
   return `Added ${formatSubmittedAt(passkey.createdAt)} · ${passkey.lastUsedAt ? `Last used ${formatSubmittedAt(passkey.lastUsedAt)}` : "Not used yet"}`;
 }
 
-/** The owner's passkeys, in the Account card. */
 export function PasskeysSection({ methods, username }: { methods: SignInMethods; username: string }) {
   const { passkeys } = methods;
   const canUsePasskey = passkeys.list.length > 0;
@@ -68,10 +67,7 @@ export function PasskeysSection({ methods, username }: { methods: SignInMethods;
   );
 }
 
-/**
- * A change to the sign-in asks for proof at that moment: the current password, or (when the owner
- * has one) a passkey. The form's fields, and its problem when the server refuses the proof.
- */
+/** The proof form's fields (password, or a passkey when the owner has one), and its problem when refused. */
 export function useOwnerProof() {
   const [passwordError, setPasswordError] = useState<string | undefined>();
   const [problem, setProblem] = useState<string | null>(null);
@@ -103,11 +99,7 @@ export function useOwnerProof() {
   };
 }
 
-/**
- * A passkey added or removed from its dialog: the dialog's state (the proof is forgotten as it opens
- * or closes, and so is whatever `onToggle` clears), the owner's proof, the request (closing the
- * dialog and refreshing the sign-in methods when it is done) and the form's submit.
- */
+/** A passkey dialog: the proof is forgotten as it opens or closes; done, it closes and refreshes sign-in methods. */
 function usePasskeyChange<T>(
   send: (ownerProof: OwnerProof) => Promise<T>,
   done: (result: T) => void,

@@ -4,11 +4,7 @@ import type { Ref } from "react";
 import type { SecuritySummary } from "~/auth/security-summary";
 import { SECURITY_SUMMARY_KEY } from "../activity/sign-in-activity";
 
-/**
- * While the password is still the one the first start
- * generated (as the database records it), the top of the dashboard asks the
- * owner to change it; its button opens Change Password.
- */
+/** While the password is still the first start's generated one (as the database records it), ask to change it. */
 export function TemporaryPasswordBanner({
   onChange,
   buttonRef,

@@ -15,10 +15,7 @@ import { FormProblem } from "../dialog-form-parts";
 import { OwnerNotice } from "../owner-notice";
 import { RecoveryCodesView } from "./recovery-codes-view";
 
-/**
- * At the top of the dashboard while a restore has left two-step verification unreadable (an
- * unencrypted backup from another installation, decision 0058), until it is turned on again.
- */
+/** Shown while a restore left two-step unreadable (an unencrypted backup from another installation, decision 0058). */
 export function TwoStepRestoreNotice() {
   const methods = useQuery<SignInMethods>({ queryKey: SIGN_IN_METHODS_KEY });
   if (methods.data?.twoStep.status !== "unreadable") return null;
@@ -40,7 +37,6 @@ export function TwoStepRestoreNotice() {
   );
 }
 
-/** Two-step verification, in the Account card. */
 export function TwoStepSection({ methods, username }: { methods: SignInMethods; username: string }) {
   const { status, recoveryCodesLeft } = methods.twoStep;
   const canUsePasskey = methods.passkeys.available && methods.passkeys.list.length > 0;

@@ -76,11 +76,7 @@ function NetworkDetails({ entries }: { entries: ActivityEntry[] }) {
   );
 }
 
-/**
- * The Activity view: the security log, newest first, 50 a page, in the
- * owner's words (where each record came from as a new or usual place, the
- * networks under the details); a filter keeps sign-ins and account changes only.
- */
+/** The Activity view: the security log, newest first, 50 a page, in the owner's words. */
 export function ActivityCard({ onBack }: { onBack: () => void }) {
   const [page, setPage] = useState(1);
   const [securityOnly, setSecurityOnly] = useState(false);

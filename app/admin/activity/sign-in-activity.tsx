@@ -13,11 +13,7 @@ export function describeFailures(report: SignInReport): string {
   return `${attempts} from ${addresses}`;
 }
 
-/**
- * A notice at the top of the dashboard after a good sign-in: the failed
- * attempts since the one before, so the owner notices when someone has been
- * guessing. Nothing when there were none.
- */
+/** After a good sign-in: the failed attempts since the one before, so the owner notices guessing. */
 export function SignInActivity() {
   const summary = useQuery<SecuritySummary>({ queryKey: SECURITY_SUMMARY_KEY });
   // Not essential: while loading, or if it fails, the dashboard shows nothing here.

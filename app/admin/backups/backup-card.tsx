@@ -34,12 +34,7 @@ export function downloadPurpose(encrypted: boolean | undefined): string {
   return `Keep it somewhere safe. Whoever runs your website can restore the site from it${encrypted ? ", with the backup passphrase" : ""}.`;
 }
 
-/**
- * The Backups view: the last backup, any problem with the scheduled ones,
- * and Download backup, so that a copy lives off the server. The download is
- * a plain link: the browser streams it straight to a file. The view (and the
- * dashboard's row) count it at once; the server records it when it ends.
- */
+/** Download is a plain link the browser streams to a file; the view counts it at once, the server when it ends. */
 export function BackupCard({ onBack }: { onBack: () => void }) {
   const status = useQuery<BackupStatus>({ queryKey: [BACKUP_STATUS_URL] });
   const queryClient = useQueryClient();

@@ -5,11 +5,7 @@ import { TechnicalDetails } from "../owner-notice";
 
 export const BUCKET_PRIVACY_KEY = ["/api/admin/storage/privacy"] as const;
 
-/**
- * The dashboard's red notice when the start-up check could download a
- * private object from the bucket without a key (decision 0048). Nothing shows
- * otherwise. The addresses that answered are there for whoever runs the site.
- */
+/** Red notice when the start-up check downloaded a private object without a key (decision 0048). */
 export function BucketPrivacyNotice() {
   const privacy = useQuery<BucketPrivacy>({ queryKey: BUCKET_PRIVACY_KEY });
   if (privacy.data?.status !== "public") return null;

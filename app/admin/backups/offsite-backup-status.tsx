@@ -2,12 +2,7 @@ import { offsiteSummary, PASSPHRASE_HOW_TO, RESTIC_HOW_TO, timeAgo, type Offsite
 import { formatSubmittedAt } from "~/lib/format-date";
 import { OwnerNotice } from "../owner-notice";
 
-/**
- * The backup card's lines about copies kept off the server (decision 0070):
- * how long ago the last one left, in the owner's words; a red notice after
- * three hours of failed copies; and a red notice, saying what to do, while no
- * passphrase is set or restic is not installed (then no copy leaves at all).
- */
+/** Off-server copies (decision 0070): the last one's age; red after three hours of failures or while none can leave. */
 export function OffsiteBackupStatus({ offsite, now = new Date() }: { offsite: OffsiteStatus; now?: Date }) {
   if (offsite.state === "off") {
     return (

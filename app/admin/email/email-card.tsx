@@ -17,11 +17,7 @@ const settings = (
   </>
 );
 
-/**
- * The notice while e-mail is off or failing, in plain words, with the
- * settings and the SMTP server's answer under the details. On the dashboard
- * (it needs the owner) and in the E-mail view; nothing while all is well.
- */
+/** The notice while e-mail is off or failing; the settings and SMTP answer under the details. */
 export function EmailStatusNotice({ status }: { status: NotificationsOverview }) {
   if (!status.enabled) {
     return (
@@ -78,11 +74,7 @@ export function DashboardEmailNotice() {
 
 type TestResult = { ok: true; text: string } | { ok: false; serverAnswer: string };
 
-/**
- * The E-mail view: whether each new enquiry is e-mailed and to whom, the
- * notice while it is off or failing, and Send test e-mail, whose failure
- * keeps the SMTP server's exact answer under the details.
- */
+/** The E-mail view: whether enquiries are e-mailed and to whom, the notice, and Send test e-mail. */
 export function EmailCard({ onBack }: { onBack: () => void }) {
   const status = useQuery<NotificationsOverview>({ queryKey: NOTIFICATIONS_STATUS_KEY });
   const [testResult, setTestResult] = useState<TestResult | null>(null);

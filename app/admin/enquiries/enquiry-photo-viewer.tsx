@@ -5,11 +5,7 @@ import { Spinner } from "~/components/ui/spinner";
 import { enquiryPhotoUrl, THUMB_LONG_SIDE, type EnquiryPhotoSummary } from "~/enquiry-photos/enquiry-photos";
 import { cn } from "~/lib/cn";
 
-/**
- * An enquiry's photos in the inbox: thumbnails, and a tap opens
- * the viewing copy full-screen, with previous and next (buttons, the arrow
- * keys, a swipe), its position, and Escape to close back to the thumbnail.
- */
+/** An enquiry's photos: thumbnails; a tap opens a full-screen viewer (buttons, arrow keys, swipe, Escape). */
 
 /** A horizontal move at least this long is a swipe (as on the homepage hero). */
 export const PHOTO_SWIPE_PX = 50;

@@ -18,10 +18,7 @@ export function reviewRequestText(customer: string, owner: string, reviewLink: s
   };
 }
 
-/**
- * "Ask for a review" (the owner's mail app) and "Text" (his messages app) for one enquiry, once
- * contact.reviewLink is set. The server sends nothing: a tap only records that it was asked.
- */
+/** Review requests open the owner's own mail or messages app: the server sends nothing, a tap only records it. */
 export function ReviewRequest({ submission }: { submission: InboxItem }) {
   const queryClient = useQueryClient();
   const reviewLink = useQuery<ContentEntry>({ queryKey: contentKey("contact.reviewLink") });

@@ -34,13 +34,7 @@ export function replyHref(submission: Pick<InboxItem, "email" | "name" | "messag
   return `mailto:${to}?subject=${encodeURIComponent(subject)}&body=${encodeURIComponent(body)}`;
 }
 
-/**
- * One enquiry in the inbox (spec §2 Submissions view, decision 0024): the
- * date, then Name, Email (mail link), Phone (call link), the whole
- * Message with its line breaks and the visitor's photos, then its actions. Marking it read is an
- * explicit action (Mark as read / Mark as unread, decision 0051): reading
- * the list marks nothing.
- */
+/** One enquiry (spec §2 Submissions view, decision 0024); reading marks nothing: Mark as read is explicit (0051). */
 export function SubmissionCard({ submission }: { submission: InboxItem }) {
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const setRead = useSetRead();

@@ -14,15 +14,7 @@ import {
   type UploadOutcome,
 } from "./upload-images";
 
-/**
- * Photos keep going up while the owner does something else (decision 0062):
- * the admin app holds one BackgroundUploads, which sends every batch the
- * upload window hands it, one file at a time across batches (a weak uplink
- * is not split), whether or not that window is still open. Each photo
- * appears in its gallery as soon as it is registered. The tray
- * (upload-tray.tsx) shows what is under way; leaving the admin area meanwhile
- * asks first.
- */
+/** Decision 0062: one photo at a time (a weak uplink is not split), whether or not the upload window is open. */
 
 /** One photo the tray shows: waiting, under way, or failed (until dismissed or sent again). */
 export type TrackedUpload = { id: number; file: File; galleryType: GalleryType; status: FileUploadState };
@@ -52,11 +44,7 @@ export type BackgroundUploads = {
 
 const copies = new WeakMap<File, Promise<File>>();
 
-/**
- * What goes up for a camera JPEG: its copy at the largest size the site serves (the shrinker's gallery
- * plan), made once, from the moment it is chosen. Other formats go as they are (a JPEG copy would
- * lose a PNG's transparency or a GIF's movement).
- */
+/** Only a camera JPEG is shrunk: a JPEG copy would lose a PNG's transparency or a GIF's movement. */
 export function galleryCopy(file: File): Promise<File> {
   if (file.type !== "image/jpeg") return Promise.resolve(file);
   const copy =
@@ -90,10 +78,7 @@ export function createBackgroundUploads(options: {
     else change(uploads.map((upload) => (upload.id === id ? { ...upload, status } : upload)));
   };
 
-  /**
-   * Parts where this site takes them; otherwise (or when it cannot tell) the spec's single PUT. With
-   * no connection (fetch's TypeError) it waits for one, as the parts do: the one admin call that does.
-   */
+  /** Parts where the site takes them, else the spec's single PUT; offline (TypeError), it waits, as parts do. */
   async function partsTransport(whileOffline: () => void): Promise<PartTransport | null> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -163,11 +148,7 @@ export const LEAVE_WHILE_UPLOADING_DIALOG = {
   leave: "Leave anyway",
 } as const;
 
-/**
- * Holds the admin app's uploads. While any photo is under way, the browser
- * asks before the page is left (another site, a reload, closing the tab), and
- * confirmLeave asks before the app itself leaves (Logout).
- */
+/** While any photo is under way, leaving the page (browser) or the app (confirmLeave, Logout) asks first. */
 export function BackgroundUploadsProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const [uploads] = useState(() => createBackgroundUploads({ queryClient }));

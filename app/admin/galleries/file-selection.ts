@@ -33,13 +33,7 @@ async function looksSupported(file: File): Promise<boolean> {
   }
 }
 
-/**
- * Spec §5 upload picker: images only, each at most the size limit (each
- * refusal is alerted), and the selection (kept + new) cut to the file limit.
- * Then an image/* file whose first bytes are not a supported format (HEIC,
- * say) is refused too, before it costs any upload. The spec's two alerts
- * come first, word for word.
- */
+/** Spec §5's two alerts come first, word for word; then a file that is no supported format (HEIC, say) is refused. */
 export async function addToSelection(
   kept: File[],
   incoming: File[],
@@ -61,7 +55,6 @@ export async function addToSelection(
   return { files: all.slice(0, MAX_UPLOAD_FILES), truncated: all.length > MAX_UPLOAD_FILES };
 }
 
-/** A file's size in KB with one decimal, e.g. '12.3 KB'. */
 export function formatKilobytes(bytes: number): string {
   return `${(bytes / 1024).toFixed(1)} KB`;
 }

@@ -1,11 +1,7 @@
 import { ApiError, apiRequest } from "~/lib/api-client";
 import { ConnectionLostError, retryDelayMs, type JsonCall, type PartSender, type RetryWait } from "./resumable-upload";
 
-/**
- * The browser's side of resumable uploads' transport (decision 0062): JSON
- * calls through apiRequest, parts by XMLHttpRequest (for upload progress),
- * and a retry wait that ends early when the browser comes back online.
- */
+/** Resumable uploads' transport (decision 0062): parts by XMLHttpRequest, for upload progress. */
 
 /** A part that has sent nothing for this long is taken as a dropped connection (a phone's signal can stall without an error). */
 export const PART_STALL_MS = 45_000;
@@ -26,12 +22,7 @@ export const browserJsonCall: JsonCall = async <T>(method: "GET" | "POST", path:
   }
 };
 
-/**
- * PUTs one part with XMLHttpRequest, reporting bytes sent; resolves with the
- * answer's ETag. This site's part route carries the session as every
- * same-origin request does; a bucket's presigned URL gets no cookies at all
- * (withCredentials stays false), and must expose ETag in its CORS rule.
- */
+/** A presigned bucket URL gets no cookies (withCredentials stays false) and must expose ETag in its CORS rule. */
 export function createXhrPartSender(options: { stallMs?: number } = {}): PartSender {
   const stallMs = options.stallMs ?? PART_STALL_MS;
   return (url, part, { onProgress, signal }) =>
@@ -92,10 +83,7 @@ export function createXhrPartSender(options: { stallMs?: number } = {}): PartSen
     });
 }
 
-/**
- * Waits retryDelayMs(attempt), or less: the moment the browser says it is
- * online again (a phone that found its signal), the next try starts.
- */
+/** Ends early when the browser is online again (a phone that found its signal). */
 export const waitForConnection: RetryWait = (attempt, signal) =>
   new Promise<void>((resolve, reject) => {
     const done = () => {

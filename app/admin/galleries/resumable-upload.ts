@@ -7,14 +7,7 @@ import {
   type ResumableUpload,
 } from "~/uploads/resumable-protocol";
 
-/**
- * The admin page's side of resumable uploads (decision 0062): start the
- * upload, send its parts one after another, keep each part's ETag, and
- * complete it. A dropped connection costs only the part in flight: that part
- * is sent again, from its start, once the connection is back; confirmed parts
- * are never sent again. Nothing here touches the DOM, so the API tests drive
- * this very code through a proxy that cuts the connection.
- */
+/** Decision 0062. No DOM here, so the API tests drive this very code through a proxy that cuts the connection. */
 
 /** The connection dropped (or never came up): worth trying again once it is back. */
 export class ConnectionLostError extends Error {
@@ -50,10 +43,7 @@ const URL_EXPIRY_MARGIN_MS = 60_000;
 /** Answers that say "not now": a proxy or store briefly away, a busy server, a timeout. */
 const BUSY_STATUSES = new Set([408, 429, 502, 503, 504]);
 
-/**
- * Worth another try: the connection dropped, or the server said "not now".
- * A refusal, or a 500 (a fault that trying again will not mend), is not.
- */
+/** A refusal, or a 500 (a fault that trying again will not mend), is not worth another try. */
 export function isTransient(error: unknown): boolean {
   if (error instanceof ConnectionLostError) return true;
   return error instanceof ApiError && BUSY_STATUSES.has(error.status);

@@ -47,18 +47,7 @@ export type UploadDialogProps = {
   currentCount: number;
 };
 
-/**
- * Spec §2 upload modal, as decision 0019 changed it: choose (and
- * add more) image files, see each as a thumbnail with its name and size, give
- * each an optional caption, remove any, then upload them all with one
- * progress bar. Each file shows its own state; a file that failed stays
- * listed with its reason and can be retried. The modal closes and resets
- * when every file is up. Nothing starts until 'Upload N Image(s)'.
- * The owner may close it meanwhile: the photos keep going up in the
- * background, shown by the tray (decision 0062). Where photos cannot resume
- * after a dropped connection, it says why.
- * The files' states live in useUploadQueue; each row is a ChosenFile.
- */
+/** Spec §2 upload modal, as decision 0019 changed it; closed meanwhile, uploads go on in the tray (decision 0062). */
 export function UploadDialog({ trigger, galleryType, currentCount }: UploadDialogProps) {
   const id = useId();
   const [open, setOpen] = useState(false);

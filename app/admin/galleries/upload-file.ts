@@ -2,15 +2,7 @@ import { ApiError } from "~/lib/api-client";
 
 export const UPLOAD_FAILED_MESSAGE = "Failed to upload image";
 
-/**
- * PUTs one file's raw bytes to an upload URL (spec §7: a direct single upload,
- * no multipart), reporting bytes sent as they go. A same-origin URL (this
- * server's) carries the session cookie as every same-origin request does; a
- * bucket's presigned URL is another origin and gets no cookies at all
- * (withCredentials stays false): the signature is its only credential.
- * Resolves on 2xx; a refusal rejects with an ApiError ("{status}: {text}"),
- * a network failure with an Error.
- */
+/** Spec §7 single PUT. A presigned bucket URL gets no cookies (withCredentials false): the signature is all it has. */
 export function uploadFile(
   url: string,
   file: File,

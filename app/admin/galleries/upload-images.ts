@@ -31,16 +31,7 @@ export type FileToUpload = {
   caption: () => string;
 };
 
-/**
- * Uploads files in order (spec §7): for each, make the copy to send (`prepare`), send its bytes,
- * then register it in the gallery with its caption and sortOrder = the gallery's image count so
- * far (the server processes it then). The next file is prepared while one is sent, and sent while
- * the one before is registered, so the uplink never waits for the server. With `parts`, a file goes
- * up in parts that survive a dropped connection (decision 0062); otherwise it asks for a new upload
- * URL (saying the file's size and type, which the URL is then signed for) and PUTs the bytes there.
- * One failed file does not stop the others; a 401 at any step stops everything and is thrown (the
- * session is gone). Progress is the share of these files sent, 0…1; each file's state goes to onFileState.
- */
+/** Spec §7. Preparing, sending and registering overlap, so the uplink never waits; only a 401 stops the rest. */
 export async function uploadImages(input: {
   files: FileToUpload[];
   galleryType: GalleryType;

@@ -21,13 +21,7 @@ function percentOf(upload: TrackedUpload): number {
   return status.state === "processing" || status.state === "done" ? 100 : 0;
 }
 
-/**
- * The small tray of photos going up in the background (decision 0062),
- * mounted once in the admin app: it follows the owner round the dashboard
- * while the upload window is closed, one line per photo with its gallery and
- * state, a line that failed kept (with its reason) until dismissed. Hidden
- * when nothing is under way. It can be folded to its heading.
- */
+/** The tray of photos going up in the background (decision 0062); a failed line stays until dismissed. */
 export function UploadTray() {
   const uploads = useTrackedUploads();
   const background = useBackgroundUploads();

@@ -46,13 +46,7 @@ function objectUrlFor(file: File): string | null {
   return typeof URL.createObjectURL === "function" ? URL.createObjectURL(file) : null;
 }
 
-/**
- * The upload dialog's files and their states (decision 0019): the chosen files with thumbnails and
- * captions, one run at a time with its progress, each file's own state, and a retry of the ones
- * that failed. `onAllUploaded` runs (before the list resets) once every listed file is up. The
- * admin app's BackgroundUploads sends them (decision 0062), so they keep going once the dialog
- * is closed, and the toasts still come when it is gone.
- */
+/** The upload dialog's files (decision 0019); BackgroundUploads sends them (decision 0062), so they outlive it. */
 export function useUploadQueue({
   galleryType,
   currentCount,

@@ -52,11 +52,7 @@ export type ContentHistoryProps = {
   disabled?: boolean;
 };
 
-/**
- * A section's earlier versions (decision 0030), newest first, each with Restore,
- * and Reset to default. Both ask first (a second step in the same dialog, a
- * bottom sheet on phones) and both are new saves, so both can be undone.
- */
+/** Earlier versions (decision 0030) with Restore, and Reset to default: both ask first and are new saves (undoable). */
 export function ContentHistory(props: ContentHistoryProps) {
   const { sectionTitle, disabled } = props;
   const [open, setOpen] = useState(false);

@@ -35,13 +35,7 @@ export type SectionEditorProps = {
   describedBy?: string;
 };
 
-/**
- * One content entry's editor (spec §2): an 8-row Content field prefilled
- * with the current text, Save Changes ('Saving...' while pending) and, only
- * when closable, Cancel; plus History. Until the stored text has
- * loaded nothing can be saved, so a failed load can never overwrite real
- * text with the default; it shows an error with Retry.
- */
+/** Spec §2. Nothing saves until the stored text loads: a failed load never overwrites real text with the default. */
 export function SectionEditor({
   sectionKey,
   sectionTitle = sectionKey,

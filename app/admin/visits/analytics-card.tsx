@@ -47,10 +47,7 @@ function RankedList({ label, rows, empty }: { label: string; rows: { name: strin
   );
 }
 
-/**
- * The Visits view: visits (counted without cookies or scripts on the public
- * pages, see docs/PRIVACY.md) and enquiries, for the last 30 days.
- */
+/** The Visits view, last 30 days (visits counted without cookies or scripts, see docs/PRIVACY.md). */
 export function AnalyticsCard({ onBack }: { onBack: () => void }) {
   const report = useQuery<AnalyticsReport>({ queryKey: ANALYTICS_KEY });
 

@@ -7,11 +7,7 @@ const BAR_WIDTH = 8;
 const BAR_GAP = 2;
 const CHART_HEIGHT = 80;
 
-/**
- * Visitors per day as a small inline SVG bar chart (no charting library:
- * nothing extra to download). Screen readers get a summary as its name and
- * description, and everyone can open the same figures as a table.
- */
+/** An inline SVG bar chart (no charting library: nothing extra to download), with its figures as a table too. */
 export function VisitorsChart({ days }: { days: AnalyticsReport["days"] }) {
   const id = useId();
   const most = Math.max(1, ...days.map((d) => d.visitors));

@@ -1,9 +1,6 @@
 /**
- * The links every page's head carries for its icons and web manifest. A browser fetches the
- * favicon and the manifest at once; on a public page on a slow link they would share the
- * bandwidth of its largest photo, so there the paint gate (app/islands/page-script.ts)
- * adds them once that photo is on screen, and <noscript> carries them for a browser without
- * scripts. The apple-touch-icon is only read when someone adds the site to a home screen.
+ * On a slow link the favicon and manifest would share the bandwidth of the largest photo, so on public pages
+ * the paint gate (app/islands/page-script.ts) adds them once it is on screen; <noscript> carries them otherwise.
  */
 export const EAGERLY_FETCHED_HEAD_LINKS = [
   { rel: "icon", href: "/favicon.ico", sizes: "32x32" },

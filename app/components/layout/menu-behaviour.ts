@@ -7,13 +7,9 @@ export const MENU_BUTTON_ATTRIBUTE = "data-menu-button";
 export const MOBILE_MENU_ID = "mobile-menu";
 
 /**
- * The header's phone menu is a <details> that opens and closes by its <summary> without any script
- * (the <details> states whether it is open, so the summary carries no role and no aria-expanded).
- * With script, the open menu also closes on a tap or a focus outside it, on Escape (focus back on
- * its button), when one of its links is chosen, and when the page comes back from the browser's
- * back/forward cache. One behaviour for both headers: the public pages' menu island
- * (app/islands/menu.island.ts) and the admin's React header (site-header.tsx) call this.
- * Returns the function that removes the listeners.
+ * The phone menu is a <details> (so the summary carries no role and no aria-expanded) that works without script.
+ * This adds closing on an outside tap or focus, Escape, a chosen link, and a return from the back/forward cache,
+ * for both headers (app/islands/menu.island.ts and site-header.tsx). Returns the remover.
  */
 export function enhanceMenu(details: HTMLDetailsElement): () => void {
   const button = details.querySelector<HTMLElement>(`[${MENU_BUTTON_ATTRIBUTE}]`);

@@ -7,10 +7,7 @@ export type FooterContent = ContentMap<
   "footer.description" | "contact.phone" | "contact.email" | "contact.address" | "contact.areas"
 >;
 
-/**
- * The shared footer (spec §2). On the admin's pages (`forTouch`) every link is at least 44 px tall,
- * as the admin's controls are; the public pages keep the spec's compact lists.
- */
+/** The shared footer (spec §2). `forTouch` (admin): every link at least 44 px tall. */
 export function SiteFooter({ content, forTouch = false }: { content: FooterContent; forTouch?: boolean }) {
   const serving = servingLine(content["contact.areas"]);
   const link = forTouch ? "inline-flex min-h-11 items-center" : "inline-block py-1";

@@ -16,11 +16,7 @@ function navLinkClasses({ isActive }: { isActive: boolean }, mobile = false) {
   );
 }
 
-/**
- * The phone menu is a <details>: it works without JavaScript. On public pages the menu island
- * (app/islands/menu.island.ts) adds its closing behaviour; in the full React application (the admin) this
- * component adds the same (app/components/layout/menu-behaviour.ts).
- */
+/** The phone menu is a <details>, working without JavaScript; the admin adds its closing here (menu-behaviour.ts). */
 export function SiteHeader({ menuIsland = false }: { menuIsland?: boolean }) {
   const detailsRef = useRef<HTMLDetailsElement>(null);
   useEffect(() => {

@@ -1,9 +1,4 @@
-/**
- * A photo's stored width and height, read from its first bytes (PNG, JPEG, WebP), or null when they
- * are not there or not one of those. The browser reads it before decoding, so a photo too large to
- * decode safely on a phone (a decompression bomb, a 108 MP original) is sent as it is, for the
- * server to judge by its own limits.
- */
+/** Read before decoding: a photo too large to decode on a phone (a decompression bomb) goes as it is, to the server. */
 export function photoHeaderSize(bytes: Uint8Array): { width: number; height: number } | null {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const ascii = (offset: number, length: number) => String.fromCharCode(...bytes.subarray(offset, offset + length));

@@ -1,5 +1,4 @@
-// The main thread's side of the photo worker (photo-shrink.worker.ts). Imported by the photo picker and the
-// admin's uploads when a photo is chosen, so neither this nor the worker loads with the page.
+// The photo worker's main-thread side, imported once a photo is chosen: neither loads with the page.
 import { SHRINK_PLANS, type ShrinkPlanName } from "./shrink-plan";
 
 export type ShrinkRequest = { id: number; file: Blob; plan: ShrinkPlanName };
@@ -39,11 +38,7 @@ function photoWorker(): Worker | null {
   return worker;
 }
 
-/**
- * The file to send for a chosen photo: a JPEG copy with the same name, upright, with no metadata, by
- * the plan (a visitor's: at most 1600 px on the long side and 500 KB; the gallery's: the largest
- * size the site serves), or the photo as it is when the browser cannot make one.
- */
+/** A JPEG copy (same name, upright, no metadata) by the plan, or the photo as it is when none can be made. */
 export function shrinkPhoto(file: File, plan: ShrinkPlanName = "enquiry"): Promise<File> {
   const target = photoWorker();
   if (!target) return Promise.resolve(file);

@@ -1,7 +1,5 @@
 /// <reference lib="webworker" />
-// Makes the copy of a photo that is sent, off the main thread: decoded upright (EXIF orientation
-// applied), then a JPEG with no metadata (a canvas writes none) by the plan's encodings, until one
-// fits its bytes (shrink-plan.ts). Loaded by photo-shrink.ts when a photo is chosen.
+// Off the main thread: decoded upright, then a JPEG with no metadata (a canvas writes none) by the plan.
 import { photoHeaderSize } from "./photo-header-size";
 import { MAX_DECODE_PIXELS, SHRINK_PLANS, type ShrinkPlanName } from "./shrink-plan";
 import type { ShrinkOutcome, ShrinkReply, ShrinkRequest } from "./photo-shrink";

@@ -4,10 +4,7 @@ import { MAX_VARIANT_HEIGHT, VARIANT_WIDTHS } from "~/images/image-limits";
 /** The copy the browser sends: the long side the site keeps, at most this many bytes. */
 export const SENT_LONG_SIDE = VIEW_LONG_SIDE;
 export const SENT_MAX_BYTES = 500 * 1024;
-/**
- * Photos larger than this are not decoded in the browser (a 12 MP photo is 48 MB of pixels; this is
- * 200 MB): they go as they are, and the server, which decodes JPEG at a fraction of its size, judges them.
- */
+/** Not decoded in the browser (a 12 MP photo is 48 MB of pixels): the server, which decodes JPEG cheaply, judges. */
 export const MAX_DECODE_PIXELS = 50_000_000;
 /** A gallery copy's JPEG quality: its variants look as those of the camera's photo (docs/PERFORMANCE.md). */
 export const GALLERY_QUALITY = 0.9;
@@ -17,10 +14,7 @@ export type EncodeStep = { width: number; height: number; quality: number };
 /** Who the copy is for: a visitor's enquiry (small), or the owner's gallery (the largest the site serves). */
 export type ShrinkPlanName = "enquiry" | "gallery";
 
-/**
- * The encodings to try, in order, until one fits SENT_MAX_BYTES: the photo at SENT_LONG_SIDE (never
- * enlarged) at JPEG quality 0.8, 0.7 and 0.6, then smaller at 0.7, as the server steps its viewing copy.
- */
+/** Tried in order until one fits, as the server steps its viewing copy. */
 export function shrinkPlan(width: number, height: number): EncodeStep[] {
   const scaled = (longSide: number) => {
     const scale = Math.min(1, longSide / Math.max(width, height));
@@ -34,11 +28,7 @@ export function shrinkPlan(width: number, height: number): EncodeStep[] {
   return steps;
 }
 
-/**
- * A gallery photo's one encoding: as wide as its widest variant (at most the largest of
- * VARIANT_WIDTHS, no taller than MAX_VARIANT_HEIGHT), so the site makes the very same variants from
- * it; none when the photo is no larger than that (it goes as it is).
- */
+/** As wide as the widest variant, so the site makes the very same variants from it; none when no larger. */
 export function galleryShrinkPlan(width: number, height: number): EncodeStep[] {
   const widest = Math.min(Math.max(...VARIANT_WIDTHS), Math.floor((MAX_VARIANT_HEIGHT * width) / height));
   if (widest >= width) return [];

@@ -1,7 +1,4 @@
-/**
- * The time an upload has left, from its own progress: the average rate since it started (steadier
- * than the last step's), in words. Pure: the caller passes the time (`performance.now()` in the browser).
- */
+/** Time left from the average rate since the start (steadier than the last step's). Pure: the caller passes time. */
 export function createTimeLeftEstimate(startedAtMs: number) {
   return {
     /** Seconds left, or null until a second of sending has given a rate to go by. */

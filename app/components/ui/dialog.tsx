@@ -14,10 +14,7 @@ type DialogContentProps = ComponentPropsWithoutRef<typeof DialogPrimitive.Conten
   children: ReactNode;
 };
 
-/**
- * A modal dialog: a dimmed overlay, focus kept inside, Escape and the corner
- * button close it. Full width on phones, a centred card from sm up.
- */
+/** A modal dialog: full width on phones, a centred card from sm up. */
 export function DialogContent({ className, children, closeDisabled, ...props }: DialogContentProps) {
   return (
     <DialogPrimitive.Portal>
@@ -64,10 +61,7 @@ export function DialogDescription({
 /** Whether a task dialog is open, and what it does when it opens or closes. */
 export type TaskDialogState = { open: boolean; onOpenChange: (next: boolean) => void };
 
-/**
- * A task dialog's state. `onToggle` runs whenever it opens or closes, where a form forgets its last
- * problem; `control` lets its parent hold the open state instead (to open it from elsewhere).
- */
+/** `onToggle` runs on open and close (a form forgets its problem); `control` lets the parent hold the state. */
 export function useTaskDialogState(
   onToggle?: (next: boolean) => void,
   control?: { open: boolean; setOpen: (open: boolean) => void },
@@ -99,11 +93,7 @@ export function DialogOpenerButton({
   );
 }
 
-/**
- * A dialog opened by its own button, for a task that sends something: while `pending` it stays as
- * it is (no close, its corner button disabled) and `state.onOpenChange` is not called. `trigger` is
- * that button, or the icon (and classes) of a DialogOpenerButton named as the dialog is.
- */
+/** While `pending` it stays as it is (no close, corner button disabled) and `state.onOpenChange` is not called. */
 export function TaskDialog(props: {
   state: TaskDialogState;
   pending: boolean;

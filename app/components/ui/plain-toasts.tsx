@@ -2,11 +2,7 @@ import { useEffect } from "react";
 import { TOAST_TEXT_CLASSES, TOAST_VIEWPORT_CLASSES, toastBoxClasses, toastCloseClasses } from "./toast-styles";
 import { TOAST_DURATION_MS, dismissToast, useToasts } from "./use-toast";
 
-/**
- * The toasts without Radix: what a public page shows when its notification area's script could not
- * come (offline, a dead spot), so that "Failed to send message…" still reaches the visitor. The same
- * texts, place and look as the Toaster (./toast-styles.ts); each closes after the same 5 s or by its button.
- */
+/** The Toaster's stand-in when Radix cannot load (offline), so "Failed to send message…" still reaches the visitor. */
 export function PlainToasts() {
   // The store's own array: a new one only when the toasts change, so a re-render keeps the timers.
   const all = useToasts();

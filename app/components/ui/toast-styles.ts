@@ -1,8 +1,7 @@
 import { cn } from "~/lib/cn";
 import type { ToastVariant } from "./use-toast";
 
-// The look of a toast, shared by the Toaster (Radix) and PlainToasts (its stand-in when the
-// Toaster's script cannot load), so both show the same box in the same place.
+// Shared by the Toaster and PlainToasts (its stand-in when Radix cannot load): the same box, same place.
 
 /** On a phone over the sticky site header; from the md breakpoint, bottom right (decision 0063). */
 export const TOAST_VIEWPORT_CLASSES =

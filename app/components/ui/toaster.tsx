@@ -5,13 +5,8 @@ import { TOAST_TEXT_CLASSES, TOAST_VIEWPORT_CLASSES, toastBoxClasses, toastClose
 import { TOAST_DURATION_MS, dismissToast, useToasts } from "./use-toast";
 
 /**
- * The notification area (spec §2, §9): stacked closable messages in a default
- * and a destructive style, swipe right past 50 px to close, F8 to focus.
- *
- * Where it sits (decision 0063): on a phone, over the sticky site header at
- * the top of the screen, the one band where no control of any admin view
- * ever lies; the title and description run on as one short paragraph so a
- * toast stays within the header's 65 px. From the md breakpoint, bottom right.
+ * The notification area (spec §2, §9). On a phone (decision 0063) it sits over the sticky header, the one band
+ * no admin control lies in; one short paragraph keeps a toast within its 65 px. From md, bottom right.
  */
 export function Toaster() {
   const toasts = useToasts();
