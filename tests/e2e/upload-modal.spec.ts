@@ -111,10 +111,13 @@ test("two photos with captions; one fails, is retried on a new upload URL, and b
 
   await dialog.getByRole("button", { name: "Upload 2 Image(s)" }).click();
   await expect(fileItem(page, "first-wall.jpg")).toContainText("Processing...");
-  await expect(fileItem(page, "second-steps.jpg")).toContainText("Waiting");
+  // The next photo is sent while the first is processed: its refused upload has failed by now.
+  await expect(fileItem(page, "second-steps.jpg")).toContainText("Failed: The server had a problem.");
   await expect(dialog.getByRole("button", { name: /^Uploading\.\.\. \d+%$/ })).toBeDisabled();
   await expect(dialog.getByRole("progressbar", { name: "Upload progress" })).toBeVisible();
-  await expect(dialog.getByRole("status")).toHaveText("first-wall.jpg: Processing...");
+  await expect(dialog.getByRole("status")).toHaveText(
+    "second-steps.jpg: Failed: The server had a problem. Please try again.",
+  );
   release();
 
   await expectToast(
@@ -127,7 +130,8 @@ test("two photos with captions; one fails, is retried on a new upload URL, and b
   await expect(fileItem(page, "first-wall.jpg")).toContainText("Done");
   await expect(fileItem(page, "second-steps.jpg")).toContainText("Failed: The server had a problem. Please try again.");
   await expect(dialog.getByLabel("Caption for second-steps.jpg (optional)")).toHaveValue(captions.second);
-  await expect(dialog.getByRole("status")).toContainText("second-steps.jpg: Failed: The server had a problem.");
+  // The first finished last: the status says so; the second's failure stays on its row.
+  await expect(dialog.getByRole("status")).toContainText("first-wall.jpg: Done");
 
   // Retry without choosing the file again: a new upload URL, then the dialog closes and resets.
   await dialog.getByRole("button", { name: "Retry second-steps.jpg" }).click();
