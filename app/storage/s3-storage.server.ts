@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { createReadStream } from "node:fs";
+import { createReadStream, readFileSync } from "node:fs";
 import { stat } from "node:fs/promises";
+import { Agent } from "node:https";
+import { rootCertificates } from "node:tls";
 import type { Readable } from "node:stream";
 import {
   CopyObjectCommand,
@@ -48,9 +50,13 @@ export function createS3Client(config: S3StorageConfig): S3Client {
     // R2 and other S3-compatible stores refuse them. Only where an operation requires one.
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000 },
+    requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000, httpsAgent: privateAuthority() },
   });
 }
+
+/** A store behind a private certificate authority: SSL_CERT_FILE (restic's too) read when a script loads it late. */
+const privateAuthority = (file = process.env.SSL_CERT_FILE) =>
+  file ? new Agent({ keepAlive: true, ca: [...rootCertificates, readFileSync(file, "utf8")] }) : undefined;
 
 type AwsError = { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
 

@@ -449,9 +449,16 @@ describe("the no-JS contact form's multipart post", () => {
 
   it("a body streamed past 200 MB is answered 413 and cut off", async () => {
     // 250 MB of one photo, then the end of the body: well past the ceiling, but a body that ends.
-    const answer = await postEndlessPhoto({ streamedMegabytes: 250 });
-    expect([answer.status, answer.text]).toEqual([413, "Request body too large"]);
-    expect(answer.sentAll, "the whole body was read before the answer").toBe(false);
+    // The close that cuts the body off can beat the answer to the sender (EPIPE): each try is cut off, one is read.
+    let answer: Awaited<ReturnType<typeof postEndlessPhoto>> | undefined;
+    for (let attempt = 0; attempt < 3 && answer?.status !== 413; attempt += 1) {
+      answer = await postEndlessPhoto({ streamedMegabytes: 250 }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "EPIPE" && error.code !== "ECONNRESET") throw error;
+        return undefined;
+      });
+      if (answer) expect(answer.sentAll, "the whole body was read before the answer").toBe(false);
+    }
+    expect([answer?.status, answer?.text]).toEqual([413, "Request body too large"]);
     expect(seen).toEqual([]);
     await until(async () => (await photosOnDisk()).length === 0);
   });

@@ -588,11 +588,14 @@ describe("the hourly cap", () => {
     const digest = mails[HOURLY_CAP]!;
     expect(digest.subject).toBe("6 more enquiries from the website");
     expect(digest.envelope.to).toEqual([NOTIFY_EMAIL]);
-    for (const name of [...names.slice(HOURLY_CAP), "Bot late"]) {
+    // Two workers take slots at once, so which 30 went alone is theirs to decide: the digest holds the others.
+    const sentAlone = mails.slice(0, HOURLY_CAP).map((mail) => mail.subject.replace("New enquiry from ", ""));
+    expect(new Set(sentAlone).size).toBe(HOURLY_CAP);
+    for (const name of [...names.filter((name) => !sentAlone.includes(name)), "Bot late"]) {
       expect(digest.text).toContain(name);
       expect(digest.html).toContain(name);
     }
-    for (const name of names.slice(0, HOURLY_CAP)) expect(digest.text).not.toContain(`${name}\n`);
+    for (const name of sentAlone) expect(digest.text).not.toContain(`${name}\n`);
     const after = (await ctx.admin.get("/api/admin/contact-submissions?limit=100").expect(200)).body as {
       notification: { status: string };
     }[];

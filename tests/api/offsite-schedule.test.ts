@@ -156,7 +156,7 @@ describe("the off-site copy schedule", () => {
     const ctx = await createAdminContext(vars, { ...SQLITE, clock });
     cleanups.push(() => ctx.close());
     await smallSite(ctx.services);
-    // In a forked process, which trusts Caddy's root through NODE_EXTRA_CA_CERTS as a server given it would.
+    // In a forked process, which trusts Caddy's root through SSL_CERT_FILE as a server given it would.
     const { runner } = forkedRunner(ctx.envVars);
     const schedule = createOffsiteSchedule(ctx.services, { runner, clock });
     cleanups.push(() => schedule.stop());

@@ -81,7 +81,6 @@ export async function offsiteBackupStep(guide: GuideRunner, page?: Page, siteUrl
     `BACKUP_PASSPHRASE=${GUIDE_PASSPHRASE}`,
     // Caddy's own CA, as the guide says for a store with a private one (restic, then the site's own look at keys/).
     `SSL_CERT_FILE=${caFile}`,
-    `NODE_EXTRA_CA_CERTS=${caFile}`,
   ];
   const guideText = await fs.readFile("docs/DEPLOY.md", "utf8");
   for (const line of lines) {

@@ -28,11 +28,10 @@ export async function startResticS3(s3Endpoint: string): Promise<ResticS3> {
   };
 }
 
-/** The settings of a site whose copies go to `bucket` through `front`: BACKUP_S3_*, and the CA for restic and for Node. */
+/** The settings of a site whose copies go to `bucket` through `front`: BACKUP_S3_*, and the CA (restic's and the site's). */
 export const resticS3Env = (front: ResticS3, bucket: string) => ({
   ...offsiteS3Env(front.endpoint, bucket),
   SSL_CERT_FILE: front.caFile,
-  NODE_EXTRA_CA_CERTS: front.caFile,
 });
 
 /** The plain CLI, as whoever runs the site would use it: the repository and password from restic's own variables. */
