@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { defineConfig } from "@playwright/test";
 import { CHROMIUM_FLAGS, TEST_BROWSER_PATH } from "./tests/support/chromium";
+import { filesTagged, onlyThese } from "./tests/support/file-tags";
 
 const chromiumPath = TEST_BROWSER_PATH;
 if (!fs.existsSync(chromiumPath)) {
@@ -12,17 +13,9 @@ if (!fs.existsSync(chromiumPath)) {
   );
 }
 
-/**
- * Specs that run in one project only (docs/TESTING.md). Server behaviour (operations, headers, HTTPS,
- * the proxy, SEO markup) does not depend on the screen: once, on desktop.
- */
-const ONCE_ON_DESKTOP = /(operations|scale-out|behind-caddy|https-site|security-headers|seo|degraded-render)\.spec\.ts/;
-/**
- * Once, on the phone: specs that set their own phone-sized screen (they would run twice alike), and
- * the owner's flows whose checks never look at the layout (sign-in steps, mail, caches, downloads).
- */
-const ONCE_ON_THE_PHONE =
-  /\/(admin-auth|admin-offline|passkeys|tap-targets|admin-tap-targets|admin-plain-words|largest-paint-first|owner-dashboard|contact-photo-shrink|two-step|admin-bucket-upload|enquiry-inbox|content-updates|admin-backups|editor-safety|admin-submissions)\.spec\.ts$/;
+/** Specs that run in one project only state it at their top (tests/support/file-tags.ts, docs/TESTING.md). */
+const ONCE_ON_DESKTOP = onlyThese(filesTagged("tests/e2e", ".spec.ts", "@desktop-only"));
+const ONCE_ON_THE_PHONE = onlyThese(filesTagged("tests/e2e", ".spec.ts", "@phone-only"));
 
 export default defineConfig({
   testDir: "tests/e2e",

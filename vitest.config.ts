@@ -1,37 +1,14 @@
 import { fileURLToPath } from "node:url";
-import { existsSync } from "node:fs";
 import { configDefaults, defineConfig } from "vitest/config";
+import { filesTagged } from "./tests/support/file-tags";
 
 const alias = { "~": fileURLToPath(new URL("./app", import.meta.url)) };
 
 /**
- * API test files that never read TEST_BACKEND: they choose their own engines (a SQLite file, the
- * throwaway PostgreSQL cluster by name, the disk) or run scripts on a data directory, so they run
- * the same in the SQLite and the PostgreSQL + S3 run. `npm run test:api:postgres` leaves them out
- * rather than run them twice. A file that starts to use the run's back end (tests/api/helpers.ts's
- * contexts, acquireBackend, defaultBackend, startProductionServerOnBackend) comes off this list.
+ * API test files that never read TEST_BACKEND state `// @same-on-every-backend` (tests/support/file-tags.ts):
+ * `npm run test:api:postgres` leaves them out rather than run them twice.
  */
-const SAME_ON_EVERY_BACKEND = [
-  "backup-cli",
-  "backup-restore",
-  "heap-ceiling",
-  "initial-admin",
-  "log-backpressure",
-  "offsite-defences",
-  "offsite-schedule",
-  "outbox-claims",
-  "prerender-real",
-  "restore-encryption-rules",
-  "s3-signatures",
-  "script-stdin",
-  "shared-limits",
-  "single-administrator",
-  "two-step-backup",
-].map((name) => `tests/api/${name}.test.ts`);
-for (const file of SAME_ON_EVERY_BACKEND) {
-  if (!existsSync(file))
-    throw new Error(`vitest.config.ts lists ${file}, which is not there: update SAME_ON_EVERY_BACKEND`);
-}
+const SAME_ON_EVERY_BACKEND = filesTagged("tests/api", ".test.ts", "@same-on-every-backend");
 const secondBackendRun = process.env.TEST_BACKEND === "postgres-s3";
 
 /** Two files at a time: most API tests wait on child processes, a socket or a timer, not the CPU. */

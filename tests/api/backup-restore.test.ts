@@ -1,3 +1,4 @@
+// @same-on-every-backend: it picks its own database and storage, or runs scripts on a data directory
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import fs from "node:fs/promises";

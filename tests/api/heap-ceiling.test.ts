@@ -1,3 +1,4 @@
+// @same-on-every-backend: it picks its own database and storage, or runs scripts on a data directory
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 

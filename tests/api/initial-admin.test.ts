@@ -1,3 +1,4 @@
+// @same-on-every-backend: it picks its own database and storage, or runs scripts on a data directory
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";

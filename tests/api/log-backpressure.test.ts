@@ -1,3 +1,4 @@
+// @same-on-every-backend: it picks its own database and storage, or runs scripts on a data directory
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import fs from "node:fs/promises";
 import http from "node:http";

@@ -1,3 +1,4 @@
+// @same-on-every-backend: it picks its own database and storage, or runs scripts on a data directory
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";

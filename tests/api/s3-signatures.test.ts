@@ -1,3 +1,4 @@
+// @same-on-every-backend: it picks its own database and storage, or runs scripts on a data directory
 /**
  * The verifying front (tests/support/s3-verifying-front.ts) must refuse what
  * S3 refuses, or the S3 tests behind it prove nothing about signatures. Each

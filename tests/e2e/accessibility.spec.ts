@@ -1,8 +1,9 @@
 import { expectNoAxeViolations, expectOneH1AndOrderedHeadings } from "./a11y";
 import { REVIEWS_AND_TOWNS } from "../support/seed";
 import { expect, test, hydrated, menuButton } from "./fixtures";
+import { PUBLIC_PAGE_PATHS } from "~/public-pages";
 
-const PAGES = ["/", "/stonework", "/landscaping", "/contact", "/no-such-page"];
+const PAGES = [...PUBLIC_PAGE_PATHS, "/no-such-page"];
 
 for (const setup of [
   { name: "empty" },

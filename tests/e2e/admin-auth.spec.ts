@@ -1,3 +1,4 @@
+// @phone-only: the owner's flow on the phone; its checks never look at the layout
 import { TEST_ADMIN, expect, signIn, test } from "./fixtures";
 import {
   editorSection,

@@ -1,3 +1,4 @@
+// @phone-only: the owner's flow on the phone; its checks never look at the layout
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";

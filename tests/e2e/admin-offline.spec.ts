@@ -1,3 +1,4 @@
+// @phone-only: it sets its own phone-sized screen
 import type { Page } from "@playwright/test";
 import { backToDashboard, editorSection, imageCards, openView } from "./admin-helpers";
 import { OWNER_PHONE } from "./admin-screens";

@@ -1,3 +1,4 @@
+// @phone-only: it sets its own phone-sized screen
 import type { AnalyticsReport } from "~/analytics/report";
 import { technicalWordsShown } from "./admin-controls";
 import { openSettings } from "./admin-helpers";

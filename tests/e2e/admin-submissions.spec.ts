@@ -1,3 +1,4 @@
+// @phone-only: the owner's flow on the phone; its checks never look at the layout
 import type { Page } from "@playwright/test";
 import { formatSubmittedAt } from "~/lib/format-date";
 import { expectNoAxeViolations, expectOneH1AndOrderedHeadings, openView, sendEnquiry } from "./admin-helpers";

@@ -1,3 +1,4 @@
+// @phone-only: it sets its own phone-sized screen
 import { signInApi } from "../support/sign-in-api";
 import { adminControls, controlsTooSmallToTap } from "./admin-controls";
 import { ALL_ADMIN_SCREENS, OWNER_PHONE, sendEnquiryWithPhoto } from "./admin-screens";

@@ -1,3 +1,4 @@
+// @desktop-only: server behaviour, the same at any screen size
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";

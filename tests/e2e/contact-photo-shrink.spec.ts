@@ -1,3 +1,4 @@
+// @phone-only: it sets its own phone-sized screen
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";

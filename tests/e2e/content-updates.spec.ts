@@ -1,3 +1,4 @@
+// @phone-only: the owner's flow on the phone; its checks never look at the layout
 import { randomUUID } from "node:crypto";
 import type { APIRequestContext } from "@playwright/test";
 import { signInApi } from "../support/sign-in-api";

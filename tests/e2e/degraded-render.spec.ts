@@ -1,3 +1,4 @@
+// @desktop-only: server behaviour, the same at any screen size
 import { randomUUID } from "node:crypto";
 import { expect, test, TEST_ADMIN } from "./fixtures";
 

@@ -1,3 +1,4 @@
+// @phone-only: the owner's flow on the phone; its checks never look at the layout
 import type { Page } from "@playwright/test";
 import { editorSection, hydrated, openView } from "./admin-helpers";
 import { signInApi } from "../support/sign-in-api";

@@ -1,3 +1,4 @@
+// @phone-only: the owner's flow on the phone; its checks never look at the layout
 import fs from "node:fs/promises";
 import type { Page } from "@playwright/test";
 import { startSmtpServer, type TestSmtpServer } from "../support/smtp";

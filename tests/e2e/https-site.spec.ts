@@ -1,3 +1,4 @@
+// @desktop-only: server behaviour, the same at any screen size
 import { TEST_ADMIN, expect, test } from "./fixtures";
 
 // With an https:// SITE_URL (a TLS proxy in front), HSTS and Secure cookies do not

@@ -1,3 +1,4 @@
+// @desktop-only: server behaviour, the same at any screen size
 import { expect, test } from "@playwright/test";
 import { PRODUCTION_MALLOC_ENV } from "../../scripts/lib/production-server";
 import { pngBomb, truncatedJpeg } from "../fixtures/image-bombs";

@@ -1,3 +1,4 @@
+// @phone-only: it sets its own phone-sized screen
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 

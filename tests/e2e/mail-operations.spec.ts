@@ -1,3 +1,4 @@
+// @desktop-only: server behaviour, the same at any screen size
 import { spawnSync } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";

@@ -1,3 +1,4 @@
+// @desktop-only: server behaviour, the same at any screen size
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";

@@ -1,3 +1,4 @@
+// @phone-only: it sets its own phone-sized screen
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "@playwright/test";

@@ -1,3 +1,4 @@
+// @phone-only: it sets its own phone-sized screen
 import { test, expect, type Page } from "@playwright/test";
 import { CHROMIUM_FLAGS, TEST_BROWSER_PATH } from "../support/chromium";
 import { createSoftwareAuthenticator } from "../support/software-authenticator";

@@ -1,3 +1,4 @@
+// @desktop-only: server behaviour, the same at any screen size
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";

@@ -1,3 +1,4 @@
+// @desktop-only: server behaviour, the same at any screen size
 import type { APIResponse } from "@playwright/test";
 import { TEST_ADMIN, expect, test, hydrated } from "./fixtures";
 import { islandFilesInPage } from "~/islands/page-script";

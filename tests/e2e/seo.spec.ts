@@ -1,6 +1,8 @@
+// @desktop-only: server behaviour, the same at any screen size
 import { expect, test } from "./fixtures";
+import { PUBLIC_PAGE_PATHS } from "~/public-pages";
 
-const PAGES = ["/", "/stonework", "/landscaping", "/contact"];
+const PAGES = PUBLIC_PAGE_PATHS;
 
 test.describe("search engines: no images", () => {
   test("every public page has a unique title and description, a canonical URL, Open Graph and Twitter tags", async ({

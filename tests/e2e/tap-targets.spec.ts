@@ -1,6 +1,8 @@
+// @phone-only: it sets its own phone-sized screen
 import type { Page } from "@playwright/test";
 import { REVIEWS_AND_TOWNS } from "../support/seed";
 import { expect, hydrated, test } from "./fixtures";
+import { PUBLIC_PAGE_PATHS } from "~/public-pages";
 
 /**
  * Tap targets on the public pages, measured on the page at a phone's size: every link, button and
@@ -52,7 +54,7 @@ async function targets(page: Page): Promise<Target[]> {
   });
 }
 
-for (const path of ["/", "/stonework", "/landscaping", "/contact"]) {
+for (const path of PUBLIC_PAGE_PATHS) {
   test(`${path}: every link, button and field is at least 24 × 24 px`, async ({ page }) => {
     await page.goto(path);
     await hydrated(page);

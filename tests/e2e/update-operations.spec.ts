@@ -1,3 +1,4 @@
+// @desktop-only: server behaviour, the same at any screen size
 import { readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
