@@ -1,5 +1,7 @@
 // @desktop-only: server behaviour, the same at any screen size
 import { expect, test } from "./fixtures";
+import { nuCheck } from "../support/nu-checker";
+import { REVIEWS_AND_TOWNS } from "../support/seed";
 import { PUBLIC_PAGE_PATHS } from "~/public-pages";
 
 const PAGES = PUBLIC_PAGE_PATHS;
@@ -149,3 +151,23 @@ test.describe("search engines: with images and edited contact details", () => {
     });
   });
 });
+
+for (const setup of [
+  { name: "empty" },
+  {
+    name: "populated",
+    seed: { galleries: { homepage: 2, traditional: 3, veneer: 2, landscaping: 2 }, ...REVIEWS_AND_TOWNS },
+  },
+]) {
+  test.describe(`valid HTML (${setup.name})`, () => {
+    test.use({ serverSetup: setup });
+
+    test("the Nu HTML checker finds no error and no warning on any public page or the 404 page", async ({
+      request,
+    }) => {
+      const pages: Record<string, string> = {};
+      for (const path of [...PAGES, "/no-such-page"]) pages[path] = await (await request.get(path)).text();
+      expect(await nuCheck(pages)).toEqual([]);
+    });
+  });
+}
