@@ -14,15 +14,24 @@ export function makeDataDirPrivate(dataDir: string): number {
   process.umask(PRIVATE_UMASK);
   fs.mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   let changed = 0;
-  const tighten = (target: string, mode: number) => {
-    const current = fs.lstatSync(target).mode & 0o777;
-    if (current === mode) return;
-    fs.chmodSync(target, mode);
-    changed += 1;
+  // A running server renames its temp files away meanwhile (a script such as the backup runs beside it).
+  const unlessGone = <T>(step: () => T): T | [] => {
+    try {
+      return step();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
   };
+  const tighten = (target: string, mode: number) =>
+    unlessGone(() => {
+      if ((fs.lstatSync(target).mode & 0o777) === mode) return;
+      fs.chmodSync(target, mode);
+      changed += 1;
+    });
   const walk = (dir: string) => {
     tighten(dir, PRIVATE_DIR_MODE);
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    for (const entry of unlessGone(() => fs.readdirSync(dir, { withFileTypes: true }))) {
       const target = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(target);
       else if (entry.isFile()) tighten(target, PRIVATE_FILE_MODE);

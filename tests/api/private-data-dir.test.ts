@@ -1,9 +1,11 @@
+import syncFs from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseEnv } from "~/env.server";
 import { createLogger } from "~/lib/logger.server";
+import { makeDataDirPrivate } from "~/lib/private-data-dir.server";
 import { openServices } from "../../server/bootstrap";
 import { makeImage } from "../fixtures/images";
 import { newUploadUrl } from "../support/gallery-api";
@@ -25,6 +27,28 @@ async function openAt(dataDir: string) {
 }
 
 describe("the data directory is private to the service's user", () => {
+  it("passes over a temp file the running server renames away during the walk (a script such as the backup beside it)", async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-private-"));
+    dirs.push(dataDir);
+    const photos = path.join(dataDir, "uploads", "enquiry-photos");
+    await fs.mkdir(photos, { recursive: true });
+    const temp = path.join(photos, ".wall-thumb.jpg.f1a230fd0265baea.tmp");
+    const kept = path.join(photos, "wall.jpg");
+    for (const file of [temp, kept]) await fs.writeFile(file, "jpeg bytes", { mode: 0o644 });
+    const list = syncFs.readdirSync;
+    const renamedAway = vi.spyOn(syncFs, "readdirSync").mockImplementation(((dir: string, options: never) => {
+      const entries = list(dir, options);
+      if (dir === photos) syncFs.rmSync(temp);
+      return entries;
+    }) as never);
+    try {
+      makeDataDirPrivate(dataDir);
+    } finally {
+      renamedAway.mockRestore();
+    }
+    expect(await modeOf(kept)).toBe(0o600);
+  });
+
   it("at every start: DATA_DIR 0700, every folder in it 0700, every file 0600", async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "cornerstone-private-"));
     dirs.push(dataDir);

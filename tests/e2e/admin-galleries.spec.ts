@@ -13,6 +13,7 @@ import {
   jpegFile,
   mouseDrag,
   openView,
+  pressUntilAnnounced,
   publicGallerySources,
   recordToasts,
   uploadInput,
@@ -44,13 +45,6 @@ async function emptyGallery(request: APIRequestContext, type: string) {
  * dnd-kit starts listening for the arrow keys a tick after the pick-up, once it has measured the
  * cards: press the key again only while nothing answered, as a person would.
  */
-async function pressUntilAnnounced(page: Page, key: string, liveRegion: Locator, announcement: string) {
-  await expect(async () => {
-    await page.keyboard.press(key);
-    await expect(liveRegion).toContainText(announcement, { timeout: 1_000 });
-  }).toPass({ timeout: 10_000 });
-}
-
 /** The image name a card's drag handle announces (its caption, or "traditional 2"). */
 async function handleName(card: Locator): Promise<string> {
   const label = await card.getByRole("button", { name: /^Drag to reorder/ }).getAttribute("aria-label");

@@ -179,3 +179,11 @@ export async function mouseDrag(
 }
 
 export { expectNoAxeViolations, expectOneH1AndOrderedHeadings } from "./a11y";
+
+/** Presses `key` until dnd-kit's live region announces the move: it listens for the arrows a tick after a pick-up. */
+export async function pressUntilAnnounced(page: Page, key: string, liveRegion: Locator, announcement: string) {
+  await expect(async () => {
+    await page.keyboard.press(key);
+    await expect(liveRegion).toContainText(announcement, { timeout: 1_000 });
+  }).toPass({ timeout: 10_000 });
+}

@@ -1,6 +1,6 @@
 import type { Page } from "@playwright/test";
 import { signInApi } from "../support/sign-in-api";
-import { expectToast, openView, sendEnquiry } from "./admin-helpers";
+import { expectToast, openView, pressUntilAnnounced, sendEnquiry } from "./admin-helpers";
 import { OWNER_PHONE } from "./admin-screens";
 import { expect, hydrated, isPhone, test } from "./fixtures";
 
@@ -66,9 +66,11 @@ test.describe("customer reviews", () => {
     await expect(cards).toHaveText([/Sarah K\./, /Tom R\./]);
 
     // Tom's review first, by its drag handle (the keyboard drives the same drag as a finger or a mouse).
+    const liveRegion = page.locator('[id^="DndLiveRegion"]');
     await page.getByRole("button", { name: "Drag to reorder Tom R." }).focus();
     await page.keyboard.press("Space");
-    await page.keyboard.press("ArrowUp");
+    await expect(liveRegion).toContainText("Picked up");
+    await pressUntilAnnounced(page, "ArrowUp", liveRegion, "is over position 1 of 2.");
     await page.keyboard.press("Space");
     await expectToast(page, "Success", "Review order updated");
     await expect(cards).toHaveText([/Tom R\./, /Sarah K\./]);
