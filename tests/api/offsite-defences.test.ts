@@ -1,5 +1,5 @@
 // @same-on-every-backend: it picks its own database and storage, or runs scripts on a data directory
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -178,6 +178,27 @@ describe("off-site repositories that are not as they should be", () => {
     );
     expect(await filesOf(site.repository)).toEqual(before);
     expect(await site.snapshots()).toHaveLength(1);
+  }, 120_000);
+
+  it("a restore onto a disk without room for restic's copy and the restore is refused before anything is written", async (test) => {
+    const site = await siteCopyingToFolder();
+    await site.copy();
+    const empty = await emptyServer();
+    // A 16 MB disk of its own (a tmpfs): mounting one needs root, as this machine's CI has.
+    const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", empty.dataDir]).status === 0;
+    if (!mounted) return test.skip("mounting a small disk needs root");
+    cleanups.push(async () => spawnSync("umount", [empty.dataDir]));
+    const restored = await runScript("restore", ["--from-offsite", "--passphrase-file", empty.passphraseFile], {
+      ...empty.vars,
+      BACKUP_OFFSITE_REPOSITORY: site.repository,
+    });
+    expect(restored.status).toBe(1);
+    expect(restored.stderr).toMatch(
+      new RegExp(
+        `needs about [\\d.]+ MB free on the disk of ${empty.dataDir} \\(restic's copy, then the restore itself\\); 1[56](\\.\\d)? MB is free\\. Nothing was changed\\.`,
+      ),
+    );
+    expect(await filesOf(empty.dataDir)).toEqual([]);
   }, 120_000);
 
   it("a truncated pack: npm run backup -- --read-data and a restore refuse it and name it (restic's backup does not see it)", async () => {
