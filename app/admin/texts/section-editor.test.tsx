@@ -153,6 +153,32 @@ describe("SectionEditor", () => {
       await waitFor(() => expect(beforeUnload()).toBe(false));
     });
 
+    it("is saved from the moment 'Content Updated' shows, though the refetch has not answered yet", async () => {
+      const refetch = deferred<Response>();
+      let gets = 0;
+      mockFetch([
+        {
+          method: "GET",
+          path: "/api/content/hero.title",
+          respond: () => (++gets === 1 ? json(200, entry("Stored headline")) : refetch.promise),
+        },
+        {
+          method: "PUT",
+          path: "/api/admin/content/hero.title",
+          respond: ({ body }) => json(200, entry((body as { content: string }).content)),
+        },
+      ]);
+      renderWithClient(<SectionEditor sectionKey="hero.title" />);
+      const field = await screen.findByDisplayValue("Stored headline");
+      await userEvent.type(field, " and more");
+      await userEvent.click(screen.getByRole("button", { name: "Save Changes" }));
+      await waitFor(() => expect(toast).toHaveBeenCalledTimes(1));
+      expect(gets).toBe(2);
+      expect(beforeUnload()).toBe(false);
+      expect(field).toHaveValue("Stored headline and more");
+      await act(async () => refetch.resolve(json(200, entry("Stored headline and more"))));
+    });
+
     it("does not count text typed back to what is stored", async () => {
       contentRoutes();
       renderWithClient(<SectionEditor sectionKey="hero.title" />);

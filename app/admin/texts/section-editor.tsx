@@ -60,14 +60,16 @@ export function SectionEditor({
 
   const save = useMutation({
     mutationFn: (content: string) => apiRequest("PUT", `/api/admin/content/${sectionKey}`, { content }),
-    onSuccess: async () => {
+    onSuccess: async (_response, content) => {
+      // Saved from the moment "Content Updated" shows: closing the tab then does not ask.
+      queryClient.setQueryData<ContentEntry>(queryKey, (old) => old && { ...old, content });
+      setDraft(null);
       toast({ ...CONTENT_UPDATED });
       await Promise.all([
         queryClient.invalidateQueries({ queryKey }),
         // The text this save replaced is now the newest version.
         queryClient.invalidateQueries({ queryKey: historyKey(sectionKey) }),
       ]);
-      setDraft(null);
       onClose?.();
     },
     onError: failureToast(CONTENT_SAVE_FAILED),
