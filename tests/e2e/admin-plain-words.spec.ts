@@ -4,7 +4,7 @@ import { technicalWordsShown } from "./admin-controls";
 import { openSettings } from "./admin-helpers";
 import { signInApi } from "../support/sign-in-api";
 import { ALL_ADMIN_SCREENS, OWNER_PHONE, sendEnquiryWithPhoto } from "./admin-screens";
-import { expect, isPhone, test } from "./fixtures";
+import { expect, test } from "./fixtures";
 
 // Plain words: outside "Details for whoever runs your website", no admin screen shows an IP address, a
 // network prefix, "KB" (but in the spec's upload list) or a percentage above 100, with the data that
@@ -23,9 +23,7 @@ test.use({
   hasTouch: true,
 });
 
-test.beforeEach(async ({ page, baseURL }, testInfo) => {
-  // The owner works from a phone: these checks are of the 390 × 844 layout, so the desktop project skips them.
-  test.skip(!isPhone(testInfo), "the owner's phone; the phone project runs it at 390 × 844");
+test.beforeEach(async ({ page, baseURL }) => {
   // The first test of the file sets up its data: two enquiries with a photo each, a backup, a counted visit.
   test.setTimeout(120_000);
   await signInApi(page.request);

@@ -1,10 +1,11 @@
+// @phone-only: toasts sit over the site header only on a phone; the desktop has no such placement to check
 import type { Page } from "@playwright/test";
 import { CONTENT_UPDATED } from "~/admin/texts/section-editor";
 import { adminControls, type ControlBox } from "./admin-controls";
 import { editorSection, expectToast, jpegFile, toastRegion, uploadInput } from "./admin-helpers";
 import { signInApi } from "../support/sign-in-api";
 import { ADMIN_VIEWS, openInApp, openUploadWindow, OWNER_PHONE, settled } from "./admin-screens";
-import { expect, isPhone, test } from "./fixtures";
+import { expect, test } from "./fixtures";
 
 // A toast never covers a control: on the owner's phone, each of the admin's toasts, shown in each admin
 // view (at its top and scrolled to its end) and over the upload window, leaves every control uncovered.
@@ -16,9 +17,7 @@ test.use({
   hasTouch: true,
 });
 
-test.beforeEach(async ({ page }, testInfo) => {
-  // Toasts sit over the site header only on a phone: the desktop project has no such placement to check.
-  test.skip(!isPhone(testInfo), "the phone's placement; the phone project runs it at 390 × 844");
+test.beforeEach(async ({ page }) => {
   await signInApi(page.request);
 });
 
