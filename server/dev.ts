@@ -1,8 +1,7 @@
 // Development entry (npm run dev): Vite serves the app with hot reload.
 import type { ServerBuild } from "react-router";
 import { createServer } from "vite";
-import { imageWorkerFromSource } from "./image-worker-source";
-import { offsiteCopyFromSource } from "./offsite-copy-source";
+import { imageWorkerFromSource, offsiteCopyFromSource } from "./child-process-sources";
 import { startServer } from "./start";
 
 const vite = await createServer({ server: { middlewareMode: true }, appType: "custom" });

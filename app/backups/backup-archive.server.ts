@@ -10,8 +10,6 @@ import tar from "tar-stream";
 import { formatBytes } from "./backup-status";
 import { BACKUP_TABLES } from "./backup-tables.server";
 import {
-  ARCHIVE_FORMAT,
-  ARCHIVE_FORMAT_VERSION,
   BackupArchiveError,
   classifyEntryName,
   GZIP_OPTIONS,
@@ -31,7 +29,7 @@ export type ArchiveWriter = {
   addStream(name: string, source: Readable, bytes: number): Promise<void>;
   addFile(name: string, file: string, bytes: number): Promise<void>;
   /** Adds manifest.json (with every file's size and hash) and ends the archive. */
-  finish(manifest: Omit<BackupManifest, "files" | "format" | "formatVersion">): Promise<BackupManifest>;
+  finish(manifest: Omit<BackupManifest, "files">): Promise<BackupManifest>;
   /** Bytes of the compressed archive written so far. */
   readonly archiveBytes: number;
 };
@@ -99,12 +97,7 @@ export function createArchiveWriter(output: Writable, options: { mtime: Date; si
     addStream,
     addFile: (name, file, bytes) => addStream(name, createReadStream(file), bytes),
     async finish(partial) {
-      const manifest: BackupManifest = {
-        format: ARCHIVE_FORMAT,
-        formatVersion: ARCHIVE_FORMAT_VERSION,
-        ...partial,
-        files,
-      };
+      const manifest: BackupManifest = { ...partial, files };
       const body = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
       await Promise.race([
         new Promise<void>((resolve, reject) => {

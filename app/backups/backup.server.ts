@@ -12,7 +12,8 @@ import type { Clock } from "~/lib/clock";
 import type { AppServices } from "~/services.server";
 import type { ObjectStorage } from "~/storage/storage.server";
 import { createArchiveWriter } from "./backup-archive.server";
-import { objectFileName, tableFileName, type BackupManifest } from "./backup-format.server";
+import { ARCHIVE_FORMAT, ARCHIVE_FORMAT_VERSION, objectFileName, tableFileName } from "./backup-format.server";
+import type { BackupManifest } from "./backup-format.server";
 import { downloadFileName, moveIntoPlace, spaceProblem, statfsProbe, type FreeSpaceProbe } from "./backup-files.server";
 import { acquireBackupLease, holdLease, type BackupLease, type LeasePurpose } from "./backup-lease.server";
 import { encryptingWriter, ENCRYPTED_SUFFIX } from "./backup-encryption.server";
@@ -127,11 +128,8 @@ async function writeBackup(
     // 3. The archive: tables, then objects (as stored: no recompression), then the manifest.
     const sealing = options.passphrase ? await encryptingWriter(output, options.passphrase) : null;
     const writer = createArchiveWriter(sealing?.input ?? output, { mtime: startedAt, signal });
-    const tables: BackupManifest["tables"] = {};
-    for (const written of snapshot.tables) {
+    for (const written of snapshot.tables)
       await writer.addFile(tableFileName(written.table), written.file, written.bytes);
-      tables[written.table] = { file: tableFileName(written.table), rows: written.rows };
-    }
     // Only inside the encryption: the key is then as safe as the data it opens.
     const carriedKey = twoStepKeyEntry({ twoStepKey: services.signIn?.twoStepKey, encrypted: Boolean(sealing) });
     if (carriedKey) await writer.addStream(TWO_STEP_KEY_ENTRY, Readable.from([carriedKey]), carriedKey.length);
@@ -147,14 +145,7 @@ async function writeBackup(
       await writer.addStream(objectFileName(key), object.stream, object.bytes);
       objectBytes += object.bytes;
     }
-    const manifest = await writer.finish({
-      createdAt: startedAt.toISOString(),
-      appVersion: packageJson.version,
-      schema: { migration: snapshot.migration },
-      tables,
-      objects: { count: keys.length - missingObjects.length, bytes: objectBytes },
-      missingObjects,
-    });
+    const manifest = await writer.finish(snapshotManifest(snapshot, startedAt, missingObjects, objectBytes));
     await sealing?.sealed;
 
     let finalPath: string | null = null;
@@ -186,7 +177,7 @@ async function writeBackup(
         purpose: options.purpose,
         file: finalPath ?? finalName,
         bytes,
-        rows: Object.values(tables).reduce((s, t) => s + t.rows, 0),
+        rows: Object.values(manifest.tables).reduce((s, t) => s + t.rows, 0),
         objects: manifest.objects.count,
         seconds: (finishedAt.getTime() - startedAt.getTime()) / 1000,
       },
@@ -257,6 +248,23 @@ export async function writeTableFiles(db: Database, dir: string): Promise<TableF
     for (const table of files.values()) table.stream.destroy();
   }
 }
+
+/** The manifest's account of one snapshot, for the archive and the off-site folder alike. */
+export const snapshotManifest = (
+  snapshot: TableFiles,
+  at: Date,
+  missingObjects: string[],
+  bytes: number,
+): Omit<BackupManifest, "files"> => ({
+  format: ARCHIVE_FORMAT,
+  formatVersion: ARCHIVE_FORMAT_VERSION,
+  createdAt: at.toISOString(),
+  appVersion: packageJson.version,
+  schema: { migration: snapshot.migration },
+  tables: Object.fromEntries(snapshot.tables.map(({ table, rows }) => [table, { file: tableFileName(table), rows }])),
+  objects: { count: snapshot.objectKeys.length - missingObjects.length, bytes },
+  missingObjects,
+});
 
 /** Total bytes of the objects that exist (for the free-space check). */
 async function sizeOfObjects(services: Pick<AppServices, "storage">, keys: readonly string[]): Promise<number> {

@@ -1,13 +1,14 @@
 import { spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Env } from "~/env.server";
 import { openObjectStorage, s3ConfigOf, type StorageConfig } from "~/storage/open-storage.server";
+import { backupsDirOf } from "./backup-files.server";
 
 /**
- * restic (Debian's 0.14), driven from this module alone (decision 0070): the passphrase on its
- * standard input, the process's environment (SSL_CERT_FILE, restic's credential variables), UTC
- * (the keep policy's periods), the cache under DATA_DIR; --json where 0.14 has it.
+ * restic (Debian's 0.14), driven from this module alone (decision 0070): the passphrase on its standard input, the
+ * process's environment (SSL_CERT_FILE, restic's credential variables), UTC (the keep policy's periods), the cache
+ * under DATA_DIR; --json where 0.14 has it.
  */
 export const RESTIC_MISSING =
   "restic is not installed on this server, so no copy can leave it: install it with apt-get install restic";
@@ -18,7 +19,7 @@ const TAG = "cornerstone";
 export type Snapshot = { id: string; short_id: string; time: string; hostname: string };
 type Ran = { code: number; stdout: string; stderr: string };
 /** Where the repository is; `files`: its files through the storage adapter, for a folder or BACKUP_S3_*. */
-export type OffsiteLocation = {
+type OffsiteLocation = {
   repository: string;
   options: string[];
   env: Record<string, string>;
@@ -31,49 +32,52 @@ export class ResticError extends Error {
 }
 
 export function offsiteLocation(env: Env): OffsiteLocation | null {
-  const repository = env.BACKUP_OFFSITE_REPOSITORY;
-  if (repository) {
-    const folder = { kind: "local", rootDir: repository, signingSecret: "-".repeat(32) } as const;
-    return {
-      repository,
-      options: [],
-      env: {},
-      files: path.isAbsolute(repository) ? { config: folder, prefix: "" } : null,
-    };
-  }
+  const { BACKUP_OFFSITE_REPOSITORY: repository, BACKUP_S3_REGION: region, BACKUP_S3_ENDPOINT: endpoint } = env;
+  const local = { kind: "local", rootDir: repository ?? "", signingSecret: "-".repeat(32) } as const;
+  const files = path.isAbsolute(local.rootDir) ? { config: local, prefix: "" } : null;
+  if (repository) return { repository, options: [], env: {}, files };
   if (!env.BACKUP_S3_BUCKET) return null;
   const bucket = s3ConfigOf({
     bucket: env.BACKUP_S3_BUCKET,
-    region: env.BACKUP_S3_REGION,
-    endpoint: env.BACKUP_S3_ENDPOINT,
+    region,
+    endpoint,
     forcePathStyle: env.BACKUP_S3_FORCE_PATH_STYLE,
     accessKeyId: env.BACKUP_S3_ACCESS_KEY_ID,
     secretAccessKey: env.BACKUP_S3_SECRET_ACCESS_KEY,
   });
   const keys = bucket.credentials;
+  const pathStyle = env.BACKUP_S3_FORCE_PATH_STYLE ? ["-o", "s3.bucket-lookup=path"] : [];
   return {
-    repository: `s3:${env.BACKUP_S3_ENDPOINT?.replace(/\/+$/, "") ?? "s3.amazonaws.com"}/${bucket.bucket}/${REPOSITORY_PREFIX}`,
-    options: [
-      ...(env.BACKUP_S3_REGION ? ["-o", `s3.region=${env.BACKUP_S3_REGION}`] : []),
-      ...(env.BACKUP_S3_FORCE_PATH_STYLE ? ["-o", "s3.bucket-lookup=path"] : []),
-    ],
+    repository: `s3:${endpoint?.replace(/\/+$/, "") ?? "s3.amazonaws.com"}/${bucket.bucket}/${REPOSITORY_PREFIX}`,
+    options: [...(region ? ["-o", `s3.region=${region}`] : []), ...pathStyle],
     env: keys ? { AWS_ACCESS_KEY_ID: keys.accessKeyId, AWS_SECRET_ACCESS_KEY: keys.secretAccessKey } : {},
     files: { config: bucket, prefix: `${REPOSITORY_PREFIX}/` },
   };
 }
 
-/** The repository for people (and logs): a URL's user and password left out. */
-export const repositoryName = (location: OffsiteLocation) => location.repository.replace(/\/\/[^/@]*@/, "//");
-
 /** Whether `restic` is on the PATH (looked at each time: installing it needs no restart). */
 export const resticInstalled = () =>
-  (process.env.PATH ?? "").split(":").some((dir) => {
-    try {
-      return accessSync(path.join(dir, "restic"), constants.X_OK) === undefined;
-    } catch {
-      return false;
-    }
-  });
+  (process.env.PATH ?? "").split(":").some((dir) => dir && existsSync(path.join(dir, "restic")));
+
+/** The repository for people (and logs): a URL's user and password left out. */
+export const repositoryName = (env: Env) => offsiteLocation(env)?.repository.replace(/\/\/[^/@]*@/, "//") ?? "";
+
+/** Why no copy can be made or read here (no repository, no passphrase, no restic), or null. */
+export function offsiteProblem(env: Env, passphrase = env.BACKUP_PASSPHRASE): string | null {
+  if (!offsiteLocation(env))
+    return "This needs an off-site repository: set BACKUP_S3_BUCKET and its BACKUP_S3_* settings, or BACKUP_OFFSITE_REPOSITORY (docs/DEPLOY.md, step 9)";
+  if (!passphrase)
+    return "No copy leaves the server without a backup passphrase: add BACKUP_PASSPHRASE to the settings (docs/DEPLOY.md, step 9)";
+  return resticInstalled() ? null : RESTIC_MISSING;
+}
+
+/** restic for this site's repository, or a ResticError saying what is missing. */
+export function resticFor(env: Env, passphrase: string | undefined) {
+  const problem = offsiteProblem(env, passphrase);
+  if (problem) throw new ResticError(problem);
+  const cacheDir = path.join(backupsDirOf(env.DATA_DIR), ".restic-cache");
+  return openRestic(offsiteLocation(env)!, { passphrase: passphrase!, cacheDir, name: repositoryName(env) });
+}
 
 const jsonLines = (text: string) => text.split("\n").flatMap((line) => (/^[[{]/.test(line) ? [JSON.parse(line)] : []));
 
@@ -85,19 +89,11 @@ function said({ stderr }: Ran): string {
 }
 
 /** A restic key file is JSON with these; a file under keys/ without them stops restic from opening the repository. */
-function isKey(text: string): boolean {
-  try {
-    const key = JSON.parse(text) as Record<string, unknown>;
-    return ["kdf", "salt", "data"].every((field) => typeof key[field] === "string");
-  } catch {
-    return false;
-  }
-}
+const isKey = (text: string) =>
+  ["kdf", "salt", "data"].every((field) => new RegExp(`^\\s*\\{.*"${field}"\\s*:\\s*"`, "s").test(text));
 
-export type Restic = ReturnType<typeof openRestic>;
-
-export function openRestic(location: OffsiteLocation, settings: { passphrase: string; cacheDir: string }) {
-  const where = `the off-site repository ${repositoryName(location)}`;
+function openRestic(location: OffsiteLocation, settings: { passphrase: string; cacheDir: string; name: string }) {
+  const where = `the off-site repository ${settings.name}`;
   const run = (args: string[], signal?: AbortSignal): Promise<Ran> =>
     new Promise((resolve, reject) => {
       const { RESTIC_PASSWORD: _p, RESTIC_PASSWORD_FILE: _f, RESTIC_PASSWORD_COMMAND: _c, ...inherited } = process.env;
@@ -122,30 +118,27 @@ export function openRestic(location: OffsiteLocation, settings: { passphrase: st
       });
     });
 
-  /** The files under keys/ that are not keys (restic stops at the first it meets), read through the storage adapter. */
-  async function junkKeys(): Promise<string[]> {
-    if (!location.files) return [];
+  /** What is under keys/ but is no key (restic stops at the first it meets), said in plain words; or null. */
+  async function junkKeys(): Promise<string | null> {
+    if (!location.files) return null;
     const { config, prefix } = location.files;
     const storage = await openObjectStorage(config);
     try {
       const junk: string[] = [];
-      for (const { key, bytes } of await storage.list(`${prefix}keys/`)) {
-        const object = bytes < 65_536 ? await storage.read(key) : null;
-        const text = object ? Buffer.concat(await object.stream.toArray()).toString("utf8") : "";
-        if (!isKey(text)) junk.push(key.slice(prefix.length));
-      }
-      return junk;
+      for (const { key } of await storage.list(`${prefix}keys/`))
+        if (!isKey((await storage.readHead(key, 65_536))?.toString("utf8") ?? "")) junk.push(key.slice(prefix.length));
+      return junk.length
+        ? `${where} holds ${junk.join(", ")}, which restic cannot read as a key: restic cannot open the repository ` +
+            "while it is there. Remove it from the store (anyone who can write there could have put it there)."
+        : null;
     } finally {
       await storage.close();
     }
   }
-  const junkMessage = (files: string[]) =>
-    `${where} holds ${files.join(", ")}, which restic cannot read as a key: restic cannot open the repository ` +
-    "while it is there. Remove it from the store (anyone who can write there could have put it there).";
 
   async function fail(what: string, ran: Ran): Promise<never> {
-    const junk = await junkKeys().catch(() => []);
-    if (junk.length) throw new ResticError(junkMessage(junk));
+    const junk = await junkKeys().catch(() => null);
+    if (junk) throw new ResticError(junk);
     if (/wrong password or no key found/.test(ran.stderr))
       throw new ResticError(
         `The backup passphrase (BACKUP_PASSPHRASE) does not open ${where}. If the passphrase was changed, ` +
@@ -155,7 +148,7 @@ export function openRestic(location: OffsiteLocation, settings: { passphrase: st
   }
   const succeed = async (what: string, args: string[], signal?: AbortSignal) => {
     const ran = await run(args, signal);
-    return ran.code === 0 ? ran : fail(what, ran);
+    return ran.code === 0 ? jsonLines(ran.stdout) : fail(what, ran);
   };
 
   return {
@@ -174,18 +167,15 @@ export function openRestic(location: OffsiteLocation, settings: { passphrase: st
       const time = options.at.toISOString().slice(0, 19).replace("T", " ");
       const parent = options.parent ? ["--parent", options.parent] : ["--force"];
       const args = ["backup", "--json", "--quiet", "--tag", TAG, "--time", time, ...parent, ...paths];
-      const summary = jsonLines((await succeed("restic could not copy to", args, options.signal)).stdout).at(-1);
-      const { snapshot_id: id, data_added: addedBytes } = summary as { snapshot_id: string; data_added: number };
-      return { id, addedBytes };
+      const summary = (await succeed("restic could not copy to", args, options.signal)).at(-1);
+      return { id: summary.snapshot_id as string, addedBytes: summary.data_added as number };
     },
     /** The keep policy, then a prune; its failure is returned, not thrown (the copy itself was made). */
     async forget(policy: { hourly: number; daily: number; monthly: number }, signal?: AbortSignal) {
       const keep = { last: 1, ...policy };
-      const rules = Object.entries(keep).flatMap(([period, count]) => [`--keep-${period}`, String(count)]);
-      const ran = await run(
-        ["forget", "--json", "--quiet", "--tag", TAG, "--group-by", "tags", ...rules, "--prune"],
-        signal,
-      );
+      const rules = Object.entries(keep).flatMap(([period, count]) => [`--keep-${period}`, `${count}`]);
+      const args = ["forget", "--json", "--quiet", "--tag", TAG, "--group-by", "tags", ...rules, "--prune"];
+      const ran = await run(args, signal);
       const groups = (jsonLines(ran.stdout)[0] ?? []) as { keep: Snapshot[] | null; remove: Snapshot[] | null }[];
       return {
         kept: groups.flatMap((group) => group.keep ?? []),
@@ -194,40 +184,32 @@ export function openRestic(location: OffsiteLocation, settings: { passphrase: st
       };
     },
     /** This site's snapshots, oldest first (restic leaves out one it cannot read). */
-    async snapshots(): Promise<Snapshot[]> {
-      const ran = await succeed("Could not list", ["snapshots", "--json", "--tag", TAG]);
-      return ((jsonLines(ran.stdout)[0] ?? []) as Snapshot[]).sort((a, b) => a.time.localeCompare(b.time));
+    async snapshots() {
+      const [listed] = await succeed("Could not list", ["snapshots", "--json", "--tag", TAG]);
+      return ((listed ?? []) as Snapshot[]).sort((a, b) => a.time.localeCompare(b.time));
     },
     /** What a restore of the snapshot writes, in bytes. */
-    size: async (id: string) =>
-      (jsonLines((await succeed("Could not read", ["stats", "--json", id])).stdout)[0] as { total_size: number })
-        .total_size,
+    size: async (id: string) => (await succeed("Could not read", ["stats", "--json", id]))[0].total_size as number,
     restore: (id: string, target: string) =>
       succeed(`restic could not restore ${id} from`, ["restore", id, "--target", target]),
-    /** `restic check` (then, with `readData` and when that passed, `--read-data`) and the keys: what is wrong, named. */
+    /** `restic check` (with `readData`, `--read-data`) and the keys: what is wrong, named. */
     async check(readData: boolean): Promise<string[]> {
-      const problems: string[] = [];
-      for (const args of readData ? [["check"], ["check", "--read-data"]] : [["check"]]) {
-        const ran = await run(args);
-        if (ran.code === 0) continue;
-        if (!/repository contains errors/.test(ran.stderr)) await fail("Could not check", ran);
-        for (const line of ran.stderr.split("\n")) {
-          const snapshot = /load <snapshot\/([0-9a-f]+)>: (.*)/.exec(line);
-          if (snapshot)
-            problems.push(
-              `snapshots/${snapshot[1]}… cannot be read (${snapshot[2]}): it was not made with this repository's ` +
-                "key, so someone who can write to the store may have put it there. Remove it.",
-            );
-          else if (/^(pack|tree|blob) [0-9a-f]{8}|^error/i.test(line) && !/retrying|snapshot\//.test(line))
-            problems.push(line.replace(/^pack ([0-9a-f]{2})/, "pack data/$1/$1"));
-        }
-        break;
-      }
-      const junk = await junkKeys().catch((error: Error) => {
-        problems.push(`The files under keys/ could not be looked at: ${error.message}`);
-        return [];
+      const ran = await run(readData ? ["check", "--read-data"] : ["check"]);
+      if (ran.code !== 0 && !/repository contains errors/.test(ran.stderr)) await fail("Could not check", ran);
+      // Only a failed check has these lines.
+      const problems = ran.stderr.split("\n").flatMap((line) => {
+        const snapshot = /load <snapshot\/([0-9a-f]+)>: (.*)/.exec(line);
+        if (snapshot)
+          return [
+            `snapshots/${snapshot[1]}… cannot be read (${snapshot[2]}): it was not made with this repository's ` +
+              "key, so someone who can write to the store may have put it there. Remove it.",
+          ];
+        const named = /^(pack|tree|blob) [0-9a-f]{8}|^error/i.test(line) && !/retrying|snapshot\//.test(line);
+        return named ? [line.replace(/^pack ([0-9a-f]{2})/, "pack data/$1/$1")] : [];
       });
-      return junk.length ? [...problems, junkMessage(junk)] : problems;
+      const unlooked = (error: Error) => `The files under keys/ could not be looked at: ${error.message}`;
+      const junk = await junkKeys().catch(unlooked);
+      return junk ? [...problems, junk] : problems;
     },
   };
 }

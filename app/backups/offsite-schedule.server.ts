@@ -6,34 +6,22 @@ import type { Logger } from "~/lib/logger.server";
 import type { AppServices } from "~/services.server";
 import { acquireBackupLease, holdLease, OFFSITE_LEASE_ID } from "./backup-lease.server";
 import { ensureBackupState, recordOffsiteCopy, recordOffsiteFailure, setOffsiteNextDue } from "./backup-state.server";
-import type {
-  FromCopyProcess,
-  OffsiteCopyEntry,
-  OffsiteCopyResult,
-  ToCopyProcess,
-} from "./offsite-copy-process.server";
-import { offsiteLocation, repositoryName, RESTIC_MISSING, resticInstalled } from "./offsite-restic.server";
+import type { CopyRequest, FromCopyProcess, OffsiteCopyEntry, OffsiteCopyResult } from "./offsite-copy-process.server";
+import { offsiteLocation, offsiteProblem, repositoryName, resticInstalled } from "./offsite-restic.server";
 
 /** A copy is taken this long after each start (and so after each restore, which needs one). */
 export const OFFSITE_AFTER_START_MS = 5 * 60_000;
 export type OffsiteOutcome =
   "off" | "no-passphrase" | "no-restic" | "not-due" | "claimed-elsewhere" | "copied" | "failed" | "stopped";
 /** Takes one copy from `parent` (the last this site made); rejects with a message for the dashboard. */
-export type OffsiteCopyRunner = (request: {
-  at: Date;
-  parent: string | null;
-  signal: AbortSignal;
-}) => Promise<OffsiteCopyResult>;
+export type OffsiteCopyRunner = (copy: CopyRequest & { signal: AbortSignal }) => Promise<OffsiteCopyResult>;
 
 /** Each copy in its own process (decision 0070), SIGTERMed when the signal aborts; no report is a failed copy. */
 export function forkedCopyRunner(entry: OffsiteCopyEntry, logger: Logger, env = process.env): OffsiteCopyRunner {
   return ({ at, parent, signal }) =>
     new Promise((resolve, reject) => {
-      const child = fork(entry.file, [], {
-        execArgv: entry.execArgv,
-        env,
-        stdio: ["ignore", "inherit", "inherit", "ipc"],
-      });
+      const { file, execArgv } = entry;
+      const child = fork(file, [], { execArgv, env, stdio: ["ignore", "inherit", "inherit", "ipc"] });
       let outcome: FromCopyProcess | null = null;
       const onAbort = () => child.kill("SIGTERM");
       signal.addEventListener("abort", onAbort, { once: true });
@@ -42,15 +30,11 @@ export function forkedCopyRunner(entry: OffsiteCopyEntry, logger: Logger, env = 
       child.once("exit", (code, killedBy) => {
         signal.removeEventListener("abort", onAbort);
         const done = outcome as FromCopyProcess | null;
-        if (done && "result" in done) resolve(done.result);
-        else
-          reject(
-            new Error(
-              done?.failed ?? `The off-site copy process ended before it finished (${killedBy ?? `exit code ${code}`})`,
-            ),
-          );
+        if (done && "result" in done) return resolve(done.result);
+        const ended = `The off-site copy process ended before it finished (${killedBy ?? `exit code ${code}`})`;
+        reject(new Error(done?.failed ?? ended));
       });
-      child.send({ at: at.toISOString(), parent } satisfies ToCopyProcess);
+      child.send({ at: at.toISOString(), parent });
     });
 }
 
@@ -68,7 +52,7 @@ export function createOffsiteSchedule(services: AppServices, options: { runner: 
   const state = { ...services, clock };
   const intervalMs = env.BACKUP_OFFSITE_MINUTES * 60_000;
   const location = offsiteLocation(env);
-  const where = location ? repositoryName(location) : "";
+  const where = repositoryName(env);
   const inMs = (ms: number) => new Date(clock.now().getTime() + ms);
   let stopping = new AbortController();
 
@@ -122,11 +106,8 @@ export function createOffsiteSchedule(services: AppServices, options: { runner: 
       if (started) return;
       started = true;
       stopping = new AbortController();
-      if (location && !env.BACKUP_PASSPHRASE)
-        logger.error(
-          "Off-site copies are set up but BACKUP_PASSPHRASE is not: no copy leaves the server until it is set (docs/DEPLOY.md, step 9)",
-        );
-      else if (location && !resticInstalled()) logger.error(RESTIC_MISSING);
+      const problem = location && offsiteProblem(env);
+      if (problem) logger.error(problem);
       else if (location) await setOffsiteNextDue(state, inMs(OFFSITE_AFTER_START_MS), true);
       await task.start();
     },

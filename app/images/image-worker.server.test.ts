@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "~/lib/logger.server";
 import { openObjectStorage, type StorageConfig } from "~/storage/open-storage.server";
 import type { ObjectStorage } from "~/storage/storage.server";
-import { imageWorkerFromSource } from "../../server/image-worker-source";
+import { imageWorkerFromSource } from "../../server/child-process-sources";
 import { pngBomb } from "../../tests/fixtures/image-bombs";
 import { makeImage, makeNoisyJpeg } from "../../tests/fixtures/images";
 import { ImageRefusedError } from "./image-limits";

@@ -3,73 +3,47 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { backupsDirOf, statfsProbe } from "~/backups/backup-files.server";
 import { formatBytes } from "~/backups/backup-status";
-import { resticCacheDirOf, takeOffsiteCopy, type OffsiteCopyResult } from "~/backups/offsite-copy-process.server";
+import { takeOffsiteCopy, type OffsiteCopyResult } from "~/backups/offsite-copy-process.server";
+import { resticFor } from "~/backups/offsite-restic.server";
 import { createOffsiteSchedule, type OffsiteCopyRunner } from "~/backups/offsite-schedule.server";
-import {
-  offsiteLocation,
-  openRestic,
-  RESTIC_MISSING,
-  ResticError,
-  resticInstalled,
-  type Restic,
-} from "~/backups/offsite-restic.server";
 import { copyFolderIn } from "~/backups/restore-source.server";
 import { RestoreRefusedError } from "~/backups/restore.server";
 import type { Env } from "~/env.server";
 import type { AppServices } from "~/services.server";
 
 /**
- * `npm run backup -- --offsite | --verify | --read-data` and `npm run restore -- --from-offsite
- * [SNAPSHOT] | --list` (decision 0070). They print their outcome; a refusal is a ResticError.
+ * `npm run backup -- --offsite | --verify | --read-data` and `npm run restore -- --from-offsite [SNAPSHOT] | --list`
+ * (decision 0070). They print their outcome and return the exit code; a refusal is a ResticError.
  */
-function resticFor(env: Env, passphrase: string): Restic {
-  const location = offsiteLocation(env);
-  if (!location)
-    throw new ResticError(
-      "This needs an off-site repository: set BACKUP_S3_BUCKET and its BACKUP_S3_* settings, or BACKUP_OFFSITE_REPOSITORY (docs/DEPLOY.md, step 9)",
-    );
-  if (!resticInstalled()) throw new ResticError(RESTIC_MISSING);
-  return openRestic(location, { passphrase, cacheDir: resticCacheDirOf(env.DATA_DIR) });
-}
-
-/** One copy now, as the server makes them (under the same lease, recorded the same way). Returns the exit code. */
 export async function copyOffsiteNow(services: AppServices): Promise<number> {
-  if (!services.env.BACKUP_PASSPHRASE)
-    throw new ResticError(
-      "No copy leaves the server without a backup passphrase: add BACKUP_PASSPHRASE to the settings (docs/DEPLOY.md, step 9)",
-    );
   const { where } = resticFor(services.env, services.env.BACKUP_PASSPHRASE);
   console.log(`Copying off the server to ${where} …`);
-  let made: OffsiteCopyResult | null = null;
-  const runner: OffsiteCopyRunner = async (request) => (made = await takeOffsiteCopy(services, request));
+  let copy: OffsiteCopyResult | null = null;
+  const runner: OffsiteCopyRunner = async (request) => (copy = await takeOffsiteCopy(services, request));
   const outcome = await createOffsiteSchedule(services, { runner }).copyNow();
-  const copy = made as OffsiteCopyResult | null;
-  if (!copy) {
-    const why =
-      outcome === "claimed-elsewhere"
-        ? "another copy is being made right now (try again in a few minutes)"
-        : "see the error above";
-    console.error(`No copy was made: ${why}.`);
+  const made = copy as OffsiteCopyResult | null;
+  if (!made) {
+    const busy = "another copy is being made right now (try again in a few minutes)";
+    console.error(`No copy was made: ${outcome === "claimed-elsewhere" ? busy : "see the error above"}.`);
     return 1;
   }
   console.log(
-    `Copied off the server to ${where}: snapshot ${copy.snapshot.slice(0, 8)} (${copy.files} image files, ` +
-      `${formatBytes(copy.fileBytes)}); restic added ${formatBytes(copy.addedBytes)} before compression.`,
+    `Copied off the server to ${where}: snapshot ${made.snapshot.slice(0, 8)} (${made.files} image files, ` +
+      `${formatBytes(made.fileBytes)}); restic added ${formatBytes(made.addedBytes)} before compression.`,
   );
-  if (copy.pruneProblem)
-    console.error(`Old copies were not all pruned (the next copy tries again): ${copy.pruneProblem}`);
+  if (made.pruneProblem)
+    console.error(`Old copies were not all pruned (the next copy tries again): ${made.pruneProblem}`);
   return 0;
 }
 
-/** --verify (`restic check`) and --read-data (`restic check --read-data`). Returns the exit code. */
+/** --verify (`restic check`) and --read-data (`restic check --read-data`). */
 export async function verifyOffsite(env: Env, readData: boolean, passphrase: () => Promise<string>): Promise<number> {
   const restic = resticFor(env, await passphrase());
   const problems = await restic.check(readData);
   for (const problem of problems) console.error(problem);
-  if (problems.length) return 1;
   const how = readData ? "restic check --read-data (every file downloaded and read)" : "restic check";
-  console.log(`${restic.where}: ${how} found no errors.`);
-  return 0;
+  if (!problems.length) console.log(`${restic.where}: ${how} found no errors.`);
+  return problems.length ? 1 : 0;
 }
 
 const when = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`;
@@ -80,14 +54,13 @@ export async function listOffsiteCopies(env: Env, passphrase: () => Promise<stri
   const snapshots = (await restic.snapshots()).reverse();
   console.log(`Copies in ${restic.where} (restore one with: npm run restore -- --from-offsite ID):`);
   if (!snapshots.length) console.log("  none yet");
-  for (const snapshot of snapshots)
-    console.log(`  ${snapshot.short_id}  ${when(snapshot.time)}  made on ${snapshot.hostname}`);
+  for (const { short_id, time, hostname } of snapshots)
+    console.log(`  ${short_id}  ${when(time)}  made on ${hostname}`);
 }
 
 /**
- * --from-offsite [SNAPSHOT]: the newest copy, or the one named, restored by restic into
- * DATA_DIR/backups (once the room for it and for the restore is checked), then handed to
- * `restore` as a folder of the archive's entries; removed afterwards.
+ * --from-offsite [SNAPSHOT]: the newest copy, or the one named, restored by restic into DATA_DIR/backups (once the
+ * room for it and for the restore is checked), then handed to `restore` as a folder of the archive's entries.
  */
 export async function withOffsiteCopy(
   env: Env,
@@ -98,23 +71,21 @@ export async function withOffsiteCopy(
   const restic = resticFor(env, await passphrase());
   const snapshots = await restic.snapshots();
   const chosen = name ? snapshots.find((snapshot) => snapshot.id.startsWith(name)) : snapshots.at(-1);
+  const refuse = (why: string) => new RestoreRefusedError(`${why} Nothing was changed.`);
   if (!chosen)
-    throw new RestoreRefusedError(
-      `There is no copy ${name ? `${name} ` : ""}in ${restic.where}. npm run restore -- --list shows them. Nothing was changed.`,
-    );
+    throw refuse(`There is no copy ${name ? `${name} ` : ""}in ${restic.where}. npm run restore -- --list shows them.`);
   console.log(`Restoring ${chosen.short_id} (made ${when(chosen.time)}) from ${restic.where} …`);
   await fs.mkdir(env.DATA_DIR, { recursive: true, mode: 0o700 });
   const needed = 2 * (await restic.size(chosen.id)) + 64 * 1024 * 1024;
   const { freeBytes } = await statfsProbe(env.DATA_DIR);
   if (freeBytes < needed)
-    throw new RestoreRefusedError(
-      `Restoring ${chosen.short_id} needs about ${formatBytes(needed)} free on the disk of ${env.DATA_DIR} (restic's copy, then ` +
-        `the restore itself); ${formatBytes(freeBytes)} is free. Nothing was changed.`,
+    throw refuse(
+      `Restoring ${chosen.short_id} needs about ${formatBytes(needed)} free on the disk of ${env.DATA_DIR} (restic's ` +
+        `copy, then the restore itself); ${formatBytes(freeBytes)} is free.`,
     );
   // A damaged pack is named at once by restic's check, not after restore's retries.
   const damaged = (await restic.check(false)).filter((problem) => problem.startsWith("pack"));
-  if (damaged.length)
-    throw new RestoreRefusedError(`${restic.where} is damaged: ${damaged.join(" ")} Nothing was changed.`);
+  if (damaged.length) throw refuse(`${restic.where} is damaged: ${damaged.join(" ")}`);
   const target = path.join(backupsDirOf(env.DATA_DIR), `.restore-${randomBytes(6).toString("hex")}`);
   try {
     await restic.restore(chosen.id, target);

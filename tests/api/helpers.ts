@@ -9,7 +9,7 @@ import { createLogger, type Logger } from "~/lib/logger.server";
 import { createApp, createRequestListener } from "../../server/app";
 import { createPageCache } from "../../server/page-cache";
 import { openServices } from "../../server/bootstrap";
-import { imageWorkerFromSource } from "../../server/image-worker-source";
+import { imageWorkerFromSource } from "../../server/child-process-sources";
 import { createDatabaseReuse, createTestBucket, s3Env, type TestBucket } from "../support/backends";
 
 export type DatabaseKind = "sqlite" | "postgres";

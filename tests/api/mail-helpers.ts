@@ -10,7 +10,7 @@ import { createLogger } from "~/lib/logger.server";
 import { createOutbox } from "~/notifications/outbox.server";
 import { createApp } from "../../server/app";
 import { openServices } from "../../server/bootstrap";
-import { imageWorkerFromSource } from "../../server/image-worker-source";
+import { imageWorkerFromSource } from "../../server/child-process-sources";
 import { ADMIN, acquireBackend } from "./helpers";
 
 /**

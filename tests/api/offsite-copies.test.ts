@@ -4,9 +4,8 @@ import path from "node:path";
 import { GetObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import supertest from "supertest";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { resticCacheDirOf, takeOffsiteCopy } from "~/backups/offsite-copy-process.server";
+import { stageDirOf, takeOffsiteCopy } from "~/backups/offsite-copy-process.server";
 import { REPOSITORY_PREFIX } from "~/backups/offsite-restic.server";
-import { stageDirOf } from "~/backups/offsite-stage.server";
 import { saveContent } from "~/content/content.server";
 import { parseEnv } from "~/env.server";
 import { createManualClock } from "~/lib/clock";
@@ -77,7 +76,7 @@ describe("off-site copies by restic", () => {
     expect(checked.stdout).toContain("no errors were found");
 
     // restic's cache is the site's, under DATA_DIR.
-    expect((await fs.readdir(resticCacheDirOf(ctx.dataDir))).length).toBeGreaterThan(0);
+    expect((await fs.readdir(path.join(ctx.dataDir, "backups", ".restic-cache"))).length).toBeGreaterThan(0);
 
     clock.advance(60 * 60_000);
     await saveContent({ ...ctx.services, clock }, "hero.title", "Stone that outlasts us all, and then some");

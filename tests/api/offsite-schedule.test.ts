@@ -12,7 +12,7 @@ import { saveContent } from "~/content/content.server";
 import { createManualClock } from "~/lib/clock";
 import { createLogger } from "~/lib/logger.server";
 import type { AppServices } from "~/services.server";
-import { offsiteCopyFromSource } from "../../server/offsite-copy-source";
+import { offsiteCopyFromSource } from "../../server/child-process-sources";
 import { acquireBackend, createAdminContext } from "./helpers";
 import { createMailContext } from "./mail-helpers";
 import { createTestBucket } from "../support/backends";

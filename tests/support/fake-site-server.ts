@@ -1,7 +1,6 @@
 // The real server (server/start.ts: logger, request logging, shutdown) on the stand-in React Router
 // build, run as a child process by the tests that need a whole process: `node --import tsx <this file>`.
-import { imageWorkerFromSource } from "../../server/image-worker-source";
-import { offsiteCopyFromSource } from "../../server/offsite-copy-source";
+import { imageWorkerFromSource, offsiteCopyFromSource } from "../../server/child-process-sources";
 import { startServer } from "../../server/start";
 import { fakeReactRouterBuild } from "./fake-react-router-build";
 

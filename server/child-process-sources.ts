@@ -8,5 +8,6 @@ export function entryFromSource(file: string): { file: string; execArgv: string[
   return { file: fileURLToPath(new URL(file, import.meta.url)), execArgv: ["--import", pathToFileURL(tsx).href] };
 }
 
-/** The image worker from its source. */
+/** The image worker, and the off-site copy process, from their source. */
 export const imageWorkerFromSource = (): ImageWorkerEntry => entryFromSource("./image-worker.ts");
+export const offsiteCopyFromSource = () => entryFromSource("./offsite-copy.ts");
