@@ -167,6 +167,21 @@ describe("counting and flushing", () => {
   });
 });
 
+describe("a referrer's addresses", () => {
+  it("held over a failed flush, count with the next flush's: two addresses, two counted", async () => {
+    const analytics = analyticsFor();
+    await analytics.start();
+    analytics.record(view("203.0.113.1", "/", PHONE, "example.org"));
+    await sql`alter table analytics_daily_pages rename to analytics_daily_pages_away`.execute(db);
+    await analytics.flush();
+    await sql`alter table analytics_daily_pages_away rename to analytics_daily_pages`.execute(db);
+    analytics.record(view("198.51.100.2", "/", PHONE, "example.org"));
+    await analytics.flush();
+    const stored = await db.selectFrom("analytics_daily_referrers").select(["host", "addresses"]).execute();
+    expect(stored.map((row) => [row.host, Number(row.addresses)])).toEqual([["example.org", 2]]);
+  });
+});
+
 describe("memory between flushes is bounded", () => {
   it("past the cap on distinct visitors, views still count but extra visitors are dropped; extra referrers count as (other)", async () => {
     const analytics = analyticsFor({ limits: { maxBufferedVisitors: 3, maxBufferedReferrers: 2 } });
