@@ -39,6 +39,7 @@ test.describe("shared layout", () => {
   test("the menu button toggles the dropdown on small screens, and choosing a link closes it", async ({
     page,
   }, testInfo) => {
+    // Desktop has no menu button (it shows below the md breakpoint only); the test above checks both sizes.
     test.skip(!isPhone(testInfo), "the menu button shows below the md breakpoint only (the test above checks both)");
     await page.goto("/");
     const button = menuButton(page);
@@ -62,6 +63,7 @@ test.describe("shared layout", () => {
   });
 
   test("the menu opens and closes with the keyboard on small screens", async ({ page }, testInfo) => {
+    // Desktop has no menu button to open with the keyboard: its links are in the bar itself.
     test.skip(!isPhone(testInfo), "the menu button shows below the md breakpoint only");
     await page.goto("/stonework");
     await hydrated(page);
