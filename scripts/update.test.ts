@@ -101,7 +101,7 @@ describe("npm run update (the command)", { timeout: 60_000 }, () => {
     );
   });
 
-  it("as root, builds as DATA_DIR's owner and then takes the release back: root's, 0644 files, 0755 folders, under umask 077", async () => {
+  it("as root, fetches and builds as DATA_DIR's owner, whose release it stays: 0644 files, 0755 folders, under umask 077", async () => {
     const user = createServiceUser();
     const served = await createFakeDeployment(template);
     try {
@@ -119,19 +119,31 @@ describe("npm run update (the command)", { timeout: 60_000 }, () => {
       expect(result.status, result.output).toBe(0);
       expect(result.output).toContain(
         user
-          ? `As ${user.name} (DATA_DIR's owner): the backup, npm ci and the build; as root: git, the switch and the restart.`
+          ? `As ${user.name} (DATA_DIR's owner): the backup, git fetch, npm ci and the build; as root: the switch and the restart.`
           : "Everything runs as",
       );
       const release = path.join(served.checkout, "releases", next);
       expect(readFileSync(path.join(release, "build/built-by"), "utf8")).toBe(String(builder));
       expect(readFileSync(path.join(release, "node_modules/fake-dep/installed-by"), "utf8")).toBe(String(builder));
-      // Nothing in the release is the builder's or writable by anyone but its owner; npm's cache is gone.
+      // Every file of the release and of the fetched repository is the builder's, writable by it alone; npm's cache is gone.
+      // What root runs and keeps is root's: the record of releases, and the checkout's own node_modules.
       const entries = readdirSync(release, { recursive: true }).map((entry) => path.join(release, String(entry)));
-      const wrong = [...entries, release, path.join(served.checkout, "releases/releases.json")]
-        .map((file) => ({ file, stat: lstatSync(file) }))
+      const mirror = path.join(served.checkout, "releases/.source.git");
+      const mirrored = readdirSync(mirror, { recursive: true }).map((entry) => path.join(mirror, String(entry)));
+      const owners = new Map([
+        ...[...entries, ...mirrored, release, mirror].map((file) => [file, builder] as const),
+        ...[
+          path.join(served.checkout, "releases/releases.json"),
+          path.join(served.checkout, "node_modules/fake-dep/index.js"),
+        ].map((file) => [file, process.getuid!()] as const),
+      ]);
+      const wrong = [...owners]
+        .map(([file, owner]) => ({ file, owner, stat: lstatSync(file) }))
         .filter(({ stat }) => !stat.isSymbolicLink())
         .filter(
-          ({ stat }) => stat.uid !== process.getuid!() || (stat.mode & 0o7777) !== (stat.isDirectory() ? 0o755 : 0o644),
+          ({ file, owner, stat }) =>
+            stat.uid !== owner ||
+            (!file.startsWith(mirror) && (stat.mode & 0o7777) !== (stat.isDirectory() ? 0o755 : 0o644)),
         )
         .map(
           ({ file, stat }) => `${path.relative(served.checkout, file)} ${stat.uid} ${(stat.mode & 0o7777).toString(8)}`,

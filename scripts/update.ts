@@ -2,8 +2,8 @@
 //                [--rollback] [--first-release] [--health-timeout SECONDS]
 //                [--unit-file PATH] [--socket-file PATH] [--caddyfile PATH]
 // Updates a deployed checkout without a failed request (docs/DEPLOY.md, step 11; decision 0059):
-// backup, git pull --ff-only into a new release folder, install, build, the previous release's
-// hashed assets, switch `current`, restart, and switch back when /healthz does not answer.
+// backup, git fetch into a new release folder, install, build (these as the service's user), the
+// previous release's hashed assets, switch `current`, restart, and switch back when /healthz does not answer.
 // --rollback goes back to the previous release; --first-release makes the first one from the
 // checkout's build (docs/DEPLOY.md, step 4). Run it as root in the checkout (/opt/cornerstone).
 import { spawnSync } from "node:child_process";

@@ -56,6 +56,7 @@ function onThisMachine(command: string, folders: Folders, backupFile?: string): 
     .replaceAll("/srv/cornerstone-restore", folders.restoreDir)
     .replaceAll("/etc/cornerstone/cornerstone.env", folders.envFile)
     .replaceAll("/var/lib/cornerstone", folders.dataDir)
+    .replaceAll(LIVE_RELEASE, ROOT)
     .replaceAll("/opt/cornerstone", ROOT);
 }
 
@@ -356,7 +357,7 @@ test("docs/DEPLOY.md works as written, as far as this machine goes without a dom
     await test.step("13. a forgotten password, set again as cornerstone with the service's settings", async () => {
       // The guide's command asks twice at a hidden prompt; here the new password comes on stdin, as the README allows.
       const { stderr, stdout } = await runGuideCommand(
-        "cd /opt/cornerstone && runuser -u cornerstone -- npm run admin:password -- --env-file /etc/cornerstone/cornerstone.env",
+        "cd /opt/cornerstone/current && runuser -u cornerstone -- npm run admin:password -- --env-file /etc/cornerstone/cornerstone.env",
         folders,
         { input: "a new password from the guide\n" },
       );

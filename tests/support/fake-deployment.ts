@@ -17,7 +17,15 @@ import { HEALTH_TIMEOUT_MS } from "../../scripts/lib/releases/health";
 import { liveRelease } from "../../scripts/lib/releases/layout";
 
 const FIXTURE = path.resolve("tests/fixtures/fake-release");
-const GIT_IDENTITY = ["-c", "user.name=Cornerstone test", "-c", "user.email=test@example.com"];
+// The upstream may be the service user's (handDataDirTo): git would refuse it to root.
+const GIT_IDENTITY = [
+  "-c",
+  "user.name=Cornerstone test",
+  "-c",
+  "user.email=test@example.com",
+  "-c",
+  "safe.directory=*",
+];
 
 function sh(cwd: string, argv: string[]): string {
   const result = spawnSync(argv[0]!, argv.slice(1), { cwd, encoding: "utf8" });
@@ -124,10 +132,14 @@ export function createServiceUser(): ServiceUser | null {
   return { name, uid: Number(sh("/", ["id", "-u", name])), remove: () => void spawnSync("userdel", [name]) };
 }
 
-/** DATA_DIR becomes the user's, as on a server set up by the guide, and the folders above the checkout let them in. */
+/**
+ * DATA_DIR becomes the user's, as on a server set up by the guide, and the folders above the checkout
+ * let them in. So does the upstream, which stands for a public repository: git would refuse the user
+ * a local one of another's.
+ */
 export function handDataDirTo(site: FakeDeployment, user: ServiceUser): void {
   sh("/", ["chmod", "755", site.root]);
-  sh("/", ["chown", "-R", `${user.name}:`, site.dataDir]);
+  sh("/", ["chown", "-R", `${user.name}:`, site.dataDir, site.upstream]);
 }
 
 /** A commit that moves fake-dep from 1.0.0 to 1.0.1, with the lock file npm would write: npm ci runs. */
@@ -212,16 +224,16 @@ export async function createFakeDeployment(template: string): Promise<FakeDeploy
     context,
     async commit(files, message = "A change") {
       await writeFiles(upstream, files);
-      sh(upstream, ["git", "add", "-A"]);
+      sh(upstream, ["git", ...GIT_IDENTITY, "add", "-A"]);
       sh(upstream, ["git", ...GIT_IDENTITY, "commit", "--quiet", "-m", message]);
-      return sh(upstream, ["git", "rev-parse", "--short", "HEAD"]);
+      return sh(upstream, ["git", ...GIT_IDENTITY, "rev-parse", "--short", "HEAD"]);
     },
     live: () => liveRelease(checkout),
     head: () => sh(checkout, ["git", "rev-parse", "--short", "HEAD"]),
     started,
     releases: async () =>
       (await fs.readdir(path.join(checkout, "releases"), { withFileTypes: true }))
-        .filter((e) => e.isDirectory())
+        .filter((e) => e.isDirectory() && !e.name.startsWith("."))
         .map((e) => e.name)
         .sort(),
     cleanup: () => fs.rm(root, { recursive: true, force: true }),

@@ -4,7 +4,7 @@
  * node_modules hard-linked and its production build copied), set up as the earlier guide left it;
  * systemd's part played by tests/support/socket-service.pl (the socket held, the unit followed);
  * real Caddy in front with deploy/Caddyfile's proxy directive. Commits for the update are made in an
- * upstream clone the checkout pulls from.
+ * upstream clone, the checkout's origin, which the update fetches from.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";

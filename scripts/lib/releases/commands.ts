@@ -20,9 +20,13 @@ export type RunOptions = {
 
 export type CommandRunner = (argv: string[], options: RunOptions) => Promise<CommandResult>;
 
+function asUser(argv: string[], user: string | null | undefined): string[] {
+  return user ? ["runuser", "-u", user, "--", ...argv] : argv;
+}
+
 /** Spawns argv[0] with the rest as arguments (no shell), echoing and collecting its output. */
 export const runCommand: CommandRunner = (argv, options) => {
-  const full = options.asUser ? ["runuser", "-u", options.asUser, "--", ...argv] : argv;
+  const full = asUser(argv, options.asUser);
   // Another user gets its own npm settings, never root's (npm run update passes on npm_config_cache=/root/.npm and root's .npmrc).
   const inherited = Object.entries(process.env).filter(([name]) => !options.asUser || !/^npm_/i.test(name));
   const env = { ...Object.fromEntries(inherited), ...options.env };
@@ -62,22 +66,30 @@ export function dataDirUser(dataDir: string, uid = process.getuid?.()): string |
   return name || String(owner);
 }
 
-/** `git …` in the checkout, quietly; throws with git's own message when it fails. */
-export async function git(checkout: string, args: string[], run: CommandRunner = runCommand): Promise<string> {
-  const result = await run(["git", ...args], { cwd: checkout, quiet: true });
+/** `git …` in a repository, quietly (as `user` when given); throws with git's own message when it fails. */
+export async function git(
+  repository: string,
+  args: string[],
+  run: CommandRunner = runCommand,
+  user?: string | null,
+): Promise<string> {
+  const result = await run(["git", ...args], { cwd: repository, asUser: user, quiet: true });
   if (result.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${result.output.trim()}`);
   return result.output.trim();
 }
 
-/** Writes the files of `commit` (as git has them) into `dir`, which must not exist yet. */
-export async function exportCommit(checkout: string, commit: string, dir: string): Promise<void> {
-  await fs.mkdir(dir, { recursive: true });
+/** Writes the files of `commit` (as the repository has them) into `dir`, which exists and is empty, as `user` when given. */
+export async function exportCommit(
+  repository: string,
+  commit: string,
+  dir: string,
+  user?: string | null,
+): Promise<void> {
   await new Promise<void>((resolve, reject) => {
-    const archive = spawn("git", ["archive", "--format=tar", commit], {
-      cwd: checkout,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const extract = spawn("tar", ["-x", "-C", dir], { stdio: ["pipe", "ignore", "pipe"] });
+    const [git, ...gitArgs] = asUser(["git", "archive", "--format=tar", commit], user);
+    const archive = spawn(git!, gitArgs, { cwd: repository, stdio: ["ignore", "pipe", "pipe"] });
+    const [tar, ...tarArgs] = asUser(["tar", "-x", "-C", dir], user);
+    const extract = spawn(tar!, tarArgs, { stdio: ["pipe", "ignore", "pipe"] });
     let errors = "";
     archive.stderr.on("data", (chunk) => (errors += chunk));
     extract.stderr.on("data", (chunk) => (errors += chunk));
@@ -103,27 +115,10 @@ const MODULE_CACHES = [".vite", ".vite-temp", ".cache"];
 /**
  * A copy of a folder whose files are hard links to the originals: seconds for node_modules' tens of
  * thousands of files, and no more room on disk. Safe because nothing writes into an installed file
- * (npm ci replaces node_modules whole); for node_modules, the caches tools rewrite are left out.
+ * (npm ci replaces node_modules whole); the caches tools rewrite are left out.
  */
 export async function linkCopy(from: string, to: string, run: CommandRunner = runCommand): Promise<void> {
   const result = await run(["cp", "-al", from, to], { cwd: "/", quiet: true });
   if (result.status !== 0) throw new Error(`cp -al ${from} ${to} failed: ${result.output.trim()}`);
-  if (path.basename(to) === "node_modules" || path.basename(to) === "node_modules.next") {
-    for (const cache of MODULE_CACHES) await fs.rm(path.join(to, cache), { recursive: true, force: true });
-  }
-}
-
-/**
- * A release the service user built becomes root's and writable by root only, before anything else
- * reads it as root or runs it: the user cannot change the code the site (and, by the checkout's
- * hard-linked node_modules, root) runs. -h changes links themselves, never what they point at.
- */
-export async function takeBack(dir: string, run: CommandRunner): Promise<void> {
-  for (const argv of [
-    ["chown", "-R", "-h", "0:0", dir],
-    ["chmod", "-R", "go-w", dir],
-  ]) {
-    const result = await run(argv, { cwd: "/", quiet: true });
-    if (result.status !== 0) throw new Error(`${argv.join(" ")} failed: ${result.output.trim()}`);
-  }
+  for (const cache of MODULE_CACHES) await fs.rm(path.join(to, cache), { recursive: true, force: true });
 }

@@ -1,13 +1,13 @@
 /**
  * What `npm run update` and `--rollback` share: where things are, how to restart and check the
- * service, switching back, and keeping the checkout in step with the live release.
+ * service, and switching back.
  */
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Clock } from "~/lib/clock";
-import { git, linkCopy, shell, type CommandRunner } from "./commands";
+import { shell, type CommandRunner } from "./commands";
 import { HEALTH_TIMEOUT_MS, waitForHealth, type Probe } from "./health";
-import { lockFileHash, releaseDir, switchCurrent, writeState, type ReleaseState } from "./layout";
+import { releaseDir, switchCurrent, writeState, type ReleaseState } from "./layout";
 import type { ServiceFiles } from "./service-files";
 
 /** Each outcome its own exit code, so a script or a person can tell which step stopped the update. */
@@ -107,40 +107,6 @@ export async function migrationsUnknownTo(
 }
 
 /**
- * Keeps the checkout's own node_modules in step with the live release (the guide runs npm run
- * backup, restore and admin:password from the checkout): when the lock file differs from the one
- * they were installed from, they are replaced with a hard-linked copy of the release's.
- */
-export async function syncCheckoutModules(context: UpdateContext, state: ReleaseState, release: string): Promise<void> {
-  const wanted = await lockFileHash(releaseDir(context.checkout, release));
-  if (!wanted || wanted === state.checkoutModulesLock) return;
-  const modules = path.join(context.checkout, "node_modules");
-  await fs.rm(`${modules}.next`, { recursive: true, force: true });
-  await linkCopy(path.join(releaseDir(context.checkout, release), "node_modules"), `${modules}.next`, context.run);
-  await fs.rm(`${modules}.old`, { recursive: true, force: true });
-  await fs.rename(modules, `${modules}.old`).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "ENOENT") throw error;
-  });
-  await fs.rename(`${modules}.next`, modules);
-  await fs.rm(`${modules}.old`, { recursive: true, force: true });
-  state.checkoutModulesLock = wanted;
-  await writeState(context.checkout, state);
-  context.log(`  The checkout's node_modules now match ${release}'s package-lock.json.`);
-}
-
-/** Moves the checkout back to `commit` (the live release's), keeping any local change; a conflict is only reported. */
-export async function resetCheckout(context: UpdateContext, commit: string): Promise<void> {
-  const head = await git(context.checkout, ["rev-parse", "HEAD"], context.run);
-  if (head === commit) return;
-  // Files touched but unchanged (a copied checkout) would otherwise count as local changes.
-  await context.run(["git", "update-index", "-q", "--refresh"], { cwd: context.checkout, quiet: true });
-  await git(context.checkout, ["reset", "--keep", commit], context.run).then(
-    () => context.log(`  The checkout is back at ${commit.slice(0, 12)}, the live release's commit.`),
-    (error: Error) => context.log(`  Warning: the checkout stays at ${head.slice(0, 12)} (${error.message}).`),
-  );
-}
-
-/**
  * After a failed restart or health check: `current` goes back to `to`; when `from` changed the
  * database (ran a migration `to` does not know), the backup taken before is restored first (the
  * service stopped, by `to`'s own code); then the service restarts on `to`. Returns the exit code.
@@ -189,7 +155,6 @@ export async function switchBack(
   // The release switched back to served before: it gets the full minute, whatever --health-timeout gave the new one.
   const outcome = await restartAndCheck(context, { timeoutMs: Math.max(context.healthTimeoutMs, HEALTH_TIMEOUT_MS) });
   if (!switchedBack.returningToNewer) await fs.rm(fromDir, { recursive: true, force: true });
-  await resetCheckout(context, to.commit);
   if (outcome === "healthy") {
     context.log(
       `${to.name} serves again.${switchedBack.returningToNewer ? "" : ` ${from} was deleted; the service's log of its start says why it failed.`}`,

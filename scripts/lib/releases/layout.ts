@@ -29,12 +29,15 @@ export type ReleaseRecord = {
 export type ReleaseState = {
   /** Oldest first; the live release is the last. */
   history: ReleaseRecord[];
-  /** SHA-256 of the package-lock.json that the checkout's own node_modules were installed from. */
-  checkoutModulesLock: string | null;
 };
 
 export function releasesDir(checkout: string): string {
   return path.join(checkout, RELEASES_DIR);
+}
+
+/** The service user's copy of the upstream repository, which step 2 fetches into and exports from. */
+export function sourceMirror(checkout: string): string {
+  return path.join(checkout, RELEASES_DIR, ".source.git");
 }
 
 export function releaseDir(checkout: string, name: string): string {
@@ -56,9 +59,9 @@ export async function readState(checkout: string): Promise<ReleaseState> {
     const parsed = JSON.parse(
       await fs.readFile(path.join(releasesDir(checkout), STATE_FILE), "utf8"),
     ) as Partial<ReleaseState>;
-    return { history: parsed.history ?? [], checkoutModulesLock: parsed.checkoutModulesLock ?? null };
+    return { history: parsed.history ?? [] };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { history: [], checkoutModulesLock: null };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { history: [] };
     throw error;
   }
 }
@@ -101,7 +104,7 @@ export async function previousRelease(
 
 /**
  * Deletes the release folders beyond the last KEEP_RELEASES to have gone live (the live one always
- * stays), and any other folder in releases/ (a release switched away from). Returns their names.
+ * stays), and any other release folder there (one switched away from). Returns their names.
  */
 export async function pruneReleases(checkout: string, state: ReleaseState, live: string): Promise<string[]> {
   const keep = new Set([live]);
@@ -111,7 +114,7 @@ export async function pruneReleases(checkout: string, state: ReleaseState, live:
   }
   const removed: string[] = [];
   for (const entry of await fs.readdir(releasesDir(checkout), { withFileTypes: true })) {
-    if (!entry.isDirectory() || keep.has(entry.name)) continue;
+    if (!entry.isDirectory() || keep.has(entry.name) || entry.name.startsWith(".")) continue;
     await fs.rm(path.join(releasesDir(checkout), entry.name), { recursive: true, force: true });
     removed.push(entry.name);
   }

@@ -4,16 +4,7 @@
  * to start on it): the message names the backup taken before the update, which brings the data back.
  */
 import path from "node:path";
-import {
-  EXIT,
-  envFileArgs,
-  migrationsUnknownTo,
-  resetCheckout,
-  restartAndCheck,
-  switchBack,
-  syncCheckoutModules,
-  type UpdateContext,
-} from "./context";
+import { EXIT, envFileArgs, migrationsUnknownTo, restartAndCheck, switchBack, type UpdateContext } from "./context";
 import { liveRelease, previousRelease, readState, releaseDir, switchCurrent, writeState } from "./layout";
 
 export async function runRollback(context: UpdateContext): Promise<number> {
@@ -74,8 +65,6 @@ export async function runRollback(context: UpdateContext): Promise<number> {
       returningToNewer: true,
     });
   }
-  await resetCheckout(context, previous.commit);
-  await syncCheckoutModules(context, state, previous.name);
   log(`Rolled back: ${previous.name} is live. ${live} stays in releases/ until the next update.`);
   return EXIT.ok;
 }

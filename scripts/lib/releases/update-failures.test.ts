@@ -48,19 +48,12 @@ const FAILURES: { step: string; code: number; prepare: (site: FakeDeployment) =>
   {
     step: "2 of 7 (fetch)",
     code: EXIT.fetch,
-    // Upstream history rewritten: the checkout cannot fast-forward to it.
+    // Upstream history rewritten: the live commit is no longer in it.
     prepare: async (site) => {
-      await site.commit(PAGE_CHANGE);
       spawnSync(
         "git",
         ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--amend", "--quiet", "-m", "Rewritten"],
         { cwd: site.upstream },
-      );
-      spawnSync("git", ["fetch", "--quiet"], { cwd: site.checkout });
-      spawnSync(
-        "git",
-        ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--allow-empty", "--quiet", "-m", "Local"],
-        { cwd: site.checkout },
       );
     },
   },
@@ -110,7 +103,7 @@ describe("npm run update, when a step fails", { timeout: 120_000 }, () => {
       expect(site.output.at(-1)).toBe(`Nothing was switched: ${live} is still live. (exit code ${code})`);
       expect(await site.live()).toBe(live);
       expect(site.started()).toEqual([live]);
-      // No half-made release is left, and the checkout is at the live commit (its scripts match the live database).
+      // No half-made release is left, and the checkout is as it was.
       expect(await site.releases()).toEqual(releasesBefore);
       expect(site.head()).toBe(headBefore);
     },
@@ -119,12 +112,13 @@ describe("npm run update, when a step fails", { timeout: 120_000 }, () => {
   it("step 7: a restart command that fails switches back to the previous release and restarts it (exit code 17)", async () => {
     const { site, live } = await updatedSite();
     const next = await site.commit({ ...PAGE_CHANGE, RESTART_FAILS: "" });
+    const headBefore = site.head();
     expect(await runUpdate(site.context, { noRestart: false })).toBe(EXIT.restart);
     expect(site.output.join("\n")).toContain("Step 7 of 7 (restart) failed");
     expect(await site.live()).toBe(live);
     expect(site.started()).toEqual([live, live]);
     expect(await site.releases()).not.toContain(next);
-    expect(site.head()).toBe(live);
+    expect(site.head()).toBe(headBefore);
   });
 
   it("a release that does not answer /healthz within 60 s is switched back, without a restore when it changed nothing (exit code 18)", async () => {
@@ -195,15 +189,16 @@ describe("npm run update, when a step fails", { timeout: 120_000 }, () => {
 });
 
 describe("npm run update -- --rollback", { timeout: 120_000 }, () => {
-  it("goes back to the previous release and restarts it, and the checkout goes back with it", async () => {
+  it("goes back to the previous release and restarts it, and leaves the checkout as it was", async () => {
     const { site, live } = await updatedSite();
+    const headBefore = site.head();
     const previous = site.started().length
       ? JSON.parse(readFileSync(path.join(site.checkout, "releases/releases.json"), "utf8")).history[0].name
       : null;
     expect(await runRollback(site.context)).toBe(EXIT.ok);
     expect(await site.live()).toBe(previous);
     expect(site.started()).toEqual([live, previous]);
-    expect(site.head(), site.output.join("\n")).toBe(previous);
+    expect(site.head(), site.output.join("\n")).toBe(headBefore);
     expect(site.output.at(-1)).toBe(
       `Rolled back: ${previous} is live. ${live} stays in releases/ until the next update.`,
     );

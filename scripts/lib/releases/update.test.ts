@@ -57,7 +57,8 @@ describe("npm run update", { timeout: 120_000 }, () => {
     expect(await site.releases()).toEqual([first, second].sort());
     expect(await site.live()).toBe(second);
     expect(site.started()).toEqual([second]);
-    expect(site.head()).toBe(second);
+    // The checkout, whose code root runs, stays at what root cloned: the new commit went to the builder's copy.
+    expect(site.head()).toBe(first);
     // Step 1's backup is named, and on record for a rollback.
     const backup = /The backup taken before this update: (\S+)/.exec(site.output.join("\n"))?.[1];
     expect(backup && existsSync(backup)).toBe(true);
@@ -73,13 +74,18 @@ describe("npm run update", { timeout: 120_000 }, () => {
     const own = await assets(site, first);
     expect(await assets(site, second)).toEqual(expect.arrayContaining(own));
     expect((await assets(site, second)).length).toBe(own.length * 2);
-    // Then the release is root's (this user's, when not root), and the builder may change none of it.
+    // The release is the builder's (this user's, when not root), but for the hard links to root's first release.
+    const builder = user?.uid ?? process.getuid!();
     const release = path.join(site.checkout, "releases", second);
-    expect(readFileSync(path.join(release, "build/built-by"), "utf8")).toBe(String(user?.uid ?? process.getuid!()));
+    expect(readFileSync(path.join(release, "build/built-by"), "utf8")).toBe(String(builder));
     const owners = new Set(
-      readdirSync(release, { recursive: true }).map((entry) => lstatSync(path.join(release, String(entry))).uid),
+      readdirSync(release, { recursive: true })
+        .filter((entry) => !String(entry).startsWith("node_modules/"))
+        .map((entry) => lstatSync(path.join(release, String(entry))).uid),
     );
-    expect([...owners]).toEqual([process.getuid!()]);
+    expect([...owners]).toEqual([builder]);
+    expect(lstatSync(path.join(release, "node_modules")).uid).toBe(builder);
+    expect(lstatSync(path.join(release, "node_modules/fake-dep/index.js")).uid).toBe(process.getuid!());
   });
 
   it("prints the unit's and the Caddyfile's lines to change on a server set up by the earlier guide, and changes them only as root", async () => {
@@ -90,8 +96,13 @@ describe("npm run update", { timeout: 120_000 }, () => {
       .replace("/opt/cornerstone/current/build/server/index.js", "build/server/index.js");
     await fs.writeFile(files.unitFile, earlierUnit);
     await fs.writeFile(files.caddyfile, "example.co.nz {\n\treverse_proxy 127.0.0.1:3000\n}\n");
-    await fs.mkdir(path.join(site.upstream, "deploy"), { recursive: true });
-    await site.commit({ "deploy/cornerstone.socket": readFileSync("deploy/cornerstone.socket", "utf8") });
+    // The socket unit comes from root's checkout (its code knows releases), never from a release the builder made.
+    await fs.mkdir(path.join(site.checkout, "deploy"), { recursive: true });
+    await fs.writeFile(
+      path.join(site.checkout, "deploy/cornerstone.socket"),
+      readFileSync("deploy/cornerstone.socket"),
+    );
+    await site.commit({ "src/page.js": "export const text = 'second';\n" });
 
     expect(await update(site)).toBe(EXIT.ok);
     const said = site.output.join("\n");
@@ -106,7 +117,7 @@ describe("npm run update", { timeout: 120_000 }, () => {
     expect(site.started()).toHaveLength(1);
   });
 
-  it("runs npm ci when package-lock.json changed, and the checkout's own node_modules follow the live release", async () => {
+  it("runs npm ci when package-lock.json changed, and the checkout's own node_modules stay as root installed them", async () => {
     const site = await deployment();
     const second = await commitDependencyUpgrade(site);
 
@@ -115,7 +126,7 @@ describe("npm run update", { timeout: 120_000 }, () => {
     const version = (dir: string) =>
       JSON.parse(readFileSync(path.join(dir, "node_modules/fake-dep/package.json"), "utf8")).version;
     expect(version(path.join(site.checkout, "releases", second))).toBe("1.0.1");
-    expect(version(site.checkout)).toBe("1.0.1");
+    expect(version(site.checkout)).toBe("1.0.0");
   });
 
   it("stops after the switch with --no-restart, and says how to restart", async () => {

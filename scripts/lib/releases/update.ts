@@ -6,24 +6,18 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { carryAssets } from "./assets";
-import { exportCommit, git, linkCopy, shell, takeBack } from "./commands";
-import {
-  EXIT,
-  SYSTEMD_RESTART,
-  envFileArgs,
-  resetCheckout,
-  restartAndCheck,
-  switchBack,
-  syncCheckoutModules,
-  type UpdateContext,
-} from "./context";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { exportCommit, git, linkCopy, shell } from "./commands";
+import { EXIT, SYSTEMD_RESTART, envFileArgs, restartAndCheck, switchBack, type UpdateContext } from "./context";
 import {
   liveRelease,
   lockFileHash,
   pruneReleases,
   readState,
   releaseDir,
+  releasesDir,
+  sourceMirror,
   switchCurrent,
   writeState,
   type ReleaseState,
@@ -33,6 +27,8 @@ import { describePlan, mayWrite, planServiceFiles, type ServicePlan } from "./se
 const STEPS = ["backup", "fetch", "install", "build", "assets", "switch", "restart"] as const;
 
 class StepFailed extends Error {}
+
+const CARRY_ASSETS_SCRIPT = fileURLToPath(new URL("./assets.mjs", import.meta.url));
 
 /**
  * A server set up by the earlier guide runs the checkout's own build: it becomes the first release,
@@ -49,11 +45,11 @@ export async function adoptCheckoutBuild(context: UpdateContext, state: ReleaseS
   }
   const dir = releaseDir(checkout, name);
   await fs.rm(dir, { recursive: true, force: true });
+  await fs.mkdir(dir, { recursive: true });
   await exportCommit(checkout, commit, dir);
   await linkCopy(path.join(checkout, "build"), path.join(dir, "build"), context.run);
   await linkCopy(path.join(checkout, "node_modules"), path.join(dir, "node_modules"), context.run);
   state.history.push({ name, commit, liveSince: context.clock.now().toISOString(), backup: null });
-  state.checkoutModulesLock ??= await lockFileHash(checkout);
   await writeState(checkout, state);
   await switchCurrent(checkout, name);
   context.log(
@@ -134,7 +130,6 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
   const liveDir = releaseDir(checkout, live);
   const liveRecord = state.history.findLast((record) => record.name === live);
   const liveCommit = liveRecord?.commit ?? (await git(checkout, ["rev-parse", "HEAD"], context.run));
-  const headBefore = await git(checkout, ["rev-parse", "HEAD"], context.run);
   let step = 0;
   let newName: string | null = null;
   const begin = (title: string) => {
@@ -145,15 +140,21 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
     if (result.status !== 0) throw new StepFailed(`${what} exited with ${result.status}`);
   };
 
-  // The new code and its dependencies' install scripts run as the service's user, never as root.
+  // What an update fetched runs only as the service's user; root runs nothing but its own checkout's code.
   const builder = context.dataDirUser;
   log(
     builder
-      ? `As ${builder} (DATA_DIR's owner): the backup, npm ci and the build; as root: git, the switch and the restart.`
+      ? `As ${builder} (DATA_DIR's owner): the backup, git fetch, npm ci and the build; as root: the switch and the restart.`
       : `Everything runs as ${os.userInfo().username}.`,
   );
+  const asBuilder = (cwd: string) => ({ cwd, asUser: builder, quiet: true });
+  // The builder may write what root made for it: each folder is made in root's releases/ and handed over.
+  const handOver = async (dir: string) => {
+    if (builder)
+      check(await context.run(["chown", `${builder}:`, dir], { cwd: "/", quiet: true }), `chown ${builder}: ${dir}`);
+  };
   const removeRelease = async (dir: string) => {
-    if (builder) await takeBack(dir, context.run).catch(() => {});
+    if (builder) await context.run(["rm", "-rf", "--", dir], asBuilder("/"));
     await fs.rm(dir, { recursive: true, force: true });
   };
   let backup: string | null = null;
@@ -161,50 +162,76 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
     begin(`npm run backup${context.envFile ? ` -- --env-file ${context.envFile}` : ""}`);
     const backedUp = await context.run(["npm", "run", "backup", "--", ...envFileArgs(context)], {
       cwd: liveDir,
-      asUser: context.dataDirUser,
+      asUser: builder,
     });
     check(backedUp, "npm run backup");
     backup = /Backup written: (\S+)/.exec(backedUp.output)?.[1] ?? null;
     if (!backup) throw new StepFailed("npm run backup did not say where it wrote the backup");
     log(`  The backup taken before this update: ${backup}`);
 
-    begin("git pull --ff-only");
-    check(await context.run(["git", "pull", "--ff-only"], { cwd: checkout }), "git pull --ff-only");
-    const commit = await git(checkout, ["rev-parse", "HEAD"], context.run);
-    newName = await git(checkout, ["rev-parse", "--short", "HEAD"], context.run);
+    // Into the builder's own copy of the repository: the checkout, whose code root runs, stays as it is.
+    begin("git fetch, into releases/.source.git");
+    const origin = await git(checkout, ["remote", "get-url", "origin"], context.run);
+    const branch = await git(checkout, ["symbolic-ref", "--short", "HEAD"], context.run);
+    const mirror = sourceMirror(checkout);
+    if (!existsSync(path.join(mirror, "HEAD"))) {
+      await fs.mkdir(mirror, { recursive: true });
+      await handOver(mirror);
+      check(await context.run(["git", "init", "--quiet", "--bare", mirror], asBuilder("/")), "git init --bare");
+    }
+    const fetched = await context.run(
+      ["git", "fetch", "--quiet", "--no-tags", origin, `+refs/heads/${branch}:refs/heads/${branch}`],
+      asBuilder(mirror),
+    );
+    if (fetched.status !== 0) throw new StepFailed(`git fetch failed: ${fetched.output.trim()}`);
+    const commit = await git(mirror, ["rev-parse", `refs/heads/${branch}`], context.run, builder);
+    newName = await git(mirror, ["rev-parse", "--short", commit], context.run, builder);
     if (commit === liveCommit || newName === live) {
       log(`Already up to date: ${live} is live. Nothing else to do.`);
       return EXIT.ok;
     }
+    const forward = await context.run(["git", "merge-base", "--is-ancestor", liveCommit, commit], asBuilder(mirror));
+    if (forward.status !== 0)
+      throw new StepFailed(
+        `${branch} no longer follows on from the live commit ${liveCommit.slice(0, 12)} (its history was rewritten)`,
+      );
     const newDir = releaseDir(checkout, newName);
     await removeRelease(newDir);
-    await exportCommit(checkout, commit, newDir);
-    // The builder may write the release's top folder and node_modules (npm's cache, Vite's temporary files), nothing of root's.
-    const handOver = async (dir: string) => {
-      if (builder)
-        check(await context.run(["chown", `${builder}:`, dir], { cwd: "/", quiet: true }), `chown ${builder}: ${dir}`);
-    };
+    await fs.mkdir(newDir);
     await handOver(newDir);
+    await exportCommit(mirror, commit, newDir, builder);
     log(`  ${commit.slice(0, 12)} is in releases/${newName}/`);
-    const asBuilder = { cwd: newDir, asUser: builder, env: { npm_config_cache: path.join(newDir, ".npm-cache") } };
+    const install = { cwd: newDir, asUser: builder, env: { npm_config_cache: path.join(newDir, ".npm-cache") } };
 
     begin("node_modules");
     if ((await lockFileHash(liveDir)) === (await lockFileHash(newDir))) {
-      await linkCopy(path.join(liveDir, "node_modules"), path.join(newDir, "node_modules"), context.run);
-      await handOver(path.join(newDir, "node_modules"));
+      // Linked in root's releases/ and moved in whole: nothing is written through a link the builder left.
+      const staged = path.join(releasesDir(checkout), `.node_modules-${newName}`);
+      await fs.rm(staged, { recursive: true, force: true });
+      await linkCopy(path.join(liveDir, "node_modules"), staged, context.run);
+      await handOver(staged);
+      await fs.rename(staged, path.join(newDir, "node_modules"));
       log(`  package-lock.json is unchanged: node_modules are ${live}'s, hard-linked (no download, no extra room).`);
     } else {
       log("  package-lock.json changed: npm ci");
-      check(await context.run(["npm", "ci", "--include=dev", "--no-audit", "--no-fund"], asBuilder), "npm ci");
+      check(await context.run(["npm", "ci", "--include=dev", "--no-audit", "--no-fund"], install), "npm ci");
     }
 
     begin("npm run build");
-    check(await context.run(["npm", "run", "build"], asBuilder), "npm run build");
-    if (builder) await takeBack(newDir, context.run);
-    await fs.rm(asBuilder.env.npm_config_cache, { recursive: true, force: true });
+    check(await context.run(["npm", "run", "build"], install), "npm run build");
+    await context.run(["rm", "-rf", "--", install.env.npm_config_cache], asBuilder("/"));
 
     begin(`the hashed assets of ${live}`);
-    const carried = await carryAssets(liveDir, newDir, context.clock.now());
+    // The script is root's copy, in root's releases/, read and run by the builder, whose files both releases are.
+    const script = path.join(releasesDir(checkout), ".carry-assets.mjs");
+    await fs.copyFile(CARRY_ASSETS_SCRIPT, script);
+    const carry = await context.run(
+      [process.execPath, script, liveDir, newDir, context.clock.now().toISOString()],
+      asBuilder("/"),
+    );
+    if (carry.status !== 0)
+      throw new StepFailed(carry.output.trim() || `copying the assets exited with ${carry.status}`);
+    const carried = JSON.parse(carry.output.trim().split("\n").at(-1)!) as { copied: number; expired: string[] };
     log(
       `  Copied ${carried.copied} of ${live}'s assets (pages it served keep their scripts)${carried.expired.length ? `; ${carried.expired.length} older than 7 days left behind` : ""}.`,
     );
@@ -220,7 +247,6 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
     state.history = state.history.filter((record) => record.name !== newName);
     await writeState(checkout, state).catch(() => {});
     await switchCurrent(checkout, live).catch(() => {});
-    await resetCheckout(context, headBefore).catch(() => {});
     log(`Nothing was switched: ${live} is still live. (exit code ${EXIT[STEPS[step - 1]!]})`);
     return EXIT[STEPS[step - 1]!];
   }
@@ -228,7 +254,6 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
   const plan = await planServiceFiles(checkout, context.serviceFiles, context.listen);
   const converted = await convertServiceFiles(context, plan);
   if (options.noRestart || !converted.proceed) {
-    await syncCheckoutModules(context, state, newName);
     log(
       `Switched: ${newName} is current. Not restarted${options.noRestart ? " (--no-restart)" : ""}: run ${converted.restartCommand ?? context.restartCommand ?? SYSTEMD_RESTART} to serve it.`,
     );
@@ -249,7 +274,6 @@ export async function runUpdate(context: UpdateContext, options: { noRestart: bo
     return switchBack(context, state, { from: newName, to: previous, backup, failure: EXIT.unhealthy });
   }
   const removed = await pruneReleases(checkout, state, newName);
-  await syncCheckoutModules(context, state, newName);
   log(
     `Updated: ${newName} is live (it was ${live}).${removed.length ? ` Deleted the older release(s) ${removed.join(", ")}.` : ""}`,
   );

@@ -4,48 +4,51 @@
  * carry a hash of their content and never collide; a name the new build has already is its own file.
  * Each copied asset expires 7 days after it was last live (the last time a live release built it):
  * the first update after that leaves it behind.
+ *
+ * Plain JavaScript, run by `node` as the service's user (`node assets.mjs LIVE NEXT NOW`, printing
+ * the outcome as JSON): both releases are that user's, so root never reads or writes through them.
  */
 import fs from "node:fs/promises";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** Where a build keeps its hashed assets (served under /assets/ with a year's immutable caching). */
-export const ASSETS_DIR = "build/client/assets";
+const ASSETS_DIR = "build/client/assets";
 /** In the release's folder (not under build/client, which is served): each carried asset's last time live. */
 const CARRIED_FILE = ".carried-assets.json";
-export const CARRIED_ASSET_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+const CARRIED_ASSET_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 
-type Carried = Record<string, string>;
-
-async function readCarried(release: string): Promise<Carried> {
+/** @param {string} release @returns {Promise<Record<string, string>>} */
+async function readCarried(release) {
   try {
-    return JSON.parse(await fs.readFile(path.join(release, CARRIED_FILE), "utf8")) as Carried;
+    return JSON.parse(await fs.readFile(path.join(release, CARRIED_FILE), "utf8"));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    if (error.code === "ENOENT") return {};
     throw error;
   }
 }
 
-export type CarriedAssets = { copied: number; kept: number; expired: string[] };
-
 /**
  * Copies `live`'s assets into `next` (both release folders): its own ones, live until now, and those
  * it carried itself from earlier releases while they are younger than CARRIED_ASSET_LIFETIME_MS.
+ * @param {string} live @param {string} next @param {Date} now
  */
-export async function carryAssets(live: string, next: string, now: Date): Promise<CarriedAssets> {
+async function carryAssets(live, next, now) {
   const nextAssets = path.join(next, ASSETS_DIR);
   const own = new Set(
-    await fs.readdir(nextAssets).catch((error: NodeJS.ErrnoException) => {
+    await fs.readdir(nextAssets).catch((error) => {
       if (error.code === "ENOENT") throw new Error(`the new build has no ${ASSETS_DIR} (did npm run build finish?)`);
       throw error;
     }),
   );
   const liveAssets = path.join(live, ASSETS_DIR);
   const liveCarried = await readCarried(live);
-  const carried: Carried = {};
-  const expired: string[] = [];
+  /** @type {Record<string, string>} */
+  const carried = {};
+  const expired = [];
   let copied = 0;
   let kept = 0;
-  // Root copies files only, never through a link a build left (it could point anywhere).
+  // Files only, never through a link a build left (it could point anywhere).
   const liveFiles = (await fs.readdir(liveAssets, { withFileTypes: true }).catch(() => [])).filter((entry) =>
     entry.isFile(),
   );
@@ -67,4 +70,15 @@ export async function carryAssets(live: string, next: string, now: Date): Promis
   await fs.rm(path.join(next, CARRIED_FILE), { force: true });
   await fs.writeFile(path.join(next, CARRIED_FILE), `${JSON.stringify(carried, null, 2)}\n`);
   return { copied, kept, expired };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [live, next, now] = process.argv.slice(2);
+  carryAssets(live, next, new Date(now)).then(
+    (outcome) => console.log(JSON.stringify(outcome)),
+    (error) => {
+      console.error(error.message);
+      process.exit(1);
+    },
+  );
 }
