@@ -226,6 +226,8 @@ export async function createFakeDeployment(template: string): Promise<FakeDeploy
       await writeFiles(upstream, files);
       sh(upstream, ["git", ...GIT_IDENTITY, "add", "-A"]);
       sh(upstream, ["git", ...GIT_IDENTITY, "commit", "--quiet", "-m", message]);
+      // Readable by the service's user, as a public repository is, whatever umask the tests run under.
+      sh("/", ["chmod", "-R", "go+rX", upstream]);
       return sh(upstream, ["git", ...GIT_IDENTITY, "rev-parse", "--short", "HEAD"]);
     },
     live: () => liveRelease(checkout),
