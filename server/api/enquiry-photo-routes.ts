@@ -3,6 +3,7 @@ import { ENQUIRY_PHOTO_FIELD, MAX_ENQUIRY_PHOTO_BYTES } from "~/enquiry-photos/e
 import { acceptEnquiryPhoto, enquiryPhotoTempDir } from "~/enquiry-photos/enquiry-photo-accept.server";
 import type { AppServices } from "~/services.server";
 import { PHOTOS_BUSY, POST_FAILURE_STATUS, answerForPhoto, sendPhotoAnswer } from "../photo-intake/photo-answer";
+import { closeAfterAnswer } from "../http-error";
 import { photoBytesOf, type PhotoDisk } from "../photo-intake/photo-disk";
 import { PhotoPostError, readPhotoPost, type PhotoPost, type PhotoPostLimits } from "../photo-intake/read-photo-post";
 
@@ -32,7 +33,7 @@ export async function receiveEnquiryPhoto(
 ): Promise<void> {
   const disk = photoDisk.tryReserve(req.ip ?? "", photoBytesOf(req, 1));
   if (!disk) {
-    res.set("Connection", "close");
+    closeAfterAnswer(res);
     return sendPhotoAnswer(res, PHOTOS_BUSY);
   }
   let post: PhotoPost;
@@ -43,7 +44,7 @@ export async function receiveEnquiryPhoto(
     if (!(error instanceof PhotoPostError)) throw error;
     // The visitor went away: nobody to answer.
     if (error.reason === "left") return;
-    res.set("Connection", "close");
+    closeAfterAnswer(res);
     const status = POST_FAILURE_STATUS[error.reason];
     sendPhotoAnswer(res, { status, message: status === 413 ? TOO_LARGE_MESSAGE : NO_PHOTO_MESSAGE });
     return;

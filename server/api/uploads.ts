@@ -23,7 +23,7 @@ import {
   markRegistrationFailed,
   startReceiving,
 } from "~/uploads/uploads.server";
-import { HttpError, badRequest } from "../http-error";
+import { HttpError, badRequest, closeAfterAnswer } from "../http-error";
 import { streamsToDisk } from "../middleware/request-bounds";
 import { parseJsonBody } from "./validation";
 
@@ -68,7 +68,9 @@ function mismatchWithDeclaration(req: Request, declared: DeclaredUpload): string
 export function answerAfterDraining(req: Request, res: Response, error: HttpError) {
   let drained = 0;
   const reply = () => {
-    if (!res.headersSent) res.status(error.status).set("Connection", "close").json({ message: error.message });
+    if (res.headersSent) return;
+    closeAfterAnswer(res);
+    res.status(error.status).json({ message: error.message });
   };
   if (req.readableEnded) return reply();
   req.on("data", (chunk: Buffer) => {

@@ -6,7 +6,7 @@ import { displayName } from "~/enquiry-photos/enquiry-photo-accept.server";
 import { acceptEnquiryPhoto, enquiryPhotoTempDir } from "~/enquiry-photos/enquiry-photo-accept.server";
 import { forgetUnsentPhotos } from "~/enquiry-photos/enquiry-photos.server";
 import type { AppServices } from "~/services.server";
-import { HttpError } from "../http-error";
+import { HttpError, closeAfterAnswer } from "../http-error";
 import { PHOTOS_BUSY, POST_FAILURE_STATUS, answerForPhoto } from "../photo-intake/photo-answer";
 import { photoBytesOf, type PhotoDisk } from "../photo-intake/photo-disk";
 import { PhotoPostError, readPhotoPost, type PhotoPost, type PhotoPostLimits } from "../photo-intake/read-photo-post";
@@ -105,7 +105,7 @@ export function contactMultipart(services: AppServices, photoDisk: PhotoDisk): R
     // A cross-site post is shown the page without reading it (server/middleware/cross-site.ts).
     if (!isContactMultipart(req) || res.locals.crossSiteRefused === true) return next();
     if (Number(req.get("content-length") ?? 0) > CONTACT_BODY_CEILING_BYTES) {
-      res.set("Connection", "close");
+      closeAfterAnswer(res);
       return next(new HttpError(413, "Request body too large"));
     }
 
@@ -125,7 +125,7 @@ export function contactMultipart(services: AppServices, photoDisk: PhotoDisk): R
       if (!(error instanceof PhotoPostError)) return next(error);
       // The visitor left mid-post: nobody to answer.
       if (error.reason === "left") return;
-      res.set("Connection", "close");
+      closeAfterAnswer(res);
       const status = POST_FAILURE_STATUS[error.reason];
       return next(new HttpError(status, status === 413 ? "Request body too large" : "The form could not be read"));
     }

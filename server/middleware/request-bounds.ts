@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { systemClock, type Clock, type TimerClock } from "~/lib/clock";
 import { normaliseClientAddress } from "~/lib/client-address.server";
 import type { Logger } from "~/lib/logger.server";
+import { closeAfterAnswer } from "../http-error";
 import { logRequest } from "./request-logger";
 
 /**
@@ -71,13 +72,13 @@ function answerAndClose(
     return;
   }
   const { status, message, api } = answer;
+  closeAfterAnswer(res);
   const body = api ? JSON.stringify({ message }) : message;
   res.writeHead(status, {
     "Content-Type": api ? "application/json; charset=utf-8" : "text/plain; charset=utf-8",
     "Content-Length": Buffer.byteLength(body),
     "Cache-Control": "no-store",
     "X-Content-Type-Options": "nosniff",
-    Connection: "close",
     ...(answer.retry ? { "Retry-After": String(RETRY_AFTER_SECONDS) } : {}),
   });
   res.end(body);

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { watch } from "node:fs";
 import fs from "node:fs/promises";
 import http from "node:http";
+import net from "node:net";
 import path from "node:path";
 import type { AppLoadContext } from "react-router";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -445,6 +446,36 @@ describe("the no-JS contact form's multipart post", () => {
     expect([answer.status, answer.text]).toEqual([413, "Request body too large"]);
     expect(answer.sentAll, "the whole declared body was read before the answer").toBe(false);
     expect(seen).toEqual([]);
+  });
+
+  it("after the refusal, what was already on its way is still taken, so no reset can lose the answer", async () => {
+    // A phone has sent more before it reads the answer: bytes reaching a closed socket would make the
+    // kernel reset the connection, and a reset can throw away the answer the phone has not read yet.
+    const { contentType } = multipart(TEXT);
+    // Half-open, as a browser still sending once the answer has come.
+    const socket = net.connect({ port, host: "127.0.0.1", allowHalfOpen: true });
+    const errors: string[] = [];
+    socket.on("error", (error: NodeJS.ErrnoException) => errors.push(error.code ?? error.message));
+    const closed = new Promise((resolve) => socket.once("close", resolve));
+    let answer = "";
+    const answered = new Promise<void>((resolve) =>
+      socket.on("data", (data: Buffer) => {
+        answer += data.toString();
+        if (answer.includes("Request body too large")) resolve();
+      }),
+    );
+    socket.write(
+      `POST /contact HTTP/1.1\r\nHost: localhost\r\nContent-Type: ${contentType}\r\nContent-Length: 209715201\r\n\r\n`,
+    );
+    await answered;
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    for (let sent = 0; sent < 8 && !socket.destroyed; sent += 1) {
+      socket.write(Buffer.alloc(128 * 1024));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    socket.end();
+    await closed;
+    expect(errors).toEqual([]);
   });
 
   it("a body streamed past 200 MB is answered 413 and cut off", async () => {
