@@ -164,11 +164,13 @@ test("on /stonework, the gallery's other photos wait with their boxes kept: no l
   expect(await figures.evaluateAll((all) => all.map((figure) => figure.getBoundingClientRect().height))).toEqual(
     waiting,
   );
+  // Zero as Lighthouse shows CLS (3 decimals): a busy machine's sub-pixel rounding once made 0.0003;
+  // a waiting photo's box that went missing shifts the page by about 0.1 or more.
   expect(
     await page.evaluate(() =>
       (window as unknown as { shifts: number[] }).shifts.reduce((sum, value) => sum + value, 0),
     ),
-  ).toBe(0);
+  ).toBeLessThan(0.001);
 });
 
 test("the others wait for the largest photo to be painted, not only loaded: one that never paints holds them 3 s after its load", async ({
